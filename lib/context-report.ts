@@ -1,0 +1,250 @@
+// The context report (schema version 1): measurements only — no prompts, payloads, file contents or secrets.
+import { z } from "zod";
+import { addUsage, NULL_USAGE, Usage } from "./turn.ts";
+
+export const REPORT_SCHEMA_VERSION = 1;
+
+export const ReportOutcome = z.enum([
+  "completed",
+  "failed",
+  "suspended",
+  "step_limit",
+  "archive_capacity_exceeded",
+  "routing_failed",
+  "startup_failed",
+  "interrupted",
+]);
+
+const count = z.number().int().nonnegative();
+
+export const PhaseStats = z.strictObject({
+  requests: count.describe("Model requests in this phase (executions for the execution phase)"),
+  request_bytes: z.strictObject({
+    total: count.describe("Sum of request bytes: UTF-8 length of JSON.stringify(TurnRequest)"),
+    max: count.describe("Largest single request"),
+  }),
+  elapsed_ms: z.number().nonnegative().describe("Wall-clock time spent in this phase"),
+});
+export type PhaseStats = z.infer<typeof PhaseStats>;
+
+export const CallRecord = z.strictObject({
+  phase: z.enum(["classification", "selection", "arguments"]),
+  step: count.describe("Step the call belongs to (0 for classification)"),
+  request_bytes: count,
+  elapsed_ms: z.number().nonnegative(),
+  usage: Usage.describe("Provider-reported counters for this call"),
+  checkpoint: z.boolean().describe("A checkpoint was made just before this request (the cacheable prefix changed)"),
+  lookup: z.boolean().describe("The model answered with a lookup instead of a decision"),
+});
+export type CallRecord = z.infer<typeof CallRecord>;
+
+export const ContextReport = z.strictObject({
+  schema_version: z.literal(REPORT_SCHEMA_VERSION),
+  loom_version: z.string(),
+  policy: z.enum(["legacy", "bounded"]),
+  slice: z.string().nullable().describe("Catalog slice name, when routed from a catalog"),
+  outcome: ReportOutcome,
+  error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+  phases: z.strictObject({
+    classification: PhaseStats,
+    selection: PhaseStats,
+    arguments: PhaseStats,
+    execution: PhaseStats,
+  }),
+  steps: count.describe("Steps begun"),
+  model_calls: count,
+  checkpoints: count.describe("Checkpoints made (bounded policy)"),
+  prefix_changes: count.describe("Times the cacheable prefix changed between consecutive requests (each can invalidate a provider cache)"),
+  retired_events: count,
+  archive: z
+    .strictObject({ events: count, bytes: count })
+    .describe("Archive size at the end of the run"),
+  retrievals: z.strictObject({
+    result: count,
+    list_history: count,
+    read_history: count,
+    omitted: count.describe("Lookup responses omitted whole because they did not fit the ceiling"),
+    errors: count.describe("Lookups answered with an error (malformed or unknown reference)"),
+  }),
+  refusals: count,
+  total_elapsed_ms: z.number().nonnegative(),
+  usage: Usage.describe("Sum over all calls; null for a counter no call reported"),
+  final_usage: Usage.nullable().describe("Usage of a run that ended normally (completed, step limit, suspended)"),
+  partial_usage: Usage.nullable().describe("Usage observed before the run ended with an error"),
+  calls: z.array(CallRecord).describe("One entry per model call, in order"),
+});
+export type ContextReport = z.infer<typeof ContextReport>;
+
+const emptyPhase = (): PhaseStats => ({ requests: 0, request_bytes: { total: 0, max: 0 }, elapsed_ms: 0 });
+
+/** Accumulates measurements during a run; pure (callers pass elapsed times in). */
+export class ReportBuilder {
+  readonly #report: ContextReport;
+
+  constructor({ policy, version, slice = null }: { policy: "legacy" | "bounded"; version: string; slice?: string | null }) {
+    this.#report = {
+      schema_version: REPORT_SCHEMA_VERSION,
+      loom_version: version,
+      policy,
+      slice,
+      outcome: "failed",
+      error: null,
+      phases: { classification: emptyPhase(), selection: emptyPhase(), arguments: emptyPhase(), execution: emptyPhase() },
+      steps: 0,
+      model_calls: 0,
+      checkpoints: 0,
+      prefix_changes: 0,
+      retired_events: 0,
+      archive: { events: 0, bytes: 0 },
+      retrievals: { result: 0, list_history: 0, read_history: 0, omitted: 0, errors: 0 },
+      refusals: 0,
+      total_elapsed_ms: 0,
+      usage: { ...NULL_USAGE },
+      final_usage: null,
+      partial_usage: null,
+      calls: [],
+    };
+  }
+
+  get report(): Readonly<ContextReport> {
+    return this.#report;
+  }
+
+  recordCall(call: CallRecord): void {
+    const phase = this.#report.phases[call.phase];
+    phase.requests += 1;
+    phase.request_bytes.total += call.request_bytes;
+    phase.request_bytes.max = Math.max(phase.request_bytes.max, call.request_bytes);
+    phase.elapsed_ms += call.elapsed_ms;
+    this.#report.model_calls += 1;
+    this.#report.usage = addUsage(this.#report.usage, call.usage);
+    this.#report.calls.push(call);
+  }
+
+  recordExecution(elapsedMs: number): void {
+    const phase = this.#report.phases.execution;
+    phase.requests += 1;
+    phase.elapsed_ms += elapsedMs;
+  }
+
+  recordStep(step: number): void {
+    this.#report.steps = Math.max(this.#report.steps, step);
+  }
+
+  recordCheckpoint({ retired, prefixChanged }: { retired: number; prefixChanged: boolean }): void {
+    this.#report.checkpoints += 1;
+    this.#report.retired_events += retired;
+    if (prefixChanged) this.#report.prefix_changes += 1;
+  }
+
+  recordRetrieval(kind: "result" | "list_history" | "read_history", { error = false, omitted = false } = {}): void {
+    this.#report.retrievals[kind] += 1;
+    if (error) this.#report.retrievals.errors += 1;
+    if (omitted) this.#report.retrievals.omitted += 1;
+  }
+
+  recordRefusal(): void {
+    this.#report.refusals += 1;
+  }
+
+  setArchive(archive: { events: number; bytes: number }): void {
+    this.#report.archive = { ...archive };
+  }
+
+  /** Seals the report with its outcome; usage goes to final_usage or partial_usage accordingly. */
+  finish({ outcome, error = null, totalElapsedMs }: {
+    outcome: ContextReport["outcome"];
+    error?: { code: string; message: string } | null;
+    totalElapsedMs: number;
+  }): ContextReport {
+    const r = this.#report;
+    r.outcome = outcome;
+    r.error = error;
+    r.total_elapsed_ms = totalElapsedMs;
+    const normal = outcome === "completed" || outcome === "step_limit" || outcome === "suspended";
+    r.final_usage = normal ? { ...r.usage } : null;
+    r.partial_usage = normal ? null : { ...r.usage };
+    return structuredClone(r);
+  }
+}
+
+/** Aggregate of several run reports (batch replay): sums, plus one row per run. */
+export const AggregateReport = z.strictObject({
+  schema_version: z.literal(REPORT_SCHEMA_VERSION),
+  kind: z.literal("aggregate"),
+  loom_version: z.string(),
+  policy: z.enum(["legacy", "bounded"]),
+  runs: z.array(
+    z.strictObject({
+      name: z.string().describe("Recording file name"),
+      report: z.string().nullable().describe("Path of the run's own report"),
+      outcome: ReportOutcome,
+      model_calls: count,
+      request_bytes: count,
+      max_request_bytes: count,
+      checkpoints: count,
+    }),
+  ),
+  outcomes: z.record(z.string(), count),
+  phases: ContextReport.shape.phases,
+  model_calls: count,
+  checkpoints: count,
+  prefix_changes: count,
+  total_elapsed_ms: z.number().nonnegative(),
+  usage: Usage,
+});
+export type AggregateReport = z.infer<typeof AggregateReport>;
+
+export function aggregateReports(
+  entries: { name: string; path: string | null; report: ContextReport }[],
+  { version, policy }: { version: string; policy: "legacy" | "bounded" },
+): AggregateReport {
+  const phases = { classification: emptyPhase(), selection: emptyPhase(), arguments: emptyPhase(), execution: emptyPhase() };
+  const outcomes: Record<string, number> = {};
+  let usage: Usage = { ...NULL_USAGE };
+  let modelCalls = 0, checkpoints = 0, prefixChanges = 0, elapsed = 0;
+  for (const { report } of entries) {
+    for (const key of Object.keys(phases) as (keyof typeof phases)[]) {
+      const into = phases[key];
+      const from = report.phases[key];
+      into.requests += from.requests;
+      into.request_bytes.total += from.request_bytes.total;
+      into.request_bytes.max = Math.max(into.request_bytes.max, from.request_bytes.max);
+      into.elapsed_ms += from.elapsed_ms;
+    }
+    outcomes[report.outcome] = (outcomes[report.outcome] ?? 0) + 1;
+    usage = addUsage(usage, report.usage);
+    modelCalls += report.model_calls;
+    checkpoints += report.checkpoints;
+    prefixChanges += report.prefix_changes;
+    elapsed += report.total_elapsed_ms;
+  }
+  return {
+    schema_version: REPORT_SCHEMA_VERSION,
+    kind: "aggregate",
+    loom_version: version,
+    policy,
+    runs: entries.map(({ name, path, report }) => ({
+      name,
+      report: path,
+      outcome: report.outcome,
+      model_calls: report.model_calls,
+      request_bytes:
+        report.phases.classification.request_bytes.total + report.phases.selection.request_bytes.total +
+        report.phases.arguments.request_bytes.total,
+      max_request_bytes: Math.max(
+        report.phases.classification.request_bytes.max,
+        report.phases.selection.request_bytes.max,
+        report.phases.arguments.request_bytes.max,
+      ),
+      checkpoints: report.checkpoints,
+    })),
+    outcomes,
+    phases,
+    model_calls: modelCalls,
+    checkpoints,
+    prefix_changes: prefixChanges,
+    total_elapsed_ms: elapsed,
+    usage,
+  };
+}

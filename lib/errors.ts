@@ -1,0 +1,100 @@
+// One small error hierarchy. Errors become user text and exit codes only in main.ts.
+
+export type Outcome =
+  | "completed"
+  | "failed"
+  | "suspended"
+  | "step_limit"
+  | "archive_capacity_exceeded"
+  | "routing_failed"
+  | "startup_failed"
+  | "interrupted";
+
+export const EXIT_CODES: Record<Outcome, number> = {
+  completed: 0,
+  failed: 1,
+  routing_failed: 3,
+  startup_failed: 3,
+  suspended: 4,
+  archive_capacity_exceeded: 5,
+  step_limit: 6,
+  interrupted: 130,
+};
+
+export const USAGE_EXIT_CODE = 2;
+
+export class LoomError extends Error {
+  readonly code: string;
+  readonly exitCode: number;
+  constructor(code: string, message: string, exitCode = 1) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.exitCode = exitCode;
+  }
+}
+
+/** Bad command-line input or an unreadable input file: exit 2. */
+export class UsageError extends LoomError {
+  constructor(message: string, code = "usage") {
+    super(code, message, USAGE_EXIT_CODE);
+  }
+}
+
+/** An invalid catalog, unknown slice or model, missing credential, missing workspace: exit 3. */
+export class StartupError extends LoomError {
+  constructor(message: string, code = "startup_failed") {
+    super(code, message, EXIT_CODES.startup_failed);
+  }
+}
+
+/** No route matched, or the classifier answered with an unknown slice: exit 3. */
+export class RoutingError extends LoomError {
+  constructor(message: string, code = "routing_failed") {
+    super(code, message, EXIT_CODES.routing_failed);
+  }
+}
+
+export class ProviderError extends LoomError {
+  readonly retryable: boolean;
+  readonly status: number | null;
+  readonly retryAfterMs: number | null;
+  constructor(
+    message: string,
+    { code = "provider_error", retryable = false, status = null, retryAfterMs = null }: {
+      code?: string;
+      retryable?: boolean;
+      status?: number | null;
+      retryAfterMs?: number | null;
+    } = {},
+  ) {
+    super(code, message, EXIT_CODES.failed);
+    this.retryable = retryable;
+    this.status = status;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** The context budget could not be honoured (mandatory content over the ceiling) or the archive is full. */
+export class BudgetError extends LoomError {
+  constructor(code: "context_ceiling_exceeded" | "archive_capacity_exceeded", message: string) {
+    super(code, message, code === "archive_capacity_exceeded" ? EXIT_CODES.archive_capacity_exceeded : EXIT_CODES.failed);
+  }
+}
+
+/** A recording that cannot be read or that the run diverged from. */
+export class RecordingError extends LoomError {
+  constructor(message: string, code = "recording_invalid") {
+    super(code, message, USAGE_EXIT_CODE);
+  }
+}
+
+export class InterruptedError extends LoomError {
+  constructor(message = "Interrupted") {
+    super("interrupted", message, EXIT_CODES.interrupted);
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

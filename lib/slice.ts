@@ -1,0 +1,34 @@
+// SliceRequest: everything one slice needs.
+import { z } from "zod";
+import { ActionName } from "./actions.ts";
+
+export const TestSpec = z.strictObject({
+  command: z.array(z.string()).min(1).describe("argv of the test command, run in the workspace without a shell"),
+  timeout_ms: z.number().int().positive().describe("Kill the test process group after this many milliseconds"),
+});
+
+export const Limits = z.strictObject({
+  max_steps: z.number().int().positive().describe("Maximum number of executed actions"),
+  command_timeout_ms: z.number().int().positive().optional().describe("Timeout for run_command (default: test timeout)"),
+});
+
+export const SliceRequest = z.strictObject({
+  intent: z.string().min(1).describe("What the user asked"),
+  instructions: z.string().describe("How to work"),
+  workspace: z.string().describe("Directory the executors work in; nothing outside it is touched"),
+  actions: z.array(ActionName).min(1).describe("Actions the model may choose; finish is always available"),
+  test: TestSpec,
+  model: z.string().describe("Model name, resolved by the provider"),
+  limits: Limits,
+  commands: z
+    .array(z.array(z.string()).min(1))
+    .optional()
+    .describe("argv prefixes run_command may run, e.g. [[\"node\", \"--version\"]]; none when absent"),
+});
+export type SliceRequest = z.infer<typeof SliceRequest>;
+
+/** Actions offered to the model, in catalogue order, with finish always present. */
+export function availableActions(request: SliceRequest): ActionName[] {
+  const wanted = new Set<ActionName>([...request.actions, "finish"]);
+  return ActionName.options.filter((name) => wanted.has(name));
+}

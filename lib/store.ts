@@ -1,0 +1,52 @@
+// The run-local, content-addressed result store. It lives in memory only, so nothing survives the run.
+import { digestOf, utf8Length, type Digest } from "./digest.ts";
+
+export type StoredResult = { digest: Digest; bytes: number };
+
+export class ResultStore {
+  readonly #items = new Map<Digest, string>();
+  #bytes = 0;
+
+  put(content: string): StoredResult {
+    const digest = digestOf(content);
+    const bytes = utf8Length(content);
+    if (!this.#items.has(digest)) {
+      this.#items.set(digest, content);
+      this.#bytes += bytes;
+    }
+    return { digest, bytes };
+  }
+
+  /** Adds content recorded elsewhere, checking that it matches its digest. */
+  putVerified(digest: string, content: string): boolean {
+    if (digestOf(content) !== digest) return false;
+    this.put(content);
+    return true;
+  }
+
+  get(digest: string): string | undefined {
+    return this.#items.get(digest as Digest);
+  }
+
+  has(digest: string): boolean {
+    return this.#items.has(digest as Digest);
+  }
+
+  size(digest: string): number | undefined {
+    const content = this.#items.get(digest as Digest);
+    return content === undefined ? undefined : utf8Length(content);
+  }
+
+  get count(): number {
+    return this.#items.size;
+  }
+
+  get totalBytes(): number {
+    return this.#bytes;
+  }
+
+  clear(): void {
+    this.#items.clear();
+    this.#bytes = 0;
+  }
+}

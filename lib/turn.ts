@@ -1,0 +1,78 @@
+// Provider-neutral types we own: TurnRequest, ModelAnswer, Usage, Provider.
+import { z } from "zod";
+
+export const Phase = z.enum(["classification", "selection", "arguments"]);
+export type Phase = z.infer<typeof Phase>;
+
+export type JsonSchema = Record<string, unknown>;
+
+export type Section =
+  | { section: "instructions"; text: string }
+  | { section: "intent"; text: string }
+  | { section: "checkpoint"; checkpoint: unknown }
+  | { section: "events"; events: unknown[] }
+  | { section: "working_state"; state: unknown }
+  | { section: "candidates"; actions?: { name: string; description: string }[]; action?: string; slices?: { name: string; description: string }[] }
+  | { section: "lookups"; responses: unknown[] };
+
+export type SectionName = Section["section"];
+
+/** Sections that form the stable prefix (cacheable until the next checkpoint). */
+export const PREFIX_SECTIONS: ReadonlySet<SectionName> = new Set(["instructions", "intent", "checkpoint"]);
+
+/**
+ * One model call. Request bytes = UTF-8 length of JSON.stringify(turnRequest).
+ * Sections always come in this order: instructions, intent, [checkpoint], events, [working_state], candidates, [lookups].
+ */
+export type TurnRequest = {
+  phase: Phase;
+  response_schema: JsonSchema;
+  sections: Section[];
+};
+
+export const Usage = z.strictObject({
+  input: z.number().int().nonnegative().nullable().describe("Input tokens as the provider reports them; null when not reported"),
+  cache_read: z.number().int().nonnegative().nullable().describe("Input tokens read from the provider's prompt cache"),
+  cache_write: z.number().int().nonnegative().nullable().describe("Input tokens written to the provider's prompt cache"),
+  output: z.number().int().nonnegative().nullable().describe("Output tokens"),
+});
+export type Usage = z.infer<typeof Usage>;
+
+export const NULL_USAGE: Usage = { input: null, cache_read: null, cache_write: null, output: null };
+
+/** Adds usage counters; a counter stays null only while no call reported it. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const add = (x: number | null, y: number | null) => (x === null && y === null ? null : (x ?? 0) + (y ?? 0));
+  return {
+    input: add(a.input, b.input),
+    cache_read: add(a.cache_read, b.cache_read),
+    cache_write: add(a.cache_write, b.cache_write),
+    output: add(a.output, b.output),
+  };
+}
+
+export type StopReason = "end" | "max_tokens" | "tool_use" | "refusal" | "other";
+
+export type ModelAnswer = {
+  /** The answer as parsed JSON; a string when the model's text was not JSON (validation then fails). */
+  value: unknown;
+  usage: Usage;
+  stop_reason?: StopReason;
+  /** The provider's own response body, kept beside the normalised answer (never written to reports). */
+  raw?: unknown;
+};
+
+export type ProviderCapabilities = {
+  /** The adapter marks the end of the stable prefix as a cache breakpoint. */
+  prompt_caching: boolean;
+  /** The API constrains the answer to the response schema. */
+  schema_enforcement: boolean;
+};
+
+export type CompleteOptions = { model: string; signal?: AbortSignal };
+
+export interface Provider {
+  readonly name: string;
+  readonly capabilities: ProviderCapabilities;
+  complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer>;
+}
