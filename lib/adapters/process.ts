@@ -1,0 +1,234 @@
+// Runs one program (no shell) in its own process group, so a timeout or an interruption can kill everything it started.
+import { spawn } from "node:child_process";
+import { statSync } from "node:fs";
+import { InterruptedError } from "../errors.ts";
+
+export type ProcessSpec = {
+  /** Program and arguments; run without a shell. */
+  argv: string[];
+  cwd: string;
+  /** Kill the whole process group after this many milliseconds. */
+  timeoutMs: number;
+};
+
+export type ProcessOptions = {
+  /** Aborting kills the process group and rejects with InterruptedError. */
+  signal?: AbortSignal;
+  /** Environment before scrubbing (default: process.env). */
+  env?: Record<string, string | undefined>;
+  now?: () => number;
+  /** Captured-output cap (default 2 MiB); head and tail are kept. */
+  maxOutputBytes?: number;
+};
+
+export type ProcessResult = {
+  /** Exit status; null when the process was killed by a signal. 127 when the program does not exist. */
+  exitCode: number | null;
+  timedOut: boolean;
+  /** stdout and stderr combined in arrival order, UTF-8. */
+  output: string;
+  durationMs: number;
+};
+
+export const MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
+export const MISSING_PROGRAM_EXIT_CODE = 127;
+
+/** Names of variables that may hold credentials; never passed to a child (its output reaches the model). */
+export const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)/i;
+
+// Once the leader has exited, leftovers are killed; this bounds the wait for pipes held by escaped processes.
+const CLOSE_GRACE_MS = 250;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export function scrubEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && !SECRET_ENV_NAME.test(name)) out[name] = value;
+  }
+  return out;
+}
+
+export function omissionMarker(bytes: number): string {
+  return `\n[… ${bytes} bytes omitted by loom …]\n`;
+}
+
+/** Keeps the first and last bytes of a stream within a fixed budget, counting what falls in between. */
+export class HeadTailBuffer {
+  readonly #headCap: number;
+  readonly #tailCap: number;
+  readonly #head: Uint8Array[] = [];
+  #headBytes = 0;
+  #tail: Uint8Array[] = [];
+  #tailBytes = 0;
+  #omitted = 0;
+
+  constructor(maxBytes: number) {
+    // Room for the marker is reserved so head + marker + tail never exceeds maxBytes.
+    const budget = Math.max(0, maxBytes - 64);
+    this.#headCap = Math.floor(budget / 2);
+    this.#tailCap = budget - this.#headCap;
+  }
+
+  push(chunk: Uint8Array): void {
+    if (this.#headBytes < this.#headCap) {
+      const take = Math.min(chunk.length, this.#headCap - this.#headBytes);
+      this.#head.push(chunk.subarray(0, take));
+      this.#headBytes += take;
+      chunk = chunk.subarray(take);
+    }
+    if (chunk.length === 0) return;
+    this.#tail.push(chunk);
+    this.#tailBytes += chunk.length;
+    while (this.#tailBytes > this.#tailCap) {
+      const first = this.#tail[0];
+      const excess = this.#tailBytes - this.#tailCap;
+      if (first.length <= excess) {
+        this.#tail.shift();
+        this.#tailBytes -= first.length;
+        this.#omitted += first.length;
+      } else {
+        this.#tail[0] = first.subarray(excess);
+        this.#tailBytes -= excess;
+        this.#omitted += excess;
+      }
+    }
+  }
+
+  text(): string {
+    let head = concat(this.#head);
+    let tail = concat(this.#tail);
+    if (this.#omitted === 0) return decode(concat([head, tail]));
+    // Cut on character boundaries so the kept text decodes cleanly.
+    const headEnd = charStartAtOrBefore(head, head.length);
+    const tailStart = charStartAtOrAfter(tail, 0);
+    const omitted = this.#omitted + (head.length - headEnd) + tailStart;
+    head = head.subarray(0, headEnd);
+    tail = tail.subarray(tailStart);
+    return decode(head) + omissionMarker(omitted) + decode(tail);
+  }
+}
+
+/** Runs argv in cwd; resolves with its status and output. Rejects only with InterruptedError (on abort). */
+export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Promise<ProcessResult> {
+  const { signal, env = process.env, now = Date.now, maxOutputBytes = MAX_OUTPUT_BYTES } = options;
+  const started = now();
+  if (signal?.aborted) return Promise.reject(new InterruptedError());
+  const [program, ...args] = spec.argv;
+  const missing = (message: string): Promise<ProcessResult> =>
+    Promise.resolve({ exitCode: MISSING_PROGRAM_EXIT_CODE, timedOut: false, output: `${message}\n`, durationMs: now() - started });
+  if (program === undefined || program === "") return missing("Cannot run an empty command");
+  if (!isDirectory(spec.cwd)) return missing(`Cannot run ${JSON.stringify(program)}: working directory ${JSON.stringify(spec.cwd)} does not exist`);
+
+  return new Promise<ProcessResult>((resolve, reject) => {
+    const output = new HeadTailBuffer(maxOutputBytes);
+    let timedOut = false;
+    let interrupted = false;
+    let settled = false;
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+
+    const child = spawn(program, args, {
+      cwd: spec.cwd,
+      env: scrubEnv(env),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true,
+    });
+    const onData = (chunk: Uint8Array) => output.push(chunk);
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        // A negative pid addresses the whole group (the child is its leader because of `detached`).
+        if (process.platform === "win32") child.kill("SIGKILL");
+        else process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // The group is already gone.
+      }
+    };
+    const onAbort = () => {
+      interrupted = true;
+      killGroup();
+    };
+    // setTimeout fires at once for delays beyond 2^31-1 ms; clamp so a huge timeout means "about 24 days".
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, Math.min(spec.timeoutMs, MAX_TIMER_MS));
+    signal?.addEventListener("abort", onAbort, { once: true });
+
+    const finish = (exitCode: number | null, text: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      signal?.removeEventListener("abort", onAbort);
+      if (interrupted) reject(new InterruptedError());
+      else resolve({ exitCode, timedOut, output: text, durationMs: now() - started });
+    };
+
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") finish(MISSING_PROGRAM_EXIT_CODE, `Cannot run ${JSON.stringify(program)}: program not found\n`);
+      else finish(null, `Cannot run ${JSON.stringify(program)}: ${error.message.split("\n")[0]}\n`);
+    });
+    let leaderExit: number | null = null;
+    child.on("exit", (code) => {
+      leaderExit = code;
+      // Background processes the command left behind belong to it: kill them so none outlives the action.
+      killGroup();
+      graceTimer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish(leaderExit, output.text());
+      }, CLOSE_GRACE_MS);
+    });
+    child.on("close", (code) => finish(leaderExit ?? code, output.text()));
+  });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+function decode(bytes: Uint8Array): string {
+  return new TextDecoder("utf-8").decode(bytes);
+}
+
+const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
+
+/** The largest index <= end where only whole characters precede it (drops a trailing partial character). */
+function charStartAtOrBefore(bytes: Uint8Array, end: number): number {
+  let i = end - 1;
+  let continuations = 0;
+  while (i >= 0 && continuations < 3 && isContinuation(bytes[i])) {
+    i--;
+    continuations++;
+  }
+  if (i < 0 || bytes[i] < 0xc0) return end;
+  const lead = bytes[i];
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  return continuations + 1 >= length ? end : i;
+}
+
+/** The smallest index >= start that begins a character (skips leading continuation bytes). */
+function charStartAtOrAfter(bytes: Uint8Array, start: number): number {
+  let i = start;
+  while (i < bytes.length && i - start < 3 && isContinuation(bytes[i])) i++;
+  return i;
+}

@@ -1,0 +1,300 @@
+// The real executor: files through workspace confinement, programs through runProcess. Bulk text goes to the store.
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { z } from "zod";
+import { ActionArguments, ActionName, type ActionArgs } from "../actions.ts";
+import { InterruptedError } from "../errors.ts";
+import type { ExecuteContext, Executor } from "../executor.ts";
+import type { ExecutionReport, ReportOf } from "../reports.ts";
+import type { TestSpec } from "../slice.ts";
+import type { ResultStore } from "../store.ts";
+import { formatZodError } from "../zod-error.ts";
+import { runProcess } from "./process.ts";
+import { resolveInside, walkFiles } from "./workspace-paths.ts";
+
+export type WorkspaceExecutorConfig = {
+  /** The workspace directory; nothing outside it is read, written or listed. */
+  root: string;
+  store: ResultStore;
+  test: z.infer<typeof TestSpec>;
+  /** argv prefixes run_command may run (element-wise); empty allows nothing. */
+  commands: string[][];
+  commandTimeoutMs: number;
+};
+
+export type WorkspaceExecutorOptions = {
+  now?: () => number;
+  /** Environment for test and command processes, scrubbed of credentials (default: process.env). */
+  env?: Record<string, string | undefined>;
+};
+
+export const MAX_LISTED_FILES = 2000;
+export const MAX_SEARCH_MATCHES = 200;
+export const MAX_SEARCHED_FILE_BYTES = 1024 * 1024;
+export const MAX_MATCH_LINE_CHARS = 300;
+
+/** A refusal raised inside an action; execute() turns it into a refusal report. Never leaves this module. */
+class Refusal extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+// File-system failures the model can cause or fix, as refusal codes. Anything else is an internal fault.
+const ERRNO_REFUSALS: Record<string, [code: string, what: string]> = {
+  ENOENT: ["not_found", "does not exist"],
+  ENOTDIR: ["not_a_directory", "goes through a file as if it were a directory"],
+  EEXIST: ["not_a_directory", "goes through a file as if it were a directory"],
+  EISDIR: ["not_a_file", "is a directory"],
+  EACCES: ["permission_denied", "is not accessible"],
+  EPERM: ["permission_denied", "is not accessible"],
+  ENAMETOOLONG: ["invalid_path", "is too long"],
+};
+
+export class WorkspaceExecutor implements Executor {
+  readonly #config: WorkspaceExecutorConfig;
+  readonly #now: () => number;
+  readonly #env: Record<string, string | undefined> | undefined;
+  #revision = 0;
+
+  constructor(config: WorkspaceExecutorConfig, { now = Date.now, env }: WorkspaceExecutorOptions = {}) {
+    this.#config = config;
+    this.#now = now;
+    this.#env = env;
+  }
+
+  get revision(): string {
+    return `r${this.#revision}`;
+  }
+
+  async execute(action: ActionName, args: Record<string, unknown>, { step, signal }: ExecuteContext): Promise<ExecutionReport> {
+    if (signal?.aborted) throw new InterruptedError();
+    const refusal = (code: string, reason: string): ExecutionReport => ({ kind: "refusal", step, code, reason: oneLine(reason) });
+    const name = ActionName.safeParse(action);
+    if (!name.success) return refusal("unknown_action", `Unknown action ${JSON.stringify(action)}`);
+    // Arguments were validated upstream; checking again keeps a bad caller from reaching the file system.
+    const parsed = ActionArguments[name.data].safeParse(args);
+    if (!parsed.success) return refusal("invalid_arguments", `Invalid arguments for ${name.data}: ${formatZodError(parsed.error)}`);
+    try {
+      return await this.#dispatch(name.data, parsed.data, signal);
+    } catch (error) {
+      if (error instanceof Refusal) return refusal(error.code, error.message);
+      const errno = ERRNO_REFUSALS[(error as NodeJS.ErrnoException)?.code ?? ""];
+      if (!errno) throw error;
+      const path = typeof parsed.data === "object" && "path" in parsed.data ? parsed.data.path : "";
+      return refusal(errno[0], `Path ${JSON.stringify(path)} ${errno[1]}`);
+    }
+  }
+
+  #dispatch(action: ActionName, args: unknown, signal: AbortSignal | undefined): Promise<ExecutionReport> {
+    switch (action) {
+      case "read_file":
+        return this.#read(args as ActionArgs<"read_file">);
+      case "list_files":
+        return this.#list(args as ActionArgs<"list_files">);
+      case "search":
+        return this.#search(args as ActionArgs<"search">);
+      case "edit_file":
+        return this.#edit(args as ActionArgs<"edit_file">);
+      case "write_file":
+        return this.#write(args as ActionArgs<"write_file">);
+      case "run_tests":
+        return this.#runTests(signal);
+      case "run_command":
+        return this.#runCommand(args as ActionArgs<"run_command">, signal);
+      case "print":
+        return Promise.resolve({ kind: "print", text: this.#config.store.put((args as ActionArgs<"print">).text).digest });
+      case "finish":
+        return Promise.resolve({ kind: "finish", ...(args as ActionArgs<"finish">) });
+    }
+  }
+
+  async #read({ path }: ActionArgs<"read_file">): Promise<ReportOf<"read">> {
+    const target = await this.#existing(path, "file");
+    const text = await readFile(target.absolute, "utf8");
+    return { kind: "read", path: target.relative, result: this.#config.store.put(text).digest };
+  }
+
+  async #list({ path }: ActionArgs<"list_files">): Promise<ReportOf<"list">> {
+    const target = await this.#existing(path, "directory");
+    const files = (await walkFiles(target.absolute)).map((file) => under(target.relative, file));
+    const listed = files.slice(0, MAX_LISTED_FILES);
+    const lines = [...listed];
+    if (files.length > listed.length) lines.push(`[… ${files.length - listed.length} more files not listed …]`);
+    return { kind: "list", path: target.relative, count: listed.length, result: this.#config.store.put(joinLines(lines)).digest };
+  }
+
+  async #search({ query, path }: ActionArgs<"search">): Promise<ReportOf<"search">> {
+    const target = await this.#existing(path, "any");
+    const isDir = (await stat(target.absolute)).isDirectory();
+    const files = isDir ? (await walkFiles(target.absolute)).map((file) => under(target.relative, file)) : [target.relative];
+    const lines: string[] = [];
+    let matches = 0;
+    for (const file of files) {
+      const text = await this.#searchableText(file);
+      if (text === undefined) continue;
+      for (const hit of matchingLines(text, query)) {
+        matches++;
+        if (lines.length < MAX_SEARCH_MATCHES) lines.push(`${file}:${hit.line}:${clip(hit.text, MAX_MATCH_LINE_CHARS)}`);
+      }
+    }
+    if (matches > lines.length) lines.push(`[… ${matches - lines.length} more matches not shown …]`);
+    return { kind: "search", query, path: target.relative, matches, result: this.#config.store.put(joinLines(lines)).digest };
+  }
+
+  async #edit({ path, old_text, new_text }: ActionArgs<"edit_file">): Promise<ReportOf<"edit">> {
+    const target = await this.#existing(path, "file");
+    const content = decodeText(await readFile(target.absolute), path);
+    const count = countOccurrences(content, old_text);
+    if (count === 0) throw new Refusal("edit_text_not_found", `The old text does not occur in ${JSON.stringify(target.relative)}`);
+    if (count > 1) {
+      throw new Refusal("edit_text_ambiguous", `The old text occurs ${count} times in ${JSON.stringify(target.relative)}; it must occur exactly once`);
+    }
+    const at = content.indexOf(old_text);
+    // Slicing, not String.replace: replacement patterns like "$&" in new_text must stay literal.
+    await writeFile(target.absolute, content.slice(0, at) + new_text + content.slice(at + old_text.length), "utf8");
+    return this.#applied(target.relative);
+  }
+
+  async #write({ path, content }: ActionArgs<"write_file">): Promise<ReportOf<"edit">> {
+    const target = this.#resolve(path);
+    const existing = await stat(target.absolute).catch(() => undefined);
+    if (existing && !existing.isFile()) throw new Refusal("not_a_file", `Path ${JSON.stringify(target.relative)} is not a regular file`);
+    await mkdir(dirname(target.absolute), { recursive: true });
+    await writeFile(target.absolute, content, "utf8");
+    return this.#applied(target.relative);
+  }
+
+  async #runTests(signal: AbortSignal | undefined): Promise<ReportOf<"test">> {
+    const revision = this.revision;
+    const { command, timeout_ms } = this.#config.test;
+    const result = await runProcess({ argv: command, cwd: this.#config.root, timeoutMs: timeout_ms }, this.#processOptions(signal));
+    return {
+      kind: "test",
+      revision,
+      exit_code: result.exitCode,
+      timed_out: result.timedOut,
+      duration_ms: result.durationMs,
+      output: this.#config.store.put(result.output).digest,
+    };
+  }
+
+  async #runCommand({ argv }: ActionArgs<"run_command">, signal: AbortSignal | undefined): Promise<ReportOf<"command">> {
+    const allowed = this.#config.commands.filter((prefix) => prefix.length > 0);
+    if (!allowed.some((prefix) => startsWith(argv, prefix))) {
+      const hint = allowed.length === 0 ? "no commands are allowed" : `allowed: ${allowed.map((p) => JSON.stringify(p)).join(", ")}`;
+      throw new Refusal("command_not_allowed", `Command ${JSON.stringify(argv)} is not allowed (${hint})`);
+    }
+    const spec = { argv, cwd: this.#config.root, timeoutMs: this.#config.commandTimeoutMs };
+    const result = await runProcess(spec, this.#processOptions(signal));
+    return {
+      kind: "command",
+      argv,
+      exit_code: result.exitCode,
+      timed_out: result.timedOut,
+      output: this.#config.store.put(result.output).digest,
+    };
+  }
+
+  #processOptions(signal: AbortSignal | undefined) {
+    return { signal, now: this.#now, ...(this.#env ? { env: this.#env } : {}) };
+  }
+
+  #applied(path: string): ReportOf<"edit"> {
+    const revision_before = this.revision;
+    this.#revision++;
+    return { kind: "edit", paths: [path], revision_before, revision_after: this.revision };
+  }
+
+  #resolve(path: string): { absolute: string; relative: string } {
+    const target = resolveInside(this.#config.root, path);
+    if (!target.ok) throw new Refusal(target.code, target.reason);
+    return target;
+  }
+
+  /** A confined path that must exist and be a regular file, a directory, or either. */
+  async #existing(path: string, kind: "file" | "directory" | "any"): Promise<{ absolute: string; relative: string }> {
+    const target = this.#resolve(path);
+    const info = await stat(target.absolute).catch(() => undefined);
+    const quoted = JSON.stringify(target.relative);
+    if (!info) throw new Refusal("not_found", `Path ${quoted} does not exist`);
+    if (kind === "directory" && !info.isDirectory()) throw new Refusal("not_a_directory", `Path ${quoted} is not a directory`);
+    if (kind === "file" && !info.isFile()) throw new Refusal("not_a_file", `Path ${quoted} is not a regular file`);
+    if (kind === "any" && !info.isFile() && !info.isDirectory()) {
+      throw new Refusal("not_a_file", `Path ${quoted} is neither a regular file nor a directory`);
+    }
+    return target;
+  }
+
+  /** The text of a file search may look into, or undefined for files it skips (outside, special, large, binary). */
+  async #searchableText(file: string): Promise<string | undefined> {
+    const target = resolveInside(this.#config.root, file);
+    if (!target.ok) return undefined;
+    const info = await stat(target.absolute).catch(() => undefined);
+    if (!info?.isFile() || info.size > MAX_SEARCHED_FILE_BYTES) return undefined;
+    const bytes = await readFile(target.absolute).catch(() => undefined);
+    if (!bytes || bytes.includes(0)) return undefined;
+    return new TextDecoder("utf-8").decode(bytes);
+  }
+}
+
+function under(dir: string, file: string): string {
+  return dir === "." ? file : `${dir}/${file}`;
+}
+
+function joinLines(lines: string[]): string {
+  return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
+}
+
+function startsWith(argv: string[], prefix: string[]): boolean {
+  return argv.length >= prefix.length && prefix.every((part, i) => argv[i] === part);
+}
+
+/** Occurrences, overlapping ones included: "aa" occurs twice in "aaa", so replacing it would be ambiguous. */
+export function countOccurrences(text: string, part: string): number {
+  let count = 0;
+  for (let at = text.indexOf(part); at !== -1; at = text.indexOf(part, at + 1)) count++;
+  return count;
+}
+
+/** Lines (1-based) where a match starts, each line once; a query may span lines. */
+export function matchingLines(text: string, query: string): Array<{ line: number; text: string }> {
+  const hits: Array<{ line: number; text: string }> = [];
+  let line = 1;
+  let scanned = 0;
+  let at = text.indexOf(query);
+  while (at !== -1) {
+    for (let i = text.indexOf("\n", scanned); i !== -1 && i < at; i = text.indexOf("\n", i + 1)) line++;
+    const start = text.lastIndexOf("\n", at - 1) + 1;
+    const end = text.indexOf("\n", at);
+    hits.push({ line, text: text.slice(start, end === -1 ? text.length : end).replace(/\r$/, "") });
+    if (end === -1) break;
+    // Later matches on this line add nothing; continue on the next one.
+    scanned = end + 1;
+    line++;
+    at = text.indexOf(query, end + 1);
+  }
+  return hits;
+}
+
+/** At most `max` UTF-16 units, ending in "…" when cut, never splitting a surrogate pair. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = max - 1;
+  const last = text.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut--;
+  return `${text.slice(0, cut)}…`;
+}
+
+/** Strict UTF-8, BOM kept: editing a file that is not text would corrupt the bytes it cannot decode. */
+function decodeText(bytes: Uint8Array, path: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new Refusal("not_text", `File ${JSON.stringify(path)} is not UTF-8 text`);
+  }
+}

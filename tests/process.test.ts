@@ -1,0 +1,229 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { InterruptedError } from "../lib/errors.ts";
+import { HeadTailBuffer, MAX_OUTPUT_BYTES, runProcess, scrubEnv } from "../lib/adapters/process.ts";
+
+const MARKER = /\n\[… (\d+) bytes omitted by loom …\]\n/;
+
+function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "loom-process-"));
+  return fn(dir).finally(() => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** Alive means running: a killed process whose parent has not reaped it yet (a zombie) counts as gone. */
+function isAlive(pid: number): boolean {
+  if (existsSync("/proc/self/stat")) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      return state !== "Z" && state !== "X";
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForFile(path: string): Promise<string> {
+  for (let i = 0; i < 500; i++) {
+    if (existsSync(path)) {
+      const text = readFileSync(path, "utf8");
+      if (text.endsWith("\n")) return text.trim();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${path} never appeared`);
+}
+
+// Starts a background grandchild, records its pid, then waits on it: only a group kill ends it.
+const grandchildScript = (pidFile: string) => `sleep 100 & echo $! > '${pidFile}'; wait`;
+
+test("runProcess reports the exit status and combines stdout and stderr in arrival order", async () => {
+  const result = await runProcess({
+    argv: ["sh", "-c", "echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three; exit 3"],
+    cwd: tmpdir(),
+    timeoutMs: 30_000,
+  });
+  assert.equal(result.exitCode, 3);
+  assert.equal(result.timedOut, false);
+  assert.equal(result.output, "one\ntwo\nthree\n");
+});
+
+test("runProcess runs without a shell: arguments are passed literally", async () => {
+  const result = await runProcess({ argv: ["printf", "%s|", "$HOME", "a b", "*"], cwd: tmpdir(), timeoutMs: 30_000 });
+  assert.equal(result.exitCode, 0);
+  assert.equal(result.output, "$HOME|a b|*|");
+});
+
+test("runProcess runs in the given working directory and decodes UTF-8", async () => {
+  await withTempDir(async (dir) => {
+    const result = await runProcess({ argv: ["sh", "-c", "pwd; printf 'h\\303\\251llo \\342\\234\\223\\n'"], cwd: dir, timeoutMs: 30_000 });
+    assert.equal(result.output, `${realpathSync(dir)}\nhéllo ✓\n`);
+  });
+});
+
+test("runProcess resolves a missing program with exit code 127 and one line of output", async () => {
+  const result = await runProcess({ argv: ["loom-no-such-program"], cwd: tmpdir(), timeoutMs: 30_000 });
+  assert.equal(result.exitCode, 127);
+  assert.equal(result.timedOut, false);
+  assert.match(result.output, /^Cannot run "loom-no-such-program": program not found\n$/);
+});
+
+test("runProcess resolves a missing working directory with exit code 127", async () => {
+  const result = await runProcess({ argv: ["true"], cwd: join(tmpdir(), "loom-no-such-dir-7f3a"), timeoutMs: 30_000 });
+  assert.equal(result.exitCode, 127);
+  assert.match(result.output, /working directory .* does not exist\n$/);
+});
+
+test("runProcess measures duration with the injected clock", async () => {
+  let t = 1_000;
+  const result = await runProcess({ argv: ["true"], cwd: tmpdir(), timeoutMs: 30_000 }, { now: () => (t += 250) - 250 });
+  assert.equal(result.durationMs, 250);
+});
+
+test("a timeout kills the whole process group, grandchildren included", async () => {
+  await withTempDir(async (dir) => {
+    const pidFile = join(dir, "grandchild.pid");
+    const result = await runProcess({ argv: ["sh", "-c", grandchildScript(pidFile)], cwd: dir, timeoutMs: 300 });
+    assert.equal(result.timedOut, true);
+    assert.equal(result.exitCode, null);
+    const pid = Number(await waitForFile(pidFile));
+    assert.ok(pid > 0);
+    assert.equal(isAlive(pid), false);
+  });
+});
+
+test("processes left in the background are killed when the command exits", async () => {
+  await withTempDir(async (dir) => {
+    const pidFile = join(dir, "grandchild.pid");
+    // The shell exits at once; its background sleep still holds the output pipe.
+    const result = await runProcess({ argv: ["sh", "-c", `sleep 100 & echo $! > '${pidFile}'; echo done`], cwd: dir, timeoutMs: 60_000 });
+    assert.equal(result.exitCode, 0);
+    assert.equal(result.timedOut, false);
+    assert.equal(result.output, "done\n");
+    assert.equal(isAlive(Number(await waitForFile(pidFile))), false);
+  });
+});
+
+test("an abort kills the process group and rejects with InterruptedError", async () => {
+  await withTempDir(async (dir) => {
+    const pidFile = join(dir, "grandchild.pid");
+    const controller = new AbortController();
+    const running = runProcess({ argv: ["sh", "-c", grandchildScript(pidFile)], cwd: dir, timeoutMs: 60_000 }, { signal: controller.signal });
+    const pid = Number(await waitForFile(pidFile));
+    assert.equal(isAlive(pid), true);
+    controller.abort();
+    await assert.rejects(running, (error: unknown) => error instanceof InterruptedError && error.exitCode === 130);
+    assert.equal(isAlive(pid), false);
+  });
+});
+
+test("an already aborted signal rejects without starting the program", async () => {
+  await withTempDir(async (dir) => {
+    const marker = join(dir, "started");
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(
+      runProcess({ argv: ["sh", "-c", `touch '${marker}'`], cwd: dir, timeoutMs: 30_000 }, { signal: controller.signal }),
+      InterruptedError,
+    );
+    assert.equal(existsSync(marker), false);
+  });
+});
+
+test("runaway output is capped at 2 MiB, keeping head and tail around a one-line marker", async () => {
+  const body = 3_000_000;
+  const result = await runProcess({
+    argv: ["sh", "-c", `echo START; head -c ${body} /dev/zero | tr '\\0' a; echo; echo END`],
+    cwd: tmpdir(),
+    timeoutMs: 60_000,
+  });
+  assert.equal(result.exitCode, 0);
+  const bytes = new TextEncoder().encode(result.output).length;
+  assert.ok(bytes <= MAX_OUTPUT_BYTES, `${bytes} bytes`);
+  assert.ok(result.output.startsWith("START\naaaa"));
+  assert.ok(result.output.endsWith("aaaa\nEND\n"));
+  const match = MARKER.exec(result.output);
+  assert.ok(match, "marker present");
+  const total = "START\n".length + body + "\nEND\n".length;
+  assert.equal(bytes - new TextEncoder().encode(match[0]).length + Number(match[1]), total);
+});
+
+test("HeadTailBuffer keeps a prefix and a suffix on character boundaries and counts every omitted byte", () => {
+  fc.assert(
+    fc.property(
+      fc.string({ unit: "grapheme", maxLength: 200 }),
+      fc.array(fc.nat(40), { maxLength: 20 }),
+      fc.integer({ min: 64, max: 400 }),
+      (text, cuts, cap) => {
+        const bytes = new TextEncoder().encode(text);
+        const buffer = new HeadTailBuffer(cap);
+        let offset = 0;
+        for (const cut of cuts) {
+          buffer.push(bytes.subarray(offset, offset + cut));
+          offset = Math.min(bytes.length, offset + cut);
+        }
+        buffer.push(bytes.subarray(offset));
+        const out = buffer.text();
+        const match = MARKER.exec(out);
+        if (!match) {
+          assert.equal(out, text);
+          return;
+        }
+        const head = out.slice(0, match.index);
+        const tail = out.slice(match.index + match[0].length);
+        assert.ok(text.startsWith(head) && text.endsWith(tail));
+        const size = (s: string) => new TextEncoder().encode(s).length;
+        assert.equal(size(head) + Number(match[1]) + size(tail), bytes.length);
+        assert.ok(size(out) <= cap, `${size(out)} > ${cap}`);
+      },
+    ),
+  );
+});
+
+test("scrubEnv drops variables whose names suggest credentials, in any case", () => {
+  const env = scrubEnv({
+    PATH: "/bin",
+    HOME: "/home/me",
+    LOOM_TEST_API_KEY: "k",
+    github_token: "t",
+    AWS_SECRET_ACCESS_KEY: "s",
+    DB_PASSWORD: "p",
+    GOOGLE_APPLICATION_CREDENTIALS: "c",
+    UNSET: undefined,
+  });
+  assert.deepEqual(env, { PATH: "/bin", HOME: "/home/me" });
+});
+
+test("a child process cannot see credential variables", async () => {
+  const result = await runProcess(
+    { argv: ["sh", "-c", "env"], cwd: tmpdir(), timeoutMs: 30_000 },
+    { env: { PATH: process.env.PATH, LOOM_TEST_API_KEY: "sk-do-not-leak", LOOM_VISIBLE: "yes" } },
+  );
+  assert.match(result.output, /^LOOM_VISIBLE=yes$/m);
+  assert.doesNotMatch(result.output, /LOOM_TEST_API_KEY|sk-do-not-leak/);
+});
+
+test("the default environment is process.env, scrubbed", async () => {
+  const saved = process.env.LOOM_TEST_API_KEY;
+  process.env.LOOM_TEST_API_KEY = "sk-do-not-leak";
+  process.env.LOOM_TEST_VISIBLE = "yes";
+  try {
+    const result = await runProcess({ argv: ["sh", "-c", "env"], cwd: tmpdir(), timeoutMs: 30_000 });
+    assert.match(result.output, /^LOOM_TEST_VISIBLE=yes$/m);
+    assert.doesNotMatch(result.output, /LOOM_TEST_API_KEY|sk-do-not-leak/);
+  } finally {
+    if (saved === undefined) delete process.env.LOOM_TEST_API_KEY;
+    else process.env.LOOM_TEST_API_KEY = saved;
+    delete process.env.LOOM_TEST_VISIBLE;
+  }
+});
