@@ -1,0 +1,154 @@
+// The library API: run(request) and runWithOptions(request, options). This is the composition root: it wires the
+// pure loop to real effects (workspace executors, a provider, the clock, report and recording files).
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { WorkspaceExecutor } from "./lib/adapters/workspace-executor.ts";
+import { openLineSink, writeFileAtomic } from "./lib/adapters/files.ts";
+import type { ContextPolicyName } from "./lib/context.ts";
+import { type CallRecord, type ContextReport, ReportBuilder } from "./lib/context-report.ts";
+import { EXIT_CODES, InterruptedError, LoomError, RoutingError, StartupError } from "./lib/errors.ts";
+import type { Executor } from "./lib/executor.ts";
+import { type LoopResult, type Progress, runLoop } from "./lib/loop.ts";
+import { RECORDING_FORMAT, RECORDING_VERSION, recordingLine } from "./lib/recording.ts";
+import { SliceRequest } from "./lib/slice.ts";
+import { ResultStore } from "./lib/store.ts";
+export { ResultStore };
+import type { Provider } from "./lib/turn.ts";
+import { VERSION } from "./lib/version.ts";
+import { formatZodError } from "./lib/zod-error.ts";
+
+export type { ContextReport, Provider, SliceRequest };
+
+export type RunOptions = {
+  /** "legacy" (default) or "bounded". */
+  contextPolicy?: ContextPolicyName;
+  /** Write the context report here (atomically), for every outcome. */
+  contextReport?: string;
+  /** The model provider. Required unless a custom executor replays a recording with a scripted provider. */
+  provider?: Provider;
+  /** Abort to interrupt: running processes are killed and the report still lands (outcome "interrupted"). */
+  signal?: AbortSignal;
+  /** Write a recorded workflow (JSONL) here. */
+  record?: string;
+  /** Replace the workspace executors (replay uses the recorded executor); gets the run's result store. */
+  executor?: (store: ResultStore) => Executor;
+  /** Catalog slice name, for the report. */
+  slice?: string | null;
+  now?: () => number;
+  onProgress?: (progress: Progress) => void;
+  archiveLimits?: { maxEvents?: number; maxBytes?: number };
+  /** Model calls made before the run (catalog classification), included in its report. */
+  priorCalls?: CallRecord[];
+  /** Recording header source, for imported trajectories. */
+  source?: { format: string; name: string };
+};
+
+export type RunResult = Omit<LoopResult, "report"> & {
+  exit_code: number;
+  report: ContextReport;
+  report_path: string | null;
+};
+
+/** Runs a slice with the legacy context policy. */
+export function run(request: SliceRequest, options: Pick<RunOptions, "provider" | "signal"> = {}): Promise<RunResult> {
+  return runWithOptions(request, options);
+}
+
+export async function runWithOptions(request: SliceRequest, options: RunOptions = {}): Promise<RunResult> {
+  const now = options.now ?? (() => performance.now());
+  const started = now();
+  try {
+    return await start(request, options, now);
+  } catch (error) {
+    // A slice that could not start still leaves a report, when one was asked for.
+    if (error instanceof LoomError && options.contextReport && !(error instanceof InterruptedError)) {
+      writeFailureReport(options.contextReport, {
+        policy: options.contextPolicy ?? "legacy",
+        slice: options.slice ?? null,
+        outcome: error instanceof RoutingError ? "routing_failed" : "startup_failed",
+        error: { code: error.code, message: error.message },
+        priorCalls: options.priorCalls ?? [],
+        elapsedMs: Math.max(0, now() - started),
+      });
+    }
+    throw error;
+  }
+}
+
+/** Writes the report of a run that never reached the loop (startup or routing failure). */
+export function writeFailureReport(
+  path: string,
+  { policy, slice, outcome, error, priorCalls, elapsedMs }: {
+    policy: ContextPolicyName;
+    slice: string | null;
+    outcome: "startup_failed" | "routing_failed";
+    error: { code: string; message: string };
+    priorCalls: CallRecord[];
+    elapsedMs: number;
+  },
+): ContextReport {
+  const builder = new ReportBuilder({ policy, version: VERSION, slice });
+  for (const call of priorCalls) builder.recordCall(call);
+  const report = builder.finish({ outcome, error, totalElapsedMs: elapsedMs });
+  writeFileAtomic(path, `${JSON.stringify(report, null, 2)}\n`);
+  return report;
+}
+
+async function start(request: SliceRequest, options: RunOptions, now: () => number): Promise<RunResult> {
+  const parsed = SliceRequest.safeParse(request);
+  if (!parsed.success) throw new StartupError(`Invalid SliceRequest: ${formatZodError(parsed.error)}`, "invalid_request");
+  const slice = parsed.data;
+  const store = new ResultStore();
+  let executor = options.executor?.(store);
+  if (!executor) {
+    const root = resolve(slice.workspace);
+    let isDir = false;
+    try {
+      isDir = statSync(root).isDirectory();
+    } catch { /* reported below */ }
+    if (!isDir) throw new StartupError(`Workspace ${JSON.stringify(slice.workspace)} is not a directory`, "workspace_missing");
+    executor = new WorkspaceExecutor({
+      root,
+      store,
+      test: slice.test,
+      commands: slice.commands ?? [],
+      commandTimeoutMs: slice.limits.command_timeout_ms ?? slice.test.timeout_ms,
+    });
+  }
+  if (!options.provider) throw new StartupError("No model provider configured", "provider_missing");
+
+  let recorder;
+  if (options.record) {
+    const write = openLineSink(options.record);
+    const { workspace: _, ...recordedSlice } = slice;
+    write(recordingLine({
+      type: "header",
+      format: RECORDING_FORMAT,
+      version: RECORDING_VERSION,
+      slice: recordedSlice,
+      ...(options.source ? { source: options.source } : {}),
+    }));
+    recorder = { answer: (e: Parameters<typeof recordingLine>[0]) => write(recordingLine(e)), execution: (e: Parameters<typeof recordingLine>[0]) => write(recordingLine(e)) };
+  }
+
+  try {
+    const result = await runLoop(slice, {
+      policy: options.contextPolicy ?? "legacy",
+      provider: options.provider,
+      executor,
+      store,
+      now,
+      version: VERSION,
+      signal: options.signal,
+      slice: options.slice ?? null,
+      archiveLimits: options.archiveLimits,
+      onProgress: options.onProgress,
+      recorder,
+      priorCalls: options.priorCalls,
+    });
+    if (options.contextReport) writeFileAtomic(options.contextReport, `${JSON.stringify(result.report, null, 2)}\n`);
+    return { ...result, exit_code: EXIT_CODES[result.outcome], report_path: options.contextReport ?? null };
+  } finally {
+    store.clear();
+  }
+}

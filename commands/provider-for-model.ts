@@ -1,0 +1,18 @@
+// Resolves a SliceRequest model string ("PROVIDER/MODEL") to a provider adapter.
+import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { StartupError } from "../lib/errors.ts";
+import type { Provider } from "../lib/turn.ts";
+
+const KINDS = ["anthropic", "openai", "openai-compatible"] as const;
+
+export function providerForModel(model: string, { env }: { env: Record<string, string | undefined> }): Provider {
+  const slash = model.indexOf("/");
+  const kind = slash === -1 ? "" : model.slice(0, slash);
+  if (!(KINDS as readonly string[]).includes(kind)) {
+    throw new StartupError(
+      `Model ${JSON.stringify(model)}: expected PROVIDER/MODEL with PROVIDER one of ${KINDS.join(", ")} (or use --catalog)`,
+      "unknown_model",
+    );
+  }
+  return createProvider({ kind: kind as (typeof KINDS)[number], model: model.slice(slash + 1) }, { env });
+}

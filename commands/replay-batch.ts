@@ -1,0 +1,118 @@
+// Batch replay: N worker processes (this same binary), a progress line on stderr, per-file reports and one
+// aggregate report. For more than one machine, run the binary under an existing job runner (see README).
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { writeFileAtomic } from "../lib/adapters/files.ts";
+import { selfCommand } from "../lib/adapters/platform.ts";
+import type { ContextPolicyName } from "../lib/context.ts";
+import { aggregateReports, ContextReport } from "../lib/context-report.ts";
+import { VERSION } from "../lib/version.ts";
+import type { Io } from "./io.ts";
+
+export type BatchOptions = {
+  io: Io;
+  jobs: number;
+  from: string;
+  policy: ContextPolicyName;
+  reportPath?: string;
+  reportsDir?: string;
+  json: boolean;
+  quiet: boolean;
+};
+
+type RunRow = { file: string; name: string; exit: number; report: ContextReport | null; reportPath: string; stderr: string };
+
+const MAIN_URL = new URL("../main.ts", import.meta.url).href;
+
+export async function replayBatch(files: string[], options: BatchOptions): Promise<number> {
+  const { io, jobs, from, policy } = options;
+  const reportsDir = options.reportsDir ??
+    (options.reportPath ? join(dirname(options.reportPath), `${basename(options.reportPath, ".json")}.runs`) : null) ??
+    join(io.cwd, "loom-replay-reports");
+  mkdirSync(reportsDir, { recursive: true });
+  const self = selfCommand(MAIN_URL);
+  const rows: RunRow[] = new Array(files.length);
+  let next = 0, done = 0, failed = 0;
+  const progress = () => {
+    if (options.quiet) return;
+    const line = `replay ${done}/${files.length} done, ${failed} not completed, ${Math.min(jobs, files.length - done)} running`;
+    io.stderr(io.isTTY ? `\r\x1b[2K${line}` : `${line}\n`);
+  };
+  const worker = async () => {
+    while (next < files.length && !io.signal.aborted) {
+      const index = next++;
+      const file = files[index];
+      const name = basename(file);
+      const reportPath = join(reportsDir, `${name.replace(/\.[^.]+$/, "")}.json`);
+      const args = [...self.slice(1), "replay", file, "--from", from, "--context-policy", policy, "--context-report", reportPath, "--json", "--quiet"];
+      const { exit, stderr } = await runChild(self[0], args, io.signal);
+      let report: ContextReport | null = null;
+      try {
+        report = ContextReport.parse(JSON.parse(readFileSync(reportPath, "utf8")));
+      } catch { /* the child failed before a report existed; its stderr says why */ }
+      rows[index] = { file, name, exit, report, reportPath, stderr };
+      done++;
+      if (exit !== 0) failed++;
+      progress();
+    }
+  };
+  progress();
+  await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+  if (io.isTTY && !options.quiet) io.stderr("\r\x1b[2K");
+
+  const finished = rows.filter((r): r is RunRow & { report: ContextReport } => r !== undefined && r.report !== null);
+  for (const row of rows) {
+    if (row && !row.report) io.stderr(`loom replay: ${row.name}: ${row.stderr.trim().split("\n").pop() || `exit ${row.exit}`}\n`);
+  }
+  const aggregate = aggregateReports(
+    finished.map((r) => ({ name: r.name, path: r.reportPath, report: r.report })),
+    { version: VERSION, policy },
+  );
+  if (options.reportPath) writeFileAtomic(options.reportPath, `${JSON.stringify(aggregate, null, 2)}\n`);
+  const total = aggregate.phases.selection.request_bytes.total + aggregate.phases.arguments.request_bytes.total +
+    aggregate.phases.classification.request_bytes.total;
+  const summary = {
+    recordings: files.length,
+    completed: aggregate.outcomes.completed ?? 0,
+    outcomes: aggregate.outcomes,
+    unreadable: rows.filter((r) => r && !r.report).map((r) => r.name),
+    model_calls: aggregate.model_calls,
+    request_bytes: total,
+    checkpoints: aggregate.checkpoints,
+    report_path: options.reportPath ?? null,
+    reports_dir: reportsDir,
+  };
+  if (options.json) io.stdout(`${JSON.stringify(summary)}\n`);
+  else {
+    io.stdout(
+      `replayed ${files.length} recordings (${policy}): ${Object.entries(aggregate.outcomes).map(([k, v]) => `${v} ${k}`).join(", ") || "none"}` +
+        `${summary.unreadable.length ? `, ${summary.unreadable.length} unreadable` : ""}\n` +
+        `  ${aggregate.model_calls.toLocaleString("en-US")} model calls, ${total.toLocaleString("en-US")} request bytes, ${aggregate.checkpoints} checkpoints\n` +
+        (options.reportPath ? `  aggregate report: ${options.reportPath}\n` : "") + `  per-recording reports: ${reportsDir}\n`,
+    );
+  }
+  if (io.signal.aborted) return 130;
+  return summary.unreadable.length > 0 ? 1 : 0;
+}
+
+function runChild(command: string, args: string[], signal: AbortSignal): Promise<{ exit: number; stderr: string }> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (chunk: string) => {
+      if (stderr.length < 64 * 1024) stderr += chunk;
+    });
+    const onAbort = () => child.kill("SIGTERM");
+    signal.addEventListener("abort", onAbort, { once: true });
+    child.on("error", (error) => {
+      signal.removeEventListener("abort", onAbort);
+      resolvePromise({ exit: 127, stderr: error.message });
+    });
+    child.on("close", (code) => {
+      signal.removeEventListener("abort", onAbort);
+      resolvePromise({ exit: code ?? 1, stderr });
+    });
+  });
+}

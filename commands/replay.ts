@@ -1,0 +1,164 @@
+// loom replay: drive the loop from recorded workflows (Loom's own, or imported from another agent's format).
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { runWithOptions } from "../api.ts";
+import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
+import { UsageError } from "../lib/errors.ts";
+import { importTrajectory, IMPORT_FORMATS, type ImportFormat } from "../lib/importers/index.ts";
+import { parseRecording, type Recording } from "../lib/recording.ts";
+import { ComparingExecutor, RecordedExecutor, ScriptedProvider } from "../lib/replay.ts";
+import type { Io } from "./io.ts";
+import { policyOption, progressPrinter } from "./options.ts";
+import { renderResultText, summarizeResult } from "./result-reporter.ts";
+import { replayBatch } from "./replay-batch.ts";
+
+const HELP = `loom replay RECORDING… [options]
+
+Drives the governed loop from recorded workflows: the recorded model answers in order, and the recorded execution
+reports (no workspace needed) or, with --execute, real execution against --workspace.
+
+Options:
+  --from FORMAT           loom (default), mini-swe-agent, swe-agent or openai-messages
+  --context-policy NAME   legacy (default) or bounded
+  --context-report PATH   write the context report (for several recordings: the aggregate report)
+  --reports-dir DIR       per-recording reports when replaying several (default: beside the aggregate)
+  --workspace DIR         with --execute: the workspace to execute in
+  --execute               execute for real and compare each report with the recorded one
+  --jobs N                replay several recordings in N parallel workers (default 1)
+  --json                  print the result as one JSON object on stdout
+  --quiet                 no progress on stderr
+`;
+
+export const FORMATS = ["loom", ...IMPORT_FORMATS] as const;
+
+export async function replayCommand(argv: string[], io: Io): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        from: { type: "string", default: "loom" },
+        "context-policy": { type: "string", default: "legacy" },
+        "context-report": { type: "string" },
+        "reports-dir": { type: "string" },
+        workspace: { type: "string" },
+        execute: { type: "boolean", default: false },
+        jobs: { type: "string" },
+        json: { type: "boolean", default: false },
+        quiet: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  const from = values.from as string;
+  if (!(FORMATS as readonly string[]).includes(from)) {
+    throw new UsageError(`--from ${JSON.stringify(from)}: expected one of ${FORMATS.join(", ")}`);
+  }
+  const policy = policyOption(values["context-policy"]);
+  if (values.execute && !values.workspace) throw new UsageError("--execute needs --workspace DIR");
+  if (values.workspace && !values.execute) throw new UsageError("--workspace is only used with --execute");
+  const jobs = values.jobs === undefined ? 1 : Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`--jobs ${JSON.stringify(values.jobs)}: expected a positive integer`);
+  if (positionals.length === 0) throw new UsageError("No recording given (loom replay RECORDING…)");
+  const files = expandRecordings(positionals.map((p) => resolve(io.cwd, p)), from);
+  const reportPath = values["context-report"] ? resolve(io.cwd, values["context-report"]) : undefined;
+
+  if (files.length > 1 || values.jobs !== undefined && positionals.some((p) => isDirectory(resolve(io.cwd, p)))) {
+    if (values.execute) throw new UsageError("--execute replays one recording at a time (each needs its own workspace)");
+    return replayBatch(files, {
+      io,
+      jobs,
+      from,
+      policy,
+      reportPath,
+      reportsDir: values["reports-dir"] ? resolve(io.cwd, values["reports-dir"]) : undefined,
+      json: values.json,
+      quiet: values.quiet,
+    });
+  }
+
+  const file = files[0];
+  const recording = loadRecording(file, from);
+  const slice = { ...recording.header.slice, workspace: values.workspace ? resolve(io.cwd, values.workspace) : "." };
+  let comparing: ComparingExecutor | undefined;
+  const result = await runWithOptions(slice, {
+    contextPolicy: policy,
+    contextReport: reportPath,
+    provider: new ScriptedProvider(recording.answers),
+    signal: io.signal,
+    onProgress: values.quiet ? undefined : progressPrinter(io),
+    executor: (store) => {
+      if (!values.execute) return new RecordedExecutor(recording.executions, { store });
+      comparing = new ComparingExecutor(
+        new WorkspaceExecutor({
+          root: slice.workspace,
+          store,
+          test: slice.test,
+          commands: slice.commands ?? [],
+          commandTimeoutMs: slice.limits.command_timeout_ms ?? slice.test.timeout_ms,
+        }),
+        recording.executions,
+      );
+      return comparing;
+    },
+  });
+  const replay = comparing ? { compared: comparing.compared, differing_steps: comparing.differing } : undefined;
+  const summary = summarizeResult(result, { replay });
+  if (values.json) io.stdout(`${JSON.stringify(summary)}\n`);
+  else io.stdout(renderResultText(summary, { label: `replay ${basename(file)}` }));
+  if (replay && replay.differing_steps.length > 0 && result.exit_code === 0) {
+    io.stderr(`loom replay: steps ${replay.differing_steps.join(", ")} executed differently from the recording\n`);
+    return 1;
+  }
+  if (result.error && result.exit_code !== 0) io.stderr(`loom replay: ${result.error.message}\n`);
+  return result.exit_code;
+}
+
+export function loadRecording(file: string, from: string): Recording {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`Cannot read recording ${JSON.stringify(file)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const name = basename(file);
+  return from === "loom" ? parseRecording(text, { name }) : importTrajectory(text, { format: from as ImportFormat, name });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+const EXTENSIONS: Record<string, RegExp> = {
+  loom: /\.jsonl$/,
+  "mini-swe-agent": /\.json$/,
+  "swe-agent": /\.traj$/,
+  "openai-messages": /\.jsonl?$/,
+};
+
+/** Files as given; folders expand to their recordings of the chosen format, sorted. */
+export function expandRecordings(paths: string[], from: string): string[] {
+  const out: string[] = [];
+  for (const path of paths) {
+    if (isDirectory(path)) {
+      const pattern = EXTENSIONS[from] ?? /$/;
+      const found = readdirSync(path).filter((f) => pattern.test(f)).sort().map((f) => join(path, f));
+      if (found.length === 0) throw new UsageError(`Folder ${JSON.stringify(path)} holds no ${from} recordings`);
+      out.push(...found);
+    } else out.push(path);
+  }
+  return out;
+}

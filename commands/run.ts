@@ -1,0 +1,95 @@
+// loom run: run a slice with a real model provider over a real workspace.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { runWithOptions } from "../api.ts";
+import { UsageError } from "../lib/errors.ts";
+import { SliceRequest } from "../lib/slice.ts";
+import { formatZodError } from "../lib/zod-error.ts";
+import type { Io } from "./io.ts";
+import { endProgress, policyOption, progressPrinter } from "./options.ts";
+import { providerForModel } from "./provider-for-model.ts";
+import { renderResultText, summarizeResult } from "./result-reporter.ts";
+
+const HELP = `loom run [REQUEST | -] [options]
+
+Runs one slice. REQUEST is a SliceRequest JSON file (or - for stdin); with --catalog it is the request text and
+the catalog routes it to a slice.
+
+Options:
+  --catalog FILE          route the request through a catalog (JSON or JSONC)
+  --slice NAME            with --catalog: run this slice, skipping routing
+  --workspace DIR         override the workspace
+  --context-policy NAME   legacy (default) or bounded
+  --context-report PATH   write the context report (also when the run fails)
+  --record PATH           write a recorded workflow (JSONL) that loom replay reproduces
+  --json                  print one JSON result object on stdout
+  --quiet                 no progress on stderr
+
+The model is "PROVIDER/MODEL": anthropic/…, openai/… or openai-compatible/… (see README: Providers).
+`;
+
+export const RUN_OPTIONS = {
+  catalog: { type: "string" },
+  slice: { type: "string" },
+  workspace: { type: "string" },
+  "context-policy": { type: "string" },
+  "context-report": { type: "string" },
+  record: { type: "string" },
+  json: { type: "boolean", default: false },
+  quiet: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+export async function runCommand(argv: string[], io: Io): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: RUN_OPTIONS });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  if (values.catalog !== undefined) {
+    const { runFromCatalog } = await import("./run-catalog.ts");
+    return runFromCatalog(values, positionals, io);
+  }
+  if (values.slice !== undefined) throw new UsageError("--slice needs --catalog FILE");
+  if (positionals.length !== 1) throw new UsageError("Expected one REQUEST (a SliceRequest JSON file, or - for stdin)");
+  const source = positionals[0];
+  let text: string;
+  try {
+    text = source === "-" ? await io.readStdin() : readFileSync(resolve(io.cwd, source), "utf8");
+  } catch (error) {
+    throw new UsageError(`Cannot read request ${JSON.stringify(source)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${source}: not valid JSON (${(error as Error).message})`);
+  }
+  const request = SliceRequest.safeParse(json);
+  if (!request.success) throw new UsageError(`${source}: invalid SliceRequest: ${formatZodError(request.error)}`);
+  const slice = { ...request.data };
+  if (values.workspace) slice.workspace = values.workspace;
+  slice.workspace = resolve(io.cwd, slice.workspace);
+
+  const result = await runWithOptions(slice, {
+    contextPolicy: policyOption(values["context-policy"] ?? "legacy"),
+    contextReport: values["context-report"] ? resolve(io.cwd, values["context-report"]) : undefined,
+    record: values.record ? resolve(io.cwd, values.record) : undefined,
+    provider: providerForModel(slice.model, { env: io.env }),
+    signal: io.signal,
+    onProgress: values.quiet ? undefined : progressPrinter(io),
+  });
+  if (!values.quiet) endProgress(io);
+  const summary = summarizeResult(result);
+  if (values.json) io.stdout(`${JSON.stringify(summary)}\n`);
+  else io.stdout(renderResultText(summary, { label: "run" }));
+  if (result.error && result.exit_code !== 0) io.stderr(`loom run: ${result.error.message}\n`);
+  return result.exit_code;
+}

@@ -1,0 +1,76 @@
+// What a model may answer in each phase: a decision, or a lookup. Schemas are zod; the JSON Schema sent to the
+// model is generated from them once and cached.
+import { z } from "zod";
+import { ActionArguments, ActionName } from "./actions.ts";
+import type { JsonSchema } from "./turn.ts";
+
+export const LOOKUPS_PER_STAGE = 8;
+
+export const ResultLookup = z.strictObject({ $result: z.string().describe("sha256:<hex> with an optional #bytes=, #lines= or #/pointer selection") });
+export const ListHistoryLookup = z.strictObject({ $list_history: z.number().int().nonnegative().describe("Offset into the archive; 0 = first event") });
+export const ReadHistoryLookup = z.strictObject({ $read_history: z.string().describe("Digest of an archived event, with an optional selection") });
+export const Lookup = z.union([ResultLookup, ListHistoryLookup, ReadHistoryLookup]);
+export type Lookup = z.infer<typeof Lookup>;
+
+export type LookupKind = "result" | "list_history" | "read_history";
+
+export function lookupKind(lookup: Lookup): LookupKind {
+  if ("$result" in lookup) return "result";
+  if ("$list_history" in lookup) return "list_history";
+  return "read_history";
+}
+
+/** An answer is a lookup when it is an object whose only key starts with "$". */
+export function asLookup(value: unknown): { ok: true; lookup: Lookup } | { ok: false; error: string } | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const keys = Object.keys(value);
+  if (!keys.some((k) => k.startsWith("$"))) return null;
+  const parsed = Lookup.safeParse(value);
+  if (parsed.success) return { ok: true, lookup: parsed.data };
+  return { ok: false, error: `Not a valid lookup: expected {"$result": REF}, {"$list_history": OFFSET} or {"$read_history": REF}` };
+}
+
+export const selectionDecision = (actions: readonly ActionName[]) =>
+  z.strictObject({
+    action: z.enum(actions as [ActionName, ...ActionName[]]).describe("The action to take next"),
+    reason: z.string().optional().describe("Why, briefly"),
+  });
+
+const schemaCache = new Map<string, { json: JsonSchema; text: string }>();
+
+function toJson(schema: z.ZodType): JsonSchema {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
+  return rest;
+}
+
+function cached(key: string, make: () => z.ZodType): { json: JsonSchema; text: string } {
+  let entry = schemaCache.get(key);
+  if (!entry) {
+    const json = { anyOf: [toJson(make()), toJson(ResultLookup), toJson(ListHistoryLookup), toJson(ReadHistoryLookup)] };
+    entry = { json, text: JSON.stringify(json) };
+    schemaCache.set(key, entry);
+  }
+  return entry;
+}
+
+/** The response schema of a selection request: a decision among `actions`, or a lookup. */
+export function selectionResponseSchema(actions: readonly ActionName[]): { json: JsonSchema; text: string } {
+  return cached(`selection:${actions.join(",")}`, () => selectionDecision(actions));
+}
+
+/** The response schema of an arguments request: the action's arguments, or a lookup. */
+export function argumentsResponseSchema(action: ActionName): { json: JsonSchema; text: string } {
+  return cached(`arguments:${action}`, () => ActionArguments[action]);
+}
+
+export type Decision =
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; error: string };
+
+export function parseDecision(schema: z.ZodType, value: unknown, { formatError }: { formatError: (e: z.ZodError) => string }): Decision {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data as Record<string, unknown> };
+  return { ok: false, error: formatError(parsed.error) };
+}
+
+export { ActionName };

@@ -1,0 +1,67 @@
+// The working state, derived only from typed execution reports — never from file contents or model text.
+import type { ExecutionReport } from "./reports.ts";
+
+export const RECENT_ARTIFACTS = 3;
+
+export type LastTest = { revision: string; exit_code: number | null; timed_out: boolean; duration_ms: number; output: string };
+export type Artifact = { kind: string; path?: string; digest: string; bytes: number };
+
+export type Briefing = {
+  latest_revision: string;
+  last_test: LastTest | null;
+  tests_current: boolean;
+  last_refusal: { step: number; code: string; reason: string } | null;
+  recent_artifacts: Artifact[];
+};
+
+export type WorkingState = Briefing & {
+  step: number;
+  max_steps: number;
+  lookups_used: number;
+  lookups_allowed: number;
+  archive: { events: number; retired: number };
+};
+
+export function initialBriefing(revision = "r0"): Briefing {
+  return { latest_revision: revision, last_test: null, tests_current: false, last_refusal: null, recent_artifacts: [] };
+}
+
+/** Folds one report into the briefing. `sizeOf` gives the byte size of a stored result. */
+export function applyReport(briefing: Briefing, report: ExecutionReport, sizeOf: (digest: string) => number): Briefing {
+  const next: Briefing = { ...briefing };
+  const artifact = (kind: string, digest: string, path?: string) => {
+    const entry: Artifact = path === undefined ? { kind, digest, bytes: sizeOf(digest) } : { kind, path, digest, bytes: sizeOf(digest) };
+    next.recent_artifacts = [...briefing.recent_artifacts.filter((a) => a.digest !== digest), entry].slice(-RECENT_ARTIFACTS);
+  };
+  switch (report.kind) {
+    case "edit":
+      next.latest_revision = report.revision_after;
+      break;
+    case "test": {
+      const { kind: _, ...test } = report;
+      next.last_test = test;
+      artifact("test", report.output);
+      break;
+    }
+    case "refusal":
+      next.last_refusal = { step: report.step, code: report.code, reason: report.reason };
+      break;
+    case "read":
+    case "list":
+    case "search":
+      artifact(report.kind, report.result, report.path);
+      break;
+    case "command":
+      artifact("command", report.output);
+      break;
+    case "print":
+      artifact("print", report.text);
+      break;
+    case "finish":
+      break;
+  }
+  // A pass on revision A never validates a later revision B.
+  next.tests_current = next.last_test !== null && next.last_test.revision === next.latest_revision &&
+    next.last_test.exit_code === 0 && !next.last_test.timed_out;
+  return next;
+}

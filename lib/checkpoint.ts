@@ -1,0 +1,48 @@
+// A checkpoint records, deterministically and without any model call, what has been retired from the tail.
+import type { ArchivedEvent } from "./events.ts";
+
+export type Checkpoint = {
+  /** Sequence numbers retired so far, first and last (inclusive). */
+  retired_seq: [number, number];
+  retired: number;
+  by_kind: Record<string, number>;
+  /** Workspace revision and test state as of the last retired event. */
+  revision: string;
+  last_test: { revision: string; exit_code: number | null; timed_out: boolean } | null;
+  /** How to reach retired events. */
+  lookup: string;
+};
+
+const LOOKUP_HINT = "{\"$list_history\":0} lists retired events; {\"$read_history\":\"sha256:…\"} reads one";
+
+export function emptyCheckpoint(revision = "r0"): Checkpoint {
+  return { retired_seq: [0, 0], retired: 0, by_kind: {}, revision, last_test: null, lookup: LOOKUP_HINT };
+}
+
+/** The checkpoint after retiring `events` (oldest first) on top of `previous`. */
+export function advanceCheckpoint(previous: Checkpoint, events: readonly ArchivedEvent[]): Checkpoint {
+  if (events.length === 0) return previous;
+  const byKind = { ...previous.by_kind };
+  let { revision, last_test } = previous;
+  for (const event of events) {
+    byKind[event.kind] = (byKind[event.kind] ?? 0) + 1;
+    const f = event.fields;
+    if (event.kind === "file-edited" && typeof f.revision_after === "string") revision = f.revision_after;
+    if (event.kind === "test-finished") {
+      last_test = {
+        revision: String(f.revision),
+        exit_code: typeof f.exit_code === "number" ? f.exit_code : null,
+        timed_out: f.timed_out === true,
+      };
+    }
+  }
+  const first = previous.retired === 0 ? events[0].seq : previous.retired_seq[0];
+  return {
+    retired_seq: [first, events[events.length - 1].seq],
+    retired: previous.retired + events.length,
+    by_kind: Object.fromEntries(Object.entries(byKind).sort(([a], [b]) => a.localeCompare(b))),
+    revision,
+    last_test,
+    lookup: LOOKUP_HINT,
+  };
+}

@@ -1,0 +1,220 @@
+// The two context policies. Both see the same events; only what is sent to the model differs.
+// Requests are assembled from cached JSON fragments, so building one never re-serializes the archive, and the
+// byte count is exact: bytes == utf8Length(JSON.stringify(request)).
+import { advanceCheckpoint, type Checkpoint, emptyCheckpoint } from "./checkpoint.ts";
+import { CEILING_BYTES, needsRetirement, retirementBatch } from "./budget.ts";
+import { utf8Length } from "./digest.ts";
+import { BudgetError } from "./errors.ts";
+import type { SealedEvent } from "./events.ts";
+import { renderLegacy, renderRetained } from "./render-event.ts";
+import type { ResultStore } from "./store.ts";
+import type { JsonSchema, Phase, Section, TurnRequest } from "./turn.ts";
+
+export type ContextPolicyName = "legacy" | "bounded";
+
+export type RequestParts = {
+  phase: Phase;
+  responseSchema: { json: JsonSchema; text: string };
+  candidates: Extract<Section, { section: "candidates" }>;
+  /** The working state (bounded only; legacy ignores it). */
+  state: unknown;
+  lookups: unknown[];
+};
+
+export type BuiltRequest = {
+  request: TurnRequest;
+  bytes: number;
+  /** A checkpoint was made for this request (the prefix changed). */
+  checkpointed: boolean;
+  retired: number;
+};
+
+export interface ContextPolicy {
+  readonly name: ContextPolicyName;
+  /** Adds the event of a completed execution. */
+  append(sealed: SealedEvent): void;
+  /** Builds the next request, retiring events first when the bounded rules say so. */
+  build(parts: RequestParts): BuiltRequest;
+  /** Bytes the request would have with these parts, without retiring anything. */
+  measure(parts: RequestParts): number;
+  readonly retiredCount: number;
+  readonly enforcesCeiling: boolean;
+}
+
+type Fragment = { value: unknown; json: string; bytes: number };
+
+function fragment(value: unknown): Fragment {
+  const json = JSON.stringify(value);
+  return { value, json, bytes: utf8Length(json) };
+}
+
+const EVENTS_OPEN = utf8Length(`{"section":"events","events":[`);
+const EVENTS_CLOSE = 2; // ]}
+
+/** Assembles a request from fragments; returns the object and its exact serialized size. */
+function assemble(
+  { phase, responseSchema, candidates, lookups }: RequestParts,
+  { prefix, events, eventBytes, stateSection }: {
+    prefix: Fragment[];
+    events: unknown[];
+    eventBytes: number;
+    stateSection: Fragment | null;
+  },
+): { request: TurnRequest; bytes: number } {
+  const eventsSection = { section: "events" as const, events };
+  const tailSections: Fragment[] = [];
+  if (stateSection) tailSections.push(stateSection);
+  tailSections.push(fragment(candidates));
+  if (lookups.length > 0) tailSections.push(fragment({ section: "lookups", responses: lookups }));
+  const sections = [...prefix.map((f) => f.value), eventsSection, ...tailSections.map((f) => f.value)] as Section[];
+  const head = `{"phase":${JSON.stringify(phase)},"response_schema":`.length + utf8Length(responseSchema.text) +
+    `,"sections":[`.length;
+  const sectionCount = prefix.length + 1 + tailSections.length;
+  let bytes = head + (sectionCount - 1) + 2; // commas between sections, "]}"
+  for (const f of prefix) bytes += f.bytes;
+  bytes += EVENTS_OPEN + eventBytes + Math.max(0, events.length - 1) + EVENTS_CLOSE;
+  for (const f of tailSections) bytes += f.bytes;
+  return { request: { phase, response_schema: responseSchema.json, sections }, bytes };
+}
+
+/** The rolling transcript: every event with its bulk inline. No ceiling, nothing retired. */
+export class LegacyContext implements ContextPolicy {
+  readonly name = "legacy" as const;
+  readonly enforcesCeiling = false;
+  readonly retiredCount = 0;
+  readonly #prefix: Fragment[];
+  readonly #events: unknown[] = [];
+  #eventBytes = 0;
+  readonly #store: ResultStore;
+
+  constructor({ instructions, intent, store }: { instructions: string; intent: string; store: ResultStore }) {
+    this.#prefix = [fragment({ section: "instructions", text: instructions }), fragment({ section: "intent", text: intent })];
+    this.#store = store;
+  }
+
+  append(sealed: SealedEvent): void {
+    const rendered = fragment(renderLegacy(sealed.event, this.#store));
+    this.#events.push(rendered.value);
+    this.#eventBytes += rendered.bytes;
+  }
+
+  measure(parts: RequestParts): number {
+    return this.#assemble(parts).bytes;
+  }
+
+  build(parts: RequestParts): BuiltRequest {
+    return { ...this.#assemble(parts), checkpointed: false, retired: 0 };
+  }
+
+  #assemble(parts: RequestParts) {
+    return assemble(parts, { prefix: this.#prefix, events: this.#events.slice(), eventBytes: this.#eventBytes, stateSection: null });
+  }
+}
+
+type TailEntry = { sealed: SealedEvent; retained: Fragment; newest: Fragment | null };
+
+/** Stable prefix + retained tail + working state + candidates + lookups, under the 64 KiB ceiling. */
+export class BoundedContext implements ContextPolicy {
+  readonly name = "bounded" as const;
+  readonly enforcesCeiling = true;
+  readonly #base: Fragment[];
+  #checkpoint: Checkpoint;
+  #checkpointFragment: Fragment | null = null;
+  readonly #tail: TailEntry[] = [];
+  #tailRetainedBytes = 0;
+  #retired = 0;
+  readonly #store: ResultStore;
+
+  constructor({ instructions, intent, store }: { instructions: string; intent: string; store: ResultStore }) {
+    this.#base = [fragment({ section: "instructions", text: instructions }), fragment({ section: "intent", text: intent })];
+    this.#checkpoint = emptyCheckpoint();
+    this.#store = store;
+  }
+
+  get retiredCount(): number {
+    return this.#retired;
+  }
+
+  get checkpoint(): Checkpoint | null {
+    return this.#checkpoint.retired > 0 ? this.#checkpoint : null;
+  }
+
+  get tailLength(): number {
+    return this.#tail.length;
+  }
+
+  append(sealed: SealedEvent): void {
+    const previous = this.#tail[this.#tail.length - 1];
+    if (previous) previous.newest = null;
+    const retained = fragment(renderRetained(sealed.event, this.#store, { newest: false }));
+    const newest = fragment(renderRetained(sealed.event, this.#store, { newest: true }));
+    this.#tail.push({ sealed, retained, newest: newest.json === retained.json ? null : newest });
+    this.#tailRetainedBytes += retained.bytes;
+  }
+
+  measure(parts: RequestParts): number {
+    return this.#assemble(parts, 0, this.#checkpointFragment).bytes;
+  }
+
+  build(parts: RequestParts): BuiltRequest {
+    // Retirement looks at the persistent part; lookup responses only use the room left under the ceiling.
+    const persistent = { ...parts, lookups: [] };
+    let retired = 0;
+    if (needsRetirement({ requestBytes: this.measure(persistent), tailLength: this.#tail.length })) {
+      const checkpoints: (Fragment | null)[] = [this.#checkpointFragment];
+      const checkpointAfter = (n: number): Fragment => {
+        if (!checkpoints[n]) {
+          const cp = advanceCheckpoint(this.#checkpoint, this.#tail.slice(0, n).map((t) => t.sealed.event));
+          checkpoints[n] = fragment({ section: "checkpoint", checkpoint: cp });
+        }
+        return checkpoints[n]!;
+      };
+      retired = retirementBatch({
+        tailLength: this.#tail.length,
+        bytesAfter: (n) => this.#assemble(persistent, n, checkpointAfter(n)).bytes,
+      });
+      this.#retire(retired);
+    }
+    const mandatory = this.#assemble(persistent, this.#tail.length, this.#checkpointFragment).bytes;
+    if (mandatory > CEILING_BYTES) {
+      throw new BudgetError(
+        "context_ceiling_exceeded",
+        `Mandatory context is ${mandatory} bytes, over the ${CEILING_BYTES}-byte ceiling (instructions, intent, checkpoint, working state and candidates must fit)`,
+      );
+    }
+    const built = this.#assemble(parts, 0, this.#checkpointFragment);
+    return { ...built, checkpointed: retired > 0, retired };
+  }
+
+  #retire(n: number): void {
+    const gone = this.#tail.splice(0, n);
+    for (const entry of gone) this.#tailRetainedBytes -= entry.retained.bytes;
+    this.#checkpoint = advanceCheckpoint(this.#checkpoint, gone.map((t) => t.sealed.event));
+    this.#checkpointFragment = fragment({ section: "checkpoint", checkpoint: this.#checkpoint });
+    this.#retired += n;
+  }
+
+  /** The request as it would be with the oldest `skip` tail events retired and the given checkpoint. */
+  #assemble(parts: RequestParts, skip: number, checkpoint: Fragment | null) {
+    const prefix = checkpoint ? [...this.#base, checkpoint] : this.#base;
+    const kept = skip === 0 ? this.#tail : this.#tail.slice(skip);
+    let eventBytes = this.#tailRetainedBytes;
+    for (let i = 0; i < skip && i < this.#tail.length; i++) eventBytes -= this.#tail[i].retained.bytes;
+    const events: unknown[] = new Array(kept.length);
+    for (let i = 0; i < kept.length; i++) {
+      const entry = kept[i];
+      if (i === kept.length - 1 && entry.newest) {
+        events[i] = entry.newest.value;
+        eventBytes += entry.newest.bytes - entry.retained.bytes;
+      } else events[i] = entry.retained.value;
+    }
+    return assemble(parts, { prefix, events, eventBytes, stateSection: fragment({ section: "working_state", state: parts.state }) });
+  }
+}
+
+export function createContext(
+  policy: ContextPolicyName,
+  options: { instructions: string; intent: string; store: ResultStore },
+): ContextPolicy {
+  return policy === "bounded" ? new BoundedContext(options) : new LegacyContext(options);
+}

@@ -1,0 +1,284 @@
+// The governed loop: selection -> arguments -> execution, until finish, a limit, a failure or a suspension.
+// Pure orchestration: the provider, executor, clock and recorder are passed in.
+import { ACTION_DESCRIPTIONS, ActionArguments, type ActionName, takesArguments } from "./actions.ts";
+import {
+  argumentsResponseSchema,
+  asLookup,
+  LOOKUPS_PER_STAGE,
+  lookupKind,
+  parseDecision,
+  selectionDecision,
+  selectionResponseSchema,
+} from "./answer.ts";
+import { Archive } from "./archive.ts";
+import { applyReport, type Briefing, initialBriefing, type LastTest, type WorkingState } from "./briefing.ts";
+import { CEILING_BYTES } from "./budget.ts";
+import { type ContextPolicyName, createContext, type RequestParts } from "./context.ts";
+import { type CallRecord, type ContextReport, ReportBuilder } from "./context-report.ts";
+import { utf8Length } from "./digest.ts";
+import { type Outcome, errorMessage, InterruptedError, LoomError } from "./errors.ts";
+import { createEvent } from "./events.ts";
+import type { Executor } from "./executor.ts";
+import { answerLookup } from "./lookups.ts";
+import type { RecordedAnswer, RecordedExecution } from "./recording.ts";
+import { type ExecutionReport, reportRefs } from "./reports.ts";
+import { availableActions, type SliceRequest } from "./slice.ts";
+import type { ResultStore } from "./store.ts";
+import type { Phase, Provider, Section } from "./turn.ts";
+import { formatZodError } from "./zod-error.ts";
+
+export type Progress = { step: number; phase: Phase; request_bytes: number; checkpoint: boolean; max_steps: number };
+
+export type Recorder = {
+  answer(entry: RecordedAnswer): void;
+  execution(entry: RecordedExecution): void;
+};
+
+export type LoopOptions = {
+  policy: ContextPolicyName;
+  provider: Provider;
+  executor: Executor;
+  store: ResultStore;
+  now: () => number;
+  version: string;
+  signal?: AbortSignal;
+  slice?: string | null;
+  archiveLimits?: { maxEvents?: number; maxBytes?: number };
+  onProgress?: (progress: Progress) => void;
+  recorder?: Recorder;
+  /** Model calls made before the loop for this run (catalog classification), measured into its report. */
+  priorCalls?: CallRecord[];
+};
+
+export type LoopResult = {
+  outcome: Outcome;
+  error: { code: string; message: string } | null;
+  finish: { status: "success" | "failure"; summary: string } | null;
+  steps: number;
+  revision: string;
+  last_test: LastTest | null;
+  tests_current: boolean;
+  printed: string[];
+  reports: ExecutionReport[];
+  report: ContextReport;
+};
+
+type StageResult =
+  | { kind: "decision"; value: Record<string, unknown> }
+  | { kind: "refuse"; code: string; reason: string }
+  | { kind: "suspend"; reason: string };
+
+export async function runLoop(request: SliceRequest, options: LoopOptions): Promise<LoopResult> {
+  const { policy, provider, executor, store, now, signal, recorder, onProgress } = options;
+  const started = now();
+  const actions = availableActions(request);
+  const context = createContext(policy, { instructions: request.instructions, intent: request.intent, store });
+  const archive = new Archive(options.archiveLimits);
+  const builder = new ReportBuilder({ policy, version: options.version, slice: options.slice ?? null });
+  for (const call of options.priorCalls ?? []) builder.recordCall(call);
+  const reports: ExecutionReport[] = [];
+  const printed: string[] = [];
+  const sizeOf = (digest: string) => store.size(digest) ?? 0;
+  let briefing: Briefing = initialBriefing(executor.revision);
+  let finish: LoopResult["finish"] = null;
+  let outcome: Outcome = "failed";
+  let error: LoopResult["error"] = null;
+  let step = 0;
+
+  const selectionCandidates: Extract<Section, { section: "candidates" }> = {
+    section: "candidates",
+    actions: actions.map((name) => ({ name, description: ACTION_DESCRIPTIONS[name] })),
+  };
+
+  const workingState = (lookupsUsed: number): WorkingState => ({
+    ...briefing,
+    step,
+    max_steps: request.limits.max_steps,
+    lookups_used: lookupsUsed,
+    lookups_allowed: LOOKUPS_PER_STAGE,
+    archive: { events: archive.length, retired: context.retiredCount },
+  });
+
+  /** One stage: ask until the model gives a valid decision, spends its lookups, or fails validation twice. */
+  const stage = async (
+    phase: "selection" | "arguments",
+    { schema, validate, candidates }: {
+      schema: RequestParts["responseSchema"];
+      validate: (value: unknown) => { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+      candidates: RequestParts["candidates"];
+    },
+  ): Promise<StageResult> => {
+    const lookups: unknown[] = [];
+    let used = 0;
+    let reasked = false;
+    for (;;) {
+      if (signal?.aborted) throw new InterruptedError();
+      const parts: RequestParts = { phase, responseSchema: schema, candidates, state: workingState(used), lookups };
+      const built = context.build(parts);
+      if (built.checkpointed) builder.recordCheckpoint({ retired: built.retired, prefixChanged: true });
+      onProgress?.({ step, phase, request_bytes: built.bytes, checkpoint: built.checkpointed, max_steps: request.limits.max_steps });
+      const t0 = now();
+      const answer = await provider.complete(built.request, { model: request.model, signal });
+      const lookup = asLookup(answer.value);
+      builder.recordCall({
+        phase,
+        step,
+        request_bytes: built.bytes,
+        elapsed_ms: Math.max(0, now() - t0),
+        usage: answer.usage,
+        checkpoint: built.checkpointed,
+        lookup: lookup !== null,
+      });
+      recorder?.answer({ type: "answer", phase, step, value: answer.value, usage: answer.usage });
+
+      if (lookup) {
+        used += 1;
+        if (used > LOOKUPS_PER_STAGE) {
+          const reason = `Lookup ${used} in the ${phase} phase of step ${step}: each stage permits ${LOOKUPS_PER_STAGE}`;
+          return phase === "selection" ? { kind: "suspend", reason } : { kind: "refuse", code: "lookup_limit", reason };
+        }
+        if (!lookup.ok) {
+          builder.recordRetrieval("result", { error: true });
+          lookups.push({ lookup: answer.value, error: lookup.error });
+          continue;
+        }
+        const kind = lookupKind(lookup.lookup);
+        let response: Record<string, unknown> = answerLookup(lookup.lookup, { store, archive });
+        let omitted = false;
+        if (context.enforcesCeiling) {
+          const next = { ...parts, state: workingState(used), lookups: [...lookups, response] };
+          const bytes = context.measure(next);
+          if (bytes > CEILING_BYTES) {
+            const without = context.measure({ ...next, lookups });
+            const size = utf8Length(JSON.stringify(response));
+            response = {
+              lookup: lookup.lookup,
+              error: `Response omitted whole: ${size} bytes do not fit the ${CEILING_BYTES}-byte ceiling ` +
+                `(${Math.max(0, CEILING_BYTES - without)} bytes of room left); select a smaller part with #bytes=START-END or #lines=START-END`,
+            };
+            omitted = true;
+          }
+        }
+        builder.recordRetrieval(kind, { error: "error" in response && !omitted, omitted });
+        lookups.push(response);
+        continue;
+      }
+
+      const decision = validate(answer.value);
+      if (decision.ok) return { kind: "decision", value: decision.value };
+      if (reasked) return { kind: "refuse", code: "invalid_answer", reason: `Invalid ${phase} answer twice: ${decision.error}` };
+      reasked = true;
+      lookups.push({ invalid_answer: `Your answer did not match the response schema: ${decision.error}. Answer again.` });
+    }
+  };
+
+  const zodError = { formatError: (e: Parameters<typeof formatZodError>[0]) => formatZodError(e) };
+  const selectionSchema = selectionResponseSchema(actions);
+  const selectionZod = selectionDecision(actions);
+
+  try {
+    for (;;) {
+      if (signal?.aborted) throw new InterruptedError();
+      if (step >= request.limits.max_steps) {
+        outcome = "step_limit";
+        error = { code: "step_limit", message: `Step limit reached: ${request.limits.max_steps} steps without finish` };
+        break;
+      }
+      step += 1;
+      builder.recordStep(step);
+
+      let action: ActionName | null = null;
+      let args: Record<string, unknown> = {};
+      let reason: string | undefined;
+      let report: ExecutionReport | null = null;
+
+      const selected = await stage("selection", {
+        schema: selectionSchema,
+        validate: (value) => parseDecision(selectionZod, value, zodError),
+        candidates: selectionCandidates,
+      });
+      if (selected.kind === "suspend") {
+        outcome = "suspended";
+        error = { code: "lookup_limit", message: `Run suspended: ${selected.reason}` };
+        break;
+      }
+      if (selected.kind === "refuse") {
+        report = { kind: "refusal", step, code: selected.code, reason: selected.reason };
+      } else {
+        action = selected.value.action as ActionName;
+        if (typeof selected.value.reason === "string" && selected.value.reason !== "") reason = selected.value.reason;
+        if (takesArguments(action)) {
+          const chosen = action;
+          const given = await stage("arguments", {
+            schema: argumentsResponseSchema(chosen),
+            validate: (value) => parseDecision(ActionArguments[chosen], value, zodError),
+            candidates: { section: "candidates", action: chosen },
+          });
+          if (given.kind === "decision") args = given.value;
+          else report = { kind: "refusal", step, code: given.kind === "refuse" ? given.code : "lookup_limit", reason: given.reason };
+        }
+      }
+
+      if (!report && action) {
+        const t0 = now();
+        report = await executor.execute(action, args, { step, signal });
+        builder.recordExecution(Math.max(0, now() - t0));
+        const results: Record<string, string> = {};
+        for (const ref of reportRefs(report)) results[ref] = store.get(ref) ?? "";
+        recorder?.execution({ type: "execution", step, action, args, report, results });
+      }
+      const done = report!;
+      reports.push(done);
+      briefing = applyReport(briefing, done, sizeOf);
+      if (done.kind === "refusal") builder.recordRefusal();
+      if (done.kind === "print") printed.push(store.get(done.text) ?? "");
+
+      const sealed = createEvent({ seq: archive.length + 1, step, action, args, reason, report: done }, store);
+      if (!archive.fits(sealed.bytes)) {
+        const limits = archive.limits;
+        outcome = "archive_capacity_exceeded";
+        error = {
+          code: "archive_capacity_exceeded",
+          message: `Archive capacity exceeded at step ${step}: it holds at most ${limits.events} events and ${limits.bytes} bytes ` +
+            `(now ${archive.length} events, ${archive.bytes} bytes); no further model requests`,
+        };
+        if (done.kind === "finish") finish = { status: done.status, summary: done.summary };
+        break;
+      }
+      archive.append(sealed);
+      context.append(sealed);
+      if (done.kind === "finish") {
+        finish = { status: done.status, summary: done.summary };
+        outcome = "completed";
+        break;
+      }
+    }
+  } catch (caught) {
+    if (caught instanceof InterruptedError || signal?.aborted) {
+      outcome = "interrupted";
+      error = { code: "interrupted", message: caught instanceof InterruptedError ? caught.message : "Interrupted" };
+    } else if (caught instanceof LoomError) {
+      outcome = "failed";
+      error = { code: caught.code, message: caught.message };
+    } else {
+      outcome = "failed";
+      error = { code: "internal_error", message: errorMessage(caught) };
+    }
+  }
+
+  builder.setArchive({ events: archive.length, bytes: archive.bytes });
+  const report = builder.finish({ outcome, error, totalElapsedMs: Math.max(0, now() - started) });
+  archive.clear();
+  return {
+    outcome,
+    error,
+    finish,
+    steps: step,
+    revision: briefing.latest_revision,
+    last_test: briefing.last_test,
+    tests_current: briefing.tests_current,
+    printed,
+    reports,
+    report,
+  };
+}

@@ -1,0 +1,80 @@
+// How an archived event appears in a request. Legacy inlines all bulk (the classic transcript); bounded shows
+// a head-and-tail preview with the reference: up to 8 KiB for the newest execution, 512 B for every other one.
+import { type ArchivedEvent, type Bulk, type EventValue, isBulk } from "./events.ts";
+import type { ResultStore } from "./store.ts";
+import { utf8Length } from "./digest.ts";
+
+export const NEWEST_PREVIEW_BYTES = 8 * 1024;
+export const RETAINED_PREVIEW_BYTES = 512;
+
+export type Preview =
+  | { ref: string; bytes: number; text: string }
+  | { ref: string; bytes: number; head: string; tail: string; omitted: number };
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Head and tail of `text`, `limit` bytes in all, cut on UTF-8 character boundaries. */
+export function headAndTail(text: string, limit: number): { head: string; tail: string; omitted: number } | null {
+  const total = utf8Length(text);
+  if (total <= limit) return null;
+  const half = Math.floor(limit / 2);
+  if (total === text.length) {
+    return { head: text.slice(0, half), tail: text.slice(text.length - (limit - half)), omitted: total - limit };
+  }
+  const bytes = encoder.encode(text);
+  let headEnd = half;
+  while (headEnd > 0 && (bytes[headEnd] & 0xc0) === 0x80) headEnd--;
+  let tailStart = bytes.length - (limit - half);
+  while (tailStart < bytes.length && (bytes[tailStart] & 0xc0) === 0x80) tailStart++;
+  return {
+    head: decoder.decode(bytes.subarray(0, headEnd)),
+    tail: decoder.decode(bytes.subarray(tailStart)),
+    omitted: tailStart - headEnd,
+  };
+}
+
+export function preview(bulk: Bulk, store: ResultStore, limit: number): Preview {
+  const content = store.get(bulk.ref) ?? "";
+  const cut = headAndTail(content, limit);
+  return cut ? { ref: bulk.ref, bytes: bulk.bytes, ...cut } : { ref: bulk.ref, bytes: bulk.bytes, text: content };
+}
+
+function mapBulk(value: EventValue, fn: (bulk: Bulk) => unknown): unknown {
+  if (isBulk(value)) return fn(value);
+  if (Array.isArray(value)) return value.map((v) => mapBulk(v, fn));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = mapBulk(v, fn);
+    return out;
+  }
+  return value;
+}
+
+function render(
+  event: ArchivedEvent,
+  fn: (bulk: Bulk) => unknown,
+  decisionFn: (bulk: Bulk) => unknown = fn,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { step: event.step, action: event.action };
+  if (event.args) out.args = mapBulk(event.args, decisionFn);
+  if (event.note !== undefined) out.note = mapBulk(event.note, decisionFn);
+  for (const [k, v] of Object.entries(event.fields)) out[k] = mapBulk(v, fn);
+  if (event.kind === "step-refused") out.refused = true;
+  return out;
+}
+
+/** The legacy transcript entry: every bulk value inline, once. */
+export function renderLegacy(event: ArchivedEvent, store: ResultStore): Record<string, unknown> {
+  return render(event, (bulk) => store.get(bulk.ref) ?? "");
+}
+
+/** A retained event in a bounded request. Only the newest execution's output gets the larger preview. */
+export function renderRetained(event: ArchivedEvent, store: ResultStore, { newest }: { newest: boolean }): Record<string, unknown> {
+  const limit = newest ? NEWEST_PREVIEW_BYTES : RETAINED_PREVIEW_BYTES;
+  return render(
+    event,
+    (bulk) => preview(bulk, store, limit),
+    (bulk) => preview(bulk, store, RETAINED_PREVIEW_BYTES),
+  );
+}

@@ -1,0 +1,1 @@
+export const VERSION = "0.4.0";

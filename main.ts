@@ -1,0 +1,85 @@
+#!/usr/bin/env bun
+// The command router: parse argv, dispatch, map errors to exit codes. The only place that exits.
+import process from "node:process";
+import { readFileSync } from "node:fs";
+import { errorMessage, EXIT_CODES, LoomError, USAGE_EXIT_CODE } from "./lib/errors.ts";
+import { VERSION } from "./lib/version.ts";
+import type { Io } from "./commands/io.ts";
+import { runCommand } from "./commands/run.ts";
+import { replayCommand } from "./commands/replay.ts";
+import { reportCommand } from "./commands/report.ts";
+
+const USAGE = `loom ${VERSION} — runs LLM agent slices with a bounded working context
+
+Usage:
+  loom run    [REQUEST | -] [--catalog FILE] [--slice NAME] [--workspace DIR]
+              [--context-policy legacy|bounded] [--context-report PATH] [--record PATH] [--json]
+  loom replay RECORDING… [--from loom|mini-swe-agent|swe-agent|openai-messages]
+              [--context-policy legacy|bounded] [--context-report PATH] [--workspace DIR --execute] [--jobs N] [--json]
+  loom report REPORT [REPORT…] [--json | --html FILE]
+  loom schema catalog|recording|report
+
+Run "loom COMMAND --help" for a command's options. Exit codes: 0 completed, 1 failed, 2 usage error,
+3 routing or startup failure, 4 suspended, 5 archive capacity exceeded, 6 step limit, 130 interrupted.
+`;
+
+type Command = (argv: string[], io: Io) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  run: runCommand,
+  replay: replayCommand,
+  report: reportCommand,
+  schema: async (argv, io) => (await import("./commands/schema.ts")).schemaCommand(argv, io),
+};
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    io.stdout(USAGE);
+    return name === undefined ? USAGE_EXIT_CODE : 0;
+  }
+  if (name === "--version" || name === "-V") {
+    io.stdout(`${VERSION}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr(`loom: unknown command ${JSON.stringify(name)} (expected run, replay, report or schema; see loom --help)\n`);
+    return USAGE_EXIT_CODE;
+  }
+  try {
+    return await command(rest, io);
+  } catch (error) {
+    if (error instanceof LoomError) {
+      io.stderr(`loom ${name}: ${error.message}\n`);
+      return error.exitCode;
+    }
+    io.stderr(`loom ${name}: internal error: ${errorMessage(error)}\n`);
+    return EXIT_CODES.failed;
+  }
+}
+
+if (import.meta.main) {
+  const controller = new AbortController();
+  let signals = 0;
+  const onSignal = () => {
+    signals += 1;
+    if (signals > 1) process.exit(EXIT_CODES.interrupted);
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  const io: Io = {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    readStdin: () => Promise.resolve(readFileSync(0, "utf8")),
+    env: process.env,
+    cwd: process.cwd(),
+    isTTY: Boolean(process.stderr.isTTY),
+    signal: controller.signal,
+  };
+  const code = await main(process.argv.slice(2), io);
+  process.exitCode = code;
+  // Let stdout drain, then leave even if a stray handle (a killed child's pipe) is still open.
+  process.stdout.write("", () => process.exit(process.exitCode));
+}
