@@ -65,7 +65,8 @@ function assemble(
   const tailSections: Fragment[] = [];
   if (stateSection) tailSections.push(stateSection);
   tailSections.push(fragment(candidates));
-  if (lookups.length > 0) tailSections.push(fragment({ section: "lookups", responses: lookups }));
+  // A copy: the caller keeps appending to its list, and a request must never change after it is built.
+  if (lookups.length > 0) tailSections.push(fragment({ section: "lookups", responses: lookups.slice() }));
   const sections = [...prefix.map((f) => f.value), eventsSection, ...tailSections.map((f) => f.value)] as Section[];
   const head = `{"phase":${JSON.stringify(phase)},"response_schema":`.length + utf8Length(responseSchema.text) +
     `,"sections":[`.length;
@@ -157,23 +158,12 @@ export class BoundedContext implements ContextPolicy {
   }
 
   build(parts: RequestParts): BuiltRequest {
-    // Retirement looks at the persistent part; lookup responses only use the room left under the ceiling.
+    // Retirement looks at the persistent part; lookup responses only use the room left under the ceiling. If even
+    // the lookup responses (or the error entries standing for omitted ones) do not fit, retire more.
     const persistent = { ...parts, lookups: [] };
     let retired = 0;
     if (needsRetirement({ requestBytes: this.measure(persistent), tailLength: this.#tail.length })) {
-      const checkpoints: (Fragment | null)[] = [this.#checkpointFragment];
-      const checkpointAfter = (n: number): Fragment => {
-        if (!checkpoints[n]) {
-          const cp = advanceCheckpoint(this.#checkpoint, this.#tail.slice(0, n).map((t) => t.sealed.event));
-          checkpoints[n] = fragment({ section: "checkpoint", checkpoint: cp });
-        }
-        return checkpoints[n]!;
-      };
-      retired = retirementBatch({
-        tailLength: this.#tail.length,
-        bytesAfter: (n) => this.#assemble(persistent, n, checkpointAfter(n)).bytes,
-      });
-      this.#retire(retired);
+      retired += this.#retireBatch(persistent);
     }
     const mandatory = this.#assemble(persistent, this.#tail.length, this.#checkpointFragment).bytes;
     if (mandatory > CEILING_BYTES) {
@@ -182,11 +172,37 @@ export class BoundedContext implements ContextPolicy {
         `Mandatory context is ${mandatory} bytes, over the ${CEILING_BYTES}-byte ceiling (instructions, intent, checkpoint, working state and candidates must fit)`,
       );
     }
+    if (parts.lookups.length > 0 && this.measure(parts) > CEILING_BYTES) retired += this.#retireBatch(parts);
     const built = this.#assemble(parts, 0, this.#checkpointFragment);
+    if (built.bytes > CEILING_BYTES) {
+      throw new BudgetError(
+        "context_ceiling_exceeded",
+        `Request is ${built.bytes} bytes with every event retired, over the ${CEILING_BYTES}-byte ceiling`,
+      );
+    }
     return { ...built, checkpointed: retired > 0, retired };
   }
 
+  /** Retires the smallest batch of oldest events that reaches the targets for these parts; returns its size. */
+  #retireBatch(parts: RequestParts): number {
+    const checkpoints: (Fragment | null)[] = [this.#checkpointFragment];
+    const checkpointAfter = (n: number): Fragment => {
+      if (!checkpoints[n]) {
+        const cp = advanceCheckpoint(this.#checkpoint, this.#tail.slice(0, n).map((t) => t.sealed.event));
+        checkpoints[n] = fragment({ section: "checkpoint", checkpoint: cp });
+      }
+      return checkpoints[n]!;
+    };
+    const n = retirementBatch({
+      tailLength: this.#tail.length,
+      bytesAfter: (k) => this.#assemble(parts, k, checkpointAfter(k)).bytes,
+    });
+    this.#retire(n);
+    return n;
+  }
+
   #retire(n: number): void {
+    if (n === 0) return;
     const gone = this.#tail.splice(0, n);
     for (const entry of gone) this.#tailRetainedBytes -= entry.retained.bytes;
     this.#checkpoint = advanceCheckpoint(this.#checkpoint, gone.map((t) => t.sealed.event));

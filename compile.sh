@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds the single `loom` binary into dist/loom.
+#   bash compile.sh          with Bun (default; needs only `npm ci`)
+#   bash compile.sh --deno   with `deno compile` (downloads a runtime: needs network access to Deno's servers)
+set -euo pipefail
+cd "$(dirname "$0")"
+export PATH="$PWD/node_modules/.bin:$PATH"
+mkdir -p dist
+if [ "${1:-}" = "--deno" ]; then
+  ./node_modules/deno/deno compile --allow-all --output dist/loom main.ts
+else
+  bun build --compile --minify-syntax --outfile dist/loom main.ts >/dev/null
+fi
+echo "built dist/loom ($(./dist/loom --version))" >&2

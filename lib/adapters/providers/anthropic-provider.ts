@@ -1,0 +1,41 @@
+// The Anthropic Messages API adapter: pure converters around one POST /v1/messages, retried.
+import { convertAnthropicResponse } from "../../providers/convert-anthropic-response.ts";
+import { convertToAnthropicRequest } from "../../providers/convert-to-anthropic-request.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../turn.ts";
+import { postJson, type HttpOptions } from "./post-json.ts";
+import { withRetry } from "./retry.ts";
+
+export const ANTHROPIC_VERSION = "2023-06-01";
+const PROVIDER = "Anthropic API";
+
+export function createAnthropicProvider(
+  { apiKey, keyEnv, baseUrl, model, maxTokens }: { apiKey: string; keyEnv: string; baseUrl: string; model: string; maxTokens: number },
+  { fetch, sleep, random, timeoutMs, maxAttempts, now }: HttpOptions = {},
+): Provider {
+  const url = `${baseUrl.replace(/\/+$/, "")}/v1/messages`;
+  return {
+    name: "anthropic",
+    capabilities: { prompt_caching: true, schema_enforcement: true },
+    complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
+      const { body, aliases } = convertToAnthropicRequest(request, { model: options.model || model, maxTokens });
+      const headers = { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION };
+      return withRetry(
+        async () => {
+          const raw = await postJson(url, {
+            provider: PROVIDER,
+            headers,
+            body,
+            keyEnv,
+            secret: apiKey,
+            fetch,
+            signal: options.signal,
+            timeoutMs,
+            now,
+          });
+          return convertAnthropicResponse(raw, { aliases, provider: PROVIDER });
+        },
+        { maxAttempts, sleep, random, signal: options.signal },
+      );
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// Builds the provider a model configuration names. Credentials come only from the environment variable the
+// configuration (or the default for its kind) names; a missing one stops the run before any request.
+import { StartupError } from "../../errors.ts";
+import {
+  BASE_URL_ENVS,
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  DEFAULT_BASE_URLS,
+  DEFAULT_KEY_ENVS,
+  ProviderConfig,
+} from "../../providers/provider-config.ts";
+import type { Provider } from "../../turn.ts";
+import { formatZodError } from "../../zod-error.ts";
+import { createAnthropicProvider } from "./anthropic-provider.ts";
+import { createOpenAIProvider } from "./openai-provider.ts";
+import type { HttpOptions } from "./post-json.ts";
+
+export type CreateProviderOptions = HttpOptions & { env: Record<string, string | undefined> };
+
+function isUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+export function createProvider(config: ProviderConfig, { env, ...http }: CreateProviderOptions): Provider {
+  const parsed = ProviderConfig.safeParse(config);
+  if (!parsed.success) throw new StartupError(`Invalid model configuration: ${formatZodError(parsed.error)}`);
+  const { kind, model, base_url, api_key_env, max_tokens, response_format } = parsed.data;
+  if (response_format !== undefined && kind !== "openai-compatible") {
+    throw new StartupError(`Model "${model}": response_format applies only to kind "openai-compatible", not "${kind}"`);
+  }
+
+  const keyEnv = api_key_env ?? DEFAULT_KEY_ENVS[kind];
+  const apiKey = keyEnv ? env[keyEnv]?.trim() || null : null;
+  if (keyEnv && !apiKey) {
+    throw new StartupError(`Model "${model}" (${kind}) needs an API key: set the environment variable ${keyEnv}`, "missing_credential");
+  }
+
+  const baseUrlEnv = BASE_URL_ENVS[kind];
+  const fromEnv = baseUrlEnv ? env[baseUrlEnv]?.trim() || undefined : undefined;
+  if (base_url === undefined && fromEnv !== undefined && !isUrl(fromEnv)) {
+    throw new StartupError(`${baseUrlEnv} is not an http(s) URL: "${fromEnv}"`);
+  }
+  const baseUrl = base_url ?? fromEnv ?? DEFAULT_BASE_URLS[kind];
+
+  if (kind === "anthropic") {
+    return createAnthropicProvider(
+      { apiKey: apiKey as string, keyEnv: keyEnv as string, baseUrl, model, maxTokens: max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS },
+      http,
+    );
+  }
+  return createOpenAIProvider({ kind, apiKey, keyEnv, baseUrl, model, maxTokens: max_tokens, responseFormat: response_format }, http);
+}

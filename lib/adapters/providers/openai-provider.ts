@@ -1,0 +1,68 @@
+// The OpenAI Chat Completions adapter, also used for OpenAI-compatible local servers (Ollama, vLLM, llama.cpp):
+// pure converters around one POST {base}/chat/completions, retried.
+import { convertOpenAIResponse } from "../../providers/convert-openai-response.ts";
+import { convertToOpenAIRequest } from "../../providers/convert-to-openai-request.ts";
+import type { ResponseFormatMode } from "../../providers/provider-config.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../turn.ts";
+import { postJson, type HttpOptions } from "./post-json.ts";
+import { withRetry } from "./retry.ts";
+
+export function createOpenAIProvider(
+  {
+    kind,
+    apiKey,
+    keyEnv,
+    baseUrl,
+    model,
+    maxTokens,
+    responseFormat = "json_schema",
+  }: {
+    kind: "openai" | "openai-compatible";
+    /** null: the server takes no key and no authorization header is sent */
+    apiKey: string | null;
+    keyEnv: string | null;
+    baseUrl: string;
+    model: string;
+    maxTokens?: number;
+    responseFormat?: ResponseFormatMode;
+  },
+  { fetch, sleep, random, timeoutMs, maxAttempts, now }: HttpOptions = {},
+): Provider {
+  const base = baseUrl.replace(/\/+$/, "");
+  const url = `${base}/chat/completions`;
+  const provider = kind === "openai" ? "OpenAI API" : `OpenAI-compatible server at ${base}`;
+  const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  return {
+    name: kind,
+    capabilities: {
+      // OpenAI caches a stable prefix automatically; local servers differ and report it inconsistently.
+      prompt_caching: kind === "openai",
+      schema_enforcement: responseFormat === "json_schema",
+    },
+    complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
+      const { body, wrapped } = convertToOpenAIRequest(request, {
+        model: options.model || model,
+        responseFormat,
+        maxTokens,
+        maxTokensField: kind === "openai" ? "max_completion_tokens" : "max_tokens",
+      });
+      return withRetry(
+        async () => {
+          const raw = await postJson(url, {
+            provider,
+            headers,
+            body,
+            keyEnv,
+            secret: apiKey,
+            fetch,
+            signal: options.signal,
+            timeoutMs,
+            now,
+          });
+          return convertOpenAIResponse(raw, { wrapped, schema: request.response_schema, provider });
+        },
+        { maxAttempts, sleep, random, signal: options.signal },
+      );
+    },
+  };
+}

@@ -1,0 +1,23 @@
+// OpenAI usage -> our four counters. prompt_tokens INCLUDES the cached tokens (cache_read is a subset of input,
+// unlike Anthropic); the API reports no cache writes, so cache_write is null. Chat Completions names
+// (prompt_tokens, completion_tokens) and Responses names (input_tokens, output_tokens) are both read, so servers
+// speaking either dialect map. Missing means null, never 0.
+import type { Usage } from "../turn.ts";
+import { tokenCount } from "./token-count.ts";
+
+function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
+}
+
+export function convertOpenAIUsage(usage: unknown, { timings }: { timings?: unknown } = {}): Usage {
+  const u = record(usage);
+  const details = record(u.prompt_tokens_details ?? u.input_tokens_details);
+  // llama.cpp's server reports prompt-cache reuse only in its timings (cache_n) on older builds.
+  const cacheN = tokenCount(record(timings).cache_n);
+  return {
+    input: tokenCount(u.prompt_tokens ?? u.input_tokens),
+    cache_read: tokenCount(details.cached_tokens) ?? cacheN,
+    cache_write: null,
+    output: tokenCount(u.completion_tokens ?? u.output_tokens),
+  };
+}

@@ -1,0 +1,52 @@
+// Which model API to call and how: the schema is the type. Credentials are never in here, only the name of the
+// environment variable that holds them.
+import { z } from "zod";
+
+export const ProviderKind = z.enum(["anthropic", "openai", "openai-compatible"]);
+export type ProviderKind = z.infer<typeof ProviderKind>;
+
+/** How an OpenAI-compatible server is asked to constrain the answer. */
+export const ResponseFormatMode = z.enum(["json_schema", "json_object", "none"]);
+export type ResponseFormatMode = z.infer<typeof ResponseFormatMode>;
+
+export const ProviderConfig = z.strictObject({
+  kind: ProviderKind.describe("Which wire format: the Anthropic Messages API, the OpenAI API, or an OpenAI-compatible local server"),
+  model: z.string().min(1).describe("Model id as the API knows it"),
+  base_url: z
+    .url()
+    .optional()
+    .describe("API base URL; defaults to ANTHROPIC_BASE_URL / OPENAI_BASE_URL, then the public API (Ollama's for openai-compatible)"),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .optional()
+    .describe("Environment variable holding the API key; defaults to ANTHROPIC_API_KEY / OPENAI_API_KEY; openai-compatible needs none"),
+  max_tokens: z.number().int().positive().optional().describe("Output token limit per call"),
+  response_format: ResponseFormatMode.optional().describe(
+    "openai-compatible only: json_schema (default), json_object, or none when the server supports neither",
+  ),
+});
+export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
+export const DEFAULT_BASE_URLS: Record<ProviderKind, string> = {
+  anthropic: "https://api.anthropic.com",
+  openai: "https://api.openai.com/v1",
+  "openai-compatible": "http://127.0.0.1:11434/v1",
+};
+
+/** Environment variables that override the default base URL (a configured base_url still wins). */
+export const BASE_URL_ENVS: Record<ProviderKind, string | null> = {
+  anthropic: "ANTHROPIC_BASE_URL",
+  openai: "OPENAI_BASE_URL",
+  "openai-compatible": null,
+};
+
+/** Where the key comes from when the config names no variable; null: no key needed. */
+export const DEFAULT_KEY_ENVS: Record<ProviderKind, string | null> = {
+  anthropic: "ANTHROPIC_API_KEY",
+  openai: "OPENAI_API_KEY",
+  "openai-compatible": null,
+};
+
+/** Anthropic requires max_tokens; the answers are small JSON, but write_file arguments carry whole files. */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs the whole test suite under Bun and under Deno, then prints one line: "tests: N passed, N failed".
+# The end-to-end tests use dist/loom, so the binary is built first.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$PATH"
+bash compile.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
+mkdir -p tests/artifacts
+strip() { sed -e 's/\x1b\[[0-9;]*m//g'; }
+
+bun_log=tests/artifacts/bun.log
+deno_log=tests/artifacts/deno.log
+bun test --timeout 60000 2>&1 | tee "$bun_log"
+bun_rc=${PIPESTATUS[0]}
+./node_modules/deno/deno test --allow-all --no-check tests/ 2>&1 | tee "$deno_log"
+deno_rc=${PIPESTATUS[0]}
+
+bun_pass=$(strip <"$bun_log" | grep -Eo '^ *[0-9]+ pass' | tail -1 | grep -Eo '[0-9]+' || echo 0)
+bun_fail=$(strip <"$bun_log" | grep -Eo '^ *[0-9]+ fail' | tail -1 | grep -Eo '[0-9]+' || echo 0)
+deno_summary=$(strip <"$deno_log" | grep -E '^(ok|FAILED) \|' | tail -1)
+deno_pass=$(echo "$deno_summary" | grep -Eo '[0-9]+ passed' | head -1 | grep -Eo '[0-9]+' || echo 0)
+deno_fail=$(echo "$deno_summary" | grep -Eo '[0-9]+ failed' | head -1 | grep -Eo '[0-9]+' || echo 0)
+[ -n "$bun_pass" ] || bun_pass=0; [ -n "$bun_fail" ] || bun_fail=0
+[ -n "$deno_pass" ] || deno_pass=0; [ -n "$deno_fail" ] || deno_fail=0
+# A runner that crashed without a summary counts as a failure.
+if [ "$bun_rc" -ne 0 ] && [ "$bun_fail" -eq 0 ]; then bun_fail=1; fi
+if [ "$deno_rc" -ne 0 ] && [ "$deno_fail" -eq 0 ]; then deno_fail=1; fi
+
+echo "bun: $bun_pass passed, $bun_fail failed; deno: $deno_pass passed, $deno_fail failed"
+passed=$((bun_pass + deno_pass))
+failed=$((bun_fail + deno_fail))
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

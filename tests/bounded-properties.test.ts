@@ -1,0 +1,217 @@
+// Property tests of the bounded policy over random event streams and sizes.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { runLoop } from "../lib/loop.ts";
+import { ScriptedProvider } from "../lib/replay.ts";
+import { ResultStore } from "../lib/store.ts";
+import { utf8Length } from "../lib/digest.ts";
+import { CEILING_BYTES, RETIRE_TARGET_BYTES, RETIRE_TRIGGER_BYTES, TAIL_MAX, TAIL_TARGET } from "../lib/budget.ts";
+import { NEWEST_PREVIEW_BYTES, RETAINED_PREVIEW_BYTES } from "../lib/render-event.ts";
+import { answer, type Answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
+import type { TurnRequest } from "../lib/turn.ts";
+
+const ORDER = ["instructions", "intent", "checkpoint", "events", "working_state", "candidates", "lookups"];
+
+const text = (size: number, seed: number) => {
+  const alphabet = ["a", "b", " ", "\n", "\"", "\\", "é", "✓", "😀", "\t", "<", "x"];
+  const parts: string[] = [];
+  let bytes = 0;
+  let s = seed;
+  while (bytes < size) {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    const c = alphabet[s % alphabet.length];
+    parts.push(c);
+    bytes += utf8Length(c);
+  }
+  return parts.join("");
+};
+
+const stepArb = fc.record({
+  action: fc.constantFrom("read_file", "run_command", "run_tests", "edit_file", "print"),
+  size: fc.oneof(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 600, max: 12_000 }), fc.integer({ min: 12_000, max: 70_000 })),
+  selectionLookups: fc.integer({ min: 0, max: 3 }),
+  argumentLookups: fc.integer({ min: 0, max: 2 }),
+  seed: fc.integer({ min: 1, max: 1 << 30 }),
+});
+
+const runArb = fc.record({
+  instructions: fc.integer({ min: 0, max: 12_000 }),
+  intent: fc.integer({ min: 1, max: 6_000 }),
+  steps: fc.array(stepArb, { minLength: 1, maxLength: 110, size: "max" }),
+});
+
+type RunSpec = typeof runArb extends fc.Arbitrary<infer T> ? T : never;
+
+function build(run: RunSpec) {
+  const store = new ResultStore();
+  const answers: Answer[] = [];
+  const outputs: string[] = [];
+  const known: string[] = [];
+  for (const [i, s] of run.steps.entries()) {
+    for (let k = 0; k < s.selectionLookups; k++) {
+      const ref = known.length ? known[(s.seed + k) % known.length] : `sha256:${"a".repeat(64)}`;
+      const kinds = [{ $list_history: (s.seed + k) % 40 }, { $result: ref }, { $result: `${ref}#bytes=0-${s.size % 5000}` }, { $read_history: ref }];
+      answers.push(answer("selection", kinds[(s.seed + k) % kinds.length]));
+    }
+    answers.push(pick(s.action as never, i % 3 === 0 ? text(s.size % 900, s.seed) : undefined));
+    const content = text(s.size, s.seed);
+    if (s.action !== "run_tests") {
+      for (let k = 0; k < s.argumentLookups; k++) answers.push(answer("arguments", { $list_history: k }));
+    }
+    if (s.action === "read_file") answers.push(give({ path: `f${i}.txt` }));
+    if (s.action === "run_command") answers.push(give({ argv: ["bash", "-c", text(s.seed % 1500, s.seed)] }));
+    if (s.action === "edit_file") answers.push(give({ path: "a.txt", old_text: text(s.size % 3000 + 1, s.seed), new_text: "y" }));
+    if (s.action === "print") answers.push(give({ text: content }));
+    if (s.action !== "edit_file" && s.action !== "print") {
+      outputs.push(content);
+      known.push(store.put(content).digest);
+    }
+  }
+  answers.push(pick("finish"), give({ status: "success", summary: "done" }));
+  return { store, answers, outputs };
+}
+
+async function runBounded(run: RunSpec) {
+  const { store, answers, outputs } = build(run);
+  const provider = new ScriptedProvider(answers, { keepRequests: true });
+  const request = sliceRequest({ instructions: text(run.instructions, 7), intent: text(run.intent, 11) });
+  const result = await runLoop(request, {
+    policy: "bounded", provider, executor: new ScriptedExecutor(store, outputs), store, now: () => 0, version: "t",
+  });
+  return { result, requests: provider.requests, request };
+}
+
+const prefixOf = (r: TurnRequest) =>
+  JSON.stringify(r.sections.filter((s) => ["instructions", "intent", "checkpoint"].includes(s.section)));
+
+test("bounded: every request <= 64 KiB, sections in order, instructions and intent verbatim, exact byte counts", async () => {
+  await fc.assert(
+    fc.asyncProperty(runArb, async (run) => {
+      const { result, requests, request } = await runBounded(run);
+      assert.equal(result.outcome, "completed", result.error?.message);
+      for (const [i, r] of requests.entries()) {
+        const bytes = utf8Length(JSON.stringify(r));
+        assert.ok(bytes <= CEILING_BYTES, `request ${i} is ${bytes} bytes`);
+        assert.equal(result.report.calls[i].request_bytes, bytes);
+        const names = r.sections.map((s) => s.section);
+        const positions = names.map((n) => ORDER.indexOf(n));
+        assert.deepEqual(positions, [...positions].sort((a, b) => a - b), `order ${names}`);
+        assert.deepEqual(names.filter((n) => n !== "checkpoint" && n !== "lookups"), ["instructions", "intent", "events", "working_state", "candidates"]);
+        assert.equal((r.sections[0] as { text: string }).text, request.instructions);
+        assert.equal((r.sections[1] as { text: string }).text, request.intent);
+      }
+    }),
+    { numRuns: 40, endOnFailure: true },
+  );
+});
+
+test("bounded: the prefix changes only at a checkpoint, and each retirement is a batch down to the targets", async () => {
+  let seen = 0;
+  await fc.assert(
+    fc.asyncProperty(runArb, async (run) => {
+      const { result, requests } = await runBounded(run);
+      let checkpoints = 0;
+      for (let i = 1; i < requests.length; i++) {
+        const changed = prefixOf(requests[i]) !== prefixOf(requests[i - 1]);
+        assert.equal(changed, result.report.calls[i].checkpoint, `call ${i}: prefix changed=${changed}`);
+        if (!result.report.calls[i].checkpoint) continue;
+        checkpoints++;
+        const r = requests[i];
+        const events = (r.sections.find((s) => s.section === "events") as { events: unknown[] }).events;
+        const withoutLookups = { ...r, sections: r.sections.filter((s) => s.section !== "lookups") };
+        const bytes = utf8Length(JSON.stringify(withoutLookups));
+        // either the targets were reached, or everything was retired
+        assert.ok((bytes <= RETIRE_TARGET_BYTES && events.length <= TAIL_TARGET) || events.length === 0, `after retirement: ${bytes} B, ${events.length} events`);
+      }
+      assert.equal(checkpoints, result.report.checkpoints - (result.report.calls[0]?.checkpoint ? 1 : 0));
+      seen += checkpoints;
+    }),
+    { numRuns: 40, endOnFailure: true },
+  );
+  // the generator must actually exercise retirement
+  assert.ok(seen > 10, `only ${seen} checkpoints in all generated runs`);
+});
+
+test("bounded: retirement happens only when needed, the tail never exceeds 64, nothing is cut", async () => {
+  await fc.assert(
+    fc.asyncProperty(runArb, async (run) => {
+      const { result, requests } = await runBounded(run);
+      for (const [i, r] of requests.entries()) {
+        const events = (r.sections.find((s) => s.section === "events") as { events: Record<string, unknown>[] }).events;
+        assert.ok(events.length <= TAIL_MAX);
+        const checkpoint = r.sections.find((s) => s.section === "checkpoint") as { checkpoint: Record<string, unknown> } | undefined;
+        if (checkpoint) {
+          for (const key of ["retired_seq", "retired", "by_kind", "revision", "last_test"]) assert.ok(key in checkpoint.checkpoint);
+        }
+        // every bulk preview is whole, or head+tail with an exact omitted count; previews honour the floors
+        for (const [j, e] of events.entries()) {
+          const newest = j === events.length - 1;
+          for (const key of ["output", "result", "text"]) {
+            const p = e[key] as Record<string, unknown> | undefined;
+            if (!p) continue;
+            assert.match(String(p.ref), /^sha256:[0-9a-f]{64}$/);
+            if ("text" in p) assert.equal(utf8Length(String(p.text)), p.bytes);
+            else {
+              const shown = utf8Length(String(p.head)) + utf8Length(String(p.tail));
+              assert.equal(shown + (p.omitted as number), p.bytes);
+              assert.ok(shown >= (newest ? NEWEST_PREVIEW_BYTES : RETAINED_PREVIEW_BYTES) - 8, `preview of ${shown} B`);
+            }
+          }
+        }
+      }
+      // all retired events are accounted for by the checkpoint
+      const last = requests.at(-1)!;
+      const cp = last.sections.find((s) => s.section === "checkpoint") as { checkpoint: { retired: number } } | undefined;
+      assert.equal(cp?.checkpoint.retired ?? 0, result.report.retired_events);
+    }),
+    { numRuns: 30, endOnFailure: true },
+  );
+});
+
+test("bounded and legacy produce the same execution reports for the same decisions", async () => {
+  await fc.assert(
+    fc.asyncProperty(runArb, async (run) => {
+      const out: unknown[] = [];
+      for (const policy of ["legacy", "bounded"] as const) {
+        const { store, answers, outputs } = build(run);
+        const result = await runLoop(sliceRequest(), {
+          policy, provider: new ScriptedProvider(answers), executor: new ScriptedExecutor(store, outputs), store, now: () => 0, version: "t",
+        });
+        out.push(result.reports);
+      }
+      assert.deepEqual(out[0], out[1]);
+    }),
+    { numRuns: 15, endOnFailure: true },
+  );
+});
+
+test("retirement is triggered by 48 KiB, not before: a run that stays small never checkpoints", async () => {
+  const answers: Answer[] = [];
+  const outputs: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    answers.push(pick("run_tests"));
+    outputs.push(`ok ${i}`);
+  }
+  answers.push(pick("finish"), give({ status: "success", summary: "s" }));
+  const store = new ResultStore();
+  const provider = new ScriptedProvider(answers, { keepRequests: true });
+  const result = await runLoop(sliceRequest(), { policy: "bounded", provider, executor: new ScriptedExecutor(store, outputs), store, now: () => 0, version: "t" });
+  assert.equal(result.report.checkpoints, 0);
+  assert.ok(result.report.phases.selection.request_bytes.max < RETIRE_TRIGGER_BYTES);
+});
+
+test("a count-triggered retirement retires a batch (down to 32 events), not one event", async () => {
+  const answers: Answer[] = [];
+  const outputs: string[] = [];
+  for (let i = 0; i < 70; i++) {
+    answers.push(pick("run_tests"));
+    outputs.push("ok");
+  }
+  answers.push(pick("finish"), give({ status: "success", summary: "s" }));
+  const store = new ResultStore();
+  const provider = new ScriptedProvider(answers, { keepRequests: true });
+  const result = await runLoop(sliceRequest(), { policy: "bounded", provider, executor: new ScriptedExecutor(store, outputs), store, now: () => 0, version: "t" });
+  assert.equal(result.report.checkpoints, 1);
+  assert.equal(result.report.retired_events, TAIL_MAX + 1 - TAIL_TARGET);
+});

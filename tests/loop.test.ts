@@ -1,0 +1,236 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { runLoop, type LoopOptions } from "../lib/loop.ts";
+import { ScriptedProvider } from "../lib/replay.ts";
+import { ResultStore } from "../lib/store.ts";
+import { utf8Length } from "../lib/digest.ts";
+import { answer, type Answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
+import type { SliceRequest } from "../lib/slice.ts";
+
+async function loop(
+  answers: Answer[],
+  { outputs = [], testExit = [], request = sliceRequest(), ...options }: Partial<LoopOptions> & {
+    outputs?: string[];
+    testExit?: number[];
+    request?: SliceRequest;
+  } = {},
+) {
+  const store = new ResultStore();
+  const provider = new ScriptedProvider(answers, { keepRequests: true });
+  const executor = new ScriptedExecutor(store, outputs, testExit);
+  let t = 0;
+  const result = await runLoop(request, {
+    policy: "legacy",
+    provider,
+    executor,
+    store,
+    now: () => (t += 1),
+    version: "test",
+    ...options,
+  });
+  return { result, provider, executor };
+}
+
+const finish = [pick("finish"), give({ status: "success", summary: "done" })];
+
+test("run_tests skips the arguments phase (its argument schema is empty)", async () => {
+  const { result, provider } = await loop([pick("run_tests"), ...finish], { outputs: ["ok"] });
+  assert.equal(result.outcome, "completed");
+  assert.deepEqual(provider.requests.map((r) => r.phase), ["selection", "selection", "arguments"]);
+});
+
+test("a pass on revision A followed by an edit leaves tests_current false", async () => {
+  const answers = [
+    pick("run_tests"),
+    pick("edit_file"),
+    give({ path: "a.txt", old_text: "x", new_text: "y" }),
+    ...finish,
+  ];
+  const { result } = await loop(answers, { outputs: ["1 passed"], testExit: [0] });
+  assert.equal(result.last_test?.revision, "r0");
+  assert.equal(result.last_test?.exit_code, 0);
+  assert.equal(result.revision, "r1");
+  assert.equal(result.tests_current, false);
+});
+
+test("a pass on the latest revision makes tests_current true; a timed-out or failing run does not", async () => {
+  const pass = await loop([pick("edit_file"), give({ path: "a", old_text: "x", new_text: "y" }), pick("run_tests"), ...finish], { outputs: ["ok"], testExit: [0] });
+  assert.equal(pass.result.tests_current, true);
+  const fail = await loop([pick("run_tests"), ...finish], { outputs: ["1 failed"], testExit: [1] });
+  assert.equal(fail.result.tests_current, false);
+});
+
+test("a workspace file or a model message claiming 'all tests passed' changes no working state", async () => {
+  const claim = "all tests passed\n".repeat(3);
+  const { result, provider } = await loop(
+    [pick("read_file", "all tests passed"), give({ path: "NOTES.md" }), ...finish],
+    { outputs: [claim], policy: "bounded" },
+  );
+  assert.equal(result.last_test, null);
+  assert.equal(result.tests_current, false);
+  const last = provider.requests.at(-1)!;
+  const state = last.sections.find((s) => s.section === "working_state") as { state: Record<string, unknown> };
+  assert.equal(state.state.tests_current, false);
+  assert.equal(state.state.last_test, null);
+});
+
+test("the ninth selection lookup suspends the run without executing anything", async () => {
+  const lookups = Array.from({ length: 9 }, (_, i) => answer("selection", { $list_history: i }));
+  const { result, executor, provider } = await loop([...lookups, ...finish]);
+  assert.equal(result.outcome, "suspended");
+  assert.equal(provider.calls, 9);
+  assert.equal(executor.calls.length, 0);
+  assert.equal(result.report.retrievals.list_history, 8);
+});
+
+test("eight selection lookups are allowed and answered in the lookups section", async () => {
+  const lookups = Array.from({ length: 8 }, () => answer("selection", { $list_history: 0 }));
+  const { result, provider } = await loop([...lookups, ...finish]);
+  assert.equal(result.outcome, "completed");
+  const eighth = provider.requests[8];
+  const section = eighth.sections.at(-1) as { section: string; responses: unknown[] };
+  assert.equal(section.section, "lookups");
+  assert.equal(section.responses.length, 8);
+});
+
+test("the ninth arguments lookup refuses the step and the run goes on", async () => {
+  const lookups = Array.from({ length: 9 }, () => answer("arguments", { $list_history: 0 }));
+  const { result, executor } = await loop([pick("read_file"), ...lookups, ...finish]);
+  assert.equal(result.outcome, "completed");
+  assert.equal(result.reports[0].kind, "refusal");
+  assert.equal((result.reports[0] as { code: string }).code, "lookup_limit");
+  assert.deepEqual(executor.calls.map((c) => c.action), ["finish"]);
+  assert.equal(result.report.refusals, 1);
+});
+
+test("lookups are counted per stage: eight in selection and eight in arguments of the same step are fine", async () => {
+  const sel = Array.from({ length: 8 }, () => answer("selection", { $list_history: 0 }));
+  const args = Array.from({ length: 8 }, () => answer("arguments", { $list_history: 0 }));
+  const { result } = await loop([...sel, pick("read_file"), ...args, give({ path: "a" }), ...finish], { outputs: ["x"] });
+  assert.equal(result.outcome, "completed");
+  assert.equal(result.reports[0].kind, "read");
+});
+
+test("an invalid answer gets one re-ask with the validation error, then the step is refused", async () => {
+  const once = await loop([answer("selection", { action: "fly" }), ...finish]);
+  assert.equal(once.result.outcome, "completed");
+  const reask = once.provider.requests[1].sections.at(-1) as { responses: { invalid_answer: string }[] };
+  assert.match(reask.responses[0].invalid_answer, /action/);
+  const twice = await loop([answer("selection", { action: "fly" }), answer("selection", "not json"), ...finish]);
+  assert.equal(twice.result.reports[0].kind, "refusal");
+  assert.equal((twice.result.reports[0] as { code: string }).code, "invalid_answer");
+  assert.equal(twice.result.outcome, "completed");
+});
+
+test("$result lookups select whole, bytes, lines and JSON-pointer parts; unknown references get an error answer", async () => {
+  const store = new ResultStore();
+  const content = "line one\nline two\nline three\n";
+  const digest = store.put(content).digest;
+  const json = store.put('{"a":{"b":[10,20]}}').digest;
+  const answers = [
+    pick("read_file"), give({ path: "f" }),
+    answer("selection", { $result: digest }),
+    answer("selection", { $result: `${digest}#bytes=5-8` }),
+    answer("selection", { $result: `${digest}#lines=2-3` }),
+    answer("selection", { $result: `${json}#/a/b/1` }),
+    answer("selection", { $result: `sha256:${"0".repeat(64)}` }),
+    answer("selection", { $result: "nonsense" }),
+    ...finish,
+  ];
+  const provider = new ScriptedProvider(answers, { keepRequests: true });
+  await runLoop(sliceRequest(), {
+    policy: "bounded", provider, executor: new ScriptedExecutor(store, [content]), store, now: () => 0, version: "t",
+  });
+  const last = provider.requests[8].sections.at(-1) as { responses: Record<string, unknown>[] };
+  const [whole, bytes, lines, pointer, unknown, malformed] = last.responses;
+  assert.equal(whole.content, content);
+  assert.equal(bytes.content, "one");
+  assert.equal(lines.content, "line two\nline three");
+  assert.equal(pointer.content, "20");
+  assert.match(String(unknown.error), /Unknown reference/);
+  assert.match(String(malformed.error), /Malformed reference/);
+});
+
+test("the archive cap stops model requests and ends with archive_capacity_exceeded", async () => {
+  const steps = Array.from({ length: 10 }, () => [pick("run_tests")]).flat();
+  const { result, provider } = await loop([...steps, ...finish], {
+    outputs: Array(10).fill("ok"),
+    archiveLimits: { maxEvents: 3 },
+  });
+  assert.equal(result.outcome, "archive_capacity_exceeded");
+  assert.equal(result.error?.code, "archive_capacity_exceeded");
+  // three events archived, the fourth execution ran (its report is kept) but no fifth request was made
+  assert.equal(provider.calls, 4);
+  assert.equal(result.reports.length, 4);
+  assert.equal(result.last_test?.exit_code, 0);
+});
+
+test("the archive byte cap counts serialized event data", async () => {
+  const { result } = await loop([pick("run_tests"), pick("run_tests"), ...finish], {
+    outputs: ["a", "b"],
+    archiveLimits: { maxBytes: 250 },
+  });
+  assert.equal(result.outcome, "archive_capacity_exceeded");
+  assert.ok(result.report.archive.bytes <= 250);
+});
+
+test("mandatory content over the ceiling fails explicitly under bounded, and legacy enforces no ceiling", async () => {
+  const request = sliceRequest({ instructions: "x".repeat(70_000) });
+  const bounded = await loop([...finish], { request, policy: "bounded" });
+  assert.equal(bounded.result.outcome, "failed");
+  assert.equal(bounded.result.error?.code, "context_ceiling_exceeded");
+  assert.equal(bounded.provider.calls, 0);
+  const legacy = await loop([...finish], { request, policy: "legacy" });
+  assert.equal(legacy.result.outcome, "completed");
+});
+
+test("a lookup response that does not fit is omitted whole with an error entry saying its size and the room left", async () => {
+  const big = "y".repeat(60_000);
+  const store = new ResultStore();
+  const digest = store.put(big).digest;
+  const p = new ScriptedProvider([pick("read_file"), give({ path: "big" }), answer("selection", { $result: digest }), ...finish], { keepRequests: true });
+  const r = await runLoop(sliceRequest(), { policy: "bounded", provider: p, executor: new ScriptedExecutor(store, [big]), store, now: () => 0, version: "t" });
+  assert.equal(r.outcome, "completed");
+  const req = p.requests[3];
+  const entry = (req.sections.at(-1) as { responses: Record<string, string>[] }).responses[0];
+  assert.equal(entry.content, undefined);
+  assert.match(entry.error, /omitted whole: \d+ bytes do not fit .* \(\d+ bytes of room left\)/);
+  assert.ok(utf8Length(JSON.stringify(req)) <= 65_536);
+  assert.equal(r.report.retrievals.omitted, 1);
+});
+
+test("step limit ends the run with outcome step_limit", async () => {
+  const { result } = await loop([pick("run_tests"), pick("run_tests")], {
+    outputs: ["a", "b"],
+    request: sliceRequest({ limits: { max_steps: 2 } }),
+  });
+  assert.equal(result.outcome, "step_limit");
+  assert.equal(result.steps, 2);
+});
+
+test("a provider error fails the run with partial usage, and the report still has every call made", async () => {
+  const store = new ResultStore();
+  const provider = new ScriptedProvider([answer("selection", { action: "run_tests" }, { input: 10, cache_read: null, cache_write: 2, output: 3 })]);
+  const result = await runLoop(sliceRequest(), {
+    policy: "legacy", provider, executor: new ScriptedExecutor(store, ["ok"]), store, now: () => 0, version: "t",
+  });
+  assert.equal(result.outcome, "failed");
+  assert.equal(result.error?.code, "replay_exhausted");
+  assert.equal(result.report.final_usage, null);
+  assert.deepEqual(result.report.partial_usage, { input: 10, cache_read: null, cache_write: 2, output: 3 });
+  assert.equal(result.report.model_calls, 1);
+});
+
+test("report request bytes equal the UTF-8 length of each serialized TurnRequest", async () => {
+  for (const policy of ["legacy", "bounded"] as const) {
+    const { result, provider } = await loop(
+      [pick("read_file", "é✓ 😀"), give({ path: "ü.txt" }), pick("run_tests"), ...finish],
+      { outputs: ["naïve \"quoted\" \\ text\n\t😀".repeat(50), "ok"], policy },
+    );
+    assert.equal(result.outcome, "completed");
+    assert.deepEqual(
+      result.report.calls.map((c) => c.request_bytes),
+      provider.requests.map((r) => utf8Length(JSON.stringify(r))),
+    );
+  }
+});

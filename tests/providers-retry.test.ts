@@ -1,0 +1,166 @@
+// Retry, backoff and HTTP error classification for provider calls.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import fc from "fast-check";
+import { sleep, withRetry } from "../lib/adapters/providers/retry.ts";
+import { InterruptedError, ProviderError } from "../lib/errors.ts";
+import { backoffDelayMs, parseRetryAfterMs } from "../lib/providers/backoff.ts";
+import { classifyHttpError, errorDetail } from "../lib/providers/classify-http-error.ts";
+
+const headers = (values: Record<string, string> = {}) => new Headers(values);
+
+function classify(status: number, { body = "{}", retryAfter }: { body?: string; retryAfter?: string } = {}) {
+  return classifyHttpError({
+    status,
+    headers: headers(retryAfter ? { "retry-after": retryAfter } : {}),
+    bodyText: body,
+    provider: "Test API",
+    keyEnv: "TEST_KEY",
+    secret: "secret-value-1234",
+    now: 0,
+  });
+}
+
+test("backoffDelayMs (property): full jitter stays below an exponential cap bounded by maxMs", () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 30 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, draw) => {
+      const delay = backoffDelayMs(attempt, { random: () => draw, baseMs: 500, maxMs: 8000 });
+      const cap = Math.min(8000, 500 * 2 ** (attempt - 1));
+      assert.ok(delay >= 0 && delay < cap, `${delay} in [0, ${cap})`);
+    }),
+  );
+  assert.equal(backoffDelayMs(1, { random: () => 0.999 }), 499);
+  assert.equal(backoffDelayMs(3, { random: () => 0.5 }), 1000);
+  assert.equal(backoffDelayMs(20, { random: () => 0.5 }), 4000);
+});
+
+test("parseRetryAfterMs reads retry-after-ms, seconds, and HTTP dates", () => {
+  const now = Date.parse("2025-01-01T00:00:00Z");
+  assert.equal(parseRetryAfterMs(headers({ "retry-after-ms": "250.5" }), { now }), 251);
+  assert.equal(parseRetryAfterMs(headers({ "retry-after": "3" }), { now }), 3000);
+  assert.equal(parseRetryAfterMs(headers({ "retry-after": "0.5" }), { now }), 500);
+  assert.equal(parseRetryAfterMs(headers({ "retry-after": "Wed, 01 Jan 2025 00:00:10 GMT" }), { now }), 10_000);
+  assert.equal(parseRetryAfterMs(headers({ "retry-after": "Tue, 31 Dec 2024 23:59:00 GMT" }), { now }), 0, "a past date means now");
+  assert.equal(parseRetryAfterMs(headers({ "retry-after": "soon" }), { now }), null);
+  assert.equal(parseRetryAfterMs(headers({ "retry-after-ms": "x", "retry-after": "1" }), { now }), 1000);
+  assert.equal(parseRetryAfterMs(headers(), { now }), null);
+});
+
+test("classifyHttpError: which statuses are retried, and under which code", () => {
+  const table: [number, string, boolean][] = [
+    [400, "provider_bad_request", false],
+    [401, "provider_auth", false],
+    [403, "provider_auth", false],
+    [404, "provider_bad_request", false],
+    [409, "provider_error", false],
+    [413, "provider_bad_request", false],
+    [422, "provider_bad_request", false],
+    [408, "provider_server_error", true],
+    [429, "provider_rate_limited", true],
+    [500, "provider_server_error", true],
+    [501, "provider_server_error", false],
+    [502, "provider_server_error", true],
+    [503, "provider_overloaded", true],
+    [504, "provider_server_error", true],
+    [529, "provider_overloaded", true],
+  ];
+  for (const [status, code, retryable] of table) {
+    const error = classify(status);
+    assert.equal(error.code, code, `HTTP ${status}`);
+    assert.equal(error.retryable, retryable, `HTTP ${status}`);
+    assert.equal(error.status, status);
+  }
+  assert.equal(classify(429, { retryAfter: "4" }).retryAfterMs, 4000);
+});
+
+test("classifyHttpError: auth failures show no server text; other messages are one redacted line", () => {
+  const auth = classify(401, { body: JSON.stringify({ error: { message: "Incorrect API key provided: secret-value-1234" } }) });
+  assert.equal(auth.message, "Test API rejected the API key from TEST_KEY (HTTP 401)");
+  const bad = classify(400, { body: JSON.stringify({ error: { message: "bad\n  field  secret-value-1234" } }) });
+  assert.equal(bad.message, "Test API rejected the request (HTTP 400): bad field [redacted]");
+});
+
+test("errorDetail reads the usual error body shapes and skips HTML pages", () => {
+  assert.equal(errorDetail(JSON.stringify({ type: "error", error: { type: "x", message: "anthropic style" } })), "anthropic style");
+  assert.equal(errorDetail(JSON.stringify({ error: "ollama style" })), "ollama style");
+  assert.equal(errorDetail(JSON.stringify({ object: "error", message: "vllm style" })), "vllm style");
+  assert.equal(errorDetail(JSON.stringify({ detail: [{ loc: ["body"], msg: "fastapi style" }] })), '[{"loc":["body"],"msg":"fastapi style"}]');
+  assert.equal(errorDetail("<html><body>502</body></html>"), null);
+  assert.equal(errorDetail("upstream connect error"), "upstream connect error");
+  assert.equal(errorDetail("x".repeat(1000))?.length, 301);
+});
+
+const retryable = (code = "provider_server_error", retryAfterMs: number | null = null) =>
+  new ProviderError("Boom", { code, retryable: true, status: 500, retryAfterMs });
+
+test("withRetry: retries retryable errors up to maxAttempts, then gives up saying so", async () => {
+  const sleeps: number[] = [];
+  let calls = 0;
+  await assert.rejects(
+    withRetry(
+      async () => {
+        calls++;
+        throw retryable();
+      },
+      { maxAttempts: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 0 },
+    ),
+    (error: unknown) => error instanceof ProviderError && error.code === "provider_server_error" && /gave up after 3 attempts/.test(error.message),
+  );
+  assert.equal(calls, 3);
+  assert.deepEqual(sleeps, [0, 0]);
+});
+
+test("withRetry: errors that are not retryable fail on the first attempt", async () => {
+  for (const thrown of [new ProviderError("No", { code: "provider_auth" }), new TypeError("bug")]) {
+    let calls = 0;
+    await assert.rejects(
+      withRetry(
+        async () => {
+          calls++;
+          throw thrown;
+        },
+        { sleep: async () => assert.fail("no sleep") },
+      ),
+      (error: unknown) => error === thrown,
+    );
+    assert.equal(calls, 1);
+  }
+});
+
+test("withRetry: a retry-after beyond the limit fails now instead of stalling the run", async () => {
+  let calls = 0;
+  await assert.rejects(
+    withRetry(
+      async () => {
+        calls++;
+        throw retryable("provider_rate_limited", 3_600_000);
+      },
+      { sleep: async () => assert.fail("no sleep"), maxRetryAfterMs: 60_000 },
+    ),
+    (error: unknown) => error instanceof ProviderError && /retry after 3600 s/.test(error.message),
+  );
+  assert.equal(calls, 1);
+});
+
+test("withRetry: returns the first success and passes the attempt number", async () => {
+  const seen: number[] = [];
+  const result = await withRetry(
+    async (n) => {
+      seen.push(n);
+      if (n < 3) throw retryable();
+      return "ok";
+    },
+    { sleep: async () => {}, random: () => 0 },
+  );
+  assert.equal(result, "ok");
+  assert.deepEqual(seen, [1, 2, 3]);
+});
+
+test("the default sleep rejects with InterruptedError as soon as the signal aborts", async () => {
+  const controller = new AbortController();
+  const pending = sleep(3_600_000, controller.signal);
+  controller.abort();
+  await assert.rejects(pending, (error: unknown) => error instanceof InterruptedError);
+  await assert.rejects(sleep(10, controller.signal), (error: unknown) => error instanceof InterruptedError);
+  await sleep(1);
+});
