@@ -1,7 +1,8 @@
 // Batch replay: N worker processes (this same binary), a progress line on stderr, per-file reports and one
 // aggregate report. For more than one machine, run the binary under an existing job runner (see README).
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { writeFileAtomic } from "../lib/adapters/files.ts";
 import { selfCommand } from "../lib/adapters/platform.ts";
@@ -26,16 +27,30 @@ type RunRow = { file: string; name: string; exit: number; report: ContextReport 
 const MAIN_URL = new URL("../main.ts", import.meta.url).href;
 
 export async function replayBatch(files: string[], options: BatchOptions): Promise<number> {
-  const { io, jobs, from, policy } = options;
+  // Per-recording reports go beside the aggregate; with no report asked for, into a temporary folder removed after.
+  const keep = options.reportsDir !== undefined || options.reportPath !== undefined;
   const reportsDir = options.reportsDir ??
-    (options.reportPath ? join(dirname(options.reportPath), `${basename(options.reportPath, ".json")}.runs`) : null) ??
-    join(io.cwd, "loom-replay-reports");
+    (options.reportPath
+      ? join(dirname(options.reportPath), `${basename(options.reportPath, ".json")}.runs`)
+      : mkdtempSync(join(tmpdir(), "loom-replay-")));
   mkdirSync(reportsDir, { recursive: true });
+  try {
+    return await batch(files, options, reportsDir, keep);
+  } finally {
+    if (!keep) rmSync(reportsDir, { recursive: true, force: true });
+  }
+}
+
+async function batch(files: string[], options: BatchOptions, reportsDir: string, keep: boolean): Promise<number> {
+  const { io, jobs, from, policy } = options;
   const self = selfCommand(MAIN_URL);
   const rows: RunRow[] = new Array(files.length);
   let next = 0, done = 0, failed = 0;
+  const step = Math.max(1, Math.floor(files.length / 10));
   const progress = () => {
     if (options.quiet) return;
+    // On a terminal one live line; in a log, a line every tenth of the batch.
+    if (!io.isTTY && done !== 0 && done !== files.length && done % step !== 0) return;
     const line = `replay ${done}/${files.length} done, ${failed} not completed, ${Math.min(jobs, files.length - done)} running`;
     io.stderr(io.isTTY ? `\r\x1b[2K${line}` : `${line}\n`);
   };
@@ -81,7 +96,7 @@ export async function replayBatch(files: string[], options: BatchOptions): Promi
     request_bytes: total,
     checkpoints: aggregate.checkpoints,
     report_path: options.reportPath ?? null,
-    reports_dir: reportsDir,
+    reports_dir: keep ? reportsDir : null,
   };
   if (options.json) io.stdout(`${JSON.stringify(summary)}\n`);
   else {
@@ -89,7 +104,7 @@ export async function replayBatch(files: string[], options: BatchOptions): Promi
       `replayed ${files.length} recordings (${policy}): ${Object.entries(aggregate.outcomes).map(([k, v]) => `${v} ${k}`).join(", ") || "none"}` +
         `${summary.unreadable.length ? `, ${summary.unreadable.length} unreadable` : ""}\n` +
         `  ${aggregate.model_calls.toLocaleString("en-US")} model calls, ${total.toLocaleString("en-US")} request bytes, ${aggregate.checkpoints} checkpoints\n` +
-        (options.reportPath ? `  aggregate report: ${options.reportPath}\n` : "") + `  per-recording reports: ${reportsDir}\n`,
+        (options.reportPath ? `  aggregate report: ${options.reportPath}\n` : "") + (keep ? `  per-recording reports: ${reportsDir}\n` : ""),
     );
   }
   if (io.signal.aborted) return 130;

@@ -1,0 +1,184 @@
+// The foundation end to end through the real binary: replay, re-execution, exit codes, reports, recordings.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ContextReport } from "../lib/context-report.ts";
+import { parseRecording } from "../lib/recording.ts";
+import { runWithOptions } from "../api.ts";
+import { ScriptedProvider } from "../lib/replay.ts";
+import { canonicalJson } from "../lib/digest.ts";
+import { comparableReport } from "../lib/reports.ts";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const loom = join(root, "dist", "loom");
+const fixBug = join(root, "testdata/workflows/fix-bug.jsonl");
+const suspend = join(root, "testdata/workflows/escape-and-suspend.jsonl");
+
+function binary(args: string[], { cwd = root }: { cwd?: string } = {}) {
+  assert.ok(existsSync(loom), "dist/loom is missing: run `bash compile.sh` (scripts/test.sh builds it)");
+  const r = spawnSync(loom, args, { cwd, encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function withTemp<T>(fn: (dir: string) => T): T {
+  const dir = mkdtempSync(join(tmpdir(), "loom-e2e-"));
+  try {
+    return fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function copyProject(dir: string, name: string): string {
+  const ws = join(dir, name);
+  cpSync(join(root, "testdata/example-project"), ws, { recursive: true });
+  return ws;
+}
+
+test("replay --execute fixes a copy of the example project: exit 0, its tests pass, reports equal the recording", () => {
+  withTemp((dir) => {
+    const ws = copyProject(dir, "ws");
+    const before = spawnSync("node", ["test.mjs"], { cwd: ws });
+    assert.equal(before.status, 1);
+    const r = binary(["replay", fixBug, "--execute", "--workspace", ws, "--json", "--quiet", "--context-report", join(dir, "r.json")]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.outcome, "completed");
+    assert.deepEqual(out.replay.differing_steps, []);
+    assert.equal(out.replay.compared, parseRecording(readFileSync(fixBug, "utf8")).executions.length);
+    assert.equal(spawnSync("node", ["test.mjs"], { cwd: ws }).status, 0);
+    assert.equal(ContextReport.parse(JSON.parse(readFileSync(join(dir, "r.json"), "utf8"))).outcome, "completed");
+  });
+});
+
+test("replay --execute on a workspace that differs reports the differing steps and exits 1", () => {
+  withTemp((dir) => {
+    const ws = copyProject(dir, "ws");
+    writeFileSync(join(ws, "test.mjs"), 'console.log("different tests"); process.exit(0);\n');
+    const r = binary(["replay", fixBug, "--execute", "--workspace", ws, "--json", "--quiet"]);
+    assert.equal(r.code, 1);
+    assert.ok(JSON.parse(r.stdout).replay.differing_steps.length > 0);
+    assert.match(r.stderr, /executed differently from the recording/);
+  });
+});
+
+test("the failing workflow ends suspended with exit 4, after two refusals, and its report is written", () => {
+  withTemp((dir) => {
+    const report = join(dir, "report.json");
+    const r = binary(["replay", suspend, "--quiet", "--context-report", report, "--json"]);
+    assert.equal(r.code, 4);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.outcome, "suspended");
+    const parsed = ContextReport.parse(JSON.parse(readFileSync(report, "utf8")));
+    assert.equal(parsed.outcome, "suspended");
+    assert.equal(parsed.refusals, 2);
+    assert.equal(r.stderr.trim().split("\n").length, 1);
+  });
+});
+
+test("the escapes in the failing workflow are refused on a real workspace too, and nothing outside is touched", () => {
+  withTemp((dir) => {
+    const ws = copyProject(dir, "ws");
+    const r = binary(["replay", suspend, "--execute", "--workspace", ws, "--json", "--quiet"]);
+    assert.equal(r.code, 4);
+    assert.deepEqual(JSON.parse(r.stdout).replay.differing_steps, []);
+    assert.ok(existsSync(join(ws, "test.mjs")), "rm -rf was not run");
+  });
+});
+
+test("legacy and bounded replays produce the same execution reports and the same workspace", () => {
+  withTemp((dir) => {
+    const files: Record<string, string> = {};
+    for (const policy of ["legacy", "bounded"]) {
+      const ws = copyProject(dir, policy);
+      const r = binary(["replay", fixBug, "--execute", "--workspace", ws, "--context-policy", policy, "--json", "--quiet"]);
+      assert.equal(r.code, 0, r.stderr);
+      files[policy] = readFileSync(join(ws, "src/slug.mjs"), "utf8");
+    }
+    assert.equal(files.legacy, files.bounded);
+    assert.notEqual(files.legacy, readFileSync(join(root, "testdata/example-project/src/slug.mjs"), "utf8"));
+  });
+});
+
+test("a recording round-trips: run --record, then replay reproduces the same execution reports", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-rec-"));
+  try {
+    const original = parseRecording(readFileSync(fixBug, "utf8"));
+    const ws = copyProject(dir, "ws");
+    const path = join(dir, "again.jsonl");
+    const first = await runWithOptions({ ...original.header.slice, workspace: ws }, {
+      provider: new ScriptedProvider(original.answers),
+      record: path,
+    });
+    assert.equal(first.outcome, "completed");
+    const again = parseRecording(readFileSync(path, "utf8"));
+    assert.deepEqual(again.answers.map((a) => a.value), original.answers.map((a) => a.value));
+    assert.deepEqual(
+      again.executions.map((e) => canonicalJson(comparableReport(e.report))),
+      original.executions.map((e) => canonicalJson(comparableReport(e.report))),
+    );
+    const r = binary(["replay", path, "--json", "--quiet"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).revision, "r2");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a corrupt recording line is reported with its file name and line number, exit 2", () => {
+  withTemp((dir) => {
+    const lines = readFileSync(fixBug, "utf8").split("\n");
+    lines[3] = lines[3].replace('"type":"execution"', '"type":"exekution"');
+    const bad = join(dir, "bad.jsonl");
+    writeFileSync(bad, lines.join("\n"));
+    const r = binary(["replay", bad]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /bad\.jsonl:4: /);
+    assert.equal(r.stderr.trim().split("\n").length, 1);
+    writeFileSync(bad, "{not json\n");
+    const r2 = binary(["replay", bad]);
+    assert.equal(r2.code, 2);
+    assert.match(r2.stderr, /bad\.jsonl:1: not valid JSON/);
+  });
+});
+
+test("usage errors exit 2 with one line: unknown command, unknown flag, bad policy, missing recording", () => {
+  for (const args of [["fly"], ["replay", fixBug, "--bogus"], ["replay", fixBug, "--context-policy", "huge"], ["replay", "/nonexistent.jsonl"], ["replay"]]) {
+    const r = binary(args);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  }
+  const v = binary(["--version"]);
+  assert.equal(v.code, 0);
+  assert.match(v.stdout, /^\d+\.\d+\.\d+\n$/);
+});
+
+test("an imported file in the wrong format gets one line naming the format expected, exit 2", () => {
+  const mini = fileURLToPath(new URL("../../shared/workloads/mini-swe-agent/django__django-11095.json", import.meta.url));
+  const r = binary(["replay", "--from", "swe-agent", mini]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /django__django-11095\.json: expected a SWE-agent/i);
+  assert.equal(r.stderr.trim().split("\n").length, 1);
+});
+
+test("batch replay of a folder with --jobs 2 writes one aggregate report and one report per recording", () => {
+  withTemp((dir) => {
+    const aggregate = join(dir, "all.json");
+    const r = binary(["replay", join(root, "testdata/workflows"), "--jobs", "2", "--context-report", aggregate, "--json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.recordings, 2);
+    assert.deepEqual(out.outcomes, { completed: 1, suspended: 1 });
+    const agg = JSON.parse(readFileSync(aggregate, "utf8"));
+    assert.equal(agg.kind, "aggregate");
+    assert.equal(agg.runs.length, 2);
+    for (const run of agg.runs) assert.ok(existsSync(run.report));
+    assert.match(r.stderr, /replay 2\/2 done/);
+    const report = binary(["report", aggregate]);
+    assert.equal(report.code, 0, report.stderr);
+  });
+});
