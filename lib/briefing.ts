@@ -4,7 +4,20 @@ import type { ExecutionReport } from "./reports.ts";
 export const RECENT_ARTIFACTS = 3;
 
 export type LastTest = { revision: string; exit_code: number | null; timed_out: boolean; duration_ms: number; output: string };
-export type Artifact = { kind: string; path?: string; digest: string; bytes: number };
+export type Artifact = { kind: string; path?: string; digest: string; bytes: number; step: number };
+
+/**
+ * How an artifact appears in a request: an artifact whose event is still in the tail is named by its step (the
+ * event right there shows its reference and size, so nothing is repeated); a retired one carries digest and bytes.
+ */
+export type ArtifactView = { kind: string; path?: string; step: number } | { kind: string; path?: string; digest: string; bytes: number };
+
+export function viewArtifacts(artifacts: readonly Artifact[], { retained }: { retained: (step: number) => boolean }): ArtifactView[] {
+  return artifacts.map(({ kind, path, digest, bytes, step }) => {
+    const base = path === undefined ? { kind } : { kind, path };
+    return retained(step) ? { ...base, step } : { ...base, digest, bytes };
+  });
+}
 
 export type Briefing = {
   latest_revision: string;
@@ -14,7 +27,8 @@ export type Briefing = {
   recent_artifacts: Artifact[];
 };
 
-export type WorkingState = Briefing & {
+export type WorkingState = Omit<Briefing, "recent_artifacts"> & {
+  recent_artifacts: ArtifactView[];
   step: number;
   max_steps: number;
   lookups_used: number;
@@ -26,11 +40,16 @@ export function initialBriefing(revision = "r0"): Briefing {
   return { latest_revision: revision, last_test: null, tests_current: false, last_refusal: null, recent_artifacts: [] };
 }
 
-/** Folds one report into the briefing. `sizeOf` gives the byte size of a stored result. */
-export function applyReport(briefing: Briefing, report: ExecutionReport, sizeOf: (digest: string) => number): Briefing {
+/** Folds one report (of `step`) into the briefing. `sizeOf` gives the byte size of a stored result. */
+export function applyReport(
+  briefing: Briefing,
+  report: ExecutionReport,
+  { sizeOf, step }: { sizeOf: (digest: string) => number; step: number },
+): Briefing {
   const next: Briefing = { ...briefing };
   const artifact = (kind: string, digest: string, path?: string) => {
-    const entry: Artifact = path === undefined ? { kind, digest, bytes: sizeOf(digest) } : { kind, path, digest, bytes: sizeOf(digest) };
+    const bytes = sizeOf(digest);
+    const entry: Artifact = path === undefined ? { kind, digest, bytes, step } : { kind, path, digest, bytes, step };
     next.recent_artifacts = [...briefing.recent_artifacts.filter((a) => a.digest !== digest), entry].slice(-RECENT_ARTIFACTS);
   };
   switch (report.kind) {

@@ -39,6 +39,8 @@ export interface ContextPolicy {
   measure(parts: RequestParts): number;
   readonly retiredCount: number;
   readonly enforcesCeiling: boolean;
+  /** Whether the event of this step is in the request (legacy: always). */
+  retains(step: number): boolean;
 }
 
 type Fragment = { value: unknown; json: string; bytes: number };
@@ -84,6 +86,10 @@ export class LegacyContext implements ContextPolicy {
   readonly enforcesCeiling = false;
   readonly retiredCount = 0;
   readonly #prefix: Fragment[];
+
+  retains(_step: number): boolean {
+    return true;
+  }
   readonly #events: unknown[] = [];
   #eventBytes = 0;
   readonly #store: ResultStore;
@@ -142,6 +148,11 @@ export class BoundedContext implements ContextPolicy {
 
   get tailLength(): number {
     return this.#tail.length;
+  }
+
+  retains(step: number): boolean {
+    const first = this.#tail[0];
+    return first !== undefined && step >= first.sealed.event.step;
   }
 
   append(sealed: SealedEvent): void {

@@ -11,7 +11,7 @@ import {
   selectionResponseSchema,
 } from "./answer.ts";
 import { Archive } from "./archive.ts";
-import { applyReport, type Briefing, initialBriefing, type LastTest, type WorkingState } from "./briefing.ts";
+import { applyReport, type Briefing, initialBriefing, type LastTest, viewArtifacts, type WorkingState } from "./briefing.ts";
 import { CEILING_BYTES } from "./budget.ts";
 import { type ContextPolicyName, createContext, type RequestParts } from "./context.ts";
 import { type CallRecord, type ContextReport, ReportBuilder } from "./context-report.ts";
@@ -92,6 +92,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
 
   const workingState = (lookupsUsed: number): WorkingState => ({
     ...briefing,
+    recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained: (s) => context.retains(s) }),
     step,
     max_steps: request.limits.max_steps,
     lookups_used: lookupsUsed,
@@ -229,7 +230,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       }
       const done = report!;
       reports.push(done);
-      briefing = applyReport(briefing, done, sizeOf);
+      briefing = applyReport(briefing, done, { sizeOf, step });
       if (done.kind === "refusal") builder.recordRefusal();
       if (done.kind === "print") printed.push(store.get(done.text) ?? "");
 
