@@ -1,7 +1,6 @@
 // loom replay: drive the loop from recorded workflows (Loom's own, or imported from another agent's format).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { runWithOptions } from "../api.ts";
 import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -9,7 +8,7 @@ import { importTrajectory, IMPORT_FORMATS, type ImportFormat } from "../lib/impo
 import { parseRecording, type Recording } from "../lib/recording.ts";
 import { ComparingExecutor, RecordedExecutor, ScriptedProvider } from "../lib/replay.ts";
 import type { Io } from "./io.ts";
-import { policyOption, progressPrinter } from "./options.ts";
+import { parseCommandArgs, policyOption, progressPrinter } from "./options.ts";
 import { renderResultText, summarizeResult } from "./result-reporter.ts";
 import { replayBatch } from "./replay-batch.ts";
 
@@ -30,31 +29,23 @@ Options:
   --quiet                 no progress on stderr
 `;
 
+const REPLAY_OPTIONS = {
+  from: { type: "string", default: "loom" },
+  "context-policy": { type: "string", default: "legacy" },
+  "context-report": { type: "string" },
+  "reports-dir": { type: "string" },
+  workspace: { type: "string" },
+  execute: { type: "boolean", default: false },
+  jobs: { type: "string" },
+  json: { type: "boolean", default: false },
+  quiet: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
 export const FORMATS = ["loom", ...IMPORT_FORMATS] as const;
 
 export async function replayCommand(argv: string[], io: Io): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        from: { type: "string", default: "loom" },
-        "context-policy": { type: "string", default: "legacy" },
-        "context-report": { type: "string" },
-        "reports-dir": { type: "string" },
-        workspace: { type: "string" },
-        execute: { type: "boolean", default: false },
-        jobs: { type: "string" },
-        json: { type: "boolean", default: false },
-        quiet: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandArgs(argv, REPLAY_OPTIONS, { command: "replay" });
   if (values.help) {
     io.stdout(HELP);
     return 0;

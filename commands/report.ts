@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./options.ts";
 import { errorMessage, LoomError, UsageError } from "../lib/errors.ts";
 import { renderReportHtml } from "../lib/report-html.ts";
 import { describeReadError, type NamedReport, parseReport } from "../lib/report-load.ts";
@@ -23,18 +23,11 @@ Options:
 type ReportOptions = { files: string[]; output: { kind: "text" } | { kind: "json" } | { kind: "html"; file: string } };
 
 function parseReportArgs(argv: string[]): ReportOptions | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { json: { type: "boolean" }, html: { type: "string" }, help: { type: "boolean", short: "h" } },
-    });
-  } catch (error) {
-    // Keep the first sentence: the runtime's advice about "--" is noise for this command.
-    throw new UsageError(`${errorMessage(error).split(". ")[0]} (see loom report --help)`);
-  }
+  const parsed = parseCommandArgs(
+    argv,
+    { json: { type: "boolean" }, html: { type: "string" }, help: { type: "boolean", short: "h" } },
+    { command: "report" },
+  );
   const { values, positionals } = parsed;
   if (values.help) return "help";
   if (positionals.length === 0) throw new UsageError("Missing REPORT: give at least one context report file (see loom report --help)");

@@ -1,13 +1,12 @@
 // loom run: run a slice with a real model provider over a real workspace.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { runWithOptions } from "../api.ts";
 import { UsageError } from "../lib/errors.ts";
 import { SliceRequest } from "../lib/slice.ts";
 import { formatZodError } from "../lib/zod-error.ts";
 import type { Io } from "./io.ts";
-import { endProgress, policyOption, progressPrinter } from "./options.ts";
+import { endProgress, parseCommandArgs, policyOption, progressPrinter } from "./options.ts";
 import { providerForModel } from "./provider-for-model.ts";
 import { renderResultText, summarizeResult } from "./result-reporter.ts";
 
@@ -42,13 +41,7 @@ export const RUN_OPTIONS = {
 } as const;
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: RUN_OPTIONS });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandArgs(argv, RUN_OPTIONS, { command: "run" });
   if (values.help) {
     io.stdout(HELP);
     return 0;
