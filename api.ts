@@ -66,7 +66,7 @@ export async function runWithOptions(request: SliceRequest, options: RunOptions 
         policy: options.contextPolicy ?? "legacy",
         slice: options.slice ?? null,
         outcome: error instanceof RoutingError ? "routing_failed" : "startup_failed",
-        error: { code: error.code, message: error.message },
+        error: { code: error.code, message: error.reportMessage },
         priorCalls: options.priorCalls ?? [],
         elapsedMs: Math.max(0, now() - started),
       });

@@ -14,5 +14,12 @@ export function providerForModel(model: string, { env }: { env: Record<string, s
       "unknown_model",
     );
   }
-  return createProvider({ kind: kind as (typeof KINDS)[number], model: model.slice(slash + 1) }, { env });
+  const id = model.slice(slash + 1);
+  const provider = createProvider({ kind: kind as (typeof KINDS)[number], model: id }, { env });
+  // The slice names "PROVIDER/MODEL"; the API knows only MODEL.
+  return {
+    name: provider.name,
+    capabilities: provider.capabilities,
+    complete: (request, options) => provider.complete(request, { ...options, model: id }),
+  };
 }

@@ -156,7 +156,7 @@ function failureReport(error: LoomError, { known, write, elapsedMs }: { known: K
   const fields = {
     policy: known.policy,
     slice: known.slice,
-    error: { code: error.code, message: error.message },
+    error: { code: error.code, message: error.reportMessage },
     priorCalls: known.calls,
     elapsedMs: Math.max(0, elapsedMs),
   };

@@ -1,8 +1,8 @@
 // loom run: run a slice with a real model provider over a real workspace.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { runWithOptions } from "../api.ts";
-import { UsageError } from "../lib/errors.ts";
+import { runWithOptions, writeFailureReport } from "../api.ts";
+import { LoomError, UsageError } from "../lib/errors.ts";
 import { SliceRequest } from "../lib/slice.ts";
 import { formatZodError } from "../lib/zod-error.ts";
 import type { Io } from "./io.ts";
@@ -71,11 +71,30 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   if (values.workspace) slice.workspace = values.workspace;
   slice.workspace = resolve(io.cwd, slice.workspace);
 
+  const contextPolicy = policyOption(values["context-policy"] ?? "legacy");
+  const contextReport = values["context-report"] ? resolve(io.cwd, values["context-report"]) : undefined;
+  let provider;
+  try {
+    provider = providerForModel(slice.model, { env: io.env });
+  } catch (error) {
+    // A slice that cannot start still leaves its report.
+    if (error instanceof LoomError && contextReport) {
+      writeFailureReport(contextReport, {
+        policy: contextPolicy,
+        slice: null,
+        outcome: "startup_failed",
+        error: { code: error.code, message: error.reportMessage },
+        priorCalls: [],
+        elapsedMs: 0,
+      });
+    }
+    throw error;
+  }
   const result = await runWithOptions(slice, {
-    contextPolicy: policyOption(values["context-policy"] ?? "legacy"),
-    contextReport: values["context-report"] ? resolve(io.cwd, values["context-report"]) : undefined,
+    contextPolicy,
+    contextReport,
     record: values.record ? resolve(io.cwd, values.record) : undefined,
-    provider: providerForModel(slice.model, { env: io.env }),
+    provider,
     signal: io.signal,
     onProgress: values.quiet ? undefined : progressPrinter(io),
   });

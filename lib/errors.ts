@@ -26,11 +26,14 @@ export const USAGE_EXIT_CODE = 2;
 export class LoomError extends Error {
   readonly code: string;
   readonly exitCode: number;
-  constructor(code: string, message: string, exitCode = 1) {
+  /** The message without text Loom did not write (a model's answer, a server's error body): what reports keep. */
+  readonly reportMessage: string;
+  constructor(code: string, message: string, exitCode = 1, { reportMessage = message }: { reportMessage?: string } = {}) {
     super(message);
     this.name = new.target.name;
     this.code = code;
     this.exitCode = exitCode;
+    this.reportMessage = reportMessage;
   }
 }
 
@@ -50,8 +53,8 @@ export class StartupError extends LoomError {
 
 /** No route matched, or the classifier answered with an unknown slice: exit 3. */
 export class RoutingError extends LoomError {
-  constructor(message: string, code = "routing_failed") {
-    super(code, message, EXIT_CODES.routing_failed);
+  constructor(message: string, code = "routing_failed", { reportMessage }: { reportMessage?: string } = {}) {
+    super(code, message, EXIT_CODES.routing_failed, { reportMessage });
   }
 }
 
@@ -61,14 +64,16 @@ export class ProviderError extends LoomError {
   readonly retryAfterMs: number | null;
   constructor(
     message: string,
-    { code = "provider_error", retryable = false, status = null, retryAfterMs = null }: {
+    { code = "provider_error", retryable = false, status = null, retryAfterMs = null, reportMessage }: {
       code?: string;
       retryable?: boolean;
       status?: number | null;
       retryAfterMs?: number | null;
+      /** The message without the server's own text. */
+      reportMessage?: string;
     } = {},
   ) {
-    super(code, message, EXIT_CODES.failed);
+    super(code, message, EXIT_CODES.failed, { reportMessage });
     this.retryable = retryable;
     this.status = status;
     this.retryAfterMs = retryAfterMs;

@@ -83,6 +83,8 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   let finish: LoopResult["finish"] = null;
   let outcome: Outcome = "failed";
   let error: LoopResult["error"] = null;
+  /** The report's error, when it must differ from the result's (text Loom did not write stays out of reports). */
+  let reportError: LoopResult["error"] = null;
   let step = 0;
 
   const selectionCandidates: Extract<Section, { section: "candidates" }> = {
@@ -261,14 +263,16 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     } else if (caught instanceof LoomError) {
       outcome = "failed";
       error = { code: caught.code, message: caught.message };
+      reportError = { code: caught.code, message: caught.reportMessage };
     } else {
       outcome = "failed";
       error = { code: "internal_error", message: errorMessage(caught) };
+      reportError = { code: "internal_error", message: `Internal error (${caught instanceof Error ? caught.name : typeof caught}); the message is on stderr` };
     }
   }
 
   builder.setArchive({ events: archive.length, bytes: archive.bytes });
-  const report = builder.finish({ outcome, error, totalElapsedMs: Math.max(0, now() - started) });
+  const report = builder.finish({ outcome, error: reportError ?? error, totalElapsedMs: Math.max(0, now() - started) });
   archive.clear();
   return {
     outcome,

@@ -5,7 +5,7 @@ import { CEILING_BYTES } from "./budget.ts";
 import type { Catalog } from "./catalog.ts";
 import type { CallRecord } from "./context-report.ts";
 import { utf8Length } from "./digest.ts";
-import { errorMessage, InterruptedError, type LoomError, RoutingError, StartupError } from "./errors.ts";
+import { errorMessage, InterruptedError, LoomError, RoutingError, StartupError } from "./errors.ts";
 import type { Provider, TurnRequest } from "./turn.ts";
 
 export type RouteVia = "slice_flag" | "pattern" | "classification" | "default";
@@ -98,7 +98,10 @@ export function readClassificationAnswer(
   const message = chosen === undefined
     ? `Classification answer is not {"slice": NAME}: ${preview(value)}`
     : `Classification chose ${preview(chosen)}, which is not a candidate slice (expected one of ${expected})`;
-  return { ok: false, error: new RoutingError(message, "classification_unknown_slice") };
+  const reportMessage = chosen === undefined
+    ? `Classification answer is not {"slice": NAME}`
+    : `Classification chose a name that is not a candidate slice (expected one of ${expected})`;
+  return { ok: false, error: new RoutingError(message, "classification_unknown_slice", { reportMessage }) };
 }
 
 export type RouteOptions = {
@@ -135,7 +138,12 @@ export async function routeRequest(catalog: Catalog, request: string, options: R
       answer = await provider.complete(built.request, { model: catalog.models[classification.model].model, signal: options.signal });
     } catch (error) {
       if (error instanceof InterruptedError || error instanceof StartupError) throw error;
-      return { ok: false, error: new RoutingError(`Classification call failed: ${errorMessage(error)}`, "classification_failed"), calls };
+      const reportMessage = `Classification call failed: ${error instanceof LoomError ? error.reportMessage : "internal error"}`;
+      return {
+        ok: false,
+        error: new RoutingError(`Classification call failed: ${errorMessage(error)}`, "classification_failed", { reportMessage }),
+        calls,
+      };
     }
     calls.push({
       phase: "classification",

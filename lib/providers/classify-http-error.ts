@@ -70,6 +70,7 @@ export function classifyHttpError({
   if (retryCode) {
     const what = status === 429 ? "is rate limiting" : retryCode === "provider_overloaded" ? "is overloaded" : "failed";
     return new ProviderError(`${provider} ${what} (HTTP ${status})${suffix}`, {
+      reportMessage: `${provider} ${what} (HTTP ${status})`,
       code: retryCode,
       status,
       retryable: status in RETRYABLE,
@@ -77,5 +78,9 @@ export function classifyHttpError({
     });
   }
   const code = BAD_REQUEST.has(status) ? "provider_bad_request" : "provider_error";
-  return new ProviderError(`${provider} rejected the request (HTTP ${status})${suffix}`, { code, status });
+  return new ProviderError(`${provider} rejected the request (HTTP ${status})${suffix}`, {
+    reportMessage: `${provider} rejected the request (HTTP ${status})`,
+    code,
+    status,
+  });
 }
