@@ -12,6 +12,10 @@ const SCHEMA_PATH = new URL("../schemas/context-report.schema.json", import.meta
 type Schema = JsonSchemaNode;
 const validate = validateJsonSchema;
 
+async function schemaFile(): Promise<Schema> {
+  return JSON.parse(await readFile(SCHEMA_PATH, "utf8"));
+}
+
 function reportWithEverything() {
   const b = new ReportBuilder({ policy: "bounded", version: "0.4.0", slice: "fix-bug" });
   b.recordStep(1);
