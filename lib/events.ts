@@ -94,6 +94,8 @@ export function createEvent(
     if (key in args && canonicalJson(args[key]) === canonicalJson(value)) continue;
     if (key === "paths" && Array.isArray(value) && value.length === 1 && value[0] === args.path) continue;
     if (key === "step" && value === step) continue;
+    // A bulk field whose content the arguments already hold (print's text) is not repeated.
+    if (BULK_FIELDS.has(key) && typeof value === "string" && typeof args[key] === "string" && store.get(value) === args[key]) continue;
     if (BULK_FIELDS.has(key) && typeof value === "string" && value.startsWith("sha256:")) {
       fields[key] = { ref: value as Digest, bytes: store.size(value) ?? 0 };
     } else {

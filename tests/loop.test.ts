@@ -234,3 +234,11 @@ test("report request bytes equal the UTF-8 length of each serialized TurnRequest
     );
   }
 });
+
+test("a printed text is kept once in its event: the arguments hold it, the report's reference is not repeated", async () => {
+  const text = "p".repeat(2000);
+  const { provider } = await loop([pick("print"), give({ text }), ...finish], { policy: "legacy" });
+  const events = (provider.requests.at(-1)!.sections.find((s) => s.section === "events") as { events: Record<string, unknown>[] }).events;
+  const serialized = JSON.stringify(events[0]);
+  assert.equal(serialized.split(text).length - 1, 1);
+});

@@ -1,0 +1,148 @@
+// Where the bytes of a request go (per section, and inside retained events: shown output, preview framing, event
+// metadata), and whether every retained event shows what the SPEC promises: the newest execution's output up to
+// 8 KiB, every other output (and every argument or reason kept as a reference) at least a 512-byte head and tail.
+import { utf8Length } from "../lib/digest.ts";
+import { NEWEST_PREVIEW_BYTES, RETAINED_PREVIEW_BYTES } from "../lib/render-event.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/turn.ts";
+
+export const PARTS = [
+  "response_schema",
+  "instructions",
+  "intent",
+  "checkpoint",
+  "events",
+  "working_state",
+  "candidates",
+  "lookups",
+  "envelope",
+] as const;
+export type Part = (typeof PARTS)[number];
+
+export type Anatomy = {
+  requests: number;
+  bytes: number;
+  /** The largest request, measured here: UTF-8 length of JSON.stringify(request). */
+  maxBytes: number;
+  parts: Record<Part, number>;
+  /**
+   * Inside `events`: output and referenced text shown (JSON-encoded), the preview wrappers around it (of which those
+   * of previews showing the whole text), and the rest: step, action, arguments and reason kept inline, status fields.
+   */
+  events: { shown: number; framing: number; metadata: number; previews: number; cut: number; framingWhole: number };
+  floor: { checked: number; violations: number; worst: { needed: number; shown: number } | null };
+};
+
+export function emptyAnatomy(): Anatomy {
+  return {
+    requests: 0,
+    bytes: 0,
+    maxBytes: 0,
+    parts: Object.fromEntries(PARTS.map((p) => [p, 0])) as Record<Part, number>,
+    events: { shown: 0, framing: 0, metadata: 0, previews: 0, cut: 0, framingWhole: 0 },
+    floor: { checked: 0, violations: 0, worst: null },
+  };
+}
+
+export function addAnatomy(into: Anatomy, from: Anatomy): void {
+  into.requests += from.requests;
+  into.bytes += from.bytes;
+  into.maxBytes = Math.max(into.maxBytes, from.maxBytes);
+  for (const p of PARTS) into.parts[p] += from.parts[p];
+  for (const k of Object.keys(into.events) as (keyof Anatomy["events"])[]) into.events[k] += from.events[k];
+  into.floor.checked += from.floor.checked;
+  into.floor.violations += from.floor.violations;
+  into.floor.worst = worse(into.floor.worst, from.floor.worst);
+}
+
+type Preview = { ref: string; bytes: number; text?: string; head?: string; tail?: string; omitted?: number };
+
+function isPreview(value: unknown): value is Preview {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const v = value as Preview;
+  return typeof v.ref === "string" && v.ref.startsWith("sha256:") && typeof v.bytes === "number" &&
+    (typeof v.text === "string" || (typeof v.head === "string" && typeof v.tail === "string"));
+}
+
+const json = (value: unknown) => utf8Length(JSON.stringify(value));
+
+/** Measures one request into `into`; preview objects inside events are counted and checked against the floor. */
+export function measureRequest(request: TurnRequest, into: Anatomy): void {
+  const total = json(request);
+  into.requests += 1;
+  into.bytes += total;
+  into.maxBytes = Math.max(into.maxBytes, total);
+  let accounted = 0;
+  const schema = json(request.response_schema);
+  into.parts.response_schema += schema;
+  accounted += schema;
+  for (const section of request.sections) {
+    const bytes = json(section);
+    into.parts[section.section as Part] += bytes;
+    accounted += bytes;
+    if (section.section === "events") measureEvents(section.events, bytes, into);
+  }
+  into.parts.envelope += total - accounted;
+}
+
+function measureEvents(events: unknown[], sectionBytes: number, into: Anatomy): void {
+  let previewBytes = 0;
+  events.forEach((event, index) => {
+    const newest = index === events.length - 1;
+    for (const [key, value] of Object.entries(event as Record<string, unknown>)) {
+      // The newest execution's output gets 8 KiB; its arguments and reason, like every other event, 512 B.
+      const floor = newest && key !== "args" && key !== "note" ? NEWEST_PREVIEW_BYTES : RETAINED_PREVIEW_BYTES;
+      walk(value, (preview) => {
+        const size = json(preview);
+        const shown = preview.text !== undefined ? json(preview.text) : json(preview.head) + json(preview.tail);
+        previewBytes += size;
+        into.events.previews += 1;
+        into.events.shown += shown;
+        into.events.framing += size - shown;
+        if (preview.text === undefined) into.events.cut += 1;
+        // A preview that shows the whole output carries its reference and size for nothing a lookup could add.
+        else into.events.framingWhole += size - shown;
+        const visible = preview.text !== undefined ? utf8Length(preview.text) : utf8Length(preview.head!) + utf8Length(preview.tail!);
+        const needed = Math.min(preview.bytes, floor);
+        into.floor.checked += 1;
+        if (visible < needed) {
+          into.floor.violations += 1;
+          into.floor.worst = worse(into.floor.worst, { needed, shown: visible });
+        }
+      });
+    }
+  });
+  into.events.metadata += sectionBytes - previewBytes;
+}
+
+function walk(value: unknown, visit: (preview: Preview) => void): void {
+  if (isPreview(value)) return visit(value);
+  if (Array.isArray(value)) for (const v of value) walk(v, visit);
+  else if (value !== null && typeof value === "object") for (const v of Object.values(value)) walk(v, visit);
+}
+
+function worse(a: Anatomy["floor"]["worst"], b: Anatomy["floor"]["worst"]): Anatomy["floor"]["worst"] {
+  if (!a) return b;
+  if (!b) return a;
+  return b.needed - b.shown > a.needed - a.shown ? b : a;
+}
+
+/** Wraps a provider and measures every request it is asked, before answering. */
+export class MeasuringProvider implements Provider {
+  readonly name: string;
+  readonly capabilities: Provider["capabilities"];
+  readonly anatomy = emptyAnatomy();
+  readonly #inner: Provider;
+
+  constructor(inner: Provider) {
+    this.#inner = inner;
+    this.name = inner.name;
+    this.capabilities = inner.capabilities;
+  }
+
+  complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
+    const one = emptyAnatomy();
+    measureRequest(request, one);
+    addAnatomy(this.anatomy, one);
+    return this.#inner.complete(request, options);
+  }
+}

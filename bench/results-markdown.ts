@@ -1,0 +1,213 @@
+// Renders bench/RESULTS.md from the benchmark's results.
+import type { Anatomy } from "./anatomy.ts";
+import type { BenchResults } from "./run.ts";
+import type { SystemSummary } from "./summarize.ts";
+import { SYSTEMS } from "./workloads.ts";
+
+const int = (n: number) => Math.round(n).toLocaleString("en-US");
+const fix = (n: number | null | undefined, digits = 3) => (n === null || n === undefined || Number.isNaN(n) ? "n/a" : n.toFixed(digits));
+const pct = (part: number, whole: number) => (whole === 0 ? "n/a" : `${((100 * part) / whole).toFixed(1)} %`);
+const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+
+/** A Markdown table; the first `textColumns` columns are left-aligned, the rest (figures) right-aligned. */
+function table(header: string[], rows: string[][], { textColumns = 1 }: { textColumns?: number } = {}): string {
+  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map((_, i) => (i < textColumns ? "---" : "---:"))), ...rows.map(line)].join("\n");
+}
+
+function systemRows(columns: SystemSummary[]): string[][] {
+  const row = (label: string, cell: (s: SystemSummary) => string, target = "") => [label, ...columns.map(cell), target];
+  return [
+    row("runs", (s) => int(s.runs)),
+    row("model calls (each policy)", (s) => int(s.model_calls)),
+    row("policies agree (outcome, execution reports)", (s) => `${s.agreeing} / ${s.runs}`, "all"),
+    row("outcomes", (s) => Object.entries(s.outcomes).map(([k, v]) => `${v} ${k}`).join(", ")),
+    row("Σ legacy request bytes", (s) => int(s.legacy_bytes)),
+    row("Σ bounded request bytes", (s) => int(s.bounded_bytes)),
+    row("**aggregate ratio** Σ bounded / Σ legacy", (s) => `**${fix(s.aggregate_ratio)}**`, "≤ 0.55 (mini-swe-agent)"),
+    row("median per-run ratio", (s) => fix(s.median_ratio)),
+    row("runs never over 48 KiB under legacy", (s) => int(s.small.runs)),
+    row("ratio on those runs, Σ bounded / Σ legacy", (s) => fix(s.small.ratio)),
+    row(
+      "**… runs among them over 1.03** (worst ratio)",
+      (s) => (s.small.worst ? `**${s.small.over_3_percent}** (${fix(s.small.worst.ratio)})` : "–"),
+      "0 (each ≤ 1.03)",
+    ),
+    row("max legacy request bytes", (s) => int(s.max_legacy_request)),
+    row("**max bounded request bytes**", (s) => `**${int(s.max_bounded_request)}**`, "≤ 65,536"),
+    row("**checkpoints per 100 calls** (bounded)", (s) => `**${fix(s.checkpoints_per_100_calls, 2)}**`, "≤ 4"),
+    row("prefix changes per 100 calls (bounded)", (s) => fix(s.prefix_changes_per_100_calls, 2), "≤ 4"),
+    row(
+      "last legacy request / original history, median [min–max]",
+      (s) => (s.legacy_vs_history ? `${fix(s.legacy_vs_history.median, 2)} [${fix(s.legacy_vs_history.min, 2)}–${fix(s.legacy_vs_history.max, 2)}]` : "n/a"),
+      "≈ 1 (±25 %)",
+    ),
+    row("replay throughput, calls/s (both policies)", (s) => int(s.calls_per_second ?? 0)),
+  ];
+}
+
+function anatomyRows(columns: Anatomy[]): string[][] {
+  const row = (label: string, part: (a: Anatomy) => number) => [
+    label,
+    ...columns.map((a) => `${int(a.requests ? part(a) / a.requests : 0)} (${pct(part(a), a.bytes)})`),
+  ];
+  return [
+    row("whole request", (a) => a.bytes),
+    row("response schema", (a) => a.parts.response_schema),
+    row("instructions + intent (prefix)", (a) => a.parts.instructions + a.parts.intent),
+    row("checkpoint (prefix)", (a) => a.parts.checkpoint),
+    row("retained events", (a) => a.parts.events),
+    row("… output shown in previews", (a) => a.events.shown),
+    row("… preview framing (ref, bytes, keys)", (a) => a.events.framing),
+    row("… event metadata (step, action, inline args and reason, status)", (a) => a.events.metadata),
+    row("working state", (a) => a.parts.working_state),
+    row("candidates", (a) => a.parts.candidates),
+    row("lookup responses", (a) => a.parts.lookups),
+    row("JSON envelope", (a) => a.parts.envelope),
+  ];
+}
+
+function overheadRows(columns: { legacy: Anatomy; bounded: Anatomy }[]): string[][] {
+  const rows: [string, (l: Anatomy, b: Anatomy) => number][] = [
+    ["legacy request", (l) => l.bytes],
+    ["bounded request", (_, b) => b.bytes],
+    ["**difference** (bounded − legacy)", (l, b) => b.bytes - l.bytes],
+    ["… working state section", (_, b) => b.parts.working_state],
+    ["… checkpoint section", (_, b) => b.parts.checkpoint],
+    ["… events section (bounded − legacy)", (l, b) => b.parts.events - l.parts.events],
+    ["…… preview framing on whole outputs", (_, b) => b.events.framingWhole],
+    ["…… preview framing on cut outputs", (_, b) => b.events.framing - b.events.framingWhole],
+    ["…… output not sent (cut previews, retired events)", (l, b) => b.parts.events - l.parts.events - b.events.framing],
+    ["… lookup responses (bounded − legacy)", (l, b) => b.parts.lookups - l.parts.lookups],
+    ["… envelope (bounded − legacy)", (l, b) => b.parts.envelope - l.parts.envelope],
+  ];
+  return rows.map(([label, value]) => [
+    label,
+    ...columns.map(({ legacy, bounded }) =>
+      bounded.requests === 0 ? "–" : `${int(value(legacy, bounded) / bounded.requests)} (${pct(value(legacy, bounded), legacy.bytes)})`
+    ),
+  ]);
+}
+
+export function renderResults(r: BenchResults): string {
+  const m = r.machine;
+  const columns = [...SYSTEMS.map((s) => r.systems[s]), r.overall];
+  const anatomyColumns = [...SYSTEMS.map((s) => r.anatomy[s].bounded), r.anatomy.overall.bounded];
+  const out: string[] = [];
+  out.push(
+    "# Benchmark results",
+    "",
+    "Generated by `bun run bench` (`bench/run.ts`); do not edit by hand. Every workload in `../shared/workloads` " +
+      "(mini-swe-agent, SWE-agent) and `testdata/workflows` is imported and replayed in-process under both context " +
+      "policies: recorded model answers, recorded execution reports. Ratios are the headline; absolute times depend " +
+      "on the machine.",
+    "",
+    `- date: ${m.date}`,
+    `- machine: ${m.cpu}, ${m.cores} cores, ${mib(m.memory_bytes)} memory, ${m.os}`,
+    `- runtime: ${m.runtime}; binary: ${r.startup.version}`,
+    `- the whole benchmark took ${r.bench_seconds.toFixed(1)} s`,
+    "",
+    "## Targets (issue 5)",
+    "",
+    table(["target", "figure", "status"], r.targets.map((t) => [t.target, t.figure, t.met ? "met" : "**not met**"]), { textColumns: 3 }),
+    "",
+    "## Request bytes, per system",
+    "",
+    table(["", ...SYSTEMS, "overall", "target"], systemRows(columns)),
+    "",
+    "A run \"never over 48 KiB\" is one whose largest legacy request is at most 49,152 bytes (the retirement trigger). " +
+      "The original history is the UTF-8 text of what the original agent sent in its last model call: its messages " +
+      "before its last answer (mini-swe-agent `messages`, SWE-agent `history`, demonstrations left out).",
+    "",
+    "## Request building, memory, start-up",
+    "",
+    "Bounded request build (`BoundedContext.build`) against one `JSON.stringify` of the same request, driven as the " +
+      "loop drives it with the real steps of the mini-swe-agent workloads (selection and arguments requests), " +
+      "measured while the archive holds the last 32 events up to each size; one warm-up round, then pooled rounds.",
+    "",
+    table(
+      ["archived events", "requests", "build p50 µs", "build p99 µs", "stringify median µs", "p99 build / stringify", "p50 build / stringify", "builds that retired", "median request bytes"],
+      r.build_timing.map((t) => [
+        int(t.archived),
+        int(t.samples),
+        fix(t.build_p50_us, 1),
+        fix(t.build_p99_us, 1),
+        fix(t.stringify_median_us, 1),
+        `**${fix(t.p99_over_stringify, 2)}×**`,
+        `${fix(t.p50_over_stringify, 2)}×`,
+        int(t.checkpoint_builds),
+        int(t.median_request_bytes),
+      ]),
+    ),
+    "",
+    `- import + replay of the ${r.systems["mini-swe-agent"].runs} mini-swe-agent runs under both policies: ` +
+      `${r.mini_import_and_replay_seconds.toFixed(2)} s (import ${(r.import_ms["mini-swe-agent"] / 1000).toFixed(2)} s)`,
+    `- replay throughput: ${int(r.overall.calls_per_second ?? 0)} model calls/s over all workloads, both policies, one thread`,
+    `- peak RSS: ${mib(r.peak_rss.replay.bytes)} after replaying everything, ${mib(r.peak_rss.whole_bench.bytes)} ` +
+      `for the whole benchmark (${r.peak_rss.whole_bench.source})`,
+    `- start-up of \`dist/loom --version\`: median ${fix(r.startup.median_ms, 1)} ms, p90 ${fix(r.startup.p90_ms, 1)} ms ` +
+      `over ${r.startup.runs} spawns${r.startup.built ? " (binary built for this run)" : ""}`,
+    "",
+    "## Where the bounded request bytes go",
+    "",
+    "Average bytes per bounded request, and the share of all bounded request bytes.",
+    "",
+    table(["", ...SYSTEMS, "overall"], anatomyRows(anatomyColumns)),
+    "",
+    `Preview floor: ${int(r.anatomy.overall.bounded.floor.checked)} previews checked (newest output ≥ min(size, 8 KiB), ` +
+      `every other ≥ min(size, 512 B)), ${r.anatomy.overall.bounded.floor.violations} short` +
+      (r.anatomy.overall.bounded.floor.worst
+        ? ` (worst: ${r.anatomy.overall.bounded.floor.worst.shown} of ${r.anatomy.overall.bounded.floor.worst.needed} bytes)`
+        : "") + ".",
+    "",
+    `## Overhead on the ${r.anatomy.small.runs} runs that stay under 48 KiB`,
+    "",
+    "Bytes per model call, and the share of the legacy bytes: what the bounded request adds (working state, the " +
+      "reference and size around each preview) and what it leaves out (output past the preview limits).",
+    "",
+    table(
+      ["", ...SYSTEMS.map((s) => `${s} (${r.anatomy[s].small.runs})`), `all (${r.anatomy.small.runs})`],
+      overheadRows([...SYSTEMS.map((s) => r.anatomy[s].small), r.anatomy.small]),
+    ),
+    "",
+    "Each of those runs, with what it would cost if previews that show the whole output were sent without their " +
+      "reference and size, and also without the working state section:",
+    "",
+    table(
+      ["system", "run", "calls", "ratio", "working state / call", "whole-preview framing / call", "ratio without that framing", "… and without working state"],
+      r.small_runs.map((run) => [
+        run.system,
+        run.name.length > 60 ? `${run.name.slice(0, 57)}…` : run.name,
+        int(run.calls),
+        run.ratio > 1.03 ? `**${fix(run.ratio)}**` : fix(run.ratio),
+        int(run.working_state_per_call),
+        int(run.whole_preview_framing_per_call),
+        fix(run.ratio_without_whole_preview_framing),
+        fix(run.ratio_without_framing_and_working_state),
+      ]),
+      { textColumns: 2 },
+    ),
+    "",
+    "## Per run",
+    "",
+    table(
+      ["system", "run", "outcome", "agree", "calls", "legacy bytes", "bounded bytes", "ratio", "max legacy", "max bounded", "checkpoints"],
+      r.runs.map((run) => [
+        run.system,
+        run.name.length > 60 ? `${run.name.slice(0, 57)}…` : run.name,
+        run.outcome,
+        run.policies_agree ? "yes" : "**no**",
+        int(run.model_calls),
+        int(run.legacy_bytes),
+        int(run.bounded_bytes),
+        fix(run.ratio),
+        int(run.max_legacy_request),
+        int(run.max_bounded_request),
+        int(run.checkpoints),
+      ]),
+      { textColumns: 4 },
+    ),
+    "",
+  );
+  return out.join("\n");
+}

@@ -1,0 +1,142 @@
+// `bun run bench`: replays every shipped workload under legacy and bounded, measures request building, memory and
+// the binary's start-up, and writes bench/RESULTS.md and bench/results.json. Ratios are the headline; absolute
+// times depend on the machine.
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { type Anatomy, MeasuringProvider } from "./anatomy.ts";
+import { measureBuildTimes, stepsOf } from "./build-timing.ts";
+import { describeMachine, measureStartup, PeakRss } from "./machine.ts";
+import { renderResults } from "./results-markdown.ts";
+import { evaluateTargets, type RunRow, staysSmall, summarizeBuildTimes, summarizeSystem, sumAnatomy, type SystemSummary } from "./summarize.ts";
+import { listWorkloads, loadWorkload, replayRecording, runNumbers, type System, SYSTEMS, type Workload } from "./workloads.ts";
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const started = new Date();
+const t0 = performance.now();
+const peak = new PeakRss();
+const workloads = listWorkloads();
+
+// 1. Import and replay everything under both policies, timed, with nothing else running in the loop.
+const rows: RunRow[] = [];
+const importMs: Record<System, number> = { "mini-swe-agent": 0, "swe-agent": 0, "loom testdata": 0 };
+for (const workload of workloads) {
+  const i0 = performance.now();
+  const loaded = loadWorkload(workload);
+  const i1 = performance.now();
+  const legacy = runNumbers(await replayRecording(loaded.recording, "legacy"));
+  const bounded = runNumbers(await replayRecording(loaded.recording, "bounded"));
+  const i2 = performance.now();
+  importMs[workload.system] += i1 - i0;
+  rows.push({ system: workload.system, name: workload.name, legacy, bounded, historyBytes: loaded.historyBytes, replayMs: i2 - i1 });
+  peak.sample();
+}
+const replayPeak = peak.read();
+log(`replayed ${rows.length} workloads under both policies in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+const bySystem = (system: System) => rows.filter((r) => r.system === system);
+const systems = Object.fromEntries(SYSTEMS.map((s) => [s, summarizeSystem(bySystem(s))])) as Record<System, SystemSummary>;
+const overall = summarizeSystem(rows);
+
+// 2. Where the bytes go: every request of every run measured section by section (a second, untimed replay).
+const anatomy: { workload: Workload; legacy: Anatomy; bounded: Anatomy }[] = [];
+for (const workload of workloads) {
+  const { recording } = loadWorkload(workload);
+  const measured = { legacy: null as MeasuringProvider | null, bounded: null as MeasuringProvider | null };
+  for (const policy of ["legacy", "bounded"] as const) {
+    await replayRecording(recording, policy, { wrap: (p) => (measured[policy] = new MeasuringProvider(p)) });
+  }
+  anatomy.push({ workload, legacy: measured.legacy!.anatomy, bounded: measured.bounded!.anatomy });
+  // The section-by-section sums must add up to what the context reports counted: request bytes are exact.
+  const row = rows.find((r) => r.system === workload.system && r.name === workload.name)!;
+  for (const policy of ["legacy", "bounded"] as const) {
+    if (measured[policy]!.anatomy.bytes !== row[policy].requestBytes) {
+      throw new Error(`${workload.name} (${policy}): measured ${measured[policy]!.anatomy.bytes} request bytes, the report counted ${row[policy].requestBytes}`);
+    }
+  }
+}
+peak.sample();
+const small = new Set(rows.filter(staysSmall).map((r) => `${r.system}/${r.name}`));
+const anatomyOf = (filter: (w: Workload) => boolean) => {
+  const chosen = anatomy.filter((a) => filter(a.workload));
+  return { runs: chosen.length, legacy: sumAnatomy(chosen.map((a) => a.legacy)), bounded: sumAnatomy(chosen.map((a) => a.bounded)) };
+};
+const isSmall = (w: Workload) => small.has(`${w.system}/${w.name}`);
+const anatomies = {
+  ...(Object.fromEntries(
+    SYSTEMS.map((s) => [s, { ...anatomyOf((w) => w.system === s), small: anatomyOf((w) => w.system === s && isSmall(w)) }]),
+  ) as Record<System, ReturnType<typeof anatomyOf> & { small: ReturnType<typeof anatomyOf> }>),
+  overall: anatomyOf(() => true),
+  small: anatomyOf(isSmall),
+};
+// What the runs under 48 KiB would cost with the preview wrapper dropped where the whole output is shown, and also
+// without the working state: the two parts a lean bounded request could still shed there.
+const smallRuns = anatomy
+  .filter((a) => isSmall(a.workload))
+  .map(({ workload, legacy, bounded }) => ({
+    system: workload.system,
+    name: workload.name,
+    calls: bounded.requests,
+    ratio: bounded.bytes / legacy.bytes,
+    working_state_per_call: bounded.parts.working_state / bounded.requests,
+    whole_preview_framing_per_call: bounded.events.framingWhole / bounded.requests,
+    ratio_without_whole_preview_framing: (bounded.bytes - bounded.events.framingWhole) / legacy.bytes,
+    ratio_without_framing_and_working_state: (bounded.bytes - bounded.events.framingWhole - bounded.parts.working_state) / legacy.bytes,
+  }));
+log(`measured ${anatomies.overall.bounded.requests + anatomies.overall.legacy.requests} requests section by section`);
+
+// 3. Request-build cost against JSON.stringify, with 64, 1,024 and 4,096 archived events (real mini-swe-agent steps).
+const mini = workloads.filter((w) => w.system === "mini-swe-agent").map((w) => loadWorkload(w).recording);
+const timingSamples = measureBuildTimes({
+  instructions: mini[0].header.slice.instructions,
+  intent: mini[0].header.slice.intent,
+  steps: stepsOf(mini),
+});
+mini.length = 0;
+const timings = summarizeBuildTimes(timingSamples);
+log("measured request building");
+
+// 4. The binary's start-up.
+const startup = measureStartup();
+const finalPeak = peak.read();
+log(`start-up ${startup.median_ms.toFixed(1)} ms (median of ${startup.runs})`);
+
+const miniSeconds = (importMs["mini-swe-agent"] + systems["mini-swe-agent"].replay_ms) / 1000;
+const targets = evaluateTargets({ systems, overall, timings, miniSeconds, anatomy: anatomies.overall.bounded });
+const results = {
+  machine: describeMachine(started),
+  bench_seconds: (performance.now() - t0) / 1000,
+  systems,
+  overall,
+  import_ms: importMs,
+  mini_import_and_replay_seconds: miniSeconds,
+  anatomy: anatomies,
+  small_runs: smallRuns,
+  build_timing: timings,
+  peak_rss: { replay: replayPeak, whole_bench: finalPeak },
+  startup,
+  targets,
+  runs: rows.map((r) => ({
+    system: r.system,
+    name: r.name,
+    outcome: r.bounded.outcome,
+    policies_agree: r.legacy.outcome === r.bounded.outcome && r.legacy.reports === r.bounded.reports,
+    model_calls: r.bounded.calls,
+    legacy_bytes: r.legacy.requestBytes,
+    bounded_bytes: r.bounded.requestBytes,
+    ratio: r.bounded.requestBytes / r.legacy.requestBytes,
+    max_legacy_request: r.legacy.maxRequestBytes,
+    max_bounded_request: r.bounded.maxRequestBytes,
+    checkpoints: r.bounded.checkpoints,
+    history_bytes: r.historyBytes,
+    last_legacy_request: r.legacy.callBytes[r.legacy.callBytes.length - 1] ?? 0,
+  })),
+};
+results.bench_seconds = (performance.now() - t0) / 1000;
+
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+writeFileSync(here("results.json"), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(here("RESULTS.md"), renderResults(results));
+log(`wrote bench/RESULTS.md and bench/results.json in ${results.bench_seconds.toFixed(1)} s`);
+for (const t of targets) log(`${t.met ? "met    " : "NOT MET"}  ${t.target}: ${t.figure}`);
+
+export type BenchResults = typeof results;

@@ -1,0 +1,115 @@
+// The shipped workloads (real trajectories in ../shared/workloads, Loom's own recorded workflows in testdata/) and an
+// in-process replay of one recording under one context policy: the same path `loom replay` takes through
+// runWithOptions, with the scripted provider and the recorded executor, minus the process and the report file.
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { runWithOptions, type RunResult } from "../api.ts";
+import type { ContextPolicyName } from "../lib/context.ts";
+import { canonicalJson, utf8Length } from "../lib/digest.ts";
+import { importTrajectory } from "../lib/importers/index.ts";
+import { textOf } from "../lib/importers/source.ts";
+import { parseRecording, type Recording } from "../lib/recording.ts";
+import { RecordedExecutor, ScriptedProvider } from "../lib/replay.ts";
+import type { Provider } from "../lib/turn.ts";
+
+export const SYSTEMS = ["mini-swe-agent", "swe-agent", "loom testdata"] as const;
+export type System = (typeof SYSTEMS)[number];
+
+export type Workload = { system: System; name: string; path: string; format: "loom" | "mini-swe-agent" | "swe-agent" };
+
+export const SHARED_WORKLOADS = new URL("../../shared/workloads/", import.meta.url);
+export const TESTDATA_WORKFLOWS = new URL("../testdata/workflows/", import.meta.url);
+
+const SOURCES: { system: System; dir: URL; pattern: RegExp; format: Workload["format"] }[] = [
+  { system: "mini-swe-agent", dir: new URL("mini-swe-agent/", SHARED_WORKLOADS), pattern: /\.json$/, format: "mini-swe-agent" },
+  { system: "swe-agent", dir: new URL("swe-agent/", SHARED_WORKLOADS), pattern: /\.traj$/, format: "swe-agent" },
+  { system: "loom testdata", dir: TESTDATA_WORKFLOWS, pattern: /\.jsonl$/, format: "loom" },
+];
+
+/** Every shipped workload, by system, each folder sorted by file name. */
+export function listWorkloads(): Workload[] {
+  return SOURCES.flatMap(({ system, dir, pattern, format }) =>
+    readdirSync(dir)
+      .filter((file) => pattern.test(file))
+      .sort()
+      .map((name) => ({ system, name, format, path: fileURLToPath(new URL(name, dir)) }))
+  );
+}
+
+export type LoadedWorkload = Workload & {
+  recording: Recording;
+  /**
+   * UTF-8 bytes of the message texts the original agent sent in its last model call (every message before its last
+   * answer, demonstrations left out), when the format keeps its messages.
+   */
+  historyBytes: number | null;
+};
+
+/** Reads and imports one workload as a recorded workflow. */
+export function loadWorkload(workload: Workload): LoadedWorkload {
+  const text = readFileSync(workload.path, "utf8");
+  const recording = workload.format === "loom"
+    ? parseRecording(text, { name: workload.name })
+    : importTrajectory(text, { format: workload.format, name: workload.name });
+  return { ...workload, recording, historyBytes: historyBytes(text, workload.format) };
+}
+
+function historyBytes(text: string, format: Workload["format"]): number | null {
+  if (format === "loom") return null;
+  const json = JSON.parse(text) as { messages?: unknown; history?: unknown };
+  const messages = format === "mini-swe-agent" ? json.messages : json.history;
+  if (!Array.isArray(messages) || messages.length === 0) return null;
+  const list = messages as { role?: unknown; content?: unknown; is_demo?: unknown }[];
+  const lastAnswer = list.findLastIndex((m) => m.role === "assistant");
+  if (lastAnswer < 0) return null;
+  let bytes = 0;
+  for (const message of list.slice(0, lastAnswer)) {
+    if (message.is_demo === true) continue;
+    bytes += utf8Length(textOf(message.content));
+  }
+  return bytes;
+}
+
+/** Replays a recording in-process; `wrap` may wrap the scripted provider (to look at each request). */
+export function replayRecording(
+  recording: Recording,
+  policy: ContextPolicyName,
+  { wrap, now = () => performance.now() }: { wrap?: (provider: Provider) => Provider; now?: () => number } = {},
+): Promise<RunResult> {
+  const scripted = new ScriptedProvider(recording.answers);
+  return runWithOptions({ ...recording.header.slice, workspace: "." }, {
+    contextPolicy: policy,
+    provider: wrap ? wrap(scripted) : scripted,
+    executor: (store) => new RecordedExecutor(recording.executions, { store }),
+    now,
+  });
+}
+
+/** What one run sent, reduced to the numbers the benchmark and the ceiling test need. */
+export type RunNumbers = {
+  outcome: string;
+  error: string | null;
+  calls: number;
+  requestBytes: number;
+  maxRequestBytes: number;
+  checkpoints: number;
+  prefixChanges: number;
+  callBytes: number[];
+  /** Canonical JSON of the execution reports, to compare the policies. */
+  reports: string;
+};
+
+export function runNumbers(result: RunResult): RunNumbers {
+  const callBytes = result.report.calls.map((c) => c.request_bytes);
+  return {
+    outcome: result.outcome,
+    error: result.error?.message ?? null,
+    calls: result.report.model_calls,
+    requestBytes: callBytes.reduce((a, b) => a + b, 0),
+    maxRequestBytes: callBytes.reduce((a, b) => Math.max(a, b), 0),
+    checkpoints: result.report.checkpoints,
+    prefixChanges: result.report.prefix_changes,
+    callBytes,
+    reports: canonicalJson(result.reports),
+  };
+}
