@@ -75,21 +75,25 @@ export async function runWithOptions(request: SliceRequest, options: RunOptions 
   }
 }
 
-/** Writes the report of a run that never reached the loop (startup or routing failure). */
-export function writeFailureReport(
-  path: string,
-  { policy, slice, outcome, error, priorCalls, elapsedMs }: {
-    policy: ContextPolicyName;
-    slice: string | null;
-    outcome: "startup_failed" | "routing_failed";
-    error: { code: string; message: string };
-    priorCalls: CallRecord[];
-    elapsedMs: number;
-  },
-): ContextReport {
+export type FailureReportFields = {
+  policy: ContextPolicyName;
+  slice: string | null;
+  outcome: "startup_failed" | "routing_failed" | "interrupted";
+  error: { code: string; message: string };
+  priorCalls: CallRecord[];
+  elapsedMs: number;
+};
+
+/** The report of a run that never reached the loop (startup or routing failure, or an interrupt before it). */
+export function failureReport({ policy, slice, outcome, error, priorCalls, elapsedMs }: FailureReportFields): ContextReport {
   const builder = new ReportBuilder({ policy, version: VERSION, slice });
   for (const call of priorCalls) builder.recordCall(call);
-  const report = builder.finish({ outcome, error, totalElapsedMs: elapsedMs });
+  return builder.finish({ outcome, error, totalElapsedMs: elapsedMs });
+}
+
+/** Builds and writes (atomically) the report of a run that never reached the loop. */
+export function writeFailureReport(path: string, fields: FailureReportFields): ContextReport {
+  const report = failureReport(fields);
   writeFileAtomic(path, `${JSON.stringify(report, null, 2)}\n`);
   return report;
 }

@@ -1,5 +1,25 @@
 // The one place a run's result becomes output: a JSON object, or a few human lines.
 import type { RunResult } from "../api.ts";
+import type { ContextReport } from "../lib/context-report.ts";
+import { EXIT_CODES } from "../lib/errors.ts";
+
+/** A RunResult for a run that never started, so a failure prints through the same reporter as a run. */
+export function failedResult(report: ContextReport, reportPath: string | null | undefined): RunResult {
+  return {
+    outcome: report.outcome,
+    error: report.error,
+    finish: null,
+    steps: 0,
+    revision: "r0",
+    last_test: null,
+    tests_current: false,
+    printed: [],
+    reports: [],
+    report,
+    exit_code: EXIT_CODES[report.outcome],
+    report_path: reportPath ?? null,
+  };
+}
 
 export type ResultSummary = {
   outcome: string;

@@ -2,7 +2,7 @@
 // leaves a context report (when a report path is known) before main.ts turns the error into one line and exit 3.
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { type RunResult, runWithOptions, writeFailureReport } from "../api.ts";
+import { failureReport, type RunResult, runWithOptions, writeFailureReport } from "../api.ts";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { writeFileAtomic } from "../lib/adapters/files.ts";
 import { type Catalog, loadCatalog, renderIntent } from "../lib/catalog.ts";
@@ -14,7 +14,7 @@ import type { SliceRequest } from "../lib/slice.ts";
 import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
 import { endProgress, policyOption, progressPrinter } from "./options.ts";
-import { renderResultText, summarizeResult } from "./result-reporter.ts";
+import { failedResult, renderResultText, summarizeResult } from "./result-reporter.ts";
 
 /** The parsed `loom run` flags (see RUN_OPTIONS in run.ts). */
 export type CatalogRunValues = {
@@ -98,7 +98,7 @@ export async function runFromCatalog(values: CatalogRunValues, positionals: stri
     return result.exit_code;
   } catch (error) {
     if (!(error instanceof LoomError)) throw error;
-    const report = failureReport(error, { known, write: !handedOver, elapsedMs: performance.now() - started });
+    const report = reportFailure(error, { known, write: !handedOver, elapsedMs: performance.now() - started });
     if (values.json) printResult(failedResult(report, known.reportPath), { json: true, route: known.route, io });
     throw error;
   }
@@ -152,7 +152,7 @@ async function chooseSlice(
 }
 
 /** The report of a run that never reached the loop; written here unless runWithOptions already wrote it. */
-function failureReport(error: LoomError, { known, write, elapsedMs }: { known: Known; write: boolean; elapsedMs: number }): ContextReport {
+function reportFailure(error: LoomError, { known, write, elapsedMs }: { known: Known; write: boolean; elapsedMs: number }): ContextReport {
   const fields = {
     policy: known.policy,
     slice: known.slice,
@@ -160,45 +160,9 @@ function failureReport(error: LoomError, { known, write, elapsedMs }: { known: K
     priorCalls: known.calls,
     elapsedMs: Math.max(0, elapsedMs),
   };
-  if (!(error instanceof InterruptedError)) {
-    const outcome = error instanceof RoutingError ? "routing_failed" : "startup_failed";
-    if (write && known.reportPath) return writeFailureReport(known.reportPath, { ...fields, outcome });
-    return buildReport({ ...fields, outcome });
-  }
-  const report = buildReport({ ...fields, outcome: "interrupted" });
-  if (write && known.reportPath) writeFileAtomic(known.reportPath, `${JSON.stringify(report, null, 2)}\n`);
-  return report;
-}
-
-function buildReport({ policy, slice, outcome, error, priorCalls, elapsedMs }: {
-  policy: ContextPolicyName;
-  slice: string | null;
-  outcome: ContextReport["outcome"];
-  error: { code: string; message: string };
-  priorCalls: CallRecord[];
-  elapsedMs: number;
-}): ContextReport {
-  const builder = new ReportBuilder({ policy, version: VERSION, slice });
-  for (const call of priorCalls) builder.recordCall(call);
-  return builder.finish({ outcome, error, totalElapsedMs: elapsedMs });
-}
-
-/** A RunResult for a run that never started, so a failure prints through the same reporter as a run. */
-function failedResult(report: ContextReport, reportPath: string | undefined): RunResult {
-  return {
-    outcome: report.outcome,
-    error: report.error,
-    finish: null,
-    steps: 0,
-    revision: "r0",
-    last_test: null,
-    tests_current: false,
-    printed: [],
-    reports: [],
-    report,
-    exit_code: EXIT_CODES[report.outcome],
-    report_path: reportPath ?? null,
-  };
+  const outcome = error instanceof InterruptedError ? "interrupted" : error instanceof RoutingError ? "routing_failed" : "startup_failed";
+  if (write && known.reportPath) return writeFailureReport(known.reportPath, { ...fields, outcome });
+  return failureReport({ ...fields, outcome });
 }
 
 function printResult(result: RunResult, { json, route, io }: { json?: boolean; route: Routed | null; io: Io }): void {

@@ -1,14 +1,14 @@
 // loom run: run a slice with a real model provider over a real workspace.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { runWithOptions, writeFailureReport } from "../api.ts";
-import { LoomError, UsageError } from "../lib/errors.ts";
+import { failureReport, runWithOptions, writeFailureReport } from "../api.ts";
+import { InterruptedError, LoomError, UsageError } from "../lib/errors.ts";
 import { SliceRequest } from "../lib/slice.ts";
 import { formatZodError } from "../lib/zod-error.ts";
 import type { Io } from "./io.ts";
 import { endProgress, parseCommandArgs, policyOption, progressPrinter } from "./options.ts";
 import { providerForModel } from "./provider-for-model.ts";
-import { renderResultText, summarizeResult } from "./result-reporter.ts";
+import { failedResult, renderResultText, summarizeResult } from "./result-reporter.ts";
 
 const HELP = `loom run [REQUEST | -] [options]
 
@@ -73,35 +73,45 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
 
   const contextPolicy = policyOption(values["context-policy"] ?? "legacy");
   const contextReport = values["context-report"] ? resolve(io.cwd, values["context-report"]) : undefined;
+  // A slice that cannot start still leaves its report, and --json still prints one result object.
+  const startupFailed = (error: unknown, { write }: { write: boolean }): never => {
+    if (error instanceof LoomError && !(error instanceof InterruptedError)) {
+      const fields = {
+        policy: contextPolicy,
+        slice: null,
+        outcome: "startup_failed" as const,
+        error: { code: error.code, message: error.reportMessage },
+        priorCalls: [],
+        elapsedMs: 0,
+      };
+      const report = write && contextReport ? writeFailureReport(contextReport, fields) : failureReport(fields);
+      if (values.json) io.stdout(`${JSON.stringify(summarizeResult(failedResult(report, contextReport)))}\n`);
+    }
+    throw error;
+  };
   let provider;
   try {
     provider = providerForModel(slice.model, { env: io.env });
   } catch (error) {
-    // A slice that cannot start still leaves its report.
-    if (error instanceof LoomError && contextReport) {
-      writeFailureReport(contextReport, {
-        policy: contextPolicy,
-        slice: null,
-        outcome: "startup_failed",
-        error: { code: error.code, message: error.reportMessage },
-        priorCalls: [],
-        elapsedMs: 0,
-      });
-    }
-    throw error;
+    startupFailed(error, { write: true });
   }
-  const result = await runWithOptions(slice, {
-    contextPolicy,
-    contextReport,
-    record: values.record ? resolve(io.cwd, values.record) : undefined,
-    provider,
-    signal: io.signal,
-    onProgress: values.quiet ? undefined : progressPrinter(io),
-  });
+  let result;
+  try {
+    result = await runWithOptions(slice, {
+      contextPolicy,
+      contextReport,
+      record: values.record ? resolve(io.cwd, values.record) : undefined,
+      provider,
+      signal: io.signal,
+      onProgress: values.quiet ? undefined : progressPrinter(io),
+    });
+  } catch (error) {
+    startupFailed(error, { write: false }); // runWithOptions has written the report already
+  }
   if (!values.quiet) endProgress(io);
-  const summary = summarizeResult(result);
+  const summary = summarizeResult(result!);
   if (values.json) io.stdout(`${JSON.stringify(summary)}\n`);
   else io.stdout(renderResultText(summary, { label: "run" }));
-  if (result.error && result.exit_code !== 0) io.stderr(`loom run: ${result.error.message}\n`);
-  return result.exit_code;
+  if (result!.error && result!.exit_code !== 0) io.stderr(`loom run: ${result!.error.message}\n`);
+  return result!.exit_code;
 }

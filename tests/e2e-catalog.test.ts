@@ -338,7 +338,6 @@ const FAILURES: FailureCase[] = [
     outcome: "startup_failed",
     code: "unknown_model",
     check: noCalls,
-    piped: false,
   },
   {
     name: "a missing credential variable for a SliceRequest (no catalog)",
@@ -348,7 +347,6 @@ const FAILURES: FailureCase[] = [
     outcome: "startup_failed",
     code: "missing_credential",
     check: noCalls,
-    piped: false,
   },
   {
     name: "a missing credential variable",
