@@ -40,7 +40,20 @@ const schemaCache = new Map<string, { json: JsonSchema; text: string }>();
 
 function toJson(schema: z.ZodType): JsonSchema {
   const { $schema: _, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
-  return rest;
+  return withoutSafeIntegerBounds(rest) as JsonSchema;
+}
+
+/** zod states the safe-integer range on every integer; it tells the model nothing and costs bytes on every request. */
+function withoutSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "maximum" && v === Number.MAX_SAFE_INTEGER) continue;
+    if (k === "minimum" && v === Number.MIN_SAFE_INTEGER) continue;
+    out[k] = withoutSafeIntegerBounds(v);
+  }
+  return out;
 }
 
 function cached(key: string, make: () => z.ZodType): { json: JsonSchema; text: string } {

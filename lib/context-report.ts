@@ -64,7 +64,7 @@ export const ContextReport = z.strictObject({
     list_history: count,
     read_history: count,
     omitted: count.describe("Lookup responses omitted whole because they did not fit the ceiling"),
-    errors: count.describe("Lookups answered with an error (malformed or unknown reference)"),
+    errors: count.describe("Lookups answered with an error: malformed or unknown reference, or not a valid lookup at all (counted here only)"),
   }),
   refusals: count,
   total_elapsed_ms: z.number().nonnegative(),
@@ -137,8 +137,9 @@ export class ReportBuilder {
     if (prefixChanged) this.#report.prefix_changes += 1;
   }
 
-  recordRetrieval(kind: "result" | "list_history" | "read_history", { error = false, omitted = false } = {}): void {
-    this.#report.retrievals[kind] += 1;
+  /** A lookup answered; `kind` null for an answer that was not a valid lookup at all. */
+  recordRetrieval(kind: "result" | "list_history" | "read_history" | null, { error = false, omitted = false } = {}): void {
+    if (kind) this.#report.retrievals[kind] += 1;
     if (error) this.#report.retrievals.errors += 1;
     if (omitted) this.#report.retrievals.omitted += 1;
   }

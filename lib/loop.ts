@@ -141,7 +141,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
           return phase === "selection" ? { kind: "suspend", reason } : { kind: "refuse", code: "lookup_limit", reason };
         }
         if (!lookup.ok) {
-          builder.recordRetrieval("result", { error: true });
+          builder.recordRetrieval(null, { error: true });
           lookups.push({ lookup: answer.value, error: lookup.error });
           continue;
         }
