@@ -3,18 +3,15 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { z } from "zod";
-import { ContextReport } from "../lib/context-report.ts";
+import type { z } from "zod";
+import { renderSchemaFile, SCHEMA_PATHS, type SchemaName, SCHEMAS } from "../lib/schemas.ts";
+
+export { renderSchemaFile };
 
 /** Each generated file, relative to the repository root, and the schema it is generated from. */
-export const SCHEMA_FILES: readonly { path: string; schema: z.ZodType }[] = [
-  { path: "schemas/context-report.schema.json", schema: ContextReport },
-];
-
-/** The exact text of a generated file: stable two-space JSON with a trailing newline. */
-export function renderSchemaFile(schema: z.ZodType): string {
-  return `${JSON.stringify(z.toJSONSchema(schema), null, 2)}\n`;
-}
+export const SCHEMA_FILES: readonly { path: string; schema: z.ZodType }[] = (Object.keys(SCHEMAS) as SchemaName[]).map(
+  (name) => ({ path: SCHEMA_PATHS[name], schema: SCHEMAS[name] }),
+);
 
 async function main(args: string[]): Promise<number> {
   const root = join(dirname(fileURLToPath(import.meta.url)), "..");

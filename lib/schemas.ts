@@ -1,0 +1,35 @@
+// The JSON Schemas Loom publishes, generated from the zod schemas (the zod schema is the source of truth):
+// printed by `loom schema NAME` and shipped in schemas/ (kept equal by tests and scripts/gen-schemas.ts).
+import { z } from "zod";
+import { Catalog } from "./catalog.ts";
+import { ContextReport } from "./context-report.ts";
+import { RecordingEntry, RecordingHeader } from "./recording.ts";
+
+/** A recording is JSONL: each line is the header (first) or an entry. */
+export const RecordingLine = z
+  .union([RecordingHeader, RecordingEntry])
+  .describe("One line of a Loom recording (JSONL): the header on line 1, then answers, executions and the end");
+
+export const SCHEMAS = {
+  catalog: Catalog,
+  recording: RecordingLine,
+  report: ContextReport,
+} as const satisfies Record<string, z.ZodType>;
+
+export type SchemaName = keyof typeof SCHEMAS;
+
+/** Where each schema is shipped, relative to the repository root. */
+export const SCHEMA_PATHS: Record<SchemaName, string> = {
+  catalog: "schemas/catalog.schema.json",
+  recording: "schemas/recording.schema.json",
+  report: "schemas/context-report.schema.json",
+};
+
+/** The exact text of a schema file: stable two-space JSON with a trailing newline. */
+export function renderSchemaFile(schema: z.ZodType): string {
+  return `${JSON.stringify(z.toJSONSchema(schema), null, 2)}\n`;
+}
+
+export function renderJsonSchema(name: SchemaName): string {
+  return renderSchemaFile(SCHEMAS[name]);
+}
