@@ -196,13 +196,14 @@ export class BoundedContext implements ContextPolicy {
 
   /** Retires the smallest batch of oldest events that reaches the targets for these parts; returns its size. */
   #retireBatch(parts: RequestParts): number {
-    const checkpoints: (Fragment | null)[] = [this.#checkpointFragment];
+    // Candidate checkpoints are advanced one event at a time, so trying every batch size stays linear.
+    const candidates: Checkpoint[] = [this.#checkpoint];
+    const fragments: Fragment[] = [];
     const checkpointAfter = (n: number): Fragment => {
-      if (!checkpoints[n]) {
-        const cp = advanceCheckpoint(this.#checkpoint, this.#tail.slice(0, n).map((t) => t.sealed.event));
-        checkpoints[n] = fragment({ section: "checkpoint", checkpoint: cp });
+      for (let k = candidates.length; k <= n; k++) {
+        candidates[k] = advanceCheckpoint(candidates[k - 1], [this.#tail[k - 1].sealed.event]);
       }
-      return checkpoints[n]!;
+      return (fragments[n] ??= fragment({ section: "checkpoint", checkpoint: candidates[n] }));
     };
     const n = retirementBatch({
       tailLength: this.#tail.length,
