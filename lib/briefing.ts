@@ -1,4 +1,5 @@
 // The working state, derived only from typed execution reports — never from file contents or model text.
+import { clipText, MESSAGE_LIMIT } from "./clip.ts";
 import type { ExecutionReport } from "./reports.ts";
 
 export const RECENT_ARTIFACTS = 3;
@@ -63,7 +64,8 @@ export function applyReport(
       break;
     }
     case "refusal":
-      next.last_refusal = { step: report.step, code: report.code, reason: report.reason };
+      // Reasons may quote what the model sent (a path, an argv); the working state must stay small.
+      next.last_refusal = { step: report.step, code: report.code, reason: clipText(report.reason, MESSAGE_LIMIT) };
       break;
     case "read":
     case "list":

@@ -26,6 +26,7 @@ import { availableActions, type SliceRequest } from "./slice.ts";
 import type { ResultStore } from "./store.ts";
 import type { Phase, Provider, Section } from "./turn.ts";
 import { formatZodError } from "./zod-error.ts";
+import { clipText, echo, MESSAGE_LIMIT } from "./clip.ts";
 
 export type Progress = { step: number; phase: Phase; request_bytes: number; checkpoint: boolean; max_steps: number };
 
@@ -102,6 +103,30 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     archive: { events: archive.length, retired: context.retiredCount },
   });
 
+  /**
+   * Adds an entry to this stage's lookup section. Under the ceiling, an entry that does not fit is replaced whole by
+   * an error entry with its size and the room left (the request then retires events if even that does not fit).
+   * Returns false when the entry was omitted.
+   */
+  const addEntry = (entry: Record<string, unknown>, parts: RequestParts, used: number): boolean => {
+    const lookups = parts.lookups;
+    if (context.enforcesCeiling) {
+      const next = { ...parts, state: workingState(used), lookups: [...lookups, entry] };
+      if (context.measure(next) > CEILING_BYTES) {
+        const without = context.measure({ ...next, lookups });
+        const size = utf8Length(JSON.stringify(entry));
+        lookups.push({
+          ...("lookup" in entry ? { lookup: entry.lookup } : {}),
+          error: `Response omitted whole: ${size} bytes do not fit the ${CEILING_BYTES}-byte ceiling ` +
+            `(${Math.max(0, CEILING_BYTES - without)} bytes of room left); select a smaller part with #bytes=START-END or #lines=START-END`,
+        });
+        return false;
+      }
+    }
+    lookups.push(entry);
+    return true;
+  };
+
   /** One stage: ask until the model gives a valid decision, spends its lookups, or fails validation twice. */
   const stage = async (
     phase: "selection" | "arguments",
@@ -142,36 +167,22 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         }
         if (!lookup.ok) {
           builder.recordRetrieval(null, { error: true });
-          lookups.push({ lookup: answer.value, error: lookup.error });
+          addEntry({ lookup: echo(answer.value), error: lookup.error }, parts, used);
           continue;
         }
         const kind = lookupKind(lookup.lookup);
-        let response: Record<string, unknown> = answerLookup(lookup.lookup, { store, archive });
-        let omitted = false;
-        if (context.enforcesCeiling) {
-          const next = { ...parts, state: workingState(used), lookups: [...lookups, response] };
-          const bytes = context.measure(next);
-          if (bytes > CEILING_BYTES) {
-            const without = context.measure({ ...next, lookups });
-            const size = utf8Length(JSON.stringify(response));
-            response = {
-              lookup: lookup.lookup,
-              error: `Response omitted whole: ${size} bytes do not fit the ${CEILING_BYTES}-byte ceiling ` +
-                `(${Math.max(0, CEILING_BYTES - without)} bytes of room left); select a smaller part with #bytes=START-END or #lines=START-END`,
-            };
-            omitted = true;
-          }
-        }
-        builder.recordRetrieval(kind, { error: "error" in response && !omitted, omitted });
-        lookups.push(response);
+        const response = answerLookup(lookup.lookup, { store, archive });
+        const omitted = !addEntry({ ...response, lookup: echo(lookup.lookup) }, parts, used);
+        builder.recordRetrieval(kind, { error: "error" in response, omitted });
         continue;
       }
 
       const decision = validate(answer.value);
       if (decision.ok) return { kind: "decision", value: decision.value };
-      if (reasked) return { kind: "refuse", code: "invalid_answer", reason: `Invalid ${phase} answer twice: ${decision.error}` };
+      const error = clipText(decision.error, MESSAGE_LIMIT);
+      if (reasked) return { kind: "refuse", code: "invalid_answer", reason: `Invalid ${phase} answer twice: ${error}` };
       reasked = true;
-      lookups.push({ invalid_answer: `Your answer did not match the response schema: ${decision.error}. Answer again.` });
+      addEntry({ invalid_answer: `Your answer did not match the response schema: ${error}. Answer again.` }, parts, used);
     }
   };
 

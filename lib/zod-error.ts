@@ -1,5 +1,6 @@
 // Renders zod issues as one line: field path and what was expected.
 import type { z } from "zod";
+import { clipText } from "./clip.ts";
 
 export function formatIssuePath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return "(root)";
@@ -12,7 +13,8 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
 }
 
 export function formatZodError(error: z.ZodError, { limit = 3 }: { limit?: number } = {}): string {
-  const issues = error.issues.slice(0, limit).map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`);
+  // Messages can quote what was given (an unrecognized key); keep each one short.
+  const issues = error.issues.slice(0, limit).map((issue) => clipText(`${formatIssuePath(issue.path)}: ${issue.message}`, 300));
   const more = error.issues.length > limit ? ` (+${error.issues.length - limit} more)` : "";
   return issues.join("; ") + more;
 }

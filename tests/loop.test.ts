@@ -242,3 +242,32 @@ test("a printed text is kept once in its event: the arguments hold it, the repor
   const serialized = JSON.stringify(events[0]);
   assert.equal(serialized.split(text).length - 1, 1);
 });
+
+test("a huge model answer (a lookup, an invalid lookup or an unknown key) never pushes a bounded request over the ceiling", async () => {
+  const big = "x".repeat(100_000);
+  for (const value of [{ $result: `sha256:${"a".repeat(64)}#/${big}` }, { $nope: big }, { action: "read_file", [big]: 1 }]) {
+    const { result, provider } = await loop([answer("selection", value), ...finish], { policy: "bounded" });
+    assert.equal(result.outcome, "completed", result.error?.message);
+    for (const r of provider.requests) assert.ok(utf8Length(JSON.stringify(r)) <= 65_536);
+    assert.ok(utf8Length(JSON.stringify(provider.requests[1])) < 5_000, "the answer is not repeated in full");
+  }
+});
+
+test("a refusal reason quoting a huge path stays small in the working state", async () => {
+  const store = new ResultStore();
+  const provider = new ScriptedProvider([pick("read_file"), give({ path: "p" }), ...finish], { keepRequests: true });
+  const executor = {
+    revision: "r0",
+    execute: (action: string, _args: unknown, { step }: { step: number }) =>
+      Promise.resolve(
+        action === "finish"
+          ? { kind: "finish" as const, status: "success" as const, summary: "s" }
+          : { kind: "refusal" as const, step, code: "path_outside_workspace", reason: `Path "${"../".repeat(40_000)}" leaves the workspace` },
+      ),
+  };
+  const result = await runLoop(sliceRequest(), { policy: "bounded", provider, executor, store, now: () => 0, version: "t" });
+  assert.equal(result.outcome, "completed", result.error?.message);
+  const state = provider.requests.at(-1)!.sections.find((s) => s.section === "working_state") as { state: { last_refusal: { reason: string } } };
+  assert.ok(utf8Length(state.state.last_refusal.reason) <= 512);
+  assert.match(state.state.last_refusal.reason, /…/);
+});
