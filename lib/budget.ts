@@ -11,18 +11,40 @@ export const TAIL_MAX = 64;
 /** …and a count-triggered retirement halves it, so retirements stay rare (each one changes the cached prefix). */
 export const TAIL_TARGET = 32;
 
-export function needsRetirement({ requestBytes, tailLength }: { requestBytes: number; tailLength: number }): boolean {
-  return requestBytes > RETIRE_TRIGGER_BYTES || tailLength > TAIL_MAX;
+/**
+ * Whether to retire before this request. `floorBytes` is the request with every event retired: when even that is
+ * past the trigger (a very large prefix), retiring cannot reach the trigger, so only the ceiling and the tail count
+ * force it — otherwise every request would retire everything, leaving the model blind and the cache cold.
+ */
+export function needsRetirement(
+  { requestBytes, tailLength, floorBytes }: { requestBytes: number; tailLength: number; floorBytes: number },
+): boolean {
+  if (tailLength > TAIL_MAX) return true;
+  if (floorBytes >= RETIRE_TRIGGER_BYTES) return requestBytes > CEILING_BYTES;
+  return requestBytes > RETIRE_TRIGGER_BYTES;
 }
 
 /**
- * How many of the oldest tail events to retire: the smallest batch that brings the request to the byte target and
- * the tail to its count target. `bytesAfter(n)` is the request size after retiring n events (it includes the grown
- * checkpoint); it must be computable for 0..tailLength.
+ * What a retirement aims for: 32 KiB; when even an empty tail is above that, halfway from that floor to the limit
+ * that triggered it (48 KiB, or the ceiling for a prefix past 48 KiB), so a batch always leaves room for several steps.
  */
-export function retirementBatch({ tailLength, bytesAfter }: { tailLength: number; bytesAfter: (n: number) => number }): number {
-  for (let n = 1; n <= tailLength; n++) {
-    if (tailLength - n <= TAIL_TARGET && bytesAfter(n) <= RETIRE_TARGET_BYTES) return n;
+export function retirementTarget(floorBytes: number): number {
+  if (floorBytes <= RETIRE_TARGET_BYTES) return RETIRE_TARGET_BYTES;
+  const limit = floorBytes < RETIRE_TRIGGER_BYTES ? RETIRE_TRIGGER_BYTES : CEILING_BYTES;
+  return Math.floor((floorBytes + limit) / 2);
+}
+
+/**
+ * How many of the oldest tail events to retire: the smallest batch that brings the request to `target` and the tail
+ * to its count target. The newest event is kept when the others are not enough, unless the request does not fit the
+ * ceiling with it. `bytesAfter(n)` is the request size after retiring n events (it includes the grown checkpoint).
+ */
+export function retirementBatch(
+  { tailLength, bytesAfter, target = RETIRE_TARGET_BYTES }: { tailLength: number; bytesAfter: (n: number) => number; target?: number },
+): number {
+  for (let n = 1; n < tailLength; n++) {
+    if (tailLength - n <= TAIL_TARGET && bytesAfter(n) <= target) return n;
   }
+  if (tailLength > 1 && bytesAfter(tailLength - 1) <= CEILING_BYTES) return tailLength - 1;
   return tailLength;
 }

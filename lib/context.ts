@@ -2,7 +2,7 @@
 // Requests are assembled from cached JSON fragments, so building one never re-serializes the archive, and the
 // byte count is exact: bytes == utf8Length(JSON.stringify(request)).
 import { advanceCheckpoint, type Checkpoint, emptyCheckpoint } from "./checkpoint.ts";
-import { CEILING_BYTES, needsRetirement, retirementBatch } from "./budget.ts";
+import { CEILING_BYTES, needsRetirement, RETIRE_TRIGGER_BYTES, retirementBatch, retirementTarget, TAIL_MAX } from "./budget.ts";
 import { utf8Length } from "./digest.ts";
 import { BudgetError } from "./errors.ts";
 import type { SealedEvent } from "./events.ts";
@@ -173,8 +173,15 @@ export class BoundedContext implements ContextPolicy {
     // the lookup responses (or the error entries standing for omitted ones) do not fit, retire more.
     const persistent = { ...parts, lookups: [] };
     let retired = 0;
-    if (needsRetirement({ requestBytes: this.measure(persistent), tailLength: this.#tail.length })) {
-      retired += this.#retireBatch(persistent);
+    const bytes = this.measure(persistent);
+    if (bytes > RETIRE_TRIGGER_BYTES || this.#tail.length > TAIL_MAX) {
+      const plan = this.#plan(persistent);
+      const floorBytes = plan.bytesAfter(this.#tail.length);
+      if (needsRetirement({ requestBytes: bytes, tailLength: this.#tail.length, floorBytes })) {
+        retired += this.#retire(
+          retirementBatch({ tailLength: this.#tail.length, bytesAfter: plan.bytesAfter, target: retirementTarget(floorBytes) }),
+        );
+      }
     }
     const mandatory = this.#assemble(persistent, this.#tail.length, this.#checkpointFragment).bytes;
     if (mandatory > CEILING_BYTES) {
@@ -183,7 +190,10 @@ export class BoundedContext implements ContextPolicy {
         `Mandatory context is ${mandatory} bytes, over the ${CEILING_BYTES}-byte ceiling (instructions, intent, checkpoint, working state and candidates must fit)`,
       );
     }
-    if (parts.lookups.length > 0 && this.measure(parts) > CEILING_BYTES) retired += this.#retireBatch(parts);
+    if (parts.lookups.length > 0 && this.measure(parts) > CEILING_BYTES) {
+      const plan = this.#plan(parts);
+      retired += this.#retire(retirementBatch({ tailLength: this.#tail.length, bytesAfter: plan.bytesAfter, target: CEILING_BYTES }));
+    }
     const built = this.#assemble(parts, 0, this.#checkpointFragment);
     if (built.bytes > CEILING_BYTES) {
       throw new BudgetError(
@@ -194,8 +204,8 @@ export class BoundedContext implements ContextPolicy {
     return { ...built, checkpointed: retired > 0, retired };
   }
 
-  /** Retires the smallest batch of oldest events that reaches the targets for these parts; returns its size. */
-  #retireBatch(parts: RequestParts): number {
+  /** Request sizes after retiring the n oldest events, for these parts. */
+  #plan(parts: RequestParts): { bytesAfter: (n: number) => number } {
     // Candidate checkpoints are advanced one event at a time, so trying every batch size stays linear.
     const candidates: Checkpoint[] = [this.#checkpoint];
     const fragments: Fragment[] = [];
@@ -205,21 +215,23 @@ export class BoundedContext implements ContextPolicy {
       }
       return (fragments[n] ??= fragment({ section: "checkpoint", checkpoint: candidates[n] }));
     };
-    const n = retirementBatch({
-      tailLength: this.#tail.length,
-      bytesAfter: (k) => this.#assemble(parts, k, checkpointAfter(k)).bytes,
-    });
-    this.#retire(n);
-    return n;
+    const sizes: number[] = [];
+    return {
+      bytesAfter: (n) => (sizes[n] ??= n === 0
+        ? this.#assemble(parts, 0, this.#checkpointFragment).bytes
+        : this.#assemble(parts, n, checkpointAfter(n)).bytes),
+    };
   }
 
-  #retire(n: number): void {
-    if (n === 0) return;
+  /** Retires the n oldest events into the checkpoint; returns n. */
+  #retire(n: number): number {
+    if (n === 0) return 0;
     const gone = this.#tail.splice(0, n);
     for (const entry of gone) this.#tailRetainedBytes -= entry.retained.bytes;
     this.#checkpoint = advanceCheckpoint(this.#checkpoint, gone.map((t) => t.sealed.event));
     this.#checkpointFragment = fragment({ section: "checkpoint", checkpoint: this.#checkpoint });
     this.#retired += n;
+    return n;
   }
 
   /** The request as it would be with the oldest `skip` tail events retired and the given checkpoint. */
