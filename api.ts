@@ -3,6 +3,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { WorkspaceExecutor } from "./lib/adapters/workspace-executor.ts";
+import { providerForModel } from "./lib/adapters/providers/provider-for-model.ts";
 import { openLineSink, writeFileAtomic } from "./lib/adapters/files.ts";
 import type { ContextPolicyName } from "./lib/context.ts";
 import { type CallRecord, type ContextReport, ReportBuilder } from "./lib/context-report.ts";
@@ -24,7 +25,7 @@ export type RunOptions = {
   contextPolicy?: ContextPolicyName;
   /** Write the context report here (atomically), for every outcome. */
   contextReport?: string;
-  /** The model provider. Required unless a custom executor replays a recording with a scripted provider. */
+  /** The model provider; default: the one the request's model ("PROVIDER/MODEL") names, keys from the environment. */
   provider?: Provider;
   /** Abort to interrupt: running processes are killed and the report still lands (outcome "interrupted"). */
   signal?: AbortSignal;
@@ -119,11 +120,17 @@ async function start(request: SliceRequest, options: RunOptions, now: () => numb
       commandTimeoutMs: slice.limits.command_timeout_ms ?? slice.test.timeout_ms,
     });
   }
-  if (!options.provider) throw new StartupError("No model provider configured", "provider_missing");
+  // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
+  const provider = options.provider ?? providerForModel(slice.model, { env: process.env });
 
   let recorder;
   if (options.record) {
-    const write = openLineSink(options.record);
+    let write: (line: string) => void;
+    try {
+      write = openLineSink(options.record);
+    } catch (error) {
+      throw new StartupError(`Cannot write the recording ${JSON.stringify(options.record)}: ${ioCode(error)}`, "record_unwritable");
+    }
     const { workspace: _, ...recordedSlice } = slice;
     write(recordingLine({
       type: "header",
@@ -138,7 +145,7 @@ async function start(request: SliceRequest, options: RunOptions, now: () => numb
   try {
     const result = await runLoop(slice, {
       policy: options.contextPolicy ?? "legacy",
-      provider: options.provider,
+      provider,
       executor,
       store,
       now,
@@ -150,9 +157,19 @@ async function start(request: SliceRequest, options: RunOptions, now: () => numb
       recorder,
       priorCalls: options.priorCalls,
     });
-    if (options.contextReport) writeFileAtomic(options.contextReport, `${JSON.stringify(result.report, null, 2)}\n`);
+    if (options.contextReport) {
+      try {
+        writeFileAtomic(options.contextReport, `${JSON.stringify(result.report, null, 2)}\n`);
+      } catch (error) {
+        throw new LoomError("report_unwritable", `Cannot write the context report ${JSON.stringify(options.contextReport)}: ${ioCode(error)}`);
+      }
+    }
     return { ...result, exit_code: EXIT_CODES[result.outcome], report_path: options.contextReport ?? null };
   } finally {
     store.clear();
   }
+}
+
+function ioCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
 }

@@ -186,6 +186,10 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     }
   };
 
+  const capacityMessage = (at: number) =>
+    `Archive capacity exceeded at step ${at}: it holds at most ${archive.limits.events} events and ${archive.limits.bytes} bytes ` +
+    `(now ${archive.length} events, ${archive.bytes} bytes); no further model requests`;
+
   const zodError = { formatError: (e: Parameters<typeof formatZodError>[0]) => formatZodError(e) };
   const selectionSchema = selectionResponseSchema(actions);
   const selectionZod = selectionDecision(actions);
@@ -196,6 +200,12 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       if (step >= request.limits.max_steps) {
         outcome = "step_limit";
         error = { code: "step_limit", message: `Step limit reached: ${request.limits.max_steps} steps without finish` };
+        break;
+      }
+      if (archive.length >= archive.limits.events) {
+        // A full archive could not keep the next step's event: ask the model nothing more.
+        outcome = "archive_capacity_exceeded";
+        error = { code: "archive_capacity_exceeded", message: capacityMessage(step + 1) };
         break;
       }
       step += 1;
@@ -249,13 +259,8 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
 
       const sealed = createEvent({ seq: archive.length + 1, step, action, args, reason, report: done }, store);
       if (!archive.fits(sealed.bytes)) {
-        const limits = archive.limits;
         outcome = "archive_capacity_exceeded";
-        error = {
-          code: "archive_capacity_exceeded",
-          message: `Archive capacity exceeded at step ${step}: it holds at most ${limits.events} events and ${limits.bytes} bytes ` +
-            `(now ${archive.length} events, ${archive.bytes} bytes); no further model requests`,
-        };
+        error = { code: "archive_capacity_exceeded", message: capacityMessage(step) };
         if (done.kind === "finish") finish = { status: done.status, summary: done.summary };
         break;
       }

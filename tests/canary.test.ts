@@ -202,7 +202,7 @@ test("canary, archive_capacity_exceeded (library, archiveLimits): no canary in t
     contextPolicy: "bounded",
     contextReport: c.sandbox.report,
     provider,
-    archiveLimits: { maxEvents: 2 },
+    archiveLimits: { maxEvents: 3 },
   });
   assert.equal(result.exit_code, 5);
   assertOutcome(report(c), { outcome: "archive_capacity_exceeded", code: "archive_capacity_exceeded", usage: "partial" });

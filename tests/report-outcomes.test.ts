@@ -170,14 +170,15 @@ test("step_limit: exit 6, final_usage, and no request after the last step", asyn
 test("archive_capacity_exceeded (RunOptions.archiveLimits): exit 5, partial_usage, no request after the full archive", async (t) => {
   const canary = makeCanary();
   const s = await setupFor(t, canary, archiveScript(canary));
-  const result = await runSlice(s, { archiveLimits: { maxEvents: 2 } });
+  const result = await runSlice(s, { archiveLimits: { maxEvents: 3 } });
   assert.equal(result.exit_code, 5);
   const report = readValidReport(s.sandbox.report);
   assertOutcome(report, { outcome: "archive_capacity_exceeded", code: "archive_capacity_exceeded", usage: "partial" });
   assert.deepEqual(report.partial_usage, perCall(5));
-  assert.deepEqual(report.archive.events, 2);
+  assert.deepEqual(report.archive.events, 3);
   assert.equal(s.server.requests.length, 5, "no model request once the archive is full");
-  assert.equal(result.printed.length, 1, "the print that did not fit the archive is still in the result");
+  assert.equal(result.printed.length, 1, "printed output stays visible in the result");
+  assert.equal(result.last_test?.revision, "r0", "the test observation stays visible in the result");
 });
 
 test("interrupted (abort while the test command runs): exit 130, partial_usage, the test process group is gone", async (t) => {

@@ -1,0 +1,25 @@
+// Resolves a SliceRequest model string ("PROVIDER/MODEL") to a provider adapter.
+import { createProvider } from "./create-provider.ts";
+import { StartupError } from "../../errors.ts";
+import type { Provider } from "../../turn.ts";
+
+const KINDS = ["anthropic", "openai", "openai-compatible"] as const;
+
+export function providerForModel(model: string, { env }: { env: Record<string, string | undefined> }): Provider {
+  const slash = model.indexOf("/");
+  const kind = slash === -1 ? "" : model.slice(0, slash);
+  if (!(KINDS as readonly string[]).includes(kind)) {
+    throw new StartupError(
+      `Model ${JSON.stringify(model)}: expected PROVIDER/MODEL with PROVIDER one of ${KINDS.join(", ")} (or use --catalog)`,
+      "unknown_model",
+    );
+  }
+  const id = model.slice(slash + 1);
+  const provider = createProvider({ kind: kind as (typeof KINDS)[number], model: id }, { env });
+  // The slice names "PROVIDER/MODEL"; the API knows only MODEL.
+  return {
+    name: provider.name,
+    capabilities: provider.capabilities,
+    complete: (request, options) => provider.complete(request, { ...options, model: id }),
+  };
+}
