@@ -27,20 +27,37 @@ const IMPORTERS: Record<ImportFormat, (json: unknown, options: { name: string })
 
 /** Which of the known formats a parsed file looks like, from its top-level shape; null when none. */
 export function detectFormat(json: unknown): ImportFormat | null {
-  if (Array.isArray(json)) return json.length > 0 && json.every((m) => isRecord(m) && "role" in m) ? "openai-messages" : null;
+  if (Array.isArray(json)) return json.length > 0 && json.every(isChatItem) ? "openai-messages" : null;
   if (!isRecord(json)) return null;
-  if (Array.isArray(json.trajectory) || (Array.isArray(json.history) && !Array.isArray(json.messages))) return "swe-agent";
-  if (!Array.isArray(json.messages)) return null;
+  const messages = [json.messages, json.fncall_messages, json.input].find(Array.isArray);
+  if (Array.isArray(json.trajectory) || (Array.isArray(json.attempts) && !messages)) return "swe-agent";
+  if (Array.isArray(json.history) && !messages) {
+    // SWE-agent marks its history entries; a chat log saved under "history" has plain messages.
+    const swe = "info" in json || "replay_config" in json || json.history.some((m) => isRecord(m) && ("agent" in m || "message_type" in m || "action" in m));
+    return swe || !json.history.every(isChatItem) || json.history.length === 0 ? "swe-agent" : "openai-messages";
+  }
+  const chat = messages;
+  if (!Array.isArray(chat)) return null;
   const marker = typeof json.trajectory_format === "string" && json.trajectory_format.startsWith("mini-swe-agent");
   const info = json.info;
-  if (marker || (isRecord(info) && "mini_version" in info)) return "mini-swe-agent";
+  // Early mini-swe-agent files have no version marker, only the run's info block.
+  const miniInfo = isRecord(info) && ("mini_version" in info || "exit_status" in info || "submission" in info);
+  // Version 2 closes every run with a role "exit" message.
+  const exit = chat.some((m) => isRecord(m) && m.role === "exit");
+  if (chat === json.messages && exit) return "mini-swe-agent";
+  if (chat === json.messages && (marker || miniInfo)) return "mini-swe-agent";
   return "openai-messages";
+}
+
+/** A chat message, a transcript line wrapping one, or an item of the Responses API. */
+function isChatItem(item: unknown): boolean {
+  return isRecord(item) && ("role" in item || "message" in item || typeof item.type === "string" || item.object === "response");
 }
 
 /**
  * Imports one trajectory file's text as a recorded workflow. A file in another shape fails with one line naming the
  * format expected and what was found; malformed JSON with the file name and the parser's message. An openai-messages
- * log may also be JSON Lines, one message per line.
+ * log may also be JSON Lines, one message (or wrapped message, or item) per line.
  */
 export function importTrajectory(text: string, { format, name }: { format: ImportFormat; name: string }): Recording {
   const json = parseJsonSource(text, { name, lines: format === "openai-messages" });
@@ -55,6 +72,10 @@ export function importTrajectory(text: string, { format, name }: { format: Impor
 /** A plain messages[] log without tool calls may be a mini-swe-agent history saved without its info block. */
 function hasToolTraffic(json: unknown): boolean {
   const messages = Array.isArray(json) ? json : isRecord(json) ? json.messages : undefined;
-  if (!Array.isArray(messages)) return false;
-  return messages.some((m) => isRecord(m) && (m.role === "tool" || m.role === "function" || Array.isArray(m.tool_calls)));
+  if (!Array.isArray(messages)) return true;
+  return messages.some((m) =>
+    !isRecord(m) || typeof m.role !== "string" || m.role === "tool" || m.role === "function" ||
+    (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) || isRecord(m.function_call) ||
+    (Array.isArray(m.content) && m.content.some((b) => isRecord(b) && (b.type === "tool_use" || b.type === "tool_result")))
+  );
 }

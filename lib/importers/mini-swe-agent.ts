@@ -1,125 +1,182 @@
-// mini-swe-agent trajectories (`trajectory_format: "mini-swe-agent-1"`): messages[] where each assistant message holds
-// a THOUGHT and one ```bash block, and the next user message the command's output framed by <returncode>/<output>.
-import { z } from "zod";
+// mini-swe-agent trajectories. Version 1 (`trajectory_format: "mini-swe-agent-1"`): messages[] where each assistant
+// message holds a THOUGHT and one ```bash block, and the next user message the command's output framed by
+// <returncode>/<output>. Version 2 (`"mini-swe-agent-1.1"`): the model's native messages plus `extra` — parsed
+// `extra.actions`, tool calls answered by role "tool" messages (or Responses items), observations carrying
+// `extra.returncode`, format errors as user messages with `extra.interrupt_type`, and a final role "exit" message.
 import { UsageError } from "../errors.ts";
 import type { Recording } from "../recording.ts";
-import { formatZodError } from "../zod-error.ts";
-import { textOf } from "./source.ts";
+import { type ChatMessage, readChatLog } from "./chat.ts";
+import { observationOf } from "./mini-swe-agent-observation.ts";
+import { firstString, isRecord } from "./source.ts";
 import { type ImportedStep, reasonOf, recordingFromSteps } from "./step.ts";
+import { commandOf, shellCommandOf } from "./tool-call.ts";
 import { convertUsage } from "./usage.ts";
 
 export const MINI_SWE_AGENT_EXPECTED = "a mini-swe-agent trajectory (messages[] with role/content)";
 
-const Content = z.union([z.string(), z.array(z.unknown()), z.null()]);
-
-const MiniMessage = z.looseObject({
-  role: z.string(),
-  content: Content,
-  extra: z.looseObject({ response: z.looseObject({ usage: z.unknown(), model: z.unknown() }).partial().optional() }).optional(),
-});
-
-const MiniTrajectory = z.looseObject({
-  messages: z.array(MiniMessage).min(1),
-  info: z
-    .looseObject({
-      exit_status: z.string().nullish(),
-      submission: z.string().nullish(),
-      config: z
-        .looseObject({
-          agent: z.looseObject({ action_regex: z.string().optional() }).partial().optional(),
-          model: z.looseObject({ model_name: z.string().optional() }).partial().optional(),
-          environment: z.looseObject({ timeout: z.number().optional() }).partial().optional(),
-        })
-        .partial()
-        .optional(),
-    })
-    .partial()
-    .optional(),
-});
-type MiniTrajectory = z.infer<typeof MiniTrajectory>;
-
-/** mini-swe-agent's own default: exactly one ```bash block per answer, its body stripped. */
-const DEFAULT_ACTION_REGEX = /```bash\s*\n(.*?)\n```/gs;
+/** Version 1's action format, and version 2's text-based one. */
+const V1_ACTION_REGEX = /```bash\s*\n(.*?)\n```/gs;
+const V2_ACTION_REGEX = /```mswea_bash_command\s*\n(.*?)\n```/gs;
 const SUBMIT_MARKERS = ["COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT"];
 const SUBMITTED = "Submitted";
 const BASH = ["bash", "-c"];
 
-const OUTPUT = /^<returncode>(-?\d+)<\/returncode>\n<output>\n([\s\S]*)<\/output>$/;
-// Long outputs: the agent's warning, then head and tail; kept as the model saw them.
-const LONG_OUTPUT = /^<returncode>(-?\d+)<\/returncode>\n([\s\S]*)$/;
-const TIMEOUT =
-  /^The last command <command>[\s\S]*<\/command> timed out and has been killed\.\nThe output of the command was:\n <output>\n([\s\S]*)\n<\/output>\nPlease try another command and make sure to avoid those requiring interactive input\.$/;
+type Info = {
+  exit_status?: string;
+  submission?: string;
+  action_regex?: string;
+  model_name?: string;
+  timeout?: number;
+  v2: boolean;
+};
+
+type Action = { command: string; callId?: string; argv?: string[]; prefix?: string[] };
 
 export function importMiniSweAgent(json: unknown, { name }: { name: string }): Recording {
-  const parsed = MiniTrajectory.safeParse(json);
-  if (!parsed.success) throw new UsageError(`${name}: expected ${MINI_SWE_AGENT_EXPECTED}: ${formatZodError(parsed.error)}`);
-  const { messages, info } = parsed.data;
+  const root = Array.isArray(json) ? { messages: json } : json;
+  const log = readChatLog(root, { name, expected: MINI_SWE_AGENT_EXPECTED });
+  const messages = log.messages;
+  const info = infoOf(root, messages);
   const first = messages.findIndex((m) => m.role === "user");
   if (first < 0) throw new UsageError(`${name}: expected ${MINI_SWE_AGENT_EXPECTED}: no user message (the task)`);
   const system = messages.slice(0, first).find((m) => m.role === "system");
-  const actionRegex = compileActionRegex(info?.config?.agent?.action_regex);
+  const actionRegex = compileActionRegex(info.action_regex, info.v2 ? V2_ACTION_REGEX : V1_ACTION_REGEX);
   const steps: ImportedStep[] = [];
   const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
   for (let i = first + 1; i < messages.length; i++) {
-    if (messages[i].role !== "assistant") continue;
-    const next = messages[i + 1]?.role === "user" ? textOf(messages[i + 1].content) : undefined;
-    steps.push(stepOf(textOf(messages[i].content), next, {
-      usage: convertUsage(messages[i].extra?.response?.usage),
-      actionRegex,
-      info,
-      last: i === lastAssistant,
-    }));
+    const m = messages[i];
+    if (m.role === "assistant") {
+      let end = i + 1;
+      while (end < messages.length && messages[end].role !== "assistant") end++;
+      steps.push(...turnOf(m, messages.slice(i + 1, end), { actionRegex, info, last: i === lastAssistant }));
+    } else if (isFormatError(m) && messages[i - 1].role !== "assistant") {
+      // Version 2 drops the model's unparsable answer and keeps only the agent's reply: the turn still happened.
+      steps.push(formatErrorOf(m, actionRegex));
+    }
   }
   const ended = endOf(steps, info);
   if (ended) steps.push(ended);
-  const timeout = info?.config?.environment?.timeout;
   return recordingFromSteps(
     {
       format: "mini-swe-agent",
       name,
-      intent: textOf(messages[first].content),
-      instructions: system ? textOf(system.content) : "",
-      model: modelOf(parsed.data),
-      ...(typeof timeout === "number" && timeout > 0 ? { command_timeout_ms: Math.round(timeout * 1000) } : {}),
+      intent: messages[first].text,
+      instructions: system ? system.text : "",
+      model: info.model_name ?? log.model ?? "unknown",
+      ...(info.timeout !== undefined && info.timeout > 0 ? { command_timeout_ms: Math.round(info.timeout * 1000) } : {}),
     },
     steps,
   );
 }
 
-function stepOf(
-  text: string,
-  next: string | undefined,
-  { usage, actionRegex, info, last }: {
-    usage: ImportedStep["usage"];
-    actionRegex: RegExp;
-    info: MiniTrajectory["info"];
-    last: boolean;
-  },
-): ImportedStep {
-  const blocks = [...text.matchAll(actionRegex)];
-  // The thought is the text around the bash blocks, the command their content: each byte appears once.
-  const reason = reasonOf(textOutside(text, blocks));
-  const command = blocks.map((b) => (b[1] ?? "").trim()).join("\n");
-  if (blocks.length !== 1) {
-    // Not exactly one action: the agent ran nothing and answered with its format error.
-    return { kind: "refusal", reason, usage, argv: [...BASH, command], prefix: BASH, code: "format_error", message: next ?? "" };
+/** One assistant message and the messages answering it, as one step per action (a format error is one step). */
+function turnOf(
+  m: ChatMessage,
+  replies: ChatMessage[],
+  { actionRegex, info, last }: { actionRegex: RegExp; info: Info; last: boolean },
+): ImportedStep[] {
+  const usage = convertUsage(m.usage);
+  const blocks = [...m.text.matchAll(actionRegex)];
+  const actions = actionsOf(m);
+  // The thought is the text around the command blocks, the command their content: each byte appears once. With tool
+  // calls the command is not in the text, which is all thought.
+  const reason = reasonOf(m.calls.length > 0 ? m.text : textOutside(m.text, blocks));
+  const reply = replies[0]?.role === "user" ? replies[0] : undefined;
+  if (!actions) {
+    // Text only, as version 1 writes it: exactly one block is an action, anything else a format error.
+    const command = blocks.map(blockText).join("\n");
+    if (blocks.length !== 1) {
+      return [{ kind: "refusal", reason, usage, argv: [...BASH, command], prefix: BASH, code: "format_error", message: reply?.text ?? "" }];
+    }
+    const observed = reply !== undefined && observationOf(reply).framed;
+    const submitted = SUBMIT_MARKERS.some((marker) => command.includes(marker)) || (last && info.exit_status === SUBMITTED);
+    if (submitted && !observed) return [finishOf(info, { reason, usage, answer: reply?.text })];
+    return [{ kind: "command", reason, usage, argv: [...BASH, command], prefix: BASH, ...observed_(reply) }];
   }
-  const framed = next !== undefined && (next.startsWith("<returncode>") || TIMEOUT.test(next));
-  const submitted = SUBMIT_MARKERS.some((marker) => command.includes(marker)) ||
-    (last && info?.exit_status === SUBMITTED);
-  if (submitted && !framed) {
-    return {
-      kind: "finish",
-      reason,
-      usage,
-      status: info?.exit_status === undefined || info.exit_status === null || info.exit_status === SUBMITTED ? "success" : "failure",
-      summary: info?.submission ?? next ?? "",
-    };
+  if (actions.length === 0) {
+    const refusal = replies.find((r) => r.role === "user");
+    return [{ kind: "refusal", reason, usage, argv: [...BASH, ""], prefix: BASH, code: "format_error", message: refusal?.text ?? "" }];
   }
-  return { kind: "command", reason, usage, argv: [...BASH, command], prefix: BASH, ...observationOf(next) };
+  const answers = replies.filter((r) => r.role === "tool" || (r.role === "user" && !isFormatError(r)));
+  const used = new Set<ChatMessage>();
+  return actions.map((action, j): ImportedStep => {
+    const decision = j === 0 ? { reason, usage } : {};
+    const result = resultOf(answers, action, j, used);
+    const submit = SUBMIT_MARKERS.some((marker) => action.command.includes(marker)) ||
+      (last && j === actions.length - 1 && info.exit_status === SUBMITTED);
+    if (submit && result === undefined) return finishOf(info, { ...decision });
+    const argv = action.argv ?? [...BASH, action.command];
+    return { ...decision, kind: "command", argv, prefix: action.prefix ?? BASH, ...observed_(result) };
+  });
 }
 
-function textOutside(text: string, blocks: RegExpExecArray[] | RegExpMatchArray[]): string {
+/** The parsed actions of a version 2 message (`extra.actions`), else its tool calls; undefined for plain text. */
+function actionsOf(m: ChatMessage): Action[] | undefined {
+  const parsed = m.extra?.actions;
+  if (Array.isArray(parsed)) {
+    return parsed.flatMap((a): Action[] => {
+      if (!isRecord(a) || typeof a.command !== "string") return [];
+      const callId = firstString(a.tool_call_id);
+      return [{ command: a.command, ...(callId ? { callId } : {}) }];
+    });
+  }
+  if (m.calls.length === 0) return undefined;
+  return m.calls.map((call) => {
+    const command = shellCommandOf(call);
+    if (command !== undefined) return { command, ...(call.id ? { callId: call.id } : {}) };
+    const { argv, prefix } = commandOf(call);
+    return { command: "", argv, prefix, ...(call.id ? { callId: call.id } : {}) };
+  });
+}
+
+/**
+ * The reply to an action: the tool message naming its call, else the reply without an id in the same position (for a
+ * call with an id, only a tool message: a user message there is a person's input, not this call's output).
+ */
+function resultOf(answers: ChatMessage[], action: Action, position: number, used: Set<ChatMessage>): ChatMessage | undefined {
+  const byId = action.callId !== undefined ? answers.find((r) => r.callId === action.callId && !used.has(r)) : undefined;
+  const candidate = answers.filter((r) => r.callId === undefined)[position];
+  const positional = candidate && !used.has(candidate) && (action.callId === undefined || candidate.role === "tool") ? candidate : undefined;
+  const found = byId ?? positional;
+  if (found) used.add(found);
+  return found;
+}
+
+function observed_(reply: ChatMessage | undefined): { exit_code: number | null; timed_out: boolean; output: string } {
+  if (reply === undefined) return { exit_code: null, timed_out: false, output: "" };
+  const { exit_code, timed_out, output } = observationOf(reply);
+  return { exit_code, timed_out, output };
+}
+
+function isFormatError(m: ChatMessage): boolean {
+  return m.role === "user" && m.extra?.interrupt_type === "FormatError";
+}
+
+/** A format error without the model's message: its reply, and the model's text where the agent kept it. */
+function formatErrorOf(m: ChatMessage, actionRegex: RegExp): ImportedStep {
+  const response = typeof m.extra?.model_response === "string" ? m.extra.model_response : "";
+  const blocks = [...response.matchAll(actionRegex)];
+  const command = blocks.map(blockText).join("\n");
+  return { kind: "refusal", reason: reasonOf(textOutside(response, blocks)), argv: [...BASH, command], prefix: BASH, code: "format_error", message: m.text };
+}
+
+function finishOf(info: Info, step: { reason?: string; usage?: ImportedStep["usage"]; answer?: string }): ImportedStep {
+  const status = info.exit_status;
+  return {
+    kind: "finish",
+    ...(step.reason !== undefined ? { reason: step.reason } : {}),
+    ...(step.usage !== undefined ? { usage: step.usage } : {}),
+    status: status === undefined || status === SUBMITTED ? "success" : "failure",
+    summary: info.submission ?? step.answer ?? "",
+  };
+}
+
+/** What a block captured: its group, as Python's findall returns it (the whole match when there is no group). */
+function blockText(block: RegExpMatchArray): string {
+  return (block.length > 1 ? (block[1] ?? "") : block[0]).trim();
+}
+
+function textOutside(text: string, blocks: RegExpMatchArray[]): string {
   const parts: string[] = [];
   let at = 0;
   for (const block of blocks) {
@@ -130,44 +187,59 @@ function textOutside(text: string, blocks: RegExpExecArray[] | RegExpMatchArray[
   return parts.map((part) => part.trim()).filter((part) => part !== "").join("\n\n");
 }
 
-function observationOf(next: string | undefined): { exit_code: number | null; timed_out: boolean; output: string } {
-  if (next === undefined) return { exit_code: null, timed_out: false, output: "" };
-  const short = OUTPUT.exec(next);
-  if (short) return { exit_code: Number(short[1]), timed_out: false, output: short[2] };
-  const long = LONG_OUTPUT.exec(next);
-  if (long) return { exit_code: Number(long[1]), timed_out: false, output: long[2] };
-  const timeout = TIMEOUT.exec(next);
-  if (timeout) return { exit_code: null, timed_out: true, output: timeout[1] };
-  return { exit_code: null, timed_out: false, output: next };
-}
-
 /** A run that stopped on a limit or an error, without submitting, still ends in a (failed) finish. */
-function endOf(steps: ImportedStep[], info: MiniTrajectory["info"]): ImportedStep | undefined {
-  const status = info?.exit_status;
+function endOf(steps: ImportedStep[], info: Info): ImportedStep | undefined {
+  const status = info.exit_status;
   if (typeof status !== "string" || status === "" || steps.some((s) => s.kind === "finish")) return undefined;
   return {
     kind: "finish",
     status: status === SUBMITTED ? "success" : "failure",
-    summary: info?.submission ? info.submission : status,
+    summary: info.submission ? info.submission : status,
   };
 }
 
-function modelOf(trajectory: MiniTrajectory): string {
-  const configured = trajectory.info?.config?.model?.model_name;
-  if (typeof configured === "string" && configured !== "") return configured;
-  for (const m of trajectory.messages) {
-    const model = m.extra?.response?.model;
-    if (typeof model === "string" && model !== "") return model;
-  }
-  return "unknown";
+/** The run's outcome and configuration: `info` (both versions), else version 2's closing "exit" message. */
+function infoOf(root: unknown, messages: ChatMessage[]): Info {
+  const record = (value: unknown) => (isRecord(value) ? value : {});
+  const json = record(root);
+  const info = record(json.info);
+  const config = record(info.config);
+  const agent = record(config.agent);
+  const model = record(config.model);
+  const environment = record(config.environment);
+  const exit = record(messages.findLast((m) => m.role === "exit")?.extra);
+  const format = typeof json.trajectory_format === "string" ? json.trajectory_format : "";
+  const version = typeof info.mini_version === "string" ? Number.parseInt(info.mini_version, 10) : NaN;
+  const out: Info = { v2: format === "mini-swe-agent-1.1" || version >= 2 || messages.some((m) => m.role === "exit") };
+  const exitStatus = firstString(info.exit_status, exit.exit_status);
+  if (exitStatus) out.exit_status = exitStatus;
+  const submission = typeof info.submission === "string" ? info.submission : typeof exit.submission === "string" ? exit.submission : undefined;
+  if (submission !== undefined) out.submission = submission;
+  const regex = firstString(model.action_regex, agent.action_regex);
+  if (regex) out.action_regex = regex;
+  const modelName = firstString(model.model_name);
+  if (modelName) out.model_name = modelName;
+  if (typeof environment.timeout === "number") out.timeout = environment.timeout;
+  return out;
 }
 
-/** A configured action_regex is Python syntax; the common subset works in JavaScript, anything else falls back. */
-function compileActionRegex(source: string | undefined): RegExp {
-  if (source === undefined) return DEFAULT_ACTION_REGEX;
+/**
+ * A configured action_regex is Python syntax: named groups `(?P<name>…)` and leading inline flags are translated; a
+ * pattern JavaScript still cannot compile falls back to the version's default.
+ */
+function compileActionRegex(source: string | undefined, fallback: RegExp): RegExp {
+  if (source === undefined) return fallback;
+  let pattern = source.replace(/\(\?P</g, "(?<").replace(/\(\?P=(\w+)\)/g, "\\k<$1>");
+  let flags = "gs";
+  const inline = /^\(\?([aimsux]+)\)/.exec(pattern);
+  if (inline) {
+    pattern = pattern.slice(inline[0].length);
+    if (inline[1].includes("i")) flags += "i";
+    if (inline[1].includes("m")) flags += "m";
+  }
   try {
-    return new RegExp(source, "gs");
+    return new RegExp(pattern, flags);
   } catch {
-    return DEFAULT_ACTION_REGEX;
+    return fallback;
   }
 }

@@ -2,14 +2,16 @@
 import { UsageError } from "../errors.ts";
 
 /**
- * Parses a trajectory file; malformed JSON is one line naming the file and the parser's complaint. With `lines`, a
- * file whose first line is a JSON object on its own is read as JSON Lines (one message per line) into an array.
+ * Parses a trajectory file; malformed JSON is one line naming the file and the parser's complaint. A leading byte
+ * order mark is ignored. With `lines`, a file whose first line is a JSON object on its own is read as JSON Lines (one
+ * value per line, `\n` or `\r\n`) into an array.
  */
 export function parseJsonSource(text: string, { name, lines = false }: { name: string; lines?: boolean }): unknown {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
-    return JSON.parse(text);
+    return JSON.parse(body);
   } catch (error) {
-    const rows = lines ? jsonLines(text, { name }) : undefined;
+    const rows = lines ? jsonLines(body, { name }) : undefined;
     if (rows) return rows;
     throw new UsageError(`${name}: not valid JSON (${oneLine((error as Error).message)})`);
   }
@@ -83,4 +85,10 @@ export function oneLine(text: string): string {
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The first argument that is a non-empty string. */
+export function firstString(...values: unknown[]): string | undefined {
+  for (const value of values) if (typeof value === "string" && value !== "") return value;
+  return undefined;
 }

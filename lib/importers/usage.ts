@@ -2,15 +2,45 @@
 // so imported and live runs count alike (null where the log says nothing, never 0).
 import { convertAnthropicUsage } from "../providers/convert-anthropic-usage.ts";
 import { convertOpenAIUsage } from "../providers/convert-openai-usage.ts";
+import { tokenCount } from "../providers/token-count.ts";
 import { NULL_USAGE, type Usage } from "../turn.ts";
 import { isRecord } from "./source.ts";
 
 /**
- * Anthropic usage (it has cache_read_input_tokens / cache_creation_input_tokens) or OpenAI usage (Chat Completions
- * `prompt_tokens` or Responses `input_tokens`, with `cached_tokens` in the details); anything else is all null.
+ * OpenAI usage (Chat Completions `prompt_tokens`, with `cached_tokens` in the details, and the cache counters litellm
+ * adds for Anthropic models), Anthropic usage (input_tokens beside cache_read_input_tokens /
+ * cache_creation_input_tokens), OpenAI Responses usage (`input_tokens`), LangChain's `usage_metadata`
+ * (`input_token_details.cache_read` / `cache_creation`) or Gemini's `usageMetadata` counts; anything else is all null.
  */
 export function convertUsage(raw: unknown): Usage {
   if (!isRecord(raw)) return NULL_USAGE;
+  if ("prompt_tokens" in raw || "completion_tokens" in raw) {
+    // OpenAI-shaped; litellm adds Anthropic's cache counters beside prompt_tokens (which then includes them).
+    const usage = convertOpenAIUsage(raw);
+    return {
+      ...usage,
+      cache_read: usage.cache_read ?? tokenCount(raw.cache_read_input_tokens),
+      cache_write: tokenCount(raw.cache_creation_input_tokens),
+    };
+  }
   if ("cache_read_input_tokens" in raw || "cache_creation_input_tokens" in raw) return convertAnthropicUsage(raw);
+  if (isRecord(raw.input_token_details)) {
+    // LangChain counts cached tokens inside input_tokens, as OpenAI does.
+    const details = raw.input_token_details;
+    return {
+      input: tokenCount(raw.input_tokens),
+      cache_read: tokenCount(details.cache_read),
+      cache_write: tokenCount(details.cache_creation),
+      output: tokenCount(raw.output_tokens),
+    };
+  }
+  if ("promptTokenCount" in raw || "candidatesTokenCount" in raw) {
+    return {
+      input: tokenCount(raw.promptTokenCount),
+      cache_read: tokenCount(raw.cachedContentTokenCount),
+      cache_write: null,
+      output: tokenCount(raw.candidatesTokenCount),
+    };
+  }
   return convertOpenAIUsage(raw);
 }
