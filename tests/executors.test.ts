@@ -1,15 +1,21 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import fc from "fast-check";
 import type { ActionName } from "../lib/actions.ts";
 import { InterruptedError } from "../lib/errors.ts";
+import { digestOf } from "../lib/digest.ts";
 import { ExecutionReport } from "../lib/reports.ts";
 import { ResultStore } from "../lib/store.ts";
-import { resolveInside } from "../lib/adapters/workspace-paths.ts";
-import { WorkspaceExecutor, type WorkspaceExecutorConfig } from "../lib/adapters/workspace-executor.ts";
+import { outsidePathArgument, resolveInside } from "../lib/adapters/workspace-paths.ts";
+import {
+  countOccurrences,
+  MAX_TEXT_FILE_BYTES,
+  WorkspaceExecutor,
+  type WorkspaceExecutorConfig,
+} from "../lib/adapters/workspace-executor.ts";
 
 type Fixture = {
   root: string;
@@ -55,6 +61,15 @@ async function withWorkspace(
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A file of `size` bytes without writing them: sparse, all NUL. */
+function sparseFile(path: string, size: number): void {
+  writeFileSync(path, "");
+  truncateSync(path, size);
 }
 
 function assertRefusal(report: ExecutionReport, code: string, reason?: RegExp): void {
@@ -107,6 +122,47 @@ test("read_file follows a symlink that stays inside the workspace", async () => 
   });
 });
 
+test("read_file refuses a file over 16 MiB with too_large, naming its size and the cap", async () => {
+  await withWorkspace({}, async ({ run, root, store }) => {
+    sparseFile(join(root, "huge.bin"), MAX_TEXT_FILE_BYTES + 1);
+    assertRefusal(await run("read_file", { path: "huge.bin" }), "too_large", /"huge\.bin" is 16777217 bytes.*16777216-byte \(16 MiB\)/);
+    assert.equal(store.count, 0);
+  });
+});
+
+test("read_file reads a text file of exactly 16 MiB", async () => {
+  await withWorkspace({}, async ({ run, root, text }) => {
+    writeFileSync(join(root, "big.txt"), Buffer.alloc(MAX_TEXT_FILE_BYTES, "a"));
+    const report = await run("read_file", { path: "big.txt" });
+    assert.equal(report.kind, "read");
+    if (report.kind === "read") assert.equal(text(report.result).length, MAX_TEXT_FILE_BYTES);
+  });
+});
+
+test("read_file refuses files with NUL bytes or invalid UTF-8 as not_text, storing nothing", async () => {
+  await withWorkspace({}, async ({ run, root, store }) => {
+    writeFileSync(join(root, "nul.bin"), new Uint8Array([0x61, 0x00, 0x62]));
+    writeFileSync(join(root, "latin1.txt"), new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    writeFileSync(join(root, "cut.txt"), new Uint8Array([0x61, 0xe2, 0x82]));
+    assertRefusal(await run("read_file", { path: "nul.bin" }), "not_text", /"nul\.bin".*NUL/);
+    assertRefusal(await run("read_file", { path: "latin1.txt" }), "not_text", /"latin1\.txt" is not UTF-8 text/);
+    assertRefusal(await run("read_file", { path: "cut.txt" }), "not_text");
+    assert.equal(store.count, 0);
+  });
+});
+
+test("read_file stores a text file's exact bytes, a byte-order mark included, under their digest", async () => {
+  await withWorkspace({}, async ({ run, root, text }) => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("h\u00e9llo \u{1f600}\r\n")]);
+    writeFileSync(join(root, "bom.txt"), bytes);
+    const report = await run("read_file", { path: "bom.txt" });
+    assert.equal(report.kind, "read");
+    if (report.kind !== "read") return;
+    assert.equal(report.result, digestOf(bytes));
+    assert.deepEqual(new TextEncoder().encode(text(report.result)), bytes);
+  });
+});
+
 // list_files
 
 test("list_files lists files recursively, sorted, workspace-relative, without .git and node_modules", async () => {
@@ -131,6 +187,19 @@ test("list_files shows at most 2,000 entries and says how many more there are", 
     assert.equal(lines.length, 2_001);
     assert.equal(lines[1_999], "many/f1999.txt");
     assert.match(lines[2_000], /\b3 more files\b/);
+  });
+});
+
+test("list_files shows a name with a newline, a tab or a leading quote as a JSON string on one line", async () => {
+  const files = { "a\nb.txt": "", "plain.txt": "", "tab\there.txt": "", "\"quoted.txt": "", "sub/x\u2028y": "" };
+  await withWorkspace(files, async ({ run, text }) => {
+    const report = await run("list_files", { path: "." });
+    assert.equal(report.kind, "list");
+    if (report.kind !== "list") return;
+    const lines = text(report.result).trimEnd().split("\n");
+    assert.deepEqual(lines, ['"\\"quoted.txt"', '"a\\nb.txt"', "plain.txt", '"sub/x\\u2028y"', '"tab\\there.txt"']);
+    assert.equal(report.count, 5);
+    assert.deepEqual(lines.map((line) => (line.startsWith('"') ? JSON.parse(line) : line)), Object.keys(files).sort());
   });
 });
 
@@ -182,6 +251,14 @@ test("search clips long lines to 300 characters and stops listing after 200 matc
   });
 });
 
+test("search shows a file name with a newline as a JSON string, keeping one match per line", async () => {
+  await withWorkspace({ "dir/x\ny.txt": "a needle\n", "z.txt": "needle too\n" }, async ({ run, text }) => {
+    const report = await run("search", { query: "needle", path: "." });
+    assert.equal(report.kind === "search" && report.matches, 2);
+    assert.equal(report.kind === "search" && text(report.result), '"dir/x\\ny.txt":1:a needle\nz.txt:1:needle too\n');
+  });
+});
+
 test("search does not follow a symlink out of the workspace", async () => {
   await withWorkspace({ "in.txt": "outside content" }, async ({ run, root, outside, text }) => {
     symlinkSync(join(outside, "secret.txt"), join(root, "leak.txt"));
@@ -206,8 +283,8 @@ test("edit_file replaces one exact occurrence and advances the revision", async 
 test("edit_file refuses absent and ambiguous old text without changing the file or the revision", async () => {
   await withWorkspace({ "a.txt": "x = 1\nx = 1\naaa\n" }, async ({ run, root, executor }) => {
     assertRefusal(await run("edit_file", { path: "a.txt", old_text: "y = 2", new_text: "" }), "edit_text_not_found", /"a\.txt"/);
-    assertRefusal(await run("edit_file", { path: "a.txt", old_text: "x = 1", new_text: "" }), "edit_text_ambiguous", /2 times/);
-    assertRefusal(await run("edit_file", { path: "a.txt", old_text: "aa", new_text: "" }), "edit_text_ambiguous", /2 times/);
+    assertRefusal(await run("edit_file", { path: "a.txt", old_text: "x = 1", new_text: "" }), "edit_text_ambiguous", /more than once/);
+    assertRefusal(await run("edit_file", { path: "a.txt", old_text: "aa", new_text: "" }), "edit_text_ambiguous", /more than once/);
     assertRefusal(await run("edit_file", { path: "b.txt", old_text: "x", new_text: "" }), "not_found");
     assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "x = 1\nx = 1\naaa\n");
     assert.equal(executor.revision, "r0");
@@ -220,6 +297,41 @@ test("edit_file refuses a file that is not UTF-8 text, keeping its bytes", async
     writeFileSync(join(root, "blob"), bytes);
     assertRefusal(await run("edit_file", { path: "blob", old_text: "a", new_text: "c" }), "not_text");
     assert.deepEqual(new Uint8Array(readFileSync(join(root, "blob"))), bytes);
+  });
+});
+
+test("edit_file refuses files with NUL bytes and files over 16 MiB, like read_file", async () => {
+  await withWorkspace({}, async ({ run, root, executor }) => {
+    writeFileSync(join(root, "nul.bin"), new Uint8Array([0x61, 0x00, 0x62]));
+    sparseFile(join(root, "huge.txt"), MAX_TEXT_FILE_BYTES + 1);
+    assertRefusal(await run("edit_file", { path: "nul.bin", old_text: "a", new_text: "c" }), "not_text", /NUL/);
+    assertRefusal(await run("edit_file", { path: "huge.txt", old_text: "a", new_text: "c" }), "too_large", /16777217 bytes/);
+    assert.deepEqual(new Uint8Array(readFileSync(join(root, "nul.bin"))), new Uint8Array([0x61, 0x00, 0x62]));
+    assert.equal(executor.revision, "r0");
+  });
+});
+
+test("countOccurrences tells none, one and several apart, counting overlaps and stopping at two", () => {
+  assert.equal(countOccurrences("abc", "x"), 0);
+  assert.equal(countOccurrences("abc", "b"), 1);
+  assert.equal(countOccurrences("aaa", "aa"), 2);
+  assert.equal(countOccurrences("a".repeat(2 * 1024 * 1024), "a".repeat(1_000)), 2);
+  fc.assert(
+    fc.property(fc.string({ unit: fc.constantFrom("a", "b") }), fc.string({ unit: fc.constantFrom("a", "b"), minLength: 1, maxLength: 3 }), (text, part) => {
+      let naive = 0;
+      for (let i = 0; i + part.length <= text.length; i++) if (text.startsWith(part, i)) naive++;
+      assert.equal(countOccurrences(text, part), Math.min(naive, 2));
+    }),
+  );
+});
+
+test("edit_file on a 2 MB file of repeated text refuses an ambiguous edit and applies a unique one", async () => {
+  const big = `${"a".repeat(2 * 1024 * 1024)}\nend\n`;
+  await withWorkspace({ "big.txt": big }, async ({ run, root }) => {
+    assertRefusal(await run("edit_file", { path: "big.txt", old_text: "a".repeat(1_000), new_text: "" }), "edit_text_ambiguous");
+    const report = await run("edit_file", { path: "big.txt", old_text: "a\nend", new_text: "a\nEND" });
+    assert.equal(report.kind, "edit");
+    assert.equal(readFileSync(join(root, "big.txt"), "utf8"), big.replace("end", "END"));
   });
 });
 
@@ -287,6 +399,27 @@ test("run_tests does not pass credential variables to the test process", async (
   }, { test: { command: ["env"], timeout_ms: 30_000 }, env: { PATH: process.env.PATH, LOOM_TEST_API_KEY: "do-not-leak", LOOM_VISIBLE: "1" } });
 });
 
+test("run_tests and run_command do not pass secretEnvNames, credential-like names or URLs with passwords", async () => {
+  const env = {
+    PATH: process.env.PATH,
+    LOOM_MODEL_ACCESS: "leak-1",
+    LLM_CREDS: "leak-2",
+    DATABASE_URL: "postgres://app:leak-3@db/app",
+    LOOM_VISIBLE: "1",
+    GIT_AUTHOR_NAME: "Loom",
+  };
+  await withWorkspace({}, async ({ run, text }) => {
+    const tested = await run("run_tests", {});
+    const commanded = await run("run_command", { argv: ["env"] });
+    for (const report of [tested, commanded]) {
+      const output = report.kind === "test" ? text(report.output) : report.kind === "command" ? text(report.output) : "";
+      assert.match(output, /^LOOM_VISIBLE=1$/m);
+      assert.match(output, /^GIT_AUTHOR_NAME=Loom$/m);
+      assert.doesNotMatch(output, /LOOM_MODEL_ACCESS|LLM_CREDS|DATABASE_URL|leak-/);
+    }
+  }, { test: { command: ["env"], timeout_ms: 30_000 }, commands: [["env"]], secretEnvNames: ["LOOM_MODEL_ACCESS"], env });
+});
+
 test("an interrupted run_tests rejects with InterruptedError", async () => {
   await withWorkspace({}, async ({ executor }) => {
     const controller = new AbortController();
@@ -307,6 +440,48 @@ test("run_command runs only argv that start with an allowed prefix", async () =>
     assertRefusal(await run("run_command", { argv: ["sh"] }), "command_not_allowed");
     assertRefusal(await run("run_command", { argv: ["echoo", "hello"] }), "command_not_allowed");
   }, { commands: [["echo"], ["sh", "-c", "exit 0"]] });
+});
+
+test("run_command refuses arguments after the allowed prefix that name paths outside the workspace", async () => {
+  await withWorkspace({ "a.txt": "", "sub/b.txt": "" }, async ({ run, text }) => {
+    for (const arg of ["/", "/etc/passwd", "~", "~/.ssh", "..", "../outside", "sub/../..", "./../x", "..\\x", "--file=/etc/passwd", "DIR=../x"]) {
+      const report = await run("run_command", { argv: ["ls", "sub", arg] });
+      assertRefusal(report, "command_not_allowed", /names a path outside the workspace/);
+      if (report.kind === "refusal") assert.ok(report.reason.includes(JSON.stringify(arg)), report.reason);
+    }
+    const listed = await run("run_command", { argv: ["ls", "sub/../sub", "."] });
+    assert.equal(listed.kind === "command" && listed.exit_code, 0);
+    const echoed = await run("run_command", { argv: ["echo", "...", "x..y", "--color=auto", "a/./b/..", "https://example.com/a/../b"] });
+    assert.equal(echoed.kind === "command" && text(echoed.output), "... x..y --color=auto a/./b/.. https://example.com/a/../b\n");
+    // Text with whitespace is a script or a message, not a path: a shell prefix is not second-guessed.
+    const script = await run("run_command", { argv: ["echo", "PATH=/usr/bin:$PATH && ls ../x"] });
+    assert.equal(script.kind === "command" && text(script.output), "PATH=/usr/bin:$PATH && ls ../x\n");
+  }, { commands: [["ls"], ["echo"]] });
+});
+
+test("run_command does not second-guess paths the allowed prefix itself spells out", async () => {
+  await withWorkspace({}, async ({ run, text }) => {
+    const report = await run("run_command", { argv: ["echo", "/", "x"] });
+    assert.equal(report.kind === "command" && text(report.output), "/ x\n");
+    assertRefusal(await run("run_command", { argv: ["echo", "x", "/"] }), "command_not_allowed");
+    assertRefusal(await run("run_command", { argv: ["echo", "/", "/"] }), "command_not_allowed");
+  }, { commands: [["echo"], ["echo", "/"]] });
+});
+
+test("outsidePathArgument finds exactly the relative paths that climb above the working directory", () => {
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom("a", ".", "..", ""), { minLength: 1, maxLength: 6 }), (segments) => {
+      const arg = segments.join("/");
+      let depth = 0;
+      let escaped = false;
+      for (const segment of segments) {
+        if (segment === "..") escaped ||= --depth < 0;
+        else if (segment === "a") depth++;
+      }
+      escaped ||= arg.startsWith("/");
+      assert.equal(outsidePathArgument(["ok", arg]), escaped ? arg : undefined, arg);
+    }),
+  );
 });
 
 test("run_command refuses everything when no commands are allowed", async () => {
@@ -338,6 +513,42 @@ test("invalid arguments and unknown actions are refused, not thrown", async () =
     assertRefusal(await run("edit_file", { path: "a", old_text: "" , new_text: "" }), "invalid_arguments");
     assertRefusal(await run("run_tests", { extra: true }), "invalid_arguments");
     assertRefusal(await run("delete_everything" as ActionName, {}), "unknown_action");
+  });
+});
+
+test("a refusal quoting a 100 KB argv or path keeps its reason within 512 UTF-8 bytes, head and tail", async () => {
+  await withWorkspace({}, async ({ run }) => {
+    const command = await run("run_command", { argv: ["rm", "\u00e9\u{1f600}x".repeat(15_000)] });
+    assertRefusal(command, "command_not_allowed");
+    if (command.kind === "refusal") {
+      assert.ok(utf8Bytes(command.reason) <= 512, `${utf8Bytes(command.reason)} bytes`);
+      assert.ok(utf8Bytes(command.reason) >= 500, `${utf8Bytes(command.reason)} bytes`);
+      assert.ok(command.reason.startsWith('Command ["rm","\u00e9\u{1f600}x'), command.reason);
+      assert.ok(command.reason.endsWith('x"] is not allowed (no commands are allowed)'), command.reason);
+      assert.match(command.reason, /…/);
+      assert.doesNotMatch(command.reason, /\uFFFD/);
+    }
+    const path = await run("read_file", { path: `missing/${"p".repeat(100_000)}.txt` });
+    assert.equal(path.kind, "refusal");
+    if (path.kind === "refusal") assert.ok(utf8Bytes(path.reason) <= 512, `${utf8Bytes(path.reason)} bytes`);
+  });
+});
+
+test("every refusal reason is at most 512 UTF-8 bytes and a short one is kept whole", async () => {
+  await withWorkspace({}, async ({ run }) => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "binary", maxLength: 400, size: "max" }), async (arg) => {
+        const report = await run("run_command", { argv: ["rm", arg] });
+        assert.equal(report.kind, "refusal");
+        if (report.kind !== "refusal") return;
+        const full = `Command ${JSON.stringify(["rm", arg])} is not allowed (no commands are allowed)`;
+        assert.ok(utf8Bytes(report.reason) <= 512);
+        if (utf8Bytes(full) <= 512) assert.equal(report.reason, full);
+        else assert.ok(report.reason.startsWith('Command ["rm",') && report.reason.endsWith("(no commands are allowed)"));
+        assert.doesNotMatch(report.reason, LONE_SURROGATE);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

@@ -213,6 +213,54 @@ test("scrubEnv drops variables whose names suggest credentials, in any case", ()
   assert.deepEqual(env, { PATH: "/bin", HOME: "/home/me" });
 });
 
+test("scrubEnv drops the wider credential names: PASS, CREDS, AUTH, _PAT, COOKIE, SESSION", () => {
+  const env = scrubEnv({
+    DB_PASS: "p",
+    LLM_CREDS: "c",
+    HTTP_AUTH: "a",
+    PROXY_AUTHORIZATION: "a",
+    GH_PAT: "g",
+    gitlab_pat: "g",
+    BROWSER_COOKIE: "k",
+    SESSION_ID: "s",
+    GIT_AUTHOR_NAME: "Loom",
+    GIT_AUTHOR_EMAIL: "loom@example.com",
+    PATH: "/bin",
+    PATHEXT: ".EXE",
+    COMPAT: "1",
+  });
+  assert.deepEqual(env, { GIT_AUTHOR_NAME: "Loom", GIT_AUTHOR_EMAIL: "loom@example.com", PATH: "/bin", PATHEXT: ".EXE", COMPAT: "1" });
+});
+
+test("scrubEnv drops variables whose value is a URL with a password, keeping URLs without one", () => {
+  const env = scrubEnv({
+    DATABASE_URL: "postgres://app:hunter2@db.internal:5432/app",
+    MIRRORS: "https://a.example/x,https://:s3cret@b.example/y",
+    HOMEPAGE: "https://example.com:8443/a/b@c",
+    REGISTRY: "https://user@registry.example/",
+    REPO: "git@github.com:org/repo.git",
+  });
+  assert.deepEqual(env, {
+    HOMEPAGE: "https://example.com:8443/a/b@c",
+    REGISTRY: "https://user@registry.example/",
+    REPO: "git@github.com:org/repo.git",
+  });
+});
+
+test("scrubEnv always drops the exact names it is told to remove, whatever they look like", () => {
+  const env = scrubEnv({ LOOM_MODEL_ACCESS: "sk-1", loom_model_access: "kept", LOOM_MODEL: "m" }, { remove: ["LOOM_MODEL_ACCESS"] });
+  assert.deepEqual(env, { loom_model_access: "kept", LOOM_MODEL: "m" });
+});
+
+test("runProcess keeps the variables named in removeEnv from the child", async () => {
+  const result = await runProcess(
+    { argv: ["sh", "-c", "env"], cwd: tmpdir(), timeoutMs: 30_000 },
+    { env: { PATH: process.env.PATH, LOOM_MODEL_ACCESS: "sk-named-secret", LOOM_VISIBLE: "yes" }, removeEnv: ["LOOM_MODEL_ACCESS"] },
+  );
+  assert.match(result.output, /^LOOM_VISIBLE=yes$/m);
+  assert.doesNotMatch(result.output, /LOOM_MODEL_ACCESS|sk-named-secret/);
+});
+
 test("a child process cannot see credential variables", async () => {
   const result = await runProcess(
     { argv: ["sh", "-c", "env"], cwd: tmpdir(), timeoutMs: 30_000 },

@@ -16,6 +16,8 @@ export type ProcessOptions = {
   signal?: AbortSignal;
   /** Environment before scrubbing (default: process.env). */
   env?: Record<string, string | undefined>;
+  /** Exact variable names always removed, in addition to the name and value patterns (e.g. a catalog's key variables). */
+  removeEnv?: readonly string[];
   now?: () => number;
   /** Captured-output cap (default 2 MiB); head and tail are kept. */
   maxOutputBytes?: number;
@@ -33,17 +35,32 @@ export type ProcessResult = {
 export const MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
 export const MISSING_PROGRAM_EXIT_CODE = 127;
 
-/** Names of variables that may hold credentials; never passed to a child (its output reaches the model). */
-export const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)/i;
+/**
+ * Names of variables that may hold credentials; never passed to a child (its output reaches the model). AUTH matches
+ * AUTHORIZATION and OAUTH but not AUTHOR, so git identities (GIT_AUTHOR_NAME) survive.
+ */
+export const SECRET_ENV_NAME = /KEY|TOKEN|SECRET|PASS|CRED|AUTH(?!ORS?(?:_|$))|_PAT$|COOKIE|SESSION/i;
+
+/** A value carrying a URL with a password (`scheme://user:pass@host`), as in DATABASE_URL or HTTPS_PROXY. */
+export const SECRET_ENV_VALUE = /[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:[^\s/?#@]+@/i;
 
 // Once the leader has exited, leftovers are killed; this bounds the wait for pipes held by escaped processes.
 const CLOSE_GRACE_MS = 250;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export function scrubEnv(env: Record<string, string | undefined>): Record<string, string> {
+/**
+ * The environment a child sees: without unset variables, the names in `remove`, names that look like credentials and
+ * values that embed a password. A name-based guard: a secret under an innocent name and value passes.
+ */
+export function scrubEnv(
+  env: Record<string, string | undefined>,
+  { remove = [] }: { remove?: readonly string[] } = {},
+): Record<string, string> {
+  const removed = new Set(remove);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && !SECRET_ENV_NAME.test(name)) out[name] = value;
+    if (value === undefined || removed.has(name) || SECRET_ENV_NAME.test(name) || SECRET_ENV_VALUE.test(value)) continue;
+    out[name] = value;
   }
   return out;
 }
@@ -110,7 +127,7 @@ export class HeadTailBuffer {
 
 /** Runs argv in cwd; resolves with its status and output. Rejects only with InterruptedError (on abort). */
 export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Promise<ProcessResult> {
-  const { signal, env = process.env, now = Date.now, maxOutputBytes = MAX_OUTPUT_BYTES } = options;
+  const { signal, env = process.env, removeEnv = [], now = Date.now, maxOutputBytes = MAX_OUTPUT_BYTES } = options;
   const started = now();
   if (signal?.aborted) return Promise.reject(new InterruptedError());
   const [program, ...args] = spec.argv;
@@ -128,7 +145,7 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
 
     const child = spawn(program, args, {
       cwd: spec.cwd,
-      env: scrubEnv(env),
+      env: scrubEnv(env, { remove: removeEnv }),
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       windowsHide: true,

@@ -3,6 +3,7 @@ import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { z } from "zod";
 import { ActionArguments, ActionName, type ActionArgs } from "../actions.ts";
+import { clipText, MESSAGE_LIMIT } from "../clip.ts";
 import { InterruptedError } from "../errors.ts";
 import type { ExecuteContext, Executor } from "../executor.ts";
 import type { ExecutionReport, ReportOf } from "../reports.ts";
@@ -10,7 +11,8 @@ import type { TestSpec } from "../slice.ts";
 import type { ResultStore } from "../store.ts";
 import { formatZodError } from "../zod-error.ts";
 import { runProcess } from "./process.ts";
-import { resolveInside, walkFiles } from "./workspace-paths.ts";
+import { outsidePathArgument, resolveInside, walkFiles } from "./workspace-paths.ts";
+import { listingLines, matchingLines, matchLine, MAX_SEARCH_MATCHES, searchableText } from "./workspace-search.ts";
 
 export type WorkspaceExecutorConfig = {
   /** The workspace directory; nothing outside it is read, written or listed. */
@@ -20,6 +22,8 @@ export type WorkspaceExecutorConfig = {
   /** argv prefixes run_command may run (element-wise); empty allows nothing. */
   commands: string[][];
   commandTimeoutMs: number;
+  /** Variables never passed to test and command processes, whatever their names (e.g. the catalog's key variables). */
+  secretEnvNames?: string[];
 };
 
 export type WorkspaceExecutorOptions = {
@@ -28,10 +32,8 @@ export type WorkspaceExecutorOptions = {
   env?: Record<string, string | undefined>;
 };
 
-export const MAX_LISTED_FILES = 2000;
-export const MAX_SEARCH_MATCHES = 200;
-export const MAX_SEARCHED_FILE_BYTES = 1024 * 1024;
-export const MAX_MATCH_LINE_CHARS = 300;
+/** read_file and edit_file refuse larger files: the whole file is held in memory and in the result store. */
+export const MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024;
 
 /** A refusal raised inside an action; execute() turns it into a refusal report. Never leaves this module. */
 class Refusal extends Error {
@@ -39,6 +41,8 @@ class Refusal extends Error {
     super(message);
   }
 }
+
+type ExistingPath = { absolute: string; relative: string; size: number };
 
 // File-system failures the model can cause or fix, as refusal codes. Anything else is an internal fault.
 const ERRNO_REFUSALS: Record<string, [code: string, what: string]> = {
@@ -69,7 +73,13 @@ export class WorkspaceExecutor implements Executor {
 
   async execute(action: ActionName, args: Record<string, unknown>, { step, signal }: ExecuteContext): Promise<ExecutionReport> {
     if (signal?.aborted) throw new InterruptedError();
-    const refusal = (code: string, reason: string): ExecutionReport => ({ kind: "refusal", step, code, reason: oneLine(reason) });
+    // The last refusal rides in every bounded request, and a reason may quote a model's 100 KB path: keep it small.
+    const refusal = (code: string, reason: string): ExecutionReport => ({
+      kind: "refusal",
+      step,
+      code,
+      reason: clipText(oneLine(reason), MESSAGE_LIMIT),
+    });
     const name = ActionName.safeParse(action);
     if (!name.success) return refusal("unknown_action", `Unknown action ${JSON.stringify(action)}`);
     // Arguments were validated upstream; checking again keeps a bad caller from reaching the file system.
@@ -111,17 +121,15 @@ export class WorkspaceExecutor implements Executor {
 
   async #read({ path }: ActionArgs<"read_file">): Promise<ReportOf<"read">> {
     const target = await this.#existing(path, "file");
-    const text = await readFile(target.absolute, "utf8");
+    const text = await this.#readText(target);
     return { kind: "read", path: target.relative, result: this.#config.store.put(text).digest };
   }
 
   async #list({ path }: ActionArgs<"list_files">): Promise<ReportOf<"list">> {
     const target = await this.#existing(path, "directory");
     const files = (await walkFiles(target.absolute)).map((file) => under(target.relative, file));
-    const listed = files.slice(0, MAX_LISTED_FILES);
-    const lines = [...listed];
-    if (files.length > listed.length) lines.push(`[… ${files.length - listed.length} more files not listed …]`);
-    return { kind: "list", path: target.relative, count: listed.length, result: this.#config.store.put(joinLines(lines)).digest };
+    const { count, lines } = listingLines(files);
+    return { kind: "list", path: target.relative, count, result: this.#config.store.put(joinLines(lines)).digest };
   }
 
   async #search({ query, path }: ActionArgs<"search">): Promise<ReportOf<"search">> {
@@ -131,11 +139,11 @@ export class WorkspaceExecutor implements Executor {
     const lines: string[] = [];
     let matches = 0;
     for (const file of files) {
-      const text = await this.#searchableText(file);
+      const text = await searchableText(this.#config.root, file);
       if (text === undefined) continue;
       for (const hit of matchingLines(text, query)) {
         matches++;
-        if (lines.length < MAX_SEARCH_MATCHES) lines.push(`${file}:${hit.line}:${clip(hit.text, MAX_MATCH_LINE_CHARS)}`);
+        if (lines.length < MAX_SEARCH_MATCHES) lines.push(matchLine(file, hit));
       }
     }
     if (matches > lines.length) lines.push(`[… ${matches - lines.length} more matches not shown …]`);
@@ -144,11 +152,12 @@ export class WorkspaceExecutor implements Executor {
 
   async #edit({ path, old_text, new_text }: ActionArgs<"edit_file">): Promise<ReportOf<"edit">> {
     const target = await this.#existing(path, "file");
-    const content = decodeText(await readFile(target.absolute), path);
+    const content = await this.#readText(target);
     const count = countOccurrences(content, old_text);
     if (count === 0) throw new Refusal("edit_text_not_found", `The old text does not occur in ${JSON.stringify(target.relative)}`);
     if (count > 1) {
-      throw new Refusal("edit_text_ambiguous", `The old text occurs ${count} times in ${JSON.stringify(target.relative)}; it must occur exactly once`);
+      const where = JSON.stringify(target.relative);
+      throw new Refusal("edit_text_ambiguous", `The old text occurs more than once in ${where}; it must occur exactly once`);
     }
     const at = content.indexOf(old_text);
     // Slicing, not String.replace: replacement patterns like "$&" in new_text must stay literal.
@@ -180,11 +189,7 @@ export class WorkspaceExecutor implements Executor {
   }
 
   async #runCommand({ argv }: ActionArgs<"run_command">, signal: AbortSignal | undefined): Promise<ReportOf<"command">> {
-    const allowed = this.#config.commands.filter((prefix) => prefix.length > 0);
-    if (!allowed.some((prefix) => startsWith(argv, prefix))) {
-      const hint = allowed.length === 0 ? "no commands are allowed" : `allowed: ${allowed.map((p) => JSON.stringify(p)).join(", ")}`;
-      throw new Refusal("command_not_allowed", `Command ${JSON.stringify(argv)} is not allowed (${hint})`);
-    }
+    checkCommand(argv, this.#config.commands);
     const spec = { argv, cwd: this.#config.root, timeoutMs: this.#config.commandTimeoutMs };
     const result = await runProcess(spec, this.#processOptions(signal));
     return {
@@ -197,7 +202,8 @@ export class WorkspaceExecutor implements Executor {
   }
 
   #processOptions(signal: AbortSignal | undefined) {
-    return { signal, now: this.#now, ...(this.#env ? { env: this.#env } : {}) };
+    const removeEnv = this.#config.secretEnvNames ?? [];
+    return { signal, now: this.#now, removeEnv, ...(this.#env ? { env: this.#env } : {}) };
   }
 
   #applied(path: string): ReportOf<"edit"> {
@@ -212,8 +218,22 @@ export class WorkspaceExecutor implements Executor {
     return target;
   }
 
+  /** A regular file's text; refused when it is too large or not text, so the stored digest is that of its real bytes. */
+  async #readText(target: ExistingPath): Promise<string> {
+    const quoted = JSON.stringify(target.relative);
+    const tooLarge = (size: number) =>
+      new Refusal("too_large", `File ${quoted} is ${size} bytes, over the ${MAX_TEXT_FILE_BYTES}-byte (16 MiB) cap; use search`);
+    if (target.size > MAX_TEXT_FILE_BYTES) throw tooLarge(target.size);
+    const bytes = await readFile(target.absolute);
+    if (bytes.length > MAX_TEXT_FILE_BYTES) throw tooLarge(bytes.length); // grew since stat
+    if (bytes.includes(0)) throw new Refusal("not_text", `File ${quoted} is not text (it contains NUL bytes)`);
+    const text = decodeUtf8(bytes);
+    if (text === undefined) throw new Refusal("not_text", `File ${quoted} is not UTF-8 text`);
+    return text;
+  }
+
   /** A confined path that must exist and be a regular file, a directory, or either. */
-  async #existing(path: string, kind: "file" | "directory" | "any"): Promise<{ absolute: string; relative: string }> {
+  async #existing(path: string, kind: "file" | "directory" | "any"): Promise<ExistingPath> {
     const target = this.#resolve(path);
     const info = await stat(target.absolute).catch(() => undefined);
     const quoted = JSON.stringify(target.relative);
@@ -223,18 +243,7 @@ export class WorkspaceExecutor implements Executor {
     if (kind === "any" && !info.isFile() && !info.isDirectory()) {
       throw new Refusal("not_a_file", `Path ${quoted} is neither a regular file nor a directory`);
     }
-    return target;
-  }
-
-  /** The text of a file search may look into, or undefined for files it skips (outside, special, large, binary). */
-  async #searchableText(file: string): Promise<string | undefined> {
-    const target = resolveInside(this.#config.root, file);
-    if (!target.ok) return undefined;
-    const info = await stat(target.absolute).catch(() => undefined);
-    if (!info?.isFile() || info.size > MAX_SEARCHED_FILE_BYTES) return undefined;
-    const bytes = await readFile(target.absolute).catch(() => undefined);
-    if (!bytes || bytes.includes(0)) return undefined;
-    return new TextDecoder("utf-8").decode(bytes);
+    return { ...target, size: info.size };
   }
 }
 
@@ -250,51 +259,46 @@ function oneLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
 }
 
-function startsWith(argv: string[], prefix: string[]): boolean {
-  return argv.length >= prefix.length && prefix.every((part, i) => argv[i] === part);
-}
-
-/** Occurrences, overlapping ones included: "aa" occurs twice in "aaa", so replacing it would be ambiguous. */
-export function countOccurrences(text: string, part: string): number {
-  let count = 0;
-  for (let at = text.indexOf(part); at !== -1; at = text.indexOf(part, at + 1)) count++;
-  return count;
-}
-
-/** Lines (1-based) where a match starts, each line once; a query may span lines. */
-export function matchingLines(text: string, query: string): Array<{ line: number; text: string }> {
-  const hits: Array<{ line: number; text: string }> = [];
-  let line = 1;
-  let scanned = 0;
-  let at = text.indexOf(query);
-  while (at !== -1) {
-    for (let i = text.indexOf("\n", scanned); i !== -1 && i < at; i = text.indexOf("\n", i + 1)) line++;
-    const start = text.lastIndexOf("\n", at - 1) + 1;
-    const end = text.indexOf("\n", at);
-    hits.push({ line, text: text.slice(start, end === -1 ? text.length : end).replace(/\r$/, "") });
-    if (end === -1) break;
-    // Later matches on this line add nothing; continue on the next one.
-    scanned = end + 1;
-    line++;
-    at = text.indexOf(query, end + 1);
+/** Refuses argv unless it starts with an allowed prefix and its further arguments name no path outside the workspace. */
+function checkCommand(argv: string[], commands: string[][]): void {
+  const allowed = commands.filter((prefix) => prefix.length > 0);
+  // The longest matching prefix: arguments the slice spelled out itself are not second-guessed.
+  const prefix = allowed
+    .filter((p) => argv.length >= p.length && p.every((part, i) => argv[i] === part))
+    .reduce<string[] | undefined>((longest, p) => (longest && longest.length >= p.length ? longest : p), undefined);
+  if (!prefix) {
+    const hint = allowed.length === 0 ? "no commands are allowed" : `allowed: ${allowed.map((p) => JSON.stringify(p)).join(", ")}`;
+    throw new Refusal("command_not_allowed", `Command ${JSON.stringify(argv)} is not allowed (${hint})`);
   }
-  return hits;
+  // Allowing ["ls"] must not allow `ls /`. A guard against naming paths outside, not a sandbox (see outsidePathArgument).
+  const outside = outsidePathArgument(argv.slice(prefix.length));
+  if (outside !== undefined) {
+    throw new Refusal(
+      "command_not_allowed",
+      `Argument ${JSON.stringify(outside)} of ${JSON.stringify(argv)} names a path outside the workspace; ` +
+        `after the allowed ${JSON.stringify(prefix)}, use relative paths that stay inside it`,
+    );
+  }
 }
 
-/** At most `max` UTF-16 units, ending in "…" when cut, never splitting a surrogate pair. */
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let cut = max - 1;
-  const last = text.charCodeAt(cut - 1);
-  if (last >= 0xd800 && last <= 0xdbff) cut--;
-  return `${text.slice(0, cut)}…`;
+/**
+ * Occurrences up to 2 (only none, one and several matter), overlapping ones included: "aa" occurs twice in "aaa", so
+ * replacing it would be ambiguous. Stopping early keeps it to two linear scans on any file.
+ */
+export function countOccurrences(text: string, part: string): 0 | 1 | 2 {
+  const first = text.indexOf(part);
+  if (first === -1) return 0;
+  return text.indexOf(part, first + 1) === -1 ? 1 : 2;
 }
 
-/** Strict UTF-8, BOM kept: editing a file that is not text would corrupt the bytes it cannot decode. */
-function decodeText(bytes: Uint8Array, path: string): string {
+/**
+ * Strict UTF-8, BOM kept, or undefined: a replacement character would make the stored digest differ from the file's
+ * bytes, and editing would corrupt the bytes it could not decode.
+ */
+function decodeUtf8(bytes: Uint8Array): string | undefined {
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    throw new Refusal("not_text", `File ${JSON.stringify(path)} is not UTF-8 text`);
+    return undefined;
   }
 }

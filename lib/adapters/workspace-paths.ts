@@ -122,3 +122,29 @@ function realpathLoose(path: string, hops: number): string {
   if (!isLink) return candidate;
   return realpathLoose(resolve(realParent, readlinkSync(candidate)), hops + 1);
 }
+
+/**
+ * The first argument that names a place outside the working directory: an absolute or home path (`/`, `~/x`, `C:\x`)
+ * or a relative path whose `..` segments climb above it (`..`, `../x`, `a/../..`); the value of `--option=VALUE` (or
+ * `NAME=VALUE`) is checked too. Arguments with whitespace are program text (`["bash", "-c", "cd .. && ls"]`), not
+ * paths, and are not inspected. A guard against the obvious, not a sandbox: a program can still reach outside through
+ * its own defaults, a shell, a symlink, an environment variable or a path glued to an option (`-I/usr`).
+ */
+export function outsidePathArgument(args: readonly string[]): string | undefined {
+  return args.find((arg) => {
+    if (/\s/.test(arg)) return false;
+    const equals = arg.indexOf("=");
+    return leadsOutside(arg) || (equals !== -1 && leadsOutside(arg.slice(equals + 1)));
+  });
+}
+
+function leadsOutside(arg: string): boolean {
+  if (arg.startsWith("/") || arg.startsWith("\\") || arg.startsWith("~") || win32.isAbsolute(arg)) return true;
+  let depth = 0;
+  for (const segment of arg.split(/[\\/]/)) {
+    if (segment === "..") depth--;
+    else if (segment !== "" && segment !== ".") depth++;
+    if (depth < 0) return true;
+  }
+  return false;
+}

@@ -1,0 +1,72 @@
+// What list_files and search look into and how they show it: one line per file or match, capped, names escaped.
+import { readFile, stat } from "node:fs/promises";
+import { resolveInside } from "./workspace-paths.ts";
+
+export const MAX_LISTED_FILES = 2000;
+export const MAX_SEARCH_MATCHES = 200;
+export const MAX_SEARCHED_FILE_BYTES = 1024 * 1024;
+export const MAX_MATCH_LINE_CHARS = 300;
+
+/** Lines for list_files: at most MAX_LISTED_FILES names, then a note of how many more there are. */
+export function listingLines(files: readonly string[]): { count: number; lines: string[] } {
+  const lines = files.slice(0, MAX_LISTED_FILES).map(shownName);
+  const count = lines.length;
+  if (files.length > count) lines.push(`[… ${files.length - count} more files not listed …]`);
+  return { count, lines };
+}
+
+/** One search result line: `path:line:text`, the text clipped to MAX_MATCH_LINE_CHARS. */
+export function matchLine(file: string, hit: { line: number; text: string }): string {
+  return `${shownName(file)}:${hit.line}:${clip(hit.text, MAX_MATCH_LINE_CHARS)}`;
+}
+
+// Names that could break the one-name-per-line format (control characters, including newlines) or be mistaken for such
+// a name (a leading quote) are shown as JSON strings: `"a\nb.txt"` is the file whose name has a newline in it.
+// \u007f-\u009f and the Unicode line separators are escaped too, since JSON.stringify leaves them raw.
+const UNSAFE_NAME = /^"|[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** A workspace path as shown in a listing or a search result: as is, or JSON-quoted when it is unsafe on one line. */
+export function shownName(name: string): string {
+  if (!UNSAFE_NAME.test(name)) return name;
+  return JSON.stringify(name).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** The text of a file search may look into, or undefined for files it skips (outside, special, large, binary). */
+export async function searchableText(root: string, file: string): Promise<string | undefined> {
+  const target = resolveInside(root, file);
+  if (!target.ok) return undefined;
+  const info = await stat(target.absolute).catch(() => undefined);
+  if (!info?.isFile() || info.size > MAX_SEARCHED_FILE_BYTES) return undefined;
+  const bytes = await readFile(target.absolute).catch(() => undefined);
+  if (!bytes || bytes.includes(0)) return undefined;
+  return new TextDecoder("utf-8").decode(bytes);
+}
+
+/** Lines (1-based) where a match starts, each line once; a query may span lines. */
+export function matchingLines(text: string, query: string): Array<{ line: number; text: string }> {
+  const hits: Array<{ line: number; text: string }> = [];
+  let line = 1;
+  let scanned = 0;
+  let at = text.indexOf(query);
+  while (at !== -1) {
+    for (let i = text.indexOf("\n", scanned); i !== -1 && i < at; i = text.indexOf("\n", i + 1)) line++;
+    const start = text.lastIndexOf("\n", at - 1) + 1;
+    const end = text.indexOf("\n", at);
+    hits.push({ line, text: text.slice(start, end === -1 ? text.length : end).replace(/\r$/, "") });
+    if (end === -1) break;
+    // Later matches on this line add nothing; continue on the next one.
+    scanned = end + 1;
+    line++;
+    at = text.indexOf(query, end + 1);
+  }
+  return hits;
+}
+
+/** At most `max` UTF-16 units, ending in "…" when cut, never splitting a surrogate pair. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = max - 1;
+  const last = text.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut--;
+  return `${text.slice(0, cut)}…`;
+}
