@@ -4,6 +4,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { WorkspaceExecutor } from "./lib/adapters/workspace-executor.ts";
 import { providerForModel } from "./lib/adapters/providers/provider-for-model.ts";
+import { DEFAULT_KEY_ENVS } from "./lib/providers/provider-config.ts";
 import { openLineSink, writeFileAtomic } from "./lib/adapters/files.ts";
 import type { ContextPolicyName } from "./lib/context.ts";
 import { type CallRecord, type ContextReport, ReportBuilder } from "./lib/context-report.ts";
@@ -38,6 +39,9 @@ export type RunOptions = {
   now?: () => number;
   onProgress?: (progress: Progress) => void;
   archiveLimits?: { maxEvents?: number; maxBytes?: number };
+  /** Environment variables never passed to test and command processes (e.g. a catalog's api_key_env names), on top
+   * of the provider key variables and every name that looks like a credential. */
+  secretEnvNames?: string[];
   /** Model calls made before the run (catalog classification), included in its report. */
   priorCalls?: CallRecord[];
   /** Recording header source, for imported trajectories. */
@@ -118,6 +122,7 @@ async function start(request: SliceRequest, options: RunOptions, now: () => numb
       test: slice.test,
       commands: slice.commands ?? [],
       commandTimeoutMs: slice.limits.command_timeout_ms ?? slice.test.timeout_ms,
+      secretEnvNames: secretEnvNames(options.secretEnvNames),
     });
   }
   // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
@@ -172,4 +177,10 @@ async function start(request: SliceRequest, options: RunOptions, now: () => numb
 
 function ioCode(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** The credential variables a child process must never see: the providers' key variables plus the given names. */
+export function secretEnvNames(extra: readonly string[] = []): string[] {
+  const defaults = Object.values(DEFAULT_KEY_ENVS).filter((name): name is string => name !== null);
+  return [...new Set([...defaults, ...extra])];
 }
