@@ -1,8 +1,8 @@
 #!/usr/bin/env bun
 // The command router: parse argv, dispatch, map errors to exit codes. The only place that exits.
 import process from "node:process";
-import { readFileSync } from "node:fs";
-import { errorMessage, EXIT_CODES, LoomError, USAGE_EXIT_CODE } from "./lib/errors.ts";
+import { Buffer } from "node:buffer";
+import { errorMessage, EXIT_CODES, InterruptedError, LoomError, USAGE_EXIT_CODE } from "./lib/errors.ts";
 import { VERSION } from "./lib/version.ts";
 import type { Io } from "./commands/io.ts";
 import { runCommand } from "./commands/run.ts";
@@ -34,9 +34,14 @@ const COMMANDS: Record<string, Command> = {
 
 export async function main(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  if (name === undefined) {
+    // No command is a usage error: the usage goes where errors go.
+    io.stderr(USAGE);
+    return USAGE_EXIT_CODE;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
     io.stdout(USAGE);
-    return name === undefined ? USAGE_EXIT_CODE : 0;
+    return 0;
   }
   if (name === "--version" || name === "-V") {
     io.stdout(`${VERSION}\n`);
@@ -59,6 +64,25 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
+/**
+ * All of a stream as UTF-8 text, read without blocking the event loop (a blocking read would hold SIGINT and SIGTERM
+ * back until the writer closes the pipe). Rejects with InterruptedError as soon as the signal aborts.
+ */
+export function readAll(stream: AsyncIterable<Uint8Array | string>, signal: AbortSignal): Promise<string> {
+  if (signal.aborted) return Promise.reject(new InterruptedError());
+  let onAbort = () => {};
+  const interrupted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new InterruptedError());
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  const reading = (async () => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of stream) chunks.push(typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk);
+    return Buffer.concat(chunks).toString("utf8");
+  })();
+  return Promise.race([reading, interrupted]).finally(() => signal.removeEventListener("abort", onAbort));
+}
+
 if (import.meta.main) {
   const controller = new AbortController();
   let signals = 0;
@@ -72,7 +96,7 @@ if (import.meta.main) {
   const io: Io = {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
-    readStdin: () => Promise.resolve(readFileSync(0, "utf8")),
+    readStdin: () => readAll(process.stdin, controller.signal),
     env: process.env,
     cwd: process.cwd(),
     isTTY: Boolean(process.stderr.isTTY),

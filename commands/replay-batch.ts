@@ -8,8 +8,10 @@ import { writeFileAtomic } from "../lib/adapters/files.ts";
 import { selfCommand } from "../lib/adapters/platform.ts";
 import type { ContextPolicyName } from "../lib/context.ts";
 import { aggregateReports, ContextReport } from "../lib/context-report.ts";
+import { EXIT_CODES, UsageError } from "../lib/errors.ts";
 import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
+import { outputFolderProblem, plural } from "./options.ts";
 
 export type BatchOptions = {
   io: Io;
@@ -29,10 +31,10 @@ const MAIN_URL = new URL("../main.ts", import.meta.url).href;
 export async function replayBatch(files: string[], options: BatchOptions): Promise<number> {
   // Per-recording reports go beside the aggregate; with no report asked for, into a temporary folder removed after.
   const keep = options.reportsDir !== undefined || options.reportPath !== undefined;
-  const reportsDir = options.reportsDir ??
-    (options.reportPath
-      ? join(dirname(options.reportPath), `${basename(options.reportPath, ".json")}.runs`)
-      : mkdtempSync(join(tmpdir(), "loom-replay-")));
+  const beside = options.reportPath && join(dirname(options.reportPath), `${basename(options.reportPath, ".json")}.runs`);
+  const problem = options.reportsDir === undefined && beside ? outputFolderProblem(beside) : null;
+  if (problem) throw new UsageError(`The per-recording reports folder ${JSON.stringify(beside)}: ${problem} (pass --reports-dir DIR)`);
+  const reportsDir = options.reportsDir ?? (beside || mkdtempSync(join(tmpdir(), "loom-replay-")));
   mkdirSync(reportsDir, { recursive: true });
   try {
     return await batch(files, options, reportsDir, keep);
@@ -59,7 +61,9 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       const index = next++;
       const file = files[index];
       const name = basename(file);
-      const reportPath = join(reportsDir, `${name.replace(/\.[^.]+$/, "")}.json`);
+      const reportPath = join(reportsDir, reportName(name, { index, count: files.length }));
+      // A child that fails before writing its report must not be read as an earlier batch's run.
+      rmSync(reportPath, { force: true });
       const args = [...self.slice(1), "replay", file, "--from", from, "--context-policy", policy, "--context-report", reportPath, "--json", "--quiet"];
       const { exit, stderr } = await runChild(self[0], args, io.signal);
       let report: ContextReport | null = null;
@@ -68,7 +72,7 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       } catch { /* the child failed before a report existed; its stderr says why */ }
       rows[index] = { file, name, exit, report, reportPath, stderr };
       done++;
-      if (exit !== 0) failed++;
+      if (report?.outcome !== "completed") failed++;
       progress();
     }
   };
@@ -101,14 +105,24 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
   if (options.json) io.stdout(`${JSON.stringify(summary)}\n`);
   else {
     io.stdout(
-      `replayed ${files.length} recordings (${policy}): ${Object.entries(aggregate.outcomes).map(([k, v]) => `${v} ${k}`).join(", ") || "none"}` +
+      `replayed ${plural(files.length, "recording")} (${policy}): ${Object.entries(aggregate.outcomes).map(([k, v]) => `${v} ${k}`).join(", ") || "none"}` +
         `${summary.unreadable.length ? `, ${summary.unreadable.length} unreadable` : ""}\n` +
-        `  ${aggregate.model_calls.toLocaleString("en-US")} model calls, ${total.toLocaleString("en-US")} request bytes, ${aggregate.checkpoints} checkpoints\n` +
+        `  ${plural(aggregate.model_calls, "model call")}, ${plural(total, "request byte")}, ${plural(aggregate.checkpoints, "checkpoint")}\n` +
         (options.reportPath ? `  aggregate report: ${options.reportPath}\n` : "") + (keep ? `  per-recording reports: ${reportsDir}\n` : ""),
     );
   }
-  if (io.signal.aborted) return 130;
-  return summary.unreadable.length > 0 ? 1 : 0;
+  if (io.signal.aborted) return EXIT_CODES.interrupted;
+  // Unreadable recordings have no report, so they count as not completed too.
+  return summary.completed === files.length ? EXIT_CODES.completed : EXIT_CODES.failed;
+}
+
+/**
+ * The per-recording report's file name: its position in the batch, then the recording's name, so recordings with the
+ * same name in different folders keep one report each ("01-fix-bug.json", "02-fix-bug.json").
+ */
+export function reportName(file: string, { index, count }: { index: number; count: number }): string {
+  const position = String(index + 1).padStart(String(count).length, "0");
+  return `${position}-${file.replace(/\.[^.]+$/, "")}.json`;
 }
 
 function runChild(command: string, args: string[], signal: AbortSignal): Promise<{ exit: number; stderr: string }> {

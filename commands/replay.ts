@@ -1,15 +1,17 @@
 // loom replay: drive the loop from recorded workflows (Loom's own, or imported from another agent's format).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { runWithOptions } from "../api.ts";
+import { failureReport, runWithOptions } from "../api.ts";
 import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
-import { UsageError } from "../lib/errors.ts";
+import { InterruptedError, LoomError, StartupError, UsageError } from "../lib/errors.ts";
 import { importTrajectory, IMPORT_FORMATS, type ImportFormat } from "../lib/importers/index.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
 import { ComparingExecutor, RecordedExecutor, ScriptedProvider } from "../lib/replay.ts";
+import type { SliceRequest } from "../lib/slice.ts";
+import type { ResultStore } from "../lib/store.ts";
 import type { Io } from "./io.ts";
-import { parseCommandArgs, policyOption, progressPrinter } from "./options.ts";
-import { renderResultText, summarizeResult } from "./result-reporter.ts";
+import { outputPathOption, parseCommandArgs, policyOption, progressPrinter } from "./options.ts";
+import { failedResult, renderResultText, summarizeResult } from "./result-reporter.ts";
 import { replayBatch } from "./replay-batch.ts";
 
 const HELP = `loom replay RECORDING… [options]
@@ -27,6 +29,10 @@ Options:
   --jobs N                replay several recordings in N parallel workers (default 1)
   --json                  print the result as one JSON object on stdout
   --quiet                 no progress on stderr
+
+Exit codes: one recording exits as a run does (0 completed, 1 failed or executed differently, 3 startup failure,
+4 suspended, 5 archive capacity exceeded, 6 step limit). Several recordings: 0 when every one completed, 1 when any
+did not complete or could not be replayed, 130 when interrupted. 2 is a usage error.
 `;
 
 const REPLAY_OPTIONS = {
@@ -60,8 +66,10 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const jobs = values.jobs === undefined ? 1 : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`--jobs ${JSON.stringify(values.jobs)}: expected a positive integer`);
   if (positionals.length === 0) throw new UsageError("No recording given (loom replay RECORDING…)");
+  // Where reports go is checked before anything runs: a replay must not end in an unwritable path.
+  const reportPath = values["context-report"] ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd }) : undefined;
+  const reportsDir = values["reports-dir"] ? outputPathOption("--reports-dir", values["reports-dir"], { cwd: io.cwd, folder: true }) : undefined;
   const files = expandRecordings(positionals.map((p) => resolve(io.cwd, p)), from);
-  const reportPath = values["context-report"] ? resolve(io.cwd, values["context-report"]) : undefined;
 
   if (files.length > 1 || values.jobs !== undefined && positionals.some((p) => isDirectory(resolve(io.cwd, p)))) {
     if (values.execute) throw new UsageError("--execute replays one recording at a time (each needs its own workspace)");
@@ -71,7 +79,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
       from,
       policy,
       reportPath,
-      reportsDir: values["reports-dir"] ? resolve(io.cwd, values["reports-dir"]) : undefined,
+      reportsDir,
       json: values.json,
       quiet: values.quiet,
     });
@@ -81,37 +89,63 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const recording = loadRecording(file, from);
   const slice = { ...recording.header.slice, workspace: values.workspace ? resolve(io.cwd, values.workspace) : "." };
   let comparing: ComparingExecutor | undefined;
-  const result = await runWithOptions(slice, {
-    contextPolicy: policy,
-    contextReport: reportPath,
-    provider: new ScriptedProvider(recording.answers),
-    signal: io.signal,
-    onProgress: values.quiet ? undefined : progressPrinter(io),
-    executor: (store) => {
-      if (!values.execute) return new RecordedExecutor(recording.executions, { store });
-      comparing = new ComparingExecutor(
-        new WorkspaceExecutor({
-          root: slice.workspace,
-          store,
-          test: slice.test,
-          commands: slice.commands ?? [],
-          commandTimeoutMs: slice.limits.command_timeout_ms ?? slice.test.timeout_ms,
-        }),
-        recording.executions,
-      );
-      return comparing;
-    },
-  });
+  let result;
+  try {
+    result = await runWithOptions(slice, {
+      contextPolicy: policy,
+      contextReport: reportPath,
+      provider: new ScriptedProvider(recording.answers),
+      signal: io.signal,
+      onProgress: values.quiet ? undefined : progressPrinter(io),
+      executor: (store) => {
+        if (!values.execute) return new RecordedExecutor(recording.executions, { store });
+        comparing = new ComparingExecutor(workspaceExecutor(slice, store), recording.executions);
+        return comparing;
+      },
+    });
+  } catch (error) {
+    // runWithOptions has written the startup report; --json still gets one result object.
+    if (values.json && error instanceof LoomError && !(error instanceof InterruptedError)) {
+      const report = failureReport({
+        policy,
+        slice: null,
+        outcome: "startup_failed",
+        error: { code: error.code, message: error.reportMessage },
+        priorCalls: [],
+        elapsedMs: 0,
+      });
+      io.stdout(`${JSON.stringify(summarizeResult({ ...failedResult(report, reportPath), exit_code: error.exitCode }))}\n`);
+    }
+    throw error;
+  }
   const replay = comparing ? { compared: comparing.compared, differing_steps: comparing.differing } : undefined;
   const summary = summarizeResult(result, { replay });
   if (values.json) io.stdout(`${JSON.stringify(summary)}\n`);
   else io.stdout(renderResultText(summary, { label: `replay ${basename(file)}` }));
   if (replay && replay.differing_steps.length > 0 && result.exit_code === 0) {
-    io.stderr(`loom replay: steps ${replay.differing_steps.join(", ")} executed differently from the recording\n`);
+    const steps = replay.differing_steps;
+    io.stderr(`loom replay: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")} executed differently from the recording\n`);
     return 1;
   }
   if (result.error && result.exit_code !== 0) io.stderr(`loom replay: ${result.error.message}\n`);
   return result.exit_code;
+}
+
+/**
+ * The real executors for --execute. A missing workspace fails here, inside the run, so the startup report is
+ * written (exit 3), rather than every step being refused.
+ */
+function workspaceExecutor(slice: SliceRequest, store: ResultStore): WorkspaceExecutor {
+  if (!isDirectory(slice.workspace)) {
+    throw new StartupError(`Workspace ${JSON.stringify(slice.workspace)} is not a directory`, "workspace_missing");
+  }
+  return new WorkspaceExecutor({
+    root: slice.workspace,
+    store,
+    test: slice.test,
+    commands: slice.commands ?? [],
+    commandTimeoutMs: slice.limits.command_timeout_ms ?? slice.test.timeout_ms,
+  });
 }
 
 export function loadRecording(file: string, from: string): Recording {

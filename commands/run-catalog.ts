@@ -13,7 +13,7 @@ import { type Routed, routeRequest } from "../lib/routing.ts";
 import type { SliceRequest } from "../lib/slice.ts";
 import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
-import { endProgress, policyOption, progressPrinter } from "./options.ts";
+import { endProgress, outputPathOption, outputPathProblem, plural, policyOption, progressPrinter } from "./options.ts";
 import { failedResult, renderResultText, summarizeResult } from "./result-reporter.ts";
 
 /** The parsed `loom run` flags (see RUN_OPTIONS in run.ts). */
@@ -39,9 +39,11 @@ type Known = {
 
 export async function runFromCatalog(values: CatalogRunValues, positionals: string[], io: Io): Promise<number> {
   const policyFlag = values["context-policy"] === undefined ? undefined : policyOption(values["context-policy"]);
-  const reportFlag = values["context-report"] ? resolve(io.cwd, values["context-report"]) : undefined;
   if (!values.catalog) throw new UsageError("--catalog needs a FILE");
   if (positionals.length !== 1) throw new UsageError("Expected one REQUEST (the request text, or - for stdin)");
+  // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
+  const reportFlag = values["context-report"] ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd }) : undefined;
+  const record = values.record ? outputPathOption("--record", values.record, { cwd: io.cwd }) : undefined;
   const request = (positionals[0] === "-" ? await io.readStdin() : positionals[0]).trim();
   if (request === "") throw new UsageError("The request is empty");
 
@@ -55,14 +57,14 @@ export async function runFromCatalog(values: CatalogRunValues, positionals: stri
     // Paths in a catalog are relative to the catalog file; paths in flags to the working directory.
     const fromCatalog = (path: string | undefined) => (path === undefined ? undefined : resolve(dirname(catalogFile), path));
     const defaults = catalog.defaults ?? {};
-    known.reportPath = reportFlag ?? fromCatalog(defaults.context_report);
+    known.reportPath = reportPathFromCatalog(reportFlag, fromCatalog(defaults.context_report), known);
     known.policy = policyFlag ?? defaults.context_policy ?? "legacy";
 
     const routed = await chooseSlice(catalog, request, { flag: values.slice, policy: known.policy, io, quiet: values.quiet, known });
     const name = routed.slice;
     const entry = catalog.slices[name];
     known.slice = name;
-    known.reportPath = reportFlag ?? fromCatalog(entry.context_report ?? defaults.context_report);
+    known.reportPath = reportPathFromCatalog(reportFlag, fromCatalog(entry.context_report ?? defaults.context_report), known);
     known.policy = policyFlag ?? entry.context_policy ?? defaults.context_policy ?? "legacy";
     const workspace = values.workspace ? resolve(io.cwd, values.workspace) : fromCatalog(entry.workspace ?? defaults.workspace);
     if (workspace === undefined) {
@@ -85,7 +87,7 @@ export async function runFromCatalog(values: CatalogRunValues, positionals: stri
     const result = await runWithOptions(slice, {
       contextPolicy: known.policy,
       contextReport: known.reportPath,
-      record: values.record ? resolve(io.cwd, values.record) : undefined,
+      record,
       provider,
       signal: io.signal,
       slice: name,
@@ -102,6 +104,15 @@ export async function runFromCatalog(values: CatalogRunValues, positionals: stri
     if (values.json) printResult(failedResult(report, known.reportPath), { json: true, route: known.route, io });
     throw error;
   }
+}
+
+/** The flag's report path, else the catalog's, which must be writable too (a startup failure, with no report, if not). */
+function reportPathFromCatalog(flag: string | undefined, fromCatalog: string | undefined, known: Known): string | undefined {
+  if (flag !== undefined || fromCatalog === undefined) return flag;
+  const problem = outputPathProblem(fromCatalog);
+  if (problem === null) return fromCatalog;
+  known.reportPath = undefined;
+  throw new StartupError(`The catalog's context_report ${JSON.stringify(fromCatalog)}: ${problem}`, "report_path_invalid");
 }
 
 function readCatalog(path: string, file: string): Catalog {
@@ -141,7 +152,7 @@ async function chooseSlice(
     now: () => performance.now(),
     signal: io.signal,
     onClassification: ({ bytes, candidates }) =>
-      note(`classification ${bytes.toLocaleString("en-US")} B (${candidates.length} candidate slices)`),
+      note(`classification ${bytes.toLocaleString("en-US")} B (${plural(candidates.length, "candidate slice")})`),
   });
   known.calls = result.calls;
   if (!result.ok) throw result.error;

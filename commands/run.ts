@@ -6,7 +6,7 @@ import { InterruptedError, LoomError, UsageError } from "../lib/errors.ts";
 import { SliceRequest } from "../lib/slice.ts";
 import { formatZodError } from "../lib/zod-error.ts";
 import type { Io } from "./io.ts";
-import { endProgress, parseCommandArgs, policyOption, progressPrinter } from "./options.ts";
+import { endProgress, outputPathOption, parseCommandArgs, policyOption, progressPrinter } from "./options.ts";
 import { providerForModel } from "./provider-for-model.ts";
 import { failedResult, renderResultText, summarizeResult } from "./result-reporter.ts";
 
@@ -52,11 +52,70 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   }
   if (values.slice !== undefined) throw new UsageError("--slice needs --catalog FILE");
   if (positionals.length !== 1) throw new UsageError("Expected one REQUEST (a SliceRequest JSON file, or - for stdin)");
-  const source = positionals[0];
+  const contextPolicy = policyOption(values["context-policy"] ?? "legacy");
+  // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
+  const contextReport = values["context-report"] ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd }) : undefined;
+  const record = values.record ? outputPathOption("--record", values.record, { cwd: io.cwd }) : undefined;
+
+  /** A slice that never started still leaves its report (written here when `write`), and --json one result object. */
+  const unstarted = (error: unknown, { write, reportPath }: { write: boolean; reportPath: string | undefined }): never => {
+    if (error instanceof LoomError && !(error instanceof InterruptedError)) {
+      const fields = {
+        policy: contextPolicy,
+        slice: null,
+        outcome: "startup_failed" as const,
+        error: { code: error.code, message: error.reportMessage },
+        priorCalls: [],
+        elapsedMs: 0,
+      };
+      const report = write && reportPath ? writeFailureReport(reportPath, fields) : failureReport(fields);
+      // An invalid request file keeps its usage exit code (2) in the result object too.
+      const result = { ...failedResult(report, reportPath), exit_code: error.exitCode };
+      if (values.json) io.stdout(`${JSON.stringify(summarizeResult(result))}\n`);
+    }
+    throw error;
+  };
+
+  let slice: SliceRequest;
+  try {
+    slice = await readRequest(positionals[0], { io, workspace: values.workspace });
+  } catch (error) {
+    unstarted(error, { write: false, reportPath: undefined }); // a usage error: no report
+  }
+  let provider;
+  try {
+    provider = providerForModel(slice!.model, { env: io.env });
+  } catch (error) {
+    unstarted(error, { write: true, reportPath: contextReport });
+  }
+  let result;
+  try {
+    result = await runWithOptions(slice!, {
+      contextPolicy,
+      contextReport,
+      record,
+      provider,
+      signal: io.signal,
+      onProgress: values.quiet ? undefined : progressPrinter(io),
+    });
+  } catch (error) {
+    unstarted(error, { write: false, reportPath: contextReport }); // runWithOptions has written the report already
+  }
+  if (!values.quiet) endProgress(io);
+  const summary = summarizeResult(result!);
+  if (values.json) io.stdout(`${JSON.stringify(summary)}\n`);
+  else io.stdout(renderResultText(summary, { label: "run" }));
+  if (result!.error && result!.exit_code !== 0) io.stderr(`loom run: ${result!.error.message}\n`);
+  return result!.exit_code;
+}
+
+/** The SliceRequest file (or stdin), validated, with the workspace made absolute (--workspace wins). */
+async function readRequest(source: string, { io, workspace }: { io: Io; workspace?: string }): Promise<SliceRequest> {
   let text: string;
   try {
     text = source === "-" ? await io.readStdin() : readFileSync(resolve(io.cwd, source), "utf8");
   } catch (error) {
+    if (error instanceof LoomError) throw error; // interrupted while waiting for stdin
     throw new UsageError(`Cannot read request ${JSON.stringify(source)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   let json: unknown;
@@ -67,51 +126,5 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   }
   const request = SliceRequest.safeParse(json);
   if (!request.success) throw new UsageError(`${source}: invalid SliceRequest: ${formatZodError(request.error)}`);
-  const slice = { ...request.data };
-  if (values.workspace) slice.workspace = values.workspace;
-  slice.workspace = resolve(io.cwd, slice.workspace);
-
-  const contextPolicy = policyOption(values["context-policy"] ?? "legacy");
-  const contextReport = values["context-report"] ? resolve(io.cwd, values["context-report"]) : undefined;
-  // A slice that cannot start still leaves its report, and --json still prints one result object.
-  const startupFailed = (error: unknown, { write }: { write: boolean }): never => {
-    if (error instanceof LoomError && !(error instanceof InterruptedError)) {
-      const fields = {
-        policy: contextPolicy,
-        slice: null,
-        outcome: "startup_failed" as const,
-        error: { code: error.code, message: error.reportMessage },
-        priorCalls: [],
-        elapsedMs: 0,
-      };
-      const report = write && contextReport ? writeFailureReport(contextReport, fields) : failureReport(fields);
-      if (values.json) io.stdout(`${JSON.stringify(summarizeResult(failedResult(report, contextReport)))}\n`);
-    }
-    throw error;
-  };
-  let provider;
-  try {
-    provider = providerForModel(slice.model, { env: io.env });
-  } catch (error) {
-    startupFailed(error, { write: true });
-  }
-  let result;
-  try {
-    result = await runWithOptions(slice, {
-      contextPolicy,
-      contextReport,
-      record: values.record ? resolve(io.cwd, values.record) : undefined,
-      provider,
-      signal: io.signal,
-      onProgress: values.quiet ? undefined : progressPrinter(io),
-    });
-  } catch (error) {
-    startupFailed(error, { write: false }); // runWithOptions has written the report already
-  }
-  if (!values.quiet) endProgress(io);
-  const summary = summarizeResult(result!);
-  if (values.json) io.stdout(`${JSON.stringify(summary)}\n`);
-  else io.stdout(renderResultText(summary, { label: "run" }));
-  if (result!.error && result!.exit_code !== 0) io.stderr(`loom run: ${result!.error.message}\n`);
-  return result!.exit_code;
+  return { ...request.data, workspace: resolve(io.cwd, workspace || request.data.workspace) };
 }

@@ -6,7 +6,7 @@ import type { Catalog } from "./catalog.ts";
 import type { CallRecord } from "./context-report.ts";
 import { utf8Length } from "./digest.ts";
 import { errorMessage, InterruptedError, LoomError, RoutingError, StartupError } from "./errors.ts";
-import type { Provider, TurnRequest } from "./turn.ts";
+import { NULL_USAGE, type Provider, type TurnRequest } from "./turn.ts";
 
 export type RouteVia = "slice_flag" | "pattern" | "classification" | "default";
 
@@ -114,6 +114,10 @@ export type RouteOptions = {
   onClassification?: (request: { bytes: number; candidates: string[] }) => void;
 };
 
+function classificationCall(bytes: number, { elapsedMs, usage }: { elapsedMs: number; usage: CallRecord["usage"] }): CallRecord {
+  return { phase: "classification", step: 0, request_bytes: bytes, elapsed_ms: Math.max(0, elapsedMs), usage, checkpoint: false, lookup: false };
+}
+
 /**
  * Routes a request: the first matching pattern rule, else the classification's choice, else the default. Throws only
  * for failures before any model call completed (a provider that cannot be made, an interrupt); every later failure
@@ -138,6 +142,8 @@ export async function routeRequest(catalog: Catalog, request: string, options: R
       answer = await provider.complete(built.request, { model: catalog.models[classification.model].model, signal: options.signal });
     } catch (error) {
       if (error instanceof InterruptedError || error instanceof StartupError) throw error;
+      // The request was sent (and perhaps billed) even though no answer came: the report counts it, usage unknown.
+      calls.push(classificationCall(built.bytes, { elapsedMs: options.now() - started, usage: NULL_USAGE }));
       const reportMessage = `Classification call failed: ${error instanceof LoomError ? error.reportMessage : "internal error"}`;
       return {
         ok: false,
@@ -145,15 +151,7 @@ export async function routeRequest(catalog: Catalog, request: string, options: R
         calls,
       };
     }
-    calls.push({
-      phase: "classification",
-      step: 0,
-      request_bytes: built.bytes,
-      elapsed_ms: Math.max(0, options.now() - started),
-      usage: answer.usage,
-      checkpoint: false,
-      lookup: false,
-    });
+    calls.push(classificationCall(built.bytes, { elapsedMs: options.now() - started, usage: answer.usage }));
     const chosen = readClassificationAnswer(answer.value, { candidates: built.candidates, canDecline: fallback !== undefined });
     if (!chosen.ok) return { ok: false, error: chosen.error, calls };
     if (chosen.slice !== null) return { ok: true, slice: chosen.slice, via: "classification", rule: null, calls };

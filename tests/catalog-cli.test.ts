@@ -325,7 +325,16 @@ test("a classification call the server rejects is a routing failure (exit 3)", a
   const run = await s.loom(["What does truncateSlug do?", "--catalog", EXAMPLE, "--context-report", "report.json", "--quiet"]);
   assert.equal(run.code, 3);
   assertOneLine(run.err, /^loom run: Classification call failed: .*Unsupported model/);
-  assert.equal(s.readReport().error.code, "classification_failed");
+  const report = s.readReport();
+  assert.equal(report.error.code, "classification_failed");
+  // The failed call is measured: one request of the classification's size, usage unknown (null, not 0).
+  assert.equal(report.model_calls, 1);
+  assert.equal(report.phases.classification.requests, 1);
+  assert.equal(s.gpt.requests.length, 1);
+  assert.ok(report.calls[0].request_bytes > 0);
+  assert.equal(report.phases.classification.request_bytes.total, report.calls[0].request_bytes);
+  assert.deepEqual(report.calls[0].usage, { input: null, cache_read: null, cache_write: null, output: null });
+  assert.equal(report.usage.input, null);
 });
 
 test("with --json a startup or routing failure still prints one JSON result object on stdout", async (t) => {

@@ -226,6 +226,19 @@ test("a failed classification call is a routing failure; an interrupt or a missi
   assert.ok(!failed.ok);
   assert.equal(failed.error.code, "classification_failed");
   assert.match(failed.error.message, /^Classification call failed: HTTP 400 from the API$/);
+  // The request went out, so the report counts it: its bytes and time, and no usage (none was reported).
+  const built = classificationRequest(catalog(ALL_ROUTES), "hello");
+  assert.deepEqual(failed.calls, [
+    {
+      phase: "classification",
+      step: 0,
+      request_bytes: built.bytes,
+      elapsed_ms: 5,
+      usage: { input: null, cache_read: null, cache_write: null, output: null },
+      checkpoint: false,
+      lookup: false,
+    },
+  ]);
 
   await assert.rejects(routeRequest(catalog(ALL_ROUTES), "hello", options(scripted([new InterruptedError()]))), InterruptedError);
   await assert.rejects(

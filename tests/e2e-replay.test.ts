@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -169,7 +169,7 @@ test("batch replay of a folder with --jobs 2 writes one aggregate report and one
   withTemp((dir) => {
     const aggregate = join(dir, "all.json");
     const r = binary(["replay", join(root, "testdata/workflows"), "--jobs", "2", "--context-report", aggregate, "--json"]);
-    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.code, 1, `one recording ends suspended, so the batch did not complete: ${r.stderr}`);
     const out = JSON.parse(r.stdout);
     assert.equal(out.recordings, 2);
     assert.deepEqual(out.outcomes, { completed: 1, suspended: 1 });
@@ -177,8 +177,131 @@ test("batch replay of a folder with --jobs 2 writes one aggregate report and one
     assert.equal(agg.kind, "aggregate");
     assert.equal(agg.runs.length, 2);
     for (const run of agg.runs) assert.ok(existsSync(run.report));
-    assert.match(r.stderr, /replay 2\/2 done/);
+    assert.deepEqual(readdirSync(join(dir, "all.runs")).sort(), ["1-escape-and-suspend.json", "2-fix-bug.json"]);
+    assert.match(r.stderr, /replay 2\/2 done, 1 not completed/);
     const report = binary(["report", aggregate]);
     assert.equal(report.code, 0, report.stderr);
+  });
+});
+
+test("batch exit codes: 0 when every recording completed, 1 when one did not complete or could not be read", () => {
+  withTemp((dir) => {
+    const folder = join(dir, "recordings");
+    mkdirSync(folder);
+    cpSync(fixBug, join(folder, "a.jsonl"));
+    cpSync(fixBug, join(folder, "b.jsonl"));
+    const all = binary(["replay", folder, "--jobs", "2", "--json", "--quiet"]);
+    assert.equal(all.code, 0, all.stderr);
+    assert.deepEqual(JSON.parse(all.stdout).outcomes, { completed: 2 });
+
+    cpSync(suspend, join(folder, "c.jsonl"));
+    const suspended = binary(["replay", folder, "--jobs", "2", "--json", "--quiet"]);
+    assert.equal(suspended.code, 1);
+    assert.deepEqual(JSON.parse(suspended.stdout).outcomes, { completed: 2, suspended: 1 });
+
+    rmSync(join(folder, "c.jsonl"));
+    writeFileSync(join(folder, "d.jsonl"), "{not json\n");
+    const unreadable = binary(["replay", folder, "--jobs", "2", "--json", "--quiet"]);
+    assert.equal(unreadable.code, 1);
+    const out = JSON.parse(unreadable.stdout);
+    assert.deepEqual(out.outcomes, { completed: 2 });
+    assert.deepEqual(out.unreadable, ["d.jsonl"]);
+    assert.match(unreadable.stderr, /^loom replay: d\.jsonl: .*d\.jsonl:1: not valid JSON/m);
+  });
+});
+
+test("batch replay: recordings with the same name in different folders keep one report each", () => {
+  withTemp((dir) => {
+    for (const [folder, source] of [["one", fixBug], ["two", suspend]]) {
+      mkdirSync(join(dir, folder));
+      cpSync(source, join(dir, folder, "run.jsonl"));
+    }
+    const aggregate = join(dir, "all.json");
+    const r = binary(["replay", join(dir, "one/run.jsonl"), join(dir, "two/run.jsonl"), "--jobs", "2", "--context-report", aggregate, "--quiet"]);
+    assert.equal(r.code, 1, r.stderr);
+    const agg = JSON.parse(readFileSync(aggregate, "utf8"));
+    assert.equal(agg.runs.length, 2);
+    const paths = agg.runs.map((run: { report: string }) => run.report);
+    assert.equal(new Set(paths).size, 2, `distinct report files: ${paths}`);
+    const outcomes = paths.map((path: string) => JSON.parse(readFileSync(path, "utf8")).outcome);
+    assert.deepEqual(outcomes, ["completed", "suspended"], "each report is its own recording's");
+    assert.match(r.stdout, /^replayed 2 recordings \(legacy\): 1 completed, 1 suspended$/m);
+  });
+});
+
+test("batch replay: a stale per-recording report from an earlier batch is not read as this batch's run", () => {
+  withTemp((dir) => {
+    const folder = join(dir, "recordings");
+    mkdirSync(folder);
+    cpSync(fixBug, join(folder, "good.jsonl"));
+    const reports = join(dir, "reports");
+    const first = binary(["replay", folder, "--jobs", "1", "--reports-dir", reports, "--json", "--quiet"]);
+    assert.equal(first.code, 0, first.stderr);
+    const [written] = readdirSync(reports);
+    assert.equal(JSON.parse(readFileSync(join(reports, written), "utf8")).outcome, "completed");
+    // The same recording, now corrupt: its child fails before writing a report.
+    writeFileSync(join(folder, "good.jsonl"), "{not json\n");
+    const second = binary(["replay", folder, "--jobs", "1", "--reports-dir", reports, "--json", "--quiet"]);
+    assert.equal(second.code, 1);
+    const out = JSON.parse(second.stdout);
+    assert.deepEqual(out.unreadable, ["good.jsonl"]);
+    assert.deepEqual(out.outcomes, {});
+    assert.match(second.stdout, /"completed":0/);
+    assert.ok(!existsSync(join(reports, written)), "the stale report was removed before the child ran");
+  });
+});
+
+test("a batch of one recording says so in the singular", () => {
+  withTemp((dir) => {
+    const folder = join(dir, "recordings");
+    mkdirSync(folder);
+    cpSync(fixBug, join(folder, "only.jsonl"));
+    const r = binary(["replay", folder, "--jobs", "1", "--quiet"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^replayed 1 recording \(legacy\): 1 completed$/m);
+    assert.match(r.stdout, /^ {2}[\d,]+ model calls, [\d,]+ request bytes, 0 checkpoints$/m);
+  });
+});
+
+test("replay --execute with a workspace that does not exist: exit 3 before any step, and a startup_failed report", () => {
+  withTemp((dir) => {
+    const report = join(dir, "report.json");
+    const missing = join(dir, "no-such-workspace");
+    const r = binary(["replay", fixBug, "--execute", "--workspace", missing, "--context-report", report, "--json", "--quiet"]);
+    assert.equal(r.code, 3, r.stderr);
+    assert.equal(r.stderr, `loom replay: Workspace ${JSON.stringify(missing)} is not a directory\n`);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.outcome, "startup_failed");
+    assert.equal(out.exit_code, 3);
+    assert.equal(out.steps, 0);
+    const parsed = ContextReport.parse(JSON.parse(readFileSync(report, "utf8")));
+    assert.equal(parsed.outcome, "startup_failed");
+    assert.deepEqual(parsed.error, { code: "workspace_missing", message: `Workspace ${JSON.stringify(missing)} is not a directory` });
+    assert.equal(parsed.model_calls, 0);
+    // A file is not a workspace either.
+    const file = binary(["replay", fixBug, "--execute", "--workspace", report, "--quiet"]);
+    assert.equal(file.code, 3, file.stderr);
+  });
+});
+
+test("replay refuses an unwritable --context-report or --reports-dir before replaying anything (exit 2)", () => {
+  withTemp((dir) => {
+    writeFileSync(join(dir, "a-file"), "");
+    for (const [args, pattern] of [
+      [["--context-report", dir], /^loom replay: --context-report ".*": is a directory, not a file$/],
+      [["--context-report", join(dir, "a-file/sub/r.json")], /^loom replay: --context-report ".*a-file[\\/]sub[\\/]r\.json": its folder cannot be created: ".*a-file" is not a directory$/],
+      [["--reports-dir", join(dir, "a-file"), "--jobs", "1"], /^loom replay: --reports-dir ".*a-file": is not a directory$/],
+    ] as const) {
+      const r = binary(["replay", join(root, "testdata/workflows"), "--quiet", ...args]);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+      assert.match(r.stderr.trimEnd(), pattern);
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.equal(r.stdout, "");
+    }
+    // The folder beside an aggregate report is checked too.
+    writeFileSync(join(dir, "agg.runs"), "");
+    const beside = binary(["replay", join(root, "testdata/workflows"), "--jobs", "1", "--context-report", join(dir, "agg.json"), "--quiet"]);
+    assert.equal(beside.code, 2, beside.stderr);
+    assert.match(beside.stderr, /per-recording reports folder ".*agg\.runs": is not a directory \(pass --reports-dir DIR\)/);
   });
 });

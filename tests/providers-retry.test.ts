@@ -1,11 +1,18 @@
 // Retry, backoff and HTTP error classification for provider calls.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
+import { runWithOptions } from "../api.ts";
+import { createAnthropicProvider } from "../lib/adapters/providers/anthropic-provider.ts";
 import { sleep, withRetry } from "../lib/adapters/providers/retry.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
 import { backoffDelayMs, parseRetryAfterMs } from "../lib/providers/backoff.ts";
 import { classifyHttpError, errorDetail } from "../lib/providers/classify-http-error.ts";
+import { anthropicError, startAnthropicServer } from "./helpers/fake-provider-servers.ts";
+import { ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 
 const headers = (values: Record<string, string> = {}) => new Headers(values);
 
@@ -163,4 +170,55 @@ test("the default sleep rejects with InterruptedError as soon as the signal abor
   await assert.rejects(pending, (error: unknown) => error instanceof InterruptedError);
   await assert.rejects(sleep(10, controller.signal), (error: unknown) => error instanceof InterruptedError);
   await sleep(1);
+});
+
+test("withRetry: giving up keeps the report message free of the server's text", async () => {
+  const quoting = (retryAfterMs: number | null) =>
+    new ProviderError("Test API failed (HTTP 500): echo of the prompt", {
+      code: "provider_server_error",
+      retryable: true,
+      status: 500,
+      retryAfterMs,
+      reportMessage: "Test API failed (HTTP 500)",
+    });
+  for (const [thrown, why] of [[quoting(null), "gave up after 2 attempts"], [quoting(5000), "the server asked to retry after 5 s"]] as const) {
+    await assert.rejects(
+      withRetry(() => Promise.reject(thrown), { maxAttempts: 2, maxRetryAfterMs: 1000, sleep: async () => {}, random: () => 0 }),
+      (error: unknown) => {
+        assert.ok(error instanceof ProviderError);
+        assert.equal(error.message, `Test API failed (HTTP 500): echo of the prompt (${why})`);
+        assert.equal(error.reportMessage, `Test API failed (HTTP 500) (${why})`);
+        return true;
+      },
+    );
+  }
+});
+
+test("a server failing every attempt with the prompt in its error body: the context report never quotes it", async (t) => {
+  const canary = "CANARY-prompt-echo-5e7b1d";
+  const server = await startAnthropicServer(() => anthropicError(500, { message: `Upstream failed on: ${canary}` }));
+  const dir = mkdtempSync(join(tmpdir(), "loom-retry-"));
+  t.after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const provider = createAnthropicProvider(
+    { apiKey: "test-key-0000", keyEnv: "TEST_KEY", baseUrl: server.baseUrl, model: "claude-test", maxTokens: 1024 },
+    { sleep: async () => {}, random: () => 0 },
+  );
+  const reportPath = join(dir, "report.json");
+  const result = await runWithOptions(sliceRequest({ intent: `Fix it. ${canary}` }), {
+    provider,
+    contextReport: reportPath,
+    executor: (store) => new ScriptedExecutor(store),
+  });
+  assert.equal(server.requests.length, 4, "four attempts");
+  assert.equal(result.outcome, "failed");
+  // The user's own stderr line may show the server's text; the report may not.
+  assert.match(result.error!.message, /gave up after 4 attempts/);
+  const text = readFileSync(reportPath, "utf8");
+  assert.ok(!text.includes(canary), `the report quotes the server: ${text}`);
+  const report = JSON.parse(text);
+  assert.equal(report.error.code, "provider_server_error");
+  assert.equal(report.error.message, "Anthropic API failed (HTTP 500) (gave up after 4 attempts)");
 });

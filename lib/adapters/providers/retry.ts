@@ -33,8 +33,10 @@ export type RetryOptions = {
   maxRetryAfterMs?: number;
 };
 
+// The report keeps the message without the server's text (which may quote the prompt), here as everywhere.
 function giveUp(error: ProviderError, why: string): ProviderError {
   return new ProviderError(`${error.message} (${why})`, {
+    reportMessage: `${error.reportMessage} (${why})`,
     code: error.code,
     retryable: error.retryable,
     status: error.status,
