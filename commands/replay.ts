@@ -1,10 +1,10 @@
 // loom replay: drive the loop from recorded workflows (Loom's own, or imported from another agent's format).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { failureReport, runWithOptions } from "../api.ts";
+import { failureReport, runWithOptions, secretEnvNames } from "../api.ts";
 import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
 import { InterruptedError, LoomError, StartupError, UsageError } from "../lib/errors.ts";
-import { importTrajectory, IMPORT_FORMATS, type ImportFormat } from "../lib/importers/index.ts";
+import { detectFormat, importTrajectory, IMPORT_FORMATS, type ImportFormat } from "../lib/importers/index.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
 import { ComparingExecutor, RecordedExecutor, ScriptedProvider } from "../lib/replay.ts";
 import type { SliceRequest } from "../lib/slice.ts";
@@ -20,7 +20,7 @@ Drives the governed loop from recorded workflows: the recorded model answers in 
 reports (no workspace needed) or, with --execute, real execution against --workspace.
 
 Options:
-  --from FORMAT           loom (default), mini-swe-agent, swe-agent or openai-messages
+  --from FORMAT           loom (default), mini-swe-agent, swe-agent, openai-messages, or auto (detect per file)
   --context-policy NAME   legacy (default) or bounded
   --context-report PATH   write the context report (for several recordings: the aggregate report)
   --reports-dir DIR       per-recording reports when replaying several (default: beside the aggregate)
@@ -48,7 +48,7 @@ const REPLAY_OPTIONS = {
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
-export const FORMATS = ["loom", ...IMPORT_FORMATS] as const;
+export const FORMATS = ["loom", ...IMPORT_FORMATS, "auto"] as const;
 
 export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, REPLAY_OPTIONS, { command: "replay" });
@@ -145,6 +145,7 @@ function workspaceExecutor(slice: SliceRequest, store: ResultStore): WorkspaceEx
     test: slice.test,
     commands: slice.commands ?? [],
     commandTimeoutMs: slice.limits.command_timeout_ms ?? slice.test.timeout_ms,
+    secretEnvNames: secretEnvNames(),
   });
 }
 
@@ -156,7 +157,28 @@ export function loadRecording(file: string, from: string): Recording {
     throw new UsageError(`Cannot read recording ${JSON.stringify(file)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const name = basename(file);
-  return from === "loom" ? parseRecording(text, { name }) : importTrajectory(text, { format: from as ImportFormat, name });
+  const format = from === "auto" ? detectFileFormat(text, name) : from;
+  return format === "loom" ? parseRecording(text, { name }) : importTrajectory(text, { format: format as ImportFormat, name });
+}
+
+/** --from auto: a Loom recording by its header line, else whichever importer recognises the JSON (or JSONL). */
+function detectFileFormat(text: string, name: string): string {
+  const firstLine = text.slice(0, text.indexOf("\n") === -1 ? text.length : text.indexOf("\n"));
+  if (firstLine.includes('"loom-recording"')) return "loom";
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // JSONL chat logs: one message per line
+    try {
+      json = text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line));
+    } catch {
+      throw new UsageError(`${name}: not JSON or JSONL, so no format could be detected (use --from)`);
+    }
+  }
+  const found = detectFormat(json);
+  if (!found) throw new UsageError(`${name}: not a recognised trajectory (expected ${FORMATS.filter((f) => f !== "auto").join(", ")}; use --from)`);
+  return found;
 }
 
 function isDirectory(path: string): boolean {
@@ -169,10 +191,14 @@ function isDirectory(path: string): boolean {
 
 const EXTENSIONS: Record<string, RegExp> = {
   loom: /\.jsonl$/,
-  "mini-swe-agent": /\.json$/,
-  "swe-agent": /\.traj$/,
+  "mini-swe-agent": /\.(traj\.)?json$/,
+  "swe-agent": /\.traj(\.json)?$/,
   "openai-messages": /\.jsonl?$/,
+  auto: /\.(jsonl?|traj)$/,
 };
+
+/** Files in a folder that are never trajectories (batch runs write predictions beside them). */
+const NOT_RECORDINGS = new Set(["preds.json", "results.json"]);
 
 /** Files as given; folders expand to their recordings of the chosen format, sorted. */
 export function expandRecordings(paths: string[], from: string): string[] {
@@ -180,7 +206,15 @@ export function expandRecordings(paths: string[], from: string): string[] {
   for (const path of paths) {
     if (isDirectory(path)) {
       const pattern = EXTENSIONS[from] ?? /$/;
-      const found = readdirSync(path).filter((f) => pattern.test(f)).sort().map((f) => join(path, f));
+      const entries = readdirSync(path, { withFileTypes: true });
+      const wanted = (name: string) => pattern.test(name) && !NOT_RECORDINGS.has(name);
+      const found = [
+        ...entries.filter((e) => e.isFile() && wanted(e.name)).map((e) => join(path, e.name)),
+        // batch runs keep each trajectory in a folder named after its instance
+        ...entries.filter((e) => e.isDirectory()).flatMap((d) =>
+          readdirSync(join(path, d.name)).filter(wanted).map((f) => join(path, d.name, f))
+        ),
+      ].sort();
       if (found.length === 0) throw new UsageError(`Folder ${JSON.stringify(path)} holds no ${from} recordings`);
       out.push(...found);
     } else out.push(path);

@@ -93,6 +93,8 @@ export async function runFromCatalog(values: CatalogRunValues, positionals: stri
       slice: name,
       priorCalls: known.calls,
       onProgress: values.quiet ? undefined : progressPrinter(io),
+      // no model's key reaches the slice's test or command processes
+      secretEnvNames: Object.values(catalog.models).flatMap((m) => (m.api_key_env ? [m.api_key_env] : [])),
     });
     if (!values.quiet) endProgress(io);
     printResult(result, { json: values.json, route: routed, io });

@@ -305,3 +305,33 @@ test("replay refuses an unwritable --context-report or --reports-dir before repl
     assert.match(beside.stderr, /per-recording reports folder ".*agg\.runs": is not a directory \(pass --reports-dir DIR\)/);
   });
 });
+
+test("--from auto detects each file's format: a Loom recording, a mini-swe-agent and a SWE-agent trajectory", () => {
+  const shared = fileURLToPath(new URL("../../shared/workloads/", import.meta.url));
+  for (const file of [fixBug, join(shared, "mini-swe-agent/django__django-11095.json"), join(shared, "swe-agent/function_calling_simple.traj")]) {
+    const r = binary(["replay", "--from", "auto", file, "--json", "--quiet"]);
+    assert.equal(r.code, 0, `${file}: ${r.stderr}`);
+    assert.equal(JSON.parse(r.stdout).outcome, "completed");
+  }
+  withTemp((dir) => {
+    const odd = join(dir, "odd.json");
+    writeFileSync(odd, JSON.stringify({ hello: "world" }));
+    const r = binary(["replay", "--from", "auto", odd]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /odd\.json: not a recognised trajectory/);
+  });
+});
+
+test("a folder of batch output expands to the trajectories in instance subfolders, skipping preds.json", () => {
+  withTemp((dir) => {
+    const shared = fileURLToPath(new URL("../../shared/workloads/mini-swe-agent/", import.meta.url));
+    for (const name of ["django__django-11095", "django__django-14672"]) {
+      mkdirSync(join(dir, name));
+      cpSync(join(shared, `${name}.json`), join(dir, name, `${name}.traj.json`));
+    }
+    writeFileSync(join(dir, "preds.json"), JSON.stringify({ "django__django-11095": { model_patch: "" } }));
+    const r = binary(["replay", "--from", "mini-swe-agent", dir, "--json", "--quiet"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).recordings, 2);
+  });
+});
