@@ -65,10 +65,11 @@ export function summarizeResult(result: RunResult, extra: { replay?: ResultSumma
 }
 
 const n = (x: number) => x.toLocaleString("en-US");
+const plural = (count: number, noun: string) => `${n(count)} ${noun}${count === 1 ? "" : "s"}`;
 
 export function renderResultText(s: ResultSummary, { label }: { label: string }): string {
   const lines: string[] = [];
-  lines.push(`${label}: ${s.outcome}${s.status ? ` (${s.status})` : ""} after ${s.steps} step${s.steps === 1 ? "" : "s"}, revision ${s.revision}`);
+  lines.push(`${label}: ${s.outcome}${s.status ? ` (${s.status})` : ""} after ${plural(s.steps, "step")}, revision ${s.revision}`);
   if (s.summary) lines.push(`  summary: ${s.summary}`);
   for (const text of s.printed) lines.push(`  printed: ${text}`);
   if (s.last_test) {
@@ -78,12 +79,12 @@ export function renderResultText(s: ResultSummary, { label }: { label: string })
     );
   }
   if (s.error) lines.push(`  error: ${s.error.code}: ${s.error.message}`);
-  lines.push(`  ${s.model_calls} model calls, ${n(s.request_bytes.total)} request bytes (max ${n(s.request_bytes.max)})`);
+  lines.push(`  ${plural(s.model_calls, "model call")}, ${n(s.request_bytes.total)} request bytes (max ${n(s.request_bytes.max)})`);
   if (s.replay) {
     lines.push(
       s.replay.differing_steps.length === 0
         ? `  re-executed: all ${s.replay.compared} execution reports equal the recording`
-        : `  re-executed: steps ${s.replay.differing_steps.join(", ")} differ from the recording`,
+        : `  re-executed: ${s.replay.differing_steps.length === 1 ? "step" : "steps"} ${s.replay.differing_steps.join(", ")} ${s.replay.differing_steps.length === 1 ? "differs" : "differ"} from the recording`,
     );
   }
   if (s.report_path) lines.push(`  report: ${s.report_path}`);

@@ -199,7 +199,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       if (signal?.aborted) throw new InterruptedError();
       if (step >= request.limits.max_steps) {
         outcome = "step_limit";
-        error = { code: "step_limit", message: `Step limit reached: ${request.limits.max_steps} steps without finish` };
+        error = { code: "step_limit", message: `Step limit reached: ${request.limits.max_steps} step${request.limits.max_steps === 1 ? "" : "s"} without finish` };
         break;
       }
       if (archive.length >= archive.limits.events) {
