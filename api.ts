@@ -142,6 +142,7 @@ async function start(request: SliceRequest, options: RunOptions, now: () => numb
       format: RECORDING_FORMAT,
       version: RECORDING_VERSION,
       slice: recordedSlice,
+      ...(options.slice ? { slice_name: options.slice } : {}),
       ...(options.source ? { source: options.source } : {}),
     }));
     recorder = { answer: (e: Parameters<typeof recordingLine>[0]) => write(recordingLine(e)), execution: (e: Parameters<typeof recordingLine>[0]) => write(recordingLine(e)) };

@@ -95,6 +95,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
       contextPolicy: policy,
       contextReport: reportPath,
       provider: new ScriptedProvider(recording.answers),
+      slice: recording.header.slice_name ?? null,
       signal: io.signal,
       onProgress: values.quiet ? undefined : progressPrinter(io),
       executor: (store) => {

@@ -15,6 +15,7 @@ export const RecordingHeader = z.strictObject({
   format: z.literal(RECORDING_FORMAT),
   version: z.literal(RECORDING_VERSION),
   slice: SliceRequest.extend({ workspace: z.string().optional() }).describe("The slice as run; workspace is informative"),
+  slice_name: z.string().optional().describe("The catalog slice the run was routed to, when it came from a catalog"),
   source: z
     .strictObject({
       format: z.string().describe("loom, or the agent format it was imported from"),
