@@ -5,7 +5,7 @@ import { ACTION_DESCRIPTIONS, type ActionName, takesArguments } from "../lib/act
 import { argumentsResponseSchema, LOOKUPS_PER_STAGE, selectionResponseSchema } from "../lib/answer.ts";
 import { Archive, ARCHIVE_MAX_EVENTS } from "../lib/archive.ts";
 import { applyReport, initialBriefing, viewArtifacts } from "../lib/briefing.ts";
-import { BoundedContext, type RequestParts } from "../lib/context.ts";
+import { BoundedContext, type RequestParts, type TailView } from "../lib/context.ts";
 import { utf8Length } from "../lib/digest.ts";
 import { createEvent } from "../lib/events.ts";
 import type { Recording } from "../lib/recording.ts";
@@ -115,15 +115,15 @@ function oneRound(
   for (let step = 1; step <= last + 1; step++) {
     const source = steps[(step - 1) % steps.length];
     // The working state exactly as the loop assembles it.
-    const state = {
+    const state = (view: TailView) => ({
       ...briefing,
-      recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained: (s) => context.retains(s) }),
+      recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained: view.retains }),
       step,
       max_steps: ARCHIVE_MAX_EVENTS + 1,
       lookups_used: 0,
       lookups_allowed: LOOKUPS_PER_STAGE,
-      archive: { events: archive.length, retired: context.retiredCount },
-    };
+      archive: { events: archive.length, retired: view.retired },
+    });
     measure({ phase: "selection", responseSchema: selectionResponseSchema(actions), candidates: selectionCandidates, state, lookups: [] });
     if (takesArguments(source.action)) {
       measure({

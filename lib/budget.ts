@@ -28,9 +28,9 @@ export function needsRetirement(
  * What a retirement aims for: 32 KiB; when even an empty tail is above that, halfway from that floor to the limit
  * that triggered it (48 KiB, or the ceiling for a prefix past 48 KiB), so a batch always leaves room for several steps.
  */
-export function retirementTarget(floorBytes: number): number {
-  if (floorBytes <= RETIRE_TARGET_BYTES) return RETIRE_TARGET_BYTES;
-  const limit = floorBytes < RETIRE_TRIGGER_BYTES ? RETIRE_TRIGGER_BYTES : CEILING_BYTES;
+export function retirementTarget(floorBytes: number, reachable = floorBytes < RETIRE_TRIGGER_BYTES): number {
+  if (floorBytes <= RETIRE_TARGET_BYTES && reachable) return RETIRE_TARGET_BYTES;
+  const limit = reachable ? RETIRE_TRIGGER_BYTES : CEILING_BYTES;
   return Math.floor((floorBytes + limit) / 2);
 }
 
@@ -45,6 +45,6 @@ export function retirementBatch(
   for (let n = 1; n < tailLength; n++) {
     if (tailLength - n <= TAIL_TARGET && bytesAfter(n) <= target) return n;
   }
-  if (tailLength > 1 && bytesAfter(tailLength - 1) <= CEILING_BYTES) return tailLength - 1;
+  if (tailLength >= 1 && bytesAfter(tailLength - 1) <= CEILING_BYTES) return tailLength - 1;
   return tailLength;
 }

@@ -16,10 +16,13 @@ export type RequestParts = {
   phase: Phase;
   responseSchema: { json: JsonSchema; text: string };
   candidates: Extract<Section, { section: "candidates" }>;
-  /** The working state (bounded only; legacy ignores it). */
-  state: unknown;
+  /** The working state (bounded only; legacy ignores it), made for the tail a request actually carries. */
+  state: (view: TailView) => unknown;
   lookups: unknown[];
 };
+
+/** What the working state may depend on: which steps the tail still holds, and how many events were retired. */
+export type TailView = { retains: (step: number) => boolean; retired: number };
 
 export type BuiltRequest = {
   request: TurnRequest;
@@ -39,8 +42,6 @@ export interface ContextPolicy {
   measure(parts: RequestParts): number;
   readonly retiredCount: number;
   readonly enforcesCeiling: boolean;
-  /** Whether the event of this step is in the request (legacy: always). */
-  retains(step: number): boolean;
 }
 
 type Fragment = { value: unknown; json: string; bytes: number };
@@ -87,9 +88,6 @@ export class LegacyContext implements ContextPolicy {
   readonly retiredCount = 0;
   readonly #prefix: Fragment[];
 
-  retains(_step: number): boolean {
-    return true;
-  }
   readonly #events: unknown[] = [];
   #eventBytes = 0;
   readonly #store: ResultStore;
@@ -150,10 +148,6 @@ export class BoundedContext implements ContextPolicy {
     return this.#tail.length;
   }
 
-  retains(step: number): boolean {
-    const first = this.#tail[0];
-    return first !== undefined && step >= first.sealed.event.step;
-  }
 
   append(sealed: SealedEvent): void {
     const previous = this.#tail[this.#tail.length - 1];
@@ -176,10 +170,13 @@ export class BoundedContext implements ContextPolicy {
     const bytes = this.measure(persistent);
     if (bytes > RETIRE_TRIGGER_BYTES || this.#tail.length > TAIL_MAX) {
       const plan = this.#plan(persistent);
-      const floorBytes = plan.bytesAfter(this.#tail.length);
-      if (needsRetirement({ requestBytes: bytes, tailLength: this.#tail.length, floorBytes })) {
+      const empty = plan.bytesAfter(this.#tail.length);
+      const keptNewest = plan.bytesAfter(this.#tail.length - 1);
+      // When even the newest event alone passes the trigger, only the ceiling can force a retirement.
+      const reachable = keptNewest < RETIRE_TRIGGER_BYTES;
+      if (needsRetirement({ requestBytes: bytes, tailLength: this.#tail.length, floorBytes: reachable ? empty : Math.max(empty, RETIRE_TRIGGER_BYTES) })) {
         retired += this.#retire(
-          retirementBatch({ tailLength: this.#tail.length, bytesAfter: plan.bytesAfter, target: retirementTarget(floorBytes) }),
+          retirementBatch({ tailLength: this.#tail.length, bytesAfter: plan.bytesAfter, target: retirementTarget(empty, reachable) }),
         );
       }
     }
@@ -248,7 +245,9 @@ export class BoundedContext implements ContextPolicy {
         eventBytes += entry.newest.bytes - entry.retained.bytes;
       } else events[i] = entry.retained.value;
     }
-    return assemble(parts, { prefix, events, eventBytes, stateSection: fragment({ section: "working_state", state: parts.state }) });
+    const first = kept[0]?.sealed.event.step;
+    const view: TailView = { retains: (step) => first !== undefined && step >= first, retired: this.#retired + Math.min(skip, this.#tail.length) };
+    return assemble(parts, { prefix, events, eventBytes, stateSection: fragment({ section: "working_state", state: parts.state(view) }) });
   }
 }
 

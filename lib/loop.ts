@@ -13,7 +13,7 @@ import {
 import { Archive } from "./archive.ts";
 import { applyReport, type Briefing, initialBriefing, type LastTest, viewArtifacts, type WorkingState } from "./briefing.ts";
 import { CEILING_BYTES } from "./budget.ts";
-import { type ContextPolicyName, createContext, type RequestParts } from "./context.ts";
+import { type ContextPolicyName, createContext, type RequestParts, type TailView } from "./context.ts";
 import { type CallRecord, type ContextReport, ReportBuilder } from "./context-report.ts";
 import { utf8Length } from "./digest.ts";
 import { type Outcome, errorMessage, InterruptedError, LoomError } from "./errors.ts";
@@ -93,14 +93,14 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     actions: actions.map((name) => ({ name, description: ACTION_DESCRIPTIONS[name] })),
   };
 
-  const workingState = (lookupsUsed: number): WorkingState => ({
+  const workingState = (lookupsUsed: number) => (view: TailView): WorkingState => ({
     ...briefing,
-    recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained: (s) => context.retains(s) }),
+    recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained: view.retains }),
     step,
     max_steps: request.limits.max_steps,
     lookups_used: lookupsUsed,
     lookups_allowed: LOOKUPS_PER_STAGE,
-    archive: { events: archive.length, retired: context.retiredCount },
+    archive: { events: archive.length, retired: view.retired },
   });
 
   /**

@@ -143,6 +143,14 @@ test("bounded: retirement happens only when needed, the tail never exceeds 64, n
         const events = (r.sections.find((s) => s.section === "events") as { events: Record<string, unknown>[] }).events;
         assert.ok(events.length <= TAIL_MAX);
         const checkpoint = r.sections.find((s) => s.section === "checkpoint") as { checkpoint: Record<string, unknown> } | undefined;
+        // the working state describes the tail this very request carries
+        const state = (r.sections.find((s) => s.section === "working_state") as { state: { archive: { retired: number }; recent_artifacts: Record<string, unknown>[] } }).state;
+        assert.equal(state.archive.retired, (checkpoint?.checkpoint.retired as number | undefined) ?? 0, `request ${i}: working state retired count`);
+        const shownSteps = new Set(events.map((e) => e.step));
+        for (const a of state.recent_artifacts) {
+          if ("step" in a) assert.ok(shownSteps.has(a.step), `request ${i}: artifact of step ${a.step} named by step but not in the tail`);
+          else assert.match(String(a.digest), /^sha256:/);
+        }
         if (checkpoint) {
           for (const key of ["retired_seq", "retired", "by_kind", "revision", "last_test"]) assert.ok(key in checkpoint.checkpoint);
         }
