@@ -87,3 +87,16 @@ export function parseDecision(schema: z.ZodType, value: unknown, { formatError }
 }
 
 export { ActionName };
+
+const LOOKUP_HELP =
+  'Before answering you may look things up, at most 8 times in this phase (answers are shown below and last for this ' +
+  'phase only): {"$result": REF} returns stored output, {"$list_history": OFFSET} a page of archived events (0 = the ' +
+  'first), {"$read_history": REF} one archived event. REF is a sha256:HEX digest shown in the request, optionally with ' +
+  '#bytes=START-END, #lines=START-END or a #/json/pointer.';
+
+/** What the model is asked in each phase: one constant paragraph per phase, so it costs the same in both policies. */
+export const TASKS = {
+  selection: `Choose the next action: answer {"action": NAME, "reason": WHY}. Events show what happened (the newest last; ` +
+    `long outputs as head and tail with a reference); the working state comes from execution reports. ${LOOKUP_HELP}`,
+  arguments: `Give the arguments of the chosen action as one JSON object matching the response schema. ${LOOKUP_HELP}`,
+} as const;

@@ -9,6 +9,7 @@ import {
   parseDecision,
   selectionDecision,
   selectionResponseSchema,
+  TASKS,
 } from "./answer.ts";
 import { Archive } from "./archive.ts";
 import { applyReport, type Briefing, initialBriefing, type LastTest, viewArtifacts, type WorkingState } from "./briefing.ts";
@@ -88,9 +89,16 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   let reportError: LoopResult["error"] = null;
   let step = 0;
 
+  // The model sees which commands run_command may run and what run_tests runs, instead of finding out by refusal.
   const selectionCandidates: Extract<Section, { section: "candidates" }> = {
     section: "candidates",
-    actions: actions.map((name) => ({ name, description: ACTION_DESCRIPTIONS[name] })),
+    task: TASKS.selection,
+    actions: actions.map((name) => {
+      const entry = { name, description: ACTION_DESCRIPTIONS[name] };
+      if (name === "run_command") return { ...entry, allowed: request.commands ?? [] };
+      if (name === "run_tests") return { ...entry, command: request.test.command };
+      return entry;
+    }),
   };
 
   const workingState = (lookupsUsed: number) => (view: TailView): WorkingState => ({
@@ -236,7 +244,12 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
           const given = await stage("arguments", {
             schema: argumentsResponseSchema(chosen),
             validate: (value) => parseDecision(ActionArguments[chosen], value, zodError),
-            candidates: { section: "candidates", action: chosen },
+            candidates: {
+              section: "candidates",
+              task: TASKS.arguments,
+              action: chosen,
+              ...(reason ? { reason: clipText(reason, MESSAGE_LIMIT) } : {}),
+            },
           });
           if (given.kind === "decision") args = given.value;
           else report = { kind: "refusal", step, code: given.kind === "refuse" ? given.code : "lookup_limit", reason: given.reason };

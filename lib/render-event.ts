@@ -9,7 +9,7 @@ export const RETAINED_PREVIEW_BYTES = 512;
 
 export type Preview =
   | { ref: string; bytes: number; text: string }
-  | { ref: string; bytes: number; head: string; tail: string; omitted: number };
+  | { ref: string; bytes: number; head: string; tail: string; omitted: number; rest?: string };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -36,10 +36,14 @@ export function headAndTail(text: string, limit: number): { head: string; tail: 
   };
 }
 
-export function preview(bulk: Bulk, store: ResultStore, limit: number): Preview {
+/** `rest` (the newest event only) is the ready-made reference to the part left out. */
+export function preview(bulk: Bulk, store: ResultStore, limit: number, { rest = false }: { rest?: boolean } = {}): Preview {
   const content = store.get(bulk.ref) ?? "";
   const cut = headAndTail(content, limit);
-  return cut ? { ref: bulk.ref, bytes: bulk.bytes, ...cut } : { ref: bulk.ref, bytes: bulk.bytes, text: content };
+  if (!cut) return { ref: bulk.ref, bytes: bulk.bytes, text: content };
+  if (!rest) return { ref: bulk.ref, bytes: bulk.bytes, ...cut };
+  const start = utf8Length(cut.head);
+  return { ref: bulk.ref, bytes: bulk.bytes, ...cut, rest: `${bulk.ref}#bytes=${start}-${start + cut.omitted}` };
 }
 
 function mapBulk(value: EventValue, fn: (bulk: Bulk) => unknown): unknown {
@@ -71,12 +75,9 @@ export function renderLegacy(event: ArchivedEvent, store: ResultStore): Record<s
   return render(event, (bulk) => store.get(bulk.ref) ?? "");
 }
 
-/** A retained event in a bounded request. Only the newest execution's output gets the larger preview. */
+/** A retained event in a bounded request. Only the newest execution gets the larger preview. */
 export function renderRetained(event: ArchivedEvent, store: ResultStore, { newest }: { newest: boolean }): Record<string, unknown> {
+  // The newest event also shows its arguments and reason in full up to 8 KiB: they hold the model's latest plan.
   const limit = newest ? NEWEST_PREVIEW_BYTES : RETAINED_PREVIEW_BYTES;
-  return render(
-    event,
-    (bulk) => preview(bulk, store, limit),
-    (bulk) => preview(bulk, store, RETAINED_PREVIEW_BYTES),
-  );
+  return render(event, (bulk) => preview(bulk, store, limit, { rest: newest }));
 }

@@ -12,7 +12,16 @@ export type Section =
   | { section: "checkpoint"; checkpoint: unknown }
   | { section: "events"; events: unknown[] }
   | { section: "working_state"; state: unknown }
-  | { section: "candidates"; actions?: { name: string; description: string }[]; action?: string; slices?: { name: string; description: string }[] }
+  | {
+    section: "candidates";
+    /** What to answer, in one paragraph (the request describes itself; nothing is sent outside it). */
+    task?: string;
+    actions?: { name: string; description: string; allowed?: string[][]; command?: string[] }[];
+    action?: string;
+    /** The reason given when the action was selected. */
+    reason?: string;
+    slices?: { name: string; description: string }[];
+  }
   | { section: "lookups"; responses: unknown[] };
 
 export type SectionName = Section["section"];

@@ -271,3 +271,26 @@ test("a refusal reason quoting a huge path stays small in the working state", as
   assert.ok(utf8Length(state.state.last_refusal.reason) <= 512);
   assert.match(state.state.last_refusal.reason, /…/);
 });
+
+test("candidates say what to answer, which commands run_command may run and what run_tests runs; arguments keep the reason", async () => {
+  const { provider } = await loop([pick("read_file", "look at the code"), give({ path: "a" }), ...finish], { outputs: ["x"] });
+  const selection = provider.requests[0].sections.find((s) => s.section === "candidates") as Record<string, any>;
+  assert.match(selection.task, /"action": NAME/);
+  assert.match(selection.task, /\$list_history/);
+  assert.deepEqual(selection.actions.find((a: any) => a.name === "run_command").allowed, [["bash", "-c"]]);
+  assert.deepEqual(selection.actions.find((a: any) => a.name === "run_tests").command, ["node", "test.mjs"]);
+  const args = provider.requests[1].sections.find((s) => s.section === "candidates") as Record<string, any>;
+  assert.equal(args.action, "read_file");
+  assert.equal(args.reason, "look at the code");
+  assert.match(args.task, /arguments/);
+});
+
+test("the newest event's cut output carries a reference to exactly the part left out", async () => {
+  const big = `${"h".repeat(5000)}MIDDLE${"m".repeat(10_000)}END${"t".repeat(5000)}`;
+  const { provider } = await loop([pick("read_file"), give({ path: "big" }), ...finish], { outputs: [big], policy: "bounded" });
+  const events = (provider.requests[2].sections.find((s) => s.section === "events") as { events: Record<string, any>[] }).events;
+  const shown = events.at(-1)!.result;
+  assert.ok(shown.rest, "the newest cut preview names the rest");
+  const [, start, end] = /#bytes=(\d+)-(\d+)$/.exec(shown.rest)!.map(Number);
+  assert.equal(shown.head + big.slice(start, end) + shown.tail, big);
+});
