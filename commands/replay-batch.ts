@@ -82,7 +82,10 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
 
   const finished = rows.filter((r): r is RunRow & { report: ContextReport } => r !== undefined && r.report !== null);
   for (const row of rows) {
-    if (row && !row.report) io.stderr(`loom replay: ${row.name}: ${row.stderr.trim().split("\n").pop() || `exit ${row.exit}`}\n`);
+    if (row && !row.report) {
+      const last = row.stderr.trim().split("\n").pop()?.replace(/^loom replay: /, "") ?? "";
+      io.stderr(`loom replay: ${last.startsWith(`${row.name}:`) ? last : `${row.name}: ${last || `exit ${row.exit}`}`}\n`);
+    }
   }
   const aggregate = aggregateReports(
     finished.map((r) => ({ name: r.name, path: r.reportPath, report: r.report })),

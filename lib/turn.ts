@@ -78,6 +78,7 @@ export type ProviderCapabilities = {
   schema_enforcement: boolean;
 };
 
+/** `model` is the slice's model name; an adapter configured with a model id sends its own (the call may say "PROVIDER/MODEL"). */
 export type CompleteOptions = { model: string; signal?: AbortSignal };
 
 export interface Provider {

@@ -247,12 +247,13 @@ test("openai: 404 and 422 fail at once as bad requests, with the key redacted fr
     openAIError(422, { type: "invalid_request_error", message: `Bad schema near ${KEY}` }),
   ];
   await withServer(script, async (server) => {
-    const p = provider(server);
-    const missing = await rejection(p.complete(sampleTurnRequest(), { model: "gpt-9" }));
+    const p = provider(server, { config: { model: "gpt-9" } });
+    // the call names the model as a slice does ("PROVIDER/MODEL"); the adapter's configured id is what is sent
+    const missing = await rejection(p.complete(sampleTurnRequest(), { model: "openai/gpt-9" }));
     assert.ok(missing instanceof ProviderError);
     assert.equal(missing.code, "provider_bad_request");
     assert.match(missing.message, /gpt-9/);
-    assert.equal((server.requests[0].body as Body).model, "gpt-9", "the call's model wins over the configured one");
+    assert.equal((server.requests[0].body as Body).model, "gpt-9", "the configured model wins over the call's");
     const invalid = await rejection(p.complete(sampleTurnRequest(), { model: MODEL }));
     assert.ok(invalid instanceof ProviderError);
     assert.equal(invalid.code, "provider_bad_request");

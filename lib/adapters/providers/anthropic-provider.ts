@@ -17,7 +17,7 @@ export function createAnthropicProvider(
     name: "anthropic",
     capabilities: { prompt_caching: true, schema_enforcement: true },
     complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
-      const { body, aliases } = convertToAnthropicRequest(request, { model: options.model || model, maxTokens });
+      const { body, aliases } = convertToAnthropicRequest(request, { model: model || options.model, maxTokens });
       const headers = { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION };
       return withRetry(
         async () => {

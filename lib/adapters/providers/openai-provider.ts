@@ -41,7 +41,7 @@ export function createOpenAIProvider(
     },
     complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
       const { body, wrapped } = convertToOpenAIRequest(request, {
-        model: options.model || model,
+        model: model || options.model,
         responseFormat,
         maxTokens,
         maxTokensField: kind === "openai" ? "max_completion_tokens" : "max_tokens",
