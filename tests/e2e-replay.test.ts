@@ -206,7 +206,7 @@ test("batch exit codes: 0 when every recording completed, 1 when one did not com
     const out = JSON.parse(unreadable.stdout);
     assert.deepEqual(out.outcomes, { completed: 2 });
     assert.deepEqual(out.unreadable, ["d.jsonl"]);
-    assert.match(unreadable.stderr, /^loom replay: d\.jsonl: .*d\.jsonl:1: not valid JSON/m);
+    assert.match(unreadable.stderr, /^loom replay: d\.jsonl:1: not valid JSON/m);
   });
 });
 
