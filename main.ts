@@ -14,7 +14,7 @@ const USAGE = `loom ${VERSION} — runs LLM agent slices with a bounded working 
 Usage:
   loom run    [REQUEST | -] [--catalog FILE] [--slice NAME] [--workspace DIR]
               [--context-policy legacy|bounded] [--context-report PATH] [--record PATH] [--json]
-  loom replay RECORDING… [--from loom|mini-swe-agent|swe-agent|openai-messages]
+  loom replay RECORDING… [--from loom|mini-swe-agent|swe-agent|openai-messages|auto]
               [--context-policy legacy|bounded] [--context-report PATH] [--workspace DIR --execute] [--jobs N] [--json]
   loom report REPORT [REPORT…] [--json | --html FILE]
   loom schema catalog|recording|report
