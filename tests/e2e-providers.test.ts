@@ -48,18 +48,26 @@ function recordedEdits(): Record<string, string>[] {
     .map((entry) => entry.args);
 }
 
-/** The prompt text of a request body, whichever wire: every text block / message, in order. */
+/**
+ * The prompt text of a request body, whichever wire: every section / message, in order. Anthropic sends the events
+ * one block per event (for its cache breakpoint), so blocks that do not start a section are joined back on.
+ */
 function promptText(wire: Wire, body: any): string {
   if (wire === "anthropic") {
     const blocks = [...(body.system ?? []), ...body.messages.flatMap((m: any) => m.content)];
-    return blocks.map((b: any) => b.text).join("\n");
+    return blocks.map((b: any, i: number) => (i > 0 && b.text.startsWith("## ") ? "\n" : "") + b.text).join("");
   }
   return body.messages.map((m: any) => m.content).join("\n");
 }
 
+/** Anthropic: the tool the request forces, among the tools it sends. */
+function forcedTool(body: any): any {
+  return body.tools.find((tool: any) => tool.name === body.tool_choice.name);
+}
+
 /** The response schema as the API got it (inside the {answer: …} wrapper). */
 function answerSchema(wire: Wire, body: any): any {
-  return wire === "anthropic" ? body.tools[0].input_schema.properties.answer : body.response_format.json_schema.schema.properties.answer;
+  return wire === "anthropic" ? forcedTool(body).input_schema.properties.answer : body.response_format.json_schema.schema.properties.answer;
 }
 
 /** Structured sections render as "## Label\n<one line of JSON>". */
@@ -280,7 +288,7 @@ for (const wire of WIRES) {
     assert.ok(!readFileSync(join(s.dir, "report.json"), "utf8").includes(KEYS[wire]));
   });
 
-  const extra = wire === "anthropic" ? " and one cache breakpoint" : "";
+  const extra = wire === "anthropic" ? " and cache breakpoints on the prefix and the older events" : "";
   const keyRule = wire === "local" ? "no key at all" : "the key only in its header";
   test(`the ${name} request bodies carry schema enforcement${extra}, each section once, ${keyRule}`, E2E, async (t) => {
     const s = await sandbox(t, wire);
@@ -307,14 +315,26 @@ for (const wire of WIRES) {
       if (wire === "anthropic") {
         assert.equal(request.headers["x-api-key"], KEYS.anthropic);
         assert.equal(request.headers["anthropic-version"], "2023-06-01");
-        assert.deepEqual(body.tool_choice, { type: "tool", name: "answer" });
-        assert.equal(body.tools.length, 1);
-        assert.deepEqual(body.tools[0].input_schema.required, ["answer"]);
-        assert.ok(Array.isArray(body.tools[0].input_schema.properties.answer.anyOf), "the phase's response schema is enforced");
-        // One breakpoint, on the last system block (the end of the stable prefix).
-        assert.equal(request.rawBody.split('"cache_control"').length - 1, 1, `request ${i}: one cache breakpoint`);
+        // The phase's tool is forced: one per answer shape, named after it.
+        const candidates = section(text, "Candidates");
+        const name = candidates.actions ? "select" : `args_${candidates.action}`;
+        assert.deepEqual(body.tool_choice, { type: "tool", name });
+        assert.equal(body.tools.filter((tool: any) => tool.name === name).length, 1);
+        assert.deepEqual(forcedTool(body).input_schema.required, ["answer"]);
+        assert.ok(Array.isArray(forcedTool(body).input_schema.properties.answer.anyOf), "the phase's response schema is enforced");
+        // Breakpoints: the last system block (the end of the stable prefix) and, with two or more events, the
+        // second-to-last event block (the newest one changes when it stops being the newest). No checkpoint here.
+        const events = section(text, "Events (oldest first)");
+        const content = body.messages[0].content;
+        const markers = request.rawBody.split('"cache_control"').length - 1;
+        assert.equal(markers, events.length >= 2 ? 2 : 1, `request ${i}: cache breakpoints`);
+        assert.ok(markers <= 4, "the API allows four");
         assert.deepEqual(body.system.at(-1).cache_control, { type: "ephemeral" });
         assert.ok(body.system.at(-1).text.startsWith("## Intent\n"));
+        if (events.length >= 2) {
+          assert.deepEqual(content[events.length - 2].cache_control, { type: "ephemeral" });
+          assert.ok(content[events.length - 2].text.includes(JSON.stringify(events.at(-2))), "on the second-to-last event");
+        }
         assert.ok(body.max_tokens > 0);
       } else {
         if (wire === "openai") assert.equal(request.headers.authorization, `Bearer ${KEYS.openai}`);
@@ -334,6 +354,24 @@ for (const wire of WIRES) {
       s.server.requests.map((r) => JSON.stringify(wire === "anthropic" ? (r.body as any).system : (r.body as any).messages[0])),
     );
     assert.equal(prefixes.size, 1);
+    if (wire === "anthropic") {
+      // Each call finds the cached prefix of the previous call with the same tool_choice (a changed tool_choice
+      // invalidates cached message blocks): everything up to that call's last breakpoint is byte-identical.
+      const cached = (body: any) => [JSON.stringify(body.tools), ...[...body.system, ...body.messages[0].content].map((b: any) => b.text)];
+      const previous = new Map<string, any>();
+      let reused = 0;
+      for (const request of s.server.requests) {
+        const body = request.body as any;
+        const before = previous.get(body.tool_choice.name);
+        if (before && JSON.stringify(before.tools) === JSON.stringify(body.tools)) {
+          const end = 1 + [...before.system, ...before.messages[0].content].findLastIndex((b: any) => b.cache_control);
+          assert.deepEqual(cached(body).slice(0, end + 1), cached(before).slice(0, end + 1));
+          reused += 1;
+        }
+        previous.set(body.tool_choice.name, body);
+      }
+      assert.ok(reused >= 8, `${reused} calls reuse a cached prefix`);
+    }
   });
 
   const modelRule = wire === "local" ? "the catalog's model id" : "the MODEL part of PROVIDER/MODEL";

@@ -1,9 +1,21 @@
 // The Anthropic adapter over real HTTP against a local server speaking the Messages API wire format.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { loadWorkload, replayRecording } from "../bench/workloads.ts";
+import { argumentsResponseSchema, selectionResponseSchema } from "../lib/answer.ts";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
-import type { Provider } from "../lib/turn.ts";
+import {
+  type AnthropicRequestBody,
+  type AnthropicTool,
+  convertToAnthropicRequest,
+  MAX_CACHE_BREAKPOINTS,
+} from "../lib/providers/convert-to-anthropic-request.ts";
+import { encodePropertyKeys } from "../lib/providers/encode-property-keys.ts";
+import { renderSection } from "../lib/providers/render-sections.ts";
+import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
+import type { CompleteOptions, Provider, Section, TurnRequest } from "../lib/turn.ts";
 import {
   anthropicAnswer,
   anthropicError,
@@ -73,7 +85,7 @@ test("anthropic: the request carries the key, the API version and JSON to /v1/me
   });
 });
 
-test("anthropic: the prefix is the system blocks with one cache breakpoint, on the last prefix block", async () => {
+test("anthropic: the prefix is the system blocks, with breakpoints on the checkpoint block and on the block before it", async () => {
   await withServer([anthropicAnswer({ action: "finish" })], async (server) => {
     await provider(server).complete(sampleTurnRequest(), { model: MODEL });
     const body = server.requests[0].body as {
@@ -88,14 +100,15 @@ test("anthropic: the prefix is the system blocks with one cache breakpoint, on t
     assert.ok(body.system[0].text.includes(SAMPLE_MARKERS.instructions));
     assert.ok(body.system[1].text.includes(SAMPLE_MARKERS.intent));
     assert.ok(body.system[2].text.includes(SAMPLE_MARKERS.checkpoint));
+    // The intent block ends what stays the same for the whole run; the checkpoint block, what stays until the next one.
     assert.deepEqual(
       body.system.map((block) => block.cache_control ?? null),
-      [null, null, { type: "ephemeral" }],
+      [null, { type: "ephemeral" }, { type: "ephemeral" }],
     );
     assert.equal(body.messages.length, 1);
     assert.equal(body.messages[0].role, "user");
-    assert.equal(body.messages[0].content.length, 4, "events, working state, candidates, lookups");
-    assert.ok(body.messages[0].content.every((block) => block.cache_control === undefined));
+    assert.equal(body.messages[0].content.length, 4, "one event, working state, candidates, lookups");
+    assert.ok(body.messages[0].content.every((block) => block.cache_control === undefined), "one event: no breakpoint among the events");
   });
 });
 
@@ -107,6 +120,7 @@ test("anthropic: without a checkpoint the breakpoint moves to the intent block",
     assert.ok(body.system[1].text.includes(SAMPLE_MARKERS.intent));
     assert.deepEqual(body.system[1].cache_control, { type: "ephemeral" });
     assert.equal(body.system[0].cache_control, undefined);
+    assert.equal(server.requests[0].rawBody.split('"cache_control"').length - 1, 1);
   });
 });
 
@@ -120,16 +134,16 @@ test("anthropic: no section content is sent twice", async () => {
   });
 });
 
-test("anthropic: the response schema is enforced by one forced tool whose input wraps it as `answer`", async () => {
+test("anthropic: the response schema is enforced by the phase's forced tool, whose input wraps it as `answer`", async () => {
   await withServer([anthropicAnswer({ action: "finish" })], async (server) => {
     await provider(server).complete(sampleTurnRequest(), { model: MODEL });
     const body = server.requests[0].body as {
       tools: { name: string; input_schema: { type: string; properties: { answer: { anyOf: unknown[] } }; required: string[] } }[];
       tool_choice: unknown;
     };
-    assert.equal(body.tools.length, 1);
-    assert.equal(body.tools[0].name, "answer");
-    assert.deepEqual(body.tool_choice, { type: "tool", name: "answer" });
+    assert.equal(body.tools.length, 1, "a first call sends its own tool only");
+    assert.equal(body.tools[0].name, "select");
+    assert.deepEqual(body.tool_choice, { type: "tool", name: "select" });
     const schema = body.tools[0].input_schema;
     assert.equal(schema.type, "object");
     assert.deepEqual(schema.required, ["answer"]);
@@ -139,6 +153,185 @@ test("anthropic: the response schema is enforced by one forced tool whose input 
     assert.equal(keys, null, "no $-prefixed property key is sent");
     assert.ok(JSON.stringify(schema).includes('"_result"'));
   });
+});
+
+const EVENT_MARKERS = ["EVENT-ONE-3c1e", "EVENT-TWO-77d0", "EVENT-THREE-b52a"];
+
+/** The sample request with `n` events, each carrying its own marker. */
+function withEvents(request: TurnRequest, n: number): TurnRequest {
+  const events = EVENT_MARKERS.slice(0, n).map((note, i) => ({ seq: 41 + i, kind: "read", note }));
+  return { ...request, sections: request.sections.map((s) => (s.section === "events" ? { section: "events", events } : s)) };
+}
+
+/** An arguments request of the sample slice for `action`, with the loop's schema for it. */
+function argumentsRequest(action: "read_file" | "edit_file", base: TurnRequest = sampleTurnRequest({ lookups: false })): TurnRequest {
+  const sections: Section[] = base.sections.map((s) => (s.section === "candidates" ? { section: "candidates", action } : s));
+  return { phase: "arguments", response_schema: argumentsResponseSchema(action).json, sections };
+}
+
+function selectionRequest(base: TurnRequest = sampleTurnRequest({ lookups: false })): TurnRequest {
+  return { ...base, response_schema: selectionResponseSchema(["read_file", "edit_file", "finish"]).json };
+}
+
+function markerCount(raw: string): number {
+  return raw.split('"cache_control"').length - 1;
+}
+
+test("anthropic: with two or more events, the second-to-last event block is a breakpoint too; each event is sent once", async () => {
+  await withServer([anthropicAnswer({ action: "finish" })], async (server) => {
+    await provider(server).complete(withEvents(sampleTurnRequest(), 3), { model: MODEL });
+    const { rawBody } = server.requests[0];
+    const body = server.requests[0].body as AnthropicRequestBody;
+    const content = body.messages[0].content;
+    assert.equal(content.length, 6, "three event blocks, working state, candidates, lookups");
+    assert.deepEqual(EVENT_MARKERS.map((marker) => content.findIndex((block) => block.text.includes(marker))), [0, 1, 2]);
+    assert.deepEqual(content.map((block) => block.cache_control ?? null), [null, { type: "ephemeral" }, null, null, null, null]);
+    assert.deepEqual(body.system!.at(-1)!.cache_control, { type: "ephemeral" });
+    assert.equal(markerCount(rawBody), 3, "intent, checkpoint, second-to-last event");
+    assert.ok(markerCount(rawBody) <= MAX_CACHE_BREAKPOINTS);
+    const { events: _, ...others } = SAMPLE_MARKERS;
+    for (const marker of [...Object.values(others), ...EVENT_MARKERS]) {
+      assert.equal(rawBody.split(marker).length - 1, 1, `${marker} occurs once`);
+    }
+    // Split, not changed: the event blocks joined are the events section as one text.
+    const events = withEvents(sampleTurnRequest(), 3).sections.find((s) => s.section === "events")!;
+    assert.equal(content.slice(0, 3).map((block) => block.text).join(""), renderSection(events));
+  });
+});
+
+test("anthropic: an arguments request forces its action's tool, whose input wraps the action's schema", async () => {
+  await withServer([anthropicAnswer({ path: "src/range.py" })], async (server) => {
+    const answer = await provider(server).complete(argumentsRequest("read_file"), { model: MODEL });
+    assert.deepEqual(answer.value, { path: "src/range.py" });
+    const body = server.requests[0].body as AnthropicRequestBody;
+    assert.deepEqual(body.tool_choice, { type: "tool", name: "args_read_file" });
+    const forced = body.tools.find((tool) => tool.name === "args_read_file")!;
+    assert.deepEqual(forced.input_schema, encodePropertyKeys(wrapResponseSchema(argumentsResponseSchema("read_file").json)).schema);
+  });
+});
+
+test("anthropic: given the tools it sent before, a slice's selection and arguments calls send the same tools", () => {
+  const options = { model: MODEL, maxTokens: 1024 };
+  let tools: AnthropicTool[] = [];
+  const sent: AnthropicRequestBody[] = [];
+  const calls = [selectionRequest(), argumentsRequest("read_file"), selectionRequest(), argumentsRequest("read_file"), selectionRequest()];
+  for (const request of calls) {
+    const { body } = convertToAnthropicRequest(request, { ...options, tools });
+    sent.push(body);
+    tools = body.tools;
+  }
+  assert.deepEqual(sent.map((body) => body.tool_choice.name), ["select", "args_read_file", "select", "args_read_file", "select"]);
+  assert.deepEqual(sent[1].tools.map((tool) => tool.name), ["select", "args_read_file"], "first-seen order");
+  // From the first call of each phase on, the tools are byte-identical: nothing before the system prompt changes.
+  for (const body of sent.slice(2)) assert.equal(JSON.stringify(body.tools), JSON.stringify(sent[1].tools));
+  // Each call's forced tool is exactly its own response schema.
+  for (const [i, body] of sent.entries()) {
+    const forced = body.tools.find((tool) => tool.name === body.tool_choice.name)!;
+    const alone = convertToAnthropicRequest(calls[i], options).body.tools;
+    assert.deepEqual(alone, [forced]);
+  }
+  // A new action adds its tool at the end; the tools are then stable again.
+  const edit = convertToAnthropicRequest(argumentsRequest("edit_file"), { ...options, tools }).body;
+  assert.deepEqual(edit.tools.map((tool) => tool.name), ["select", "args_read_file", "args_edit_file"]);
+  const next = convertToAnthropicRequest(selectionRequest(), { ...options, tools: edit.tools }).body;
+  assert.equal(JSON.stringify(next.tools), JSON.stringify(edit.tools));
+});
+
+test("anthropic: a tool whose schema changed replaces the one sent before under its name, in place", () => {
+  const options = { model: MODEL, maxTokens: 1024 };
+  const first = convertToAnthropicRequest(selectionRequest(), options).body;
+  const withArgs = convertToAnthropicRequest(argumentsRequest("read_file"), { ...options, tools: first.tools }).body;
+  // Another slice with other actions on the same adapter: its selection schema differs.
+  const other = { ...selectionRequest(), response_schema: selectionResponseSchema(["read_file", "finish"]).json };
+  const body = convertToAnthropicRequest(other, { ...options, tools: withArgs.tools }).body;
+  assert.deepEqual(body.tools.map((tool) => tool.name), ["select", "args_read_file"]);
+  assert.deepEqual(body.tools[0], convertToAnthropicRequest(other, options).body.tools[0], "the forced tool is this request's schema");
+  assert.deepEqual(body.tools[1], withArgs.tools[1]);
+});
+
+test("anthropic: breakpoints never exceed the API's four, and never fall on the newest event", () => {
+  const options = { model: MODEL, maxTokens: 1024 };
+  for (const checkpoint of [false, true]) {
+    for (let n = 0; n <= 3; n++) {
+      const { body } = convertToAnthropicRequest(withEvents(sampleTurnRequest({ checkpoint }), n), options);
+      const raw = JSON.stringify(body);
+      assert.ok(markerCount(raw) <= MAX_CACHE_BREAKPOINTS);
+      assert.equal(markerCount(raw), (checkpoint ? 2 : 1) + (n >= 2 ? 1 : 0), `checkpoint ${checkpoint}, ${n} events`);
+      const content = body.messages[0].content;
+      if (n >= 2) assert.ok(content[n - 2].cache_control, "the second-to-last event");
+      assert.equal(content[Math.max(0, n - 1)].cache_control, undefined, "the newest event changes next time");
+    }
+  }
+});
+
+/** What the cache keys on, in order: the tools, then each system block's text, then each message block's text. */
+function cacheBlocks(body: AnthropicRequestBody): string[] {
+  return [JSON.stringify(body.tools), ...[...(body.system ?? []), ...body.messages[0].content].map((block) => block.text)];
+}
+
+/** The index in cacheBlocks() of the last block with a breakpoint. */
+function lastBreakpoint(body: AnthropicRequestBody): number {
+  return 1 + [...(body.system ?? []), ...body.messages[0].content].findLastIndex((block) => block.cache_control !== undefined);
+}
+
+test("anthropic: replaying a real trajectory bounded, each call reads its phase's previous prefix up to the older events", async () => {
+  const path = fileURLToPath(new URL("../../shared/workloads/mini-swe-agent/django__django-11138.json", import.meta.url));
+  const { recording } = loadWorkload({ system: "mini-swe-agent", name: "django__django-11138.json", path, format: "mini-swe-agent" });
+  const requests: TurnRequest[] = [];
+  await replayRecording(recording, "bounded", {
+    wrap: (scripted) => ({
+      name: scripted.name,
+      capabilities: scripted.capabilities,
+      complete: (request: TurnRequest, options: CompleteOptions) => {
+        requests.push(request);
+        return scripted.complete(request, options);
+      },
+    }),
+  });
+  assert.ok(requests.length > 200, `${requests.length} calls`);
+
+  let tools: AnthropicTool[] = [];
+  const bodies = requests.map((request) => {
+    const { body } = convertToAnthropicRequest(request, { model: MODEL, maxTokens: 1024, tools });
+    tools = body.tools;
+    return body;
+  });
+  const seen = new Set<string>();
+  const previous = new Map<string, AnthropicRequestBody>();
+  let total = 0;
+  let hit = 0;
+  let chained = 0;
+  for (const [i, body] of bodies.entries()) {
+    const raw = JSON.stringify(body);
+    assert.ok(markerCount(raw) <= MAX_CACHE_BREAKPOINTS);
+    // Each section once, nothing added: the blocks are the sections' texts.
+    const texts = [...(body.system ?? []), ...body.messages[0].content].map((b) => b.text).join("");
+    assert.equal(texts, requests[i].sections.map(renderSection).join(""));
+    const events = requests[i].sections.find((s) => s.section === "events") as { events: unknown[] };
+    const system = body.system ?? [];
+    assert.ok(system.at(-1)?.cache_control);
+    if (events.events.length >= 2) assert.ok(body.messages[0].content[events.events.length - 2].cache_control);
+    // The tools change only when a tool is used for the first time.
+    const choice = body.tool_choice.name;
+    if (i > 0 && seen.has(choice)) assert.equal(JSON.stringify(body.tools), JSON.stringify(bodies[i - 1].tools), `call ${i}`);
+    seen.add(choice);
+
+    // A cached message prefix is reused only under the same tool_choice, and only while the checkpoint is the same.
+    const blocks = cacheBlocks(body);
+    total += blocks.reduce((sum, block) => sum + block.length, 0);
+    const before = previous.get(choice);
+    const same = (key: "system" | "tools") => JSON.stringify(before?.[key]) === JSON.stringify(body[key]);
+    if (before && same("system") && same("tools")) {
+      const cached = cacheBlocks(before).slice(0, lastBreakpoint(before) + 1);
+      assert.deepEqual(blocks.slice(0, cached.length), cached, `call ${i} reads call ${bodies.indexOf(before)}'s prefix`);
+      hit += cached.reduce((sum, block) => sum + block.length, 0);
+      // Counted when the reused prefix reaches into the events.
+      if (cached.length > 1 + system.length) chained += 1;
+    }
+    previous.set(choice, body);
+  }
+  assert.ok(chained > 0.9 * bodies.length, `${chained} of ${bodies.length} calls reuse their phase's previous prefix`);
+  assert.ok(hit / total > 0.75, `cache-hit share ${(hit / total).toFixed(3)}`);
 });
 
 test("anthropic: a lookup answered under its alias comes back under its own key", async () => {

@@ -13,7 +13,7 @@ import { decodePropertyKeys, encodePropertyKeys } from "../lib/providers/encode-
 import { mapAnthropicStopReason } from "../lib/providers/map-anthropic-stop-reason.ts";
 import { mapOpenAIStopReason } from "../lib/providers/map-openai-stop-reason.ts";
 import { dropNullOptionals, parseAnswerText, unwrapAnswer } from "../lib/providers/parse-answer.ts";
-import { renderSection, splitPrefix } from "../lib/providers/render-sections.ts";
+import { renderSection, renderSectionBlocks, splitPrefix } from "../lib/providers/render-sections.ts";
 import { ProviderError } from "../lib/errors.ts";
 import type { JsonSchema, TurnRequest } from "../lib/turn.ts";
 import { SAMPLE_SELECTION_SCHEMA } from "./helpers/fake-provider-servers.ts";
@@ -53,10 +53,11 @@ test("convertToAnthropicRequest maps a small request exactly (snapshot)", () => 
         ],
       },
     ],
+    // One tool per answer shape, named after it, so the tools array can stay the same from call to call.
     tools: [
       {
-        name: "answer",
-        description: "Give your answer. The `answer` field must conform to its schema.",
+        name: "args_read_file",
+        description: "The answer to an arguments request for read_file. The `answer` field must conform to its schema.",
         input_schema: {
           type: "object",
           properties: { answer: tiny.response_schema },
@@ -65,7 +66,7 @@ test("convertToAnthropicRequest maps a small request exactly (snapshot)", () => 
         },
       },
     ],
-    tool_choice: { type: "tool", name: "answer" },
+    tool_choice: { type: "tool", name: "args_read_file" },
   });
 });
 
@@ -125,6 +126,30 @@ test("renderSection writes structured sections as compact JSON under a label, te
   assert.equal(renderSection({ section: "intent", text: "Fix\n  it" }), "## Intent\nFix\n  it");
   assert.equal(renderSection({ section: "working_state", state: { step: 3, tests: null } }), '## Working state\n{"step":3,"tests":null}');
   assert.equal(renderSection({ section: "lookups", responses: [{ ok: true }] }), '## Lookup responses\n[{"ok":true}]');
+});
+
+test("renderSectionBlocks splits the events section into one block per event; joined, they are renderSection's text", () => {
+  const events = { section: "events" as const, events: [{ seq: 1 }, { seq: 2, out: "a\nb" }, { seq: 3 }] };
+  assert.deepEqual(renderSectionBlocks(events), ['## Events (oldest first)\n[{"seq":1}', ',{"seq":2,"out":"a\\nb"}', ',{"seq":3}]']);
+  assert.deepEqual(renderSectionBlocks({ section: "events", events: [{ seq: 1 }] }), ['## Events (oldest first)\n[{"seq":1}]']);
+  assert.deepEqual(renderSectionBlocks({ section: "events", events: [] }), ["## Events (oldest first)\n[]"]);
+  assert.deepEqual(renderSectionBlocks({ section: "intent", text: "Fix it" }), ["## Intent\nFix it"]);
+});
+
+test("renderSectionBlocks (property): same bytes as one block, and an older event's block keeps its bytes as events arrive", () => {
+  const value = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.constant(null));
+  const event = fc.dictionary(fc.string({ maxLength: 5 }), value, { maxKeys: 3 });
+  fc.assert(
+    fc.property(fc.array(event, { maxLength: 8 }), event, (events, next) => {
+      const section = { section: "events" as const, events };
+      const blocks = renderSectionBlocks(section);
+      assert.equal(blocks.join(""), renderSection(section));
+      assert.equal(blocks.length, Math.max(1, events.length));
+      const grown = renderSectionBlocks({ section: "events", events: [...events, next] });
+      // Every block but the last (which carries the closing bracket) is unchanged when an event is appended.
+      assert.deepEqual(grown.slice(0, events.length - 1), blocks.slice(0, events.length - 1));
+    }),
+  );
 });
 
 test("strict schema: unsupported keywords move into the description, oneOf becomes anyOf, const becomes enum", () => {

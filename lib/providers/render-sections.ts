@@ -36,6 +36,19 @@ export function renderSection(section: Section): string {
   return `## ${LABELS[section.section]}\n${body(section)}`;
 }
 
+/**
+ * The same text as renderSection, split where a cache breakpoint may go: the events section gives one piece per event
+ * (the label and "[" ride on the first, "," leads every later one, "]" closes the last), so an event's piece keeps its
+ * bytes while newer events arrive. Every other section is one piece. The pieces joined are renderSection's text.
+ */
+export function renderSectionBlocks(section: Section): string[] {
+  if (section.section !== "events" || section.events.length === 0) return [renderSection(section)];
+  const last = section.events.length - 1;
+  return section.events.map((event, i) =>
+    `${i === 0 ? `## ${LABELS.events}\n[` : ","}${JSON.stringify(event) ?? "null"}${i === last ? "]" : ""}`
+  );
+}
+
 /** The cacheable prefix (instructions, intent, checkpoint) and everything after it, order kept. */
 export function splitPrefix(sections: readonly Section[]): { prefix: Section[]; rest: Section[] } {
   const prefix: Section[] = [];
