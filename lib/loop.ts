@@ -190,7 +190,10 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       const error = clipText(decision.error, MESSAGE_LIMIT);
       if (reasked) return { kind: "refuse", code: "invalid_answer", reason: `Invalid ${phase} answer twice: ${error}` };
       reasked = true;
-      addEntry({ invalid_answer: `Your answer did not match the response schema: ${error}. Answer again.` }, parts, used);
+      const expected = phase === "selection"
+        ? `{"action": one of ${JSON.stringify(actions)}, "reason": optional text}`
+        : `the arguments of ${(candidates as { action?: string }).action} as the response schema describes`;
+      addEntry({ invalid_answer: `Your answer did not match the response schema (${error}); expected ${expected}, or a lookup. Answer again.` }, parts, used);
     }
   };
 
