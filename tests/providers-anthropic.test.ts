@@ -25,19 +25,14 @@ import {
   startAnthropicServer,
   type FakeProviderServer,
   type Script,
+  rejection,
+  withFakeServer,
 } from "./helpers/fake-provider-servers.ts";
 
 const KEY = "sk-ant-test-0123456789abcdef";
 const MODEL = "claude-sonnet-4-5";
 
-async function withServer(script: Script, run: (server: FakeProviderServer) => Promise<void>): Promise<void> {
-  const server = await startAnthropicServer(script);
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
-}
+const withServer = (script: Script, run: (server: FakeProviderServer) => Promise<void>) => withFakeServer(startAnthropicServer, script, run);
 
 function provider(server: FakeProviderServer, { sleeps = [] as number[], timeoutMs = 5_000, maxAttempts = 4 } = {}): Provider {
   return createProvider(
@@ -54,14 +49,6 @@ function provider(server: FakeProviderServer, { sleeps = [] as number[], timeout
   );
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected the call to fail");
-}
 
 test("anthropic: a forced-tool answer is unwrapped and all four usage counters map", async () => {
   await withServer([anthropicAnswer({ action: "read_file", reason: "look first" })], async (server) => {

@@ -14,6 +14,8 @@ import {
   startOpenAIServer,
   type FakeProviderServer,
   type Script,
+  rejection,
+  withFakeServer,
 } from "./helpers/fake-provider-servers.ts";
 
 const KEY = "sk-proj-test-abcdef0123456789";
@@ -27,14 +29,7 @@ type Body = {
   max_completion_tokens?: number;
 };
 
-async function withServer(script: Script, run: (server: FakeProviderServer) => Promise<void>): Promise<void> {
-  const server = await startOpenAIServer(script);
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
-}
+const withServer = (script: Script, run: (server: FakeProviderServer) => Promise<void>) => withFakeServer(startOpenAIServer, script, run);
 
 function provider(
   server: FakeProviderServer,
@@ -54,14 +49,6 @@ function provider(
   );
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected the call to fail");
-}
 
 test("openai: a json_schema answer is unwrapped and usage maps, cache writes null", async () => {
   await withServer([openAIAnswer({ action: "read_file", reason: "look first" })], async (server) => {

@@ -287,3 +287,27 @@ export function sampleTurnRequest({ checkpoint = true, lookups = true }: { check
   ];
   return { phase: "selection" as const, response_schema: SAMPLE_SELECTION_SCHEMA, sections };
 }
+
+/** Runs `run` against a fresh server (Anthropic- or OpenAI-shaped) and always closes it. */
+export async function withFakeServer(
+  start: (script: Script) => Promise<FakeProviderServer>,
+  script: Script,
+  run: (server: FakeProviderServer) => Promise<void>,
+): Promise<void> {
+  const server = await start(script);
+  try {
+    await run(server);
+  } finally {
+    await server.close();
+  }
+}
+
+/** The error a promise rejects with; fails the test if it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the call to fail, but it succeeded");
+}
