@@ -2,7 +2,7 @@
 // events in the archive. The context is driven directly, as the loop drives it (append the step's event, build the
 // selection request, then the arguments request), with real events: the steps of the mini-swe-agent workloads.
 import { ACTION_DESCRIPTIONS, type ActionName, takesArguments } from "../lib/actions.ts";
-import { argumentsResponseSchema, LOOKUPS_PER_STAGE, selectionResponseSchema } from "../lib/answer.ts";
+import { argumentsResponseSchema, selectionResponseSchema } from "../lib/answer.ts";
 import { Archive, ARCHIVE_MAX_EVENTS } from "../lib/archive.ts";
 import { applyReport, initialBriefing, viewArtifacts } from "../lib/briefing.ts";
 import { BoundedContext, type RequestParts, type TailView } from "../lib/context.ts";
@@ -121,7 +121,6 @@ function oneRound(
       step,
       max_steps: ARCHIVE_MAX_EVENTS + 1,
       lookups_used: 0,
-      lookups_allowed: LOOKUPS_PER_STAGE,
       archive: { events: archive.length, retired: view.retired },
     });
     measure({ phase: "selection", responseSchema: selectionResponseSchema(actions), candidates: selectionCandidates, state, lookups: [] });

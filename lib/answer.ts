@@ -89,7 +89,7 @@ export function parseDecision(schema: z.ZodType, value: unknown, { formatError }
 export { ActionName };
 
 const LOOKUP_HELP =
-  'Before answering you may look things up, at most 8 times in this phase (answers are shown below and last for this ' +
+  `Before answering you may look things up, at most ${LOOKUPS_PER_STAGE} times in this phase (answers are shown below and last for this ` +
   'phase only): {"$result": REF} returns stored output, {"$list_history": OFFSET} a page of archived events (0 = the ' +
   'first), {"$read_history": REF} one archived event. REF is a sha256:HEX digest shown in the request, optionally with ' +
   '#bytes=START-END, #lines=START-END or a #/json/pointer.';

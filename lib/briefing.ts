@@ -33,7 +33,6 @@ export type WorkingState = Omit<Briefing, "recent_artifacts"> & {
   step: number;
   max_steps: number;
   lookups_used: number;
-  lookups_allowed: number;
   archive: { events: number; retired: number };
 };
 

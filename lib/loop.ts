@@ -107,7 +107,6 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     step,
     max_steps: request.limits.max_steps,
     lookups_used: lookupsUsed,
-    lookups_allowed: LOOKUPS_PER_STAGE,
     archive: { events: archive.length, retired: view.retired },
   });
 
