@@ -145,7 +145,8 @@ async function start(request: SliceRequest, options: RunOptions, now: () => numb
       ...(options.slice ? { slice_name: options.slice } : {}),
       ...(options.source ? { source: options.source } : {}),
     }));
-    recorder = { answer: (e: Parameters<typeof recordingLine>[0]) => write(recordingLine(e)), execution: (e: Parameters<typeof recordingLine>[0]) => write(recordingLine(e)) };
+    const append = (entry: Parameters<typeof recordingLine>[0]) => write(recordingLine(entry));
+    recorder = { answer: append, execution: append };
   }
 
   try {
