@@ -7,7 +7,6 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "../main.ts";
-import type { Io } from "../commands/io.ts";
 import { CEILING_BYTES } from "../lib/budget.ts";
 import { parseJsonc } from "../lib/catalog.ts";
 import {
@@ -19,6 +18,7 @@ import {
   startAnthropicServer,
   startOpenAIServer,
 } from "./helpers/fake-provider-servers.ts";
+import { fakeIo } from "./helpers/fake-io.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const EXAMPLE = resolve(ROOT, "testdata/catalog/example.jsonc");
@@ -56,19 +56,9 @@ async function sandbox(
       envOverride?: Record<string, string | undefined>;
     } = {},
   ): Promise<Run> => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const io: Io = {
-      stdout: (text) => void out.push(text),
-      stderr: (text) => void err.push(text),
-      readStdin: () => Promise.resolve(stdin),
-      env: { ...env, ...envOverride },
-      cwd: dir,
-      isTTY: false,
-      signal,
-    };
+    const { io, out } = fakeIo({ cwd: dir, env: { ...env, ...envOverride }, stdin, signal });
     const code = await main(["run", ...args], io);
-    return { code, out: out.join(""), err: err.join("") };
+    return { code, out: out.stdout, err: out.stderr };
   };
   const readReport = (path = report) => JSON.parse(readFileSync(path, "utf8"));
   const writeCatalog = (value: unknown, name = "catalog.json") => {

@@ -9,7 +9,6 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { Readable } from "node:stream";
 import { main, readAll } from "../main.ts";
-import type { Io } from "../commands/io.ts";
 import { parseJsonc } from "../lib/catalog.ts";
 import { InterruptedError } from "../lib/errors.ts";
 import {
@@ -20,6 +19,7 @@ import {
   startOpenAIServer,
 } from "./helpers/fake-provider-servers.ts";
 import { assertBinaryBuilt, LOOM_BINARY, ROOT, waitFor } from "./helpers/binary.ts";
+import { fakeIo } from "./helpers/fake-io.ts";
 
 const EXAMPLE_CATALOG = resolve(ROOT, "testdata/catalog/example.jsonc");
 const EXAMPLE_REQUEST = resolve(ROOT, "testdata/example-request.json");
@@ -45,19 +45,10 @@ async function sandbox(t: { after: (fn: () => unknown) => void }) {
   const request = join(dir, "request.json");
   writeFileSync(request, JSON.stringify({ ...JSON.parse(readFileSync(EXAMPLE_REQUEST, "utf8")), workspace: "ws" }));
   const loom = async (argv: string[], { stdin = "" }: { stdin?: string } = {}): Promise<Run> => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const io: Io = {
-      stdout: (text) => void out.push(text),
-      stderr: (text) => void err.push(text),
-      readStdin: () => Promise.resolve(stdin),
-      env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: claude.baseUrl, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: gpt.baseUrl },
-      cwd: dir,
-      isTTY: false,
-      signal: new AbortController().signal,
-    };
+    const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: claude.baseUrl, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: gpt.baseUrl };
+    const { io, out } = fakeIo({ cwd: dir, env, stdin });
     const code = await main(argv, io);
-    return { code, out: out.join(""), err: err.join("") };
+    return { code, out: out.stdout, err: out.stderr };
   };
   const requestsSent = () => claude.requests.length + gpt.requests.length;
   return { dir, request, loom, requestsSent };

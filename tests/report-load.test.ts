@@ -5,10 +5,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { reportCommand } from "../commands/report.ts";
-import type { Io } from "../commands/io.ts";
 import { aggregateReports, ReportBuilder } from "../lib/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
 import { parseReport } from "../lib/report-load.ts";
+import { fakeIo } from "./helpers/fake-io.ts";
 
 const CANARY = "CANARY-7f3c2a";
 
@@ -28,16 +28,7 @@ async function run(argv: string[], files: Record<string, string> = {}) {
       if (text === "<dir>") await mkdir(join(dir, name));
       else await writeFile(join(dir, name), text);
     }
-    const out = { stdout: "", stderr: "" };
-    const io: Io = {
-      stdout: (t) => void (out.stdout += t),
-      stderr: (t) => void (out.stderr += t),
-      readStdin: async () => "",
-      env: {},
-      cwd: dir,
-      isTTY: false,
-      signal: new AbortController().signal,
-    };
+    const { io, out } = fakeIo({ cwd: dir });
     const code = await reportCommand(argv, io);
     return { code, ...out };
   } finally {

@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { reportCommand } from "../commands/report.ts";
-import type { Io } from "../commands/io.ts";
 import { aggregateReports, type ContextReport, ReportBuilder } from "../lib/context-report.ts";
 import { ratio, summarizeReports } from "../lib/report-summary.ts";
 import type { Usage } from "../lib/turn.ts";
+import { fakeIo } from "./helpers/fake-io.ts";
 
 type Call = { phase: "selection" | "arguments"; bytes: number; ms: number; usage: Usage; checkpoint?: boolean };
 
@@ -62,19 +62,6 @@ const bounded = () => buildReport({
   totalMs: 1500,
 });
 
-function fakeIo(cwd: string) {
-  const out = { stdout: "", stderr: "" };
-  const io: Io = {
-    stdout: (t) => void (out.stdout += t),
-    stderr: (t) => void (out.stderr += t),
-    readStdin: async () => "",
-    env: {},
-    cwd,
-    isTTY: false,
-    signal: new AbortController().signal,
-  };
-  return { io, out };
-}
 
 async function withReports(files: Record<string, unknown>, body: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "loom-report-"));
@@ -88,7 +75,7 @@ async function withReports(files: Record<string, unknown>, body: (dir: string) =
 
 test("one report prints a readable text summary: policy, outcome, per-phase bytes, counters, usage scope", async () => {
   await withReports({ "legacy.json": legacy() }, async (dir) => {
-    const { io, out } = fakeIo(dir);
+    const { io, out } = fakeIo({ cwd: dir });
     assert.equal(await reportCommand(["legacy.json"], io), 0);
     assert.equal(out.stderr, "");
     const text = out.stdout;
@@ -120,14 +107,14 @@ test("a failed run shows its error and labels usage as partial", async () => {
     totalMs: 20,
   });
   await withReports({ "failed.json": failed }, async (dir) => {
-    const { io, out } = fakeIo(dir);
+    const { io, out } = fakeIo({ cwd: dir });
     assert.equal(await reportCommand(["failed.json"], io), 0);
     assert.match(out.stdout, /^outcome\s+failed$/m);
     assert.match(out.stdout, /^error\s+provider_error: Provider answered HTTP 500$/m);
     assert.match(out.stdout, /^usage\s+partial \(observed before the run ended with an error\)$/m);
     assert.match(out.stdout, /^ {2}input\s+not reported$/m);
 
-    const json = fakeIo(dir);
+    const json = fakeIo({ cwd: dir });
     assert.equal(await reportCommand(["failed.json", "--json"], json.io), 0);
     const [summary] = JSON.parse(json.out.stdout).reports;
     assert.equal(summary.usage_scope, "partial");
@@ -138,7 +125,7 @@ test("a failed run shows its error and labels usage as partial", async () => {
 
 test("--json of one report is one object with the summary and no comparisons", async () => {
   await withReports({ "legacy.json": legacy() }, async (dir) => {
-    const { io, out } = fakeIo(dir);
+    const { io, out } = fakeIo({ cwd: dir });
     assert.equal(await reportCommand(["--json", "legacy.json"], io), 0);
     const doc = JSON.parse(out.stdout);
     assert.equal(doc.format, "loom-report-summary");
@@ -160,7 +147,7 @@ test("--json of one report is one object with the summary and no comparisons", a
 
 test("two reports compare side by side with ratios against the first (bounded/legacy)", async () => {
   await withReports({ "legacy.json": legacy(), "bounded.json": bounded() }, async (dir) => {
-    const { io, out } = fakeIo(dir);
+    const { io, out } = fakeIo({ cwd: dir });
     assert.equal(await reportCommand(["legacy.json", "bounded.json", "--json"], io), 0);
     const doc = JSON.parse(out.stdout);
     assert.equal(doc.reports.length, 2);
@@ -178,7 +165,7 @@ test("two reports compare side by side with ratios against the first (bounded/le
     assert.equal(doc.reports[1].checkpoints, 1);
     assert.equal(doc.reports[1].prefix_changes, 1);
 
-    const text = fakeIo(dir);
+    const text = fakeIo({ cwd: dir });
     assert.equal(await reportCommand(["legacy.json", "bounded.json"], text.io), 0);
     const t = text.out.stdout;
     assert.match(t, /ratios are against \[1\] legacy\.json/);
@@ -198,7 +185,7 @@ test("an aggregate report is summarised as totals plus one row per run, and comp
     { version: "0.4.0", policy: "bounded" },
   );
   await withReports({ "batch.json": aggregate, "legacy.json": legacy() }, async (dir) => {
-    const { io, out } = fakeIo(dir);
+    const { io, out } = fakeIo({ cwd: dir });
     assert.equal(await reportCommand(["batch.json"], io), 0);
     assert.match(out.stdout, /^Aggregate report batch\.json \(2 runs\)$/m);
     assert.match(out.stdout, /^outcomes\s+2 runs: 2 completed$/m);
@@ -206,7 +193,7 @@ test("an aggregate report is summarised as totals plus one row per run, and comp
     assert.match(out.stdout, /^a\.jsonl\s+completed\s+5\s+37\.1 KiB\s+11\.7 KiB\s+0$/m);
     assert.match(out.stdout, /^b\.jsonl\s+completed\s+5\s+9\.3 KiB\s+2\.9 KiB\s+1$/m);
 
-    const json = fakeIo(dir);
+    const json = fakeIo({ cwd: dir });
     assert.equal(await reportCommand(["legacy.json", "batch.json", "--json"], json.io), 0);
     const doc = JSON.parse(json.out.stdout);
     assert.equal(doc.reports[1].kind, "aggregate");
