@@ -90,7 +90,9 @@ export type FailureReportFields = {
 };
 
 /** The report of a run that never reached the loop (startup or routing failure, or an interrupt before it). */
-export function failureReport({ policy, slice, outcome, error, priorCalls, elapsedMs }: FailureReportFields): ContextReport {
+export function failureReport(
+  { policy, slice, outcome, error, priorCalls, elapsedMs }: FailureReportFields,
+): ContextReport {
   const builder = new ReportBuilder({ policy, version: VERSION, slice });
   for (const call of priorCalls) builder.recordCall(call);
   return builder.finish({ outcome, error, totalElapsedMs: elapsedMs });
@@ -105,7 +107,9 @@ export function writeFailureReport(path: string, fields: FailureReportFields): C
 
 async function start(request: SliceRequest, options: RunOptions, now: () => number): Promise<RunResult> {
   const parsed = SliceRequest.safeParse(request);
-  if (!parsed.success) throw new StartupError(`Invalid SliceRequest: ${formatZodError(parsed.error)}`, "invalid_request");
+  if (!parsed.success) {
+    throw new StartupError(`Invalid SliceRequest: ${formatZodError(parsed.error)}`, "invalid_request");
+  }
   const slice = parsed.data;
   const store = new ResultStore();
   let executor = options.executor?.(store);
@@ -115,7 +119,9 @@ async function start(request: SliceRequest, options: RunOptions, now: () => numb
     try {
       isDir = statSync(root).isDirectory();
     } catch { /* reported below */ }
-    if (!isDir) throw new StartupError(`Workspace ${JSON.stringify(slice.workspace)} is not a directory`, "workspace_missing");
+    if (!isDir) {
+      throw new StartupError(`Workspace ${JSON.stringify(slice.workspace)} is not a directory`, "workspace_missing");
+    }
     executor = new WorkspaceExecutor({
       root,
       store,
@@ -134,7 +140,10 @@ async function start(request: SliceRequest, options: RunOptions, now: () => numb
     try {
       write = openLineSink(options.record);
     } catch (error) {
-      throw new StartupError(`Cannot write the recording ${JSON.stringify(options.record)}: ${ioCode(error)}`, "record_unwritable");
+      throw new StartupError(
+        `Cannot write the recording ${JSON.stringify(options.record)}: ${ioCode(error)}`,
+        "record_unwritable",
+      );
     }
     const { workspace: _, ...recordedSlice } = slice;
     write(recordingLine({
@@ -168,7 +177,10 @@ async function start(request: SliceRequest, options: RunOptions, now: () => numb
       try {
         writeFileAtomic(options.contextReport, `${JSON.stringify(result.report, null, 2)}\n`);
       } catch (error) {
-        throw new LoomError("report_unwritable", `Cannot write the context report ${JSON.stringify(options.contextReport)}: ${ioCode(error)}`);
+        throw new LoomError(
+          "report_unwritable",
+          `Cannot write the context report ${JSON.stringify(options.contextReport)}: ${ioCode(error)}`,
+        );
       }
     }
     return { ...result, exit_code: EXIT_CODES[result.outcome], report_path: options.contextReport ?? null };

@@ -49,7 +49,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr(`loom: unknown command ${JSON.stringify(name)} (expected run, replay, report or schema; see loom --help)\n`);
+    io.stderr(
+      `loom: unknown command ${JSON.stringify(name)} (expected run, replay, report or schema; see loom --help)\n`,
+    );
     return USAGE_EXIT_CODE;
   }
   try {

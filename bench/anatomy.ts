@@ -101,7 +101,9 @@ function measureEvents(events: unknown[], sectionBytes: number, into: Anatomy): 
         if (preview.text === undefined) into.events.cut += 1;
         // A preview that shows the whole output carries its reference and size for nothing a lookup could add.
         else into.events.framingWhole += size - shown;
-        const visible = preview.text !== undefined ? utf8Length(preview.text) : utf8Length(preview.head!) + utf8Length(preview.tail!);
+        const visible = preview.text !== undefined
+          ? utf8Length(preview.text)
+          : utf8Length(preview.head!) + utf8Length(preview.tail!);
         const needed = Math.min(preview.bytes, floor);
         into.floor.checked += 1;
         if (visible < needed) {
@@ -116,8 +118,8 @@ function measureEvents(events: unknown[], sectionBytes: number, into: Anatomy): 
 
 function walk(value: unknown, visit: (preview: Preview) => void): void {
   if (isPreview(value)) return visit(value);
-  if (Array.isArray(value)) for (const v of value) walk(v, visit);
-  else if (value !== null && typeof value === "object") for (const v of Object.values(value)) walk(v, visit);
+  if (Array.isArray(value)) { for (const v of value) walk(v, visit); }
+  else if (value !== null && typeof value === "object") { for (const v of Object.values(value)) walk(v, visit); }
 }
 
 function worse(a: Anatomy["floor"]["worst"], b: Anatomy["floor"]["worst"]): Anatomy["floor"]["worst"] {

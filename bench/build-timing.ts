@@ -60,10 +60,19 @@ export type BuildTimingOptions = {
 };
 
 export function measureBuildTimes(
-  { instructions, intent, steps, sizes = [64, 1024, ARCHIVE_MAX_EVENTS], window = 32, rounds = 8, now = () => performance.now() }:
-    BuildTimingOptions,
+  {
+    instructions,
+    intent,
+    steps,
+    sizes = [64, 1024, ARCHIVE_MAX_EVENTS],
+    window = 32,
+    rounds = 8,
+    now = () => performance.now(),
+  }: BuildTimingOptions,
 ): SizeSamples[] {
-  const samples = sizes.map((archived) => ({ archived, buildMs: [], stringifyMs: [], requestBytes: [], checkpoints: 0 } as SizeSamples));
+  const samples = sizes.map((
+    archived,
+  ) => ({ archived, buildMs: [], stringifyMs: [], requestBytes: [], checkpoints: 0 } as SizeSamples));
   for (let round = 0; round <= rounds; round++) {
     oneRound({ instructions, intent, steps, sizes, window, now, record: round > 0 ? samples : null });
   }
@@ -105,7 +114,9 @@ function oneRound(
     const t1 = now();
     const text = JSON.stringify(built.request);
     const t2 = now();
-    if (utf8Length(text) !== built.bytes) throw new Error(`Request bytes ${built.bytes} != ${utf8Length(text)} serialized`);
+    if (utf8Length(text) !== built.bytes) {
+      throw new Error(`Request bytes ${built.bytes} != ${utf8Length(text)} serialized`);
+    }
     target.buildMs.push(t1 - t0);
     target.stringifyMs.push(t2 - t1);
     target.requestBytes.push(built.bytes);
@@ -123,7 +134,13 @@ function oneRound(
       lookups_used: 0,
       archive: { events: archive.length, retired: view.retired },
     });
-    measure({ phase: "selection", responseSchema: selectionResponseSchema(actions), candidates: selectionCandidates, state, lookups: [] });
+    measure({
+      phase: "selection",
+      responseSchema: selectionResponseSchema(actions),
+      candidates: selectionCandidates,
+      state,
+      lookups: [],
+    });
     if (takesArguments(source.action)) {
       measure({
         phase: "arguments",
@@ -136,7 +153,14 @@ function oneRound(
     if (archive.length >= last) break;
     for (const [digest, content] of Object.entries(source.results)) store.putVerified(digest, content);
     const sealed = createEvent(
-      { seq: archive.length + 1, step, action: source.action, args: source.args, reason: source.reason, report: source.report },
+      {
+        seq: archive.length + 1,
+        step,
+        action: source.action,
+        args: source.args,
+        reason: source.reason,
+        report: source.report,
+      },
       store,
     );
     archive.append(sealed);

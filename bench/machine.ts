@@ -18,7 +18,11 @@ export type Machine = {
 export function describeMachine(date: Date): Machine {
   const list = cpus();
   const versions = process.versions as Record<string, string | undefined>;
-  const runtime = versions.bun ? `Bun ${versions.bun}` : versions.deno ? `Deno ${versions.deno}` : `Node ${process.version}`;
+  const runtime = versions.bun
+    ? `Bun ${versions.bun}`
+    : versions.deno
+    ? `Deno ${versions.deno}`
+    : `Node ${process.version}`;
   return {
     cpu: list[0]?.model.trim() || "unknown",
     cores: list.length,

@@ -5,7 +5,10 @@ import type { SystemSummary } from "./summarize.ts";
 import { SYSTEMS } from "./workloads.ts";
 
 const int = (n: number) => Math.round(n).toLocaleString("en-US");
-const fix = (n: number | null | undefined, digits = 3) => (n === null || n === undefined || Number.isNaN(n) ? "n/a" : n.toFixed(digits));
+const fix = (
+  n: number | null | undefined,
+  digits = 3,
+) => (n === null || n === undefined || Number.isNaN(n) ? "n/a" : n.toFixed(digits));
 const pct = (part: number, whole: number) => (whole === 0 ? "n/a" : `${((100 * part) / whole).toFixed(1)} %`);
 const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 
@@ -39,7 +42,13 @@ function systemRows(columns: SystemSummary[]): string[][] {
     row("prefix changes per 100 calls (bounded)", (s) => fix(s.prefix_changes_per_100_calls, 2), "≤ 4"),
     row(
       "last legacy request / original history, median [min–max]",
-      (s) => (s.legacy_vs_history ? `${fix(s.legacy_vs_history.median, 2)} [${fix(s.legacy_vs_history.min, 2)}–${fix(s.legacy_vs_history.max, 2)}]` : "n/a"),
+      (
+        s,
+      ) => (s.legacy_vs_history
+        ? `${fix(s.legacy_vs_history.median, 2)} [${fix(s.legacy_vs_history.min, 2)}–${
+          fix(s.legacy_vs_history.max, 2)
+        }]`
+        : "n/a"),
       "≈ 1 (±25 %)",
     ),
     row("replay throughput, calls/s (both policies)", (s) => int(s.calls_per_second ?? 0)),
@@ -84,7 +93,9 @@ function overheadRows(columns: { legacy: Anatomy; bounded: Anatomy }[]): string[
   return rows.map(([label, value]) => [
     label,
     ...columns.map(({ legacy, bounded }) =>
-      bounded.requests === 0 ? "–" : `${int(value(legacy, bounded) / bounded.requests)} (${pct(value(legacy, bounded), legacy.bytes)})`
+      bounded.requests === 0
+        ? "–"
+        : `${int(value(legacy, bounded) / bounded.requests)} (${pct(value(legacy, bounded), legacy.bytes)})`
     ),
   ]);
 }
@@ -109,13 +120,15 @@ export function renderResults(r: BenchResults): string {
     "",
     "## Targets (issue 5)",
     "",
-    table(["target", "figure", "status"], r.targets.map((t) => [t.target, t.figure, t.met ? "met" : "**not met**"]), { textColumns: 3 }),
+    table(["target", "figure", "status"], r.targets.map((t) => [t.target, t.figure, t.met ? "met" : "**not met**"]), {
+      textColumns: 3,
+    }),
     "",
     "## Request bytes, per system",
     "",
     table(["", ...SYSTEMS, "overall", "target"], systemRows(columns)),
     "",
-    "A run \"never over 48 KiB\" is one whose largest legacy request is at most 49,152 bytes (the retirement trigger). " +
+    'A run "never over 48 KiB" is one whose largest legacy request is at most 49,152 bytes (the retirement trigger). ' +
       "The original history is the UTF-8 text of what the original agent sent in its last model call: its messages " +
       "before its last answer (mini-swe-agent `messages`, SWE-agent `history`, demonstrations left out).",
     "",
@@ -126,7 +139,17 @@ export function renderResults(r: BenchResults): string {
       "measured while the archive holds the last 32 events up to each size; one warm-up round, then pooled rounds.",
     "",
     table(
-      ["archived events", "requests", "build p50 µs", "build p99 µs", "stringify median µs", "p99 build / stringify", "p50 build / stringify", "builds that retired", "median request bytes"],
+      [
+        "archived events",
+        "requests",
+        "build p50 µs",
+        "build p99 µs",
+        "stringify median µs",
+        "p99 build / stringify",
+        "p50 build / stringify",
+        "builds that retired",
+        "median request bytes",
+      ],
       r.build_timing.map((t) => [
         int(t.archived),
         int(t.samples),
@@ -141,11 +164,17 @@ export function renderResults(r: BenchResults): string {
     ),
     "",
     `- import + replay of the ${r.systems["mini-swe-agent"].runs} mini-swe-agent runs under both policies: ` +
-      `${r.mini_import_and_replay_seconds.toFixed(2)} s (import ${(r.import_ms["mini-swe-agent"] / 1000).toFixed(2)} s)`,
-    `- replay throughput: ${int(r.overall.calls_per_second ?? 0)} model calls/s over all workloads, both policies, one thread`,
+      `${r.mini_import_and_replay_seconds.toFixed(2)} s (import ${
+        (r.import_ms["mini-swe-agent"] / 1000).toFixed(2)
+      } s)`,
+    `- replay throughput: ${
+      int(r.overall.calls_per_second ?? 0)
+    } model calls/s over all workloads, both policies, one thread`,
     `- peak RSS: ${mib(r.peak_rss.replay.bytes)} after replaying everything, ${mib(r.peak_rss.whole_bench.bytes)} ` +
       `for the whole benchmark (${r.peak_rss.whole_bench.source})`,
-    `- start-up of \`dist/loom --version\`: median ${fix(r.startup.median_ms, 1)} ms, p90 ${fix(r.startup.p90_ms, 1)} ms ` +
+    `- start-up of \`dist/loom --version\`: median ${fix(r.startup.median_ms, 1)} ms, p90 ${
+      fix(r.startup.p90_ms, 1)
+    } ms ` +
       `over ${r.startup.runs} spawns${r.startup.built ? " (binary built for this run)" : ""}`,
     "",
     "## Where the bounded request bytes go",
@@ -154,11 +183,14 @@ export function renderResults(r: BenchResults): string {
     "",
     table(["", ...SYSTEMS, "overall"], anatomyRows(anatomyColumns)),
     "",
-    `Preview floor: ${int(r.anatomy.overall.bounded.floor.checked)} previews checked (newest output ≥ min(size, 8 KiB), ` +
+    `Preview floor: ${
+      int(r.anatomy.overall.bounded.floor.checked)
+    } previews checked (newest output ≥ min(size, 8 KiB), ` +
       `every other ≥ min(size, 512 B)), ${r.anatomy.overall.bounded.floor.violations} short` +
       (r.anatomy.overall.bounded.floor.worst
         ? ` (worst: ${r.anatomy.overall.bounded.floor.worst.shown} of ${r.anatomy.overall.bounded.floor.worst.needed} bytes)`
-        : "") + ".",
+        : "") +
+      ".",
     "",
     `## Overhead on the ${r.anatomy.small.runs} runs that stay under 48 KiB`,
     "",
@@ -174,7 +206,16 @@ export function renderResults(r: BenchResults): string {
       "reference and size, and also without the working state section:",
     "",
     table(
-      ["system", "run", "calls", "ratio", "working state / call", "whole-preview framing / call", "ratio without that framing", "… and without working state"],
+      [
+        "system",
+        "run",
+        "calls",
+        "ratio",
+        "working state / call",
+        "whole-preview framing / call",
+        "ratio without that framing",
+        "… and without working state",
+      ],
       r.small_runs.map((run) => [
         run.system,
         run.name.length > 60 ? `${run.name.slice(0, 57)}…` : run.name,
@@ -191,7 +232,19 @@ export function renderResults(r: BenchResults): string {
     "## Per run",
     "",
     table(
-      ["system", "run", "outcome", "agree", "calls", "legacy bytes", "bounded bytes", "ratio", "max legacy", "max bounded", "checkpoints"],
+      [
+        "system",
+        "run",
+        "outcome",
+        "agree",
+        "calls",
+        "legacy bytes",
+        "bounded bytes",
+        "ratio",
+        "max legacy",
+        "max bounded",
+        "checkpoints",
+      ],
       r.runs.map((run) => [
         run.system,
         run.name.length > 60 ? `${run.name.slice(0, 57)}…` : run.name,

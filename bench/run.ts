@@ -7,8 +7,24 @@ import { type Anatomy, MeasuringProvider } from "./anatomy.ts";
 import { measureBuildTimes, stepsOf } from "./build-timing.ts";
 import { describeMachine, measureStartup, PeakRss } from "./machine.ts";
 import { renderResults } from "./results-markdown.ts";
-import { evaluateTargets, type RunRow, staysSmall, summarizeBuildTimes, summarizeSystem, sumAnatomy, type SystemSummary } from "./summarize.ts";
-import { listWorkloads, loadWorkload, replayRecording, runNumbers, type System, SYSTEMS, type Workload } from "./workloads.ts";
+import {
+  evaluateTargets,
+  type RunRow,
+  staysSmall,
+  sumAnatomy,
+  summarizeBuildTimes,
+  summarizeSystem,
+  type SystemSummary,
+} from "./summarize.ts";
+import {
+  listWorkloads,
+  loadWorkload,
+  replayRecording,
+  runNumbers,
+  type System,
+  SYSTEMS,
+  type Workload,
+} from "./workloads.ts";
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const started = new Date();
@@ -27,14 +43,24 @@ for (const workload of workloads) {
   const bounded = runNumbers(await replayRecording(loaded.recording, "bounded"));
   const i2 = performance.now();
   importMs[workload.system] += i1 - i0;
-  rows.push({ system: workload.system, name: workload.name, legacy, bounded, historyBytes: loaded.historyBytes, replayMs: i2 - i1 });
+  rows.push({
+    system: workload.system,
+    name: workload.name,
+    legacy,
+    bounded,
+    historyBytes: loaded.historyBytes,
+    replayMs: i2 - i1,
+  });
   peak.sample();
 }
 const replayPeak = peak.read();
 log(`replayed ${rows.length} workloads under both policies in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 const bySystem = (system: System) => rows.filter((r) => r.system === system);
-const systems = Object.fromEntries(SYSTEMS.map((s) => [s, summarizeSystem(bySystem(s))])) as Record<System, SystemSummary>;
+const systems = Object.fromEntries(SYSTEMS.map((s) => [s, summarizeSystem(bySystem(s))])) as Record<
+  System,
+  SystemSummary
+>;
 const overall = summarizeSystem(rows);
 
 // 2. Where the bytes go: every request of every run measured section by section (a second, untimed replay).
@@ -50,7 +76,11 @@ for (const workload of workloads) {
   const row = rows.find((r) => r.system === workload.system && r.name === workload.name)!;
   for (const policy of ["legacy", "bounded"] as const) {
     if (measured[policy]!.anatomy.bytes !== row[policy].requestBytes) {
-      throw new Error(`${workload.name} (${policy}): measured ${measured[policy]!.anatomy.bytes} request bytes, the report counted ${row[policy].requestBytes}`);
+      throw new Error(
+        `${workload.name} (${policy}): measured ${measured[policy]!.anatomy.bytes} request bytes, the report counted ${
+          row[policy].requestBytes
+        }`,
+      );
     }
   }
 }
@@ -58,12 +88,18 @@ peak.sample();
 const small = new Set(rows.filter(staysSmall).map((r) => `${r.system}/${r.name}`));
 const anatomyOf = (filter: (w: Workload) => boolean) => {
   const chosen = anatomy.filter((a) => filter(a.workload));
-  return { runs: chosen.length, legacy: sumAnatomy(chosen.map((a) => a.legacy)), bounded: sumAnatomy(chosen.map((a) => a.bounded)) };
+  return {
+    runs: chosen.length,
+    legacy: sumAnatomy(chosen.map((a) => a.legacy)),
+    bounded: sumAnatomy(chosen.map((a) => a.bounded)),
+  };
 };
 const isSmall = (w: Workload) => small.has(`${w.system}/${w.name}`);
 const anatomies = {
   ...(Object.fromEntries(
-    SYSTEMS.map((s) => [s, { ...anatomyOf((w) => w.system === s), small: anatomyOf((w) => w.system === s && isSmall(w)) }]),
+    SYSTEMS.map((
+      s,
+    ) => [s, { ...anatomyOf((w) => w.system === s), small: anatomyOf((w) => w.system === s && isSmall(w)) }]),
   ) as Record<System, ReturnType<typeof anatomyOf> & { small: ReturnType<typeof anatomyOf> }>),
   overall: anatomyOf(() => true),
   small: anatomyOf(isSmall),
@@ -80,7 +116,8 @@ const smallRuns = anatomy
     working_state_per_call: bounded.parts.working_state / bounded.requests,
     whole_preview_framing_per_call: bounded.events.framingWhole / bounded.requests,
     ratio_without_whole_preview_framing: (bounded.bytes - bounded.events.framingWhole) / legacy.bytes,
-    ratio_without_framing_and_working_state: (bounded.bytes - bounded.events.framingWhole - bounded.parts.working_state) / legacy.bytes,
+    ratio_without_framing_and_working_state:
+      (bounded.bytes - bounded.events.framingWhole - bounded.parts.working_state) / legacy.bytes,
   }));
 log(`measured ${anatomies.overall.bounded.requests + anatomies.overall.legacy.requests} requests section by section`);
 

@@ -1,7 +1,7 @@
 // From per-run numbers to the benchmark's figures: per system and overall, and each target from issue 5 with
 // met / not met.
 import { CEILING_BYTES, RETIRE_TRIGGER_BYTES } from "../lib/budget.ts";
-import { type Anatomy, addAnatomy, emptyAnatomy } from "./anatomy.ts";
+import { addAnatomy, type Anatomy, emptyAnatomy } from "./anatomy.ts";
 import type { SizeSamples } from "./build-timing.ts";
 import { median, quantile, ratio, sum } from "./stats.ts";
 import type { RunNumbers, System } from "./workloads.ts";
@@ -18,7 +18,8 @@ export type RunRow = {
 
 /** The policies agree: same outcome, same execution reports, same number of model calls. */
 export const agrees = (row: RunRow): boolean =>
-  row.legacy.outcome === row.bounded.outcome && row.legacy.reports === row.bounded.reports && row.legacy.calls === row.bounded.calls;
+  row.legacy.outcome === row.bounded.outcome && row.legacy.reports === row.bounded.reports &&
+  row.legacy.calls === row.bounded.calls;
 
 /** A run whose legacy requests never pass the 48 KiB retirement trigger. */
 export const staysSmall = (row: RunRow): boolean => row.legacy.maxRequestBytes <= RETIRE_TRIGGER_BYTES;
@@ -157,19 +158,25 @@ export function evaluateTargets(
     },
     {
       target: "Aggregate bounded/legacy on mini-swe-agent <= 0.55, previews at the SPEC floor",
-      figure: `${fmt(mini.aggregate_ratio)}; floor held on ${anatomy.floor.checked.toLocaleString("en-US")} previews, ` +
+      figure:
+        `${fmt(mini.aggregate_ratio)}; floor held on ${anatomy.floor.checked.toLocaleString("en-US")} previews, ` +
         `${anatomy.floor.violations} short`,
       met: mini.aggregate_ratio !== null && mini.aggregate_ratio <= 0.55 && anatomy.floor.violations === 0,
     },
     {
       target: "Runs under 48 KiB under legacy cost <= 3% more under bounded (each run's ratio <= 1.03)",
-      figure: `${overall.small.over_3_percent} of ${overall.small.runs} runs over 1.03, worst ${fmt(overall.small.worst?.ratio ?? null)} ` +
+      figure:
+        `${overall.small.over_3_percent} of ${overall.small.runs} runs over 1.03, worst ${
+          fmt(overall.small.worst?.ratio ?? null)
+        } ` +
         `(${overall.small.worst?.name ?? "none"}); Σ over the ${overall.small.runs}: ${fmt(overall.small.ratio)}`,
       met: overall.small.over_3_percent === 0,
     },
     {
       target: "<= 4 checkpoints (prefix changes) per 100 calls",
-      figure: `${fmt(overall.checkpoints_per_100_calls, 2)} checkpoints, ${fmt(overall.prefix_changes_per_100_calls, 2)} prefix changes`,
+      figure: `${fmt(overall.checkpoints_per_100_calls, 2)} checkpoints, ${
+        fmt(overall.prefix_changes_per_100_calls, 2)
+      } prefix changes`,
       met: (overall.checkpoints_per_100_calls ?? 0) <= 4 && (overall.prefix_changes_per_100_calls ?? 0) <= 4,
     },
     {
@@ -179,7 +186,9 @@ export function evaluateTargets(
     },
     {
       target: "…flat from 64 to 4,096 archived events (p50 and p99 within 1.5x of 64's)",
-      figure: timings.map((t) => `${t.archived}: ${t.build_p50_us.toFixed(1)}/${t.build_p99_us.toFixed(1)} µs`).join(", "),
+      figure: timings.map((t) => `${t.archived}: ${t.build_p50_us.toFixed(1)}/${t.build_p99_us.toFixed(1)} µs`).join(
+        ", ",
+      ),
       met: isFlat(timings),
     },
     {

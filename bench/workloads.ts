@@ -3,7 +3,7 @@
 // runWithOptions, with the scripted provider and the recorded executor, minus the process and the report file.
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { runWithOptions, type RunResult } from "../api.ts";
+import { type RunResult, runWithOptions } from "../api.ts";
 import type { ContextPolicyName } from "../lib/context.ts";
 import { canonicalJson, utf8Length } from "../lib/digest.ts";
 import { importTrajectory } from "../lib/importers/index.ts";
@@ -21,7 +21,12 @@ export const SHARED_WORKLOADS = new URL("../../shared/workloads/", import.meta.u
 export const TESTDATA_WORKFLOWS = new URL("../testdata/workflows/", import.meta.url);
 
 const SOURCES: { system: System; dir: URL; pattern: RegExp; format: Workload["format"] }[] = [
-  { system: "mini-swe-agent", dir: new URL("mini-swe-agent/", SHARED_WORKLOADS), pattern: /\.json$/, format: "mini-swe-agent" },
+  {
+    system: "mini-swe-agent",
+    dir: new URL("mini-swe-agent/", SHARED_WORKLOADS),
+    pattern: /\.json$/,
+    format: "mini-swe-agent",
+  },
   { system: "swe-agent", dir: new URL("swe-agent/", SHARED_WORKLOADS), pattern: /\.traj$/, format: "swe-agent" },
   { system: "loom testdata", dir: TESTDATA_WORKFLOWS, pattern: /\.jsonl$/, format: "loom" },
 ];

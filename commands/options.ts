@@ -1,5 +1,5 @@
 // Option parsing, output-path checks and progress shared by run and replay.
-import { accessSync, constants, statSync, type Stats } from "node:fs";
+import { accessSync, constants, type Stats, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { ContextPolicyName } from "../lib/context.ts";
@@ -15,7 +15,9 @@ export function policyOption(value: unknown): ContextPolicyName {
 /** Human progress on stderr: one live line on a terminal, plain lines otherwise. */
 export function progressPrinter(io: Io): (p: Progress) => void {
   return (p) => {
-    const line = `step ${p.step}/${p.max_steps} ${p.phase} ${p.request_bytes.toLocaleString("en-US")} B${p.checkpoint ? " (checkpoint)" : ""}`;
+    const line = `step ${p.step}/${p.max_steps} ${p.phase} ${p.request_bytes.toLocaleString("en-US")} B${
+      p.checkpoint ? " (checkpoint)" : ""
+    }`;
     if (io.isTTY) io.stderr(`\r\x1b[2K${line}`);
     else io.stderr(`${line}\n`);
   };
@@ -84,7 +86,11 @@ export function outputFolderProblem(dir: string): string | null {
 }
 
 /** The absolute path of a file flag (resolved against cwd), or a usage error naming the flag and the path. */
-export function outputPathOption(flag: string, value: string, { cwd, folder = false }: { cwd: string; folder?: boolean }): string {
+export function outputPathOption(
+  flag: string,
+  value: string,
+  { cwd, folder = false }: { cwd: string; folder?: boolean },
+): string {
   const path = resolve(cwd, value);
   const problem = folder ? outputFolderProblem(path) : outputPathProblem(path);
   if (problem) throw new UsageError(`${flag} ${JSON.stringify(value)}: ${problem}`);

@@ -24,16 +24,28 @@ export type BatchOptions = {
   quiet: boolean;
 };
 
-type RunRow = { file: string; name: string; exit: number; report: ContextReport | null; reportPath: string; stderr: string };
+type RunRow = {
+  file: string;
+  name: string;
+  exit: number;
+  report: ContextReport | null;
+  reportPath: string;
+  stderr: string;
+};
 
 const MAIN_URL = new URL("../main.ts", import.meta.url).href;
 
 export async function replayBatch(files: string[], options: BatchOptions): Promise<number> {
   // Per-recording reports go beside the aggregate; with no report asked for, into a temporary folder removed after.
   const keep = options.reportsDir !== undefined || options.reportPath !== undefined;
-  const beside = options.reportPath && join(dirname(options.reportPath), `${basename(options.reportPath, ".json")}.runs`);
+  const beside = options.reportPath &&
+    join(dirname(options.reportPath), `${basename(options.reportPath, ".json")}.runs`);
   const problem = options.reportsDir === undefined && beside ? outputFolderProblem(beside) : null;
-  if (problem) throw new UsageError(`The per-recording reports folder ${JSON.stringify(beside)}: ${problem} (pass --reports-dir DIR)`);
+  if (problem) {
+    throw new UsageError(
+      `The per-recording reports folder ${JSON.stringify(beside)}: ${problem} (pass --reports-dir DIR)`,
+    );
+  }
   const reportsDir = options.reportsDir ?? (beside || mkdtempSync(join(tmpdir(), "loom-replay-")));
   mkdirSync(reportsDir, { recursive: true });
   try {
@@ -53,7 +65,9 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
     if (options.quiet) return;
     // On a terminal one live line; in a log, a line every tenth of the batch.
     if (!io.isTTY && done !== 0 && done !== files.length && done % step !== 0) return;
-    const line = `replay ${done}/${files.length} done, ${failed} not completed, ${Math.min(jobs, files.length - done)} running`;
+    const line = `replay ${done}/${files.length} done, ${failed} not completed, ${
+      Math.min(jobs, files.length - done)
+    } running`;
     io.stderr(io.isTTY ? `\r\x1b[2K${line}` : `${line}\n`);
   };
   const worker = async () => {
@@ -64,7 +78,19 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       const reportPath = join(reportsDir, reportName(name, { index, count: files.length }));
       // A child that fails before writing its report must not be read as an earlier batch's run.
       rmSync(reportPath, { force: true });
-      const args = [...self.slice(1), "replay", file, "--from", from, "--context-policy", policy, "--context-report", reportPath, "--json", "--quiet"];
+      const args = [
+        ...self.slice(1),
+        "replay",
+        file,
+        "--from",
+        from,
+        "--context-policy",
+        policy,
+        "--context-report",
+        reportPath,
+        "--json",
+        "--quiet",
+      ];
       const { exit, stderr } = await runChild(self[0], args, io.signal);
       let report: ContextReport | null = null;
       try {
@@ -84,7 +110,9 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
   for (const row of rows) {
     if (row && !row.report) {
       const last = row.stderr.trim().split("\n").pop()?.replace(/^loom replay: /, "") ?? "";
-      io.stderr(`loom replay: ${last.startsWith(`${row.name}:`) ? last : `${row.name}: ${last || `exit ${row.exit}`}`}\n`);
+      io.stderr(
+        `loom replay: ${last.startsWith(`${row.name}:`) ? last : `${row.name}: ${last || `exit ${row.exit}`}`}\n`,
+      );
     }
   }
   const aggregate = aggregateReports(
@@ -108,10 +136,15 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
   if (options.json) io.stdout(`${JSON.stringify(summary)}\n`);
   else {
     io.stdout(
-      `replayed ${plural(files.length, "recording")} (${policy}): ${Object.entries(aggregate.outcomes).map(([k, v]) => `${v} ${k}`).join(", ") || "none"}` +
+      `replayed ${plural(files.length, "recording")} (${policy}): ${
+        Object.entries(aggregate.outcomes).map(([k, v]) => `${v} ${k}`).join(", ") || "none"
+      }` +
         `${summary.unreadable.length ? `, ${summary.unreadable.length} unreadable` : ""}\n` +
-        `  ${plural(aggregate.model_calls, "model call")}, ${plural(total, "request byte")}, ${plural(aggregate.checkpoints, "checkpoint")}\n` +
-        (options.reportPath ? `  aggregate report: ${options.reportPath}\n` : "") + (keep ? `  per-recording reports: ${reportsDir}\n` : ""),
+        `  ${plural(aggregate.model_calls, "model call")}, ${plural(total, "request byte")}, ${
+          plural(aggregate.checkpoints, "checkpoint")
+        }\n` +
+        (options.reportPath ? `  aggregate report: ${options.reportPath}\n` : "") +
+        (keep ? `  per-recording reports: ${reportsDir}\n` : ""),
     );
   }
   if (io.signal.aborted) return EXIT_CODES.interrupted;

@@ -4,7 +4,7 @@ import { basename, join, resolve } from "node:path";
 import { failureReport, runWithOptions, secretEnvNames } from "../api.ts";
 import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
 import { InterruptedError, LoomError, StartupError, UsageError } from "../lib/errors.ts";
-import { detectFormat, importTrajectory, IMPORT_FORMATS, type ImportFormat } from "../lib/importers/index.ts";
+import { detectFormat, IMPORT_FORMATS, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
 import { ComparingExecutor, RecordedExecutor, ScriptedProvider } from "../lib/replay.ts";
 import type { SliceRequest } from "../lib/slice.ts";
@@ -64,15 +64,23 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   if (values.execute && !values.workspace) throw new UsageError("--execute needs --workspace DIR");
   if (values.workspace && !values.execute) throw new UsageError("--workspace is only used with --execute");
   const jobs = values.jobs === undefined ? 1 : Number(values.jobs);
-  if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`--jobs ${JSON.stringify(values.jobs)}: expected a positive integer`);
+  if (!Number.isInteger(jobs) || jobs < 1) {
+    throw new UsageError(`--jobs ${JSON.stringify(values.jobs)}: expected a positive integer`);
+  }
   if (positionals.length === 0) throw new UsageError("No recording given (loom replay RECORDING…)");
   // Where reports go is checked before anything runs: a replay must not end in an unwritable path.
-  const reportPath = values["context-report"] ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd }) : undefined;
-  const reportsDir = values["reports-dir"] ? outputPathOption("--reports-dir", values["reports-dir"], { cwd: io.cwd, folder: true }) : undefined;
+  const reportPath = values["context-report"]
+    ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd })
+    : undefined;
+  const reportsDir = values["reports-dir"]
+    ? outputPathOption("--reports-dir", values["reports-dir"], { cwd: io.cwd, folder: true })
+    : undefined;
   const files = expandRecordings(positionals.map((p) => resolve(io.cwd, p)), from);
 
   if (files.length > 1 || values.jobs !== undefined && positionals.some((p) => isDirectory(resolve(io.cwd, p)))) {
-    if (values.execute) throw new UsageError("--execute replays one recording at a time (each needs its own workspace)");
+    if (values.execute) {
+      throw new UsageError("--execute replays one recording at a time (each needs its own workspace)");
+    }
     return replayBatch(files, {
       io,
       jobs,
@@ -115,7 +123,9 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
         priorCalls: [],
         elapsedMs: 0,
       });
-      io.stdout(`${JSON.stringify(summarizeResult({ ...failedResult(report, reportPath), exit_code: error.exitCode }))}\n`);
+      io.stdout(
+        `${JSON.stringify(summarizeResult({ ...failedResult(report, reportPath), exit_code: error.exitCode }))}\n`,
+      );
     }
     throw error;
   }
@@ -125,7 +135,9 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   else io.stdout(renderResultText(summary, { label: `replay ${basename(file)}` }));
   if (replay && replay.differing_steps.length > 0 && result.exit_code === 0) {
     const steps = replay.differing_steps;
-    io.stderr(`loom replay: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")} executed differently from the recording\n`);
+    io.stderr(
+      `loom replay: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")} executed differently from the recording\n`,
+    );
     return 1;
   }
   if (result.error && result.exit_code !== 0) io.stderr(`loom replay: ${result.error.message}\n`);
@@ -155,11 +167,17 @@ export function loadRecording(file: string, from: string): Recording {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    throw new UsageError(`Cannot read recording ${JSON.stringify(file)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(
+      `Cannot read recording ${JSON.stringify(file)}: ${
+        (error as NodeJS.ErrnoException).code ?? (error as Error).message
+      }`,
+    );
   }
   const name = basename(file);
   const format = from === "auto" ? detectFileFormat(text, name) : from;
-  return format === "loom" ? parseRecording(text, { name }) : importTrajectory(text, { format: format as ImportFormat, name });
+  return format === "loom"
+    ? parseRecording(text, { name })
+    : importTrajectory(text, { format: format as ImportFormat, name });
 }
 
 /** --from auto: a Loom recording by its header line, else whichever importer recognises the JSON (or JSONL). */
@@ -178,7 +196,11 @@ function detectFileFormat(text: string, name: string): string {
     }
   }
   const found = detectFormat(json);
-  if (!found) throw new UsageError(`${name}: not a recognised trajectory (expected ${FORMATS.filter((f) => f !== "auto").join(", ")}; use --from)`);
+  if (!found) {
+    throw new UsageError(
+      `${name}: not a recognised trajectory (expected ${FORMATS.filter((f) => f !== "auto").join(", ")}; use --from)`,
+    );
+  }
   return found;
 }
 

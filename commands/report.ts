@@ -30,11 +30,15 @@ function parseReportArgs(argv: string[]): ReportOptions | "help" {
   );
   const { values, positionals } = parsed;
   if (values.help) return "help";
-  if (positionals.length === 0) throw new UsageError("Missing REPORT: give at least one context report file (see loom report --help)");
+  if (positionals.length === 0) {
+    throw new UsageError("Missing REPORT: give at least one context report file (see loom report --help)");
+  }
   if (values.json && values.html !== undefined) throw new UsageError("Choose one of --json and --html, not both");
   if (values.html === "") throw new UsageError("Option --html needs a file path");
-  const output = values.json ? { kind: "json" as const }
-    : values.html !== undefined ? { kind: "html" as const, file: values.html }
+  const output = values.json
+    ? { kind: "json" as const }
+    : values.html !== undefined
+    ? { kind: "html" as const, file: values.html }
     : { kind: "text" as const };
   return { files: positionals, output };
 }
@@ -58,7 +62,9 @@ async function writeAtomically(path: string, text: string, { shown }: { shown: s
   } catch (error) {
     await rm(temp, { force: true });
     const code = (error as { code?: string }).code;
-    throw new UsageError(`Cannot write ${JSON.stringify(shown)}: ${code === "ENOENT" ? "no such directory" : code ?? errorMessage(error)}`);
+    throw new UsageError(
+      `Cannot write ${JSON.stringify(shown)}: ${code === "ENOENT" ? "no such directory" : code ?? errorMessage(error)}`,
+    );
   }
 }
 

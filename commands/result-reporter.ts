@@ -41,8 +41,13 @@ export type ResultSummary = {
 
 export function summarizeResult(result: RunResult, extra: { replay?: ResultSummary["replay"] } = {}): ResultSummary {
   const phases = result.report.phases;
-  const total = phases.classification.request_bytes.total + phases.selection.request_bytes.total + phases.arguments.request_bytes.total;
-  const max = Math.max(phases.classification.request_bytes.max, phases.selection.request_bytes.max, phases.arguments.request_bytes.max);
+  const total = phases.classification.request_bytes.total + phases.selection.request_bytes.total +
+    phases.arguments.request_bytes.total;
+  const max = Math.max(
+    phases.classification.request_bytes.max,
+    phases.selection.request_bytes.max,
+    phases.arguments.request_bytes.max,
+  );
   return {
     outcome: result.outcome,
     exit_code: result.exit_code,
@@ -52,7 +57,11 @@ export function summarizeResult(result: RunResult, extra: { replay?: ResultSumma
     steps: result.steps,
     revision: result.revision,
     last_test: result.last_test
-      ? { revision: result.last_test.revision, exit_code: result.last_test.exit_code, timed_out: result.last_test.timed_out }
+      ? {
+        revision: result.last_test.revision,
+        exit_code: result.last_test.exit_code,
+        timed_out: result.last_test.timed_out,
+      }
       : null,
     tests_current: result.tests_current,
     printed: result.printed,
@@ -69,22 +78,34 @@ const plural = (count: number, noun: string) => `${n(count)} ${noun}${count === 
 
 export function renderResultText(s: ResultSummary, { label }: { label: string }): string {
   const lines: string[] = [];
-  lines.push(`${label}: ${s.outcome}${s.status ? ` (${s.status})` : ""} after ${plural(s.steps, "step")}, revision ${s.revision}`);
+  lines.push(
+    `${label}: ${s.outcome}${s.status ? ` (${s.status})` : ""} after ${
+      plural(s.steps, "step")
+    }, revision ${s.revision}`,
+  );
   if (s.summary) lines.push(`  summary: ${s.summary}`);
   for (const text of s.printed) lines.push(`  printed: ${text}`);
   if (s.last_test) {
     const t = s.last_test;
     lines.push(
-      `  last test: ${t.timed_out ? "timed out" : `exit ${t.exit_code}`} on ${t.revision}${s.tests_current ? " (current)" : " (not current)"}`,
+      `  last test: ${t.timed_out ? "timed out" : `exit ${t.exit_code}`} on ${t.revision}${
+        s.tests_current ? " (current)" : " (not current)"
+      }`,
     );
   }
   if (s.error) lines.push(`  error: ${s.error.code}: ${s.error.message}`);
-  lines.push(`  ${plural(s.model_calls, "model call")}, ${n(s.request_bytes.total)} request bytes (max ${n(s.request_bytes.max)})`);
+  lines.push(
+    `  ${plural(s.model_calls, "model call")}, ${n(s.request_bytes.total)} request bytes (max ${
+      n(s.request_bytes.max)
+    })`,
+  );
   if (s.replay) {
     lines.push(
       s.replay.differing_steps.length === 0
         ? `  re-executed: all ${s.replay.compared} execution reports equal the recording`
-        : `  re-executed: ${s.replay.differing_steps.length === 1 ? "step" : "steps"} ${s.replay.differing_steps.join(", ")} ${s.replay.differing_steps.length === 1 ? "differs" : "differ"} from the recording`,
+        : `  re-executed: ${s.replay.differing_steps.length === 1 ? "step" : "steps"} ${
+          s.replay.differing_steps.join(", ")
+        } ${s.replay.differing_steps.length === 1 ? "differs" : "differ"} from the recording`,
     );
   }
   if (s.report_path) lines.push(`  report: ${s.report_path}`);

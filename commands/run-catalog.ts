@@ -42,7 +42,9 @@ export async function runFromCatalog(values: CatalogRunValues, positionals: stri
   if (!values.catalog) throw new UsageError("--catalog needs a FILE");
   if (positionals.length !== 1) throw new UsageError("Expected one REQUEST (the request text, or - for stdin)");
   // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
-  const reportFlag = values["context-report"] ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd }) : undefined;
+  const reportFlag = values["context-report"]
+    ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd })
+    : undefined;
   const record = values.record ? outputPathOption("--record", values.record, { cwd: io.cwd }) : undefined;
   const request = (positionals[0] === "-" ? await io.readStdin() : positionals[0]).trim();
   if (request === "") throw new UsageError("The request is empty");
@@ -55,20 +57,37 @@ export async function runFromCatalog(values: CatalogRunValues, positionals: stri
     const catalogFile = resolve(io.cwd, values.catalog);
     const catalog = readCatalog(catalogFile, values.catalog);
     // Paths in a catalog are relative to the catalog file; paths in flags to the working directory.
-    const fromCatalog = (path: string | undefined) => (path === undefined ? undefined : resolve(dirname(catalogFile), path));
+    const fromCatalog = (
+      path: string | undefined,
+    ) => (path === undefined ? undefined : resolve(dirname(catalogFile), path));
     const defaults = catalog.defaults ?? {};
     known.reportPath = reportPathFromCatalog(reportFlag, fromCatalog(defaults.context_report), known);
     known.policy = policyFlag ?? defaults.context_policy ?? "legacy";
 
-    const routed = await chooseSlice(catalog, request, { flag: values.slice, policy: known.policy, io, quiet: values.quiet, known });
+    const routed = await chooseSlice(catalog, request, {
+      flag: values.slice,
+      policy: known.policy,
+      io,
+      quiet: values.quiet,
+      known,
+    });
     const name = routed.slice;
     const entry = catalog.slices[name];
     known.slice = name;
-    known.reportPath = reportPathFromCatalog(reportFlag, fromCatalog(entry.context_report ?? defaults.context_report), known);
+    known.reportPath = reportPathFromCatalog(
+      reportFlag,
+      fromCatalog(entry.context_report ?? defaults.context_report),
+      known,
+    );
     known.policy = policyFlag ?? entry.context_policy ?? defaults.context_policy ?? "legacy";
-    const workspace = values.workspace ? resolve(io.cwd, values.workspace) : fromCatalog(entry.workspace ?? defaults.workspace);
+    const workspace = values.workspace
+      ? resolve(io.cwd, values.workspace)
+      : fromCatalog(entry.workspace ?? defaults.workspace);
     if (workspace === undefined) {
-      throw new StartupError(`Slice "${name}" names no workspace: set "workspace" in the catalog or pass --workspace DIR`, "workspace_missing");
+      throw new StartupError(
+        `Slice "${name}" names no workspace: set "workspace" in the catalog or pass --workspace DIR`,
+        "workspace_missing",
+      );
     }
     const model = catalog.models[entry.model];
     const provider = createProvider(model, { env: io.env });
@@ -109,12 +128,19 @@ export async function runFromCatalog(values: CatalogRunValues, positionals: stri
 }
 
 /** The flag's report path, else the catalog's, which must be writable too (a startup failure, with no report, if not). */
-function reportPathFromCatalog(flag: string | undefined, fromCatalog: string | undefined, known: Known): string | undefined {
+function reportPathFromCatalog(
+  flag: string | undefined,
+  fromCatalog: string | undefined,
+  known: Known,
+): string | undefined {
   if (flag !== undefined || fromCatalog === undefined) return flag;
   const problem = outputPathProblem(fromCatalog);
   if (problem === null) return fromCatalog;
   known.reportPath = undefined;
-  throw new StartupError(`The catalog's context_report ${JSON.stringify(fromCatalog)}: ${problem}`, "report_path_invalid");
+  throw new StartupError(
+    `The catalog's context_report ${JSON.stringify(fromCatalog)}: ${problem}`,
+    "report_path_invalid",
+  );
 }
 
 function readCatalog(path: string, file: string): Catalog {
@@ -131,7 +157,13 @@ function readCatalog(path: string, file: string): Catalog {
 async function chooseSlice(
   catalog: Catalog,
   request: string,
-  { flag, policy, io, quiet, known }: { flag?: string; policy: ContextPolicyName; io: Io; quiet?: boolean; known: Known },
+  { flag, policy, io, quiet, known }: {
+    flag?: string;
+    policy: ContextPolicyName;
+    io: Io;
+    quiet?: boolean;
+    known: Known;
+  },
 ): Promise<Routed> {
   const note = (line: string) => {
     if (!quiet) io.stderr(`${line}\n`);
@@ -165,7 +197,10 @@ async function chooseSlice(
 }
 
 /** The report of a run that never reached the loop; written here unless runWithOptions already wrote it. */
-function reportFailure(error: LoomError, { known, write, elapsedMs }: { known: Known; write: boolean; elapsedMs: number }): ContextReport {
+function reportFailure(
+  error: LoomError,
+  { known, write, elapsedMs }: { known: Known; write: boolean; elapsedMs: number },
+): ContextReport {
   const fields = {
     policy: known.policy,
     slice: known.slice,
@@ -173,7 +208,11 @@ function reportFailure(error: LoomError, { known, write, elapsedMs }: { known: K
     priorCalls: known.calls,
     elapsedMs: Math.max(0, elapsedMs),
   };
-  const outcome = error instanceof InterruptedError ? "interrupted" : error instanceof RoutingError ? "routing_failed" : "startup_failed";
+  const outcome = error instanceof InterruptedError
+    ? "interrupted"
+    : error instanceof RoutingError
+    ? "routing_failed"
+    : "startup_failed";
   if (write && known.reportPath) return writeFailureReport(known.reportPath, { ...fields, outcome });
   return failureReport({ ...fields, outcome });
 }

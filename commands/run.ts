@@ -54,11 +54,16 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   if (positionals.length !== 1) throw new UsageError("Expected one REQUEST (a SliceRequest JSON file, or - for stdin)");
   const contextPolicy = policyOption(values["context-policy"] ?? "legacy");
   // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
-  const contextReport = values["context-report"] ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd }) : undefined;
+  const contextReport = values["context-report"]
+    ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd })
+    : undefined;
   const record = values.record ? outputPathOption("--record", values.record, { cwd: io.cwd }) : undefined;
 
   /** A slice that never started still leaves its report (written here when `write`), and --json one result object. */
-  const unstarted = (error: unknown, { write, reportPath }: { write: boolean; reportPath: string | undefined }): never => {
+  const unstarted = (
+    error: unknown,
+    { write, reportPath }: { write: boolean; reportPath: string | undefined },
+  ): never => {
     if (error instanceof LoomError && !(error instanceof InterruptedError)) {
       const fields = {
         policy: contextPolicy,
@@ -116,7 +121,11 @@ async function readRequest(source: string, { io, workspace }: { io: Io; workspac
     text = source === "-" ? await io.readStdin() : readFileSync(resolve(io.cwd, source), "utf8");
   } catch (error) {
     if (error instanceof LoomError) throw error; // interrupted while waiting for stdin
-    throw new UsageError(`Cannot read request ${JSON.stringify(source)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(
+      `Cannot read request ${JSON.stringify(source)}: ${
+        (error as NodeJS.ErrnoException).code ?? (error as Error).message
+      }`,
+    );
   }
   let json: unknown;
   try {

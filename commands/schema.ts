@@ -19,7 +19,9 @@ export async function schemaCommand(argv: string[], io: Io): Promise<number> {
   const names = Object.keys(SCHEMAS).join(", ");
   if (argv.length !== 1) throw new UsageError(`Expected one schema name: ${names}`);
   const [name] = argv;
-  if (!Object.hasOwn(SCHEMAS, name)) throw new UsageError(`Unknown schema ${JSON.stringify(name)} (expected one of ${names})`);
+  if (!Object.hasOwn(SCHEMAS, name)) {
+    throw new UsageError(`Unknown schema ${JSON.stringify(name)} (expected one of ${names})`);
+  }
   io.stdout(renderJsonSchema(name as SchemaName));
   return 0;
 }

@@ -19,10 +19,10 @@ const path = z.string().min(1).describe("Path relative to the workspace root");
 
 export const ActionArguments = {
   read_file: z.strictObject({ path }),
-  list_files: z.strictObject({ path: path.describe("Directory relative to the workspace root; \".\" for the root") }),
+  list_files: z.strictObject({ path: path.describe('Directory relative to the workspace root; "." for the root') }),
   search: z.strictObject({
     query: z.string().min(1).describe("Literal text to find"),
-    path: path.describe("File or directory to search; \".\" for the whole workspace"),
+    path: path.describe('File or directory to search; "." for the whole workspace'),
   }),
   edit_file: z.strictObject({
     path,

@@ -6,9 +6,15 @@ import type { JsonSchema } from "./turn.ts";
 
 export const LOOKUPS_PER_STAGE = 8;
 
-export const ResultLookup = z.strictObject({ $result: z.string().describe("sha256:<hex> with an optional #bytes=, #lines= or #/pointer selection") });
-export const ListHistoryLookup = z.strictObject({ $list_history: z.number().int().nonnegative().describe("Offset into the archive; 0 = first event") });
-export const ReadHistoryLookup = z.strictObject({ $read_history: z.string().describe("Digest of an archived event, with an optional selection") });
+export const ResultLookup = z.strictObject({
+  $result: z.string().describe("sha256:<hex> with an optional #bytes=, #lines= or #/pointer selection"),
+});
+export const ListHistoryLookup = z.strictObject({
+  $list_history: z.number().int().nonnegative().describe("Offset into the archive; 0 = first event"),
+});
+export const ReadHistoryLookup = z.strictObject({
+  $read_history: z.string().describe("Digest of an archived event, with an optional selection"),
+});
 export const Lookup = z.union([ResultLookup, ListHistoryLookup, ReadHistoryLookup]);
 export type Lookup = z.infer<typeof Lookup>;
 
@@ -27,7 +33,10 @@ export function asLookup(value: unknown): { ok: true; lookup: Lookup } | { ok: f
   if (!keys.some((k) => k.startsWith("$"))) return null;
   const parsed = Lookup.safeParse(value);
   if (parsed.success) return { ok: true, lookup: parsed.data };
-  return { ok: false, error: `Not a valid lookup: expected {"$result": REF}, {"$list_history": OFFSET} or {"$read_history": REF}` };
+  return {
+    ok: false,
+    error: `Not a valid lookup: expected {"$result": REF}, {"$list_history": OFFSET} or {"$read_history": REF}`,
+  };
 }
 
 export const selectionDecision = (actions: readonly ActionName[]) =>
@@ -59,7 +68,9 @@ function withoutSafeIntegerBounds(node: unknown): unknown {
 function cached(key: string, make: () => z.ZodType): { json: JsonSchema; text: string } {
   let entry = schemaCache.get(key);
   if (!entry) {
-    const json = { anyOf: [toJson(make()), toJson(ResultLookup), toJson(ListHistoryLookup), toJson(ReadHistoryLookup)] };
+    const json = {
+      anyOf: [toJson(make()), toJson(ResultLookup), toJson(ListHistoryLookup), toJson(ReadHistoryLookup)],
+    };
     entry = { json, text: JSON.stringify(json) };
     schemaCache.set(key, entry);
   }
@@ -80,7 +91,11 @@ export type Decision =
   | { ok: true; value: Record<string, unknown> }
   | { ok: false; error: string };
 
-export function parseDecision(schema: z.ZodType, value: unknown, { formatError }: { formatError: (e: z.ZodError) => string }): Decision {
+export function parseDecision(
+  schema: z.ZodType,
+  value: unknown,
+  { formatError }: { formatError: (e: z.ZodError) => string },
+): Decision {
   const parsed = schema.safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data as Record<string, unknown> };
   return { ok: false, error: formatError(parsed.error) };
@@ -92,11 +107,12 @@ const LOOKUP_HELP =
   `Before answering you may look things up, at most ${LOOKUPS_PER_STAGE} times in this phase (answers are shown below and last for this ` +
   'phase only): {"$result": REF} returns stored output, {"$list_history": OFFSET} a page of archived events (0 = the ' +
   'first), {"$read_history": REF} one archived event. REF is a sha256:HEX digest shown in the request, optionally with ' +
-  '#bytes=START-END, #lines=START-END or a #/json/pointer.';
+  "#bytes=START-END, #lines=START-END or a #/json/pointer.";
 
 /** What the model is asked in each phase: one constant paragraph per phase, so it costs the same in both policies. */
 export const TASKS = {
-  selection: `Choose the next action: answer {"action": NAME, "reason": WHY}. Events show what happened (the newest last; ` +
+  selection:
+    `Choose the next action: answer {"action": NAME, "reason": WHY}. Events show what happened (the newest last; ` +
     `long outputs as head and tail with a reference); the working state comes from execution reports. ${LOOKUP_HELP}`,
   arguments: `Give the arguments of the chosen action as one JSON object matching the response schema. ${LOOKUP_HELP}`,
 } as const;

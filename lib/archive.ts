@@ -16,7 +16,9 @@ export class Archive {
   readonly #maxEvents: number;
   readonly #maxBytes: number;
 
-  constructor({ maxEvents = ARCHIVE_MAX_EVENTS, maxBytes = ARCHIVE_MAX_BYTES }: { maxEvents?: number; maxBytes?: number } = {}) {
+  constructor(
+    { maxEvents = ARCHIVE_MAX_EVENTS, maxBytes = ARCHIVE_MAX_BYTES }: { maxEvents?: number; maxBytes?: number } = {},
+  ) {
     this.#maxEvents = maxEvents;
     this.#maxBytes = maxBytes;
   }

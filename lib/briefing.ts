@@ -4,16 +4,30 @@ import type { ExecutionReport } from "./reports.ts";
 
 export const RECENT_ARTIFACTS = 3;
 
-export type LastTest = { revision: string; exit_code: number | null; timed_out: boolean; duration_ms: number; output: string };
+export type LastTest = {
+  revision: string;
+  exit_code: number | null;
+  timed_out: boolean;
+  duration_ms: number;
+  output: string;
+};
 export type Artifact = { kind: string; path?: string; digest: string; bytes: number; step: number };
 
 /**
  * How an artifact appears in a request: an artifact whose event is still in the tail is named by its step (the
  * event right there shows its reference and size, so nothing is repeated); a retired one carries digest and bytes.
  */
-export type ArtifactView = { kind: string; path?: string; step: number } | { kind: string; path?: string; digest: string; bytes: number };
+export type ArtifactView = { kind: string; path?: string; step: number } | {
+  kind: string;
+  path?: string;
+  digest: string;
+  bytes: number;
+};
 
-export function viewArtifacts(artifacts: readonly Artifact[], { retained }: { retained: (step: number) => boolean }): ArtifactView[] {
+export function viewArtifacts(
+  artifacts: readonly Artifact[],
+  { retained }: { retained: (step: number) => boolean },
+): ArtifactView[] {
   return artifacts.map(({ kind, path, digest, bytes, step }) => {
     const base = path === undefined ? { kind } : { kind, path };
     return retained(step) ? { ...base, step } : { ...base, digest, bytes };
@@ -50,7 +64,9 @@ export function applyReport(
   const artifact = (kind: string, digest: string, path?: string) => {
     const bytes = sizeOf(digest);
     const entry: Artifact = path === undefined ? { kind, digest, bytes, step } : { kind, path, digest, bytes, step };
-    next.recent_artifacts = [...briefing.recent_artifacts.filter((a) => a.digest !== digest), entry].slice(-RECENT_ARTIFACTS);
+    next.recent_artifacts = [...briefing.recent_artifacts.filter((a) => a.digest !== digest), entry].slice(
+      -RECENT_ARTIFACTS,
+    );
   };
   switch (report.kind) {
     case "edit":

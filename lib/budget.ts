@@ -40,7 +40,11 @@ export function retirementTarget(floorBytes: number, reachable = floorBytes < RE
  * ceiling with it. `bytesAfter(n)` is the request size after retiring n events (it includes the grown checkpoint).
  */
 export function retirementBatch(
-  { tailLength, bytesAfter, target = RETIRE_TARGET_BYTES }: { tailLength: number; bytesAfter: (n: number) => number; target?: number },
+  { tailLength, bytesAfter, target = RETIRE_TARGET_BYTES }: {
+    tailLength: number;
+    bytesAfter: (n: number) => number;
+    target?: number;
+  },
 ): number {
   for (let n = 1; n < tailLength; n++) {
     if (tailLength - n <= TAIL_TARGET && bytesAfter(n) <= target) return n;

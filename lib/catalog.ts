@@ -13,7 +13,10 @@ export const REQUEST_PLACEHOLDER = "{{request}}";
 
 const Name = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "expected a name of letters, digits, \".\", \"_\" or \"-\" (not starting with a symbol)");
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_.-]*$/,
+    'expected a name of letters, digits, ".", "_" or "-" (not starting with a symbol)',
+  );
 
 const ContextPolicy = z.enum(["legacy", "bounded"]);
 
@@ -29,7 +32,9 @@ function isRegExp(pattern: string): boolean {
 }
 
 export const CatalogSlice = z.strictObject({
-  description: z.string().min(1).describe("What the slice is for, in a line; classification chooses among slices by it"),
+  description: z.string().min(1).describe(
+    "What the slice is for, in a line; classification chooses among slices by it",
+  ),
   intent: z
     .string()
     .refine((text) => text.includes(REQUEST_PLACEHOLDER), `expected a template containing ${REQUEST_PLACEHOLDER}`)
@@ -42,10 +47,12 @@ export const CatalogSlice = z.strictObject({
   commands: z
     .array(z.array(z.string()).min(1))
     .optional()
-    .describe("argv prefixes run_command may run, e.g. [[\"node\", \"--version\"]]; none when absent"),
+    .describe('argv prefixes run_command may run, e.g. [["node", "--version"]]; none when absent'),
   workspace: Path.optional().describe("Workspace directory, relative to the catalog file; --workspace overrides it"),
   context_policy: ContextPolicy.optional().describe("legacy or bounded; --context-policy overrides it"),
-  context_report: Path.optional().describe("Context report path, relative to the catalog file; --context-report overrides it"),
+  context_report: Path.optional().describe(
+    "Context report path, relative to the catalog file; --context-report overrides it",
+  ),
 });
 export type CatalogSlice = z.infer<typeof CatalogSlice>;
 
@@ -63,21 +70,29 @@ export type PatternRule = z.infer<typeof PatternRule>;
 export const Classification = z.strictObject({
   model: Name.describe("Name of the entry in models that classifies"),
   slices: z.array(Name).min(1).optional().describe("Candidate slices, in this order; all slices when absent"),
-  instructions: z.string().min(1).optional().describe("Instructions of the classification request; a built-in text when absent"),
+  instructions: z.string().min(1).optional().describe(
+    "Instructions of the classification request; a built-in text when absent",
+  ),
 });
 export type Classification = z.infer<typeof Classification>;
 
 export const Routes = z.strictObject({
   rules: z.array(PatternRule).optional().describe("Pattern rules, tried first, in order; the first match wins"),
   classification: Classification.optional().describe("A model call choosing among named slices, when no rule matched"),
-  default: Name.optional().describe("Slice to run when no rule matched and classification chose none (or is not configured)"),
+  default: Name.optional().describe(
+    "Slice to run when no rule matched and classification chose none (or is not configured)",
+  ),
 });
 export type Routes = z.infer<typeof Routes>;
 
 export const CatalogDefaults = z.strictObject({
   workspace: Path.optional().describe("Workspace of slices that name none, relative to the catalog file"),
-  context_policy: ContextPolicy.optional().describe("Policy of slices that name none, and of the classification request"),
-  context_report: Path.optional().describe("Context report path, relative to the catalog file; also used for routing failures"),
+  context_policy: ContextPolicy.optional().describe(
+    "Policy of slices that name none, and of the classification request",
+  ),
+  context_report: Path.optional().describe(
+    "Context report path, relative to the catalog file; also used for routing failures",
+  ),
 });
 
 type CatalogShape = {
@@ -86,31 +101,44 @@ type CatalogShape = {
   routes?: Routes;
 };
 
-const known = (names: Record<string, unknown>) => Object.keys(names).map((n) => JSON.stringify(n)).join(", ") || "(none)";
+const known = (names: Record<string, unknown>) =>
+  Object.keys(names).map((n) => JSON.stringify(n)).join(", ") || "(none)";
 
 /** References between sections, which a JSON Schema cannot express: every model and slice named must exist. */
 function checkReferences(catalog: CatalogShape, ctx: z.RefinementCtx): void {
   const refer = (kind: "model" | "slice", name: string, path: (string | number)[]) => {
     const table = kind === "model" ? catalog.models : catalog.slices;
     if (Object.hasOwn(table, name)) return;
-    ctx.addIssue({ code: "custom", path, message: `unknown ${kind} ${JSON.stringify(name)} (expected one of ${known(table)})` });
+    ctx.addIssue({
+      code: "custom",
+      path,
+      message: `unknown ${kind} ${JSON.stringify(name)} (expected one of ${known(table)})`,
+    });
   };
-  if (Object.keys(catalog.slices).length === 0) ctx.addIssue({ code: "custom", path: ["slices"], message: "expected at least one slice" });
+  if (Object.keys(catalog.slices).length === 0) {
+    ctx.addIssue({ code: "custom", path: ["slices"], message: "expected at least one slice" });
+  }
   for (const [name, slice] of Object.entries(catalog.slices)) refer("model", slice.model, ["slices", name, "model"]);
   const routes = catalog.routes ?? {};
   (routes.rules ?? []).forEach((rule, i) => refer("slice", rule.slice, ["routes", "rules", i, "slice"]));
   if (routes.classification) {
     refer("model", routes.classification.model, ["routes", "classification", "model"]);
-    (routes.classification.slices ?? []).forEach((name, i) => refer("slice", name, ["routes", "classification", "slices", i]));
+    (routes.classification.slices ?? []).forEach((name, i) =>
+      refer("slice", name, ["routes", "classification", "slices", i])
+    );
   }
   if (routes.default !== undefined) refer("slice", routes.default, ["routes", "default"]);
 }
 
 export const Catalog = z
   .strictObject({
-    $schema: z.string().optional().describe("JSON Schema of this file, for editors (e.g. schemas/catalog.schema.json); ignored by Loom"),
+    $schema: z.string().optional().describe(
+      "JSON Schema of this file, for editors (e.g. schemas/catalog.schema.json); ignored by Loom",
+    ),
     defaults: CatalogDefaults.optional().describe("Settings for every slice that does not set its own"),
-    models: z.record(Name, ProviderConfig).describe("Model configurations by name; credentials only as names of environment variables"),
+    models: z.record(Name, ProviderConfig).describe(
+      "Model configurations by name; credentials only as names of environment variables",
+    ),
     slices: z.record(Name, CatalogSlice).describe("Slices by name"),
     routes: Routes.optional().describe("How a request chooses a slice when --slice is not given"),
   })
@@ -142,7 +170,8 @@ export function parseJsonc(text: string): JsoncResult {
   const fail = (message: string, at = i): never => {
     throw new Fail(at, message);
   };
-  const describe = () => (i >= text.length ? "the end of the file" : text[i] === "\"" ? "a string" : JSON.stringify(text[i]));
+  const describe =
+    () => (i >= text.length ? "the end of the file" : text[i] === '"' ? "a string" : JSON.stringify(text[i]));
   const skip = () => {
     for (;;) {
       const c = text[i];
@@ -158,10 +187,10 @@ export function parseJsonc(text: string): JsoncResult {
   };
   const string = (): string => {
     const start = i;
-    for (i++; ; i++) {
+    for (i++;; i++) {
       if (i >= text.length || text[i] === "\n") fail("unterminated string", start);
       if (text[i] === "\\") i++;
-      else if (text[i] === "\"") break;
+      else if (text[i] === '"') break;
     }
     i++;
     try {
@@ -174,7 +203,7 @@ export function parseJsonc(text: string): JsoncResult {
     if (depth > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH} levels`);
     skip();
     const c = text[i];
-    if (c === "\"") return string();
+    if (c === '"') return string();
     if (c === "{" || c === "[") {
       const object = c === "{";
       const close = object ? "}" : "]";
@@ -184,7 +213,7 @@ export function parseJsonc(text: string): JsoncResult {
         skip();
         if (text[i] === close) break;
         if (object) {
-          if (text[i] !== "\"") fail(`expected a property name in double quotes or "}", found ${describe()}`);
+          if (text[i] !== '"') fail(`expected a property name in double quotes or "}", found ${describe()}`);
           const at = i;
           const key = string();
           if (Object.hasOwn(out, key)) fail(`duplicate key ${JSON.stringify(key)}`, at);
@@ -192,7 +221,12 @@ export function parseJsonc(text: string): JsoncResult {
           if (text[i] !== ":") fail(`expected ":" after ${JSON.stringify(key)}, found ${describe()}`);
           i++;
           // defineProperty: a "__proto__" key is data, not a prototype change.
-          Object.defineProperty(out, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+          Object.defineProperty(out, key, {
+            value: value(depth + 1),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         } else (out as unknown[]).push(value(depth + 1));
         skip();
         if (text[i] === ",") i++;
@@ -250,7 +284,9 @@ export function catalogIssues(error: z.ZodError): string[] {
   return error.issues.flatMap((issue) => {
     if (issue.code === "unrecognized_keys") {
       const expected = keysAt(issue.path).join(", ");
-      return issue.keys.map((key) => `${formatIssuePath([...issue.path, key])}: unknown key (expected one of ${expected})`);
+      return issue.keys.map((key) =>
+        `${formatIssuePath([...issue.path, key])}: unknown key (expected one of ${expected})`
+      );
     }
     if (issue.code === "invalid_key") {
       const inner = issue.issues[0]?.message ?? issue.message;
@@ -273,7 +309,9 @@ const missingFields: z.core.$ZodErrorMap = (issue) =>
 export function loadCatalog(text: string, { file, limit = 3 }: { file: string; limit?: number }): Catalog {
   const where = `Invalid catalog ${JSON.stringify(file)}`;
   const json = parseJsonc(text);
-  if (!json.ok) throw new StartupError(`${where}: line ${json.line}, column ${json.column}: ${json.message}`, "catalog_invalid");
+  if (!json.ok) {
+    throw new StartupError(`${where}: line ${json.line}, column ${json.column}: ${json.message}`, "catalog_invalid");
+  }
   const parsed = Catalog.safeParse(json.value, { error: missingFields });
   if (parsed.success) return parsed.data;
   const issues = catalogIssues(parsed.error);

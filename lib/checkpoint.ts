@@ -13,7 +13,7 @@ export type Checkpoint = {
   lookup: string;
 };
 
-const LOOKUP_HINT = "{\"$list_history\":0} lists retired events; {\"$read_history\":\"sha256:…\"} reads one";
+const LOOKUP_HINT = '{"$list_history":0} lists retired events; {"$read_history":"sha256:…"} reads one';
 
 export function emptyCheckpoint(revision = "r0"): Checkpoint {
   return { retired_seq: [0, 0], retired: 0, by_kind: {}, revision, last_test: null, lookup: LOOKUP_HINT };

@@ -54,7 +54,9 @@ export const ContextReport = z.strictObject({
   steps: count.describe("Steps begun"),
   model_calls: count,
   checkpoints: count.describe("Checkpoints made (bounded policy)"),
-  prefix_changes: count.describe("Times the cacheable prefix changed between consecutive requests (each can invalidate a provider cache)"),
+  prefix_changes: count.describe(
+    "Times the cacheable prefix changed between consecutive requests (each can invalidate a provider cache)",
+  ),
   retired_events: count,
   archive: z
     .strictObject({ events: count, bytes: count })
@@ -64,7 +66,9 @@ export const ContextReport = z.strictObject({
     list_history: count,
     read_history: count,
     omitted: count.describe("Lookup responses omitted whole because they did not fit the ceiling"),
-    errors: count.describe("Lookups answered with an error: malformed or unknown reference, or not a valid lookup at all (counted here only)"),
+    errors: count.describe(
+      "Lookups answered with an error: malformed or unknown reference, or not a valid lookup at all (counted here only)",
+    ),
   }),
   refusals: count,
   total_elapsed_ms: z.number().nonnegative(),
@@ -81,7 +85,9 @@ const emptyPhase = (): PhaseStats => ({ requests: 0, request_bytes: { total: 0, 
 export class ReportBuilder {
   readonly #report: ContextReport;
 
-  constructor({ policy, version, slice = null }: { policy: "legacy" | "bounded"; version: string; slice?: string | null }) {
+  constructor(
+    { policy, version, slice = null }: { policy: "legacy" | "bounded"; version: string; slice?: string | null },
+  ) {
     this.#report = {
       schema_version: REPORT_SCHEMA_VERSION,
       loom_version: version,
@@ -89,7 +95,12 @@ export class ReportBuilder {
       slice,
       outcome: "failed",
       error: null,
-      phases: { classification: emptyPhase(), selection: emptyPhase(), arguments: emptyPhase(), execution: emptyPhase() },
+      phases: {
+        classification: emptyPhase(),
+        selection: emptyPhase(),
+        arguments: emptyPhase(),
+        execution: emptyPhase(),
+      },
       steps: 0,
       model_calls: 0,
       checkpoints: 0,
@@ -138,7 +149,10 @@ export class ReportBuilder {
   }
 
   /** A lookup answered; `kind` null for an answer that was not a valid lookup at all. */
-  recordRetrieval(kind: "result" | "list_history" | "read_history" | null, { error = false, omitted = false } = {}): void {
+  recordRetrieval(
+    kind: "result" | "list_history" | "read_history" | null,
+    { error = false, omitted = false } = {},
+  ): void {
     if (kind) this.#report.retrievals[kind] += 1;
     if (error) this.#report.retrievals.errors += 1;
     if (omitted) this.#report.retrievals.omitted += 1;
@@ -200,7 +214,12 @@ export function aggregateReports(
   entries: { name: string; path: string | null; report: ContextReport }[],
   { version, policy }: { version: string; policy: "legacy" | "bounded" },
 ): AggregateReport {
-  const phases = { classification: emptyPhase(), selection: emptyPhase(), arguments: emptyPhase(), execution: emptyPhase() };
+  const phases = {
+    classification: emptyPhase(),
+    selection: emptyPhase(),
+    arguments: emptyPhase(),
+    execution: emptyPhase(),
+  };
   const outcomes: Record<string, number> = {};
   let usage: Usage = { ...NULL_USAGE };
   let modelCalls = 0, checkpoints = 0, prefixChanges = 0, elapsed = 0;
@@ -230,8 +249,7 @@ export function aggregateReports(
       report: path,
       outcome: report.outcome,
       model_calls: report.model_calls,
-      request_bytes:
-        report.phases.classification.request_bytes.total + report.phases.selection.request_bytes.total +
+      request_bytes: report.phases.classification.request_bytes.total + report.phases.selection.request_bytes.total +
         report.phases.arguments.request_bytes.total,
       max_request_bytes: Math.max(
         report.phases.classification.request_bytes.max,

@@ -2,7 +2,14 @@
 // Requests are assembled from cached JSON fragments, so building one never re-serializes the archive, and the
 // byte count is exact: bytes == utf8Length(JSON.stringify(request)).
 import { advanceCheckpoint, type Checkpoint, emptyCheckpoint } from "./checkpoint.ts";
-import { CEILING_BYTES, needsRetirement, RETIRE_TRIGGER_BYTES, retirementBatch, retirementTarget, TAIL_MAX } from "./budget.ts";
+import {
+  CEILING_BYTES,
+  needsRetirement,
+  RETIRE_TRIGGER_BYTES,
+  retirementBatch,
+  retirementTarget,
+  TAIL_MAX,
+} from "./budget.ts";
 import { utf8Length } from "./digest.ts";
 import { BudgetError } from "./errors.ts";
 import type { SealedEvent } from "./events.ts";
@@ -93,7 +100,10 @@ export class LegacyContext implements ContextPolicy {
   readonly #store: ResultStore;
 
   constructor({ instructions, intent, store }: { instructions: string; intent: string; store: ResultStore }) {
-    this.#prefix = [fragment({ section: "instructions", text: instructions }), fragment({ section: "intent", text: intent })];
+    this.#prefix = [
+      fragment({ section: "instructions", text: instructions }),
+      fragment({ section: "intent", text: intent }),
+    ];
     this.#store = store;
   }
 
@@ -112,7 +122,12 @@ export class LegacyContext implements ContextPolicy {
   }
 
   #assemble(parts: RequestParts) {
-    return assemble(parts, { prefix: this.#prefix, events: this.#events.slice(), eventBytes: this.#eventBytes, stateSection: null });
+    return assemble(parts, {
+      prefix: this.#prefix,
+      events: this.#events.slice(),
+      eventBytes: this.#eventBytes,
+      stateSection: null,
+    });
   }
 }
 
@@ -131,7 +146,10 @@ export class BoundedContext implements ContextPolicy {
   readonly #store: ResultStore;
 
   constructor({ instructions, intent, store }: { instructions: string; intent: string; store: ResultStore }) {
-    this.#base = [fragment({ section: "instructions", text: instructions }), fragment({ section: "intent", text: intent })];
+    this.#base = [
+      fragment({ section: "instructions", text: instructions }),
+      fragment({ section: "intent", text: intent }),
+    ];
     this.#checkpoint = emptyCheckpoint();
     this.#store = store;
   }
@@ -147,7 +165,6 @@ export class BoundedContext implements ContextPolicy {
   get tailLength(): number {
     return this.#tail.length;
   }
-
 
   append(sealed: SealedEvent): void {
     const previous = this.#tail[this.#tail.length - 1];
@@ -174,9 +191,19 @@ export class BoundedContext implements ContextPolicy {
       const keptNewest = plan.bytesAfter(this.#tail.length - 1);
       // When even the newest event alone passes the trigger, only the ceiling can force a retirement.
       const reachable = keptNewest < RETIRE_TRIGGER_BYTES;
-      if (needsRetirement({ requestBytes: bytes, tailLength: this.#tail.length, floorBytes: reachable ? empty : Math.max(empty, RETIRE_TRIGGER_BYTES) })) {
+      if (
+        needsRetirement({
+          requestBytes: bytes,
+          tailLength: this.#tail.length,
+          floorBytes: reachable ? empty : Math.max(empty, RETIRE_TRIGGER_BYTES),
+        })
+      ) {
         retired += this.#retire(
-          retirementBatch({ tailLength: this.#tail.length, bytesAfter: plan.bytesAfter, target: retirementTarget(empty, reachable) }),
+          retirementBatch({
+            tailLength: this.#tail.length,
+            bytesAfter: plan.bytesAfter,
+            target: retirementTarget(empty, reachable),
+          }),
         );
       }
     }
@@ -189,7 +216,9 @@ export class BoundedContext implements ContextPolicy {
     }
     if (parts.lookups.length > 0 && this.measure(parts) > CEILING_BYTES) {
       const plan = this.#plan(parts);
-      retired += this.#retire(retirementBatch({ tailLength: this.#tail.length, bytesAfter: plan.bytesAfter, target: CEILING_BYTES }));
+      retired += this.#retire(
+        retirementBatch({ tailLength: this.#tail.length, bytesAfter: plan.bytesAfter, target: CEILING_BYTES }),
+      );
     }
     const built = this.#assemble(parts, 0, this.#checkpointFragment);
     if (built.bytes > CEILING_BYTES) {
@@ -214,7 +243,9 @@ export class BoundedContext implements ContextPolicy {
     };
     const sizes: number[] = [];
     return {
-      bytesAfter: (n) => (sizes[n] ??= n === 0
+      bytesAfter: (
+        n,
+      ) => (sizes[n] ??= n === 0
         ? this.#assemble(parts, 0, this.#checkpointFragment).bytes
         : this.#assemble(parts, n, checkpointAfter(n)).bytes),
     };
@@ -246,8 +277,16 @@ export class BoundedContext implements ContextPolicy {
       } else events[i] = entry.retained.value;
     }
     const first = kept[0]?.sealed.event.step;
-    const view: TailView = { retains: (step) => first !== undefined && step >= first, retired: this.#retired + Math.min(skip, this.#tail.length) };
-    return assemble(parts, { prefix, events, eventBytes, stateSection: fragment({ section: "working_state", state: parts.state(view) }) });
+    const view: TailView = {
+      retains: (step) => first !== undefined && step >= first,
+      retired: this.#retired + Math.min(skip, this.#tail.length),
+    };
+    return assemble(parts, {
+      prefix,
+      events,
+      eventBytes,
+      stateSection: fragment({ section: "working_state", state: parts.state(view) }),
+    });
   }
 }
 

@@ -16,7 +16,9 @@ export function canonicalJson(value: unknown): string {
   const keys = Object.keys(value as Record<string, unknown>)
     .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
     .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(",")}}`;
+  return `{${
+    keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(",")
+  }}`;
 }
 
 const encoder = new TextEncoder();

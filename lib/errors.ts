@@ -28,7 +28,12 @@ export class LoomError extends Error {
   readonly exitCode: number;
   /** The message without text Loom did not write (a model's answer, a server's error body): what reports keep. */
   readonly reportMessage: string;
-  constructor(code: string, message: string, exitCode = 1, { reportMessage = message }: { reportMessage?: string } = {}) {
+  constructor(
+    code: string,
+    message: string,
+    exitCode = 1,
+    { reportMessage = message }: { reportMessage?: string } = {},
+  ) {
     super(message);
     this.name = new.target.name;
     this.code = code;
@@ -83,7 +88,11 @@ export class ProviderError extends LoomError {
 /** The context budget could not be honoured (mandatory content over the ceiling) or the archive is full. */
 export class BudgetError extends LoomError {
   constructor(code: "context_ceiling_exceeded" | "archive_capacity_exceeded", message: string) {
-    super(code, message, code === "archive_capacity_exceeded" ? EXIT_CODES.archive_capacity_exceeded : EXIT_CODES.failed);
+    super(
+      code,
+      message,
+      code === "archive_capacity_exceeded" ? EXIT_CODES.archive_capacity_exceeded : EXIT_CODES.failed,
+    );
   }
 }
 

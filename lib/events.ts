@@ -95,7 +95,10 @@ export function createEvent(
     if (key === "paths" && Array.isArray(value) && value.length === 1 && value[0] === args.path) continue;
     if (key === "step" && value === step) continue;
     // A bulk field whose content the arguments already hold (print's text) is not repeated.
-    if (BULK_FIELDS.has(key) && typeof value === "string" && typeof args[key] === "string" && store.get(value) === args[key]) continue;
+    if (
+      BULK_FIELDS.has(key) && typeof value === "string" && typeof args[key] === "string" &&
+      store.get(value) === args[key]
+    ) continue;
     if (BULK_FIELDS.has(key) && typeof value === "string" && value.startsWith("sha256:")) {
       fields[key] = { ref: value as Digest, bytes: store.size(value) ?? 0 };
     } else {
@@ -125,7 +128,9 @@ export function summarizeEvent(event: ArchivedEvent): string {
   })();
   const parts: string[] = [event.action ?? "(no action)"];
   if (target) parts.push(clip(target, 80));
-  if ("exit_code" in f) parts.push(`exit ${f.exit_code === null ? "none" : f.exit_code}${f.timed_out ? " (timed out)" : ""}`);
+  if ("exit_code" in f) {
+    parts.push(`exit ${f.exit_code === null ? "none" : f.exit_code}${f.timed_out ? " (timed out)" : ""}`);
+  }
   if ("revision_after" in f) parts.push(`${f.revision_before}→${f.revision_after}`);
   if ("code" in f) parts.push(`refused: ${f.code}`);
   if ("status" in f) parts.push(String(f.status));

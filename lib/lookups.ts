@@ -9,7 +9,10 @@ export type LookupResponse =
   | { lookup: Lookup; page: unknown }
   | { lookup: Lookup; error: string };
 
-export function answerLookup(lookup: Lookup, { store, archive }: { store: ResultStore; archive: Archive }): LookupResponse {
+export function answerLookup(
+  lookup: Lookup,
+  { store, archive }: { store: ResultStore; archive: Archive },
+): LookupResponse {
   if ("$list_history" in lookup) {
     return { lookup, page: archive.list(lookup.$list_history) };
   }
@@ -20,7 +23,10 @@ export function answerLookup(lookup: Lookup, { store, archive }: { store: Result
   const { digest, selection } = parsed.reference;
   const content = isResult ? store.get(digest) : archive.get(digest)?.canonical;
   if (content === undefined) {
-    return { lookup, error: `Unknown reference ${digest}: no ${isResult ? "stored result" : "archived event"} has this digest` };
+    return {
+      lookup,
+      error: `Unknown reference ${digest}: no ${isResult ? "stored result" : "archived event"} has this digest`,
+    };
   }
   const selected = select(content, selection);
   return selected.ok ? { lookup, content: selected.content } : { lookup, error: selected.error };

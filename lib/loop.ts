@@ -4,20 +4,27 @@ import { ACTION_DESCRIPTIONS, ActionArguments, type ActionName, takesArguments }
 import {
   argumentsResponseSchema,
   asLookup,
-  LOOKUPS_PER_STAGE,
   lookupKind,
+  LOOKUPS_PER_STAGE,
   parseDecision,
   selectionDecision,
   selectionResponseSchema,
   TASKS,
 } from "./answer.ts";
 import { Archive } from "./archive.ts";
-import { applyReport, type Briefing, initialBriefing, type LastTest, viewArtifacts, type WorkingState } from "./briefing.ts";
+import {
+  applyReport,
+  type Briefing,
+  initialBriefing,
+  type LastTest,
+  viewArtifacts,
+  type WorkingState,
+} from "./briefing.ts";
 import { CEILING_BYTES } from "./budget.ts";
 import { type ContextPolicyName, createContext, type RequestParts, type TailView } from "./context.ts";
 import { type CallRecord, type ContextReport, ReportBuilder } from "./context-report.ts";
 import { utf8Length } from "./digest.ts";
-import { type Outcome, errorMessage, InterruptedError, LoomError } from "./errors.ts";
+import { errorMessage, InterruptedError, LoomError, type Outcome } from "./errors.ts";
 import { createEvent } from "./events.ts";
 import type { Executor } from "./executor.ts";
 import { answerLookup } from "./lookups.ts";
@@ -125,7 +132,9 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         lookups.push({
           ...("lookup" in entry ? { lookup: entry.lookup } : {}),
           error: `Response omitted whole: ${size} bytes do not fit the ${CEILING_BYTES}-byte ceiling ` +
-            `(${Math.max(0, CEILING_BYTES - without)} bytes of room left); select a smaller part with #bytes=START-END or #lines=START-END`,
+            `(${
+              Math.max(0, CEILING_BYTES - without)
+            } bytes of room left); select a smaller part with #bytes=START-END or #lines=START-END`,
         });
         return false;
       }
@@ -151,7 +160,13 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       const parts: RequestParts = { phase, responseSchema: schema, candidates, state: workingState(used), lookups };
       const built = context.build(parts);
       if (built.checkpointed) builder.recordCheckpoint({ retired: built.retired, prefixChanged: true });
-      onProgress?.({ step, phase, request_bytes: built.bytes, checkpoint: built.checkpointed, max_steps: request.limits.max_steps });
+      onProgress?.({
+        step,
+        phase,
+        request_bytes: built.bytes,
+        checkpoint: built.checkpointed,
+        max_steps: request.limits.max_steps,
+      });
       const t0 = now();
       const answer = await provider.complete(built.request, { model: request.model, signal });
       const lookup = asLookup(answer.value);
@@ -169,7 +184,8 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       if (lookup) {
         used += 1;
         if (used > LOOKUPS_PER_STAGE) {
-          const reason = `Lookup ${used} in the ${phase} phase of step ${step}: each stage permits ${LOOKUPS_PER_STAGE}`;
+          const reason =
+            `Lookup ${used} in the ${phase} phase of step ${step}: each stage permits ${LOOKUPS_PER_STAGE}`;
           return phase === "selection" ? { kind: "suspend", reason } : { kind: "refuse", code: "lookup_limit", reason };
         }
         if (!lookup.ok) {
@@ -192,7 +208,14 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       const expected = phase === "selection"
         ? `{"action": one of ${JSON.stringify(actions)}, "reason": optional text}`
         : `the arguments of ${(candidates as { action?: string }).action} as the response schema describes`;
-      addEntry({ invalid_answer: `Your answer did not match the response schema (${error}); expected ${expected}, or a lookup. Answer again.` }, parts, used);
+      addEntry(
+        {
+          invalid_answer:
+            `Your answer did not match the response schema (${error}); expected ${expected}, or a lookup. Answer again.`,
+        },
+        parts,
+        used,
+      );
     }
   };
 
@@ -209,7 +232,12 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       if (signal?.aborted) throw new InterruptedError();
       if (step >= request.limits.max_steps) {
         outcome = "step_limit";
-        error = { code: "step_limit", message: `Step limit reached: ${request.limits.max_steps} step${request.limits.max_steps === 1 ? "" : "s"} without finish` };
+        error = {
+          code: "step_limit",
+          message: `Step limit reached: ${request.limits.max_steps} step${
+            request.limits.max_steps === 1 ? "" : "s"
+          } without finish`,
+        };
         break;
       }
       if (archive.length >= archive.limits.events) {
@@ -254,7 +282,12 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
             },
           });
           if (given.kind === "decision") args = given.value;
-          else report = { kind: "refusal", step, code: given.kind === "refuse" ? given.code : "lookup_limit", reason: given.reason };
+          else {report = {
+              kind: "refusal",
+              step,
+              code: given.kind === "refuse" ? given.code : "lookup_limit",
+              reason: given.reason,
+            };}
         }
       }
 
@@ -298,7 +331,10 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     } else {
       outcome = "failed";
       error = { code: "internal_error", message: errorMessage(caught) };
-      reportError = { code: "internal_error", message: `Internal error (${caught instanceof Error ? caught.name : typeof caught}); the message is on stderr` };
+      reportError = {
+        code: "internal_error",
+        message: `Internal error (${caught instanceof Error ? caught.name : typeof caught}); the message is on stderr`,
+      };
     }
   }
 

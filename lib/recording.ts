@@ -14,7 +14,9 @@ export const RecordingHeader = z.strictObject({
   type: z.literal("header"),
   format: z.literal(RECORDING_FORMAT),
   version: z.literal(RECORDING_VERSION),
-  slice: SliceRequest.extend({ workspace: z.string().optional() }).describe("The slice as run; workspace is informative"),
+  slice: SliceRequest.extend({ workspace: z.string().optional() }).describe(
+    "The slice as run; workspace is informative",
+  ),
   slice_name: z.string().optional().describe("The catalog slice the run was routed to, when it came from a catalog"),
   source: z
     .strictObject({
@@ -88,7 +90,9 @@ export function parseRecording(text: string, { name = "recording" }: { name?: st
     if (entry.type === "answer") answers.push(entry);
     else if (entry.type === "execution") {
       for (const ref of reportRefs(entry.report)) {
-        if (!(ref in entry.results)) throw new RecordingError(`${where}: report references ${ref} but its content is missing`);
+        if (!(ref in entry.results)) {
+          throw new RecordingError(`${where}: report references ${ref} but its content is missing`);
+        }
       }
       executions.push(entry);
     }

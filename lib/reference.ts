@@ -1,5 +1,5 @@
 // References into the result store and the archive: `sha256:<hex>` plus an optional selection.
-import { DIGEST_PATTERN, type Digest } from "./digest.ts";
+import { type Digest, DIGEST_PATTERN } from "./digest.ts";
 
 export type Selection =
   | { kind: "whole" }
@@ -17,18 +17,23 @@ export function parseReference(text: unknown): ParseResult {
   const hash = text.indexOf("#");
   const digest = hash === -1 ? text : text.slice(0, hash);
   if (!DIGEST_PATTERN.test(digest)) {
-    return { ok: false, error: `Malformed reference ${JSON.stringify(clip(text))}: expected "sha256:" and 64 lowercase hex digits` };
+    return {
+      ok: false,
+      error: `Malformed reference ${JSON.stringify(clip(text))}: expected "sha256:" and 64 lowercase hex digits`,
+    };
   }
   if (hash === -1) return { ok: true, reference: { digest: digest as Digest, selection: { kind: "whole" } } };
   const fragment = text.slice(hash + 1);
-  if (fragment.startsWith("/") ) {
+  if (fragment.startsWith("/")) {
     return { ok: true, reference: { digest: digest as Digest, selection: { kind: "pointer", pointer: fragment } } };
   }
   const range = /^(bytes|lines)=(\d+)-(\d+)$/.exec(fragment);
   if (!range) {
     return {
       ok: false,
-      error: `Malformed selection ${JSON.stringify(clip(fragment))}: expected bytes=START-END, lines=START-END or a JSON pointer`,
+      error: `Malformed selection ${
+        JSON.stringify(clip(fragment))
+      }: expected bytes=START-END, lines=START-END or a JSON pointer`,
     };
   }
   const start = Number(range[2]);
@@ -57,7 +62,10 @@ export function select(content: string, selection: Selection): SelectResult {
       if (selection.start > bytes.length) {
         return { ok: false, error: `Byte range starts at ${selection.start}, past the end (${bytes.length} bytes)` };
       }
-      return { ok: true, content: decoder.decode(bytes.subarray(selection.start, Math.min(selection.end, bytes.length))) };
+      return {
+        ok: true,
+        content: decoder.decode(bytes.subarray(selection.start, Math.min(selection.end, bytes.length))),
+      };
     }
     case "lines": {
       const lines = content.split("\n");
@@ -82,9 +90,14 @@ export function select(content: string, selection: Selection): SelectResult {
 }
 
 /** RFC 6901. */
-export function resolvePointer(document: unknown, pointer: string): { ok: true; value: unknown } | { ok: false; error: string } {
+export function resolvePointer(
+  document: unknown,
+  pointer: string,
+): { ok: true; value: unknown } | { ok: false; error: string } {
   if (pointer === "") return { ok: true, value: document };
-  if (!pointer.startsWith("/")) return { ok: false, error: `JSON pointer ${JSON.stringify(pointer)} must start with "/"` };
+  if (!pointer.startsWith("/")) {
+    return { ok: false, error: `JSON pointer ${JSON.stringify(pointer)} must start with "/"` };
+  }
   let current: unknown = document;
   for (const raw of pointer.slice(1).split("/")) {
     const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");

@@ -37,7 +37,12 @@ export function headAndTail(text: string, limit: number): { head: string; tail: 
 }
 
 /** `rest` (the newest event only) is the ready-made reference to the part left out. */
-export function preview(bulk: Bulk, store: ResultStore, limit: number, { rest = false }: { rest?: boolean } = {}): Preview {
+export function preview(
+  bulk: Bulk,
+  store: ResultStore,
+  limit: number,
+  { rest = false }: { rest?: boolean } = {},
+): Preview {
   const content = store.get(bulk.ref) ?? "";
   const cut = headAndTail(content, limit);
   if (!cut) return { ref: bulk.ref, bytes: bulk.bytes, text: content };
@@ -76,7 +81,11 @@ export function renderLegacy(event: ArchivedEvent, store: ResultStore): Record<s
 }
 
 /** A retained event in a bounded request. Only the newest execution gets the larger preview. */
-export function renderRetained(event: ArchivedEvent, store: ResultStore, { newest }: { newest: boolean }): Record<string, unknown> {
+export function renderRetained(
+  event: ArchivedEvent,
+  store: ResultStore,
+  { newest }: { newest: boolean },
+): Record<string, unknown> {
   // The newest event also shows its arguments and reason in full up to 8 KiB: they hold the model's latest plan.
   const limit = newest ? NEWEST_PREVIEW_BYTES : RETAINED_PREVIEW_BYTES;
   return render(event, (bulk) => preview(bulk, store, limit, { rest: newest }));

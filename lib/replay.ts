@@ -31,12 +31,19 @@ export class ScriptedProvider implements Provider {
     if (this.#keepRequests) this.requests.push(request);
     const answer = this.#answers[this.#next];
     if (!answer) {
-      return Promise.reject(new RecordingError(`The recording has no answer for model call ${this.#next + 1} (${request.phase})`, "replay_exhausted"));
+      return Promise.reject(
+        new RecordingError(
+          `The recording has no answer for model call ${this.#next + 1} (${request.phase})`,
+          "replay_exhausted",
+        ),
+      );
     }
     if (answer.phase !== request.phase) {
       return Promise.reject(
         new RecordingError(
-          `Replay diverged at model call ${this.#next + 1}: the loop asked for ${request.phase}, the recording has ${answer.phase}`,
+          `Replay diverged at model call ${
+            this.#next + 1
+          }: the loop asked for ${request.phase}, the recording has ${answer.phase}`,
           "replay_diverged",
         ),
       );
@@ -64,11 +71,16 @@ export class RecordedExecutor implements Executor {
   execute(action: ActionName, args: Record<string, unknown>, { step }: { step: number }): Promise<ExecutionReport> {
     const recorded = this.#executions[this.#next];
     if (!recorded) {
-      return Promise.reject(new RecordingError(`The recording has no execution for step ${step} (${action})`, "replay_exhausted"));
+      return Promise.reject(
+        new RecordingError(`The recording has no execution for step ${step} (${action})`, "replay_exhausted"),
+      );
     }
     if (recorded.action !== action || canonicalJson(recorded.args) !== canonicalJson(args)) {
       return Promise.reject(
-        new RecordingError(`Replay diverged at step ${step}: the recording executed ${recorded.action}, the loop chose ${action}`, "replay_diverged"),
+        new RecordingError(
+          `Replay diverged at step ${step}: the recording executed ${recorded.action}, the loop chose ${action}`,
+          "replay_diverged",
+        ),
       );
     }
     this.#next += 1;
@@ -103,7 +115,11 @@ export class ComparingExecutor implements Executor {
     return this.#next;
   }
 
-  async execute(action: ActionName, args: Record<string, unknown>, context: { step: number; signal?: AbortSignal }): Promise<ExecutionReport> {
+  async execute(
+    action: ActionName,
+    args: Record<string, unknown>,
+    context: { step: number; signal?: AbortSignal },
+  ): Promise<ExecutionReport> {
     const report = await this.#inner.execute(action, args, context);
     const recorded = this.#recorded[this.#next];
     this.#next += 1;

@@ -1,7 +1,15 @@
 // One self-contained HTML page for `loom report --html`: the summary table and two SVG charts, no scripts, no network.
 import type { NamedReport } from "./report-load.ts";
 import {
-  comparisonRows, formatBytes, formatCount, formatMs, formatOutcome, formatRatio, ratio, type SummaryDocument, summarizeReports,
+  comparisonRows,
+  formatBytes,
+  formatCount,
+  formatMs,
+  formatOutcome,
+  formatRatio,
+  ratio,
+  summarizeReports,
+  type SummaryDocument,
 } from "./report-summary.ts";
 
 /** Distinct, colour-blind-friendly series colours; series i is report i everywhere on the page. */
@@ -52,7 +60,9 @@ export function yScale(values: number[], { allowLog = true }: { allowLog?: boole
 }
 
 function callStep(count: number): number {
-  for (const base of [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000]) if (count / base <= 10) return base;
+  for (const base of [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000]) {
+    if (count / base <= 10) return base;
+  }
   return 10_000;
 }
 
@@ -64,9 +74,17 @@ export function formatAxisBytes(bytes: number): string {
 }
 
 function legend(series: Series[], { markers }: { markers: boolean }): { svg: string; height: number } {
-  const items = series.map((s) => ({ label: s.label, swatch: `<line x1="0" y1="0" x2="22" y2="0" stroke="${colorOf(s.index)}" stroke-width="3"/>`, series: s.index }));
+  const items = series.map((s) => ({
+    label: s.label,
+    swatch: `<line x1="0" y1="0" x2="22" y2="0" stroke="${colorOf(s.index)}" stroke-width="3"/>`,
+    series: s.index,
+  }));
   if (markers) {
-    items.push({ label: "checkpoint (prefix changed)", swatch: `<polygon points="11,-6 17,0 11,6 5,0" class="legend-checkpoint"/>`, series: -1 });
+    items.push({
+      label: "checkpoint (prefix changed)",
+      swatch: `<polygon points="11,-6 17,0 11,6 5,0" class="legend-checkpoint"/>`,
+      series: -1,
+    });
   }
   let x = 0, row = 0;
   const placed = items.map((item) => {
@@ -77,7 +95,9 @@ function legend(series: Series[], { markers }: { markers: boolean }): { svg: str
     return at;
   });
   const svg = placed.map((p) =>
-    `<g class="legend-item"${p.series >= 0 ? ` data-series="${p.series}"` : ""} transform="translate(${fixed(LEFT + p.x)},${18 + p.y})">` +
+    `<g class="legend-item"${p.series >= 0 ? ` data-series="${p.series}"` : ""} transform="translate(${
+      fixed(LEFT + p.x)
+    },${18 + p.y})">` +
     `${p.swatch}<text x="30" y="4">${escapeHtml(p.label)}</text></g>`
   ).join("");
   return { svg: `<g class="legend">${svg}</g>`, height: (row + 1) * LEGEND_ROW + 14 };
@@ -93,54 +113,90 @@ function lineChart({ id, series, thresholds, markers }: {
   const height = H + top;
   const plotW = W - LEFT - RIGHT, plotH = height - top - BOTTOM;
   const calls = Math.max(1, ...series.map((s) => s.values.length));
-  const scale = yScale([...series.flatMap((s) => s.values), ...thresholds.map((t) => t.bytes)], { allowLog: thresholds.length > 0 });
+  const scale = yScale([...series.flatMap((s) => s.values), ...thresholds.map((t) => t.bytes)], {
+    allowLog: thresholds.length > 0,
+  });
   const x = (call: number) => LEFT + (calls === 1 ? plotW / 2 : ((call - 1) / (calls - 1)) * plotW);
   const y = (bytes: number) => top + plotH - scale.at(bytes) * plotH;
   const out: string[] = [];
-  out.push(`<svg id="${id}" class="chart" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" data-calls="${calls}" data-y-max="${scale.max}" data-scale="${scale.kind}">`);
+  out.push(
+    `<svg id="${id}" class="chart" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" data-calls="${calls}" data-y-max="${scale.max}" data-scale="${scale.kind}">`,
+  );
   out.push(`<rect class="plot" x="${LEFT}" y="${top}" width="${plotW}" height="${plotH}"/>`);
   const yTicks: string[] = [];
   for (const b of scale.ticks) {
-    yTicks.push(`<line class="grid" x1="${LEFT}" x2="${W - RIGHT}" y1="${fixed(y(b))}" y2="${fixed(y(b))}"/>` +
-      `<text class="tick" x="${LEFT - 8}" y="${fixed(y(b) + 4)}" text-anchor="end">${formatAxisBytes(b)}</text>`);
+    yTicks.push(
+      `<line class="grid" x1="${LEFT}" x2="${W - RIGHT}" y1="${fixed(y(b))}" y2="${fixed(y(b))}"/>` +
+        `<text class="tick" x="${LEFT - 8}" y="${fixed(y(b) + 4)}" text-anchor="end">${formatAxisBytes(b)}</text>`,
+    );
   }
   const cStep = callStep(calls);
   const xTicks: string[] = [];
   // Call 1 gets a tick unless it would crowd the first multiple of the step (steps of 2).
-  const callTicks = [...(cStep === 2 ? [] : [1]), ...Array.from({ length: Math.floor(calls / cStep) }, (_, i) => (i + 1) * cStep)];
+  const callTicks = [
+    ...(cStep === 2 ? [] : [1]),
+    ...Array.from({ length: Math.floor(calls / cStep) }, (_, i) => (i + 1) * cStep),
+  ];
   for (const c of new Set(callTicks)) {
-    xTicks.push(`<line class="tick-mark" x1="${fixed(x(c))}" x2="${fixed(x(c))}" y1="${top + plotH}" y2="${top + plotH + 5}"/>` +
-      `<text class="tick" x="${fixed(x(c))}" y="${top + plotH + 20}" text-anchor="middle">${c}</text>`);
+    xTicks.push(
+      `<line class="tick-mark" x1="${fixed(x(c))}" x2="${fixed(x(c))}" y1="${top + plotH}" y2="${top + plotH + 5}"/>` +
+        `<text class="tick" x="${fixed(x(c))}" y="${top + plotH + 20}" text-anchor="middle">${c}</text>`,
+    );
   }
   out.push(`<g class="axis y-axis">${yTicks.join("")}</g><g class="axis x-axis">${xTicks.join("")}</g>`);
-  out.push(`<text class="axis-title" x="${LEFT + plotW / 2}" y="${height - 12}" text-anchor="middle">model call</text>`);
-  out.push(`<text class="axis-title" transform="translate(18,${top + plotH / 2}) rotate(-90)" text-anchor="middle">request bytes${scale.kind === "log" ? " (log scale)" : ""}</text>`);
+  out.push(
+    `<text class="axis-title" x="${LEFT + plotW / 2}" y="${height - 12}" text-anchor="middle">model call</text>`,
+  );
+  out.push(
+    `<text class="axis-title" transform="translate(18,${
+      top + plotH / 2
+    }) rotate(-90)" text-anchor="middle">request bytes${scale.kind === "log" ? " (log scale)" : ""}</text>`,
+  );
   // Labels sit at the left, where early requests are still small, and stack upwards 14 px apart if lines crowd.
   let lastLabelY = Infinity;
   for (const t of thresholds) {
     const ly = y(t.bytes);
     const labelY = Math.min(ly - 4, lastLabelY - 14);
     lastLabelY = labelY;
-    out.push(`<g class="threshold" data-bytes="${t.bytes}"><line x1="${LEFT}" x2="${W - RIGHT}" y1="${fixed(ly)}" y2="${fixed(ly)}" stroke="${t.color}" stroke-dasharray="${t.dash}"/>` +
-      `<text x="${LEFT + 8}" y="${fixed(labelY)}" fill="${t.color}">${t.label}</text></g>`);
+    out.push(
+      `<g class="threshold" data-bytes="${t.bytes}"><line x1="${LEFT}" x2="${W - RIGHT}" y1="${fixed(ly)}" y2="${
+        fixed(ly)
+      }" stroke="${t.color}" stroke-dasharray="${t.dash}"/>` +
+        `<text x="${LEFT + 8}" y="${fixed(labelY)}" fill="${t.color}">${t.label}</text></g>`,
+    );
   }
   for (const s of series) {
     const color = colorOf(s.index);
     const pts = s.values.map((v, i) => `${fixed(x(i + 1))},${fixed(y(v))}`);
-    out.push(`<polyline id="${id}-series-${s.index}" class="series" data-series="${s.index}" data-points="${pts.length}" fill="none" stroke="${color}" points="${pts.join(" ")}"/>`);
+    out.push(
+      `<polyline id="${id}-series-${s.index}" class="series" data-series="${s.index}" data-points="${pts.length}" fill="none" stroke="${color}" points="${
+        pts.join(" ")
+      }"/>`,
+    );
     // Dots carry a hover title; skipped on long series where they would only blur the line.
     if (s.values.length <= 300) {
-      out.push(`<g class="points" data-series="${s.index}" fill="${color}">` + s.values.map((v, i) =>
-        `<circle cx="${fixed(x(i + 1))}" cy="${fixed(y(v))}" r="${s.values.length > 80 ? 1.8 : 3}"><title>${escapeHtml(s.label)} · call ${i + 1} · ${formatBytes(v)}</title></circle>`
-      ).join("") + `</g>`);
+      out.push(
+        `<g class="points" data-series="${s.index}" fill="${color}">` + s.values.map((v, i) =>
+          `<circle cx="${fixed(x(i + 1))}" cy="${fixed(y(v))}" r="${s.values.length > 80 ? 1.8 : 3}"><title>${
+            escapeHtml(s.label)
+          } · call ${i + 1} · ${formatBytes(v)}</title></circle>`
+        ).join("") + `</g>`,
+      );
     }
     if (markers) {
       const marks = s.checkpoints.flatMap((c, i) => (c ? [i] : []));
       const size = calls > 150 ? 4.5 : 7;
-      out.push(`<g class="checkpoints" data-series="${s.index}" data-count="${marks.length}" stroke="${color}">` + marks.map((i) => {
-        const cx = x(i + 1), cy = y(s.values[i]);
-        return `<polygon class="checkpoint" data-call="${i + 1}" points="${fixed(cx)},${fixed(cy - size)} ${fixed(cx + size)},${fixed(cy)} ${fixed(cx)},${fixed(cy + size)} ${fixed(cx - size)},${fixed(cy)}"><title>checkpoint before call ${i + 1}</title></polygon>`;
-      }).join("") + `</g>`);
+      out.push(
+        `<g class="checkpoints" data-series="${s.index}" data-count="${marks.length}" stroke="${color}">` +
+          marks.map((i) => {
+            const cx = x(i + 1), cy = y(s.values[i]);
+            return `<polygon class="checkpoint" data-call="${i + 1}" points="${fixed(cx)},${fixed(cy - size)} ${
+              fixed(cx + size)
+            },${fixed(cy)} ${fixed(cx)},${fixed(cy + size)} ${fixed(cx - size)},${
+              fixed(cy)
+            }"><title>checkpoint before call ${i + 1}</title></polygon>`;
+          }).join("") + `</g>`,
+      );
     }
   }
   out.push(legendSvg, `</svg>`);
@@ -158,11 +214,15 @@ function cards(doc: SummaryDocument): string {
     const bad = s.outcome !== null && s.outcome !== "completed";
     return `<div class="card" data-series="${i}" style="border-left-color:${colorOf(i)}">` +
       `<h3>[${i + 1}] ${escapeHtml(s.file)}</h3>` +
-      `<p class="meta">${s.policy} · <span${bad ? ` class="failed"` : ""}>${escapeHtml(formatOutcome(s))}</span>${s.error ? ` · ${escapeHtml(s.error.code)}` : ""}</p><dl>` +
+      `<p class="meta">${s.policy} · <span${bad ? ` class="failed"` : ""}>${escapeHtml(formatOutcome(s))}</span>${
+        s.error ? ` · ${escapeHtml(s.error.code)}` : ""
+      }</p><dl>` +
       `<dt>request bytes</dt><dd>${vs(s.request_bytes.total, first.request_bytes.total, formatBytes)}</dd>` +
       `<dt>largest request</dt><dd>${vs(s.request_bytes.max, first.request_bytes.max, formatBytes)}</dd>` +
       `<dt>model calls</dt><dd>${vs(s.model_calls, first.model_calls, formatCount)}</dd>` +
-      `<dt>checkpoints</dt><dd>${formatCount(s.checkpoints)}</dd><dt>prefix changes</dt><dd>${formatCount(s.prefix_changes)}</dd>` +
+      `<dt>checkpoints</dt><dd>${formatCount(s.checkpoints)}</dd><dt>prefix changes</dt><dd>${
+        formatCount(s.prefix_changes)
+      }</dd>` +
       `<dt>elapsed</dt><dd>${vs(s.total_elapsed_ms, first.total_elapsed_ms, formatMs)}</dd>` +
       `</dl></div>`;
   }).join("") + `</div>`;
@@ -207,31 +267,56 @@ svg .legend-checkpoint { stroke: #495057; }
 `;
 
 /** The page: summary table, request bytes per call (with the 32/48/64 KiB lines and checkpoints), cumulative bytes. */
-export function renderReportHtml(reports: NamedReport[], { title = "Loom context report" }: { title?: string } = {}): string {
+export function renderReportHtml(
+  reports: NamedReport[],
+  { title = "Loom context report" }: { title?: string } = {},
+): string {
   const doc = summarizeReports(reports);
   const rows = comparisonRows(doc);
   const several = reports.length > 1;
-  const head = `<tr><th></th>${doc.reports.map((s, i) =>
-    `<th data-series="${i}"><span class="swatch" style="background:${colorOf(i)}"></span>[${i + 1}] ${escapeHtml(s.file)}</th>`
-  ).join("")}</tr>`;
-  const body = rows.map((r) => r.heading
-    ? `<tr class="heading"><td colspan="${doc.reports.length + 1}">${escapeHtml(r.label)}</td></tr>`
-    : `<tr><td${r.label.startsWith("  ") ? ` class="sub"` : ""}>${escapeHtml(r.label.trim())}</td>${r.cells.map((c, i) => {
-      const ratioText = i > 0 ? formatRatio(r.ratios[i] ?? null) : "";
-      return `<td>${escapeHtml(c)}${ratioText ? `<span class="ratio">${ratioText}</span>` : ""}</td>`;
-    }).join("")}</tr>`
+  const head = `<tr><th></th>${
+    doc.reports.map((s, i) =>
+      `<th data-series="${i}"><span class="swatch" style="background:${colorOf(i)}"></span>[${i + 1}] ${
+        escapeHtml(s.file)
+      }</th>`
+    ).join("")
+  }</tr>`;
+  const body = rows.map((r) =>
+    r.heading
+      ? `<tr class="heading"><td colspan="${doc.reports.length + 1}">${escapeHtml(r.label)}</td></tr>`
+      : `<tr><td${r.label.startsWith("  ") ? ` class="sub"` : ""}>${escapeHtml(r.label.trim())}</td>${
+        r.cells.map((c, i) => {
+          const ratioText = i > 0 ? formatRatio(r.ratios[i] ?? null) : "";
+          return `<td>${escapeHtml(c)}${ratioText ? `<span class="ratio">${ratioText}</span>` : ""}</td>`;
+        }).join("")
+      }</tr>`
   ).join("\n");
-  const series: Series[] = reports.flatMap((r, index) => r.kind === "run" && r.report.calls.length > 0
-    ? [{ index, label: `[${index + 1}] ${r.file} (${r.report.policy})`, values: r.report.calls.map((c) => c.request_bytes), checkpoints: r.report.calls.map((c) => c.checkpoint) }]
-    : []);
-  const skipped = reports.flatMap((r, i) => (r.kind === "run" && r.report.calls.length > 0 ? [] : [`[${i + 1}] ${r.file}`]));
-  const skippedNote = skipped.length === 0 ? "" :
-    `<p class="note">No per-call series in ${escapeHtml(skipped.join(", "))} (an aggregate report or a run without model calls).</p>`;
+  const series: Series[] = reports.flatMap((r, index) =>
+    r.kind === "run" && r.report.calls.length > 0
+      ? [{
+        index,
+        label: `[${index + 1}] ${r.file} (${r.report.policy})`,
+        values: r.report.calls.map((c) => c.request_bytes),
+        checkpoints: r.report.calls.map((c) => c.checkpoint),
+      }]
+      : []
+  );
+  const skipped = reports.flatMap((
+    r,
+    i,
+  ) => (r.kind === "run" && r.report.calls.length > 0 ? [] : [`[${i + 1}] ${r.file}`]));
+  const skippedNote = skipped.length === 0
+    ? ""
+    : `<p class="note">No per-call series in ${
+      escapeHtml(skipped.join(", "))
+    } (an aggregate report or a run without model calls).</p>`;
   const cumulative = series.map((s) => {
     let total = 0;
     return { ...s, values: s.values.map((v) => (total += v)) };
   });
-  const charts = series.length === 0 ? `<p class="note empty">These reports hold no per-call series to plot.</p>` : null;
+  const charts = series.length === 0
+    ? `<p class="note empty">These reports hold no per-call series to plot.</p>`
+    : null;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -244,7 +329,11 @@ export function renderReportHtml(reports: NamedReport[], { title = "Loom context
 <body>
 <main>
 <h1>${escapeHtml(title)}</h1>
-<p class="sub">${several ? `${reports.length} reports compared; ratios are against [1] ${escapeHtml(reports[0].file)}.` : `Report ${escapeHtml(reports[0]?.file ?? "")}.`} Measurements only: request bytes are UTF-8 bytes of each serialized model request.</p>
+<p class="sub">${
+    several
+      ? `${reports.length} reports compared; ratios are against [1] ${escapeHtml(reports[0].file)}.`
+      : `Report ${escapeHtml(reports[0]?.file ?? "")}.`
+  } Measurements only: request bytes are UTF-8 bytes of each serialized model request.</p>
 ${cards(doc)}
 <section id="per-call">
 <h2>Request bytes per model call</h2>

@@ -31,7 +31,9 @@ export function parseReport(text: string, { file }: { file: string }): NamedRepo
   }
   const version = (value as { schema_version: unknown }).schema_version;
   if (version !== REPORT_SCHEMA_VERSION) {
-    const shown = typeof version === "number" ? String(version) : `of type ${version === null ? "null" : typeof version}`;
+    const shown = typeof version === "number"
+      ? String(version)
+      : `of type ${version === null ? "null" : typeof version}`;
     throw new UsageError(
       `Report ${name} has schema_version ${shown}; this Loom reads version ${REPORT_SCHEMA_VERSION}`,
       "report_version",

@@ -70,19 +70,42 @@ export function summarizeReport(named: NamedReport): ReportSummary {
   if (named.kind === "aggregate") {
     const a = named.report;
     return {
-      ...head, slice: null, runs: a.runs.length, outcome: null, outcomes: { ...a.outcomes }, error: null, ...measured,
-      steps: null, retired_events: null, retrievals: null, refusals: null, archive: null,
-      usage: { ...a.usage }, usage_scope: "sum", calls_recorded: null, run_rows: structuredClone(a.runs),
+      ...head,
+      slice: null,
+      runs: a.runs.length,
+      outcome: null,
+      outcomes: { ...a.outcomes },
+      error: null,
+      ...measured,
+      steps: null,
+      retired_events: null,
+      retrievals: null,
+      refusals: null,
+      archive: null,
+      usage: { ...a.usage },
+      usage_scope: "sum",
+      calls_recorded: null,
+      run_rows: structuredClone(a.runs),
     };
   }
   const c = named.report;
   return {
-    ...head, slice: c.slice, runs: 1, outcome: c.outcome, outcomes: { [c.outcome]: 1 },
-    error: c.error ? { ...c.error } : null, ...measured, steps: c.steps, retired_events: c.retired_events,
-    retrievals: { ...c.retrievals }, refusals: c.refusals, archive: { ...c.archive },
+    ...head,
+    slice: c.slice,
+    runs: 1,
+    outcome: c.outcome,
+    outcomes: { [c.outcome]: 1 },
+    error: c.error ? { ...c.error } : null,
+    ...measured,
+    steps: c.steps,
+    retired_events: c.retired_events,
+    retrievals: { ...c.retrievals },
+    refusals: c.refusals,
+    archive: { ...c.archive },
     usage: { ...(c.final_usage ?? c.partial_usage ?? c.usage) },
     usage_scope: c.final_usage ? "final" : c.partial_usage ? "partial" : "sum",
-    calls_recorded: c.calls.length, run_rows: null,
+    calls_recorded: c.calls.length,
+    run_rows: null,
   };
 }
 
@@ -91,24 +114,43 @@ export function ratio(value: number | null, baseline: number | null): number | n
   return Math.round((value / baseline) * 10_000) / 10_000;
 }
 
-type Metric = { key: string[]; label: string; value: (s: ReportSummary) => number | null; format: (n: number) => string };
+type Metric = {
+  key: string[];
+  label: string;
+  value: (s: ReportSummary) => number | null;
+  format: (n: number) => string;
+};
 
 /** The compared measurements, in display order; `key` is the path in a Comparison's `ratios`. */
 export const METRICS: readonly Metric[] = [
   { key: ["model_calls"], label: "model calls", value: (s) => s.model_calls, format: formatCount },
   ...MODEL_PHASES.map((p): Metric => ({
-    key: ["request_bytes", p], label: `request bytes · ${p}`, value: (s) => s.phases[p].request_bytes.total, format: formatBytes,
+    key: ["request_bytes", p],
+    label: `request bytes · ${p}`,
+    value: (s) => s.phases[p].request_bytes.total,
+    format: formatBytes,
   })),
-  { key: ["request_bytes", "total"], label: "request bytes · total", value: (s) => s.request_bytes.total, format: formatBytes },
+  {
+    key: ["request_bytes", "total"],
+    label: "request bytes · total",
+    value: (s) => s.request_bytes.total,
+    format: formatBytes,
+  },
   { key: ["max_request_bytes"], label: "largest request", value: (s) => s.request_bytes.max, format: formatBytes },
   ...PHASES.map((p): Metric => ({
-    key: ["elapsed_ms", p], label: `elapsed · ${p}`, value: (s) => s.phases[p].elapsed_ms, format: formatMs,
+    key: ["elapsed_ms", p],
+    label: `elapsed · ${p}`,
+    value: (s) => s.phases[p].elapsed_ms,
+    format: formatMs,
   })),
   { key: ["elapsed_ms", "total"], label: "elapsed · total", value: (s) => s.total_elapsed_ms, format: formatMs },
   { key: ["checkpoints"], label: "checkpoints", value: (s) => s.checkpoints, format: formatCount },
   { key: ["prefix_changes"], label: "prefix changes", value: (s) => s.prefix_changes, format: formatCount },
   ...USAGE_COUNTERS.map((c): Metric => ({
-    key: ["usage", c], label: `usage · ${c.replace("_", " ")}`, value: (s) => s.usage[c], format: formatCount,
+    key: ["usage", c],
+    label: `usage · ${c.replace("_", " ")}`,
+    value: (s) => s.usage[c],
+    format: formatCount,
   })),
 ];
 
@@ -177,7 +219,9 @@ export type TableRow = { label: string; cells: string[]; ratios: (number | null)
 export function comparisonRows(doc: SummaryDocument): TableRow[] {
   const reports = doc.reports;
   const text = (label: string, cell: (s: ReportSummary) => string): TableRow => ({
-    label, cells: reports.map(cell), ratios: reports.map(() => null),
+    label,
+    cells: reports.map(cell),
+    ratios: reports.map(() => null),
   });
   const rows: TableRow[] = [
     text("kind", (s) => (s.kind === "aggregate" ? `aggregate of ${s.runs}` : "run")),
@@ -188,7 +232,14 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
   let group = "";
   for (const m of METRICS) {
     const [head, tail] = m.label.split(" · ");
-    if (tail !== undefined && head !== group) rows.push({ label: head, cells: reports.map(() => ""), ratios: [], heading: true });
+    if (tail !== undefined && head !== group) {
+      rows.push({
+        label: head,
+        cells: reports.map(() => ""),
+        ratios: [],
+        heading: true,
+      });
+    }
     group = tail === undefined ? "" : head;
     const values = reports.map(m.value);
     rows.push({
@@ -202,7 +253,14 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
     text("usage scope", (s) => s.usage_scope),
     text("steps", (s) => optional(s.steps)),
     text("retired events", (s) => optional(s.retired_events)),
-    text("retrievals: result · list · read", (s) => (s.retrievals === null ? NONE : `${s.retrievals.result} · ${s.retrievals.list_history} · ${s.retrievals.read_history}`)),
+    text(
+      "retrievals: result · list · read",
+      (
+        s,
+      ) => (s.retrievals === null
+        ? NONE
+        : `${s.retrievals.result} · ${s.retrievals.list_history} · ${s.retrievals.read_history}`),
+    ),
     text("refusals", (s) => optional(s.refusals)),
   );
   return rows;
@@ -211,7 +269,9 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
 function table(rows: string[][], { right = [] as number[] } = {}): string {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
   return rows
-    .map((r) => r.map((cell, c) => (right.includes(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join("  ").trimEnd())
+    .map((r) =>
+      r.map((cell, c) => (right.includes(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join("  ").trimEnd()
+    )
     .join("\n");
 }
 
@@ -222,7 +282,9 @@ function renderOne(s: ReportSummary): string {
     ["policy", s.policy],
     ...(s.kind === "run" ? [["slice", s.slice ?? NONE] as [string, string]] : []),
     [s.kind === "run" ? "outcome" : "outcomes", formatOutcome(s)],
-    ...(s.kind === "run" ? [["error", s.error ? `${s.error.code}: ${s.error.message}` : NONE] as [string, string]] : []),
+    ...(s.kind === "run"
+      ? [["error", s.error ? `${s.error.code}: ${s.error.message}` : NONE] as [string, string]]
+      : []),
     ["loom version", s.loom_version],
   ];
   const phaseRows = [
@@ -230,32 +292,68 @@ function renderOne(s: ReportSummary): string {
     ...PHASES.map((p) => {
       const ph = s.phases[p];
       const model = p !== "execution";
-      return [p, formatCount(ph.requests), model ? formatBytes(ph.request_bytes.total) : NONE,
-        model ? formatBytes(ph.request_bytes.max) : NONE, formatMs(ph.elapsed_ms)];
+      return [
+        p,
+        formatCount(ph.requests),
+        model ? formatBytes(ph.request_bytes.total) : NONE,
+        model ? formatBytes(ph.request_bytes.max) : NONE,
+        formatMs(ph.elapsed_ms),
+      ];
     }),
-    ["model phases", formatCount(s.model_calls), formatBytes(s.request_bytes.total), formatBytes(s.request_bytes.max),
-      formatMs(sum(MODEL_PHASES.map((p) => s.phases[p].elapsed_ms)))],
+    [
+      "model phases",
+      formatCount(s.model_calls),
+      formatBytes(s.request_bytes.total),
+      formatBytes(s.request_bytes.max),
+      formatMs(sum(MODEL_PHASES.map((p) => s.phases[p].elapsed_ms))),
+    ],
   ];
   const counts: [string, string][] = [
-    ["model calls", formatCount(s.model_calls) + (s.calls_recorded === null ? "" : ` (per-call series: ${s.calls_recorded})`)],
+    [
+      "model calls",
+      formatCount(s.model_calls) + (s.calls_recorded === null ? "" : ` (per-call series: ${s.calls_recorded})`),
+    ],
     ...(s.steps === null ? [] : [["steps", formatCount(s.steps)] as [string, string]]),
     ["checkpoints", formatCount(s.checkpoints)],
     ["prefix changes", formatCount(s.prefix_changes)],
     ...(s.retired_events === null ? [] : [["retired events", formatCount(s.retired_events)] as [string, string]]),
-    ...(s.retrievals === null ? [] : [["retrievals", Object.entries(s.retrievals).map(([k, n]) => `${k} ${n}`).join(" · ")] as [string, string]]),
+    ...(s.retrievals === null
+      ? []
+      : [["retrievals", Object.entries(s.retrievals).map(([k, n]) => `${k} ${n}`).join(" · ")] as [string, string]]),
     ...(s.refusals === null ? [] : [["refusals", formatCount(s.refusals)] as [string, string]]),
-    ...(s.archive === null ? [] : [["archive", `${formatCount(s.archive.events)} events · ${formatBytes(s.archive.bytes)}`] as [string, string]]),
+    ...(s.archive === null
+      ? []
+      : [["archive", `${formatCount(s.archive.events)} events · ${formatBytes(s.archive.bytes)}`] as [string, string]]),
     ["total elapsed", formatMs(s.total_elapsed_ms)],
     ["usage", describeUsageScope(s)],
     ...USAGE_COUNTERS.map((c): [string, string] => [`  ${c.replace("_", " ")}`, usage(s.usage[c])]),
   ];
-  const parts = [head, "", table(facts.map(([k, v]) => [k, v])), "", table(phaseRows, { right: [1, 2, 3, 4] }), "", table(counts)];
+  const parts = [
+    head,
+    "",
+    table(facts.map(([k, v]) => [k, v])),
+    "",
+    table(phaseRows, { right: [1, 2, 3, 4] }),
+    "",
+    table(counts),
+  ];
   if (s.run_rows !== null) {
-    parts.push("", table([
-      ["run", "outcome", "calls", "request bytes", "largest request", "checkpoints"],
-      ...s.run_rows.map((r) => [r.name, r.outcome, formatCount(r.model_calls), formatBytes(r.request_bytes),
-        formatBytes(r.max_request_bytes), formatCount(r.checkpoints)]),
-    ], { right: [2, 3, 4, 5] }));
+    parts.push(
+      "",
+      table([
+        ["run", "outcome", "calls", "request bytes", "largest request", "checkpoints"],
+        ...s.run_rows.map((
+          r,
+        ) => [
+          r.name,
+          r.outcome,
+          formatCount(r.model_calls),
+          formatBytes(r.request_bytes),
+          formatBytes(r.max_request_bytes),
+          formatCount(r.checkpoints),
+        ]),
+      ], { right: [2, 3, 4, 5] }),
+    );
   }
   return parts.join("\n") + "\n";
 }
@@ -268,11 +366,14 @@ function renderComparison(doc: SummaryDocument): string {
   ];
   const rows = comparisonRows(doc);
   const valueWidth = doc.reports.map((_, i) => Math.max(names[i].length, ...rows.map((r) => r.cells[i].length)));
-  const cells = rows.map((r) => [r.label, ...r.cells.map((c, i) => {
-    if (r.heading) return "";
-    const ratioText = i === 0 ? "" : formatRatio(r.ratios[i] ?? null);
-    return c.padStart(valueWidth[i]) + (ratioText ? `  ${ratioText}` : "");
-  })]);
+  const cells = rows.map((r) => [
+    r.label,
+    ...r.cells.map((c, i) => {
+      if (r.heading) return "";
+      const ratioText = i === 0 ? "" : formatRatio(r.ratios[i] ?? null);
+      return c.padStart(valueWidth[i]) + (ratioText ? `  ${ratioText}` : "");
+    }),
+  ]);
   lines.push(table([["", ...names], ...cells]));
   return lines.join("\n") + "\n";
 }

@@ -1,8 +1,12 @@
 // Typed execution reports: the only source of the working state.
 import { z } from "zod";
 
-export const Ref = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe("A result-store reference: sha256:<64 hex> of the bytes");
-export const Revision = z.string().regex(/^r\d+$/).describe("Loom's workspace revision counter: r0 at start, +1 per applied edit");
+export const Ref = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe(
+  "A result-store reference: sha256:<64 hex> of the bytes",
+);
+export const Revision = z.string().regex(/^r\d+$/).describe(
+  "Loom's workspace revision counter: r0 at start, +1 per applied edit",
+);
 
 export const ReadReport = z.strictObject({
   kind: z.literal("read"),

@@ -10,7 +10,11 @@ import { NULL_USAGE, type Provider, type TurnRequest } from "./turn.ts";
 
 export type RouteVia = "slice_flag" | "pattern" | "classification" | "default";
 
-export type Routed = { slice: string; via: RouteVia; /** 0-based index of the matching pattern rule */ rule: number | null };
+export type Routed = {
+  slice: string;
+  via: RouteVia; /** 0-based index of the matching pattern rule */
+  rule: number | null;
+};
 
 /** Routing either chose a slice or failed; both carry the model calls made, for the run's report. */
 export type RouteResult =
@@ -19,9 +23,9 @@ export type RouteResult =
 
 export const CLASSIFICATION_INSTRUCTIONS =
   "Choose the one slice that should handle the request given as the intent. The candidates section lists the slices " +
-  "with what each is for. Answer with the JSON object {\"slice\": NAME}, NAME being one of the candidates' names.";
+  'with what each is for. Answer with the JSON object {"slice": NAME}, NAME being one of the candidates\' names.';
 
-const DECLINE_INSTRUCTIONS = " If none of them fits the request, answer {\"slice\": null}.";
+const DECLINE_INSTRUCTIONS = ' If none of them fits the request, answer {"slice": null}.';
 
 /** The first pattern rule whose regular expression occurs in the request, or null. */
 export function matchRule(catalog: Catalog, request: string): { slice: string; rule: number } | null {
@@ -42,7 +46,9 @@ function answerSchema(candidates: string[], { canDecline }: { canDecline: boolea
   const names = z.enum(candidates as [string, ...string[]]);
   return z.strictObject({
     slice: (canDecline ? names.nullable() : names).describe(
-      canDecline ? "The slice that should handle the request, or null when none fits" : "The slice that should handle the request",
+      canDecline
+        ? "The slice that should handle the request, or null when none fits"
+        : "The slice that should handle the request",
     ),
   });
 }
@@ -51,7 +57,10 @@ function answerSchema(candidates: string[], { canDecline }: { canDecline: boolea
  * The classification TurnRequest: instructions, the request as the intent, the candidate slices, and the answer schema
  * {"slice": NAME}. NAME may be null when a default route exists to fall back to. `bytes` is its request size.
  */
-export function classificationRequest(catalog: Catalog, request: string): { request: TurnRequest; bytes: number; candidates: string[] } {
+export function classificationRequest(
+  catalog: Catalog,
+  request: string,
+): { request: TurnRequest; bytes: number; candidates: string[] } {
   const classification = catalog.routes?.classification;
   if (!classification) throw new Error("classificationRequest: the catalog configures no classification");
   const candidates = classificationCandidates(catalog);
@@ -61,9 +70,15 @@ export function classificationRequest(catalog: Catalog, request: string): { requ
     phase: "classification",
     response_schema: schema,
     sections: [
-      { section: "instructions", text: (classification.instructions ?? CLASSIFICATION_INSTRUCTIONS) + (canDecline ? DECLINE_INSTRUCTIONS : "") },
+      {
+        section: "instructions",
+        text: (classification.instructions ?? CLASSIFICATION_INSTRUCTIONS) + (canDecline ? DECLINE_INSTRUCTIONS : ""),
+      },
       { section: "intent", text: request },
-      { section: "candidates", slices: candidates.map((name) => ({ name, description: catalog.slices[name].description })) },
+      {
+        section: "candidates",
+        slices: candidates.map((name) => ({ name, description: catalog.slices[name].description })),
+      },
     ],
   };
   return { request: turn, bytes: utf8Length(JSON.stringify(turn)), candidates };
@@ -72,7 +87,9 @@ export function classificationRequest(catalog: Catalog, request: string): { requ
 const n = (x: number) => x.toLocaleString("en-US");
 
 /** Under the bounded policy the classification request obeys the same ceiling as every other request. */
-export function checkClassificationCeiling({ bytes, policy }: { bytes: number; policy: "legacy" | "bounded" }): RoutingError | null {
+export function checkClassificationCeiling(
+  { bytes, policy }: { bytes: number; policy: "legacy" | "bounded" },
+): RoutingError | null {
   if (policy !== "bounded" || bytes <= CEILING_BYTES) return null;
   return new RoutingError(
     `Classification request is ${n(bytes)} bytes, over the ${n(CEILING_BYTES)}-byte ceiling of the bounded policy ` +
@@ -93,7 +110,9 @@ export function readClassificationAnswer(
 ): { ok: true; slice: string | null } | { ok: false; error: RoutingError } {
   const parsed = answerSchema(candidates, { canDecline }).safeParse(value);
   if (parsed.success) return { ok: true, slice: parsed.data.slice };
-  const chosen = value !== null && typeof value === "object" && "slice" in value ? (value as { slice: unknown }).slice : undefined;
+  const chosen = value !== null && typeof value === "object" && "slice" in value
+    ? (value as { slice: unknown }).slice
+    : undefined;
   const expected = candidates.map((c) => JSON.stringify(c)).join(", ");
   const message = chosen === undefined
     ? `Classification answer is not {"slice": NAME}: ${preview(value)}`
@@ -114,8 +133,19 @@ export type RouteOptions = {
   onClassification?: (request: { bytes: number; candidates: string[] }) => void;
 };
 
-function classificationCall(bytes: number, { elapsedMs, usage }: { elapsedMs: number; usage: CallRecord["usage"] }): CallRecord {
-  return { phase: "classification", step: 0, request_bytes: bytes, elapsed_ms: Math.max(0, elapsedMs), usage, checkpoint: false, lookup: false };
+function classificationCall(
+  bytes: number,
+  { elapsedMs, usage }: { elapsedMs: number; usage: CallRecord["usage"] },
+): CallRecord {
+  return {
+    phase: "classification",
+    step: 0,
+    request_bytes: bytes,
+    elapsed_ms: Math.max(0, elapsedMs),
+    usage,
+    checkpoint: false,
+    lookup: false,
+  };
 }
 
 /**
@@ -139,20 +169,30 @@ export async function routeRequest(catalog: Catalog, request: string, options: R
     const started = options.now();
     let answer;
     try {
-      answer = await provider.complete(built.request, { model: catalog.models[classification.model].model, signal: options.signal });
+      answer = await provider.complete(built.request, {
+        model: catalog.models[classification.model].model,
+        signal: options.signal,
+      });
     } catch (error) {
       if (error instanceof InterruptedError || error instanceof StartupError) throw error;
       // The request was sent (and perhaps billed) even though no answer came: the report counts it, usage unknown.
       calls.push(classificationCall(built.bytes, { elapsedMs: options.now() - started, usage: NULL_USAGE }));
-      const reportMessage = `Classification call failed: ${error instanceof LoomError ? error.reportMessage : "internal error"}`;
+      const reportMessage = `Classification call failed: ${
+        error instanceof LoomError ? error.reportMessage : "internal error"
+      }`;
       return {
         ok: false,
-        error: new RoutingError(`Classification call failed: ${errorMessage(error)}`, "classification_failed", { reportMessage }),
+        error: new RoutingError(`Classification call failed: ${errorMessage(error)}`, "classification_failed", {
+          reportMessage,
+        }),
         calls,
       };
     }
     calls.push(classificationCall(built.bytes, { elapsedMs: options.now() - started, usage: answer.usage }));
-    const chosen = readClassificationAnswer(answer.value, { candidates: built.candidates, canDecline: fallback !== undefined });
+    const chosen = readClassificationAnswer(answer.value, {
+      candidates: built.candidates,
+      canDecline: fallback !== undefined,
+    });
     if (!chosen.ok) return { ok: false, error: chosen.error, calls };
     if (chosen.slice !== null) return { ok: true, slice: chosen.slice, via: "classification", rule: null, calls };
   }

@@ -9,7 +9,9 @@ export const TestSpec = z.strictObject({
 
 export const Limits = z.strictObject({
   max_steps: z.number().int().positive().describe("Maximum number of executed actions"),
-  command_timeout_ms: z.number().int().positive().optional().describe("Timeout for run_command (default: test timeout)"),
+  command_timeout_ms: z.number().int().positive().optional().describe(
+    "Timeout for run_command (default: test timeout)",
+  ),
 });
 
 export const SliceRequest = z.strictObject({
@@ -23,7 +25,7 @@ export const SliceRequest = z.strictObject({
   commands: z
     .array(z.array(z.string()).min(1))
     .optional()
-    .describe("argv prefixes run_command may run, e.g. [[\"node\", \"--version\"]]; none when absent"),
+    .describe('argv prefixes run_command may run, e.g. [["node", "--version"]]; none when absent'),
 });
 export type SliceRequest = z.infer<typeof SliceRequest>;
 

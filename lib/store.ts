@@ -1,5 +1,5 @@
 // The run-local, content-addressed result store. It lives in memory only, so nothing survives the run.
-import { digestOf, utf8Length, type Digest } from "./digest.ts";
+import { type Digest, digestOf, utf8Length } from "./digest.ts";
 
 export type StoredResult = { digest: Digest; bytes: number };
 

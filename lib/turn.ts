@@ -40,9 +40,13 @@ export type TurnRequest = {
 };
 
 export const Usage = z.strictObject({
-  input: z.number().int().nonnegative().nullable().describe("Input tokens as the provider reports them; null when not reported"),
+  input: z.number().int().nonnegative().nullable().describe(
+    "Input tokens as the provider reports them; null when not reported",
+  ),
   cache_read: z.number().int().nonnegative().nullable().describe("Input tokens read from the provider's prompt cache"),
-  cache_write: z.number().int().nonnegative().nullable().describe("Input tokens written to the provider's prompt cache"),
+  cache_write: z.number().int().nonnegative().nullable().describe(
+    "Input tokens written to the provider's prompt cache",
+  ),
   output: z.number().int().nonnegative().nullable().describe("Output tokens"),
 });
 export type Usage = z.infer<typeof Usage>;

@@ -14,7 +14,9 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
 
 export function formatZodError(error: z.ZodError, { limit = 3 }: { limit?: number } = {}): string {
   // Messages can quote what was given (an unrecognized key); keep each one short.
-  const issues = error.issues.slice(0, limit).map((issue) => clipText(`${formatIssuePath(issue.path)}: ${issue.message}`, 300));
+  const issues = error.issues.slice(0, limit).map((issue) =>
+    clipText(`${formatIssuePath(issue.path)}: ${issue.message}`, 300)
+  );
   const more = error.issues.length > limit ? ` (+${error.issues.length - limit} more)` : "";
   return issues.join("; ") + more;
 }

@@ -37,7 +37,10 @@ const fixBug = [
   select("print", "Tell the user what changed"),
   args({ text: "slugify now collapses separators and trims them at both ends." }),
   select("finish", "The tests pass on the latest revision"),
-  args({ status: "success", summary: "Fixed slugify: runs of separators collapse to one hyphen, and leading/trailing hyphens are trimmed." }),
+  args({
+    status: "success",
+    summary: "Fixed slugify: runs of separators collapse to one hyphen, and leading/trailing hyphens are trimmed.",
+  }),
 ];
 
 const escapeAndSuspend = [

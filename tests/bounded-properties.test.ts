@@ -8,13 +8,13 @@ import { ResultStore } from "../lib/store.ts";
 import { utf8Length } from "../lib/digest.ts";
 import { CEILING_BYTES, RETIRE_TARGET_BYTES, RETIRE_TRIGGER_BYTES, TAIL_MAX, TAIL_TARGET } from "../lib/budget.ts";
 import { NEWEST_PREVIEW_BYTES, RETAINED_PREVIEW_BYTES } from "../lib/render-event.ts";
-import { answer, type Answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
+import { type Answer, answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 import type { TurnRequest } from "../lib/turn.ts";
 
 const ORDER = ["instructions", "intent", "checkpoint", "events", "working_state", "candidates", "lookups"];
 
 const text = (size: number, seed: number) => {
-  const alphabet = ["a", "b", " ", "\n", "\"", "\\", "é", "✓", "😀", "\t", "<", "x"];
+  const alphabet = ["a", "b", " ", "\n", '"', "\\", "é", "✓", "😀", "\t", "<", "x"];
   const parts: string[] = [];
   let bytes = 0;
   let s = seed;
@@ -29,7 +29,11 @@ const text = (size: number, seed: number) => {
 
 const stepArb = fc.record({
   action: fc.constantFrom("read_file", "run_command", "run_tests", "edit_file", "print"),
-  size: fc.oneof(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 600, max: 12_000 }), fc.integer({ min: 12_000, max: 70_000 })),
+  size: fc.oneof(
+    fc.integer({ min: 0, max: 600 }),
+    fc.integer({ min: 600, max: 12_000 }),
+    fc.integer({ min: 12_000, max: 70_000 }),
+  ),
   selectionLookups: fc.integer({ min: 0, max: 3 }),
   argumentLookups: fc.integer({ min: 0, max: 2 }),
   seed: fc.integer({ min: 1, max: 1 << 30 }),
@@ -51,7 +55,9 @@ function build(run: RunSpec) {
   for (const [i, s] of run.steps.entries()) {
     for (let k = 0; k < s.selectionLookups; k++) {
       const ref = known.length ? known[(s.seed + k) % known.length] : `sha256:${"a".repeat(64)}`;
-      const kinds = [{ $list_history: (s.seed + k) % 40 }, { $result: ref }, { $result: `${ref}#bytes=0-${s.size % 5000}` }, { $read_history: ref }];
+      const kinds = [{ $list_history: (s.seed + k) % 40 }, { $result: ref }, {
+        $result: `${ref}#bytes=0-${s.size % 5000}`,
+      }, { $read_history: ref }];
       answers.push(answer("selection", kinds[(s.seed + k) % kinds.length]));
     }
     answers.push(pick(s.action as never, i % 3 === 0 ? text(s.size % 900, s.seed) : undefined));
@@ -61,7 +67,9 @@ function build(run: RunSpec) {
     }
     if (s.action === "read_file") answers.push(give({ path: `f${i}.txt` }));
     if (s.action === "run_command") answers.push(give({ argv: ["bash", "-c", text(s.seed % 1500, s.seed)] }));
-    if (s.action === "edit_file") answers.push(give({ path: "a.txt", old_text: text(s.size % 3000 + 1, s.seed), new_text: "y" }));
+    if (s.action === "edit_file") {
+      answers.push(give({ path: "a.txt", old_text: text(s.size % 3000 + 1, s.seed), new_text: "y" }));
+    }
     if (s.action === "print") answers.push(give({ text: content }));
     if (s.action !== "edit_file" && s.action !== "print") {
       outputs.push(content);
@@ -77,7 +85,12 @@ async function runBounded(run: RunSpec) {
   const provider = new ScriptedProvider(answers, { keepRequests: true });
   const request = sliceRequest({ instructions: text(run.instructions, 7), intent: text(run.intent, 11) });
   const result = await runLoop(request, {
-    policy: "bounded", provider, executor: new ScriptedExecutor(store, outputs), store, now: () => 0, version: "t",
+    policy: "bounded",
+    provider,
+    executor: new ScriptedExecutor(store, outputs),
+    store,
+    now: () => 0,
+    version: "t",
   });
   return { result, requests: provider.requests, request };
 }
@@ -97,7 +110,13 @@ test("bounded: every request <= 64 KiB, sections in order, instructions and inte
         const names = r.sections.map((s) => s.section);
         const positions = names.map((n) => ORDER.indexOf(n));
         assert.deepEqual(positions, [...positions].sort((a, b) => a - b), `order ${names}`);
-        assert.deepEqual(names.filter((n) => n !== "checkpoint" && n !== "lookups"), ["instructions", "intent", "events", "working_state", "candidates"]);
+        assert.deepEqual(names.filter((n) => n !== "checkpoint" && n !== "lookups"), [
+          "instructions",
+          "intent",
+          "events",
+          "working_state",
+          "candidates",
+        ]);
         assert.equal((r.sections[0] as { text: string }).text, request.instructions);
         assert.equal((r.sections[1] as { text: string }).text, request.intent);
       }
@@ -124,7 +143,10 @@ test("bounded: the prefix changes only at a checkpoint, and each retirement is a
         // A retirement forced by this stage's lookup responses only has to make room under the ceiling (checked above).
         if (r.sections.some((s) => s.section === "lookups")) continue;
         // Otherwise the targets were reached, or only the newest event is left (it is retired only if it cannot fit).
-        assert.ok((bytes <= RETIRE_TARGET_BYTES && events.length <= TAIL_TARGET) || events.length <= 1, `after retirement: ${bytes} B, ${events.length} events`);
+        assert.ok(
+          (bytes <= RETIRE_TARGET_BYTES && events.length <= TAIL_TARGET) || events.length <= 1,
+          `after retirement: ${bytes} B, ${events.length} events`,
+        );
       }
       assert.equal(checkpoints, result.report.checkpoints - (result.report.calls[0]?.checkpoint ? 1 : 0));
       seen += checkpoints;
@@ -142,17 +164,33 @@ test("bounded: retirement happens only when needed, the tail never exceeds 64, n
       for (const [i, r] of requests.entries()) {
         const events = (r.sections.find((s) => s.section === "events") as { events: Record<string, unknown>[] }).events;
         assert.ok(events.length <= TAIL_MAX);
-        const checkpoint = r.sections.find((s) => s.section === "checkpoint") as { checkpoint: Record<string, unknown> } | undefined;
+        const checkpoint = r.sections.find((s) => s.section === "checkpoint") as
+          | { checkpoint: Record<string, unknown> }
+          | undefined;
         // the working state describes the tail this very request carries
-        const state = (r.sections.find((s) => s.section === "working_state") as { state: { archive: { retired: number }; recent_artifacts: Record<string, unknown>[] } }).state;
-        assert.equal(state.archive.retired, (checkpoint?.checkpoint.retired as number | undefined) ?? 0, `request ${i}: working state retired count`);
-        const shownSteps = new Set(events.map((e) => e.step));
+        const state = (r.sections.find((s) =>
+          s.section === "working_state"
+        ) as { state: { archive: { retired: number }; recent_artifacts: Record<string, unknown>[] } }).state;
+        assert.equal(
+          state.archive.retired,
+          (checkpoint?.checkpoint.retired as number | undefined) ?? 0,
+          `request ${i}: working state retired count`,
+        );
+        const shownSteps = new Set(events.map((e) =>
+          e.step
+        ));
         for (const a of state.recent_artifacts) {
-          if ("step" in a) assert.ok(shownSteps.has(a.step), `request ${i}: artifact of step ${a.step} named by step but not in the tail`);
-          else assert.match(String(a.digest), /^sha256:/);
+          if ("step" in a) {
+            assert.ok(
+              shownSteps.has(a.step),
+              `request ${i}: artifact of step ${a.step} named by step but not in the tail`,
+            );
+          } else assert.match(String(a.digest), /^sha256:/);
         }
         if (checkpoint) {
-          for (const key of ["retired_seq", "retired", "by_kind", "revision", "last_test"]) assert.ok(key in checkpoint.checkpoint);
+          for (const key of ["retired_seq", "retired", "by_kind", "revision", "last_test"]) {
+            assert.ok(key in checkpoint.checkpoint);
+          }
         }
         // every bulk preview is whole, or head+tail with an exact omitted count; previews honour the floors
         for (const [j, e] of events.entries()) {
@@ -172,7 +210,9 @@ test("bounded: retirement happens only when needed, the tail never exceeds 64, n
       }
       // all retired events are accounted for by the checkpoint
       const last = requests.at(-1)!;
-      const cp = last.sections.find((s) => s.section === "checkpoint") as { checkpoint: { retired: number } } | undefined;
+      const cp = last.sections.find((s) => s.section === "checkpoint") as
+        | { checkpoint: { retired: number } }
+        | undefined;
       assert.equal(cp?.checkpoint.retired ?? 0, result.report.retired_events);
     }),
     { numRuns: 30, endOnFailure: true },
@@ -186,7 +226,12 @@ test("bounded and legacy produce the same execution reports for the same decisio
       for (const policy of ["legacy", "bounded"] as const) {
         const { store, answers, outputs } = build(run);
         const result = await runLoop(sliceRequest(), {
-          policy, provider: new ScriptedProvider(answers), executor: new ScriptedExecutor(store, outputs), store, now: () => 0, version: "t",
+          policy,
+          provider: new ScriptedProvider(answers),
+          executor: new ScriptedExecutor(store, outputs),
+          store,
+          now: () => 0,
+          version: "t",
         });
         out.push(result.reports);
       }
@@ -206,7 +251,14 @@ test("retirement is triggered by 48 KiB, not before: a run that stays small neve
   answers.push(pick("finish"), give({ status: "success", summary: "s" }));
   const store = new ResultStore();
   const provider = new ScriptedProvider(answers, { keepRequests: true });
-  const result = await runLoop(sliceRequest(), { policy: "bounded", provider, executor: new ScriptedExecutor(store, outputs), store, now: () => 0, version: "t" });
+  const result = await runLoop(sliceRequest(), {
+    policy: "bounded",
+    provider,
+    executor: new ScriptedExecutor(store, outputs),
+    store,
+    now: () => 0,
+    version: "t",
+  });
   assert.equal(result.report.checkpoints, 0);
   assert.ok(result.report.phases.selection.request_bytes.max < RETIRE_TRIGGER_BYTES);
 });
@@ -221,7 +273,14 @@ test("a count-triggered retirement retires a batch (down to 32 events), not one 
   answers.push(pick("finish"), give({ status: "success", summary: "s" }));
   const store = new ResultStore();
   const provider = new ScriptedProvider(answers, { keepRequests: true });
-  const result = await runLoop(sliceRequest(), { policy: "bounded", provider, executor: new ScriptedExecutor(store, outputs), store, now: () => 0, version: "t" });
+  const result = await runLoop(sliceRequest(), {
+    policy: "bounded",
+    provider,
+    executor: new ScriptedExecutor(store, outputs),
+    store,
+    now: () => 0,
+    version: "t",
+  });
   assert.equal(result.report.checkpoints, 1);
   assert.equal(result.report.retired_events, TAIL_MAX + 1 - TAIL_TARGET);
 });
@@ -238,11 +297,21 @@ test("a very large prefix does not make every request retire everything: the tai
     const store = new ResultStore();
     const provider = new ScriptedProvider(answers, { keepRequests: true });
     const request = sliceRequest({ instructions: text(size, 3) });
-    const result = await runLoop(request, { policy: "bounded", provider, executor: new ScriptedExecutor(store, outputs), store, now: () => 0, version: "t" });
+    const result = await runLoop(request, {
+      policy: "bounded",
+      provider,
+      executor: new ScriptedExecutor(store, outputs),
+      store,
+      now: () => 0,
+      version: "t",
+    });
     assert.equal(result.outcome, "completed", result.error?.message);
     // With 36 KB of instructions only ~12 KB of room is left below the trigger; halfway retirement keeps both the
     // context and the cache usable (before this rule, every second request retired the whole tail).
-    assert.ok(result.report.checkpoints * 100 / result.report.model_calls <= 15, `${result.report.checkpoints} checkpoints in ${result.report.model_calls} calls`);
+    assert.ok(
+      result.report.checkpoints * 100 / result.report.model_calls <= 15,
+      `${result.report.checkpoints} checkpoints in ${result.report.model_calls} calls`,
+    );
     for (const [i, r] of provider.requests.entries()) {
       assert.ok(utf8Length(JSON.stringify(r)) <= CEILING_BYTES);
       const events = (r.sections.find((s) => s.section === "events") as { events: unknown[] }).events;

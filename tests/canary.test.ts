@@ -42,7 +42,10 @@ import {
 
 type Context = { canary: string; sandbox: Sandbox; server: FakeProviderServer };
 
-async function context(t: { after: (fn: () => unknown) => void }, script: (canary: string) => ScriptedResponse[]): Promise<Context> {
+async function context(
+  t: { after: (fn: () => unknown) => void },
+  script: (canary: string) => ScriptedResponse[],
+): Promise<Context> {
   const canary = makeCanary();
   const sandbox = makeSandbox(canary);
   const server = await startOpenAIServer(script(canary));
@@ -123,11 +126,15 @@ for (const policy of ["legacy", "bounded"] as const) {
 
     // Not vacuous: what the model was sent carried the canary from each source…
     const sent = c.server.requests.map((request) => request.rawBody).join("\n");
-    for (const tag of ["intent", "instructions", "reason", "file", "test-output", "command-output", "env-note", "printed"]) {
+    for (
+      const tag of ["intent", "instructions", "reason", "file", "test-output", "command-output", "env-note", "printed"]
+    ) {
       assert.ok(sent.includes(`${c.canary}:${tag}`), `the model was sent the canary from ${tag}`);
     }
     // …but never a credential or a credential-shaped variable (they are scrubbed from test and command processes).
-    for (const tag of ["env-secret", "openai-key", "anthropic-key"]) assert.ok(!sent.includes(`${c.canary}:${tag}`), `${tag} reached the model`);
+    for (const tag of ["env-secret", "openai-key", "anthropic-key"]) {
+      assert.ok(!sent.includes(`${c.canary}:${tag}`), `${tag} reached the model`);
+    }
     assert.ok(exit.stdout.includes(`${c.canary}:printed`), "printed text is data: it goes to stdout");
   });
 }
@@ -155,7 +162,15 @@ for (const json of [true, false]) {
 test("canary, failed (HTTP 400 whose error text quotes the request): the report keeps no server text", async (t) => {
   const c = await context(t, (canary) => [
     say({ action: "run_tests" }),
-    { status: 400, body: { error: { message: `Invalid 'messages[1].content': '${canary}:intent' is too long`, type: "invalid_request_error" } } },
+    {
+      status: 400,
+      body: {
+        error: {
+          message: `Invalid 'messages[1].content': '${canary}:intent' is too long`,
+          type: "invalid_request_error",
+        },
+      },
+    },
   ]);
   const exit = await runBinary(c, ["run", writeRequest(c), ...reportArgs]);
   assert.equal(exit.code, 1, exit.stderr);
@@ -166,7 +181,11 @@ test("canary, failed (HTTP 400 whose error text quotes the request): the report 
 test("canary, failed (context_ceiling_exceeded: instructions made of the canary): no canary in the report or on stderr", async (t) => {
   const c = await context(t, () => []);
   const exit = await runBinary(c, [
-    "run", writeRequest(c, { instructions: oversizedInstructions(c.canary) }), "--context-policy", "bounded", ...reportArgs,
+    "run",
+    writeRequest(c, { instructions: oversizedInstructions(c.canary) }),
+    "--context-policy",
+    "bounded",
+    ...reportArgs,
   ]);
   assert.equal(exit.code, 1, exit.stderr);
   assertOutcome(report(c), { outcome: "failed", code: "context_ceiling_exceeded", usage: "partial" });
@@ -180,7 +199,10 @@ test("canary, suspended (eight lookups answered with the canary, then a ninth): 
   const r = report(c);
   assertOutcome(r, { outcome: "suspended", code: "lookup_limit", usage: "final" });
   assert.equal(r.retrievals.result, 8);
-  assert.ok(c.server.requests.at(-1)!.rawBody.includes(`${c.canary}:test-output`), "the lookup answers carried the canary");
+  assert.ok(
+    c.server.requests.at(-1)!.rawBody.includes(`${c.canary}:test-output`),
+    "the lookup answers carried the canary",
+  );
   assertNoLeak(c, exit);
 });
 
@@ -205,7 +227,11 @@ test("canary, archive_capacity_exceeded (library, archiveLimits): no canary in t
     archiveLimits: { maxEvents: 3 },
   });
   assert.equal(result.exit_code, 5);
-  assertOutcome(report(c), { outcome: "archive_capacity_exceeded", code: "archive_capacity_exceeded", usage: "partial" });
+  assertOutcome(report(c), {
+    outcome: "archive_capacity_exceeded",
+    code: "archive_capacity_exceeded",
+    usage: "partial",
+  });
   assertNoCanary(JSON.stringify(result.report), c.canary, "the returned report");
   assertNoLeak(c, { stderr: null });
 });
@@ -213,7 +239,10 @@ test("canary, archive_capacity_exceeded (library, archiveLimits): no canary in t
 test("canary, interrupted (SIGINT to dist/loom while the test command prints the canary): no canary in the report or on stderr", async (t) => {
   const c = await context(t, () => slowTestScript());
   const request = writeRequest(c, { test: { command: ["node", "slow-test.mjs"], timeout_ms: 600_000 } });
-  const loom = startLoom(["run", request, ...reportArgs], { cwd: c.sandbox.dir, env: canaryEnv(c.canary, { openaiBaseUrl: c.server.baseUrl }) });
+  const loom = startLoom(["run", request, ...reportArgs], {
+    cwd: c.sandbox.dir,
+    env: canaryEnv(c.canary, { openaiBaseUrl: c.server.baseUrl }),
+  });
   t.after(() => {
     stopLoom(loom);
     if (!existsSync(c.sandbox.pidFile)) return;
@@ -221,8 +250,13 @@ test("canary, interrupted (SIGINT to dist/loom while the test command prints the
     killIfAlive(pids.test);
     killIfAlive(pids.child);
   });
-  await waitFor(() => existsSync(c.sandbox.pidFile) || loom.child.exitCode !== null, "the slow test command writes its pids");
-  if (!existsSync(c.sandbox.pidFile)) assert.fail(`loom ended before the test command ran: ${(await loom.done).stderr}`);
+  await waitFor(
+    () => existsSync(c.sandbox.pidFile) || loom.child.exitCode !== null,
+    "the slow test command writes its pids",
+  );
+  if (!existsSync(c.sandbox.pidFile)) {
+    assert.fail(`loom ended before the test command ran: ${(await loom.done).stderr}`);
+  }
   const pids = readPids(c.sandbox.pidFile);
   process.kill(loom.pid, "SIGINT");
   const exit = await loom.done;
@@ -246,11 +280,14 @@ function writeCatalog(c: Context, { routes, keyEnv = "OPENAI_API_KEY" }: { route
     limits: { max_steps: 5 },
     workspace: "ws",
   });
-  writeFileSync(join(c.sandbox.dir, "catalog.json"), JSON.stringify({
-    models: { gpt: { kind: "openai", model: "gpt-4.1-mini", base_url: c.server.baseUrl, api_key_env: keyEnv } },
-    slices: { notes: slice("notes"), summary: slice("summary") },
-    routes,
-  }));
+  writeFileSync(
+    join(c.sandbox.dir, "catalog.json"),
+    JSON.stringify({
+      models: { gpt: { kind: "openai", model: "gpt-4.1-mini", base_url: c.server.baseUrl, api_key_env: keyEnv } },
+      slices: { notes: slice("notes"), summary: slice("summary") },
+      routes,
+    }),
+  );
   return "catalog.json";
 }
 

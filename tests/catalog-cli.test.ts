@@ -29,7 +29,10 @@ type Run = { code: number; out: string; err: string };
 /** A temp dir with a copy of the example project; removed (with any servers) when the test ends. */
 async function sandbox(
   t: { after: (fn: () => unknown) => void },
-  { anthropic = [], openai = [] }: { anthropic?: ScriptedResponse[]; openai?: ScriptedResponse[] | ((i: number) => ScriptedResponse) } = {},
+  { anthropic = [], openai = [] }: {
+    anthropic?: ScriptedResponse[];
+    openai?: ScriptedResponse[] | ((i: number) => ScriptedResponse);
+  } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), "loom-catalog-"));
   const workspace = join(dir, "ws");
@@ -94,7 +97,13 @@ test("a pattern-routed run completes against the Anthropic-shaped server, with t
   });
   const run = await s.loom([
     "Fix the failing slugify tests",
-    "--catalog", EXAMPLE, "--workspace", "ws", "--context-report", "report.json", "--json",
+    "--catalog",
+    EXAMPLE,
+    "--workspace",
+    "ws",
+    "--context-report",
+    "report.json",
+    "--json",
   ]);
   assert.equal(run.code, 0, run.err);
   const result = JSON.parse(run.out);
@@ -108,7 +117,11 @@ test("a pattern-routed run completes against the Anthropic-shaped server, with t
   assert.equal(s.gpt.requests.length, 0, "a pattern match makes no classification call");
   assert.equal(s.claude.requests.length, 4);
   // The intent template got the request text.
-  assert.ok(s.claude.requests[0].rawBody.includes("Fix the failing slugify tests\\n\\nThe change is done when every test in test.mjs passes."));
+  assert.ok(
+    s.claude.requests[0].rawBody.includes(
+      "Fix the failing slugify tests\\n\\nThe change is done when every test in test.mjs passes.",
+    ),
+  );
   const report = s.readReport();
   assert.equal(report.outcome, "completed");
   assert.equal(report.slice, "fix-tests");
@@ -127,7 +140,18 @@ test("a classification-routed run from stdin with --json: stdout is one JSON obj
     ],
   });
   const run = await s.loom(
-    ["-", "--catalog", EXAMPLE, "--workspace", "ws", "--context-policy", "legacy", "--context-report", "report.json", "--json"],
+    [
+      "-",
+      "--catalog",
+      EXAMPLE,
+      "--workspace",
+      "ws",
+      "--context-policy",
+      "legacy",
+      "--context-report",
+      "report.json",
+      "--json",
+    ],
     { stdin: "What does truncateSlug do?\n" },
   );
   assert.equal(run.code, 0, run.err);
@@ -157,7 +181,9 @@ test("a classification-routed run from stdin with --json: stdout is one JSON obj
 });
 
 test("paths in a catalog are relative to the catalog file; --slice skips routing", async (t) => {
-  const s = await sandbox(t, { openai: [openAIAnswer({ action: "finish" }), openAIAnswer({ status: "success", summary: "Nothing to do." })] });
+  const s = await sandbox(t, {
+    openai: [openAIAnswer({ action: "finish" }), openAIAnswer({ status: "success", summary: "Nothing to do." })],
+  });
   const catalog = exampleCatalog();
   catalog.defaults = { workspace: "../ws", context_report: "reports/run.json" };
   mkdirSync(join(s.dir, "conf"));
@@ -180,7 +206,10 @@ test("an invalid catalog: exit 3, one line naming the file and field path, repor
   s.writeCatalog(catalog, "bad.json");
   const run = await s.loom(["fix it", "--catalog", "bad.json", "--context-report", "report.json", "--quiet"]);
   assert.equal(run.code, 3);
-  assertOneLine(run.err, /^loom run: Invalid catalog "bad\.json": slices\.fix-tests\.test\.timeout_ms: .*expected number/);
+  assertOneLine(
+    run.err,
+    /^loom run: Invalid catalog "bad\.json": slices\.fix-tests\.test\.timeout_ms: .*expected number/,
+  );
   assert.equal(run.out, "");
   const report = s.readReport();
   assert.equal(report.outcome, "startup_failed");
@@ -238,9 +267,12 @@ test("a missing credential variable: exit 3, the variable named, no request sent
 
 test("a missing credential for the classifier fails before classification", async (t) => {
   const s = await sandbox(t);
-  const run = await s.loom(["Summarise the README", "--catalog", EXAMPLE, "--context-report", "report.json", "--quiet"], {
-    envOverride: { OPENAI_API_KEY: "" },
-  });
+  const run = await s.loom(
+    ["Summarise the README", "--catalog", EXAMPLE, "--context-report", "report.json", "--quiet"],
+    {
+      envOverride: { OPENAI_API_KEY: "" },
+    },
+  );
   assert.equal(run.code, 3);
   assertOneLine(run.err, /OPENAI_API_KEY/);
   assert.equal(s.gpt.requests.length, 0);
@@ -249,7 +281,18 @@ test("a missing credential for the classifier fails before classification", asyn
 
 test("a missing workspace: exit 3 and a startup_failed report; also when the catalog names none", async (t) => {
   const s = await sandbox(t);
-  const run = await s.loom(["x", "--catalog", EXAMPLE, "--slice", "explain", "--workspace", "nope", "--context-report", "report.json", "--quiet"]);
+  const run = await s.loom([
+    "x",
+    "--catalog",
+    EXAMPLE,
+    "--slice",
+    "explain",
+    "--workspace",
+    "nope",
+    "--context-report",
+    "report.json",
+    "--quiet",
+  ]);
   assert.equal(run.code, 3);
   assertOneLine(run.err, /^loom run: Workspace ".*nope" is not a directory$/);
   const report = s.readReport();
@@ -260,9 +303,21 @@ test("a missing workspace: exit 3 and a startup_failed report; also when the cat
   const catalog = exampleCatalog();
   delete catalog.defaults;
   s.writeCatalog(catalog);
-  const none = await s.loom(["x", "--catalog", "catalog.json", "--slice", "explain", "--context-report", "none.json", "--quiet"]);
+  const none = await s.loom([
+    "x",
+    "--catalog",
+    "catalog.json",
+    "--slice",
+    "explain",
+    "--context-report",
+    "none.json",
+    "--quiet",
+  ]);
   assert.equal(none.code, 3);
-  assertOneLine(none.err, /^loom run: Slice "explain" names no workspace: set "workspace" in the catalog or pass --workspace DIR$/);
+  assertOneLine(
+    none.err,
+    /^loom run: Slice "explain" names no workspace: set "workspace" in the catalog or pass --workspace DIR$/,
+  );
   assert.equal(s.readReport(join(s.dir, "none.json")).error.code, "workspace_missing");
 });
 
@@ -272,7 +327,13 @@ test("no route matched: exit 3 and a routing_failed report", async (t) => {
   delete catalog.routes.classification;
   delete catalog.routes.default;
   s.writeCatalog(catalog);
-  const run = await s.loom(["What does truncateSlug do?", "--catalog", "catalog.json", "--context-report", "report.json"]);
+  const run = await s.loom([
+    "What does truncateSlug do?",
+    "--catalog",
+    "catalog.json",
+    "--context-report",
+    "report.json",
+  ]);
   assert.equal(run.code, 3);
   assertOneLine(run.err, /^loom run: No route matched the request/);
   const report = s.readReport();
@@ -283,7 +344,14 @@ test("no route matched: exit 3 and a routing_failed report", async (t) => {
 
 test("a classification answer that is not a known slice: exit 3, routing_failed, with the classification measured", async (t) => {
   const s = await sandbox(t, { openai: [openAIAnswer({ slice: "deploy" })] });
-  const run = await s.loom(["What does truncateSlug do?", "--catalog", EXAMPLE, "--context-report", "report.json", "--quiet"]);
+  const run = await s.loom([
+    "What does truncateSlug do?",
+    "--catalog",
+    EXAMPLE,
+    "--context-report",
+    "report.json",
+    "--quiet",
+  ]);
   assert.equal(run.code, 3);
   assertOneLine(run.err, /^loom run: Classification chose "deploy", which is not a candidate slice/);
   const report = s.readReport();
@@ -299,7 +367,9 @@ test("a classification answer that is not a known slice: exit 3, routing_failed,
 test("a classification over the ceiling under the bounded policy: exit 3, routing_failed, nothing sent", async (t) => {
   const s = await sandbox(t);
   const request = "Please explain: " + "the slug rules ".repeat(Math.ceil(CEILING_BYTES / 15));
-  const run = await s.loom(["-", "--catalog", EXAMPLE, "--context-report", "report.json", "--quiet"], { stdin: request });
+  const run = await s.loom(["-", "--catalog", EXAMPLE, "--context-report", "report.json", "--quiet"], {
+    stdin: request,
+  });
   assert.equal(run.code, 3);
   assertOneLine(run.err, /^loom run: Classification request is [\d,]+ bytes, over the 65,536-byte ceiling/);
   assert.equal(s.gpt.requests.length, 0);
@@ -311,8 +381,17 @@ test("a classification over the ceiling under the bounded policy: exit 3, routin
 });
 
 test("a classification call the server rejects is a routing failure (exit 3)", async (t) => {
-  const s = await sandbox(t, { openai: [openAIError(400, { type: "invalid_request_error", message: "Unsupported model" })] });
-  const run = await s.loom(["What does truncateSlug do?", "--catalog", EXAMPLE, "--context-report", "report.json", "--quiet"]);
+  const s = await sandbox(t, {
+    openai: [openAIError(400, { type: "invalid_request_error", message: "Unsupported model" })],
+  });
+  const run = await s.loom([
+    "What does truncateSlug do?",
+    "--catalog",
+    EXAMPLE,
+    "--context-report",
+    "report.json",
+    "--quiet",
+  ]);
   assert.equal(run.code, 3);
   assertOneLine(run.err, /^loom run: Classification call failed: .*Unsupported model/);
   const report = s.readReport();
@@ -329,7 +408,15 @@ test("a classification call the server rejects is a routing failure (exit 3)", a
 
 test("with --json a startup or routing failure still prints one JSON result object on stdout", async (t) => {
   const s = await sandbox(t, { openai: [openAIAnswer({ slice: "deploy" })] });
-  const run = await s.loom(["What does truncateSlug do?", "--catalog", EXAMPLE, "--context-report", "report.json", "--json", "--quiet"]);
+  const run = await s.loom([
+    "What does truncateSlug do?",
+    "--catalog",
+    EXAMPLE,
+    "--context-report",
+    "report.json",
+    "--json",
+    "--quiet",
+  ]);
   assert.equal(run.code, 3);
   const result = JSON.parse(run.out);
   assert.equal(result.outcome, "routing_failed");
@@ -352,7 +439,14 @@ test("without a report path nothing is written, and the failure is still exit 3 
 test("an interrupt during classification ends with exit 130 and an interrupted report", async (t) => {
   const s = await sandbox(t, { openai: [{ hang: true }] });
   const controller = new AbortController();
-  const running = s.loom(["What does truncateSlug do?", "--catalog", EXAMPLE, "--context-report", "report.json", "--quiet"], {
+  const running = s.loom([
+    "What does truncateSlug do?",
+    "--catalog",
+    EXAMPLE,
+    "--context-report",
+    "report.json",
+    "--quiet",
+  ], {
     signal: controller.signal,
   });
   while (s.gpt.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
@@ -367,11 +461,17 @@ test("an interrupt during classification ends with exit 130 and an interrupted r
 
 test("usage errors: no request, an empty request, a bad policy (exit 2, no report)", async (t) => {
   const s = await sandbox(t);
-  for (const [args, stdin, pattern] of [
-    [["--catalog", EXAMPLE], "", /Expected one REQUEST/],
-    [["-", "--catalog", EXAMPLE], "  \n", /The request is empty/],
-    [["x", "--catalog", EXAMPLE, "--context-policy", "tight"], "", /--context-policy "tight": expected legacy or bounded/],
-  ] as const) {
+  for (
+    const [args, stdin, pattern] of [
+      [["--catalog", EXAMPLE], "", /Expected one REQUEST/],
+      [["-", "--catalog", EXAMPLE], "  \n", /The request is empty/],
+      [
+        ["x", "--catalog", EXAMPLE, "--context-policy", "tight"],
+        "",
+        /--context-policy "tight": expected legacy or bounded/,
+      ],
+    ] as const
+  ) {
     const run = await s.loom([...args, "--context-report", "report.json"], { stdin });
     assert.equal(run.code, 2);
     assertOneLine(run.err, pattern);

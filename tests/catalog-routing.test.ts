@@ -11,8 +11,8 @@ import {
   classificationRequest,
   matchRule,
   readClassificationAnswer,
-  routeRequest,
   type RouteOptions,
+  routeRequest,
 } from "../lib/routing.ts";
 import type { ModelAnswer, Provider, TurnRequest, Usage } from "../lib/turn.ts";
 
@@ -98,7 +98,15 @@ test("with no rule matching, the classification decides, and its call is measure
   assert.equal(result.via, "classification");
   const built = classificationRequest(catalog(ALL_ROUTES), "what does truncateSlug do?");
   assert.deepEqual(result.calls, [
-    { phase: "classification", step: 0, request_bytes: built.bytes, elapsed_ms: 5, usage: USAGE, checkpoint: false, lookup: false },
+    {
+      phase: "classification",
+      step: 0,
+      request_bytes: built.bytes,
+      elapsed_ms: 5,
+      usage: USAGE,
+      checkpoint: false,
+      lookup: false,
+    },
   ]);
   assert.deepEqual(provider.requests, [built.request]);
 });
@@ -109,7 +117,11 @@ test("when the classifier finds no slice fits, the default runs; without classif
   assert.deepEqual([declined.slice, declined.via, declined.calls.length], ["explain", "default", 1]);
 
   const provider = scripted([]);
-  const direct = await routeRequest(catalog({ rules: ALL_ROUTES.rules, default: "explain" }), "hello", options(provider));
+  const direct = await routeRequest(
+    catalog({ rules: ALL_ROUTES.rules, default: "explain" }),
+    "hello",
+    options(provider),
+  );
   assert.deepEqual(direct, { ok: true, slice: "explain", via: "default", rule: null, calls: [] });
   assert.equal(provider.made, 0);
 });
@@ -155,11 +167,15 @@ test("without a default the answer must name a slice; all slices are candidates 
 
 test("request bytes count UTF-8, non-ASCII descriptions and requests included", () => {
   fc.assert(
-    fc.property(fc.string({ unit: "grapheme", maxLength: 200 }), fc.string({ unit: "grapheme", maxLength: 50 }), (request, description) => {
-      const c = catalog(ALL_ROUTES, { explain: description || "x" });
-      const built = classificationRequest(c, request);
-      assert.equal(built.bytes, new TextEncoder().encode(JSON.stringify(built.request)).length);
-    }),
+    fc.property(
+      fc.string({ unit: "grapheme", maxLength: 200 }),
+      fc.string({ unit: "grapheme", maxLength: 50 }),
+      (request, description) => {
+        const c = catalog(ALL_ROUTES, { explain: description || "x" });
+        const built = classificationRequest(c, request);
+        assert.equal(built.bytes, new TextEncoder().encode(JSON.stringify(built.request)).length);
+      },
+    ),
     { numRuns: 100 },
   );
 });
@@ -214,15 +230,25 @@ test("a classification answer that is not a candidate fails routing and keeps th
     assert.equal(result.calls.length, 1);
     assert.equal(result.calls[0].phase, "classification");
   }
-  const unknown = readClassificationAnswer({ slice: "deploy" }, { candidates: ["fix-tests", "explain"], canDecline: false });
+  const unknown = readClassificationAnswer({ slice: "deploy" }, {
+    candidates: ["fix-tests", "explain"],
+    canDecline: false,
+  });
   assert.ok(!unknown.ok);
-  assert.equal(unknown.error.message, `Classification chose "deploy", which is not a candidate slice (expected one of "fix-tests", "explain")`);
+  assert.equal(
+    unknown.error.message,
+    `Classification chose "deploy", which is not a candidate slice (expected one of "fix-tests", "explain")`,
+  );
   const declined = readClassificationAnswer({ slice: null }, { candidates: ["fix-tests"], canDecline: false });
   assert.ok(!declined.ok);
 });
 
 test("a failed classification call is a routing failure; an interrupt or a missing credential propagates", async () => {
-  const failed = await routeRequest(catalog(ALL_ROUTES), "hello", options(scripted([new ProviderError("HTTP 400 from the API")])));
+  const failed = await routeRequest(
+    catalog(ALL_ROUTES),
+    "hello",
+    options(scripted([new ProviderError("HTTP 400 from the API")])),
+  );
   assert.ok(!failed.ok);
   assert.equal(failed.error.code, "classification_failed");
   assert.match(failed.error.message, /^Classification call failed: HTTP 400 from the API$/);
@@ -240,7 +266,10 @@ test("a failed classification call is a routing failure; an interrupt or a missi
     },
   ]);
 
-  await assert.rejects(routeRequest(catalog(ALL_ROUTES), "hello", options(scripted([new InterruptedError()]))), InterruptedError);
+  await assert.rejects(
+    routeRequest(catalog(ALL_ROUTES), "hello", options(scripted([new InterruptedError()]))),
+    InterruptedError,
+  );
   await assert.rejects(
     routeRequest(catalog(ALL_ROUTES), "hello", {
       ...options(scripted([])),

@@ -79,7 +79,10 @@ test("a wrong type names the file, the field path and what was expected", () => 
   const error = loadError(value);
   assert.equal(error.code, "catalog_invalid");
   assert.equal(error.exitCode, 3);
-  assert.match(error.message, /^Invalid catalog "catalogs\/team\.jsonc": slices\.fix-tests\.test\.timeout_ms: .*expected number, received string/);
+  assert.match(
+    error.message,
+    /^Invalid catalog "catalogs\/team\.jsonc": slices\.fix-tests\.test\.timeout_ms: .*expected number, received string/,
+  );
 });
 
 test("a number out of range says which bound it broke", () => {
@@ -93,7 +96,10 @@ test("unknown keys are errors at their own path, listing the keys that are allow
   value.slices["fix-tests"].timeout = 5;
   value.rotues = {};
   const { message } = loadError(value);
-  assert.match(message, /slices\.fix-tests\.timeout: unknown key \(expected one of description, intent, instructions, actions, test, model,/);
+  assert.match(
+    message,
+    /slices\.fix-tests\.timeout: unknown key \(expected one of description, intent, instructions, actions, test, model,/,
+  );
   assert.match(message, /rotues: unknown key \(expected one of \$schema, defaults, models, slices, routes\)/);
 });
 
@@ -164,20 +170,40 @@ test("JSONC: line and block comments and trailing commas are accepted; comment m
 `;
   assert.deepEqual(parseJsonc(text), {
     ok: true,
-    value: { url: "http://127.0.0.1:8080/v1", glob: "src/**/*.ts", list: [1, 2, 3], nested: { a: "/* not a comment */" } },
+    value: {
+      url: "http://127.0.0.1:8080/v1",
+      glob: "src/**/*.ts",
+      list: [1, 2, 3],
+      nested: { a: "/* not a comment */" },
+    },
   });
 });
 
 test("JSONC: duplicate keys are errors rather than last-one-wins", () => {
-  assert.deepEqual(parseJsonc(`{\n  "slices": {},\n  "slices": {}\n}`), { ok: false, line: 3, column: 3, message: `duplicate key "slices"` });
+  assert.deepEqual(parseJsonc(`{\n  "slices": {},\n  "slices": {}\n}`), {
+    ok: false,
+    line: 3,
+    column: 3,
+    message: `duplicate key "slices"`,
+  });
 });
 
 test("JSONC: unterminated strings and comments, bare words and trailing text are errors with positions", () => {
   assert.deepEqual(parseJsonc(`{"a": "b`), { ok: false, line: 1, column: 7, message: "unterminated string" });
   assert.deepEqual(parseJsonc(`{"a": 1 /* x`), { ok: false, line: 1, column: 9, message: "unterminated /* comment" });
   assert.deepEqual(parseJsonc(`{"a": yes}`), { ok: false, line: 1, column: 7, message: `expected a value, found "y"` });
-  assert.deepEqual(parseJsonc(`{} {}`), { ok: false, line: 1, column: 4, message: `unexpected "{" after the end of the value` });
-  assert.deepEqual(parseJsonc(``), { ok: false, line: 1, column: 1, message: "expected a value, found the end of the file" });
+  assert.deepEqual(parseJsonc(`{} {}`), {
+    ok: false,
+    line: 1,
+    column: 4,
+    message: `unexpected "{" after the end of the value`,
+  });
+  assert.deepEqual(parseJsonc(``), {
+    ok: false,
+    line: 1,
+    column: 1,
+    message: "expected a value, found the end of the file",
+  });
   assert.equal(parseJsonc(`[${"[".repeat(100)}${"]".repeat(100)}]`).ok, false);
 });
 
@@ -196,7 +222,8 @@ test("JSONC: any JSON text parses exactly as JSON.parse does, also with comments
       const compact = JSON.stringify(value);
       assert.deepEqual(parseJsonc(compact), { ok: true, value: JSON.parse(compact) });
       // Pretty-printed JSON never breaks a line inside a string, so a comment after each line is outside any token.
-      const commented = JSON.stringify(value, null, 2).split("\n").map((line, i) => `${line} // note ${i} "quoted" */`).join("\n");
+      const commented = JSON.stringify(value, null, 2).split("\n").map((line, i) => `${line} // note ${i} "quoted" */`)
+        .join("\n");
       assert.deepEqual(parseJsonc(commented), { ok: true, value: JSON.parse(compact) });
     }),
     { numRuns: 200 },
@@ -204,7 +231,10 @@ test("JSONC: any JSON text parses exactly as JSON.parse does, also with comments
 });
 
 test("renderIntent puts the request text in verbatim, even with replacement patterns like $&", () => {
-  assert.equal(renderIntent("Task: {{request}}. Again: {{request}}", "cost $& and $1"), "Task: cost $& and $1. Again: cost $& and $1");
+  assert.equal(
+    renderIntent("Task: {{request}}. Again: {{request}}", "cost $& and $1"),
+    "Task: cost $& and $1. Again: cost $& and $1",
+  );
 });
 
 test("schemas/catalog.schema.json equals the JSON Schema generated from the zod schema", () => {
@@ -239,6 +269,9 @@ test("loom schema with an unknown name is a usage error (exit 2) naming the know
   const io = fakeIo();
   assert.equal(await main(["schema", "catalogue"], io), 2);
   assert.deepEqual(io.out, []);
-  assert.equal(io.err.join(""), `loom schema: Unknown schema "catalogue" (expected one of catalog, recording, report)\n`);
+  assert.equal(
+    io.err.join(""),
+    `loom schema: Unknown schema "catalogue" (expected one of catalog, recording, report)\n`,
+  );
   assert.equal(await main(["schema"], fakeIo()), 2);
 });

@@ -45,7 +45,12 @@ async function sandbox(t: { after: (fn: () => unknown) => void }) {
   const request = join(dir, "request.json");
   writeFileSync(request, JSON.stringify({ ...JSON.parse(readFileSync(EXAMPLE_REQUEST, "utf8")), workspace: "ws" }));
   const loom = async (argv: string[], { stdin = "" }: { stdin?: string } = {}): Promise<Run> => {
-    const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: claude.baseUrl, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: gpt.baseUrl };
+    const env = {
+      ANTHROPIC_API_KEY: "test-key",
+      ANTHROPIC_BASE_URL: claude.baseUrl,
+      OPENAI_API_KEY: "test-key",
+      OPENAI_BASE_URL: gpt.baseUrl,
+    };
     const { io, out } = fakeIo({ cwd: dir, env, stdin });
     const code = await main(argv, io);
     return { code, out: out.stdout, err: out.stderr };
@@ -68,12 +73,22 @@ test("loom run refuses an unwritable --context-report or --record before any mod
   writeFileSync(join(s.dir, "a-file"), "");
   const cases: [string, string, RegExp][] = [
     ["--context-report", "reports", /^loom run: --context-report "reports": is a directory, not a file$/],
-    ["--context-report", "a-file/r.json", /^loom run: --context-report "a-file\/r\.json": its folder cannot be created: ".*a-file" is not a directory$/],
+    [
+      "--context-report",
+      "a-file/r.json",
+      /^loom run: --context-report "a-file\/r\.json": its folder cannot be created: ".*a-file" is not a directory$/,
+    ],
     ["--record", "reports", /^loom run: --record "reports": is a directory, not a file$/],
-    ["--record", "a-file/deeper/run.jsonl", /^loom run: --record "a-file\/deeper\/run\.jsonl": its folder cannot be created: ".*a-file" is not a directory$/],
+    [
+      "--record",
+      "a-file/deeper/run.jsonl",
+      /^loom run: --record "a-file\/deeper\/run\.jsonl": its folder cannot be created: ".*a-file" is not a directory$/,
+    ],
   ];
   for (const [flag, path, pattern] of cases) {
-    for (const argv of [["run", s.request], ["run", "Fix the bug", "--catalog", EXAMPLE_CATALOG, "--workspace", "ws"]]) {
+    for (
+      const argv of [["run", s.request], ["run", "Fix the bug", "--catalog", EXAMPLE_CATALOG, "--workspace", "ws"]]
+    ) {
       const run = await s.loom([...argv, flag, path, "--quiet", "--json"]);
       assert.equal(run.code, 2, `${argv.join(" ")} ${flag} ${path}: ${run.err}`);
       assert.match(oneLine(run.err), pattern);
@@ -82,7 +97,15 @@ test("loom run refuses an unwritable --context-report or --record before any mod
     }
   }
   // A folder that does not exist yet is fine: it is created.
-  const fine = await s.loom(["run", s.request, "--context-report", "new/deeper/r.json", "--record", "new/run.jsonl", "--quiet"]);
+  const fine = await s.loom([
+    "run",
+    s.request,
+    "--context-report",
+    "new/deeper/r.json",
+    "--record",
+    "new/run.jsonl",
+    "--quiet",
+  ]);
   assert.equal(fine.code, 0, fine.err);
   assert.equal(JSON.parse(readFileSync(join(s.dir, "new/deeper/r.json"), "utf8")).outcome, "completed");
   assert.ok(existsSync(join(s.dir, "new/run.jsonl")));
@@ -105,7 +128,15 @@ test("a catalog whose context_report is a directory fails at startup (exit 3) be
   assert.equal(result.report_path, null);
   assert.equal(s.requestsSent(), 0, "no classification call was made");
   // The flag overrides the catalog's path, so the same catalog runs with --context-report.
-  const flagged = await s.loom(["run", "Fix the bug", "--catalog", "catalog.json", "--context-report", "r.json", "--quiet"]);
+  const flagged = await s.loom([
+    "run",
+    "Fix the bug",
+    "--catalog",
+    "catalog.json",
+    "--context-report",
+    "r.json",
+    "--quiet",
+  ]);
   assert.equal(flagged.code, 0, flagged.err);
 });
 
@@ -115,11 +146,13 @@ test("an invalid request file stays a usage error (exit 2); with --json it still
   const s = await sandbox(t);
   writeFileSync(join(s.dir, "invalid.json"), JSON.stringify({ intent: "Fix it" }));
   writeFileSync(join(s.dir, "broken.json"), "{ not json");
-  for (const [file, pattern] of [
-    ["invalid.json", /^invalid\.json: invalid SliceRequest: instructions: /],
-    ["broken.json", /^broken\.json: not valid JSON/],
-    ["missing.json", /^Cannot read request "missing\.json": ENOENT$/],
-  ] as const) {
+  for (
+    const [file, pattern] of [
+      ["invalid.json", /^invalid\.json: invalid SliceRequest: instructions: /],
+      ["broken.json", /^broken\.json: not valid JSON/],
+      ["missing.json", /^Cannot read request "missing\.json": ENOENT$/],
+    ] as const
+  ) {
     const json = await s.loom(["run", file, "--json", "--context-report", "report.json"]);
     assert.equal(json.code, 2, json.err);
     assert.equal(json.out.split("\n").filter(Boolean).length, 1, json.out);
@@ -215,35 +248,43 @@ function handlesSignal(pid: number, signo: number): boolean | null {
 const SIGNALS = [["SIGINT", 2], ["SIGTERM", 15]] as const;
 
 for (const [name, signo] of SIGNALS) {
-  test(`dist/loom run - waiting on a stdin that never closes ends at ${name} with exit 130`, { timeout: 60_000 }, async (t) => {
-    assertBinaryBuilt();
-    if (!existsSync("/proc/self/status")) return t.skip("needs /proc to know when the binary handles signals");
-    const dir = mkdtempSync(join(tmpdir(), "loom-stdin-"));
-    // Like `sleep 30 | loom run -`: the writer keeps the pipe open and writes nothing.
-    const child = spawn(LOOM_BINARY, ["run", "-"], { cwd: dir, env: { PATH: process.env.PATH ?? "" }, stdio: ["pipe", "pipe", "pipe"] });
-    t.after(() => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
-    });
-    child.stdin!.on("error", () => {});
-    let stdout = "", stderr = "";
-    child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const done = new Promise<number | null>((resolveExit) => child.on("close", (code) => resolveExit(code)));
-    let exited = false;
-    void done.then(() => (exited = true));
-    // The signal must arrive after loom installed its handler, or the default action would end it without a say.
-    await waitFor(() => exited || handlesSignal(child.pid!, signo) === true, { what: `loom to handle ${name}` });
-    // process.kill, not child.kill: a runtime may then report the signal it sent instead of the exit status.
-    process.kill(child.pid!, name);
-    try {
-      await waitFor(() => exited, { what: `loom to exit after ${name}` });
-    } catch {
-      child.stdin!.end(); // a blocked read ends only with the pipe; the assertions below then say what happened
-    }
-    const code = await done;
-    assert.equal(code, 130, `exit ${code}, stderr: ${stderr}`);
-    assert.equal(stderr, "loom run: Interrupted\n");
-    assert.equal(stdout, "");
-  });
+  test(
+    `dist/loom run - waiting on a stdin that never closes ends at ${name} with exit 130`,
+    { timeout: 60_000 },
+    async (t) => {
+      assertBinaryBuilt();
+      if (!existsSync("/proc/self/status")) return t.skip("needs /proc to know when the binary handles signals");
+      const dir = mkdtempSync(join(tmpdir(), "loom-stdin-"));
+      // Like `sleep 30 | loom run -`: the writer keeps the pipe open and writes nothing.
+      const child = spawn(LOOM_BINARY, ["run", "-"], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? "" },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      t.after(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+        rmSync(dir, { recursive: true, force: true });
+      });
+      child.stdin!.on("error", () => {});
+      let stdout = "", stderr = "";
+      child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+      child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+      const done = new Promise<number | null>((resolveExit) => child.on("close", (code) => resolveExit(code)));
+      let exited = false;
+      void done.then(() => (exited = true));
+      // The signal must arrive after loom installed its handler, or the default action would end it without a say.
+      await waitFor(() => exited || handlesSignal(child.pid!, signo) === true, { what: `loom to handle ${name}` });
+      // process.kill, not child.kill: a runtime may then report the signal it sent instead of the exit status.
+      process.kill(child.pid!, name);
+      try {
+        await waitFor(() => exited, { what: `loom to exit after ${name}` });
+      } catch {
+        child.stdin!.end(); // a blocked read ends only with the pipe; the assertions below then say what happened
+      }
+      const code = await done;
+      assert.equal(code, 130, `exit ${code}, stderr: ${stderr}`);
+      assert.equal(stderr, "loom run: Interrupted\n");
+      assert.equal(stdout, "");
+    },
+  );
 }

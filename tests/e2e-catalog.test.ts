@@ -18,7 +18,7 @@ import {
   startAnthropicServer,
   startOpenAIServer,
 } from "./helpers/fake-provider-servers.ts";
-import { isAlive, type LoomRun, lines, ROOT, runLoom, startLoom, waitFor } from "./helpers/binary.ts";
+import { isAlive, lines, type LoomRun, ROOT, runLoom, startLoom, waitFor } from "./helpers/binary.ts";
 
 const EXAMPLE = resolve(ROOT, "testdata/catalog/example.jsonc");
 const PROJECT = resolve(ROOT, "testdata/example-project");
@@ -27,7 +27,8 @@ const CEILING_BYTES = 65_536;
 const E2E = { timeout: 60_000 };
 const KEYS = { anthropic: "sk-ant-e2e-SECRET-77c0", openai: "sk-proj-e2e-SECRET-31ab" };
 /** A stderr progress or routing line: never JSON. */
-const PROGRESS = /^(step \d+\/\d+ (selection|arguments) [\d,]+ B( \(checkpoint\))?|classification [\d,]+ B \(\d+ candidate slices?\)|route: \S+ \(.+\))$/;
+const PROGRESS =
+  /^(step \d+\/\d+ (selection|arguments) [\d,]+ B( \(checkpoint\))?|classification [\d,]+ B \(\d+ candidate slices?\)|route: \S+ \(.+\))$/;
 
 type Sandbox = {
   dir: string;
@@ -70,7 +71,8 @@ async function sandbox(
     claude,
     gpt,
     env,
-    loom: (args, { stdin, env: extra = {} } = {}) => runLoom(["run", ...args], { cwd: dir, env: { ...env, ...extra }, stdin }),
+    loom: (args, { stdin, env: extra = {} } = {}) =>
+      runLoom(["run", ...args], { cwd: dir, env: { ...env, ...extra }, stdin }),
     writeCatalog: (value, name = "catalog.json") => {
       const path = join(dir, name);
       writeFileSync(path, JSON.stringify(value, null, 2));
@@ -116,66 +118,83 @@ function assertNoJson(stderr: string): void {
 
 // ---- runs that complete ----
 
-test("a request piped through stdin to dist/loom run --catalog … --json: one JSON object on stdout, classification-routed, stderr free of JSON", E2E, async (t) => {
-  const s = await sandbox(t, {
-    openai: [
-      openAIAnswer({ slice: "explain" }),
-      openAIAnswer({ action: "read_file", reason: "Look at truncateSlug" }),
-      openAIAnswer({ path: "src/slug.mjs" }),
-      openAIAnswer({ action: "print" }),
-      openAIAnswer({ text: "truncateSlug shortens a slug to at most max characters, cutting at the last hyphen." }),
-      openAIAnswer({ action: "finish" }),
-      openAIAnswer({ status: "success", summary: "Explained truncateSlug." }),
-    ],
-  });
-  const run = await s.loom(["-", "--catalog", EXAMPLE, "--workspace", "ws", "--context-report", "report.json", "--json"], {
-    stdin: "What does truncateSlug do?\n",
-  });
-  assert.equal(run.code, 0, run.stderr);
-  assert.equal(lines(run.stdout).length, 1, `stdout: ${run.stdout}`);
-  const result = JSON.parse(run.stdout);
-  assert.equal(result.outcome, "completed");
-  assert.equal(result.exit_code, 0);
-  assert.equal(result.slice, "explain");
-  assert.deepEqual(result.route, { via: "classification", rule: null });
-  assert.equal(result.summary, "Explained truncateSlug.");
-  assert.deepEqual(result.printed, ["truncateSlug shortens a slug to at most max characters, cutting at the last hyphen."]);
-  assert.equal(result.report_path, join(s.dir, "report.json"));
+test(
+  "a request piped through stdin to dist/loom run --catalog … --json: one JSON object on stdout, classification-routed, stderr free of JSON",
+  E2E,
+  async (t) => {
+    const s = await sandbox(t, {
+      openai: [
+        openAIAnswer({ slice: "explain" }),
+        openAIAnswer({ action: "read_file", reason: "Look at truncateSlug" }),
+        openAIAnswer({ path: "src/slug.mjs" }),
+        openAIAnswer({ action: "print" }),
+        openAIAnswer({ text: "truncateSlug shortens a slug to at most max characters, cutting at the last hyphen." }),
+        openAIAnswer({ action: "finish" }),
+        openAIAnswer({ status: "success", summary: "Explained truncateSlug." }),
+      ],
+    });
+    const run = await s.loom([
+      "-",
+      "--catalog",
+      EXAMPLE,
+      "--workspace",
+      "ws",
+      "--context-report",
+      "report.json",
+      "--json",
+    ], {
+      stdin: "What does truncateSlug do?\n",
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(lines(run.stdout).length, 1, `stdout: ${run.stdout}`);
+    const result = JSON.parse(run.stdout);
+    assert.equal(result.outcome, "completed");
+    assert.equal(result.exit_code, 0);
+    assert.equal(result.slice, "explain");
+    assert.deepEqual(result.route, { via: "classification", rule: null });
+    assert.equal(result.summary, "Explained truncateSlug.");
+    assert.deepEqual(result.printed, [
+      "truncateSlug shortens a slug to at most max characters, cutting at the last hyphen.",
+    ]);
+    assert.equal(result.report_path, join(s.dir, "report.json"));
 
-  // stderr: human progress only, as plain lines (not a terminal).
-  assertNoJson(run.stderr);
-  for (const line of lines(run.stderr)) assert.match(line, PROGRESS);
-  assert.ok(!run.stderr.includes("\x1b"), "no escape codes off a terminal");
-  assert.match(run.stderr, /^route: explain \(classification\)$/m);
-  const announced = Number(/^classification ([\d,]+) B \(2 candidate slices\)$/m.exec(run.stderr)?.[1].replaceAll(",", ""));
+    // stderr: human progress only, as plain lines (not a terminal).
+    assertNoJson(run.stderr);
+    for (const line of lines(run.stderr)) assert.match(line, PROGRESS);
+    assert.ok(!run.stderr.includes("\x1b"), "no escape codes off a terminal");
+    assert.match(run.stderr, /^route: explain \(classification\)$/m);
+    const announced = Number(
+      /^classification ([\d,]+) B \(2 candidate slices\)$/m.exec(run.stderr)?.[1].replaceAll(",", ""),
+    );
 
-  // The classification call: the request text, both candidates, the answer schema enforced.
-  assert.equal(s.claude.requests.length, 0);
-  const classification = s.gpt.requests[0];
-  assert.ok(classification.rawBody.includes("What does truncateSlug do?"));
-  const format = (classification.body as any).response_format;
-  assert.equal(format.type, "json_schema");
-  assert.ok(JSON.stringify(format.json_schema.schema).includes('"fix-tests"'));
-  assert.ok(JSON.stringify(format.json_schema.schema).includes('"explain"'));
+    // The classification call: the request text, both candidates, the answer schema enforced.
+    assert.equal(s.claude.requests.length, 0);
+    const classification = s.gpt.requests[0];
+    assert.ok(classification.rawBody.includes("What does truncateSlug do?"));
+    const format = (classification.body as any).response_format;
+    assert.equal(format.type, "json_schema");
+    assert.ok(JSON.stringify(format.json_schema.schema).includes('"fix-tests"'));
+    assert.ok(JSON.stringify(format.json_schema.schema).includes('"explain"'));
 
-  const report = s.report();
-  assert.equal(report.outcome, "completed");
-  assert.equal(report.slice, "explain");
-  assert.equal(report.policy, "bounded", "the catalog's default policy");
-  assert.equal(report.phases.classification.requests, 1);
-  assert.equal(report.phases.classification.request_bytes.total, announced);
-  assert.ok(announced > 0 && announced <= CEILING_BYTES);
-  assert.equal(report.calls[0].phase, "classification");
-  assert.equal(report.model_calls, s.gpt.requests.length);
-  // Usage summed over the classification and the slice's calls, as the server reported it.
-  const n = s.gpt.requests.length;
-  assert.deepEqual(report.usage, {
-    input: n * FULL_OPENAI_USAGE.prompt_tokens,
-    cache_read: n * FULL_OPENAI_USAGE.prompt_tokens_details.cached_tokens,
-    cache_write: null,
-    output: n * FULL_OPENAI_USAGE.completion_tokens,
-  });
-});
+    const report = s.report();
+    assert.equal(report.outcome, "completed");
+    assert.equal(report.slice, "explain");
+    assert.equal(report.policy, "bounded", "the catalog's default policy");
+    assert.equal(report.phases.classification.requests, 1);
+    assert.equal(report.phases.classification.request_bytes.total, announced);
+    assert.ok(announced > 0 && announced <= CEILING_BYTES);
+    assert.equal(report.calls[0].phase, "classification");
+    assert.equal(report.model_calls, s.gpt.requests.length);
+    // Usage summed over the classification and the slice's calls, as the server reported it.
+    const n = s.gpt.requests.length;
+    assert.deepEqual(report.usage, {
+      input: n * FULL_OPENAI_USAGE.prompt_tokens,
+      cache_read: n * FULL_OPENAI_USAGE.prompt_tokens_details.cached_tokens,
+      cache_write: null,
+      output: n * FULL_OPENAI_USAGE.completion_tokens,
+    });
+  },
+);
 
 test("a pattern-routed run fixes the example project against the Anthropic-shaped server", E2E, async (t) => {
   const [collapse, trim] = recordedEdits();
@@ -194,7 +213,15 @@ test("a pattern-routed run fixes the example project against the Anthropic-shape
       anthropicAnswer({ status: "success", summary: "Fixed slugify." }),
     ],
   });
-  const run = await s.loom(["Fix the failing slugify tests", "--catalog", EXAMPLE, "--workspace", "ws", "--context-report", "report.json"]);
+  const run = await s.loom([
+    "Fix the failing slugify tests",
+    "--catalog",
+    EXAMPLE,
+    "--workspace",
+    "ws",
+    "--context-report",
+    "report.json",
+  ]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /^run fix-tests: completed \(success\) after 7 steps, revision r2$/m);
   assert.match(run.stdout, /^  last test: exit 0 on r2 \(current\)$/m);
@@ -204,7 +231,11 @@ test("a pattern-routed run fixes the example project against the Anthropic-shape
   assert.equal(s.claude.requests.length, 11);
   for (const request of s.claude.requests) {
     assert.equal((request.body as any).model, "claude-sonnet-4-5", "the catalog's model id");
-    assert.ok(request.rawBody.includes("Fix the failing slugify tests\\n\\nThe change is done when every test in test.mjs passes."));
+    assert.ok(
+      request.rawBody.includes(
+        "Fix the failing slugify tests\\n\\nThe change is done when every test in test.mjs passes.",
+      ),
+    );
   }
   assert.equal(spawnSync("node", ["test.mjs"], { cwd: s.workspace }).status, 0, "the workspace copy's tests pass");
   const report = s.report();
@@ -243,7 +274,12 @@ const classified = (report: any, s: Sandbox) => {
   assert.equal(report.phases.classification.requests, 1);
   assert.ok(report.phases.classification.request_bytes.max > 0);
   assert.equal(report.calls[0].phase, "classification");
-  const usage = { input: FULL_OPENAI_USAGE.prompt_tokens, cache_read: FULL_OPENAI_USAGE.prompt_tokens_details.cached_tokens, cache_write: null, output: FULL_OPENAI_USAGE.completion_tokens };
+  const usage = {
+    input: FULL_OPENAI_USAGE.prompt_tokens,
+    cache_read: FULL_OPENAI_USAGE.prompt_tokens_details.cached_tokens,
+    cache_write: null,
+    output: FULL_OPENAI_USAGE.completion_tokens,
+  };
   assert.deepEqual(report.calls[0].usage, usage);
   assert.deepEqual(report.partial_usage, usage);
   assert.equal(report.final_usage, null);
@@ -326,7 +362,8 @@ const FAILURES: FailureCase[] = [
       s.writeCatalog(catalog);
       return ["What does truncateSlug do?", "--catalog", "catalog.json"];
     },
-    line: /^loom run: Invalid catalog "catalog\.json": slices\.explain\.model: unknown model "llama" \(expected one of "claude", "gpt"\)$/,
+    line:
+      /^loom run: Invalid catalog "catalog\.json": slices\.explain\.model: unknown model "llama" \(expected one of "claude", "gpt"\)$/,
     outcome: "startup_failed",
     code: "catalog_invalid",
     check: noCalls,
@@ -334,7 +371,8 @@ const FAILURES: FailureCase[] = [
   {
     name: "an unknown model provider in a SliceRequest (no catalog)",
     args: (s) => [writeRequest(s, "mistral/large")],
-    line: /^loom run: Model "mistral\/large": expected PROVIDER\/MODEL with PROVIDER one of anthropic, openai, openai-compatible/,
+    line:
+      /^loom run: Model "mistral\/large": expected PROVIDER\/MODEL with PROVIDER one of anthropic, openai, openai-compatible/,
     outcome: "startup_failed",
     code: "unknown_model",
     check: noCalls,
@@ -343,7 +381,8 @@ const FAILURES: FailureCase[] = [
     name: "a missing credential variable for a SliceRequest (no catalog)",
     args: (s) => [writeRequest(s, "openai/gpt-4o-2024-08-06")],
     env: { OPENAI_API_KEY: undefined },
-    line: /^loom run: Model "gpt-4o-2024-08-06" \(openai\) needs an API key: set the environment variable OPENAI_API_KEY$/,
+    line:
+      /^loom run: Model "gpt-4o-2024-08-06" \(openai\) needs an API key: set the environment variable OPENAI_API_KEY$/,
     outcome: "startup_failed",
     code: "missing_credential",
     check: noCalls,
@@ -352,7 +391,8 @@ const FAILURES: FailureCase[] = [
     name: "a missing credential variable",
     args: () => ["Fix the failing tests", "--catalog", EXAMPLE, "--workspace", "ws"],
     env: { ANTHROPIC_API_KEY: undefined },
-    line: /^loom run: Model "claude-sonnet-4-5" \(anthropic\) needs an API key: set the environment variable ANTHROPIC_API_KEY$/,
+    line:
+      /^loom run: Model "claude-sonnet-4-5" \(anthropic\) needs an API key: set the environment variable ANTHROPIC_API_KEY$/,
     outcome: "startup_failed",
     code: "missing_credential",
     check: (report, s) => {
@@ -402,7 +442,8 @@ const FAILURES: FailureCase[] = [
     name: "a classification answer that is not a known slice",
     args: () => ["What does truncateSlug do?", "--catalog", EXAMPLE, "--workspace", "ws"],
     openai: () => openAIAnswer({ slice: "deploy" }),
-    line: /^loom run: Classification chose "deploy", which is not a candidate slice \(expected one of "fix-tests", "explain"\)$/,
+    line:
+      /^loom run: Classification chose "deploy", which is not a candidate slice \(expected one of "fix-tests", "explain"\)$/,
     outcome: "routing_failed",
     code: "classification_unknown_slice",
     check: (report, s) => {
@@ -468,13 +509,17 @@ for (const failure of FAILURES) {
   });
 }
 
-test("a startup failure without a report path writes nothing and still ends with exit 3 and one line", E2E, async (t) => {
-  const s = await sandbox(t);
-  const run = await s.loom(["Fix the bug", "--catalog", EXAMPLE, "--workspace", "ws", "--slice", "deploy"]);
-  assert.equal(run.code, 3);
-  assertOneLine(run.stderr, /^loom run: Unknown slice "deploy"/);
-  assert.ok(!existsSync(join(s.dir, "report.json")));
-});
+test(
+  "a startup failure without a report path writes nothing and still ends with exit 3 and one line",
+  E2E,
+  async (t) => {
+    const s = await sandbox(t);
+    const run = await s.loom(["Fix the bug", "--catalog", EXAMPLE, "--workspace", "ws", "--slice", "deploy"]);
+    assert.equal(run.code, 3);
+    assertOneLine(run.stderr, /^loom run: Unknown slice "deploy"/);
+    assert.ok(!existsSync(join(s.dir, "report.json")));
+  },
+);
 
 // ---- interruption ----
 
@@ -504,55 +549,74 @@ function slowCatalog(): Record<string, any> {
 }
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  test(`${signal} during a slow test command: exit 130, an interrupted report, no child process left`, E2E, async (t) => {
-    const s = await sandbox(t, { anthropic: [anthropicAnswer({ action: "run_tests", reason: "Run the slow suite" })] });
-    writeFileSync(join(s.workspace, "slow-test.mjs"), SLOW_TEST);
-    s.writeCatalog(slowCatalog());
-    // A pid file may exist before its content is written: only a whole positive number counts.
-    const readPid = (name: string) => {
-      const text = existsSync(join(s.workspace, name)) ? readFileSync(join(s.workspace, name), "utf8") : "";
-      return /^[1-9]\d*$/.test(text) ? Number(text) : null;
-    };
-    const pids: number[] = [];
-    const loom = startLoom(["run", "Run the slow suite", "--catalog", "catalog.json", "--context-report", "report.json", "--json"], {
-      cwd: s.dir,
-      env: s.env,
-    });
-    t.after(() => {
-      for (const pid of [loom.pid, ...pids]) {
-        try {
-          if (isAlive(pid)) process.kill(pid, "SIGKILL");
-        } catch { /* already gone */ }
+  test(
+    `${signal} during a slow test command: exit 130, an interrupted report, no child process left`,
+    E2E,
+    async (t) => {
+      const s = await sandbox(t, {
+        anthropic: [anthropicAnswer({ action: "run_tests", reason: "Run the slow suite" })],
+      });
+      writeFileSync(join(s.workspace, "slow-test.mjs"), SLOW_TEST);
+      s.writeCatalog(slowCatalog());
+      // A pid file may exist before its content is written: only a whole positive number counts.
+      const readPid = (name: string) => {
+        const text = existsSync(join(s.workspace, name)) ? readFileSync(join(s.workspace, name), "utf8") : "";
+        return /^[1-9]\d*$/.test(text) ? Number(text) : null;
+      };
+      const pids: number[] = [];
+      const loom = startLoom([
+        "run",
+        "Run the slow suite",
+        "--catalog",
+        "catalog.json",
+        "--context-report",
+        "report.json",
+        "--json",
+      ], {
+        cwd: s.dir,
+        env: s.env,
+      });
+      t.after(() => {
+        for (const pid of [loom.pid, ...pids]) {
+          try {
+            if (isAlive(pid)) process.kill(pid, "SIGKILL");
+          } catch { /* already gone */ }
+        }
+      });
+      await waitFor(() => readPid("test.pid") !== null && readPid("grandchild.pid") !== null, {
+        what: "the slow test command to start",
+      });
+      pids.push(readPid("test.pid")!, readPid("grandchild.pid")!);
+      for (const pid of pids) assert.ok(isAlive(pid), "the test command is running");
+
+      process.kill(loom.pid, signal);
+      const run = await loom.done;
+      assert.equal(run.code, 130, `stderr: ${run.stderr}\nstdout: ${run.stdout}`);
+      assert.equal(run.signal, null, "Loom exits by itself, not by the signal");
+      // Loom killed the whole process group. A killed process may still be on its way out when Loom exits (the kernel
+      // and its new parent finish the job); one that was never killed would run for a minute.
+      try {
+        await waitFor(() => pids.every((pid) => !isAlive(pid)), {
+          what: "the killed processes to end",
+          limitMs: 5_000,
+        });
+      } catch {
+        assert.fail(`processes left running: ${pids.filter(isAlive).join(", ")}`);
       }
-    });
-    await waitFor(() => readPid("test.pid") !== null && readPid("grandchild.pid") !== null, { what: "the slow test command to start" });
-    pids.push(readPid("test.pid")!, readPid("grandchild.pid")!);
-    for (const pid of pids) assert.ok(isAlive(pid), "the test command is running");
 
-    process.kill(loom.pid, signal);
-    const run = await loom.done;
-    assert.equal(run.code, 130, `stderr: ${run.stderr}\nstdout: ${run.stdout}`);
-    assert.equal(run.signal, null, "Loom exits by itself, not by the signal");
-    // Loom killed the whole process group. A killed process may still be on its way out when Loom exits (the kernel
-    // and its new parent finish the job); one that was never killed would run for a minute.
-    try {
-      await waitFor(() => pids.every((pid) => !isAlive(pid)), { what: "the killed processes to end", limitMs: 5_000 });
-    } catch {
-      assert.fail(`processes left running: ${pids.filter(isAlive).join(", ")}`);
-    }
-
-    assert.match(lines(run.stderr).at(-1)!, /^loom run: Interrupted/);
-    assert.equal(lines(run.stderr).filter((line) => line.startsWith("loom run:")).length, 1);
-    const result = JSON.parse(run.stdout);
-    assert.equal(result.outcome, "interrupted");
-    assert.equal(result.exit_code, 130);
-    assert.equal(result.slice, "slow-tests");
-    const report = s.report();
-    assert.equal(report.outcome, "interrupted");
-    assert.equal(report.error.code, "interrupted");
-    assert.equal(report.slice, "slow-tests");
-    assert.equal(report.model_calls, 1);
-    assert.equal(report.partial_usage.input, 2095, "usage observed before the interrupt");
-    assert.equal(report.final_usage, null);
-  });
+      assert.match(lines(run.stderr).at(-1)!, /^loom run: Interrupted/);
+      assert.equal(lines(run.stderr).filter((line) => line.startsWith("loom run:")).length, 1);
+      const result = JSON.parse(run.stdout);
+      assert.equal(result.outcome, "interrupted");
+      assert.equal(result.exit_code, 130);
+      assert.equal(result.slice, "slow-tests");
+      const report = s.report();
+      assert.equal(report.outcome, "interrupted");
+      assert.equal(report.error.code, "interrupted");
+      assert.equal(report.slice, "slow-tests");
+      assert.equal(report.model_calls, 1);
+      assert.equal(report.partial_usage.input, 2095, "usage observed before the interrupt");
+      assert.equal(report.final_usage, null);
+    },
+  );
 }

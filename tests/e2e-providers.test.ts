@@ -30,9 +30,17 @@ const E2E = { timeout: 60_000 };
 type Wire = "anthropic" | "openai" | "local";
 const WIRES: Wire[] = ["anthropic", "openai", "local"];
 const NAMES: Record<Wire, string> = { anthropic: "Anthropic", openai: "OpenAI", local: "OpenAI-compatible local" };
-const MODEL_IDS: Record<Wire, string> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4o-2024-08-06", local: "qwen2.5-coder:7b" };
+const MODEL_IDS: Record<Wire, string> = {
+  anthropic: "claude-sonnet-4-5",
+  openai: "gpt-4o-2024-08-06",
+  local: "qwen2.5-coder:7b",
+};
 /** Keys in the environment; the local server is configured without one, so OPENAI_API_KEY must not reach it. */
-const KEYS: Record<Wire, string> = { anthropic: "sk-ant-e2e-SECRET-4f1d9c", openai: "sk-proj-e2e-SECRET-8b20aa", local: "sk-proj-e2e-SECRET-unused" };
+const KEYS: Record<Wire, string> = {
+  anthropic: "sk-ant-e2e-SECRET-4f1d9c",
+  openai: "sk-proj-e2e-SECRET-8b20aa",
+  local: "sk-proj-e2e-SECRET-unused",
+};
 
 type Usage = { input: number | null; cache_read: number | null; cache_write: number | null; output: number | null };
 
@@ -67,7 +75,9 @@ function forcedTool(body: any): any {
 
 /** The response schema as the API got it (inside the {answer: …} wrapper). */
 function answerSchema(wire: Wire, body: any): any {
-  return wire === "anthropic" ? forcedTool(body).input_schema.properties.answer : body.response_format.json_schema.schema.properties.answer;
+  return wire === "anthropic"
+    ? forcedTool(body).input_schema.properties.answer
+    : body.response_format.json_schema.schema.properties.answer;
 }
 
 /** Structured sections render as "## Label\n<one line of JSON>". */
@@ -99,7 +109,9 @@ function fixerAnswer(wire: Wire, body: any, edits: Record<string, string>[]): un
     if (!state.tests_current) {
       if (state.lookups_used === 0 && state.latest_revision === "r0") {
         // The lookup key as this API's schema spells it ("$result", or an alias where "$" is not allowed).
-        const key = answerSchema(wire, body).anyOf.flatMap((s: any) => Object.keys(s.properties ?? {})).find((k: string) => /^\W?_?result$/.test(k));
+        const key = answerSchema(wire, body).anyOf.flatMap((s: any) => Object.keys(s.properties ?? {})).find((
+          k: string,
+        ) => /^\W?_?result$/.test(k));
         return { [key]: `${read.result.ref}#lines=2-6` };
       }
       return { action: "edit_file", reason: "Change the slug separators" };
@@ -115,7 +127,10 @@ function fixerAnswer(wire: Wire, body: any, edits: Record<string, string>[]): un
     case "print":
       return { text: "slugify now collapses separators and trims them at both ends." };
     case "finish":
-      return { status: "success", summary: "Fixed slugify: separators collapse to one hyphen and are trimmed at both ends." };
+      return {
+        status: "success",
+        summary: "Fixed slugify: separators collapse to one hyphen and are trimmed at both ends.",
+      };
     default:
       throw new Error(`The scripted model has no arguments for ${JSON.stringify(candidates.action)}`);
   }
@@ -126,7 +141,14 @@ function fixerAnswer(wire: Wire, body: any, edits: Record<string, string>[]): un
  * from the second call on; the local server reports none.
  */
 function wireUsage(wire: Wire, i: number): Record<string, unknown> {
-  if (wire === "anthropic") return { input_tokens: 310 + 17 * i, cache_read_input_tokens: i === 0 ? 0 : 1024 + i, output_tokens: 21 + i, service_tier: "standard" };
+  if (wire === "anthropic") {
+    return {
+      input_tokens: 310 + 17 * i,
+      cache_read_input_tokens: i === 0 ? 0 : 1024 + i,
+      output_tokens: 21 + i,
+      service_tier: "standard",
+    };
+  }
   const prompt = 1500 + 23 * i;
   // Local servers report prompt and completion tokens only.
   if (wire === "local") return { prompt_tokens: prompt, completion_tokens: 30 + i, total_tokens: prompt + 30 + i };
@@ -142,9 +164,19 @@ function wireUsage(wire: Wire, i: number): Record<string, unknown> {
 /** The four counters a report should show for one call's usage as sent. */
 function expectedUsage(wire: Wire, u: any): Usage {
   if (wire === "anthropic") {
-    return { input: u.input_tokens ?? null, cache_read: u.cache_read_input_tokens ?? null, cache_write: u.cache_creation_input_tokens ?? null, output: u.output_tokens ?? null };
+    return {
+      input: u.input_tokens ?? null,
+      cache_read: u.cache_read_input_tokens ?? null,
+      cache_write: u.cache_creation_input_tokens ?? null,
+      output: u.output_tokens ?? null,
+    };
   }
-  return { input: u.prompt_tokens ?? null, cache_read: u.prompt_tokens_details?.cached_tokens ?? null, cache_write: null, output: u.completion_tokens ?? null };
+  return {
+    input: u.prompt_tokens ?? null,
+    cache_read: u.prompt_tokens_details?.cached_tokens ?? null,
+    cache_write: null,
+    output: u.completion_tokens ?? null,
+  };
 }
 
 function sumUsage(all: Usage[]): Usage {
@@ -186,7 +218,9 @@ async function sandbox(t: { after: (fn: () => unknown) => void }, wire: Wire): P
     const usage = wireUsage(wire, i);
     sent.push(usage);
     const value = fixerAnswer(wire, request.body, edits);
-    return wire === "anthropic" ? anthropicAnswer(value, { usage, model: `${MODEL_IDS.anthropic}-20250929` }) : openAIAnswer(value, { usage });
+    return wire === "anthropic"
+      ? anthropicAnswer(value, { usage, model: `${MODEL_IDS.anthropic}-20250929` })
+      : openAIAnswer(value, { usage });
   };
   server = await (wire === "anthropic" ? startAnthropicServer(respond) : startOpenAIServer(respond));
   // The bundled example request; for OpenAI the same slice with an openai/ model; for the local server the same slice
@@ -216,7 +250,18 @@ async function sandbox(t: { after: (fn: () => unknown) => void }, wire: Wire): P
 
 /** Runs the example slice in the sandbox's workspace with the bounded policy. */
 function runExample(s: Sandbox, extra: string[] = []) {
-  return s.loom(["run", ...s.runArgs, "--workspace", s.workspace, "--context-policy", "bounded", "--context-report", "report.json", "--json", ...extra]);
+  return s.loom([
+    "run",
+    ...s.runArgs,
+    "--workspace",
+    s.workspace,
+    "--context-policy",
+    "bounded",
+    "--context-report",
+    "report.json",
+    "--json",
+    ...extra,
+  ]);
 }
 
 function nodeTest(workspace: string): number | null {
@@ -230,7 +275,11 @@ function readJson(path: string): any {
 /** stderr of a run: only plain progress lines, no JSON, no key. */
 function assertProgressOnly(stderr: string, key: string) {
   for (const line of lines(stderr)) {
-    assert.match(line, /^(step \d+\/20 (selection|arguments) [\d,]+ B( \(checkpoint\))?|route: fix-slug \(--slice\))$/, `stderr: ${stderr}`);
+    assert.match(
+      line,
+      /^(step \d+\/20 (selection|arguments) [\d,]+ B( \(checkpoint\))?|route: fix-slug \(--slice\))$/,
+      `stderr: ${stderr}`,
+    );
   }
   assert.ok(!stderr.includes(key));
 }
@@ -240,53 +289,65 @@ function assertProgressOnly(stderr: string, key: string) {
 for (const wire of WIRES) {
   const name = NAMES[wire];
 
-  test(`dist/loom run fixes the example project against the ${name}-shaped server, bounded, and the report's usage is what the server sent`, E2E, async (t) => {
-    const s = await sandbox(t, wire);
-    const run = await runExample(s);
-    assert.equal(run.code, 0, run.stderr);
-    assertProgressOnly(run.stderr, KEYS[wire]);
-    assert.equal(lines(run.stdout).length, 1, "--json prints one object");
-    const result = JSON.parse(run.stdout);
-    assert.equal(result.outcome, "completed");
-    assert.equal(result.status, "success");
-    assert.equal(result.exit_code, 0);
-    assert.equal(result.steps, 8, "read, test, edit, test, edit, test, print, finish");
-    assert.equal(result.revision, "r2");
-    assert.deepEqual(result.last_test, { revision: "r2", exit_code: 0, timed_out: false });
-    assert.equal(result.tests_current, true);
-    assert.deepEqual(result.printed, ["slugify now collapses separators and trims them at both ends."]);
-    assert.equal(result.report_path, join(s.dir, "report.json"));
+  test(
+    `dist/loom run fixes the example project against the ${name}-shaped server, bounded, and the report's usage is what the server sent`,
+    E2E,
+    async (t) => {
+      const s = await sandbox(t, wire);
+      const run = await runExample(s);
+      assert.equal(run.code, 0, run.stderr);
+      assertProgressOnly(run.stderr, KEYS[wire]);
+      assert.equal(lines(run.stdout).length, 1, "--json prints one object");
+      const result = JSON.parse(run.stdout);
+      assert.equal(result.outcome, "completed");
+      assert.equal(result.status, "success");
+      assert.equal(result.exit_code, 0);
+      assert.equal(result.steps, 8, "read, test, edit, test, edit, test, print, finish");
+      assert.equal(result.revision, "r2");
+      assert.deepEqual(result.last_test, { revision: "r2", exit_code: 0, timed_out: false });
+      assert.equal(result.tests_current, true);
+      assert.deepEqual(result.printed, ["slugify now collapses separators and trims them at both ends."]);
+      assert.equal(result.report_path, join(s.dir, "report.json"));
 
-    // The copy is fixed; the shipped project is not touched.
-    assert.equal(nodeTest(s.workspace), 0, "node test.mjs passes in the workspace copy");
-    assert.notEqual(nodeTest(PROJECT), 0, "testdata/example-project still has its bug");
-    assert.equal(
-      readFileSync(join(s.workspace, "src/slug.mjs"), "utf8").includes('.replace(/[^a-z0-9]+/g, "-")\n    .replace(/^-+|-+$/g, "")'),
-      true,
-    );
+      // The copy is fixed; the shipped project is not touched.
+      assert.equal(nodeTest(s.workspace), 0, "node test.mjs passes in the workspace copy");
+      assert.notEqual(nodeTest(PROJECT), 0, "testdata/example-project still has its bug");
+      assert.equal(
+        readFileSync(join(s.workspace, "src/slug.mjs"), "utf8").includes(
+          '.replace(/[^a-z0-9]+/g, "-")\n    .replace(/^-+|-+$/g, "")',
+        ),
+        true,
+      );
 
-    const report = readJson(join(s.dir, "report.json"));
-    assert.equal(report.outcome, "completed");
-    assert.equal(report.policy, "bounded");
-    assert.equal(report.error, null);
-    assert.equal(report.model_calls, s.server.requests.length);
-    assert.equal(report.calls.length, s.sent.length);
-    assert.equal(report.phases.classification.requests, 0);
-    assert.equal(report.phases.execution.requests, 8);
-    assert.equal(report.retrievals.result, 1, "the one $result lookup");
-    // Per call and summed over calls: exactly the counters the server reported, null for one it never sent.
-    const perCall = s.sent.map((u) => expectedUsage(wire, u));
-    assert.deepEqual(report.calls.map((c: any) => c.usage), perCall);
-    const total = sumUsage(perCall);
-    assert.deepEqual(report.usage, total);
-    assert.deepEqual(report.final_usage, total);
-    assert.equal(report.partial_usage, null);
-    assert.equal(report.usage.cache_write, null, "no call reported cache writes");
-    if (wire === "openai") assert.equal(report.calls[0].usage.cache_read, null, "the first call reported no cached tokens");
-    if (wire === "local") assert.equal(report.usage.cache_read, null, "the local server never reported cached tokens");
-    for (const call of report.calls) assert.ok(call.request_bytes > 0 && call.request_bytes <= CEILING_BYTES);
-    assert.ok(!readFileSync(join(s.dir, "report.json"), "utf8").includes(KEYS[wire]));
-  });
+      const report = readJson(join(s.dir, "report.json"));
+      assert.equal(report.outcome, "completed");
+      assert.equal(report.policy, "bounded");
+      assert.equal(report.error, null);
+      assert.equal(report.model_calls, s.server.requests.length);
+      assert.equal(report.calls.length, s.sent.length);
+      assert.equal(report.phases.classification.requests, 0);
+      assert.equal(report.phases.execution.requests, 8);
+      assert.equal(report.retrievals.result, 1, "the one $result lookup");
+      // Per call and summed over calls: exactly the counters the server reported, null for one it never sent.
+      const perCall = s.sent.map((u) => expectedUsage(wire, u));
+      assert.deepEqual(report.calls.map((c: any) => c.usage), perCall);
+      const total = sumUsage(perCall);
+      assert.deepEqual(report.usage, total);
+      assert.deepEqual(report.final_usage, total);
+      assert.equal(report.partial_usage, null);
+      assert.equal(report.usage.cache_write, null, "no call reported cache writes");
+      if (wire === "openai") {
+        assert.equal(report.calls[0].usage.cache_read, null, "the first call reported no cached tokens");
+      }
+      if (wire === "local") {
+        assert.equal(report.usage.cache_read, null, "the local server never reported cached tokens");
+      }
+      for (const call of report.calls) {
+        assert.ok(call.request_bytes > 0 && call.request_bytes <= CEILING_BYTES);
+      }
+      assert.ok(!readFileSync(join(s.dir, "report.json"), "utf8").includes(KEYS[wire]));
+    },
+  );
 
   const extra = wire === "anthropic" ? " and cache breakpoints on the prefix and the older events" : "";
   const keyRule = wire === "local" ? "no key at all" : "the key only in its header";
@@ -321,7 +382,10 @@ for (const wire of WIRES) {
         assert.deepEqual(body.tool_choice, { type: "tool", name });
         assert.equal(body.tools.filter((tool: any) => tool.name === name).length, 1);
         assert.deepEqual(forcedTool(body).input_schema.required, ["answer"]);
-        assert.ok(Array.isArray(forcedTool(body).input_schema.properties.answer.anyOf), "the phase's response schema is enforced");
+        assert.ok(
+          Array.isArray(forcedTool(body).input_schema.properties.answer.anyOf),
+          "the phase's response schema is enforced",
+        );
         // Breakpoints: the last system block (the end of the stable prefix) and, with two or more events, the
         // second-to-last event block (the newest one changes when it stops being the newest). No checkpoint here.
         const events = section(text, "Events (oldest first)");
@@ -333,12 +397,19 @@ for (const wire of WIRES) {
         assert.ok(body.system.at(-1).text.startsWith("## Intent\n"));
         if (events.length >= 2) {
           assert.deepEqual(content[events.length - 2].cache_control, { type: "ephemeral" });
-          assert.ok(content[events.length - 2].text.includes(JSON.stringify(events.at(-2))), "on the second-to-last event");
+          assert.ok(
+            content[events.length - 2].text.includes(JSON.stringify(events.at(-2))),
+            "on the second-to-last event",
+          );
         }
         assert.ok(body.max_tokens > 0);
       } else {
         if (wire === "openai") assert.equal(request.headers.authorization, `Bearer ${KEYS.openai}`);
-        else assert.equal(request.headers.authorization, undefined, "a local server configured without api_key_env gets no key");
+        else {assert.equal(
+            request.headers.authorization,
+            undefined,
+            "a local server configured without api_key_env gets no key",
+          );}
         assert.equal(body.response_format.type, "json_schema");
         assert.equal(body.response_format.json_schema.name, "answer");
         assert.equal(body.response_format.json_schema.strict, true);
@@ -351,13 +422,17 @@ for (const wire of WIRES) {
     assert.ok(sawLookupResponse, "the lookup's answer was sent back");
     // The stable prefix is byte-identical from call to call (no checkpoint in so short a run), so caches can hit.
     const prefixes = new Set(
-      s.server.requests.map((r) => JSON.stringify(wire === "anthropic" ? (r.body as any).system : (r.body as any).messages[0])),
+      s.server.requests.map((r) =>
+        JSON.stringify(wire === "anthropic" ? (r.body as any).system : (r.body as any).messages[0])
+      ),
     );
     assert.equal(prefixes.size, 1);
     if (wire === "anthropic") {
       // Each call finds the cached prefix of the previous call with the same tool_choice (a changed tool_choice
       // invalidates cached message blocks): everything up to that call's last breakpoint is byte-identical.
-      const cached = (body: any) => [JSON.stringify(body.tools), ...[...body.system, ...body.messages[0].content].map((b: any) => b.text)];
+      const cached = (
+        body: any,
+      ) => [JSON.stringify(body.tools), ...[...body.system, ...body.messages[0].content].map((b: any) => b.text)];
       const previous = new Map<string, any>();
       let reused = 0;
       for (const request of s.server.requests) {
@@ -382,40 +457,78 @@ for (const wire of WIRES) {
     for (const request of s.server.requests) assert.equal((request.body as any).model, MODEL_IDS[wire]);
   });
 
-  test(`${name}: a run --record'ed against the server replays to the same execution reports, recorded and re-executed`, E2E, async (t) => {
-    const s = await sandbox(t, wire);
-    const run = await runExample(s, ["--record", "run.jsonl"]);
-    assert.equal(run.code, 0, run.stderr);
-    const result = JSON.parse(run.stdout);
-    const recordingText = readFileSync(join(s.dir, "run.jsonl"), "utf8");
-    assert.ok(!recordingText.includes(KEYS[wire]), "the recording holds no key");
-    const recording = lines(recordingText).map((line) => JSON.parse(line));
-    assert.equal(recording[0].type, "header");
-    assert.equal(recording.filter((e) => e.type === "answer").length, s.server.requests.length);
-    const executions = recording.filter((e) => e.type === "execution");
-    assert.deepEqual(executions.map((e) => e.report.kind), ["read", "test", "edit", "test", "edit", "test", "print", "finish"]);
-    // Each recorded answer keeps the usage the server reported for it.
-    assert.deepEqual(recording.filter((e) => e.type === "answer").map((e) => e.usage), s.sent.map((u) => expectedUsage(wire, u)));
+  test(
+    `${name}: a run --record'ed against the server replays to the same execution reports, recorded and re-executed`,
+    E2E,
+    async (t) => {
+      const s = await sandbox(t, wire);
+      const run = await runExample(s, ["--record", "run.jsonl"]);
+      assert.equal(run.code, 0, run.stderr);
+      const result = JSON.parse(run.stdout);
+      const recordingText = readFileSync(join(s.dir, "run.jsonl"), "utf8");
+      assert.ok(!recordingText.includes(KEYS[wire]), "the recording holds no key");
+      const recording = lines(recordingText).map((line) => JSON.parse(line));
+      assert.equal(recording[0].type, "header");
+      assert.equal(recording.filter((e) => e.type === "answer").length, s.server.requests.length);
+      const executions = recording.filter((e) => e.type === "execution");
+      assert.deepEqual(executions.map((e) => e.report.kind), [
+        "read",
+        "test",
+        "edit",
+        "test",
+        "edit",
+        "test",
+        "print",
+        "finish",
+      ]);
+      // Each recorded answer keeps the usage the server reported for it.
+      assert.deepEqual(
+        recording.filter((e) => e.type === "answer").map((e) => e.usage),
+        s.sent.map((u) => expectedUsage(wire, u)),
+      );
 
-    // Replayed from the recorded reports: the same result and the same requests, byte for byte.
-    const replay = await s.loom(["replay", "run.jsonl", "--context-policy", "bounded", "--context-report", "replay.json", "--json"]);
-    assert.equal(replay.code, 0, replay.stderr);
-    const replayed = JSON.parse(replay.stdout);
-    // Routing (the catalog's slice name and route) is not part of a recorded workflow.
-    const comparable = ({ report_path: _, slice: __, route: ___, ...rest }: any) => rest;
-    assert.deepEqual(comparable(replayed), comparable(result));
-    const original = readJson(join(s.dir, "report.json"));
-    const again = readJson(join(s.dir, "replay.json"));
-    assert.deepEqual(again.calls.map((c: any) => [c.phase, c.step, c.request_bytes, c.usage]), original.calls.map((c: any) => [c.phase, c.step, c.request_bytes, c.usage]));
-    assert.deepEqual(again.usage, original.usage);
-    assert.equal(again.outcome, "completed");
+      // Replayed from the recorded reports: the same result and the same requests, byte for byte.
+      const replay = await s.loom([
+        "replay",
+        "run.jsonl",
+        "--context-policy",
+        "bounded",
+        "--context-report",
+        "replay.json",
+        "--json",
+      ]);
+      assert.equal(replay.code, 0, replay.stderr);
+      const replayed = JSON.parse(replay.stdout);
+      // Routing (the catalog's slice name and route) is not part of a recorded workflow.
+      const comparable = ({ report_path: _, slice: __, route: ___, ...rest }: any) => rest;
+      assert.deepEqual(comparable(replayed), comparable(result));
+      const original = readJson(join(s.dir, "report.json"));
+      const again = readJson(join(s.dir, "replay.json"));
+      assert.deepEqual(
+        again.calls.map((c: any) => [c.phase, c.step, c.request_bytes, c.usage]),
+        original.calls.map((c: any) => [c.phase, c.step, c.request_bytes, c.usage]),
+      );
+      assert.deepEqual(again.usage, original.usage);
+      assert.equal(again.outcome, "completed");
 
-    // Re-executed on a fresh copy of the project: every execution report equals the recorded one.
-    const fresh = s.freshCopy("fresh");
-    const executed = await s.loom(["replay", "run.jsonl", "--context-policy", "bounded", "--execute", "--workspace", "fresh"]);
-    assert.equal(executed.code, 0, executed.stderr);
-    assert.match(executed.stdout, new RegExp(`^  re-executed: all ${executions.length} execution reports equal the recording$`, "m"));
-    assert.match(executed.stdout, /^replay run\.jsonl: completed \(success\) after 8 steps, revision r2$/m);
-    assert.equal(nodeTest(fresh), 0, "the re-executed copy's tests pass");
-  });
+      // Re-executed on a fresh copy of the project: every execution report equals the recorded one.
+      const fresh = s.freshCopy("fresh");
+      const executed = await s.loom([
+        "replay",
+        "run.jsonl",
+        "--context-policy",
+        "bounded",
+        "--execute",
+        "--workspace",
+        "fresh",
+      ]);
+      assert.equal(executed.code, 0, executed.stderr);
+      assert.match(
+        executed.stdout,
+        new RegExp(`^  re-executed: all ${executions.length} execution reports equal the recording$`, "m"),
+      );
+      assert.match(executed.stdout, /^replay run\.jsonl: completed \(success\) after 8 steps, revision r2$/m);
+      assert.equal(nodeTest(fresh), 0, "the re-executed copy's tests pass");
+    },
+  );
 }

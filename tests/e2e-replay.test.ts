@@ -44,7 +44,17 @@ test("replay --execute fixes a copy of the example project: exit 0, its tests pa
     const ws = copyProject(dir, "ws");
     const before = spawnSync("node", ["test.mjs"], { cwd: ws });
     assert.equal(before.status, 1);
-    const r = binary(["replay", fixBug, "--execute", "--workspace", ws, "--json", "--quiet", "--context-report", join(dir, "r.json")]);
+    const r = binary([
+      "replay",
+      fixBug,
+      "--execute",
+      "--workspace",
+      ws,
+      "--json",
+      "--quiet",
+      "--context-report",
+      join(dir, "r.json"),
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.equal(out.outcome, "completed");
@@ -95,7 +105,17 @@ test("legacy and bounded replays produce the same execution reports and the same
     const files: Record<string, string> = {};
     for (const policy of ["legacy", "bounded"]) {
       const ws = copyProject(dir, policy);
-      const r = binary(["replay", fixBug, "--execute", "--workspace", ws, "--context-policy", policy, "--json", "--quiet"]);
+      const r = binary([
+        "replay",
+        fixBug,
+        "--execute",
+        "--workspace",
+        ws,
+        "--context-policy",
+        policy,
+        "--json",
+        "--quiet",
+      ]);
       assert.equal(r.code, 0, r.stderr);
       files[policy] = readFileSync(join(ws, "src/slug.mjs"), "utf8");
     }
@@ -147,7 +167,12 @@ test("a corrupt recording line is reported with its file name and line number, e
 });
 
 test("usage errors exit 2 with one line: unknown command, unknown flag, bad policy, missing recording", () => {
-  for (const args of [["fly"], ["replay", fixBug, "--bogus"], ["replay", fixBug, "--context-policy", "huge"], ["replay", "/nonexistent.jsonl"], ["replay"]]) {
+  for (
+    const args of [["fly"], ["replay", fixBug, "--bogus"], ["replay", fixBug, "--context-policy", "huge"], [
+      "replay",
+      "/nonexistent.jsonl",
+    ], ["replay"]]
+  ) {
     const r = binary(args);
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
@@ -158,7 +183,9 @@ test("usage errors exit 2 with one line: unknown command, unknown flag, bad poli
 });
 
 test("an imported file in the wrong format gets one line naming the format expected, exit 2", () => {
-  const mini = fileURLToPath(new URL("../../shared/workloads/mini-swe-agent/django__django-11095.json", import.meta.url));
+  const mini = fileURLToPath(
+    new URL("../../shared/workloads/mini-swe-agent/django__django-11095.json", import.meta.url),
+  );
   const r = binary(["replay", "--from", "swe-agent", mini]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /django__django-11095\.json: expected a SWE-agent/i);
@@ -168,7 +195,15 @@ test("an imported file in the wrong format gets one line naming the format expec
 test("batch replay of a folder with --jobs 2 writes one aggregate report and one report per recording", () => {
   withTemp((dir) => {
     const aggregate = join(dir, "all.json");
-    const r = binary(["replay", join(root, "testdata/workflows"), "--jobs", "2", "--context-report", aggregate, "--json"]);
+    const r = binary([
+      "replay",
+      join(root, "testdata/workflows"),
+      "--jobs",
+      "2",
+      "--context-report",
+      aggregate,
+      "--json",
+    ]);
     assert.equal(r.code, 1, `one recording ends suspended, so the batch did not complete: ${r.stderr}`);
     const out = JSON.parse(r.stdout);
     assert.equal(out.recordings, 2);
@@ -217,7 +252,16 @@ test("batch replay: recordings with the same name in different folders keep one 
       cpSync(source, join(dir, folder, "run.jsonl"));
     }
     const aggregate = join(dir, "all.json");
-    const r = binary(["replay", join(dir, "one/run.jsonl"), join(dir, "two/run.jsonl"), "--jobs", "2", "--context-report", aggregate, "--quiet"]);
+    const r = binary([
+      "replay",
+      join(dir, "one/run.jsonl"),
+      join(dir, "two/run.jsonl"),
+      "--jobs",
+      "2",
+      "--context-report",
+      aggregate,
+      "--quiet",
+    ]);
     assert.equal(r.code, 1, r.stderr);
     const agg = JSON.parse(readFileSync(aggregate, "utf8"));
     assert.equal(agg.runs.length, 2);
@@ -267,7 +311,17 @@ test("replay --execute with a workspace that does not exist: exit 3 before any s
   withTemp((dir) => {
     const report = join(dir, "report.json");
     const missing = join(dir, "no-such-workspace");
-    const r = binary(["replay", fixBug, "--execute", "--workspace", missing, "--context-report", report, "--json", "--quiet"]);
+    const r = binary([
+      "replay",
+      fixBug,
+      "--execute",
+      "--workspace",
+      missing,
+      "--context-report",
+      report,
+      "--json",
+      "--quiet",
+    ]);
     assert.equal(r.code, 3, r.stderr);
     assert.equal(r.stderr, `loom replay: Workspace ${JSON.stringify(missing)} is not a directory\n`);
     const out = JSON.parse(r.stdout);
@@ -276,7 +330,10 @@ test("replay --execute with a workspace that does not exist: exit 3 before any s
     assert.equal(out.steps, 0);
     const parsed = ContextReport.parse(JSON.parse(readFileSync(report, "utf8")));
     assert.equal(parsed.outcome, "startup_failed");
-    assert.deepEqual(parsed.error, { code: "workspace_missing", message: `Workspace ${JSON.stringify(missing)} is not a directory` });
+    assert.deepEqual(parsed.error, {
+      code: "workspace_missing",
+      message: `Workspace ${JSON.stringify(missing)} is not a directory`,
+    });
     assert.equal(parsed.model_calls, 0);
     // A file is not a workspace either.
     const file = binary(["replay", fixBug, "--execute", "--workspace", report, "--quiet"]);
@@ -287,11 +344,19 @@ test("replay --execute with a workspace that does not exist: exit 3 before any s
 test("replay refuses an unwritable --context-report or --reports-dir before replaying anything (exit 2)", () => {
   withTemp((dir) => {
     writeFileSync(join(dir, "a-file"), "");
-    for (const [args, pattern] of [
-      [["--context-report", dir], /^loom replay: --context-report ".*": is a directory, not a file$/],
-      [["--context-report", join(dir, "a-file/sub/r.json")], /^loom replay: --context-report ".*a-file[\\/]sub[\\/]r\.json": its folder cannot be created: ".*a-file" is not a directory$/],
-      [["--reports-dir", join(dir, "a-file"), "--jobs", "1"], /^loom replay: --reports-dir ".*a-file": is not a directory$/],
-    ] as const) {
+    for (
+      const [args, pattern] of [
+        [["--context-report", dir], /^loom replay: --context-report ".*": is a directory, not a file$/],
+        [
+          ["--context-report", join(dir, "a-file/sub/r.json")],
+          /^loom replay: --context-report ".*a-file[\\/]sub[\\/]r\.json": its folder cannot be created: ".*a-file" is not a directory$/,
+        ],
+        [
+          ["--reports-dir", join(dir, "a-file"), "--jobs", "1"],
+          /^loom replay: --reports-dir ".*a-file": is not a directory$/,
+        ],
+      ] as const
+    ) {
       const r = binary(["replay", join(root, "testdata/workflows"), "--quiet", ...args]);
       assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
       assert.match(r.stderr.trimEnd(), pattern);
@@ -300,15 +365,32 @@ test("replay refuses an unwritable --context-report or --reports-dir before repl
     }
     // The folder beside an aggregate report is checked too.
     writeFileSync(join(dir, "agg.runs"), "");
-    const beside = binary(["replay", join(root, "testdata/workflows"), "--jobs", "1", "--context-report", join(dir, "agg.json"), "--quiet"]);
+    const beside = binary([
+      "replay",
+      join(root, "testdata/workflows"),
+      "--jobs",
+      "1",
+      "--context-report",
+      join(dir, "agg.json"),
+      "--quiet",
+    ]);
     assert.equal(beside.code, 2, beside.stderr);
-    assert.match(beside.stderr, /per-recording reports folder ".*agg\.runs": is not a directory \(pass --reports-dir DIR\)/);
+    assert.match(
+      beside.stderr,
+      /per-recording reports folder ".*agg\.runs": is not a directory \(pass --reports-dir DIR\)/,
+    );
   });
 });
 
 test("--from auto detects each file's format: a Loom recording, a mini-swe-agent and a SWE-agent trajectory", () => {
   const shared = fileURLToPath(new URL("../../shared/workloads/", import.meta.url));
-  for (const file of [fixBug, join(shared, "mini-swe-agent/django__django-11095.json"), join(shared, "swe-agent/function_calling_simple.traj")]) {
+  for (
+    const file of [
+      fixBug,
+      join(shared, "mini-swe-agent/django__django-11095.json"),
+      join(shared, "swe-agent/function_calling_simple.traj"),
+    ]
+  ) {
     const r = binary(["replay", "--from", "auto", file, "--json", "--quiet"]);
     assert.equal(r.code, 0, `${file}: ${r.stderr}`);
     assert.equal(JSON.parse(r.stdout).outcome, "completed");

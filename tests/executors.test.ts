@@ -1,6 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import fc from "fast-check";
@@ -46,7 +55,14 @@ async function withWorkspace(
   const store = new ResultStore();
   const { env, ...rest } = config;
   const executor = new WorkspaceExecutor(
-    { root, store, test: { command: ["sh", "-c", "exit 0"], timeout_ms: 30_000 }, commands: [], commandTimeoutMs: 30_000, ...rest },
+    {
+      root,
+      store,
+      test: { command: ["sh", "-c", "exit 0"], timeout_ms: 30_000 },
+      commands: [],
+      commandTimeoutMs: 30_000,
+      ...rest,
+    },
     env ? { env } : {},
   );
   const run = async (action: ActionName, args: Record<string, unknown>, signal?: AbortSignal) =>
@@ -96,7 +112,11 @@ test("read_file stores the content and reports a normalised workspace-relative p
 test("read_file refuses absolute paths, escapes with .., NUL bytes, missing files and directories", async () => {
   await withWorkspace({ "src/a.txt": "a" }, async ({ run, outside }) => {
     assertRefusal(await run("read_file", { path: join(outside, "secret.txt") }), "path_outside_workspace", /absolute/);
-    assertRefusal(await run("read_file", { path: "../outside/secret.txt" }), "path_outside_workspace", /"\.\.\/outside\/secret\.txt"/);
+    assertRefusal(
+      await run("read_file", { path: "../outside/secret.txt" }),
+      "path_outside_workspace",
+      /"\.\.\/outside\/secret\.txt"/,
+    );
     assertRefusal(await run("read_file", { path: "src/../../outside/secret.txt" }), "path_outside_workspace");
     assertRefusal(await run("read_file", { path: "src/a.txt\0.png" }), "invalid_path", /NUL/);
     assertRefusal(await run("read_file", { path: "src/missing.txt" }), "not_found", /"src\/missing\.txt"/);
@@ -125,7 +145,11 @@ test("read_file follows a symlink that stays inside the workspace", async () => 
 test("read_file refuses a file over 16 MiB with too_large, naming its size and the cap", async () => {
   await withWorkspace({}, async ({ run, root, store }) => {
     sparseFile(join(root, "huge.bin"), MAX_TEXT_FILE_BYTES + 1);
-    assertRefusal(await run("read_file", { path: "huge.bin" }), "too_large", /"huge\.bin" is 16777217 bytes.*16777216-byte \(16 MiB\)/);
+    assertRefusal(
+      await run("read_file", { path: "huge.bin" }),
+      "too_large",
+      /"huge\.bin" is 16777217 bytes.*16777216-byte \(16 MiB\)/,
+    );
     assert.equal(store.count, 0);
   });
 });
@@ -166,10 +190,21 @@ test("read_file stores a text file's exact bytes, a byte-order mark included, un
 // list_files
 
 test("list_files lists files recursively, sorted, workspace-relative, without .git and node_modules", async () => {
-  const files = { "b.txt": "", "a/z.ts": "", "a/b/c.ts": "", ".git/HEAD": "", "node_modules/x/i.js": "", "a/node_modules/y.js": "" };
+  const files = {
+    "b.txt": "",
+    "a/z.ts": "",
+    "a/b/c.ts": "",
+    ".git/HEAD": "",
+    "node_modules/x/i.js": "",
+    "a/node_modules/y.js": "",
+  };
   await withWorkspace(files, async ({ run, text }) => {
     const all = await run("list_files", { path: "." });
-    assert.deepEqual(all.kind === "list" && [all.path, all.count, text(all.result)], [".", 3, "a/b/c.ts\na/z.ts\nb.txt\n"]);
+    assert.deepEqual(all.kind === "list" && [all.path, all.count, text(all.result)], [
+      ".",
+      3,
+      "a/b/c.ts\na/z.ts\nb.txt\n",
+    ]);
     const sub = await run("list_files", { path: "a/" });
     assert.deepEqual(sub.kind === "list" && [sub.path, sub.count, text(sub.result)], ["a", 2, "a/b/c.ts\na/z.ts\n"]);
   });
@@ -191,7 +226,7 @@ test("list_files shows at most 2,000 entries and says how many more there are", 
 });
 
 test("list_files shows a name with a newline, a tab or a leading quote as a JSON string on one line", async () => {
-  const files = { "a\nb.txt": "", "plain.txt": "", "tab\there.txt": "", "\"quoted.txt": "", "sub/x\u2028y": "" };
+  const files = { "a\nb.txt": "", "plain.txt": "", "tab\there.txt": "", '"quoted.txt': "", "sub/x\u2028y": "" };
   await withWorkspace(files, async ({ run, text }) => {
     const report = await run("list_files", { path: "." });
     assert.equal(report.kind, "list");
@@ -229,9 +264,16 @@ test("search finds literal text as path:line:text and skips binary, large and ig
     assert.equal(report.kind, "search");
     if (report.kind !== "search") return;
     assert.equal(report.matches, 3);
-    assert.equal(text(report.result), "src/a.ts:2:find (me) here\nsrc/a.ts:4:find (me) twice find (me)\ntop.md:1:find (me)\n");
+    assert.equal(
+      text(report.result),
+      "src/a.ts:2:find (me) here\nsrc/a.ts:4:find (me) twice find (me)\ntop.md:1:find (me)\n",
+    );
     const one = await run("search", { query: "me", path: "top.md" });
-    assert.deepEqual(one.kind === "search" && [one.path, one.matches, text(one.result)], ["top.md", 1, "top.md:1:find (me)\n"]);
+    assert.deepEqual(one.kind === "search" && [one.path, one.matches, text(one.result)], [
+      "top.md",
+      1,
+      "top.md:1:find (me)\n",
+    ]);
   });
 });
 
@@ -282,9 +324,21 @@ test("edit_file replaces one exact occurrence and advances the revision", async 
 
 test("edit_file refuses absent and ambiguous old text without changing the file or the revision", async () => {
   await withWorkspace({ "a.txt": "x = 1\nx = 1\naaa\n" }, async ({ run, root, executor }) => {
-    assertRefusal(await run("edit_file", { path: "a.txt", old_text: "y = 2", new_text: "" }), "edit_text_not_found", /"a\.txt"/);
-    assertRefusal(await run("edit_file", { path: "a.txt", old_text: "x = 1", new_text: "" }), "edit_text_ambiguous", /more than once/);
-    assertRefusal(await run("edit_file", { path: "a.txt", old_text: "aa", new_text: "" }), "edit_text_ambiguous", /more than once/);
+    assertRefusal(
+      await run("edit_file", { path: "a.txt", old_text: "y = 2", new_text: "" }),
+      "edit_text_not_found",
+      /"a\.txt"/,
+    );
+    assertRefusal(
+      await run("edit_file", { path: "a.txt", old_text: "x = 1", new_text: "" }),
+      "edit_text_ambiguous",
+      /more than once/,
+    );
+    assertRefusal(
+      await run("edit_file", { path: "a.txt", old_text: "aa", new_text: "" }),
+      "edit_text_ambiguous",
+      /more than once/,
+    );
     assertRefusal(await run("edit_file", { path: "b.txt", old_text: "x", new_text: "" }), "not_found");
     assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "x = 1\nx = 1\naaa\n");
     assert.equal(executor.revision, "r0");
@@ -305,7 +359,11 @@ test("edit_file refuses files with NUL bytes and files over 16 MiB, like read_fi
     writeFileSync(join(root, "nul.bin"), new Uint8Array([0x61, 0x00, 0x62]));
     sparseFile(join(root, "huge.txt"), MAX_TEXT_FILE_BYTES + 1);
     assertRefusal(await run("edit_file", { path: "nul.bin", old_text: "a", new_text: "c" }), "not_text", /NUL/);
-    assertRefusal(await run("edit_file", { path: "huge.txt", old_text: "a", new_text: "c" }), "too_large", /16777217 bytes/);
+    assertRefusal(
+      await run("edit_file", { path: "huge.txt", old_text: "a", new_text: "c" }),
+      "too_large",
+      /16777217 bytes/,
+    );
     assert.deepEqual(new Uint8Array(readFileSync(join(root, "nul.bin"))), new Uint8Array([0x61, 0x00, 0x62]));
     assert.equal(executor.revision, "r0");
   });
@@ -317,18 +375,25 @@ test("countOccurrences tells none, one and several apart, counting overlaps and 
   assert.equal(countOccurrences("aaa", "aa"), 2);
   assert.equal(countOccurrences("a".repeat(2 * 1024 * 1024), "a".repeat(1_000)), 2);
   fc.assert(
-    fc.property(fc.string({ unit: fc.constantFrom("a", "b") }), fc.string({ unit: fc.constantFrom("a", "b"), minLength: 1, maxLength: 3 }), (text, part) => {
-      let naive = 0;
-      for (let i = 0; i + part.length <= text.length; i++) if (text.startsWith(part, i)) naive++;
-      assert.equal(countOccurrences(text, part), Math.min(naive, 2));
-    }),
+    fc.property(
+      fc.string({ unit: fc.constantFrom("a", "b") }),
+      fc.string({ unit: fc.constantFrom("a", "b"), minLength: 1, maxLength: 3 }),
+      (text, part) => {
+        let naive = 0;
+        for (let i = 0; i + part.length <= text.length; i++) if (text.startsWith(part, i)) naive++;
+        assert.equal(countOccurrences(text, part), Math.min(naive, 2));
+      },
+    ),
   );
 });
 
 test("edit_file on a 2 MB file of repeated text refuses an ambiguous edit and applies a unique one", async () => {
   const big = `${"a".repeat(2 * 1024 * 1024)}\nend\n`;
   await withWorkspace({ "big.txt": big }, async ({ run, root }) => {
-    assertRefusal(await run("edit_file", { path: "big.txt", old_text: "a".repeat(1_000), new_text: "" }), "edit_text_ambiguous");
+    assertRefusal(
+      await run("edit_file", { path: "big.txt", old_text: "a".repeat(1_000), new_text: "" }),
+      "edit_text_ambiguous",
+    );
     const report = await run("edit_file", { path: "big.txt", old_text: "a\nend", new_text: "a\nEND" });
     assert.equal(report.kind, "edit");
     assert.equal(readFileSync(join(root, "big.txt"), "utf8"), big.replace("end", "END"));
@@ -376,7 +441,12 @@ test("run_tests records the revision it tested, its exit status and its output",
     const before = await run("run_tests", {});
     assert.equal(before.kind, "test");
     if (before.kind !== "test") return;
-    assert.deepEqual([before.revision, before.exit_code, before.timed_out, text(before.output)], ["r0", 1, false, "failing\n"]);
+    assert.deepEqual([before.revision, before.exit_code, before.timed_out, text(before.output)], [
+      "r0",
+      1,
+      false,
+      "failing\n",
+    ]);
     await run("write_file", { path: "code.txt", content: "0" });
     const after = await run("run_tests", {});
     assert.deepEqual(after.kind === "test" && [after.revision, after.exit_code], ["r1", 0]);
@@ -396,7 +466,10 @@ test("run_tests does not pass credential variables to the test process", async (
     const output = report.kind === "test" ? text(report.output) : "";
     assert.match(output, /^LOOM_VISIBLE=1$/m);
     assert.doesNotMatch(output, /LOOM_TEST_API_KEY|do-not-leak/);
-  }, { test: { command: ["env"], timeout_ms: 30_000 }, env: { PATH: process.env.PATH, LOOM_TEST_API_KEY: "do-not-leak", LOOM_VISIBLE: "1" } });
+  }, {
+    test: { command: ["env"], timeout_ms: 30_000 },
+    env: { PATH: process.env.PATH, LOOM_TEST_API_KEY: "do-not-leak", LOOM_VISIBLE: "1" },
+  });
 });
 
 test("run_tests and run_command do not pass secretEnvNames, credential-like names or URLs with passwords", async () => {
@@ -412,12 +485,21 @@ test("run_tests and run_command do not pass secretEnvNames, credential-like name
     const tested = await run("run_tests", {});
     const commanded = await run("run_command", { argv: ["env"] });
     for (const report of [tested, commanded]) {
-      const output = report.kind === "test" ? text(report.output) : report.kind === "command" ? text(report.output) : "";
+      const output = report.kind === "test"
+        ? text(report.output)
+        : report.kind === "command"
+        ? text(report.output)
+        : "";
       assert.match(output, /^LOOM_VISIBLE=1$/m);
       assert.match(output, /^GIT_AUTHOR_NAME=Loom$/m);
       assert.doesNotMatch(output, /LOOM_MODEL_ACCESS|LLM_CREDS|DATABASE_URL|leak-/);
     }
-  }, { test: { command: ["env"], timeout_ms: 30_000 }, commands: [["env"]], secretEnvNames: ["LOOM_MODEL_ACCESS"], env });
+  }, {
+    test: { command: ["env"], timeout_ms: 30_000 },
+    commands: [["env"]],
+    secretEnvNames: ["LOOM_MODEL_ACCESS"],
+    env,
+  });
 });
 
 test("an interrupted run_tests rejects with InterruptedError", async () => {
@@ -434,7 +516,12 @@ test("run_command runs only argv that start with an allowed prefix", async () =>
     const ok = await run("run_command", { argv: ["echo", "hello", "world"] });
     assert.equal(ok.kind, "command");
     if (ok.kind !== "command") return;
-    assert.deepEqual([ok.argv, ok.exit_code, ok.timed_out, text(ok.output)], [["echo", "hello", "world"], 0, false, "hello world\n"]);
+    assert.deepEqual([ok.argv, ok.exit_code, ok.timed_out, text(ok.output)], [
+      ["echo", "hello", "world"],
+      0,
+      false,
+      "hello world\n",
+    ]);
     assertRefusal(await run("run_command", { argv: ["rm", "-rf", "."] }), "command_not_allowed", /\["rm","-rf","\."\]/);
     assertRefusal(await run("run_command", { argv: ["sh", "-c", "echo hi"] }), "command_not_allowed");
     assertRefusal(await run("run_command", { argv: ["sh"] }), "command_not_allowed");
@@ -444,15 +531,34 @@ test("run_command runs only argv that start with an allowed prefix", async () =>
 
 test("run_command refuses arguments after the allowed prefix that name paths outside the workspace", async () => {
   await withWorkspace({ "a.txt": "", "sub/b.txt": "" }, async ({ run, text }) => {
-    for (const arg of ["/", "/etc/passwd", "~", "~/.ssh", "..", "../outside", "sub/../..", "./../x", "..\\x", "--file=/etc/passwd", "DIR=../x"]) {
+    for (
+      const arg of [
+        "/",
+        "/etc/passwd",
+        "~",
+        "~/.ssh",
+        "..",
+        "../outside",
+        "sub/../..",
+        "./../x",
+        "..\\x",
+        "--file=/etc/passwd",
+        "DIR=../x",
+      ]
+    ) {
       const report = await run("run_command", { argv: ["ls", "sub", arg] });
       assertRefusal(report, "command_not_allowed", /names a path outside the workspace/);
       if (report.kind === "refusal") assert.ok(report.reason.includes(JSON.stringify(arg)), report.reason);
     }
     const listed = await run("run_command", { argv: ["ls", "sub/../sub", "."] });
     assert.equal(listed.kind === "command" && listed.exit_code, 0);
-    const echoed = await run("run_command", { argv: ["echo", "...", "x..y", "--color=auto", "a/./b/..", "https://example.com/a/../b"] });
-    assert.equal(echoed.kind === "command" && text(echoed.output), "... x..y --color=auto a/./b/.. https://example.com/a/../b\n");
+    const echoed = await run("run_command", {
+      argv: ["echo", "...", "x..y", "--color=auto", "a/./b/..", "https://example.com/a/../b"],
+    });
+    assert.equal(
+      echoed.kind === "command" && text(echoed.output),
+      "... x..y --color=auto a/./b/.. https://example.com/a/../b\n",
+    );
     // Text with whitespace is a script or a message, not a path: a shell prefix is not second-guessed.
     const script = await run("run_command", { argv: ["echo", "PATH=/usr/bin:$PATH && ls ../x"] });
     assert.equal(script.kind === "command" && text(script.output), "PATH=/usr/bin:$PATH && ls ../x\n");
@@ -503,14 +609,18 @@ test("print stores the text and finish echoes its status", async () => {
   await withWorkspace({}, async ({ run, text }) => {
     const printed = await run("print", { text: "done: 3 files" });
     assert.equal(printed.kind === "print" && text(printed.text), "done: 3 files");
-    assert.deepEqual(await run("finish", { status: "success", summary: "Fixed it" }), { kind: "finish", status: "success", summary: "Fixed it" });
+    assert.deepEqual(await run("finish", { status: "success", summary: "Fixed it" }), {
+      kind: "finish",
+      status: "success",
+      summary: "Fixed it",
+    });
   });
 });
 
 test("invalid arguments and unknown actions are refused, not thrown", async () => {
   await withWorkspace({}, async ({ run }) => {
     assertRefusal(await run("read_file", { path: 3 }), "invalid_arguments", /path/);
-    assertRefusal(await run("edit_file", { path: "a", old_text: "" , new_text: "" }), "invalid_arguments");
+    assertRefusal(await run("edit_file", { path: "a", old_text: "", new_text: "" }), "invalid_arguments");
     assertRefusal(await run("run_tests", { extra: true }), "invalid_arguments");
     assertRefusal(await run("delete_everything" as ActionName, {}), "unknown_action");
   });
@@ -544,7 +654,9 @@ test("every refusal reason is at most 512 UTF-8 bytes and a short one is kept wh
         const full = `Command ${JSON.stringify(["rm", arg])} is not allowed (no commands are allowed)`;
         assert.ok(utf8Bytes(report.reason) <= 512);
         if (utf8Bytes(full) <= 512) assert.equal(report.reason, full);
-        else assert.ok(report.reason.startsWith('Command ["rm",') && report.reason.endsWith("(no commands are allowed)"));
+        else {assert.ok(
+            report.reason.startsWith('Command ["rm",') && report.reason.endsWith("(no commands are allowed)"),
+          );}
         assert.doesNotMatch(report.reason, LONE_SURROGATE);
       }),
       { numRuns: 200 },

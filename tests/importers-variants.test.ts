@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import fc from "fast-check";
-import { runWithOptions, type RunResult } from "../api.ts";
+import { type RunResult, runWithOptions } from "../api.ts";
 import type { ContextPolicyName } from "../lib/context.ts";
 import { canonicalJson, digestOf } from "../lib/digest.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -18,7 +18,8 @@ import { NULL_USAGE } from "../lib/turn.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, FIXTURES), "utf8");
-const load = (path: string, format: ImportFormat) => importTrajectory(read(path), { format, name: path.split("/").at(-1)! });
+const load = (path: string, format: ImportFormat) =>
+  importTrajectory(read(path), { format, name: path.split("/").at(-1)! });
 
 function selection(recording: Recording, step: number): Record<string, unknown> {
   const answer = recording.answers.find((a) => a.step === step && a.phase === "selection");
@@ -44,7 +45,9 @@ function argvOf(execution: RecordedExecution): string[] {
 function serialize(recording: Recording): string {
   let out = recordingLine(recording.header);
   const byStep = new Map<number, string>();
-  for (const answer of recording.answers) byStep.set(answer.step, (byStep.get(answer.step) ?? "") + recordingLine(answer));
+  for (const answer of recording.answers) {
+    byStep.set(answer.step, (byStep.get(answer.step) ?? "") + recordingLine(answer));
+  }
   for (const execution of recording.executions) out += (byStep.get(execution.step) ?? "") + recordingLine(execution);
   return out;
 }
@@ -58,7 +61,11 @@ function replay(recording: Recording, policy: ContextPolicyName): Promise<RunRes
 }
 
 /** Round-trips through the JSONL form, then replays under both policies: same reports, every answer used. */
-async function assertReplays(recording: Recording, name: string, outcome: "completed" | "step_limit" = "completed"): Promise<void> {
+async function assertReplays(
+  recording: Recording,
+  name: string,
+  outcome: "completed" | "step_limit" = "completed",
+): Promise<void> {
   assert.deepEqual(parseRecording(serialize(recording), { name }), recording, `${name} round-trips`);
   const reports: string[] = [];
   for (const policy of ["legacy", "bounded"] as const) {
@@ -66,7 +73,11 @@ async function assertReplays(recording: Recording, name: string, outcome: "compl
     assert.equal(result.outcome, outcome, `${name} ${policy}: ${result.error?.message ?? ""}`);
     if (outcome === "completed") assert.equal(result.error, null);
     else assert.equal(result.error?.code, "step_limit");
-    assert.equal(result.report.model_calls, recording.answers.length, `${name} ${policy}: every recorded answer is used`);
+    assert.equal(
+      result.report.model_calls,
+      recording.answers.length,
+      `${name} ${policy}: every recorded answer is used`,
+    );
     assert.equal(result.reports.length, recording.executions.length);
     reports.push(canonicalJson(result.reports));
   }
@@ -87,14 +98,23 @@ function assertUsageError(fn: () => unknown, pattern: RegExp): void {
 
 test("mini-swe-agent 2.x tool calls: parallel calls are consecutive steps answered by role tool messages", () => {
   const recording = load("mini-swe-agent/v2-toolcall.traj.json", "mini-swe-agent");
-  assert.deepEqual(recording.executions.map((e) => e.report.kind), ["command", "command", "command", "refusal", "finish"]);
+  assert.deepEqual(recording.executions.map((e) => e.report.kind), [
+    "command",
+    "command",
+    "command",
+    "refusal",
+    "finish",
+  ]);
   assert.deepEqual(argvOf(recording.executions[0]), ["bash", "-c", "ls"]);
   assert.deepEqual(argvOf(recording.executions[1]), ["bash", "-c", "grep -n 'def add' calc.py"]);
   // The JSON observation template is unwrapped to the output the command printed.
   assert.equal(outputOf(recording.executions[0]), "calc.py\ntest_calc.py\n");
   assert.equal(outputOf(recording.executions[1]), "1:def add(a, b): return a - b\n");
   assert.equal(recording.executions[0].report.kind === "command" && recording.executions[0].report.exit_code, 0);
-  assert.deepEqual(selection(recording, 1), { action: "run_command", reason: "Let me look at the repository and the failing function." });
+  assert.deepEqual(selection(recording, 1), {
+    action: "run_command",
+    reason: "Let me look at the repository and the failing function.",
+  });
   assert.deepEqual(selection(recording, 2), { action: "run_command" });
   assert.deepEqual(usageAt(recording, 1), { input: 1520, cache_read: 1400, cache_write: null, output: 90 });
   assert.deepEqual(usageAt(recording, 2), NULL_USAGE);
@@ -111,26 +131,39 @@ test("mini-swe-agent 2.x: a timeout has a null exit code, a dropped unparsable a
     kind: "refusal",
     step: 4,
     code: "format_error",
-    reason: "Tool call error:\n\n<error>\nNo tool calls found in the response. Every response MUST include at least one tool call.\n</error>",
+    reason:
+      "Tool call error:\n\n<error>\nNo tool calls found in the response. Every response MUST include at least one tool call.\n</error>",
   });
 });
 
 test("mini-swe-agent 2.x: the submit call ends in finish with the exit message's submission", () => {
   const json = JSON.parse(read("mini-swe-agent/v2-toolcall.traj.json"));
   const recording = load("mini-swe-agent/v2-toolcall.traj.json", "mini-swe-agent");
-  assert.deepEqual(recording.executions[4].report, { kind: "finish", status: "success", summary: json.info.submission });
+  assert.deepEqual(recording.executions[4].report, {
+    kind: "finish",
+    status: "success",
+    summary: json.info.submission,
+  });
   assert.deepEqual(selection(recording, 5), { action: "finish", reason: "The fix is in. Submitting." });
   assert.equal(recording.header.slice.model, "anthropic/claude-sonnet-4-5-20250929");
   assert.deepEqual(recording.header.slice.limits, { max_steps: 5, command_timeout_ms: 60000 });
   // A person's command in interactive mode (a user message with an output) does not answer the submit call.
-  const human = { role: "user", content: "<returncode>0</returncode>\n<output>\nok\n</output>", extra: { raw_output: "ok\n", returncode: 0 } };
+  const human = {
+    role: "user",
+    content: "<returncode>0</returncode>\n<output>\nok\n</output>",
+    extra: { raw_output: "ok\n", returncode: 0 },
+  };
   const interactive = { ...json, messages: [...json.messages.slice(0, -1), human, json.messages.at(-1)] };
   const withHuman = importTrajectory(JSON.stringify(interactive), { format: "mini-swe-agent", name: "i.json" });
   assert.deepEqual(withHuman.executions, recording.executions);
   // Without info, the closing exit message alone says how the run ended.
   delete json.info;
   const bare = importTrajectory(JSON.stringify(json), { format: "mini-swe-agent", name: "bare.json" });
-  assert.deepEqual(bare.executions.at(-1)!.report, { kind: "finish", status: "success", summary: json.messages.at(-1).extra.submission });
+  assert.deepEqual(bare.executions.at(-1)!.report, {
+    kind: "finish",
+    status: "success",
+    summary: json.messages.at(-1).extra.submission,
+  });
 });
 
 test("mini-swe-agent 2.x text actions: extra.actions is the command, the thought keeps everything else", () => {
@@ -138,7 +171,10 @@ test("mini-swe-agent 2.x text actions: extra.actions is the command, the thought
   assert.deepEqual(argvOf(recording.executions[0]), ["bash", "-c", "grep -n teh README.md"]);
   assert.equal(outputOf(recording.executions[0]), "3:Read teh docs.\n");
   const reason = String(selection(recording, 1).reason);
-  assert.ok(reason.includes("```bash\ngrep teh README.md\n```"), "an example block in the thought stays in the thought");
+  assert.ok(
+    reason.includes("```bash\ngrep teh README.md\n```"),
+    "an example block in the thought stays in the thought",
+  );
   assert.ok(!reason.includes("mswea_bash_command"), "the executed block is not repeated in the thought");
 });
 
@@ -146,12 +182,18 @@ test("mini-swe-agent 2.x text actions: a format error keeps the model's answer, 
   const recording = load("mini-swe-agent/v2-textbased.traj.json", "mini-swe-agent");
   const refused = recording.executions[1];
   assert.deepEqual(argvOf(refused), ["bash", "-c", "sed -i 's/teh/the/' README.md\ngrep -c teh README.md"]);
-  assert.equal(refused.report.kind === "refusal" && refused.report.reason, "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.");
+  assert.equal(
+    refused.report.kind === "refusal" && refused.report.reason,
+    "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.",
+  );
   assert.deepEqual(selection(recording, 2), { action: "run_command", reason: "THOUGHT: Fix it and check." });
   const failed = recording.executions[2].report;
   assert.equal(failed.kind === "command" && failed.exit_code, -1);
   assert.equal(failed.kind === "command" && failed.timed_out, false);
-  assert.equal(outputOf(recording.executions[2]), "An error occurred while executing the command: [Errno 2] No such file or directory\n");
+  assert.equal(
+    outputOf(recording.executions[2]),
+    "An error occurred while executing the command: [Errno 2] No such file or directory\n",
+  );
   assert.deepEqual(recording.executions[3].report, { kind: "finish", status: "failure", summary: "LimitsExceeded" });
 });
 
@@ -163,7 +205,11 @@ test("mini-swe-agent 2.x Responses API: response objects are turns, function_cal
   assert.deepEqual(usageAt(recording, 1), { input: 800, cache_read: 512, cache_write: null, output: 120 });
   assert.deepEqual(usageAt(recording, 2), { input: 950, cache_read: null, cache_write: null, output: 30 });
   assert.equal(recording.header.slice.intent, "Please solve this issue: x is empty.");
-  assert.deepEqual(recording.executions[2].report, { kind: "finish", status: "success", summary: "diff --git a/x b/x\n" });
+  assert.deepEqual(recording.executions[2].report, {
+    kind: "finish",
+    status: "success",
+    summary: "diff --git a/x b/x\n",
+  });
 });
 
 test("mini-swe-agent early files: no version marker, a Python action_regex with (?s) and a named group", () => {
@@ -211,10 +257,17 @@ test("swe-agent 1.x: a submit answered by a review is a command, the last submit
   assert.deepEqual(recording.executions.map((e) => e.action), ["run_command", "run_command", "run_command", "finish"]);
   assert.deepEqual(argvOf(recording.executions[2]), ["bash", "-c", "submit"]);
   assert.ok(outputOf(recording.executions[2]).startsWith("Thank you for your work on this issue."));
-  assert.deepEqual(recording.executions[3].report, { kind: "finish", status: "success", summary: json.info.submission });
+  assert.deepEqual(recording.executions[3].report, {
+    kind: "finish",
+    status: "success",
+    summary: json.info.submission,
+  });
   // 1.x keeps history contents as text parts and the config as a JSON string.
   assert.equal(recording.header.slice.intent, "<uploaded_files>\n/testbed\n</uploaded_files>\nFix the typo in app.py.");
-  assert.equal(recording.header.slice.instructions, "You are a helpful assistant that can interact with a computer to solve tasks.");
+  assert.equal(
+    recording.header.slice.instructions,
+    "You are a helpful assistant that can interact with a computer to solve tasks.",
+  );
   assert.equal(recording.header.slice.model, "claude-sonnet-4-20250514");
 });
 
@@ -224,7 +277,11 @@ test("swe-agent 1.x: the step added when a limit stopped the run is the finish; 
   assert.equal(recording.executions.length, json.trajectory.length);
   assert.deepEqual(recording.executions[1].report, { kind: "refusal", step: 2, code: "format_error", reason: "" });
   assert.deepEqual(selection(recording, 2), { action: "run_command", reason: "I think we should edit src/a.py" });
-  assert.deepEqual(recording.executions[3].report, { kind: "finish", status: "failure", summary: json.info.submission });
+  assert.deepEqual(recording.executions[3].report, {
+    kind: "finish",
+    status: "failure",
+    summary: json.info.submission,
+  });
   assert.deepEqual(selection(recording, 4), { action: "finish", reason: "Exit due to cost limit" });
 });
 
@@ -240,21 +297,32 @@ test("swe-agent RetryAgent: the chosen attempt at the top level, else the last o
   assert.deepEqual(argvOf(first.executions[0]), ["bash", "-c", "cat a.py"]);
   assert.deepEqual(first.executions.at(-1)!.report, { kind: "finish", status: "failure", summary: "Exited" });
   const picked = { attempts: json.attempts, info: { best_attempt_idx: 0 } };
-  assert.deepEqual(importTrajectory(JSON.stringify(picked), { format: "swe-agent", name: "chosen.traj" }).executions, first.executions);
+  assert.deepEqual(
+    importTrajectory(JSON.stringify(picked), { format: "swe-agent", name: "chosen.traj" }).executions,
+    first.executions,
+  );
 });
 
 test("swe-agent: a missing action or observation, a null submission and an object submission are read", () => {
   const json = {
-    trajectory: [{ action: "ls", observation: null, thought: null }, { observation: "no action parsed" }, { action: "exit" }],
+    trajectory: [{ action: "ls", observation: null, thought: null }, { observation: "no action parsed" }, {
+      action: "exit",
+    }],
     history: [{ role: "user", content: "Do it." }],
     info: { exit_status: "exit_command", submission: null },
   };
   const recording = importTrajectory(JSON.stringify(json), { format: "swe-agent", name: "loose.traj" });
   assert.equal(outputOf(recording.executions[0]), "");
-  assert.deepEqual(recording.executions[1].report, { kind: "refusal", step: 2, code: "format_error", reason: "no action parsed" });
+  assert.deepEqual(recording.executions[1].report, {
+    kind: "refusal",
+    step: 2,
+    code: "format_error",
+    reason: "no action parsed",
+  });
   assert.deepEqual(recording.executions[2].report, { kind: "finish", status: "failure", summary: "exit_command" });
   const object = { ...json, info: { exit_status: "submitted", submission: { patch: "diff" } } };
-  const finish = importTrajectory(JSON.stringify(object), { format: "swe-agent", name: "o.traj" }).executions.at(-1)!.report;
+  const finish =
+    importTrajectory(JSON.stringify(object), { format: "swe-agent", name: "o.traj" }).executions.at(-1)!.report;
   assert.deepEqual(finish, { kind: "finish", status: "success", summary: '{"patch":"diff"}' });
 });
 
@@ -263,9 +331,16 @@ test("swe-agent: a missing action or observation, a null submission and an objec
 test("openai-messages: an OpenHands completion log appends its response as the last turn", () => {
   const recording = load("openai-messages/openhands-completion.json", "openai-messages");
   assert.deepEqual(recording.executions.map((e) => e.action), ["run_command", "run_command", "finish"]);
-  assert.deepEqual(argvOf(recording.executions[0]), ["str_replace_editor", '{"command": "view", "path": "/workspace/repo/slug.py"}']);
+  assert.deepEqual(argvOf(recording.executions[0]), [
+    "str_replace_editor",
+    '{"command": "view", "path": "/workspace/repo/slug.py"}',
+  ]);
   assert.ok(outputOf(recording.executions[1]).startsWith("a-b\n[The command completed with exit code 0.]"));
-  assert.deepEqual(recording.executions[2].report, { kind: "finish", status: "success", summary: "slugify replaces spaces with dashes." });
+  assert.deepEqual(recording.executions[2].report, {
+    kind: "finish",
+    status: "success",
+    summary: "slugify replaces spaces with dashes.",
+  });
   assert.deepEqual(selection(recording, 3), { action: "finish", reason: "The function now works." });
   // litellm's usage for an Anthropic model: OpenAI names, Anthropic's cache counters beside them.
   assert.deepEqual(usageAt(recording, 3), { input: 6000, cache_read: 5800, cache_write: 120, output: 55 });
@@ -282,17 +357,26 @@ test("openai-messages: a completion log of a model without native tool calls is 
     fncall_response: json.response,
   };
   const recording = importTrajectory(JSON.stringify(converted), { format: "openai-messages", name: "fncall.json" });
-  assert.deepEqual(recording, { ...load("openai-messages/openhands-completion.json", "openai-messages"), header: { ...recording.header } });
+  assert.deepEqual(recording, {
+    ...load("openai-messages/openhands-completion.json", "openai-messages"),
+    header: { ...recording.header },
+  });
   assert.equal(recording.executions.at(-1)!.action, "finish");
 });
 
 test("openai-messages: an Anthropic Messages log maps exactly as the same log in OpenAI form", () => {
   const anthropic = load("openai-messages/anthropic.json", "openai-messages");
   const openai = load("openai-messages/anthropic-as-openai.json", "openai-messages");
-  assert.deepEqual({ ...anthropic, header: { ...anthropic.header, source: undefined } }, { ...openai, header: { ...openai.header, source: undefined } });
+  assert.deepEqual({ ...anthropic, header: { ...anthropic.header, source: undefined } }, {
+    ...openai,
+    header: { ...openai.header, source: undefined },
+  });
   assert.equal(anthropic.header.slice.instructions, "You are a coding agent working in /repo.");
   // Thinking blocks carry no decision; the text beside the tool calls is the reason.
-  assert.deepEqual(selection(anthropic, 2), { action: "run_command", reason: "I'll look at the parser and the test data together." });
+  assert.deepEqual(selection(anthropic, 2), {
+    action: "run_command",
+    reason: "I'll look at the parser and the test data together.",
+  });
   assert.equal(outputOf(anthropic.executions[1]), "1\tdef parse_date(s):\n2\t    y, m, d = map(int, s.split('-'))");
   assert.deepEqual(usageAt(anthropic, 1), { input: 12, cache_read: 0, cache_write: 2100, output: 70 });
 });
@@ -319,7 +403,11 @@ test("openai-messages: a Responses rollout (JSON Lines with a BOM and CRLF) maps
   assert.deepEqual(recording.header.slice.commands, [["bash"]]);
   assert.equal(outputOf(recording.executions[0]), "7\n");
   assert.equal(recording.executions[0].report.kind === "command" && recording.executions[0].report.exit_code, 0);
-  assert.deepEqual(recording.executions[1].report, { kind: "finish", status: "success", summary: "There are 7 Python files in src." });
+  assert.deepEqual(recording.executions[1].report, {
+    kind: "finish",
+    status: "success",
+    summary: "There are 7 Python files in src.",
+  });
 });
 
 test("openai-messages: LangChain and Gemini message dumps", () => {
@@ -338,7 +426,12 @@ test("openai-messages: LangChain and Gemini message dumps", () => {
 
 test("openai-messages: arguments kept as objects, ids reused per answer, a top-level usage list", () => {
   const recording = load("openai-messages/reused-ids.json", "openai-messages");
-  assert.deepEqual(recording.executions.map((e) => argvOf(e)?.[2] ?? e.action), ["date", "date +%s", "uptime", "finish"]);
+  assert.deepEqual(recording.executions.map((e) => argvOf(e)?.[2] ?? e.action), [
+    "date",
+    "date +%s",
+    "uptime",
+    "finish",
+  ]);
   assert.equal(outputOf(recording.executions[0]), "Mon Jan  1 00:00:00 UTC 2025");
   assert.equal(outputOf(recording.executions[1]), "1735689600");
   assert.deepEqual(usageAt(recording, 3), { input: 200, cache_read: null, cache_write: null, output: 12 });
@@ -353,7 +446,11 @@ test("openai-messages: arguments kept as objects, ids reused per answer, a top-l
 test("openai-messages: a result logged after a later turn still answers its call", () => {
   const messages = [
     { role: "user", content: "Start a build and tell me when it is done." },
-    { role: "assistant", content: null, tool_calls: [{ id: "b1", type: "function", function: { name: "bash", arguments: '{"command":"make"}' } }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "b1", type: "function", function: { name: "bash", arguments: '{"command":"make"}' } }],
+    },
     { role: "assistant", content: "The build is running." },
     { role: "tool", tool_call_id: "b1", content: "built\n" },
     { role: "assistant", content: "The build finished." },
@@ -368,7 +465,11 @@ test("openai-messages: custom tool calls, a blank opener, an object tool content
   const history = [
     { role: "user", content: "" },
     { role: "user", content: "Replace old with new in a.txt." },
-    { role: "assistant", content: null, tool_calls: [{ id: "p1", type: "custom", custom: { name: "apply_patch", input: patch } }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "p1", type: "custom", custom: { name: "apply_patch", input: patch } }],
+    },
     { role: "tool", tool_call_id: "p1", content: { status: "applied", files: ["a.txt"] } },
     { role: "assistant", content: "Patched." },
   ];
@@ -391,8 +492,14 @@ test("mini-swe-agent 2.x: a file stripped of info and version marker is still re
 });
 
 const MALFORMED: [string, RegExp][] = [
-  ["unknown-tool-use-id.json", /^unknown-tool-use-id\.json: messages\[2\]: tool result for unknown tool_call_id "toolu_9"$/],
-  ["item-without-role.json", /^item-without-role\.json: expected an OpenAI-style chat log .*: messages\[1\]: expected a message with a role, found an object with keys content$/],
+  [
+    "unknown-tool-use-id.json",
+    /^unknown-tool-use-id\.json: messages\[2\]: tool result for unknown tool_call_id "toolu_9"$/,
+  ],
+  [
+    "item-without-role.json",
+    /^item-without-role\.json: expected an OpenAI-style chat log .*: messages\[1\]: expected a message with a role, found an object with keys content$/,
+  ],
 ];
 
 for (const [file, expected] of MALFORMED) {
@@ -402,10 +509,23 @@ for (const [file, expected] of MALFORMED) {
 }
 
 test("a chat log given as another format still fails with one line naming what it looks like", () => {
-  assertUsageError(() => load("openai-messages/anthropic.json", "swe-agent"), /^anthropic\.json: expected a SWE-agent trajectory .*found an object with keys model, system, messages \(it looks like openai-messages\)$/);
-  assertUsageError(() => load("openai-messages/claude-transcript.jsonl", "mini-swe-agent"), /^claude-transcript\.jsonl: not valid JSON \(.+\)$/);
+  assertUsageError(
+    () => load("openai-messages/anthropic.json", "swe-agent"),
+    /^anthropic\.json: expected a SWE-agent trajectory .*found an object with keys model, system, messages \(it looks like openai-messages\)$/,
+  );
+  assertUsageError(
+    () => load("openai-messages/claude-transcript.jsonl", "mini-swe-agent"),
+    /^claude-transcript\.jsonl: not valid JSON \(.+\)$/,
+  );
   assertUsageError(() => load("swe-agent/v1-retry-attempts.traj", "openai-messages"), /\(it looks like swe-agent\)$/);
-  assertUsageError(() => importTrajectory('{"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [{"id": 1}]}]}', { format: "openai-messages", name: "t.json" }), /messages\[1\]\.tool_calls\[0\]\.name: expected a non-empty string$/);
+  assertUsageError(
+    () =>
+      importTrajectory(
+        '{"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [{"id": 1}]}]}',
+        { format: "openai-messages", name: "t.json" },
+      ),
+    /messages\[1\]\.tool_calls\[0\]\.name: expected a non-empty string$/,
+  );
 });
 
 // ---------------------------------------------------------------- invariants
@@ -415,9 +535,15 @@ const toAnthropic = (calls: { command: string; output: string }[][], task: strin
   calls.forEach((turn, t) => {
     messages.push({
       role: "assistant",
-      content: [{ type: "text", text: `turn ${t}` }, ...turn.map((c, j) => ({ type: "tool_use", id: `u${t}_${j}`, name: "bash", input: { command: c.command } }))],
+      content: [
+        { type: "text", text: `turn ${t}` },
+        ...turn.map((c, j) => ({ type: "tool_use", id: `u${t}_${j}`, name: "bash", input: { command: c.command } })),
+      ],
     });
-    messages.push({ role: "user", content: turn.map((c, j) => ({ type: "tool_result", tool_use_id: `u${t}_${j}`, content: c.output })) });
+    messages.push({
+      role: "user",
+      content: turn.map((c, j) => ({ type: "tool_result", tool_use_id: `u${t}_${j}`, content: c.output })),
+    });
   });
   messages.push({ role: "assistant", content: [{ type: "text", text: "done" }] });
   return { system: "rules", messages };
@@ -429,7 +555,11 @@ const toOpenAi = (calls: { command: string; output: string }[][], task: string) 
     messages.push({
       role: "assistant",
       content: `turn ${t}`,
-      tool_calls: turn.map((c, j) => ({ id: `u${t}_${j}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: c.command }) } })),
+      tool_calls: turn.map((c, j) => ({
+        id: `u${t}_${j}`,
+        type: "function",
+        function: { name: "bash", arguments: JSON.stringify({ command: c.command }) },
+      })),
     });
     turn.forEach((c, j) => messages.push({ role: "tool", tool_call_id: `u${t}_${j}`, content: c.output }));
   });
@@ -440,27 +570,40 @@ const toOpenAi = (calls: { command: string; output: string }[][], task: string) 
 test("any Anthropic-shaped log imports exactly as its OpenAI-shaped twin", () => {
   const call = fc.record({ command: fc.string({ minLength: 1 }), output: fc.string() });
   fc.assert(
-    fc.property(fc.string({ minLength: 1 }).filter((s) => s.trim() !== ""), fc.array(fc.array(call, { minLength: 1, maxLength: 3 }), { maxLength: 5 }), (task, turns) => {
-      const a = importTrajectory(JSON.stringify(toAnthropic(turns, task)), { format: "openai-messages", name: "log" });
-      const o = importTrajectory(JSON.stringify(toOpenAi(turns, task)), { format: "openai-messages", name: "log" });
-      assert.deepEqual(a, o);
-      assert.equal(a.executions.length, turns.flat().length + 1);
-    }),
+    fc.property(
+      fc.string({ minLength: 1 }).filter((s) => s.trim() !== ""),
+      fc.array(fc.array(call, { minLength: 1, maxLength: 3 }), { maxLength: 5 }),
+      (task, turns) => {
+        const a = importTrajectory(JSON.stringify(toAnthropic(turns, task)), {
+          format: "openai-messages",
+          name: "log",
+        });
+        const o = importTrajectory(JSON.stringify(toOpenAi(turns, task)), { format: "openai-messages", name: "log" });
+        assert.deepEqual(a, o);
+        assert.equal(a.executions.length, turns.flat().length + 1);
+      },
+    ),
     { numRuns: 60 },
   );
 });
 
 test("a JSON Lines log reads the same with CRLF line ends, a BOM and blank lines", () => {
   fc.assert(
-    fc.property(fc.array(fc.record({ command: fc.string({ minLength: 1 }), output: fc.string() }), { minLength: 1, maxLength: 4 }), (calls) => {
-      const { messages } = toOpenAi([calls], "task");
-      const lf = messages.map((m) => JSON.stringify(m)).join("\n");
-      const crlf = `\ufeff${messages.map((m) => JSON.stringify(m)).join("\r\n\r\n")}\r\n`;
-      assert.deepEqual(
-        importTrajectory(crlf, { format: "openai-messages", name: "l.jsonl" }),
-        importTrajectory(lf, { format: "openai-messages", name: "l.jsonl" }),
-      );
-    }),
+    fc.property(
+      fc.array(fc.record({ command: fc.string({ minLength: 1 }), output: fc.string() }), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+      (calls) => {
+        const { messages } = toOpenAi([calls], "task");
+        const lf = messages.map((m) => JSON.stringify(m)).join("\n");
+        const crlf = `\ufeff${messages.map((m) => JSON.stringify(m)).join("\r\n\r\n")}\r\n`;
+        assert.deepEqual(
+          importTrajectory(crlf, { format: "openai-messages", name: "l.jsonl" }),
+          importTrajectory(lf, { format: "openai-messages", name: "l.jsonl" }),
+        );
+      },
+    ),
     { numRuns: 30 },
   );
 });
@@ -503,8 +646,27 @@ test("tens of megabytes import in one pass; a long imported run replays under th
   const turns = 1_500;
   const lines = [JSON.stringify({ type: "user", message: { role: "user", content: "task" } })];
   for (let i = 0; i < turns; i++) {
-    lines.push(JSON.stringify({ type: "assistant", message: { id: `m${i}`, role: "assistant", content: [{ type: "text", text: `step ${i}` }, { type: "tool_use", id: `u${i}`, name: "Bash", input: { command: `echo ${i}` } }] } }));
-    lines.push(JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: `u${i}`, content: `${output}${i}` }] } }));
+    lines.push(
+      JSON.stringify({
+        type: "assistant",
+        message: {
+          id: `m${i}`,
+          role: "assistant",
+          content: [{ type: "text", text: `step ${i}` }, {
+            type: "tool_use",
+            id: `u${i}`,
+            name: "Bash",
+            input: { command: `echo ${i}` },
+          }],
+        },
+      }),
+    );
+    lines.push(
+      JSON.stringify({
+        type: "user",
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: `u${i}`, content: `${output}${i}` }] },
+      }),
+    );
   }
   const text = lines.join("\n");
   assert.ok(text.length > 18_000_000);

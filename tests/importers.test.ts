@@ -97,7 +97,9 @@ function legacyTranscriptBytes(recording: Recording): number {
     const reason = selection(recording, execution.step).reason;
     bytes += typeof reason === "string" ? utf8Length(reason) : 0;
     const report = execution.report;
-    if (report.kind === "command") bytes += utf8Length(JSON.stringify(report.argv)) + utf8Length(execution.results[report.output]);
+    if (report.kind === "command") {
+      bytes += utf8Length(JSON.stringify(report.argv)) + utf8Length(execution.results[report.output]);
+    }
     if (report.kind === "refusal") bytes += utf8Length(JSON.stringify(execution.args.argv)) + utf8Length(report.reason);
     if (report.kind === "finish") bytes += utf8Length(report.summary);
   }
@@ -156,7 +158,9 @@ test("mini-swe-agent: long outputs keep the agent's warning, head and tail as th
   const recording = importText(mini(file), "mini-swe-agent", file);
   const long = recording.executions.filter((e) => e.report.kind === "command" && outputOf(e).startsWith("<warning>"));
   assert.equal(long.length, 7);
-  for (const execution of long) assert.match(outputOf(execution), /<output_head>[\s\S]*<elided_chars>[\s\S]*<output_tail>/);
+  for (const execution of long) {
+    assert.match(outputOf(execution), /<output_head>[\s\S]*<elided_chars>[\s\S]*<output_tail>/);
+  }
 });
 
 test("mini-swe-agent: the reason is the THOUGHT and the command the bash block, each once", () => {
@@ -169,7 +173,9 @@ test("mini-swe-agent: the reason is the THOUGHT and the command the bash block, 
     selection(recording, 1).reason,
     first.slice(0, first.indexOf("```bash")).trim(),
   );
-  assert.deepEqual(recording.executions[0].args, { argv: ["bash", "-c", 'find django/contrib/admin -name "*.py" | grep options'] });
+  assert.deepEqual(recording.executions[0].args, {
+    argv: ["bash", "-c", 'find django/contrib/admin -name "*.py" | grep options'],
+  });
   const args = recording.answers.find((a) => a.step === 1 && a.phase === "arguments");
   assert.deepEqual(args?.value, recording.executions[0].args);
 });
@@ -179,12 +185,19 @@ test("mini-swe-agent: a format-error turn is a refused step carrying the agent's
   const messages: Message[] = JSON.parse(mini(file)).messages;
   const recording = importText(mini(file), "mini-swe-agent", file);
   const refused = recording.executions.filter((e) => e.report.kind === "refusal");
-  const errors = messages.filter((m) => m.role === "user" && m.content.startsWith("Please always provide EXACTLY ONE action"));
+  const errors = messages.filter((m) =>
+    m.role === "user" && m.content.startsWith("Please always provide EXACTLY ONE action")
+  );
   assert.equal(refused.length, errors.length);
   assert.ok(refused.length >= 10);
   for (const [i, execution] of refused.entries()) {
     assert.equal(execution.action, "run_command");
-    assert.deepEqual(execution.report, { kind: "refusal", step: execution.step, code: "format_error", reason: errors[i].content });
+    assert.deepEqual(execution.report, {
+      kind: "refusal",
+      step: execution.step,
+      code: "format_error",
+      reason: errors[i].content,
+    });
     const argv = execution.args.argv as string[];
     assert.deepEqual(argv.slice(0, 2), ["bash", "-c"]);
     // The proposed commands sit in argv, not repeated in the reason.
@@ -213,7 +226,11 @@ test("mini-swe-agent: a run that ended on a limit gets a failed finish after its
   json.info.submission = "";
   const recording = importText(JSON.stringify(json), "mini-swe-agent", "limit.json");
   assert.equal(recording.executions.length, 5);
-  assert.deepEqual(recording.executions.at(-1)!.report, { kind: "finish", status: "failure", summary: "LimitsExceeded" });
+  assert.deepEqual(recording.executions.at(-1)!.report, {
+    kind: "finish",
+    status: "failure",
+    summary: "LimitsExceeded",
+  });
   delete json.info.exit_status;
   const unfinished = importText(JSON.stringify(json), "mini-swe-agent", "cut.json");
   assert.equal(unfinished.executions.length, 4);
@@ -249,7 +266,9 @@ test("mini-swe-agent: usage from the response is on the selection answer, null w
     cache_write: null,
     output: raw.completion_tokens,
   });
-  for (const answer of recording.answers.filter((a) => a.phase === "arguments")) assert.deepEqual(answer.usage, NULL_USAGE);
+  for (const answer of recording.answers.filter((a) => a.phase === "arguments")) {
+    assert.deepEqual(answer.usage, NULL_USAGE);
+  }
   delete json.messages[2].extra;
   const bare = importText(JSON.stringify(json), "mini-swe-agent", file);
   assert.deepEqual(bare.answers[0].usage, NULL_USAGE);
@@ -294,7 +313,9 @@ test("swe-agent: submit becomes finish with the submitted patch", () => {
     const last = recording.executions.at(-1)!;
     assert.equal(last.action, "finish", file);
     // A history-only file has no info: the submit observation (the patch) is the summary.
-    const summary = json.info ? json.info.submission : json.history.at(-1).content.replace(/\n\(Open file:[\s\S]*$/, "");
+    const summary = json.info
+      ? json.info.submission
+      : json.history.at(-1).content.replace(/\n\(Open file:[\s\S]*$/, "");
     assert.ok(summary.includes("diff --git"), file);
     assert.deepEqual(last.report, { kind: "finish", status: "success", summary });
     assertRoundTrips(recording, file);
@@ -343,7 +364,13 @@ test("swe-agent: a run that ended on a cost limit finishes with status failure",
 
 test("openai-messages: parallel tool calls become consecutive steps, each with its own result", () => {
   const recording = importText(fixture("parallel-tools.json"), "openai-messages", "parallel-tools.json");
-  assert.deepEqual(recording.executions.map((e) => e.action), ["run_command", "run_command", "run_command", "print", "finish"]);
+  assert.deepEqual(recording.executions.map((e) => e.action), [
+    "run_command",
+    "run_command",
+    "run_command",
+    "print",
+    "finish",
+  ]);
   assert.deepEqual(recording.executions[0].args, { argv: ["bash", "-c", "ls /repo"] });
   assert.equal(outputOf(recording.executions[0]), "app.py\ntest_app.py\n");
   assert.deepEqual(recording.executions[1].args, {
@@ -358,7 +385,10 @@ test("openai-messages: a non-shell tool runs as [name, arguments JSON] under the
   assert.deepEqual(header.slice.commands, [["bash", "-c"], ["str_replace_editor"]]);
   assert.deepEqual(header.slice.actions, ["run_command", "print", "finish"]);
   assert.equal(header.slice.model, "gpt-4o-2024-08-06");
-  assert.equal(header.slice.instructions, "You are a coding agent. Use the tools to inspect and change the repository in /repo.");
+  assert.equal(
+    header.slice.instructions,
+    "You are a coding agent. Use the tools to inspect and change the repository in /repo.",
+  );
   assert.equal(header.slice.intent, 'The greeting in app.py misspells "world". Fix it and make sure the tests pass.');
   assert.equal(header.slice.limits.max_steps, 5);
 });
@@ -368,7 +398,10 @@ test("openai-messages: the assistant text is the reason of its first call; usage
   assert.deepEqual(selection(recording, 1), { action: "run_command" });
   assert.deepEqual(recording.answers[0].usage, { input: 1200, cache_read: 1024, cache_write: null, output: 48 });
   assert.deepEqual(recording.answers[2].usage, NULL_USAGE); // the parallel second call
-  assert.deepEqual(selection(recording, 3), { action: "run_command", reason: "The typo is on line 2. I will fix it and run the tests." });
+  assert.deepEqual(selection(recording, 3), {
+    action: "run_command",
+    reason: "The typo is on line 2. I will fix it and run the tests.",
+  });
   assert.deepEqual(recording.answers[4].usage, { input: 1350, cache_read: null, cache_write: null, output: 61 });
 });
 
@@ -384,7 +417,11 @@ test("openai-messages: assistant text without tool calls is print mid-run, finis
   assert.deepEqual(print.args, { text });
   assert.deepEqual(print.report, { kind: "print", text: digestOf(text) });
   assert.deepEqual(print.results, { [digestOf(text)]: text });
-  assert.deepEqual(tools.executions[4].report, { kind: "finish", status: "success", summary: "Fixed the typo in app.py; 1 test passes." });
+  assert.deepEqual(tools.executions[4].report, {
+    kind: "finish",
+    status: "success",
+    summary: "Fixed the typo in app.py; 1 test passes.",
+  });
   assert.deepEqual(selection(tools, 5), { action: "finish", reason: "Wrapping up." });
 
   const final = importText(fixture("final-message.json"), "openai-messages", "final-message.json");
@@ -410,7 +447,11 @@ test("openai-messages: the deprecated function_call form and a final refusal (fi
   const recording = importText(fixture("function-call.json"), "openai-messages", "function-call.json");
   assert.deepEqual(recording.executions[0].args, { argv: ["get_weather", '{"city": "Paris"}'] });
   assert.equal(outputOf(recording.executions[0]), '{"rain_probability": 0.8}');
-  assert.deepEqual(recording.executions[1].report, { kind: "finish", status: "failure", summary: "I cannot give advice about umbrellas." });
+  assert.deepEqual(recording.executions[1].report, {
+    kind: "finish",
+    status: "failure",
+    summary: "I cannot give advice about umbrellas.",
+  });
 });
 
 test("openai-messages: a JSON Lines log (one message per line) imports like the same array", () => {
@@ -429,12 +470,27 @@ test("openai-messages: every fixture round-trips through recordingLine and parse
 });
 
 const MALFORMED: [string, RegExp][] = [
-  ["unknown-tool-call-id.json", /^unknown-tool-call-id\.json: messages\[2\]: tool result for unknown tool_call_id "call_b"$/],
-  ["missing-tool-result.json", /^missing-tool-result\.json: messages\[1\]\.tool_calls\[0\]: no tool result for tool call "call_a"$/],
-  ["no-user-message.json", /^no-user-message\.json: expected an OpenAI-style chat log .*: no user message \(the task\)$/],
+  [
+    "unknown-tool-call-id.json",
+    /^unknown-tool-call-id\.json: messages\[2\]: tool result for unknown tool_call_id "call_b"$/,
+  ],
+  [
+    "missing-tool-result.json",
+    /^missing-tool-result\.json: messages\[1\]\.tool_calls\[0\]: no tool result for tool call "call_a"$/,
+  ],
+  [
+    "no-user-message.json",
+    /^no-user-message\.json: expected an OpenAI-style chat log .*: no user message \(the task\)$/,
+  ],
   ["bad-role.json", /^bad-role\.json: expected an OpenAI-style chat log .*: messages\[1\]\.role: /],
-  ["missing-function-name.json", /^missing-function-name\.json: expected an OpenAI-style chat log .*messages\[1\]\.tool_calls\[0\]\.function\.name/],
-  ["call-after-finish.json", /^call-after-finish\.json: messages\[1\]\.tool_calls\[1\]: tool call after the run finished/],
+  [
+    "missing-function-name.json",
+    /^missing-function-name\.json: expected an OpenAI-style chat log .*messages\[1\]\.tool_calls\[0\]\.function\.name/,
+  ],
+  [
+    "call-after-finish.json",
+    /^call-after-finish\.json: messages\[1\]\.tool_calls\[1\]: tool call after the run finished/,
+  ],
   ["truncated.json", /^truncated\.json: not valid JSON \(.+\)$/],
 ];
 
@@ -457,31 +513,35 @@ for (const [file, expected] of MALFORMED) {
 test("openai-messages: any log of shell calls imports with every result stored under its digest", () => {
   const call = fc.record({ command: fc.string({ minLength: 1 }), output: fc.string(), thought: fc.string() });
   fc.assert(
-    fc.property(fc.string({ minLength: 1 }).filter((s) => s.trim() !== ""), fc.array(fc.array(call, { minLength: 1, maxLength: 3 }), { maxLength: 6 }), (task, turns) => {
-      const messages: unknown[] = [{ role: "system", content: "rules" }, { role: "user", content: task }];
-      turns.forEach((calls, t) => {
-        messages.push({
-          role: "assistant",
-          content: calls[0].thought,
-          tool_calls: calls.map((c, j) => ({
-            id: `c${t}_${j}`,
-            type: "function",
-            function: { name: "bash", arguments: JSON.stringify({ command: c.command }) },
-          })),
+    fc.property(
+      fc.string({ minLength: 1 }).filter((s) => s.trim() !== ""),
+      fc.array(fc.array(call, { minLength: 1, maxLength: 3 }), { maxLength: 6 }),
+      (task, turns) => {
+        const messages: unknown[] = [{ role: "system", content: "rules" }, { role: "user", content: task }];
+        turns.forEach((calls, t) => {
+          messages.push({
+            role: "assistant",
+            content: calls[0].thought,
+            tool_calls: calls.map((c, j) => ({
+              id: `c${t}_${j}`,
+              type: "function",
+              function: { name: "bash", arguments: JSON.stringify({ command: c.command }) },
+            })),
+          });
+          calls.forEach((c, j) => messages.push({ role: "tool", tool_call_id: `c${t}_${j}`, content: c.output }));
         });
-        calls.forEach((c, j) => messages.push({ role: "tool", tool_call_id: `c${t}_${j}`, content: c.output }));
-      });
-      messages.push({ role: "assistant", content: "done" });
-      const recording = importText(JSON.stringify({ messages }), "openai-messages", "prop.json");
-      const flat = turns.flat();
-      assert.equal(recording.executions.length, flat.length + 1);
-      flat.forEach((c, k) => {
-        assert.deepEqual(recording.executions[k].args, { argv: ["bash", "-c", c.command] });
-        assert.equal(outputOf(recording.executions[k]), c.output);
-      });
-      assert.equal(recording.header.slice.intent, task);
-      assertRoundTrips(recording, "prop.json");
-    }),
+        messages.push({ role: "assistant", content: "done" });
+        const recording = importText(JSON.stringify({ messages }), "openai-messages", "prop.json");
+        const flat = turns.flat();
+        assert.equal(recording.executions.length, flat.length + 1);
+        flat.forEach((c, k) => {
+          assert.deepEqual(recording.executions[k].args, { argv: ["bash", "-c", c.command] });
+          assert.equal(outputOf(recording.executions[k]), c.output);
+        });
+        assert.equal(recording.header.slice.intent, task);
+        assertRoundTrips(recording, "prop.json");
+      },
+    ),
     { numRuns: 60 },
   );
 });
@@ -511,16 +571,27 @@ test("a file in the wrong format fails with one line naming the format expected 
       return true;
     },
   );
-  assert.throws(() => importText(mini(MINI_FILES[0]), "swe-agent", "a.json"), /^UsageError: a\.json: expected a SWE-agent trajectory .*found an object with keys info, messages, trajectory_format, instance_id \(it looks like mini-swe-agent\)$/);
-  assert.throws(() => importText(mini(MINI_FILES[0]), "openai-messages", "a.json"), /expected an OpenAI-style chat log .*\(it looks like mini-swe-agent\)$/);
-  assert.throws(() => importText("[1, 2]", "openai-messages", "n.json"), /^UsageError: n\.json: expected an OpenAI-style chat log .*, found an array of 2 numbers$/);
+  assert.throws(
+    () => importText(mini(MINI_FILES[0]), "swe-agent", "a.json"),
+    /^UsageError: a\.json: expected a SWE-agent trajectory .*found an object with keys info, messages, trajectory_format, instance_id \(it looks like mini-swe-agent\)$/,
+  );
+  assert.throws(
+    () => importText(mini(MINI_FILES[0]), "openai-messages", "a.json"),
+    /expected an OpenAI-style chat log .*\(it looks like mini-swe-agent\)$/,
+  );
+  assert.throws(
+    () => importText("[1, 2]", "openai-messages", "n.json"),
+    /^UsageError: n\.json: expected an OpenAI-style chat log .*, found an array of 2 numbers$/,
+  );
 });
 
 test("malformed JSON fails with the file name and the parser's message on one line", () => {
   for (const format of ["mini-swe-agent", "swe-agent", "openai-messages"] as const) {
     assert.throws(
       () => importText('{"messages": [', format, "broken.json"),
-      (error: unknown) => error instanceof UsageError && /^broken\.json: not valid JSON \(.+\)$/.test(error.message) && !error.message.includes("\n"),
+      (error: unknown) =>
+        error instanceof UsageError && /^broken\.json: not valid JSON \(.+\)$/.test(error.message) &&
+        !error.message.includes("\n"),
     );
   }
 });
@@ -541,7 +612,17 @@ test("lib/importers stays pure: no process, runtime globals, clock, network or f
   assert.ok(files.length >= 5);
   for (const file of files) {
     const source = readFileSync(`${dir}/${file}`, "utf8");
-    for (const forbidden of [/\bprocess\./, /\bBun\./, /\bDeno\./, /\bfetch\(/, /Date\.now/, /from "node:fs"/, /from "node:child_process"/]) {
+    for (
+      const forbidden of [
+        /\bprocess\./,
+        /\bBun\./,
+        /\bDeno\./,
+        /\bfetch\(/,
+        /Date\.now/,
+        /from "node:fs"/,
+        /from "node:child_process"/,
+      ]
+    ) {
       assert.doesNotMatch(source, forbidden, `${file} uses ${forbidden}`);
     }
   }

@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { runLoop, type LoopOptions } from "../lib/loop.ts";
+import { type LoopOptions, runLoop } from "../lib/loop.ts";
 import { ScriptedProvider } from "../lib/replay.ts";
 import { ResultStore } from "../lib/store.ts";
 import { utf8Length } from "../lib/digest.ts";
-import { answer, type Answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
+import { type Answer, answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 import type { SliceRequest } from "../lib/slice.ts";
 
 async function loop(
@@ -54,7 +54,12 @@ test("a pass on revision A followed by an edit leaves tests_current false", asyn
 });
 
 test("a pass on the latest revision makes tests_current true; a timed-out or failing run does not", async () => {
-  const pass = await loop([pick("edit_file"), give({ path: "a", old_text: "x", new_text: "y" }), pick("run_tests"), ...finish], { outputs: ["ok"], testExit: [0] });
+  const pass = await loop([
+    pick("edit_file"),
+    give({ path: "a", old_text: "x", new_text: "y" }),
+    pick("run_tests"),
+    ...finish,
+  ], { outputs: ["ok"], testExit: [0] });
   assert.equal(pass.result.tests_current, true);
   const fail = await loop([pick("run_tests"), ...finish], { outputs: ["1 failed"], testExit: [1] });
   assert.equal(fail.result.tests_current, false);
@@ -106,7 +111,9 @@ test("the ninth arguments lookup refuses the step and the run goes on", async ()
 test("lookups are counted per stage: eight in selection and eight in arguments of the same step are fine", async () => {
   const sel = Array.from({ length: 8 }, () => answer("selection", { $list_history: 0 }));
   const args = Array.from({ length: 8 }, () => answer("arguments", { $list_history: 0 }));
-  const { result } = await loop([...sel, pick("read_file"), ...args, give({ path: "a" }), ...finish], { outputs: ["x"] });
+  const { result } = await loop([...sel, pick("read_file"), ...args, give({ path: "a" }), ...finish], {
+    outputs: ["x"],
+  });
   assert.equal(result.outcome, "completed");
   assert.equal(result.reports[0].kind, "read");
 });
@@ -128,7 +135,8 @@ test("$result lookups select whole, bytes, lines and JSON-pointer parts; unknown
   const digest = store.put(content).digest;
   const json = store.put('{"a":{"b":[10,20]}}').digest;
   const answers = [
-    pick("read_file"), give({ path: "f" }),
+    pick("read_file"),
+    give({ path: "f" }),
     answer("selection", { $result: digest }),
     answer("selection", { $result: `${digest}#bytes=5-8` }),
     answer("selection", { $result: `${digest}#lines=2-3` }),
@@ -139,7 +147,12 @@ test("$result lookups select whole, bytes, lines and JSON-pointer parts; unknown
   ];
   const provider = new ScriptedProvider(answers, { keepRequests: true });
   await runLoop(sliceRequest(), {
-    policy: "bounded", provider, executor: new ScriptedExecutor(store, [content]), store, now: () => 0, version: "t",
+    policy: "bounded",
+    provider,
+    executor: new ScriptedExecutor(store, [content]),
+    store,
+    now: () => 0,
+    version: "t",
   });
   const last = provider.requests[8].sections.at(-1) as { responses: Record<string, unknown>[] };
   const [whole, bytes, lines, pointer, unknown, malformed] = last.responses;
@@ -188,8 +201,20 @@ test("a lookup response that does not fit is omitted whole with an error entry s
   const big = "y".repeat(60_000);
   const store = new ResultStore();
   const digest = store.put(big).digest;
-  const p = new ScriptedProvider([pick("read_file"), give({ path: "big" }), answer("selection", { $result: digest }), ...finish], { keepRequests: true });
-  const r = await runLoop(sliceRequest(), { policy: "bounded", provider: p, executor: new ScriptedExecutor(store, [big]), store, now: () => 0, version: "t" });
+  const p = new ScriptedProvider([
+    pick("read_file"),
+    give({ path: "big" }),
+    answer("selection", { $result: digest }),
+    ...finish,
+  ], { keepRequests: true });
+  const r = await runLoop(sliceRequest(), {
+    policy: "bounded",
+    provider: p,
+    executor: new ScriptedExecutor(store, [big]),
+    store,
+    now: () => 0,
+    version: "t",
+  });
   assert.equal(r.outcome, "completed");
   const req = p.requests[3];
   const entry = (req.sections.at(-1) as { responses: Record<string, string>[] }).responses[0];
@@ -210,9 +235,16 @@ test("step limit ends the run with outcome step_limit", async () => {
 
 test("a provider error fails the run with partial usage, and the report still has every call made", async () => {
   const store = new ResultStore();
-  const provider = new ScriptedProvider([answer("selection", { action: "run_tests" }, { input: 10, cache_read: null, cache_write: 2, output: 3 })]);
+  const provider = new ScriptedProvider([
+    answer("selection", { action: "run_tests" }, { input: 10, cache_read: null, cache_write: 2, output: 3 }),
+  ]);
   const result = await runLoop(sliceRequest(), {
-    policy: "legacy", provider, executor: new ScriptedExecutor(store, ["ok"]), store, now: () => 0, version: "t",
+    policy: "legacy",
+    provider,
+    executor: new ScriptedExecutor(store, ["ok"]),
+    store,
+    now: () => 0,
+    version: "t",
   });
   assert.equal(result.outcome, "failed");
   assert.equal(result.error?.code, "replay_exhausted");
@@ -225,7 +257,7 @@ test("report request bytes equal the UTF-8 length of each serialized TurnRequest
   for (const policy of ["legacy", "bounded"] as const) {
     const { result, provider } = await loop(
       [pick("read_file", "é✓ 😀"), give({ path: "ü.txt" }), pick("run_tests"), ...finish],
-      { outputs: ["naïve \"quoted\" \\ text\n\t😀".repeat(50), "ok"], policy },
+      { outputs: ['naïve "quoted" \\ text\n\t😀'.repeat(50), "ok"], policy },
     );
     assert.equal(result.outcome, "completed");
     assert.deepEqual(
@@ -238,14 +270,18 @@ test("report request bytes equal the UTF-8 length of each serialized TurnRequest
 test("a printed text is kept once in its event: the arguments hold it, the report's reference is not repeated", async () => {
   const text = "p".repeat(2000);
   const { provider } = await loop([pick("print"), give({ text }), ...finish], { policy: "legacy" });
-  const events = (provider.requests.at(-1)!.sections.find((s) => s.section === "events") as { events: Record<string, unknown>[] }).events;
+  const events =
+    (provider.requests.at(-1)!.sections.find((s) => s.section === "events") as { events: Record<string, unknown>[] })
+      .events;
   const serialized = JSON.stringify(events[0]);
   assert.equal(serialized.split(text).length - 1, 1);
 });
 
 test("a huge model answer (a lookup, an invalid lookup or an unknown key) never pushes a bounded request over the ceiling", async () => {
   const big = "x".repeat(100_000);
-  for (const value of [{ $result: `sha256:${"a".repeat(64)}#/${big}` }, { $nope: big }, { action: "read_file", [big]: 1 }]) {
+  for (
+    const value of [{ $result: `sha256:${"a".repeat(64)}#/${big}` }, { $nope: big }, { action: "read_file", [big]: 1 }]
+  ) {
     const { result, provider } = await loop([answer("selection", value), ...finish], { policy: "bounded" });
     assert.equal(result.outcome, "completed", result.error?.message);
     for (const r of provider.requests) assert.ok(utf8Length(JSON.stringify(r)) <= 65_536);
@@ -260,20 +296,34 @@ test("a refusal reason quoting a huge path stays small in the working state", as
     revision: "r0",
     execute: (action: string, _args: unknown, { step }: { step: number }) =>
       Promise.resolve(
-        action === "finish"
-          ? { kind: "finish" as const, status: "success" as const, summary: "s" }
-          : { kind: "refusal" as const, step, code: "path_outside_workspace", reason: `Path "${"../".repeat(40_000)}" leaves the workspace` },
+        action === "finish" ? { kind: "finish" as const, status: "success" as const, summary: "s" } : {
+          kind: "refusal" as const,
+          step,
+          code: "path_outside_workspace",
+          reason: `Path "${"../".repeat(40_000)}" leaves the workspace`,
+        },
       ),
   };
-  const result = await runLoop(sliceRequest(), { policy: "bounded", provider, executor, store, now: () => 0, version: "t" });
+  const result = await runLoop(sliceRequest(), {
+    policy: "bounded",
+    provider,
+    executor,
+    store,
+    now: () => 0,
+    version: "t",
+  });
   assert.equal(result.outcome, "completed", result.error?.message);
-  const state = provider.requests.at(-1)!.sections.find((s) => s.section === "working_state") as { state: { last_refusal: { reason: string } } };
+  const state = provider.requests.at(-1)!.sections.find((s) => s.section === "working_state") as {
+    state: { last_refusal: { reason: string } };
+  };
   assert.ok(utf8Length(state.state.last_refusal.reason) <= 512);
   assert.match(state.state.last_refusal.reason, /…/);
 });
 
 test("candidates say what to answer, which commands run_command may run and what run_tests runs; arguments keep the reason", async () => {
-  const { provider } = await loop([pick("read_file", "look at the code"), give({ path: "a" }), ...finish], { outputs: ["x"] });
+  const { provider } = await loop([pick("read_file", "look at the code"), give({ path: "a" }), ...finish], {
+    outputs: ["x"],
+  });
   const selection = provider.requests[0].sections.find((s) => s.section === "candidates") as Record<string, any>;
   assert.match(selection.task, /"action": NAME/);
   assert.match(selection.task, /\$list_history/);
@@ -287,8 +337,12 @@ test("candidates say what to answer, which commands run_command may run and what
 
 test("the newest event's cut output carries a reference to exactly the part left out", async () => {
   const big = `${"h".repeat(5000)}MIDDLE${"m".repeat(10_000)}END${"t".repeat(5000)}`;
-  const { provider } = await loop([pick("read_file"), give({ path: "big" }), ...finish], { outputs: [big], policy: "bounded" });
-  const events = (provider.requests[2].sections.find((s) => s.section === "events") as { events: Record<string, any>[] }).events;
+  const { provider } = await loop([pick("read_file"), give({ path: "big" }), ...finish], {
+    outputs: [big],
+    policy: "bounded",
+  });
+  const events =
+    (provider.requests[2].sections.find((s) => s.section === "events") as { events: Record<string, any>[] }).events;
   const shown = events.at(-1)!.result;
   assert.ok(shown.rest, "the newest cut preview names the rest");
   const [, start, end] = /#bytes=(\d+)-(\d+)$/.exec(shown.rest)!.map(Number);

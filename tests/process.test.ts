@@ -75,7 +75,11 @@ test("runProcess runs without a shell: arguments are passed literally", async ()
 
 test("runProcess runs in the given working directory and decodes UTF-8", async () => {
   await withTempDir(async (dir) => {
-    const result = await runProcess({ argv: ["sh", "-c", "pwd; printf 'h\\303\\251llo \\342\\234\\223\\n'"], cwd: dir, timeoutMs: 30_000 });
+    const result = await runProcess({
+      argv: ["sh", "-c", "pwd; printf 'h\\303\\251llo \\342\\234\\223\\n'"],
+      cwd: dir,
+      timeoutMs: 30_000,
+    });
     assert.equal(result.output, `${realpathSync(dir)}\nhéllo ✓\n`);
   });
 });
@@ -95,7 +99,9 @@ test("runProcess resolves a missing working directory with exit code 127", async
 
 test("runProcess measures duration with the injected clock", async () => {
   let t = 1_000;
-  const result = await runProcess({ argv: ["true"], cwd: tmpdir(), timeoutMs: 30_000 }, { now: () => (t += 250) - 250 });
+  const result = await runProcess({ argv: ["true"], cwd: tmpdir(), timeoutMs: 30_000 }, {
+    now: () => (t += 250) - 250,
+  });
   assert.equal(result.durationMs, 250);
 });
 
@@ -115,7 +121,11 @@ test("processes left in the background are killed when the command exits", async
   await withTempDir(async (dir) => {
     const pidFile = join(dir, "grandchild.pid");
     // The shell exits at once; its background sleep still holds the output pipe.
-    const result = await runProcess({ argv: ["sh", "-c", `sleep 100 & echo $! > '${pidFile}'; echo done`], cwd: dir, timeoutMs: 60_000 });
+    const result = await runProcess({
+      argv: ["sh", "-c", `sleep 100 & echo $! > '${pidFile}'; echo done`],
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     assert.equal(result.exitCode, 0);
     assert.equal(result.timedOut, false);
     assert.equal(result.output, "done\n");
@@ -127,7 +137,9 @@ test("an abort kills the process group and rejects with InterruptedError", async
   await withTempDir(async (dir) => {
     const pidFile = join(dir, "grandchild.pid");
     const controller = new AbortController();
-    const running = runProcess({ argv: ["sh", "-c", grandchildScript(pidFile)], cwd: dir, timeoutMs: 60_000 }, { signal: controller.signal });
+    const running = runProcess({ argv: ["sh", "-c", grandchildScript(pidFile)], cwd: dir, timeoutMs: 60_000 }, {
+      signal: controller.signal,
+    });
     const pid = Number(await waitForFile(pidFile));
     assert.equal(isAlive(pid), true);
     controller.abort();
@@ -142,7 +154,9 @@ test("an already aborted signal rejects without starting the program", async () 
     const controller = new AbortController();
     controller.abort();
     await assert.rejects(
-      runProcess({ argv: ["sh", "-c", `touch '${marker}'`], cwd: dir, timeoutMs: 30_000 }, { signal: controller.signal }),
+      runProcess({ argv: ["sh", "-c", `touch '${marker}'`], cwd: dir, timeoutMs: 30_000 }, {
+        signal: controller.signal,
+      }),
       InterruptedError,
     );
     assert.equal(existsSync(marker), false);
@@ -229,7 +243,13 @@ test("scrubEnv drops the wider credential names: PASS, CREDS, AUTH, _PAT, COOKIE
     PATHEXT: ".EXE",
     COMPAT: "1",
   });
-  assert.deepEqual(env, { GIT_AUTHOR_NAME: "Loom", GIT_AUTHOR_EMAIL: "loom@example.com", PATH: "/bin", PATHEXT: ".EXE", COMPAT: "1" });
+  assert.deepEqual(env, {
+    GIT_AUTHOR_NAME: "Loom",
+    GIT_AUTHOR_EMAIL: "loom@example.com",
+    PATH: "/bin",
+    PATHEXT: ".EXE",
+    COMPAT: "1",
+  });
 });
 
 test("scrubEnv drops variables whose value is a URL with a password, keeping URLs without one", () => {
@@ -248,14 +268,19 @@ test("scrubEnv drops variables whose value is a URL with a password, keeping URL
 });
 
 test("scrubEnv always drops the exact names it is told to remove, whatever they look like", () => {
-  const env = scrubEnv({ LOOM_MODEL_ACCESS: "sk-1", loom_model_access: "kept", LOOM_MODEL: "m" }, { remove: ["LOOM_MODEL_ACCESS"] });
+  const env = scrubEnv({ LOOM_MODEL_ACCESS: "sk-1", loom_model_access: "kept", LOOM_MODEL: "m" }, {
+    remove: ["LOOM_MODEL_ACCESS"],
+  });
   assert.deepEqual(env, { loom_model_access: "kept", LOOM_MODEL: "m" });
 });
 
 test("runProcess keeps the variables named in removeEnv from the child", async () => {
   const result = await runProcess(
     { argv: ["sh", "-c", "env"], cwd: tmpdir(), timeoutMs: 30_000 },
-    { env: { PATH: process.env.PATH, LOOM_MODEL_ACCESS: "sk-named-secret", LOOM_VISIBLE: "yes" }, removeEnv: ["LOOM_MODEL_ACCESS"] },
+    {
+      env: { PATH: process.env.PATH, LOOM_MODEL_ACCESS: "sk-named-secret", LOOM_VISIBLE: "yes" },
+      removeEnv: ["LOOM_MODEL_ACCESS"],
+    },
   );
   assert.match(result.output, /^LOOM_VISIBLE=yes$/m);
   assert.doesNotMatch(result.output, /LOOM_MODEL_ACCESS|sk-named-secret/);

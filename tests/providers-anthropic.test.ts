@@ -20,21 +20,25 @@ import {
   anthropicAnswer,
   anthropicError,
   anthropicText,
+  type FakeProviderServer,
+  rejection,
   SAMPLE_MARKERS,
   sampleTurnRequest,
-  startAnthropicServer,
-  type FakeProviderServer,
   type Script,
-  rejection,
+  startAnthropicServer,
   withFakeServer,
 } from "./helpers/fake-provider-servers.ts";
 
 const KEY = "sk-ant-test-0123456789abcdef";
 const MODEL = "claude-sonnet-4-5";
 
-const withServer = (script: Script, run: (server: FakeProviderServer) => Promise<void>) => withFakeServer(startAnthropicServer, script, run);
+const withServer = (script: Script, run: (server: FakeProviderServer) => Promise<void>) =>
+  withFakeServer(startAnthropicServer, script, run);
 
-function provider(server: FakeProviderServer, { sleeps = [] as number[], timeoutMs = 5_000, maxAttempts = 4 } = {}): Provider {
+function provider(
+  server: FakeProviderServer,
+  { sleeps = [] as number[], timeoutMs = 5_000, maxAttempts = 4 } = {},
+): Provider {
   return createProvider(
     { kind: "anthropic", model: MODEL, base_url: server.baseUrl },
     {
@@ -48,7 +52,6 @@ function provider(server: FakeProviderServer, { sleeps = [] as number[], timeout
     },
   );
 }
-
 
 test("anthropic: a forced-tool answer is unwrapped and all four usage counters map", async () => {
   await withServer([anthropicAnswer({ action: "read_file", reason: "look first" })], async (server) => {
@@ -95,7 +98,10 @@ test("anthropic: the prefix is the system blocks, with breakpoints on the checkp
     assert.equal(body.messages.length, 1);
     assert.equal(body.messages[0].role, "user");
     assert.equal(body.messages[0].content.length, 4, "one event, working state, candidates, lookups");
-    assert.ok(body.messages[0].content.every((block) => block.cache_control === undefined), "one event: no breakpoint among the events");
+    assert.ok(
+      body.messages[0].content.every((block) => block.cache_control === undefined),
+      "one event: no breakpoint among the events",
+    );
   });
 });
 
@@ -125,7 +131,10 @@ test("anthropic: the response schema is enforced by the phase's forced tool, who
   await withServer([anthropicAnswer({ action: "finish" })], async (server) => {
     await provider(server).complete(sampleTurnRequest(), { model: MODEL });
     const body = server.requests[0].body as {
-      tools: { name: string; input_schema: { type: string; properties: { answer: { anyOf: unknown[] } }; required: string[] } }[];
+      tools: {
+        name: string;
+        input_schema: { type: string; properties: { answer: { anyOf: unknown[] } }; required: string[] };
+      }[];
       tool_choice: unknown;
     };
     assert.equal(body.tools.length, 1, "a first call sends its own tool only");
@@ -147,12 +156,20 @@ const EVENT_MARKERS = ["EVENT-ONE-3c1e", "EVENT-TWO-77d0", "EVENT-THREE-b52a"];
 /** The sample request with `n` events, each carrying its own marker. */
 function withEvents(request: TurnRequest, n: number): TurnRequest {
   const events = EVENT_MARKERS.slice(0, n).map((note, i) => ({ seq: 41 + i, kind: "read", note }));
-  return { ...request, sections: request.sections.map((s) => (s.section === "events" ? { section: "events", events } : s)) };
+  return {
+    ...request,
+    sections: request.sections.map((s) => (s.section === "events" ? { section: "events", events } : s)),
+  };
 }
 
 /** An arguments request of the sample slice for `action`, with the loop's schema for it. */
-function argumentsRequest(action: "read_file" | "edit_file", base: TurnRequest = sampleTurnRequest({ lookups: false })): TurnRequest {
-  const sections: Section[] = base.sections.map((s) => (s.section === "candidates" ? { section: "candidates", action } : s));
+function argumentsRequest(
+  action: "read_file" | "edit_file",
+  base: TurnRequest = sampleTurnRequest({ lookups: false }),
+): TurnRequest {
+  const sections: Section[] = base.sections.map((
+    s,
+  ) => (s.section === "candidates" ? { section: "candidates", action } : s));
   return { phase: "arguments", response_schema: argumentsResponseSchema(action).json, sections };
 }
 
@@ -171,8 +188,19 @@ test("anthropic: with two or more events, the second-to-last event block is a br
     const body = server.requests[0].body as AnthropicRequestBody;
     const content = body.messages[0].content;
     assert.equal(content.length, 6, "three event blocks, working state, candidates, lookups");
-    assert.deepEqual(EVENT_MARKERS.map((marker) => content.findIndex((block) => block.text.includes(marker))), [0, 1, 2]);
-    assert.deepEqual(content.map((block) => block.cache_control ?? null), [null, { type: "ephemeral" }, null, null, null, null]);
+    assert.deepEqual(EVENT_MARKERS.map((marker) => content.findIndex((block) => block.text.includes(marker))), [
+      0,
+      1,
+      2,
+    ]);
+    assert.deepEqual(content.map((block) => block.cache_control ?? null), [
+      null,
+      { type: "ephemeral" },
+      null,
+      null,
+      null,
+      null,
+    ]);
     assert.deepEqual(body.system!.at(-1)!.cache_control, { type: "ephemeral" });
     assert.equal(markerCount(rawBody), 3, "intent, checkpoint, second-to-last event");
     assert.ok(markerCount(rawBody) <= MAX_CACHE_BREAKPOINTS);
@@ -193,7 +221,10 @@ test("anthropic: an arguments request forces its action's tool, whose input wrap
     const body = server.requests[0].body as AnthropicRequestBody;
     assert.deepEqual(body.tool_choice, { type: "tool", name: "args_read_file" });
     const forced = body.tools.find((tool) => tool.name === "args_read_file")!;
-    assert.deepEqual(forced.input_schema, encodePropertyKeys(wrapResponseSchema(argumentsResponseSchema("read_file").json)).schema);
+    assert.deepEqual(
+      forced.input_schema,
+      encodePropertyKeys(wrapResponseSchema(argumentsResponseSchema("read_file").json)).schema,
+    );
   });
 });
 
@@ -201,13 +232,25 @@ test("anthropic: given the tools it sent before, a slice's selection and argumen
   const options = { model: MODEL, maxTokens: 1024 };
   let tools: AnthropicTool[] = [];
   const sent: AnthropicRequestBody[] = [];
-  const calls = [selectionRequest(), argumentsRequest("read_file"), selectionRequest(), argumentsRequest("read_file"), selectionRequest()];
+  const calls = [
+    selectionRequest(),
+    argumentsRequest("read_file"),
+    selectionRequest(),
+    argumentsRequest("read_file"),
+    selectionRequest(),
+  ];
   for (const request of calls) {
     const { body } = convertToAnthropicRequest(request, { ...options, tools });
     sent.push(body);
     tools = body.tools;
   }
-  assert.deepEqual(sent.map((body) => body.tool_choice.name), ["select", "args_read_file", "select", "args_read_file", "select"]);
+  assert.deepEqual(sent.map((body) => body.tool_choice.name), [
+    "select",
+    "args_read_file",
+    "select",
+    "args_read_file",
+    "select",
+  ]);
   assert.deepEqual(sent[1].tools.map((tool) => tool.name), ["select", "args_read_file"], "first-seen order");
   // From the first call of each phase on, the tools are byte-identical: nothing before the system prompt changes.
   for (const body of sent.slice(2)) assert.equal(JSON.stringify(body.tools), JSON.stringify(sent[1].tools));
@@ -232,7 +275,11 @@ test("anthropic: a tool whose schema changed replaces the one sent before under 
   const other = { ...selectionRequest(), response_schema: selectionResponseSchema(["read_file", "finish"]).json };
   const body = convertToAnthropicRequest(other, { ...options, tools: withArgs.tools }).body;
   assert.deepEqual(body.tools.map((tool) => tool.name), ["select", "args_read_file"]);
-  assert.deepEqual(body.tools[0], convertToAnthropicRequest(other, options).body.tools[0], "the forced tool is this request's schema");
+  assert.deepEqual(
+    body.tools[0],
+    convertToAnthropicRequest(other, options).body.tools[0],
+    "the forced tool is this request's schema",
+  );
   assert.deepEqual(body.tools[1], withArgs.tools[1]);
 });
 
@@ -253,17 +300,28 @@ test("anthropic: breakpoints never exceed the API's four, and never fall on the 
 
 /** What the cache keys on, in order: the tools, then each system block's text, then each message block's text. */
 function cacheBlocks(body: AnthropicRequestBody): string[] {
-  return [JSON.stringify(body.tools), ...[...(body.system ?? []), ...body.messages[0].content].map((block) => block.text)];
+  return [
+    JSON.stringify(body.tools),
+    ...[...(body.system ?? []), ...body.messages[0].content].map((block) => block.text),
+  ];
 }
 
 /** The index in cacheBlocks() of the last block with a breakpoint. */
 function lastBreakpoint(body: AnthropicRequestBody): number {
-  return 1 + [...(body.system ?? []), ...body.messages[0].content].findLastIndex((block) => block.cache_control !== undefined);
+  return 1 +
+    [...(body.system ?? []), ...body.messages[0].content].findLastIndex((block) => block.cache_control !== undefined);
 }
 
 test("anthropic: replaying a real trajectory bounded, each call reads its phase's previous prefix up to the older events", async () => {
-  const path = fileURLToPath(new URL("../../shared/workloads/mini-swe-agent/django__django-11138.json", import.meta.url));
-  const { recording } = loadWorkload({ system: "mini-swe-agent", name: "django__django-11138.json", path, format: "mini-swe-agent" });
+  const path = fileURLToPath(
+    new URL("../../shared/workloads/mini-swe-agent/django__django-11138.json", import.meta.url),
+  );
+  const { recording } = loadWorkload({
+    system: "mini-swe-agent",
+    name: "django__django-11138.json",
+    path,
+    format: "mini-swe-agent",
+  });
   const requests: TurnRequest[] = [];
   await replayRecording(recording, "bounded", {
     wrap: (scripted) => ({
@@ -300,7 +358,9 @@ test("anthropic: replaying a real trajectory bounded, each call reads its phase'
     if (events.events.length >= 2) assert.ok(body.messages[0].content[events.events.length - 2].cache_control);
     // The tools change only when a tool is used for the first time.
     const choice = body.tool_choice.name;
-    if (i > 0 && seen.has(choice)) assert.equal(JSON.stringify(body.tools), JSON.stringify(bodies[i - 1].tools), `call ${i}`);
+    if (i > 0 && seen.has(choice)) {
+      assert.equal(JSON.stringify(body.tools), JSON.stringify(bodies[i - 1].tools), `call ${i}`);
+    }
     seen.add(choice);
 
     // A cached message prefix is reused only under the same tool_choice, and only while the checkpoint is the same.
@@ -310,7 +370,11 @@ test("anthropic: replaying a real trajectory bounded, each call reads its phase'
     const same = (key: "system" | "tools") => JSON.stringify(before?.[key]) === JSON.stringify(body[key]);
     if (before && same("system") && same("tools")) {
       const cached = cacheBlocks(before).slice(0, lastBreakpoint(before) + 1);
-      assert.deepEqual(blocks.slice(0, cached.length), cached, `call ${i} reads call ${bodies.indexOf(before)}'s prefix`);
+      assert.deepEqual(
+        blocks.slice(0, cached.length),
+        cached,
+        `call ${i} reads call ${bodies.indexOf(before)}'s prefix`,
+      );
       hit += cached.reduce((sum, block) => sum + block.length, 0);
       // Counted when the reused prefix reaches into the events.
       if (cached.length > 1 + system.length) chained += 1;
@@ -330,7 +394,10 @@ test("anthropic: a lookup answered under its alias comes back under its own key"
 
 test("anthropic: usage fields the API did not send are null, never 0", async () => {
   await withServer(
-    [anthropicAnswer({ action: "finish" }, { usage: null }), anthropicAnswer({ action: "finish" }, { usage: { input_tokens: 12, output_tokens: 3 } })],
+    [
+      anthropicAnswer({ action: "finish" }, { usage: null }),
+      anthropicAnswer({ action: "finish" }, { usage: { input_tokens: 12, output_tokens: 3 } }),
+    ],
     async (server) => {
       const p = provider(server);
       const none = await p.complete(sampleTurnRequest(), { model: MODEL });
@@ -342,19 +409,26 @@ test("anthropic: usage fields the API did not send are null, never 0", async () 
 });
 
 test("anthropic: a text reply without the tool is parsed as JSON when it is JSON, kept as text otherwise", async () => {
-  await withServer([anthropicText('```json\n{"action":"finish"}\n```'), anthropicText("I cannot decide.")], async (server) => {
-    const p = provider(server);
-    const json = await p.complete(sampleTurnRequest(), { model: MODEL });
-    assert.deepEqual(json.value, { action: "finish" });
-    assert.equal(json.stop_reason, "end");
-    const text = await p.complete(sampleTurnRequest(), { model: MODEL });
-    assert.equal(text.value, "I cannot decide.");
-  });
+  await withServer(
+    [anthropicText('```json\n{"action":"finish"}\n```'), anthropicText("I cannot decide.")],
+    async (server) => {
+      const p = provider(server);
+      const json = await p.complete(sampleTurnRequest(), { model: MODEL });
+      assert.deepEqual(json.value, { action: "finish" });
+      assert.equal(json.stop_reason, "end");
+      const text = await p.complete(sampleTurnRequest(), { model: MODEL });
+      assert.equal(text.value, "I cannot decide.");
+    },
+  );
 });
 
 test("anthropic: 429 with retry-after waits what the server asked, then succeeds", async () => {
   const script = [
-    anthropicError(429, { type: "rate_limit_error", message: "Number of request tokens has exceeded your per-minute rate limit", headers: { "retry-after": "7" } }),
+    anthropicError(429, {
+      type: "rate_limit_error",
+      message: "Number of request tokens has exceeded your per-minute rate limit",
+      headers: { "retry-after": "7" },
+    }),
     anthropicAnswer({ action: "finish" }),
   ];
   await withServer(script, async (server) => {
@@ -368,7 +442,10 @@ test("anthropic: 429 with retry-after waits what the server asked, then succeeds
 });
 
 test("anthropic: retry-after-ms takes precedence over retry-after", async () => {
-  const script = [anthropicError(429, { type: "rate_limit_error", headers: { "retry-after-ms": "1500", "retry-after": "2" } }), anthropicAnswer({ action: "finish" })];
+  const script = [
+    anthropicError(429, { type: "rate_limit_error", headers: { "retry-after-ms": "1500", "retry-after": "2" } }),
+    anthropicAnswer({ action: "finish" }),
+  ];
   await withServer(script, async (server) => {
     const sleeps: number[] = [];
     await provider(server, { sleeps }).complete(sampleTurnRequest(), { model: MODEL });
@@ -377,7 +454,11 @@ test("anthropic: retry-after-ms takes precedence over retry-after", async () => 
 });
 
 test("anthropic: 500 and 529 are retried with jittered exponential backoff, then succeed", async () => {
-  const script = [anthropicError(500), anthropicError(529, { type: "overloaded_error", message: "Overloaded" }), anthropicAnswer({ action: "finish" })];
+  const script = [
+    anthropicError(500),
+    anthropicError(529, { type: "overloaded_error", message: "Overloaded" }),
+    anthropicAnswer({ action: "finish" }),
+  ];
   await withServer(script, async (server) => {
     const sleeps: number[] = [];
     const answer = await provider(server, { sleeps }).complete(sampleTurnRequest(), { model: MODEL });
@@ -417,7 +498,9 @@ test("anthropic: a body that is not JSON, or not a message, is a malformed respo
 
 test("anthropic: a server that hangs past the timeout gives provider_timeout", async () => {
   await withServer([{ hang: true }], async (server) => {
-    const error = await rejection(provider(server, { timeoutMs: 100, maxAttempts: 1 }).complete(sampleTurnRequest(), { model: MODEL }));
+    const error = await rejection(
+      provider(server, { timeoutMs: 100, maxAttempts: 1 }).complete(sampleTurnRequest(), { model: MODEL }),
+    );
     assert.ok(error instanceof ProviderError);
     assert.equal(error.code, "provider_timeout");
     assert.equal(error.retryable, true);
@@ -435,7 +518,10 @@ test("anthropic: a timed-out call is retried", async () => {
 });
 
 test("anthropic: 401 fails at once with one line naming the variable, never the key", async () => {
-  const script = [anthropicError(401, { type: "authentication_error", message: `invalid x-api-key ${KEY}` }), anthropicAnswer({ action: "finish" })];
+  const script = [
+    anthropicError(401, { type: "authentication_error", message: `invalid x-api-key ${KEY}` }),
+    anthropicAnswer({ action: "finish" }),
+  ];
   await withServer(script, async (server) => {
     const error = await rejection(provider(server).complete(sampleTurnRequest(), { model: MODEL }));
     assert.ok(error instanceof ProviderError);
@@ -451,19 +537,25 @@ test("anthropic: 401 fails at once with one line naming the variable, never the 
 });
 
 test("anthropic: 400 fails at once as a bad request with the API's message", async () => {
-  await withServer([anthropicError(400, { type: "invalid_request_error", message: "max_tokens: Field required" })], async (server) => {
-    const error = await rejection(provider(server).complete(sampleTurnRequest(), { model: MODEL }));
-    assert.ok(error instanceof ProviderError);
-    assert.equal(error.code, "provider_bad_request");
-    assert.match(error.message, /HTTP 400.*max_tokens: Field required/);
-    assert.equal(server.requests.length, 1);
-  });
+  await withServer(
+    [anthropicError(400, { type: "invalid_request_error", message: "max_tokens: Field required" })],
+    async (server) => {
+      const error = await rejection(provider(server).complete(sampleTurnRequest(), { model: MODEL }));
+      assert.ok(error instanceof ProviderError);
+      assert.equal(error.code, "provider_bad_request");
+      assert.match(error.message, /HTTP 400.*max_tokens: Field required/);
+      assert.equal(server.requests.length, 1);
+    },
+  );
 });
 
 test("anthropic: aborting the signal while the call hangs interrupts it", async () => {
   await withServer([{ hang: true }], async (server) => {
     const controller = new AbortController();
-    const call = provider(server, { timeoutMs: 60_000 }).complete(sampleTurnRequest(), { model: MODEL, signal: controller.signal });
+    const call = provider(server, { timeoutMs: 60_000 }).complete(sampleTurnRequest(), {
+      model: MODEL,
+      signal: controller.signal,
+    });
     while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     const error = await rejection(call);

@@ -124,14 +124,23 @@ test("splitPrefix keeps instructions, intent and checkpoint as the prefix and th
 
 test("renderSection writes structured sections as compact JSON under a label, text verbatim", () => {
   assert.equal(renderSection({ section: "intent", text: "Fix\n  it" }), "## Intent\nFix\n  it");
-  assert.equal(renderSection({ section: "working_state", state: { step: 3, tests: null } }), '## Working state\n{"step":3,"tests":null}');
+  assert.equal(
+    renderSection({ section: "working_state", state: { step: 3, tests: null } }),
+    '## Working state\n{"step":3,"tests":null}',
+  );
   assert.equal(renderSection({ section: "lookups", responses: [{ ok: true }] }), '## Lookup responses\n[{"ok":true}]');
 });
 
 test("renderSectionBlocks splits the events section into one block per event; joined, they are renderSection's text", () => {
   const events = { section: "events" as const, events: [{ seq: 1 }, { seq: 2, out: "a\nb" }, { seq: 3 }] };
-  assert.deepEqual(renderSectionBlocks(events), ['## Events (oldest first)\n[{"seq":1}', ',{"seq":2,"out":"a\\nb"}', ',{"seq":3}]']);
-  assert.deepEqual(renderSectionBlocks({ section: "events", events: [{ seq: 1 }] }), ['## Events (oldest first)\n[{"seq":1}]']);
+  assert.deepEqual(renderSectionBlocks(events), [
+    '## Events (oldest first)\n[{"seq":1}',
+    ',{"seq":2,"out":"a\\nb"}',
+    ',{"seq":3}]',
+  ]);
+  assert.deepEqual(renderSectionBlocks({ section: "events", events: [{ seq: 1 }] }), [
+    '## Events (oldest first)\n[{"seq":1}]',
+  ]);
   assert.deepEqual(renderSectionBlocks({ section: "events", events: [] }), ["## Events (oldest first)\n[]"]);
   assert.deepEqual(renderSectionBlocks({ section: "intent", text: "Fix it" }), ["## Intent\nFix it"]);
 });
@@ -155,8 +164,20 @@ test("renderSectionBlocks (property): same bytes as one block, and an older even
 test("strict schema: unsupported keywords move into the description, oneOf becomes anyOf, const becomes enum", () => {
   const { schema, strict } = convertToStrictJsonSchema({
     oneOf: [
-      { type: "object", properties: { kind: { type: "string", const: "a" }, name: { type: "string", maxLength: 9, description: "Name" } }, required: ["kind", "name"] },
-      { type: "object", properties: { kind: { type: "string", const: "b" } }, required: ["kind"], additionalProperties: false },
+      {
+        type: "object",
+        properties: {
+          kind: { type: "string", const: "a" },
+          name: { type: "string", maxLength: 9, description: "Name" },
+        },
+        required: ["kind", "name"],
+      },
+      {
+        type: "object",
+        properties: { kind: { type: "string", const: "b" } },
+        required: ["kind"],
+        additionalProperties: false,
+      },
     ],
   });
   assert.equal(strict, true);
@@ -164,11 +185,19 @@ test("strict schema: unsupported keywords move into the description, oneOf becom
     anyOf: [
       {
         type: "object",
-        properties: { kind: { type: "string", enum: ["a"] }, name: { type: "string", description: "Name {maxLength: 9}" } },
+        properties: {
+          kind: { type: "string", enum: ["a"] },
+          name: { type: "string", description: "Name {maxLength: 9}" },
+        },
         required: ["kind", "name"],
         additionalProperties: false,
       },
-      { type: "object", properties: { kind: { type: "string", enum: ["b"] } }, required: ["kind"], additionalProperties: false },
+      {
+        type: "object",
+        properties: { kind: { type: "string", enum: ["b"] } },
+        required: ["kind"],
+        additionalProperties: false,
+      },
     ],
   });
 });
@@ -193,7 +222,12 @@ test("strict schema: optional properties become required and nullable, whatever 
   assert.deepEqual(props.c, { anyOf: [{ $ref: "#/$defs/C" }, { type: "null" }] });
   assert.deepEqual(props.d, { anyOf: [{ type: "string" }, { type: "integer" }, { type: "null" }] });
   assert.deepEqual(props.e, { type: ["integer", "null"] });
-  assert.deepEqual((schema.$defs as Record<string, JsonSchema>).C, { type: "object", properties: {}, required: [], additionalProperties: false });
+  assert.deepEqual((schema.$defs as Record<string, JsonSchema>).C, {
+    type: "object",
+    properties: {},
+    required: [],
+    additionalProperties: false,
+  });
 });
 
 test("strict schema: a free-form map or an unconstrained value is sent with strict: false", () => {
@@ -205,11 +239,15 @@ test("strict schema: a free-form map or an unconstrained value is sent with stri
 
 type Node = { type: "string" } | { type: "object"; properties: Record<string, Node>; required: string[] };
 const objectSchema: fc.Arbitrary<Node> = fc.letrec<{ node: Node; object: Node }>((tie) => ({
-  node: fc.oneof({ depthSize: "small", withCrossShrink: true }, fc.constant({ type: "string" as const }), tie("object")),
+  node: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constant({ type: "string" as const }),
+    tie("object"),
+  ),
   object: fc
     .dictionary(fc.string({ minLength: 1, maxLength: 6 }), tie("node"), { maxKeys: 4 })
     .chain((properties) =>
-      fc.subarray(Object.keys(properties)).map((required) => ({ type: "object" as const, properties, required })),
+      fc.subarray(Object.keys(properties)).map((required) => ({ type: "object" as const, properties, required }))
     ),
 })).object;
 
@@ -239,11 +277,15 @@ test("strict schema (property): every object is closed and requires all its prop
 test("dropNullOptionals (property): nulls sent for omitted optional properties are removed exactly", () => {
   const schema = SAMPLE_SELECTION_SCHEMA;
   fc.assert(
-    fc.property(fc.constantFrom("read_file", "finish"), fc.option(fc.string(), { nil: undefined }), (action, reason) => {
-      const original = reason === undefined ? { action } : { action, reason };
-      const sent = { action, reason: reason ?? null };
-      assert.deepEqual(dropNullOptionals(sent, schema), original);
-    }),
+    fc.property(
+      fc.constantFrom("read_file", "finish"),
+      fc.option(fc.string(), { nil: undefined }),
+      (action, reason) => {
+        const original = reason === undefined ? { action } : { action, reason };
+        const sent = { action, reason: reason ?? null };
+        assert.deepEqual(dropNullOptionals(sent, schema), original);
+      },
+    ),
   );
 });
 
@@ -252,7 +294,10 @@ test("dropNullOptionals keeps nulls the schema requires and recurses into nested
     type: "object",
     properties: {
       keep: { type: ["string", "null"] },
-      items: { type: "array", items: { type: "object", properties: { x: { type: "string" }, y: { type: "string" } }, required: ["x"] } },
+      items: {
+        type: "array",
+        items: { type: "object", properties: { x: { type: "string" }, y: { type: "string" } }, required: ["x"] },
+      },
     },
     required: ["keep", "items"],
   };
@@ -266,7 +311,13 @@ test("encodePropertyKeys renames keys Anthropic rejects, avoids collisions, and 
   const schema = {
     anyOf: [
       { type: "object", properties: { $result: { type: "string" } }, required: ["$result"] },
-      { type: "object", properties: { _result: { type: "string" }, "a b": { type: "object", properties: { "c@d": { type: "string" } } } } },
+      {
+        type: "object",
+        properties: {
+          _result: { type: "string" },
+          "a b": { type: "object", properties: { "c@d": { type: "string" } } },
+        },
+      },
     ],
   };
   const { schema: encoded, aliases } = encodePropertyKeys(schema);
@@ -274,7 +325,11 @@ test("encodePropertyKeys renames keys Anthropic rejects, avoids collisions, and 
   const [first, second] = encoded.anyOf as JsonSchema[];
   assert.deepEqual(first.required, ["_result_2"]);
   assert.deepEqual(Object.keys(second.properties as object), ["_result", "a_b"]);
-  assert.deepEqual(decodePropertyKeys({ _result_2: "x", _result: "y", a_b: { c_d: 1 } }, aliases), { $result: "x", _result: "y", "a b": { "c@d": 1 } });
+  assert.deepEqual(decodePropertyKeys({ _result_2: "x", _result: "y", a_b: { c_d: 1 } }, aliases), {
+    $result: "x",
+    _result: "y",
+    "a b": { "c@d": 1 },
+  });
 });
 
 test("parseAnswerText parses JSON, fenced JSON, and keeps anything else as text", () => {
@@ -294,7 +349,12 @@ test("unwrapAnswer takes the value out of {answer} and leaves everything else al
 
 test("convertAnthropicUsage maps the four counters and never invents a 0", () => {
   assert.deepEqual(
-    convertAnthropicUsage({ input_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 7, output_tokens: 9 }),
+    convertAnthropicUsage({
+      input_tokens: 5,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 7,
+      output_tokens: 9,
+    }),
     { input: 5, cache_read: 0, cache_write: 7, output: 9 },
   );
   assert.deepEqual(convertAnthropicUsage({ input_tokens: 5, cache_read_input_tokens: null, output_tokens: -1 }), {
@@ -303,23 +363,37 @@ test("convertAnthropicUsage maps the four counters and never invents a 0", () =>
     cache_write: null,
     output: null,
   });
-  assert.deepEqual(convertAnthropicUsage(undefined), { input: null, cache_read: null, cache_write: null, output: null });
+  assert.deepEqual(convertAnthropicUsage(undefined), {
+    input: null,
+    cache_read: null,
+    cache_write: null,
+    output: null,
+  });
 });
 
 test("convertOpenAIUsage reads Chat Completions and Responses names; cache writes are always null", () => {
-  assert.deepEqual(convertOpenAIUsage({ prompt_tokens: 10, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 8 } }), {
-    input: 10,
-    cache_read: 8,
-    cache_write: null,
-    output: 2,
-  });
-  assert.deepEqual(convertOpenAIUsage({ input_tokens: 11, output_tokens: 3, input_tokens_details: { cached_tokens: 0 } }), {
-    input: 11,
-    cache_read: 0,
-    cache_write: null,
-    output: 3,
-  });
-  assert.deepEqual(convertOpenAIUsage({ prompt_tokens: 10, completion_tokens: 2 }, { timings: { cache_n: 6 } }).cache_read, 6);
+  assert.deepEqual(
+    convertOpenAIUsage({ prompt_tokens: 10, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 8 } }),
+    {
+      input: 10,
+      cache_read: 8,
+      cache_write: null,
+      output: 2,
+    },
+  );
+  assert.deepEqual(
+    convertOpenAIUsage({ input_tokens: 11, output_tokens: 3, input_tokens_details: { cached_tokens: 0 } }),
+    {
+      input: 11,
+      cache_read: 0,
+      cache_write: null,
+      output: 3,
+    },
+  );
+  assert.deepEqual(
+    convertOpenAIUsage({ prompt_tokens: 10, completion_tokens: 2 }, { timings: { cache_n: 6 } }).cache_read,
+    6,
+  );
   assert.deepEqual(convertOpenAIUsage(null), { input: null, cache_read: null, cache_write: null, output: null });
 });
 
@@ -337,13 +411,27 @@ test("stop reasons map to the provider-neutral set", () => {
 });
 
 test("response converters reject bodies of the wrong shape as provider_malformed_response", () => {
-  for (const convert of [() => convertAnthropicResponse({ content: "nope" }), () => convertOpenAIResponse({ choices: [{}] }, { wrapped: true, schema: {} })]) {
-    assert.throws(convert, (error: unknown) => error instanceof ProviderError && error.code === "provider_malformed_response" && !error.retryable);
+  for (
+    const convert of [
+      () => convertAnthropicResponse({ content: "nope" }),
+      () => convertOpenAIResponse({ choices: [{}] }, { wrapped: true, schema: {} }),
+    ]
+  ) {
+    assert.throws(
+      convert,
+      (error: unknown) =>
+        error instanceof ProviderError && error.code === "provider_malformed_response" && !error.retryable,
+    );
   }
 });
 
 test("convertAnthropicResponse keeps the raw body beside the answer", () => {
-  const raw = { type: "message", content: [{ type: "tool_use", name: "answer", input: { answer: { a: 1 } } }], stop_reason: "tool_use", usage: {} };
+  const raw = {
+    type: "message",
+    content: [{ type: "tool_use", name: "answer", input: { answer: { a: 1 } } }],
+    stop_reason: "tool_use",
+    usage: {},
+  };
   const answer = convertAnthropicResponse(raw);
   assert.equal(answer.raw, raw);
   assert.deepEqual(answer.value, { a: 1 });

@@ -4,7 +4,13 @@ import { test } from "node:test";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { StartupError } from "../lib/errors.ts";
 import { ProviderConfig } from "../lib/providers/provider-config.ts";
-import { anthropicAnswer, openAIAnswer, sampleTurnRequest, startAnthropicServer, startOpenAIServer } from "./helpers/fake-provider-servers.ts";
+import {
+  anthropicAnswer,
+  openAIAnswer,
+  sampleTurnRequest,
+  startAnthropicServer,
+  startOpenAIServer,
+} from "./helpers/fake-provider-servers.ts";
 
 function startupError(run: () => unknown): StartupError {
   try {
@@ -21,20 +27,34 @@ test("createProvider: a missing key is a startup error naming the variable (exit
   assert.equal(anthropic.code, "missing_credential");
   assert.equal(anthropic.exitCode, 3);
   assert.match(anthropic.message, /ANTHROPIC_API_KEY/);
-  assert.match(startupError(() => createProvider({ kind: "openai", model: "m" }, { env: { OPENAI_API_KEY: " " } })).message, /OPENAI_API_KEY/);
-  const custom = startupError(() => createProvider({ kind: "openai-compatible", model: "m", api_key_env: "MY_KEY" }, { env: { OTHER: "value-xyz" } }));
+  assert.match(
+    startupError(() => createProvider({ kind: "openai", model: "m" }, { env: { OPENAI_API_KEY: " " } })).message,
+    /OPENAI_API_KEY/,
+  );
+  const custom = startupError(() =>
+    createProvider({ kind: "openai-compatible", model: "m", api_key_env: "MY_KEY" }, { env: { OTHER: "value-xyz" } })
+  );
   assert.match(custom.message, /MY_KEY/);
   assert.ok(!custom.message.includes("value-xyz"));
 });
 
 test("createProvider: invalid configurations fail at startup with the field", () => {
-  assert.match(startupError(() => createProvider({ kind: "anthropic", model: "" }, { env: { ANTHROPIC_API_KEY: "k" } })).message, /model/);
   assert.match(
-    startupError(() => createProvider({ kind: "openai", model: "m", response_format: "json_object" }, { env: { OPENAI_API_KEY: "k" } })).message,
+    startupError(() => createProvider({ kind: "anthropic", model: "" }, { env: { ANTHROPIC_API_KEY: "k" } })).message,
+    /model/,
+  );
+  assert.match(
+    startupError(() =>
+      createProvider({ kind: "openai", model: "m", response_format: "json_object" }, { env: { OPENAI_API_KEY: "k" } })
+    ).message,
     /response_format applies only to kind "openai-compatible"/,
   );
   assert.match(
-    startupError(() => createProvider({ kind: "anthropic", model: "m" }, { env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: "not a url" } })).message,
+    startupError(() =>
+      createProvider({ kind: "anthropic", model: "m" }, {
+        env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: "not a url" },
+      })
+    ).message,
     /ANTHROPIC_BASE_URL/,
   );
   assert.equal(ProviderConfig.safeParse({ kind: "gemini", model: "m" }).success, false);
@@ -42,12 +62,21 @@ test("createProvider: invalid configurations fail at startup with the field", ()
 
 test("createProvider: capabilities are data on the adapter, not guessed from the model id", () => {
   const env = { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" };
-  assert.deepEqual(createProvider({ kind: "anthropic", model: "gpt-4o" }, { env }).capabilities, { prompt_caching: true, schema_enforcement: true });
-  assert.deepEqual(createProvider({ kind: "openai", model: "claude" }, { env }).capabilities, { prompt_caching: true, schema_enforcement: true });
-  assert.deepEqual(createProvider({ kind: "openai-compatible", model: "m", response_format: "none" }, { env }).capabilities, {
-    prompt_caching: false,
-    schema_enforcement: false,
+  assert.deepEqual(createProvider({ kind: "anthropic", model: "gpt-4o" }, { env }).capabilities, {
+    prompt_caching: true,
+    schema_enforcement: true,
   });
+  assert.deepEqual(createProvider({ kind: "openai", model: "claude" }, { env }).capabilities, {
+    prompt_caching: true,
+    schema_enforcement: true,
+  });
+  assert.deepEqual(
+    createProvider({ kind: "openai-compatible", model: "m", response_format: "none" }, { env }).capabilities,
+    {
+      prompt_caching: false,
+      schema_enforcement: false,
+    },
+  );
   assert.equal(createProvider({ kind: "openai-compatible", model: "m" }, { env }).name, "openai-compatible");
 });
 
@@ -55,7 +84,12 @@ test("createProvider: ANTHROPIC_BASE_URL and OPENAI_BASE_URL override the public
   const anthropic = await startAnthropicServer([anthropicAnswer({ action: "finish" })]);
   const openai = await startOpenAIServer([openAIAnswer({ action: "finish" })]);
   try {
-    const env = { ANTHROPIC_API_KEY: "ka", OPENAI_API_KEY: "ko", ANTHROPIC_BASE_URL: anthropic.baseUrl, OPENAI_BASE_URL: `${openai.baseUrl}/` };
+    const env = {
+      ANTHROPIC_API_KEY: "ka",
+      OPENAI_API_KEY: "ko",
+      ANTHROPIC_BASE_URL: anthropic.baseUrl,
+      OPENAI_BASE_URL: `${openai.baseUrl}/`,
+    };
     await createProvider({ kind: "anthropic", model: "m" }, { env }).complete(sampleTurnRequest(), { model: "m" });
     await createProvider({ kind: "openai", model: "m" }, { env }).complete(sampleTurnRequest(), { model: "m" });
     assert.equal(anthropic.requests.length, 1);
@@ -72,7 +106,10 @@ test("createProvider: a configured base_url wins over the environment", async ()
   const fromEnv = await startAnthropicServer([anthropicAnswer({ action: "finish" })]);
   try {
     const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: fromEnv.baseUrl };
-    await createProvider({ kind: "anthropic", model: "m", base_url: configured.baseUrl }, { env }).complete(sampleTurnRequest(), { model: "m" });
+    await createProvider({ kind: "anthropic", model: "m", base_url: configured.baseUrl }, { env }).complete(
+      sampleTurnRequest(),
+      { model: "m" },
+    );
     assert.equal(configured.requests.length, 1);
     assert.equal(fromEnv.requests.length, 0);
   } finally {
@@ -85,9 +122,15 @@ test("createProvider: an injected fetch is used for the call", async () => {
   const urls: string[] = [];
   const fetch = async (input: string) => {
     urls.push(input);
-    return new Response(JSON.stringify(openAIAnswer({ action: "finish" }).body), { status: 200, headers: { "content-type": "application/json" } });
+    return new Response(JSON.stringify(openAIAnswer({ action: "finish" }).body), {
+      status: 200,
+      headers: { "content-type": "application/json" },
+    });
   };
-  const provider = createProvider({ kind: "openai-compatible", model: "m", base_url: "http://127.0.0.1:9/v1" }, { env: {}, fetch });
+  const provider = createProvider({ kind: "openai-compatible", model: "m", base_url: "http://127.0.0.1:9/v1" }, {
+    env: {},
+    fetch,
+  });
   const answer = await provider.complete(sampleTurnRequest(), { model: "m" });
   assert.deepEqual(answer.value, { action: "finish" });
   assert.deepEqual(urls, ["http://127.0.0.1:9/v1/chat/completions"]);

@@ -6,15 +6,15 @@ import { InterruptedError, ProviderError } from "../lib/errors.ts";
 import type { ProviderConfig } from "../lib/providers/provider-config.ts";
 import type { Provider } from "../lib/turn.ts";
 import {
+  type FakeProviderServer,
   openAIAnswer,
   openAIError,
   openAIText,
+  rejection,
   SAMPLE_MARKERS,
   sampleTurnRequest,
-  startOpenAIServer,
-  type FakeProviderServer,
   type Script,
-  rejection,
+  startOpenAIServer,
   withFakeServer,
 } from "./helpers/fake-provider-servers.ts";
 
@@ -29,7 +29,8 @@ type Body = {
   max_completion_tokens?: number;
 };
 
-const withServer = (script: Script, run: (server: FakeProviderServer) => Promise<void>) => withFakeServer(startOpenAIServer, script, run);
+const withServer = (script: Script, run: (server: FakeProviderServer) => Promise<void>) =>
+  withFakeServer(startOpenAIServer, script, run);
 
 function provider(
   server: FakeProviderServer,
@@ -48,7 +49,6 @@ function provider(
     },
   );
 }
-
 
 test("openai: a json_schema answer is unwrapped and usage maps, cache writes null", async () => {
   await withServer([openAIAnswer({ action: "read_file", reason: "look first" })], async (server) => {
@@ -80,8 +80,12 @@ test("openai: the prefix is the system message, the rest one user message, each 
       ["system", "user"],
     );
     const [system, user] = body.messages;
-    for (const marker of [SAMPLE_MARKERS.instructions, SAMPLE_MARKERS.intent, SAMPLE_MARKERS.checkpoint]) assert.ok(system.content.includes(marker));
-    for (const marker of [SAMPLE_MARKERS.events, SAMPLE_MARKERS.working_state, SAMPLE_MARKERS.lookups]) assert.ok(user.content.includes(marker));
+    for (const marker of [SAMPLE_MARKERS.instructions, SAMPLE_MARKERS.intent, SAMPLE_MARKERS.checkpoint]) {
+      assert.ok(system.content.includes(marker));
+    }
+    for (const marker of [SAMPLE_MARKERS.events, SAMPLE_MARKERS.working_state, SAMPLE_MARKERS.lookups]) {
+      assert.ok(user.content.includes(marker));
+    }
     assert.ok(system.content.indexOf(SAMPLE_MARKERS.instructions) < system.content.indexOf(SAMPLE_MARKERS.intent));
     assert.ok(system.content.indexOf(SAMPLE_MARKERS.intent) < system.content.indexOf(SAMPLE_MARKERS.checkpoint));
     assert.ok(user.content.indexOf(SAMPLE_MARKERS.events) < user.content.indexOf(SAMPLE_MARKERS.lookups));
@@ -115,7 +119,11 @@ test("openai: the response schema is enforced strictly: object root, closed obje
     assert.deepEqual(schema.required, ["answer"]);
     const [decision, result] = schema.properties.answer.anyOf;
     assert.deepEqual(decision.required, ["action", "reason"]);
-    assert.deepEqual(decision.properties.reason.type, ["string", "null"], "the optional reason is required but nullable");
+    assert.deepEqual(
+      decision.properties.reason.type,
+      ["string", "null"],
+      "the optional reason is required but nullable",
+    );
     assert.equal(decision.additionalProperties, false);
     assert.deepEqual(result.required, ["$result"]);
   });
@@ -139,7 +147,10 @@ test("openai: a configured max_tokens is sent as max_completion_tokens", async (
 
 test("openai: usage fields the API did not send are null, never 0", async () => {
   await withServer(
-    [openAIAnswer({ action: "finish" }, { usage: null }), openAIAnswer({ action: "finish" }, { usage: { prompt_tokens: 40, completion_tokens: 5, total_tokens: 45 } })],
+    [
+      openAIAnswer({ action: "finish" }, { usage: null }),
+      openAIAnswer({ action: "finish" }, { usage: { prompt_tokens: 40, completion_tokens: 5, total_tokens: 45 } }),
+    ],
     async (server) => {
       const p = provider(server);
       const none = await p.complete(sampleTurnRequest(), { model: MODEL });
@@ -157,7 +168,11 @@ test("openai: a refusal becomes the answer text with stop reason refusal", async
       object: "chat.completion",
       created: 1,
       model: MODEL,
-      choices: [{ index: 0, message: { role: "assistant", content: null, refusal: "I can't help with that." }, finish_reason: "stop" }],
+      choices: [{
+        index: 0,
+        message: { role: "assistant", content: null, refusal: "I can't help with that." },
+        finish_reason: "stop",
+      }],
     },
   };
   await withServer([refusal], async (server) => {
@@ -169,7 +184,12 @@ test("openai: a refusal becomes the answer text with stop reason refusal", async
 
 test("openai: 429 with retry-after (seconds) waits that long, then succeeds", async () => {
   const script = [
-    openAIError(429, { type: "requests", code: "rate_limit_exceeded", message: "Rate limit reached for requests", headers: { "retry-after": "2" } }),
+    openAIError(429, {
+      type: "requests",
+      code: "rate_limit_exceeded",
+      message: "Rate limit reached for requests",
+      headers: { "retry-after": "2" },
+    }),
     openAIAnswer({ action: "finish" }),
   ];
   await withServer(script, async (server) => {
@@ -182,7 +202,11 @@ test("openai: 429 with retry-after (seconds) waits that long, then succeeds", as
 });
 
 test("openai: 500 and 503 are retried with backoff, then succeed", async () => {
-  const script = [openAIError(500), openAIError(503, { message: "The engine is currently overloaded" }), openAIAnswer({ action: "finish" })];
+  const script = [
+    openAIError(500),
+    openAIError(503, { message: "The engine is currently overloaded" }),
+    openAIAnswer({ action: "finish" }),
+  ];
   await withServer(script, async (server) => {
     const sleeps: number[] = [];
     const answer = await provider(server, { sleeps }).complete(sampleTurnRequest(), { model: MODEL });
@@ -193,21 +217,26 @@ test("openai: 500 and 503 are retried with backoff, then succeed", async () => {
 });
 
 test("openai: a malformed body is reported as such and not retried", async () => {
-  await withServer([{ rawBody: "<html>502 Bad Gateway</html>" }, { body: { object: "chat.completion", choices: [] } }], async (server) => {
-    const p = provider(server);
-    const html = await rejection(p.complete(sampleTurnRequest(), { model: MODEL }));
-    assert.ok(html instanceof ProviderError);
-    assert.equal(html.code, "provider_malformed_response");
-    const empty = await rejection(p.complete(sampleTurnRequest(), { model: MODEL }));
-    assert.ok(empty instanceof ProviderError);
-    assert.equal(empty.code, "provider_malformed_response");
-    assert.equal(server.requests.length, 2);
-  });
+  await withServer(
+    [{ rawBody: "<html>502 Bad Gateway</html>" }, { body: { object: "chat.completion", choices: [] } }],
+    async (server) => {
+      const p = provider(server);
+      const html = await rejection(p.complete(sampleTurnRequest(), { model: MODEL }));
+      assert.ok(html instanceof ProviderError);
+      assert.equal(html.code, "provider_malformed_response");
+      const empty = await rejection(p.complete(sampleTurnRequest(), { model: MODEL }));
+      assert.ok(empty instanceof ProviderError);
+      assert.equal(empty.code, "provider_malformed_response");
+      assert.equal(server.requests.length, 2);
+    },
+  );
 });
 
 test("openai: a server that hangs past the timeout gives provider_timeout", async () => {
   await withServer([{ hang: true }], async (server) => {
-    const error = await rejection(provider(server, { timeoutMs: 100, maxAttempts: 1 }).complete(sampleTurnRequest(), { model: MODEL }));
+    const error = await rejection(
+      provider(server, { timeoutMs: 100, maxAttempts: 1 }).complete(sampleTurnRequest(), { model: MODEL }),
+    );
     assert.ok(error instanceof ProviderError);
     assert.equal(error.code, "provider_timeout");
   });
@@ -215,7 +244,11 @@ test("openai: a server that hangs past the timeout gives provider_timeout", asyn
 
 test("openai: 401 fails at once, names OPENAI_API_KEY and never echoes the key", async () => {
   const script = [
-    openAIError(401, { type: "invalid_request_error", code: "invalid_api_key", message: `Incorrect API key provided: ${KEY}.` }),
+    openAIError(401, {
+      type: "invalid_request_error",
+      code: "invalid_api_key",
+      message: `Incorrect API key provided: ${KEY}.`,
+    }),
     openAIAnswer({ action: "finish" }),
   ];
   await withServer(script, async (server) => {
@@ -230,7 +263,11 @@ test("openai: 401 fails at once, names OPENAI_API_KEY and never echoes the key",
 
 test("openai: 404 and 422 fail at once as bad requests, with the key redacted from the server's text", async () => {
   const script = [
-    openAIError(404, { type: "invalid_request_error", code: "model_not_found", message: "The model `gpt-9` does not exist" }),
+    openAIError(404, {
+      type: "invalid_request_error",
+      code: "model_not_found",
+      message: "The model `gpt-9` does not exist",
+    }),
     openAIError(422, { type: "invalid_request_error", message: `Bad schema near ${KEY}` }),
   ];
   await withServer(script, async (server) => {
@@ -271,11 +308,16 @@ test("openai: an abort during the backoff sleep interrupts without another reque
 // ---- OpenAI-compatible local servers (Ollama, vLLM, llama.cpp) ----
 
 function local(server: FakeProviderServer, config: Partial<ProviderConfig> = {}): Provider {
-  return createProvider({ kind: "openai-compatible", model: "qwen2.5-coder:7b", base_url: server.baseUrl, ...config }, { env: {}, random: () => 0 });
+  return createProvider({ kind: "openai-compatible", model: "qwen2.5-coder:7b", base_url: server.baseUrl, ...config }, {
+    env: {},
+    random: () => 0,
+  });
 }
 
 test("openai-compatible: no key is needed and no authorization header is sent", async () => {
-  await withServer([openAIAnswer({ action: "finish" }, { usage: { prompt_tokens: 310, completion_tokens: 12, total_tokens: 322 } })], async (server) => {
+  await withServer([
+    openAIAnswer({ action: "finish" }, { usage: { prompt_tokens: 310, completion_tokens: 12, total_tokens: 322 } }),
+  ], async (server) => {
     const p = local(server);
     assert.deepEqual(p.capabilities, { prompt_caching: false, schema_enforcement: true });
     const answer = await p.complete(sampleTurnRequest(), { model: "qwen2.5-coder:7b" });
@@ -310,18 +352,26 @@ test("openai-compatible: json_object mode asks for JSON and shows the schema onc
 });
 
 test("openai-compatible: with no response format the text is parsed when it is JSON and kept otherwise", async () => {
-  await withServer([openAIText('```json\n{"$result": "sha256:ab"}\n```'), openAIText("Sure! I will read the file.")], async (server) => {
-    const p = local(server, { response_format: "none" });
-    const json = await p.complete(sampleTurnRequest(), { model: "m" });
-    assert.deepEqual(json.value, { $result: "sha256:ab" });
-    const text = await p.complete(sampleTurnRequest(), { model: "m" });
-    assert.equal(text.value, "Sure! I will read the file.");
-    assert.equal((server.requests[0].body as Body).response_format, undefined);
-  });
+  await withServer(
+    [openAIText('```json\n{"$result": "sha256:ab"}\n```'), openAIText("Sure! I will read the file.")],
+    async (server) => {
+      const p = local(server, { response_format: "none" });
+      const json = await p.complete(sampleTurnRequest(), { model: "m" });
+      assert.deepEqual(json.value, { $result: "sha256:ab" });
+      const text = await p.complete(sampleTurnRequest(), { model: "m" });
+      assert.equal(text.value, "Sure! I will read the file.");
+      assert.equal((server.requests[0].body as Body).response_format, undefined);
+    },
+  );
 });
 
 test("openai-compatible: llama.cpp-style cached prompt tokens are read as cache reads", async () => {
-  const usage = { prompt_tokens: 900, completion_tokens: 20, total_tokens: 920, prompt_tokens_details: { cached_tokens: 850 } };
+  const usage = {
+    prompt_tokens: 900,
+    completion_tokens: 20,
+    total_tokens: 920,
+    prompt_tokens_details: { cached_tokens: 850 },
+  };
   await withServer([openAIAnswer({ action: "finish" }, { usage })], async (server) => {
     const answer = await local(server).complete(sampleTurnRequest(), { model: "m" });
     assert.deepEqual(answer.usage, { input: 900, cache_read: 850, cache_write: null, output: 20 });

@@ -30,11 +30,15 @@ function classify(status: number, { body = "{}", retryAfter }: { body?: string; 
 
 test("backoffDelayMs (property): full jitter stays below an exponential cap bounded by maxMs", () => {
   fc.assert(
-    fc.property(fc.integer({ min: 1, max: 30 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, draw) => {
-      const delay = backoffDelayMs(attempt, { random: () => draw, baseMs: 500, maxMs: 8000 });
-      const cap = Math.min(8000, 500 * 2 ** (attempt - 1));
-      assert.ok(delay >= 0 && delay < cap, `${delay} in [0, ${cap})`);
-    }),
+    fc.property(
+      fc.integer({ min: 1, max: 30 }),
+      fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+      (attempt, draw) => {
+        const delay = backoffDelayMs(attempt, { random: () => draw, baseMs: 500, maxMs: 8000 });
+        const cap = Math.min(8000, 500 * 2 ** (attempt - 1));
+        assert.ok(delay >= 0 && delay < cap, `${delay} in [0, ${cap})`);
+      },
+    ),
   );
   assert.equal(backoffDelayMs(1, { random: () => 0.999 }), 499);
   assert.equal(backoffDelayMs(3, { random: () => 0.5 }), 1000);
@@ -47,7 +51,11 @@ test("parseRetryAfterMs reads retry-after-ms, seconds, and HTTP dates", () => {
   assert.equal(parseRetryAfterMs(headers({ "retry-after": "3" }), { now }), 3000);
   assert.equal(parseRetryAfterMs(headers({ "retry-after": "0.5" }), { now }), 500);
   assert.equal(parseRetryAfterMs(headers({ "retry-after": "Wed, 01 Jan 2025 00:00:10 GMT" }), { now }), 10_000);
-  assert.equal(parseRetryAfterMs(headers({ "retry-after": "Tue, 31 Dec 2024 23:59:00 GMT" }), { now }), 0, "a past date means now");
+  assert.equal(
+    parseRetryAfterMs(headers({ "retry-after": "Tue, 31 Dec 2024 23:59:00 GMT" }), { now }),
+    0,
+    "a past date means now",
+  );
   assert.equal(parseRetryAfterMs(headers({ "retry-after": "soon" }), { now }), null);
   assert.equal(parseRetryAfterMs(headers({ "retry-after-ms": "x", "retry-after": "1" }), { now }), 1000);
   assert.equal(parseRetryAfterMs(headers(), { now }), null);
@@ -81,17 +89,25 @@ test("classifyHttpError: which statuses are retried, and under which code", () =
 });
 
 test("classifyHttpError: auth failures show no server text; other messages are one redacted line", () => {
-  const auth = classify(401, { body: JSON.stringify({ error: { message: "Incorrect API key provided: secret-value-1234" } }) });
+  const auth = classify(401, {
+    body: JSON.stringify({ error: { message: "Incorrect API key provided: secret-value-1234" } }),
+  });
   assert.equal(auth.message, "Test API rejected the API key from TEST_KEY (HTTP 401)");
   const bad = classify(400, { body: JSON.stringify({ error: { message: "bad\n  field  secret-value-1234" } }) });
   assert.equal(bad.message, "Test API rejected the request (HTTP 400): bad field [redacted]");
 });
 
 test("errorDetail reads the usual error body shapes and skips HTML pages", () => {
-  assert.equal(errorDetail(JSON.stringify({ type: "error", error: { type: "x", message: "anthropic style" } })), "anthropic style");
+  assert.equal(
+    errorDetail(JSON.stringify({ type: "error", error: { type: "x", message: "anthropic style" } })),
+    "anthropic style",
+  );
   assert.equal(errorDetail(JSON.stringify({ error: "ollama style" })), "ollama style");
   assert.equal(errorDetail(JSON.stringify({ object: "error", message: "vllm style" })), "vllm style");
-  assert.equal(errorDetail(JSON.stringify({ detail: [{ loc: ["body"], msg: "fastapi style" }] })), '[{"loc":["body"],"msg":"fastapi style"}]');
+  assert.equal(
+    errorDetail(JSON.stringify({ detail: [{ loc: ["body"], msg: "fastapi style" }] })),
+    '[{"loc":["body"],"msg":"fastapi style"}]',
+  );
   assert.equal(errorDetail("<html><body>502</body></html>"), null);
   assert.equal(errorDetail("upstream connect error"), "upstream connect error");
   assert.equal(errorDetail("x".repeat(1000))?.length, 301);
@@ -111,7 +127,9 @@ test("withRetry: retries retryable errors up to maxAttempts, then gives up sayin
       },
       { maxAttempts: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 0 },
     ),
-    (error: unknown) => error instanceof ProviderError && error.code === "provider_server_error" && /gave up after 3 attempts/.test(error.message),
+    (error: unknown) =>
+      error instanceof ProviderError && error.code === "provider_server_error" &&
+      /gave up after 3 attempts/.test(error.message),
   );
   assert.equal(calls, 3);
   assert.deepEqual(sleeps, [0, 0]);
@@ -181,9 +199,19 @@ test("withRetry: giving up keeps the report message free of the server's text", 
       retryAfterMs,
       reportMessage: "Test API failed (HTTP 500)",
     });
-  for (const [thrown, why] of [[quoting(null), "gave up after 2 attempts"], [quoting(5000), "the server asked to retry after 5 s"]] as const) {
+  for (
+    const [thrown, why] of [[quoting(null), "gave up after 2 attempts"], [
+      quoting(5000),
+      "the server asked to retry after 5 s",
+    ]] as const
+  ) {
     await assert.rejects(
-      withRetry(() => Promise.reject(thrown), { maxAttempts: 2, maxRetryAfterMs: 1000, sleep: async () => {}, random: () => 0 }),
+      withRetry(() => Promise.reject(thrown), {
+        maxAttempts: 2,
+        maxRetryAfterMs: 1000,
+        sleep: async () => {},
+        random: () => 0,
+      }),
       (error: unknown) => {
         assert.ok(error instanceof ProviderError);
         assert.equal(error.message, `Test API failed (HTTP 500): echo of the prompt (${why})`);

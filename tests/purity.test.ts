@@ -25,7 +25,10 @@ const FORBIDDEN: [RegExp, string][] = [
   [/\brequire\s*\(/, "require()"],
   [/\bimport\s*\(/, "a dynamic import()"],
   [/\bimport\.meta\b/, "import.meta"],
-  [/\b(readFileSync|writeFileSync|readFile|writeFile|statSync|mkdirSync|rmSync|spawn|execSync|execFile)\s*\(/, "a file or process call"],
+  [
+    /\b(readFileSync|writeFileSync|readFile|writeFile|statSync|mkdirSync|rmSync|spawn|execSync|execFile)\s*\(/,
+    "a file or process call",
+  ],
 ];
 
 /** Built-in modules a pure module may use: hashing, path and URL arithmetic, formatting. */
@@ -33,7 +36,10 @@ const PURE_BUILTINS = new Set(["node:crypto", "node:path", "node:url", "node:uti
 
 /** Removes comments, so a comment may name what it avoids; "//" inside a string (a URL) is kept. */
 function stripComments(source: string): string {
-  return source.replace(/\/\*[\s\S]*?\*\//g, (block) => block.replace(/[^\n]/g, " ")).replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
+  return source.replace(/\/\*[\s\S]*?\*\//g, (block) => block.replace(/[^\n]/g, " ")).replace(
+    /(^|[^:"'`\\])\/\/.*$/gm,
+    "$1",
+  );
 }
 
 /** Each forbidden use in a module's source, as "line N: what". */
@@ -49,7 +55,8 @@ function effectsIn(source: string): string[] {
 function importsOf(source: string): string[] {
   const code = stripComments(source);
   const specifiers: string[] = [];
-  const statement = /(?:^|[;\n])\s*(?:import\s[^;'"]*?\bfrom\s*|import\s*|export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s*from\s*)["']([^"']+)["']/g;
+  const statement =
+    /(?:^|[;\n])\s*(?:import\s[^;'"]*?\bfrom\s*|import\s*|export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s*from\s*)["']([^"']+)["']/g;
   for (const match of code.matchAll(statement)) specifiers.push(match[1]);
   return specifiers;
 }
@@ -79,7 +86,9 @@ function pureModules(dir = LIB): string[] {
 test("lib/ outside lib/adapters/ makes no effect calls: no process, runtime globals, fetch, clock, timers, randomness, files or console", () => {
   const modules = pureModules();
   assert.ok(modules.length >= 40, `found only ${modules.length} modules under lib/`);
-  const violations = modules.flatMap((path) => effectsIn(readFileSync(path, "utf8")).map((v) => `lib/${relative(LIB, path)} ${v}`));
+  const violations = modules.flatMap((path) =>
+    effectsIn(readFileSync(path, "utf8")).map((v) => `lib/${relative(LIB, path)} ${v}`)
+  );
   assert.deepEqual(violations, []);
 });
 
@@ -100,7 +109,7 @@ test("lib/ outside lib/adapters/ imports only lib modules, zod and pure built-in
 test("the effect scan catches each forbidden call, and ignores comments and URLs in strings", () => {
   const caught: [string, string][] = [
     ["const env = process.env.HOME;", "process.*"],
-    ["if (typeof Bun !== \"undefined\") {}", "a runtime global (Bun, Deno)"],
+    ['if (typeof Bun !== "undefined") {}', "a runtime global (Bun, Deno)"],
     ["const args = Deno.args;", "a runtime global (Bun, Deno)"],
     ["const f = globalThis.fetch;", "globalThis"],
     ["await fetch(url, init);", "fetch()"],
@@ -111,16 +120,16 @@ test("the effect scan catches each forbidden call, and ignores comments and URLs
     ["const id = Math.random();", "Math.random"],
     ["const id = crypto.randomUUID();", "randomness"],
     ["console.log(report);", "console output"],
-    ["const fs = require(\"fs\");", "require()"],
-    ["const m = await import(\"./x.ts\");", "a dynamic import()"],
+    ['const fs = require("fs");', "require()"],
+    ['const m = await import("./x.ts");', "a dynamic import()"],
     ["if (import.meta.main) {}", "import.meta"],
-    ["const text = readFileSync(path, \"utf8\");", "a file or process call"],
+    ['const text = readFileSync(path, "utf8");', "a file or process call"],
   ];
   for (const [line, what] of caught) assert.deepEqual(effectsIn(`const a = 1;\n${line}\n`), [`line 2: ${what}`], line);
   const innocent = [
     "// the loop never calls Date.now or fetch() itself: the clock is passed in",
     "/* process.env is read by the adapters,\n   never here (setTimeout too) */",
-    "const base = \"https://api.example.com/v1\"; // fetch( is not called",
+    'const base = "https://api.example.com/v1"; // fetch( is not called',
     "const at = new Date(timestampMs).toISOString();",
     "const processed = reports.map((r) => r.kind);",
     "const fetched = lookups.length;",
@@ -130,17 +139,17 @@ test("the effect scan catches each forbidden call, and ignores comments and URLs
 
 test("the import scan sees static imports and re-exports, and rejects I/O modules, adapters and the CLI", () => {
   const source = [
-    "import { z } from \"zod\";",
-    "import type { Usage } from \"./turn.ts\";",
+    'import { z } from "zod";',
+    'import type { Usage } from "./turn.ts";',
     "import {",
     "  a,",
     "  b,",
-    "} from \"./budget.ts\";",
-    "export { ResultStore } from \"./store.ts\";",
-    "export const PLACEHOLDER = \"{{request}}\";",
+    '} from "./budget.ts";',
+    'export { ResultStore } from "./store.ts";',
+    'export const PLACEHOLDER = "{{request}}";',
     "export type { Usage };",
-    "import { readFileSync } from \"node:fs\";",
-    "// import { ignored } from \"node:child_process\";",
+    'import { readFileSync } from "node:fs";',
+    '// import { ignored } from "node:child_process";',
   ].join("\n");
   assert.deepEqual(importsOf(source), ["zod", "./turn.ts", "./budget.ts", "./store.ts", "node:fs"]);
   const from = join(LIB, "loop.ts");

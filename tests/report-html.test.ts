@@ -28,7 +28,15 @@ function simulated(policy: "legacy" | "bounded", steps: number, { growth = 2600 
     }
     const usage = { input: Math.round(bytes / 4), cache_read: null, cache_write: null, output: 40 };
     b.recordCall({ phase: "selection", step, request_bytes: bytes, elapsed_ms: 700, usage, checkpoint, lookup: false });
-    b.recordCall({ phase: "arguments", step, request_bytes: bytes + 800, elapsed_ms: 500, usage, checkpoint: false, lookup: false });
+    b.recordCall({
+      phase: "arguments",
+      step,
+      request_bytes: bytes + 800,
+      elapsed_ms: 500,
+      usage,
+      checkpoint: false,
+      lookup: false,
+    });
     b.recordExecution(250);
     bytes += growth + (step % 4) * 500;
   }
@@ -70,7 +78,11 @@ test("the page is self-contained: no script, no external resource, a CSP that fo
   for (const forbidden of [/<script/i, /https?:/i, /\s(src|href)=/i, /@import|url\(/i]) {
     assert.ok(!forbidden.test(html), `the page contains ${forbidden}`);
   }
-  assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`));
+  assert.ok(
+    html.includes(
+      `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    ),
+  );
 });
 
 test("the per-call chart has one polyline per report with one point per call, and one marker per checkpoint", () => {
@@ -82,7 +94,10 @@ test("the per-call chart has one polyline per report with one point per call, an
     assert.equal(pointCount(line), 80);
   }
   const groups = tags(html, "g").filter((t) => t.attrs.class === "checkpoints");
-  assert.deepEqual(groups.map((g) => [g.attrs["data-series"], g.attrs["data-count"]]), [["0", "0"], ["1", String(checkpointCount)]]);
+  assert.deepEqual(groups.map((g) => [g.attrs["data-series"], g.attrs["data-count"]]), [["0", "0"], [
+    "1",
+    String(checkpointCount),
+  ]]);
   const markers = tags(html, "polygon").filter((t) => t.attrs.class === "checkpoint");
   assert.deepEqual(
     markers.map((m) => Number(m.attrs["data-call"])),
@@ -100,8 +115,14 @@ test("the per-call chart draws the 32, 48 and 64 KiB lines with labels; the cumu
   }
   const cumulative = html.slice(html.indexOf('id="chart-cumulative"'));
   assert.ok(!cumulative.includes('class="threshold"'));
-  const yLabels = [...perCall.matchAll(/<text class="tick" x="\d+" [^>]*text-anchor="end">([^<]+)<\/text>/g)].map((m) => m[1]);
-  assert.deepEqual(yLabels, ["0 B", "32 KiB", "64 KiB", "96 KiB", "128 KiB", "160 KiB"], "the y axis is labelled in KiB");
+  const yLabels = [...perCall.matchAll(/<text class="tick" x="\d+" [^>]*text-anchor="end">([^<]+)<\/text>/g)].map((m) =>
+    m[1]
+  );
+  assert.deepEqual(
+    yLabels,
+    ["0 B", "32 KiB", "64 KiB", "96 KiB", "128 KiB", "160 KiB"],
+    "the y axis is labelled in KiB",
+  );
 });
 
 test("the cumulative chart's last point of each series sits at the report's total request bytes", () => {
@@ -121,7 +142,10 @@ test("the cumulative chart's last point of each series sits at the report's tota
 });
 
 test("when legacy dwarfs the ceiling, the per-call chart switches to a log scale so the 32/48/64 KiB lines stay apart", () => {
-  const html = renderReportHtml([named("big.json", simulated("legacy", 200, { growth: 9000 })), named("b.json", bounded)]);
+  const html = renderReportHtml([
+    named("big.json", simulated("legacy", 200, { growth: 9000 })),
+    named("b.json", bounded),
+  ]);
   const svg = tags(html, "svg").find((t) => t.attrs.id === "chart-per-call")!;
   assert.equal(svg.attrs["data-scale"], "log");
   assert.match(html, /request bytes \(log scale\)/);
@@ -131,7 +155,10 @@ test("when legacy dwarfs the ceiling, the per-call chart switches to a log scale
 });
 
 test("file names are escaped, and an aggregate report is in the table but has no series", () => {
-  const aggregate = aggregateReports([{ name: "a", path: null, report: bounded }], { version: "0.4.0", policy: "bounded" });
+  const aggregate = aggregateReports([{ name: "a", path: null, report: bounded }], {
+    version: "0.4.0",
+    policy: "bounded",
+  });
   const html = renderReportHtml([
     named("<b>&x.json", legacy),
     { file: "batch.json", kind: "aggregate", report: aggregate },
@@ -150,8 +177,13 @@ test("--html writes the page atomically (no temp file left), prints its path and
     await writeFile(join(dir, "bounded.json"), JSON.stringify(bounded));
     const out = { stdout: "", stderr: "" };
     const io: Io = {
-      stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), readStdin: async () => "",
-      env: {}, cwd: dir, isTTY: false, signal: new AbortController().signal,
+      stdout: (t) => void (out.stdout += t),
+      stderr: (t) => void (out.stderr += t),
+      readStdin: async () => "",
+      env: {},
+      cwd: dir,
+      isTTY: false,
+      signal: new AbortController().signal,
     };
     assert.equal(await reportCommand(["legacy.json", "bounded.json", "--html", "page.html"], io), 0);
     assert.equal(out.stdout, "page.html\n");
@@ -168,7 +200,8 @@ test("--html writes the page atomically (no temp file left), prints its path and
 });
 
 const chromium = findChromium();
-const NO_CHROMIUM = "Chromium is not installed (Debian: apt-get install -y chromium), so the page was not opened in a browser";
+const NO_CHROMIUM =
+  "Chromium is not installed (Debian: apt-get install -y chromium), so the page was not opened in a browser";
 
 if (chromium === null && !process.env.CI) {
   console.log(`skipping the browser test: ${NO_CHROMIUM}`);

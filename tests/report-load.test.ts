@@ -15,8 +15,13 @@ const CANARY = "CANARY-7f3c2a";
 function validReport() {
   const b = new ReportBuilder({ policy: "bounded", version: "0.4.0" });
   b.recordCall({
-    phase: "selection", step: 1, request_bytes: 1200, elapsed_ms: 5,
-    usage: { input: 10, cache_read: null, cache_write: null, output: 2 }, checkpoint: false, lookup: false,
+    phase: "selection",
+    step: 1,
+    request_bytes: 1200,
+    elapsed_ms: 5,
+    usage: { input: 10, cache_read: null, cache_write: null, output: 2 },
+    checkpoint: false,
+    lookup: false,
   });
   return b.finish({ outcome: "completed", totalElapsedMs: 9 });
 }
@@ -62,15 +67,24 @@ test("an empty file exits 2 and says it is empty", async () => {
 });
 
 test("JSON that is not a report exits 2", async () => {
-  assertOneLine(await run(["pkg.json"], { "pkg.json": '{"name":"x"}' }), /Report "pkg\.json" is not a Loom context report \(no "schema_version" field\)/);
+  assertOneLine(
+    await run(["pkg.json"], { "pkg.json": '{"name":"x"}' }),
+    /Report "pkg\.json" is not a Loom context report \(no "schema_version" field\)/,
+  );
   assertOneLine(await run(["list.json"], { "list.json": "[1,2]" }), /Report "list\.json" is not a Loom context report/);
 });
 
 test("a report of an unknown schema_version exits 2 and names both versions", async () => {
   const v2 = JSON.stringify({ ...validReport(), schema_version: 2 });
-  assertOneLine(await run(["v2.json"], { "v2.json": v2 }), /Report "v2\.json" has schema_version 2; this Loom reads version 1/);
+  assertOneLine(
+    await run(["v2.json"], { "v2.json": v2 }),
+    /Report "v2\.json" has schema_version 2; this Loom reads version 1/,
+  );
   const text = JSON.stringify({ ...validReport(), schema_version: "1" });
-  assertOneLine(await run(["s.json"], { "s.json": text }), /has schema_version of type string; this Loom reads version 1/);
+  assertOneLine(
+    await run(["s.json"], { "s.json": text }),
+    /has schema_version of type string; this Loom reads version 1/,
+  );
 });
 
 test("a version-1 report with a wrong field exits 2 naming the field path, not the value", async () => {

@@ -43,7 +43,11 @@ import {
 type Setup = { canary: string; sandbox: Sandbox; server: FakeProviderServer };
 
 /** A canary sandbox and a fake OpenAI server answering `script`; both removed when the test ends. */
-async function setupFor(t: { after: (fn: () => unknown) => void }, canary: string, script: ScriptedResponse[]): Promise<Setup> {
+async function setupFor(
+  t: { after: (fn: () => unknown) => void },
+  canary: string,
+  script: ScriptedResponse[],
+): Promise<Setup> {
   const sandbox = makeSandbox(canary);
   const server = await startOpenAIServer(script);
   t.after(async () => {
@@ -191,7 +195,10 @@ test("interrupted (abort while the test command runs): exit 130, partial_usage, 
     killIfAlive(pids.child);
   });
   const controller = new AbortController();
-  const running = runSlice(s, { slice: { test: { command: ["node", "slow-test.mjs"], timeout_ms: 600_000 } }, signal: controller.signal });
+  const running = runSlice(s, {
+    slice: { test: { command: ["node", "slow-test.mjs"], timeout_ms: 600_000 } },
+    signal: controller.signal,
+  });
   await waitFor(() => existsSync(s.sandbox.pidFile), "the slow test command writes its pids");
   const pids = readPids(s.sandbox.pidFile);
   assert.ok(isAlive(pids.test) && isAlive(pids.child), "the test command and its child run");
@@ -221,20 +228,23 @@ async function catalogRun(
   { routes, keyEnv = "OPENAI_API_KEY", args = [] }: { routes: unknown; keyEnv?: string; args?: string[] },
 ): Promise<{ code: number; err: string }> {
   const catalog = join(s.sandbox.dir, "catalog.json");
-  writeFileSync(catalog, JSON.stringify({
-    models: { gpt: { kind: "openai", model: "gpt-4.1-mini", base_url: s.server.baseUrl, api_key_env: keyEnv } },
-    slices: Object.fromEntries(["notes", "summary"].map((name) => [name, {
-      description: `The ${name} slice`,
-      intent: `{{request}} (${name})`,
-      instructions: `Work on the ${name}.`,
-      actions: ["read_file", "run_tests", "finish"],
-      test: { command: ["node", "test.mjs"], timeout_ms: 60_000 },
-      model: "gpt",
-      limits: { max_steps: 5 },
-      workspace: "ws",
-    }])),
-    routes,
-  }));
+  writeFileSync(
+    catalog,
+    JSON.stringify({
+      models: { gpt: { kind: "openai", model: "gpt-4.1-mini", base_url: s.server.baseUrl, api_key_env: keyEnv } },
+      slices: Object.fromEntries(["notes", "summary"].map((name) => [name, {
+        description: `The ${name} slice`,
+        intent: `{{request}} (${name})`,
+        instructions: `Work on the ${name}.`,
+        actions: ["read_file", "run_tests", "finish"],
+        test: { command: ["node", "test.mjs"], timeout_ms: 60_000 },
+        model: "gpt",
+        limits: { max_steps: 5 },
+        workspace: "ws",
+      }])),
+      routes,
+    }),
+  );
   const err: string[] = [];
   const io: Io = {
     stdout: () => {},
@@ -245,7 +255,16 @@ async function catalogRun(
     isTTY: false,
     signal: new AbortController().signal,
   };
-  const code = await main(["run", "Tidy the notes", "--catalog", catalog, "--context-report", s.sandbox.report, "--quiet", ...args], io);
+  const code = await main([
+    "run",
+    "Tidy the notes",
+    "--catalog",
+    catalog,
+    "--context-report",
+    s.sandbox.report,
+    "--quiet",
+    ...args,
+  ], io);
   return { code, err: err.join("") };
 }
 
@@ -285,11 +304,17 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     const canary = makeCanary();
     const s = await setupFor(t, canary, slowTestScript());
     const request = join(s.sandbox.dir, "request.json");
-    writeFileSync(request, JSON.stringify(canarySlice(canary, "ws", { test: { command: ["node", "slow-test.mjs"], timeout_ms: 600_000 } })));
-    const loom = startLoom(["run", "request.json", "--context-policy", "bounded", "--context-report", s.sandbox.report], {
-      cwd: s.sandbox.dir,
-      env: canaryEnv(canary, { openaiBaseUrl: s.server.baseUrl }),
-    });
+    writeFileSync(
+      request,
+      JSON.stringify(canarySlice(canary, "ws", { test: { command: ["node", "slow-test.mjs"], timeout_ms: 600_000 } })),
+    );
+    const loom = startLoom(
+      ["run", "request.json", "--context-policy", "bounded", "--context-report", s.sandbox.report],
+      {
+        cwd: s.sandbox.dir,
+        env: canaryEnv(canary, { openaiBaseUrl: s.server.baseUrl }),
+      },
+    );
     t.after(() => {
       stopLoom(loom);
       if (!existsSync(s.sandbox.pidFile)) return;
@@ -297,8 +322,13 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
       killIfAlive(pids.test);
       killIfAlive(pids.child);
     });
-    await waitFor(() => existsSync(s.sandbox.pidFile) || loom.child.exitCode !== null, "the slow test command writes its pids");
-    if (!existsSync(s.sandbox.pidFile)) assert.fail(`loom ended before the test command ran: ${(await loom.done).stderr}`);
+    await waitFor(
+      () => existsSync(s.sandbox.pidFile) || loom.child.exitCode !== null,
+      "the slow test command writes its pids",
+    );
+    if (!existsSync(s.sandbox.pidFile)) {
+      assert.fail(`loom ended before the test command ran: ${(await loom.done).stderr}`);
+    }
     const pids = readPids(s.sandbox.pidFile);
     assert.ok(isAlive(pids.test) && isAlive(pids.child), "the test command and its child run");
     process.kill(loom.pid, signal);

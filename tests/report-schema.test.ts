@@ -20,20 +20,35 @@ function reportWithEverything() {
   const b = new ReportBuilder({ policy: "bounded", version: "0.4.0", slice: "fix-bug" });
   b.recordStep(1);
   b.recordCall({
-    phase: "classification", step: 0, request_bytes: 2100, elapsed_ms: 12.5,
-    usage: { input: 400, cache_read: null, cache_write: null, output: 8 }, checkpoint: false, lookup: false,
+    phase: "classification",
+    step: 0,
+    request_bytes: 2100,
+    elapsed_ms: 12.5,
+    usage: { input: 400, cache_read: null, cache_write: null, output: 8 },
+    checkpoint: false,
+    lookup: false,
   });
   b.recordCheckpoint({ retired: 12, prefixChanged: true });
   b.recordCall({
-    phase: "selection", step: 1, request_bytes: 33_000, elapsed_ms: 900,
-    usage: { input: 8000, cache_read: 6000, cache_write: 2000, output: 30 }, checkpoint: true, lookup: true,
+    phase: "selection",
+    step: 1,
+    request_bytes: 33_000,
+    elapsed_ms: 900,
+    usage: { input: 8000, cache_read: 6000, cache_write: 2000, output: 30 },
+    checkpoint: true,
+    lookup: true,
   });
   b.recordRetrieval("result");
   b.recordRetrieval("list_history", { error: true });
   b.recordRetrieval("read_history", { omitted: true });
   b.recordCall({
-    phase: "arguments", step: 1, request_bytes: 34_500, elapsed_ms: 700,
-    usage: { input: null, cache_read: null, cache_write: null, output: null }, checkpoint: false, lookup: false,
+    phase: "arguments",
+    step: 1,
+    request_bytes: 34_500,
+    elapsed_ms: 700,
+    usage: { input: null, cache_read: null, cache_write: null, output: null },
+    checkpoint: false,
+    lookup: false,
   });
   b.recordExecution(1500);
   b.recordRefusal();
@@ -77,7 +92,8 @@ test("an empty report (no calls) validates, for every outcome", async () => {
 
 test("the JSON Schema file rejects what the zod schema rejects: missing, extra, mistyped and negative fields", async () => {
   const schema = await schemaFile();
-  const good = () => JSON.parse(JSON.stringify(reportWithEverything().finish({ outcome: "completed", totalElapsedMs: 1 })));
+  const good = () =>
+    JSON.parse(JSON.stringify(reportWithEverything().finish({ outcome: "completed", totalElapsedMs: 1 })));
   const cases: [string, (r: any) => void, RegExp][] = [
     ["missing field", (r) => delete r.model_calls, /\$\.model_calls: required/],
     ["extra field", (r) => (r.prompt = "text"), /\$\.prompt: not allowed/],

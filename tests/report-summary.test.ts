@@ -24,7 +24,15 @@ function buildReport({ policy, calls, executions = [], outcome = "completed", er
   const b = new ReportBuilder({ policy, version: "0.4.0" });
   calls.forEach((c, i) => {
     if (c.checkpoint) b.recordCheckpoint({ retired: 3, prefixChanged: true });
-    b.recordCall({ phase: c.phase, step: i + 1, request_bytes: c.bytes, elapsed_ms: c.ms, usage: c.usage, checkpoint: !!c.checkpoint, lookup: false });
+    b.recordCall({
+      phase: c.phase,
+      step: i + 1,
+      request_bytes: c.bytes,
+      elapsed_ms: c.ms,
+      usage: c.usage,
+      checkpoint: !!c.checkpoint,
+      lookup: false,
+    });
   });
   executions.forEach((ms, i) => {
     b.recordStep(i + 1);
@@ -33,35 +41,40 @@ function buildReport({ policy, calls, executions = [], outcome = "completed", er
   return b.finish({ outcome, error, totalElapsedMs: totalMs });
 }
 
-const usage = (input: number | null, cache_read: number | null, output: number | null): Usage =>
-  ({ input, cache_read, cache_write: null, output });
+const usage = (input: number | null, cache_read: number | null, output: number | null): Usage => ({
+  input,
+  cache_read,
+  cache_write: null,
+  output,
+});
 
 // Every bounded measurement is a quarter or a half of legacy's, so the expected ratios are exact.
-const legacy = () => buildReport({
-  policy: "legacy",
-  calls: [
-    { phase: "selection", bytes: 4000, ms: 100, usage: usage(1000, null, 10) },
-    { phase: "arguments", bytes: 5000, ms: 100, usage: usage(1000, null, 10) },
-    { phase: "selection", bytes: 8000, ms: 100, usage: usage(1000, null, 10) },
-    { phase: "arguments", bytes: 9000, ms: 100, usage: usage(1000, null, 10) },
-    { phase: "selection", bytes: 12000, ms: 100, usage: usage(1000, null, 10) },
-  ],
-  executions: [1000, 1000],
-  totalMs: 3000,
-});
-const bounded = () => buildReport({
-  policy: "bounded",
-  calls: [
-    { phase: "selection", bytes: 1000, ms: 50, usage: usage(250, 100, 10) },
-    { phase: "arguments", bytes: 2000, ms: 50, usage: usage(250, 100, 10) },
-    { phase: "selection", bytes: 2000, ms: 50, usage: usage(250, 100, 10), checkpoint: true },
-    { phase: "arguments", bytes: 1500, ms: 50, usage: usage(250, 100, 10) },
-    { phase: "selection", bytes: 3000, ms: 50, usage: usage(250, 100, 10) },
-  ],
-  executions: [1000, 1000],
-  totalMs: 1500,
-});
-
+const legacy = () =>
+  buildReport({
+    policy: "legacy",
+    calls: [
+      { phase: "selection", bytes: 4000, ms: 100, usage: usage(1000, null, 10) },
+      { phase: "arguments", bytes: 5000, ms: 100, usage: usage(1000, null, 10) },
+      { phase: "selection", bytes: 8000, ms: 100, usage: usage(1000, null, 10) },
+      { phase: "arguments", bytes: 9000, ms: 100, usage: usage(1000, null, 10) },
+      { phase: "selection", bytes: 12000, ms: 100, usage: usage(1000, null, 10) },
+    ],
+    executions: [1000, 1000],
+    totalMs: 3000,
+  });
+const bounded = () =>
+  buildReport({
+    policy: "bounded",
+    calls: [
+      { phase: "selection", bytes: 1000, ms: 50, usage: usage(250, 100, 10) },
+      { phase: "arguments", bytes: 2000, ms: 50, usage: usage(250, 100, 10) },
+      { phase: "selection", bytes: 2000, ms: 50, usage: usage(250, 100, 10), checkpoint: true },
+      { phase: "arguments", bytes: 1500, ms: 50, usage: usage(250, 100, 10) },
+      { phase: "selection", bytes: 3000, ms: 50, usage: usage(250, 100, 10) },
+    ],
+    executions: [1000, 1000],
+    totalMs: 1500,
+  });
 
 async function withReports(files: Record<string, unknown>, body: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "loom-report-"));
@@ -158,7 +171,13 @@ test("two reports compare side by side with ratios against the first (bounded/le
     assert.deepEqual(c.ratios.request_bytes, { classification: null, selection: 0.25, arguments: 0.25, total: 0.25 });
     assert.equal(c.ratios.max_request_bytes, 0.25);
     assert.equal(c.ratios.model_calls, 1);
-    assert.deepEqual(c.ratios.elapsed_ms, { classification: null, selection: 0.5, arguments: 0.5, execution: 1, total: 0.5 });
+    assert.deepEqual(c.ratios.elapsed_ms, {
+      classification: null,
+      selection: 0.5,
+      arguments: 0.5,
+      execution: 1,
+      total: 0.5,
+    });
     assert.equal(c.ratios.checkpoints, null, "no ratio against a baseline of 0");
     // A counter compares only where both reports have it: legacy's cache_read is null.
     assert.deepEqual(c.ratios.usage, { input: 0.25, cache_read: null, cache_write: null, output: 1 });
@@ -219,8 +238,10 @@ test("a report compared with itself has ratio 1 for every measurement with a non
     bytes: fc.integer({ min: 1, max: 200_000 }),
     ms: fc.integer({ min: 0, max: 5000 }),
     usage: fc.record({
-      input: fc.option(fc.nat(100_000)), cache_read: fc.option(fc.nat(100_000)),
-      cache_write: fc.option(fc.nat(100_000)), output: fc.option(fc.nat(10_000)),
+      input: fc.option(fc.nat(100_000)),
+      cache_read: fc.option(fc.nat(100_000)),
+      cache_write: fc.option(fc.nat(100_000)),
+      output: fc.option(fc.nat(10_000)),
     }),
     checkpoint: fc.boolean(),
   });

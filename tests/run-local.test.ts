@@ -28,10 +28,12 @@ for (const policy of ["legacy", "bounded"] as const) {
         contextPolicy: policy,
         contextReport: join(dir, "ok.json"),
         provider: new ScriptedProvider([
-          pick("read_file"), give({ path: "src/slug.mjs" }),
+          pick("read_file"),
+          give({ path: "src/slug.mjs" }),
           pick("run_tests"),
           answer("selection", { $list_history: 0 }),
-          pick("finish"), give({ status: "failure", summary: "only looked" }),
+          pick("finish"),
+          give({ status: "failure", summary: "only looked" }),
         ]),
       });
       assert.equal(completed.outcome, "completed");

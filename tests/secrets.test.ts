@@ -14,8 +14,15 @@ test("a variable named in secretEnvNames and the providers' key variables are no
   const saved = Object.fromEntries(names.map((n) => [n, process.env[n]]));
   try {
     for (const n of names) process.env[n] = `value-of-${n}`;
-    writeFileSync(join(dir, "env.mjs"), `for (const n of ${JSON.stringify(names)}) console.log(n + "=" + (process.env[n] ?? "(unset)"));\n`);
-    const provider = new ScriptedProvider([pick("run_tests"), pick("finish"), give({ status: "success", summary: "s" })], { keepRequests: true });
+    writeFileSync(
+      join(dir, "env.mjs"),
+      `for (const n of ${JSON.stringify(names)}) console.log(n + "=" + (process.env[n] ?? "(unset)"));\n`,
+    );
+    const provider = new ScriptedProvider([
+      pick("run_tests"),
+      pick("finish"),
+      give({ status: "success", summary: "s" }),
+    ], { keepRequests: true });
     const result = await runWithOptions(
       sliceRequest({ workspace: dir, test: { command: ["node", "env.mjs"], timeout_ms: 30_000 } }),
       { provider, secretEnvNames: ["LLM_CREDS_CUSTOM"], contextPolicy: "bounded" },

@@ -4,8 +4,8 @@
 // and the two policies end the same way with the same execution reports.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { emptyAnatomy, MeasuringProvider, measureRequest } from "../bench/anatomy.ts";
-import { listWorkloads, loadWorkload, replayRecording, runNumbers, SYSTEMS, type System } from "../bench/workloads.ts";
+import { emptyAnatomy, measureRequest, MeasuringProvider } from "../bench/anatomy.ts";
+import { listWorkloads, loadWorkload, replayRecording, runNumbers, type System, SYSTEMS } from "../bench/workloads.ts";
 import { CEILING_BYTES } from "../lib/budget.ts";
 
 const workloads = listWorkloads();
@@ -20,7 +20,13 @@ test("the shipped workloads are all found: 80 mini-swe-agent, 13 SWE-agent, Loom
 
 test("the preview-floor check flags a short preview: 512 B for older events, 8 KiB for the newest output", () => {
   const ref = `sha256:${"0".repeat(64)}`;
-  const preview = (bytes: number, shown: number) => ({ ref, bytes, head: "h".repeat(shown / 2), tail: "t".repeat(shown / 2), omitted: bytes - shown });
+  const preview = (bytes: number, shown: number) => ({
+    ref,
+    bytes,
+    head: "h".repeat(shown / 2),
+    tail: "t".repeat(shown / 2),
+    omitted: bytes - shown,
+  });
   const request = (events: unknown[]) => ({
     phase: "selection" as const,
     response_schema: {},
@@ -32,10 +38,17 @@ test("the preview-floor check flags a short preview: 512 B for older events, 8 K
     return anatomy.floor;
   };
   const older = { step: 1, action: "run_command", output: preview(4000, 512) };
-  assert.deepEqual(check([older, { step: 2, action: "run_command", output: preview(20_000, 8192) }]), { checked: 2, violations: 0, worst: null });
+  assert.deepEqual(check([older, { step: 2, action: "run_command", output: preview(20_000, 8192) }]), {
+    checked: 2,
+    violations: 0,
+    worst: null,
+  });
   assert.equal(check([{ ...older, output: preview(4000, 256) }, { step: 2, action: "print" }]).violations, 1);
   // The newest execution's output needs 8 KiB; its arguments, like every other event, 512 B.
-  assert.deepEqual(check([older, { step: 2, action: "run_command", output: preview(20_000, 512) }]).worst, { needed: 8192, shown: 512 });
+  assert.deepEqual(check([older, { step: 2, action: "run_command", output: preview(20_000, 512) }]).worst, {
+    needed: 8192,
+    shown: 512,
+  });
   assert.equal(check([older, { step: 2, action: "print", args: { text: preview(4000, 512) } }]).violations, 0);
 });
 
@@ -44,7 +57,9 @@ for (const workload of workloads) {
     const { recording } = loadWorkload(workload);
     const legacy = runNumbers(await replayRecording(recording, "legacy"));
     let measuring: MeasuringProvider | undefined;
-    const bounded = runNumbers(await replayRecording(recording, "bounded", { wrap: (p) => (measuring = new MeasuringProvider(p)) }));
+    const bounded = runNumbers(
+      await replayRecording(recording, "bounded", { wrap: (p) => (measuring = new MeasuringProvider(p)) }),
+    );
     const anatomy = measuring!.anatomy;
 
     assert.equal(anatomy.requests, bounded.calls);
@@ -52,7 +67,9 @@ for (const workload of workloads) {
     assert.ok(anatomy.maxBytes <= CEILING_BYTES, `largest bounded request: ${anatomy.maxBytes} bytes`);
     assert.equal(bounded.maxRequestBytes, anatomy.maxBytes);
     // A transcript past the ceiling has outputs the tail must cut: the floor check below is not vacuous there.
-    if (legacy.maxRequestBytes > CEILING_BYTES) assert.ok(anatomy.floor.checked > 0, "retained events show cut previews");
+    if (legacy.maxRequestBytes > CEILING_BYTES) {
+      assert.ok(anatomy.floor.checked > 0, "retained events show cut previews");
+    }
     assert.equal(
       anatomy.floor.violations,
       0,
@@ -64,6 +81,8 @@ for (const workload of workloads) {
     assert.equal(bounded.calls, legacy.calls);
     assert.ok(bounded.reports === legacy.reports, "the execution reports differ between the policies");
     // a workflow long enough to retire costs fewer request bytes under bounded
-    if (bounded.checkpoints > 0 || legacy.maxRequestBytes > CEILING_BYTES) assert.ok(bounded.requestBytes < legacy.requestBytes);
+    if (bounded.checkpoints > 0 || legacy.maxRequestBytes > CEILING_BYTES) {
+      assert.ok(bounded.requestBytes < legacy.requestBytes);
+    }
   });
 }

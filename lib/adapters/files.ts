@@ -1,6 +1,6 @@
 // File effects shared by commands: atomic writes and append-only recordings.
 import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, basename } from "node:path";
+import { basename, dirname, join } from "node:path";
 
 /** Writes a file so that readers see either the old file or the whole new one, never half of it. */
 export function writeFileAtomic(path: string, content: string): void {

@@ -8,7 +8,8 @@ export const runtime: "bun" | "deno" | "node" = "Bun" in globalThis ? "bun" : "D
 export function selfCommand(mainUrl: string): string[] {
   const exec = process.execPath;
   const script = mainUrl.startsWith("file:") ? fileURLToPath(mainUrl) : mainUrl;
-  const compiled = script.includes("$bunfs") || script.includes("~BUN") || !/(^|[\\/])(bun|deno|node)(\.exe)?$/.test(exec);
+  const compiled = script.includes("$bunfs") || script.includes("~BUN") ||
+    !/(^|[\\/])(bun|deno|node)(\.exe)?$/.test(exec);
   if (compiled) return [exec];
   if (runtime === "deno") return [exec, "run", "--allow-all", script];
   return [exec, script];

@@ -59,7 +59,9 @@ export function scrubEnv(
   const removed = new Set(remove);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || removed.has(name) || SECRET_ENV_NAME.test(name) || SECRET_ENV_VALUE.test(value)) continue;
+    if (value === undefined || removed.has(name) || SECRET_ENV_NAME.test(name) || SECRET_ENV_VALUE.test(value)) {
+      continue;
+    }
     out[name] = value;
   }
   return out;
@@ -132,9 +134,18 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
   if (signal?.aborted) return Promise.reject(new InterruptedError());
   const [program, ...args] = spec.argv;
   const missing = (message: string): Promise<ProcessResult> =>
-    Promise.resolve({ exitCode: MISSING_PROGRAM_EXIT_CODE, timedOut: false, output: `${message}\n`, durationMs: now() - started });
+    Promise.resolve({
+      exitCode: MISSING_PROGRAM_EXIT_CODE,
+      timedOut: false,
+      output: `${message}\n`,
+      durationMs: now() - started,
+    });
   if (program === undefined || program === "") return missing("Cannot run an empty command");
-  if (!isDirectory(spec.cwd)) return missing(`Cannot run ${JSON.stringify(program)}: working directory ${JSON.stringify(spec.cwd)} does not exist`);
+  if (!isDirectory(spec.cwd)) {
+    return missing(
+      `Cannot run ${JSON.stringify(program)}: working directory ${JSON.stringify(spec.cwd)} does not exist`,
+    );
+  }
 
   return new Promise<ProcessResult>((resolve, reject) => {
     const output = new HeadTailBuffer(maxOutputBytes);
@@ -186,8 +197,9 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
     };
 
     child.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") finish(MISSING_PROGRAM_EXIT_CODE, `Cannot run ${JSON.stringify(program)}: program not found\n`);
-      else finish(null, `Cannot run ${JSON.stringify(program)}: ${error.message.split("\n")[0]}\n`);
+      if (error.code === "ENOENT") {
+        finish(MISSING_PROGRAM_EXIT_CODE, `Cannot run ${JSON.stringify(program)}: program not found\n`);
+      } else finish(null, `Cannot run ${JSON.stringify(program)}: ${error.message.split("\n")[0]}\n`);
     });
     let leaderExit: number | null = null;
     child.on("exit", (code) => {

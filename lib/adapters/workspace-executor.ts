@@ -2,7 +2,7 @@
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { z } from "zod";
-import { ActionArguments, ActionName, type ActionArgs } from "../actions.ts";
+import { type ActionArgs, ActionArguments, ActionName } from "../actions.ts";
 import { clipText, MESSAGE_LIMIT } from "../clip.ts";
 import { InterruptedError } from "../errors.ts";
 import type { ExecuteContext, Executor } from "../executor.ts";
@@ -71,7 +71,11 @@ export class WorkspaceExecutor implements Executor {
     return `r${this.#revision}`;
   }
 
-  async execute(action: ActionName, args: Record<string, unknown>, { step, signal }: ExecuteContext): Promise<ExecutionReport> {
+  async execute(
+    action: ActionName,
+    args: Record<string, unknown>,
+    { step, signal }: ExecuteContext,
+  ): Promise<ExecutionReport> {
     if (signal?.aborted) throw new InterruptedError();
     // The last refusal rides in every bounded request, and a reason may quote a model's 100 KB path: keep it small.
     const refusal = (code: string, reason: string): ExecutionReport => ({
@@ -84,7 +88,9 @@ export class WorkspaceExecutor implements Executor {
     if (!name.success) return refusal("unknown_action", `Unknown action ${JSON.stringify(action)}`);
     // Arguments were validated upstream; checking again keeps a bad caller from reaching the file system.
     const parsed = ActionArguments[name.data].safeParse(args);
-    if (!parsed.success) return refusal("invalid_arguments", `Invalid arguments for ${name.data}: ${formatZodError(parsed.error)}`);
+    if (!parsed.success) {
+      return refusal("invalid_arguments", `Invalid arguments for ${name.data}: ${formatZodError(parsed.error)}`);
+    }
     try {
       return await this.#dispatch(name.data, parsed.data, signal);
     } catch (error) {
@@ -113,7 +119,10 @@ export class WorkspaceExecutor implements Executor {
       case "run_command":
         return this.#runCommand(args as ActionArgs<"run_command">, signal);
       case "print":
-        return Promise.resolve({ kind: "print", text: this.#config.store.put((args as ActionArgs<"print">).text).digest });
+        return Promise.resolve({
+          kind: "print",
+          text: this.#config.store.put((args as ActionArgs<"print">).text).digest,
+        });
       case "finish":
         return Promise.resolve({ kind: "finish", ...(args as ActionArgs<"finish">) });
     }
@@ -135,7 +144,9 @@ export class WorkspaceExecutor implements Executor {
   async #search({ query, path }: ActionArgs<"search">): Promise<ReportOf<"search">> {
     const target = await this.#existing(path, "any");
     const isDir = (await stat(target.absolute)).isDirectory();
-    const files = isDir ? (await walkFiles(target.absolute)).map((file) => under(target.relative, file)) : [target.relative];
+    const files = isDir
+      ? (await walkFiles(target.absolute)).map((file) => under(target.relative, file))
+      : [target.relative];
     const lines: string[] = [];
     let matches = 0;
     for (const file of files) {
@@ -147,17 +158,28 @@ export class WorkspaceExecutor implements Executor {
       }
     }
     if (matches > lines.length) lines.push(`[… ${matches - lines.length} more matches not shown …]`);
-    return { kind: "search", query, path: target.relative, matches, result: this.#config.store.put(joinLines(lines)).digest };
+    return {
+      kind: "search",
+      query,
+      path: target.relative,
+      matches,
+      result: this.#config.store.put(joinLines(lines)).digest,
+    };
   }
 
   async #edit({ path, old_text, new_text }: ActionArgs<"edit_file">): Promise<ReportOf<"edit">> {
     const target = await this.#existing(path, "file");
     const content = await this.#readText(target);
     const count = countOccurrences(content, old_text);
-    if (count === 0) throw new Refusal("edit_text_not_found", `The old text does not occur in ${JSON.stringify(target.relative)}`);
+    if (count === 0) {
+      throw new Refusal("edit_text_not_found", `The old text does not occur in ${JSON.stringify(target.relative)}`);
+    }
     if (count > 1) {
       const where = JSON.stringify(target.relative);
-      throw new Refusal("edit_text_ambiguous", `The old text occurs more than once in ${where}; it must occur exactly once`);
+      throw new Refusal(
+        "edit_text_ambiguous",
+        `The old text occurs more than once in ${where}; it must occur exactly once`,
+      );
     }
     const at = content.indexOf(old_text);
     // Slicing, not String.replace: replacement patterns like "$&" in new_text must stay literal.
@@ -168,7 +190,9 @@ export class WorkspaceExecutor implements Executor {
   async #write({ path, content }: ActionArgs<"write_file">): Promise<ReportOf<"edit">> {
     const target = this.#resolve(path);
     const existing = await stat(target.absolute).catch(() => undefined);
-    if (existing && !existing.isFile()) throw new Refusal("not_a_file", `Path ${JSON.stringify(target.relative)} is not a regular file`);
+    if (existing && !existing.isFile()) {
+      throw new Refusal("not_a_file", `Path ${JSON.stringify(target.relative)} is not a regular file`);
+    }
     await mkdir(dirname(target.absolute), { recursive: true });
     await writeFile(target.absolute, content, "utf8");
     return this.#applied(target.relative);
@@ -177,7 +201,10 @@ export class WorkspaceExecutor implements Executor {
   async #runTests(signal: AbortSignal | undefined): Promise<ReportOf<"test">> {
     const revision = this.revision;
     const { command, timeout_ms } = this.#config.test;
-    const result = await runProcess({ argv: command, cwd: this.#config.root, timeoutMs: timeout_ms }, this.#processOptions(signal));
+    const result = await runProcess(
+      { argv: command, cwd: this.#config.root, timeoutMs: timeout_ms },
+      this.#processOptions(signal),
+    );
     return {
       kind: "test",
       revision,
@@ -188,7 +215,10 @@ export class WorkspaceExecutor implements Executor {
     };
   }
 
-  async #runCommand({ argv }: ActionArgs<"run_command">, signal: AbortSignal | undefined): Promise<ReportOf<"command">> {
+  async #runCommand(
+    { argv }: ActionArgs<"run_command">,
+    signal: AbortSignal | undefined,
+  ): Promise<ReportOf<"command">> {
     checkCommand(argv, this.#config.commands);
     const spec = { argv, cwd: this.#config.root, timeoutMs: this.#config.commandTimeoutMs };
     const result = await runProcess(spec, this.#processOptions(signal));
@@ -222,7 +252,10 @@ export class WorkspaceExecutor implements Executor {
   async #readText(target: ExistingPath): Promise<string> {
     const quoted = JSON.stringify(target.relative);
     const tooLarge = (size: number) =>
-      new Refusal("too_large", `File ${quoted} is ${size} bytes, over the ${MAX_TEXT_FILE_BYTES}-byte (16 MiB) cap; use search`);
+      new Refusal(
+        "too_large",
+        `File ${quoted} is ${size} bytes, over the ${MAX_TEXT_FILE_BYTES}-byte (16 MiB) cap; use search`,
+      );
     if (target.size > MAX_TEXT_FILE_BYTES) throw tooLarge(target.size);
     const bytes = await readFile(target.absolute);
     if (bytes.length > MAX_TEXT_FILE_BYTES) throw tooLarge(bytes.length); // grew since stat
@@ -238,7 +271,9 @@ export class WorkspaceExecutor implements Executor {
     const info = await stat(target.absolute).catch(() => undefined);
     const quoted = JSON.stringify(target.relative);
     if (!info) throw new Refusal("not_found", `Path ${quoted} does not exist`);
-    if (kind === "directory" && !info.isDirectory()) throw new Refusal("not_a_directory", `Path ${quoted} is not a directory`);
+    if (kind === "directory" && !info.isDirectory()) {
+      throw new Refusal("not_a_directory", `Path ${quoted} is not a directory`);
+    }
     if (kind === "file" && !info.isFile()) throw new Refusal("not_a_file", `Path ${quoted} is not a regular file`);
     if (kind === "any" && !info.isFile() && !info.isDirectory()) {
       throw new Refusal("not_a_file", `Path ${quoted} is neither a regular file nor a directory`);
@@ -267,7 +302,9 @@ function checkCommand(argv: string[], commands: string[][]): void {
     .filter((p) => argv.length >= p.length && p.every((part, i) => argv[i] === part))
     .reduce<string[] | undefined>((longest, p) => (longest && longest.length >= p.length ? longest : p), undefined);
   if (!prefix) {
-    const hint = allowed.length === 0 ? "no commands are allowed" : `allowed: ${allowed.map((p) => JSON.stringify(p)).join(", ")}`;
+    const hint = allowed.length === 0
+      ? "no commands are allowed"
+      : `allowed: ${allowed.map((p) => JSON.stringify(p)).join(", ")}`;
     throw new Refusal("command_not_allowed", `Command ${JSON.stringify(argv)} is not allowed (${hint})`);
   }
   // Allowing ["ls"] must not allow `ls /`. A guard against naming paths outside, not a sandbox (see outsidePathArgument).

@@ -28,7 +28,10 @@ const UNSAFE_NAME = /^"|[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 /** A workspace path as shown in a listing or a search result: as is, or JSON-quoted when it is unsafe on one line. */
 export function shownName(name: string): string {
   if (!UNSAFE_NAME.test(name)) return name;
-  return JSON.stringify(name).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(name).replace(
+    /[\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** The text of a file search may look into, or undefined for files it skips (outside, special, large, binary). */

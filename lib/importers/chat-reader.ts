@@ -20,7 +20,13 @@ const ROLES: Record<string, ChatRole> = {
 const ROLE_NAMES = "system, developer, user, assistant, tool or function";
 const TEXT_PARTS = new Set(["text", "input_text", "output_text"]);
 // Reasoning and server-side items are not decisions of the agent loop; they carry no action.
-const SKIPPED_PARTS = new Set(["thinking", "redacted_thinking", "reasoning", "server_tool_use", "web_search_tool_result"]);
+const SKIPPED_PARTS = new Set([
+  "thinking",
+  "redacted_thinking",
+  "reasoning",
+  "server_tool_use",
+  "web_search_tool_result",
+]);
 const CALL_ITEMS = new Set(["function_call", "custom_tool_call", "local_shell_call"]);
 const OUTPUT_ITEMS = new Set(["function_call_output", "custom_tool_call_output", "local_shell_call_output"]);
 
@@ -41,8 +47,14 @@ export class Reader {
       // A transcript line wrapping one message; side chains and meta lines are not the agent's own turns.
       if (item.isSidechain === true || item.isMeta === true) return;
       const message = item.message;
-      const role = typeof message.role === "string" ? message.role : typeof item.type === "string" ? item.type : undefined;
-      if (role === undefined) return this.#fail(`${where}.message.role: expected a role, found ${describeJson(message)}`);
+      const role = typeof message.role === "string"
+        ? message.role
+        : typeof item.type === "string"
+        ? item.type
+        : undefined;
+      if (role === undefined) {
+        return this.#fail(`${where}.message.role: expected a role, found ${describeJson(message)}`);
+      }
       return this.message(message, role, where);
     }
     if (item.type === "response_item" && isRecord(item.payload)) return this.item(item.payload, where);
@@ -103,7 +115,11 @@ export class Reader {
     if (!message) return;
     const usage = r.usage ?? message.usage;
     const model = message.model ?? r.model;
-    this.message({ ...message, ...(usage !== undefined ? { usage } : {}), ...(model !== undefined ? { model } : {}) }, "assistant", where);
+    this.message(
+      { ...message, ...(usage !== undefined ? { usage } : {}), ...(model !== undefined ? { model } : {}) },
+      "assistant",
+      where,
+    );
   }
 
   call(item: Record<string, unknown>, where: string): void {
@@ -184,27 +200,48 @@ export class Reader {
       if (type === "tool_use") {
         const name = firstString(part.name);
         if (!name) return this.#fail(`${where}.content[${j}].name: expected a non-empty string`);
-        return void calls.push({ id: firstString(part.id), name, args: JSON.stringify(part.input ?? {}), where: `${where}.content[${j}]` });
+        return void calls.push({
+          id: firstString(part.id),
+          name,
+          args: JSON.stringify(part.input ?? {}),
+          where: `${where}.content[${j}]`,
+        });
       }
       if (type === "tool_result") {
         const callId = firstString(part.tool_use_id);
-        return void results.push({ role: "tool", text: contentText(part.content), calls: [], ...(callId ? { callId } : {}) });
+        return void results.push({
+          role: "tool",
+          text: contentText(part.content),
+          calls: [],
+          ...(callId ? { callId } : {}),
+        });
       }
       if (isRecord(part.functionCall)) {
         const fc = part.functionCall;
         const name = firstString(fc.name);
         if (!name) return this.#fail(`${where}.parts[${j}].functionCall.name: expected a non-empty string`);
-        return void calls.push({ id: firstString(fc.id), name, args: JSON.stringify(fc.args ?? {}), where: `${where}.parts[${j}]` });
+        return void calls.push({
+          id: firstString(fc.id),
+          name,
+          args: JSON.stringify(fc.args ?? {}),
+          where: `${where}.parts[${j}]`,
+        });
       }
       if (isRecord(part.functionResponse)) {
         const fr = part.functionResponse;
         const callId = firstString(fr.id);
         const response = isRecord(fr.response) ? fr.response : {};
-        const text = typeof response.output === "string" ? response.output : typeof response.content === "string" ? response.content : JSON.stringify(fr.response ?? null);
+        const text = typeof response.output === "string"
+          ? response.output
+          : typeof response.content === "string"
+          ? response.content
+          : JSON.stringify(fr.response ?? null);
         return void results.push({ role: "tool", text, calls: [], ...(callId ? { callId } : {}) });
       }
       if (part.thought === true || (type !== undefined && SKIPPED_PARTS.has(type))) return;
-      if (typeof part.text === "string" && (type === undefined || TEXT_PARTS.has(type) || type === "summary_text")) return void texts.push(part.text);
+      if (typeof part.text === "string" && (type === undefined || TEXT_PARTS.has(type) || type === "summary_text")) {
+        return void texts.push(part.text);
+      }
       if (typeof part.refusal === "string") return void texts.push(part.refusal);
       if (typeof part.text === "string") return void texts.push(part.text);
       texts.push(`[${type ?? "non-text"} part not imported]`);
@@ -218,7 +255,8 @@ function metaOf(m: Record<string, unknown>): Pick<ChatMessage, "usage" | "model"
   const extra = isRecord(m.extra) ? m.extra : undefined;
   const response = extra && isRecord(extra.response) ? extra.response : undefined;
   const metadata = isRecord(m.response_metadata) ? m.response_metadata : undefined;
-  const usage = m.usage ?? m.usage_metadata ?? m.usageMetadata ?? metadata?.token_usage ?? metadata?.usage ?? response?.usage;
+  const usage = m.usage ?? m.usage_metadata ?? m.usageMetadata ?? metadata?.token_usage ?? metadata?.usage ??
+    response?.usage;
   const model = firstString(m.model, metadata?.model_name, metadata?.model, response?.model);
   const id = firstString(m.id);
   return {
@@ -241,7 +279,14 @@ export function contentText(content: unknown): string {
   if (content === undefined || content === null) return "";
   if (Array.isArray(content)) {
     return content
-      .map((part) => (typeof part === "string" ? part : isRecord(part) && typeof part.text === "string" ? part.text : `[${isRecord(part) && typeof part.type === "string" ? part.type : "non-text"} part not imported]`))
+      .map((
+        part,
+      ) => (typeof part === "string"
+        ? part
+        : isRecord(part) && typeof part.text === "string"
+        ? part.text
+        : `[${isRecord(part) && typeof part.type === "string" ? part.type : "non-text"} part not imported]`)
+      )
       .join("\n");
   }
   return JSON.stringify(content);
@@ -265,4 +310,3 @@ function outputText(output: unknown): { text: string; exitCode?: number } {
   }
   return { text: output };
 }
-

@@ -33,7 +33,8 @@ export function detectFormat(json: unknown): ImportFormat | null {
   if (Array.isArray(json.trajectory) || (Array.isArray(json.attempts) && !messages)) return "swe-agent";
   if (Array.isArray(json.history) && !messages) {
     // SWE-agent marks its history entries; a chat log saved under "history" has plain messages.
-    const swe = "info" in json || "replay_config" in json || json.history.some((m) => isRecord(m) && ("agent" in m || "message_type" in m || "action" in m));
+    const swe = "info" in json || "replay_config" in json ||
+      json.history.some((m) => isRecord(m) && ("agent" in m || "message_type" in m || "action" in m));
     return swe || !json.history.every(isChatItem) || json.history.length === 0 ? "swe-agent" : "openai-messages";
   }
   const chat = messages;
@@ -51,7 +52,8 @@ export function detectFormat(json: unknown): ImportFormat | null {
 
 /** A chat message, a transcript line wrapping one, or an item of the Responses API. */
 function isChatItem(item: unknown): boolean {
-  return isRecord(item) && ("role" in item || "message" in item || typeof item.type === "string" || item.object === "response");
+  return isRecord(item) &&
+    ("role" in item || "message" in item || typeof item.type === "string" || item.object === "response");
 }
 
 /**
@@ -76,6 +78,7 @@ function hasToolTraffic(json: unknown): boolean {
   return messages.some((m) =>
     !isRecord(m) || typeof m.role !== "string" || m.role === "tool" || m.role === "function" ||
     (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) || isRecord(m.function_call) ||
-    (Array.isArray(m.content) && m.content.some((b) => isRecord(b) && (b.type === "tool_use" || b.type === "tool_result")))
+    (Array.isArray(m.content) &&
+      m.content.some((b) => isRecord(b) && (b.type === "tool_use" || b.type === "tool_result")))
   );
 }

@@ -20,7 +20,9 @@ const EXCEPTION = /^<exception>([\s\S]*?)<\/exception>\n(?=<returncode>)/;
 export function observationOf(reply: ChatMessage): Observation {
   const text = reply.text;
   const extra = reply.extra ?? {};
-  const loggedCode = typeof extra.returncode === "number" && Number.isInteger(extra.returncode) ? extra.returncode : undefined;
+  const loggedCode = typeof extra.returncode === "number" && Number.isInteger(extra.returncode)
+    ? extra.returncode
+    : undefined;
   const exceptionInfo = typeof extra.exception_info === "string" ? extra.exception_info : "";
   let timedOut = extra.exception_type === "TimeoutExpired" || /timed out/i.test(exceptionInfo);
   const exception = EXCEPTION.exec(text);
@@ -47,7 +49,12 @@ export function observationOf(reply: ChatMessage): Observation {
     // The short form is unwrapped; the long form (head, tail, elided count) stays as the model read it.
     return result(code, typeof json.output === "string" ? json.output : text);
   }
-  return { exit_code: timedOut ? null : loggedCode ?? null, timed_out: timedOut, output: text, framed: loggedCode !== undefined || timedOut };
+  return {
+    exit_code: timedOut ? null : loggedCode ?? null,
+    timed_out: timedOut,
+    output: text,
+    framed: loggedCode !== undefined || timedOut,
+  };
 }
 
 function jsonObservation(text: string): Record<string, unknown> | undefined {

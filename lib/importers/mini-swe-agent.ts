@@ -63,7 +63,9 @@ export function importMiniSweAgent(json: unknown, { name }: { name: string }): R
       intent: messages[first].text,
       instructions: system ? system.text : "",
       model: info.model_name ?? log.model ?? "unknown",
-      ...(info.timeout !== undefined && info.timeout > 0 ? { command_timeout_ms: Math.round(info.timeout * 1000) } : {}),
+      ...(info.timeout !== undefined && info.timeout > 0
+        ? { command_timeout_ms: Math.round(info.timeout * 1000) }
+        : {}),
     },
     steps,
   );
@@ -86,16 +88,33 @@ function turnOf(
     // Text only, as version 1 writes it: exactly one block is an action, anything else a format error.
     const command = blocks.map(blockText).join("\n");
     if (blocks.length !== 1) {
-      return [{ kind: "refusal", reason, usage, argv: [...BASH, command], prefix: BASH, code: "format_error", message: reply?.text ?? "" }];
+      return [{
+        kind: "refusal",
+        reason,
+        usage,
+        argv: [...BASH, command],
+        prefix: BASH,
+        code: "format_error",
+        message: reply?.text ?? "",
+      }];
     }
     const observed = reply !== undefined && observationOf(reply).framed;
-    const submitted = SUBMIT_MARKERS.some((marker) => command.includes(marker)) || (last && info.exit_status === SUBMITTED);
+    const submitted = SUBMIT_MARKERS.some((marker) => command.includes(marker)) ||
+      (last && info.exit_status === SUBMITTED);
     if (submitted && !observed) return [finishOf(info, { reason, usage, answer: reply?.text })];
     return [{ kind: "command", reason, usage, argv: [...BASH, command], prefix: BASH, ...observed_(reply) }];
   }
   if (actions.length === 0) {
     const refusal = replies.find((r) => r.role === "user");
-    return [{ kind: "refusal", reason, usage, argv: [...BASH, ""], prefix: BASH, code: "format_error", message: refusal?.text ?? "" }];
+    return [{
+      kind: "refusal",
+      reason,
+      usage,
+      argv: [...BASH, ""],
+      prefix: BASH,
+      code: "format_error",
+      message: refusal?.text ?? "",
+    }];
   }
   const answers = replies.filter((r) => r.role === "tool" || (r.role === "user" && !isFormatError(r)));
   const used = new Set<ChatMessage>();
@@ -133,10 +152,19 @@ function actionsOf(m: ChatMessage): Action[] | undefined {
  * The reply to an action: the tool message naming its call, else the reply without an id in the same position (for a
  * call with an id, only a tool message: a user message there is a person's input, not this call's output).
  */
-function resultOf(answers: ChatMessage[], action: Action, position: number, used: Set<ChatMessage>): ChatMessage | undefined {
-  const byId = action.callId !== undefined ? answers.find((r) => r.callId === action.callId && !used.has(r)) : undefined;
+function resultOf(
+  answers: ChatMessage[],
+  action: Action,
+  position: number,
+  used: Set<ChatMessage>,
+): ChatMessage | undefined {
+  const byId = action.callId !== undefined
+    ? answers.find((r) => r.callId === action.callId && !used.has(r))
+    : undefined;
   const candidate = answers.filter((r) => r.callId === undefined)[position];
-  const positional = candidate && !used.has(candidate) && (action.callId === undefined || candidate.role === "tool") ? candidate : undefined;
+  const positional = candidate && !used.has(candidate) && (action.callId === undefined || candidate.role === "tool")
+    ? candidate
+    : undefined;
   const found = byId ?? positional;
   if (found) used.add(found);
   return found;
@@ -157,7 +185,14 @@ function formatErrorOf(m: ChatMessage, actionRegex: RegExp): ImportedStep {
   const response = typeof m.extra?.model_response === "string" ? m.extra.model_response : "";
   const blocks = [...response.matchAll(actionRegex)];
   const command = blocks.map(blockText).join("\n");
-  return { kind: "refusal", reason: reasonOf(textOutside(response, blocks)), argv: [...BASH, command], prefix: BASH, code: "format_error", message: m.text };
+  return {
+    kind: "refusal",
+    reason: reasonOf(textOutside(response, blocks)),
+    argv: [...BASH, command],
+    prefix: BASH,
+    code: "format_error",
+    message: m.text,
+  };
 }
 
 function finishOf(info: Info, step: { reason?: string; usage?: ImportedStep["usage"]; answer?: string }): ImportedStep {
@@ -213,7 +248,11 @@ function infoOf(root: unknown, messages: ChatMessage[]): Info {
   const out: Info = { v2: format === "mini-swe-agent-1.1" || version >= 2 || messages.some((m) => m.role === "exit") };
   const exitStatus = firstString(info.exit_status, exit.exit_status);
   if (exitStatus) out.exit_status = exitStatus;
-  const submission = typeof info.submission === "string" ? info.submission : typeof exit.submission === "string" ? exit.submission : undefined;
+  const submission = typeof info.submission === "string"
+    ? info.submission
+    : typeof exit.submission === "string"
+    ? exit.submission
+    : undefined;
   if (submission !== undefined) out.submission = submission;
   const regex = firstString(model.action_regex, agent.action_regex);
   if (regex) out.action_regex = regex;

@@ -31,7 +31,12 @@ export function importOpenAiMessages(json: unknown, { name }: { name: string }):
     if (m.calls.length === 0) {
       if (i === lastAssistant) {
         const refused = m.refusal !== undefined && m.text === "";
-        steps.push({ kind: "finish", usage, status: refused ? "failure" : "success", summary: refused ? m.refusal! : m.text });
+        steps.push({
+          kind: "finish",
+          usage,
+          status: refused ? "failure" : "success",
+          summary: refused ? m.refusal! : m.text,
+        });
       } else {
         steps.push({ kind: "print", usage, text: m.text });
       }
@@ -48,7 +53,9 @@ export function importOpenAiMessages(json: unknown, { name }: { name: string }):
       }
       const result = results.take(i, call, j);
       if (result === undefined && i !== lastAssistant) {
-        throw new UsageError(`${name}: ${call.where}: no tool result for tool call ${JSON.stringify(call.id ?? call.name)}`);
+        throw new UsageError(
+          `${name}: ${call.where}: no tool result for tool call ${JSON.stringify(call.id ?? call.name)}`,
+        );
       }
       const { argv, prefix } = commandOf(call);
       steps.push({
@@ -91,7 +98,9 @@ class Results {
       if (m.role !== "tool") return;
       if (m.callId !== undefined) {
         // A result must answer a call made before it.
-        if (!known.has(m.callId)) throw new UsageError(`${name}: ${m.where}: tool result for unknown tool_call_id ${JSON.stringify(m.callId)}`);
+        if (!known.has(m.callId)) {
+          throw new UsageError(`${name}: ${m.where}: tool result for unknown tool_call_id ${JSON.stringify(m.callId)}`);
+        }
         const list = this.#byId.get(m.callId);
         if (list) list.push(i);
         else this.#byId.set(m.callId, [i]);

@@ -44,7 +44,9 @@ function tryParse(text: string): unknown {
 /** What a value looks like, for "expected X, found Y" errors: never its content, only its shape. */
 export function describeJson(value: unknown): string {
   if (value === null) return "null";
-  if (Array.isArray(value)) return value.length === 0 ? "an empty array" : `an array of ${value.length} ${kindOf(value[0])}s`;
+  if (Array.isArray(value)) {
+    return value.length === 0 ? "an empty array" : `an array of ${value.length} ${kindOf(value[0])}s`;
+  }
   if (typeof value === "object") {
     const keys = Object.keys(value);
     if (keys.length === 0) return "an empty object";

@@ -2,7 +2,13 @@
 import { ACTION_NAMES, type ActionName } from "../actions.ts";
 import { digestOf } from "../digest.ts";
 import { UsageError } from "../errors.ts";
-import { type RecordedAnswer, type RecordedExecution, type Recording, RECORDING_FORMAT, RECORDING_VERSION } from "../recording.ts";
+import {
+  type RecordedAnswer,
+  type RecordedExecution,
+  type Recording,
+  RECORDING_FORMAT,
+  RECORDING_VERSION,
+} from "../recording.ts";
 import type { ExecutionReport } from "../reports.ts";
 import { NULL_USAGE, type Usage } from "../turn.ts";
 
@@ -52,7 +58,9 @@ export const DEFAULT_TEST = { command: ["true"], timeout_ms: 60_000 };
 
 /** Each step becomes a selection answer, an arguments answer and one execution, numbered from 1. */
 export function recordingFromSteps(task: ImportedTask, steps: ImportedStep[]): Recording {
-  if (task.intent.trim() === "") throw new UsageError(`${task.name}: no task found (the first user message is missing or empty)`);
+  if (task.intent.trim() === "") {
+    throw new UsageError(`${task.name}: no task found (the first user message is missing or empty)`);
+  }
   if (steps.length === 0) throw new UsageError(`${task.name}: no agent steps to import`);
   const answers: RecordedAnswer[] = [];
   const executions: RecordedExecution[] = [];

@@ -28,7 +28,9 @@ export function importSweAgent(json: unknown, { name }: { name: string }): Recor
   const info = infoOf(traj.info);
   const trajectory = Array.isArray(traj.trajectory) ? traj.trajectory : undefined;
   if (!trajectory && !Array.isArray(traj.history)) fail("needs trajectory[] or history[]");
-  const raw = trajectory && trajectory.length > 0 ? trajectory.map((s, k) => rawStepOf(s, k, fail)) : stepsFromHistory(history);
+  const raw = trajectory && trajectory.length > 0
+    ? trajectory.map((s, k) => rawStepOf(s, k, fail))
+    : stepsFromHistory(history);
   const steps = raw.map((s, k) => stepOf(s, info, { last: k === raw.length - 1 }));
   if (!steps.some((s) => s.kind === "finish") && info.exit_status) {
     steps.push({ kind: "finish", status: statusOf(info.exit_status), summary: info.submission || info.exit_status });
@@ -51,15 +53,23 @@ export function importSweAgent(json: unknown, { name }: { name: string }): Recor
 function attemptOf(json: Record<string, unknown>): Record<string, unknown> {
   if (Array.isArray(json.trajectory) || Array.isArray(json.history) || !Array.isArray(json.attempts)) return json;
   const attempts = json.attempts.filter(isRecord);
-  const chosen = isRecord(json.info) && typeof json.info.best_attempt_idx === "number" ? attempts[json.info.best_attempt_idx] : undefined;
+  const chosen = isRecord(json.info) && typeof json.info.best_attempt_idx === "number"
+    ? attempts[json.info.best_attempt_idx]
+    : undefined;
   return chosen ?? attempts.at(-1) ?? json;
 }
 
 function rawStepOf(s: unknown, k: number, fail: (detail: string) => never): RawStep {
   if (!isRecord(s)) return fail(`trajectory[${k}]: expected an object, found ${describeJson(s)}`);
   const action = s.action ?? "";
-  if (typeof action !== "string") return fail(`trajectory[${k}].action: expected a string, found ${describeJson(action)}`);
-  return { action, observation: stringOf(s.observation), thought: typeof s.thought === "string" ? s.thought : undefined };
+  if (typeof action !== "string") {
+    return fail(`trajectory[${k}].action: expected a string, found ${describeJson(action)}`);
+  }
+  return {
+    action,
+    observation: stringOf(s.observation),
+    thought: typeof s.thought === "string" ? s.thought : undefined,
+  };
 }
 
 function historyOf(history: unknown, fail: (detail: string) => never): HistoryEntry[] {
@@ -91,9 +101,24 @@ function stepOf(s: RawStep, info: Info, { last }: { last: boolean }): ImportedSt
   }
   if (command.trim() === "") {
     // The model produced no action; what the agent answered is kept as the refusal's reason.
-    return { kind: "refusal", reason, argv: [...BASH, command], prefix: BASH, code: "format_error", message: s.observation };
+    return {
+      kind: "refusal",
+      reason,
+      argv: [...BASH, command],
+      prefix: BASH,
+      code: "format_error",
+      message: s.observation,
+    };
   }
-  return { kind: "command", reason, argv: [...BASH, command], prefix: BASH, exit_code: null, timed_out: false, output: s.observation };
+  return {
+    kind: "command",
+    reason,
+    argv: [...BASH, command],
+    prefix: BASH,
+    exit_code: null,
+    timed_out: false,
+    output: s.observation,
+  };
 }
 
 /** "submitted" is a success; "exit_cost", "submitted (exit_context)" and the like mean a limit or error ended it. */

@@ -22,7 +22,15 @@ const SHELL_TOOLS = new Set([
   "cmd",
 ]);
 /** Tool names that end the run; their arguments carry the final message. */
-const FINISH_TOOLS = new Set(["finish", "submit", "task_complete", "complete_task", "attempt_completion", "final_answer", "done"]);
+const FINISH_TOOLS = new Set([
+  "finish",
+  "submit",
+  "task_complete",
+  "complete_task",
+  "attempt_completion",
+  "final_answer",
+  "done",
+]);
 const SUMMARY_FIELDS = ["message", "summary", "result", "final_answer", "answer", "output", "text", "content"];
 const FAILED = new Set(["failure", "failed", "fail", "error", "false", "partial"]);
 
@@ -46,7 +54,9 @@ export function commandOf(call: ToolCall): { argv: string[]; prefix: string[] } 
     const args = parseArgs(call.args);
     const command = args?.command ?? args?.cmd;
     if (typeof command === "string") return { argv: [...BASH, command], prefix: BASH };
-    if (Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === "string" && part !== "")) {
+    if (
+      Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === "string" && part !== "")
+    ) {
       return { argv: command, prefix: [command[0]] };
     }
   }

@@ -6,7 +6,11 @@ export const DEFAULT_BACKOFF = { baseMs: 500, maxMs: 8_000 } as const;
 /** attempt: 1 after the first failure. random: a draw in [0, 1). */
 export function backoffDelayMs(
   attempt: number,
-  { random, baseMs = DEFAULT_BACKOFF.baseMs, maxMs = DEFAULT_BACKOFF.maxMs }: { random: () => number; baseMs?: number; maxMs?: number },
+  { random, baseMs = DEFAULT_BACKOFF.baseMs, maxMs = DEFAULT_BACKOFF.maxMs }: {
+    random: () => number;
+    baseMs?: number;
+    maxMs?: number;
+  },
 ): number {
   const cap = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
   return Math.floor(random() * cap);

@@ -21,8 +21,8 @@ export function errorDetail(bodyText: string): string | null {
   try {
     const body = JSON.parse(bodyText) as Record<string, unknown> | null;
     const error = body?.error;
-    detail =
-      (error !== null && typeof error === "object" ? (error as Record<string, unknown>).message : error) ?? body?.message ?? body?.detail ?? null;
+    detail = (error !== null && typeof error === "object" ? (error as Record<string, unknown>).message : error) ??
+      body?.message ?? body?.detail ?? null;
     if (detail !== null && typeof detail !== "string") detail = JSON.stringify(detail);
   } catch {
     // Not JSON: a short plain-text body is still worth showing; an HTML error page is not.

@@ -31,7 +31,9 @@ export type AnthropicRequestBody = {
 };
 
 function chosenAction(request: TurnRequest): string | null {
-  const candidates = request.sections.find((s): s is Extract<Section, { section: "candidates" }> => s.section === "candidates");
+  const candidates = request.sections.find((s): s is Extract<Section, { section: "candidates" }> =>
+    s.section === "candidates"
+  );
   return typeof candidates?.action === "string" && candidates.action !== "" ? candidates.action : null;
 }
 
@@ -46,7 +48,9 @@ export function anthropicToolName(request: TurnRequest): string {
 
 function toolDescription(request: TurnRequest): string {
   const action = chosenAction(request);
-  const what = request.phase === "arguments" && action !== null ? `an arguments request for ${action}` : `a ${request.phase} request`;
+  const what = request.phase === "arguments" && action !== null
+    ? `an arguments request for ${action}`
+    : `a ${request.phase} request`;
   return `The answer to ${what}. The \`answer\` field must conform to its schema.`;
 }
 
@@ -104,7 +108,11 @@ export function convertToAnthropicRequest(
   for (const block of marked) block.cache_control = { type: "ephemeral" };
 
   const { schema, aliases } = encodePropertyKeys(wrapResponseSchema(request.response_schema));
-  const tool: AnthropicTool = { name: anthropicToolName(request), description: toolDescription(request), input_schema: schema };
+  const tool: AnthropicTool = {
+    name: anthropicToolName(request),
+    description: toolDescription(request),
+    input_schema: schema,
+  };
   const body: AnthropicRequestBody = {
     model,
     max_tokens: maxTokens,

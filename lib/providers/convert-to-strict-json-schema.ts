@@ -27,7 +27,17 @@ const KEPT = new Set([
   "definitions",
   "$ref",
 ]);
-const DROPPED = new Set(["$schema", "$id", "$comment", "title", "examples", "default", "readOnly", "writeOnly", "deprecated"]);
+const DROPPED = new Set([
+  "$schema",
+  "$id",
+  "$comment",
+  "title",
+  "examples",
+  "default",
+  "readOnly",
+  "writeOnly",
+  "deprecated",
+]);
 /** Keywords whose meaning cannot be kept in strict mode: the schema is then sent with strict: false. */
 const UNREPRESENTABLE = new Set([
   "allOf",
@@ -94,7 +104,8 @@ export function convertToStrictJsonSchema(schema: JsonSchema): { schema: JsonSch
       const description = typeof out.description === "string" ? `${out.description} ` : "";
       out.description = `${description}{${hints.join(", ")}}`;
     }
-    const isObject = out.type === "object" || (Array.isArray(out.type) && out.type.includes("object")) || isSchemaObject(out.properties);
+    const isObject = out.type === "object" || (Array.isArray(out.type) && out.type.includes("object")) ||
+      isSchemaObject(out.properties);
     if (isObject) {
       if (out.additionalProperties !== undefined && out.additionalProperties !== false) strict = false;
       else out.additionalProperties = false;

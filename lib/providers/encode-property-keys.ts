@@ -10,7 +10,7 @@ export type KeyAliases = Record<string, string>;
 
 function collectPropertyKeys(node: unknown, into: Set<string>): void {
   rewriteSchema(node as JsonSchema, (n) => {
-    if (isSchemaObject(n.properties)) for (const key of Object.keys(n.properties)) into.add(key);
+    if (isSchemaObject(n.properties)) { for (const key of Object.keys(n.properties)) into.add(key); }
     return n;
   });
 }
@@ -35,7 +35,9 @@ export function encodePropertyKeys(schema: JsonSchema): { schema: JsonSchema; al
   const encoded = rewriteSchema(schema, (node) => {
     if (!isSchemaObject(node.properties)) return node;
     const properties = Object.fromEntries(Object.entries(node.properties).map(([key, value]) => [alias(key), value]));
-    const required = Array.isArray(node.required) ? node.required.map((key) => (typeof key === "string" ? alias(key) : key)) : node.required;
+    const required = Array.isArray(node.required)
+      ? node.required.map((key) => (typeof key === "string" ? alias(key) : key))
+      : node.required;
     return { ...node, properties, ...(required === undefined ? {} : { required }) };
   }) as JsonSchema;
   return { schema: encoded, aliases };
@@ -46,5 +48,7 @@ export function decodePropertyKeys(value: unknown, aliases: KeyAliases): unknown
   if (Object.keys(aliases).length === 0) return value;
   if (Array.isArray(value)) return value.map((v) => decodePropertyKeys(v, aliases));
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([key, v]) => [aliases[key] ?? key, decodePropertyKeys(v, aliases)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [aliases[key] ?? key, decodePropertyKeys(v, aliases)]),
+  );
 }

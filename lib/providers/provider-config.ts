@@ -10,17 +10,23 @@ export const ResponseFormatMode = z.enum(["json_schema", "json_object", "none"])
 export type ResponseFormatMode = z.infer<typeof ResponseFormatMode>;
 
 export const ProviderConfig = z.strictObject({
-  kind: ProviderKind.describe("Which wire format: the Anthropic Messages API, the OpenAI API, or an OpenAI-compatible local server"),
+  kind: ProviderKind.describe(
+    "Which wire format: the Anthropic Messages API, the OpenAI API, or an OpenAI-compatible local server",
+  ),
   model: z.string().min(1).describe("Model id as the API knows it"),
   base_url: z
     .url()
     .optional()
-    .describe("API base URL; defaults to ANTHROPIC_BASE_URL / OPENAI_BASE_URL, then the public API (Ollama's for openai-compatible)"),
+    .describe(
+      "API base URL; defaults to ANTHROPIC_BASE_URL / OPENAI_BASE_URL, then the public API (Ollama's for openai-compatible)",
+    ),
   api_key_env: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
     .optional()
-    .describe("Environment variable holding the API key; defaults to ANTHROPIC_API_KEY / OPENAI_API_KEY; openai-compatible needs none"),
+    .describe(
+      "Environment variable holding the API key; defaults to ANTHROPIC_API_KEY / OPENAI_API_KEY; openai-compatible needs none",
+    ),
   max_tokens: z.number().int().positive().optional().describe("Output token limit per call"),
   response_format: ResponseFormatMode.optional().describe(
     "openai-compatible only: json_schema (default), json_object, or none when the server supports neither",

@@ -53,11 +53,15 @@ export function renderSectionBlocks(section: Section): string[] {
 export function splitPrefix(sections: readonly Section[]): { prefix: Section[]; rest: Section[] } {
   const prefix: Section[] = [];
   const rest: Section[] = [];
-  for (const section of sections) (PREFIX_SECTIONS.has(section.section) && rest.length === 0 ? prefix : rest).push(section);
+  for (const section of sections) {
+    (PREFIX_SECTIONS.has(section.section) && rest.length === 0 ? prefix : rest).push(section);
+  }
   return { prefix, rest };
 }
 
 /** Told to the model only when the API does not carry the response schema itself. */
 export function renderAnswerFormat(schema: unknown): string {
-  return `## Answer format\nAnswer with one JSON value, and nothing else, that conforms to this JSON Schema:\n${JSON.stringify(schema)}`;
+  return `## Answer format\nAnswer with one JSON value, and nothing else, that conforms to this JSON Schema:\n${
+    JSON.stringify(schema)
+  }`;
 }

@@ -2,7 +2,18 @@
 // default, examples) are never visited as schemas.
 import type { JsonSchema } from "../turn.ts";
 
-const SINGLE = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties"];
+const SINGLE = [
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+];
 const LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 const MAPS = ["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"];
 
@@ -19,7 +30,9 @@ export function rewriteSchema(node: SchemaNode, visit: (node: JsonSchema) => Jso
   for (const key of SINGLE) {
     const child = out[key];
     if (isSchemaObject(child) || typeof child === "boolean") out[key] = rewriteSchema(child, visit);
-    else if (key === "items" && Array.isArray(child)) out[key] = child.map((c) => rewriteSchema(c as SchemaNode, visit));
+    else if (key === "items" && Array.isArray(child)) {
+      out[key] = child.map((c) => rewriteSchema(c as SchemaNode, visit));
+    }
   }
   for (const key of LISTS) {
     const list = out[key];
@@ -28,7 +41,9 @@ export function rewriteSchema(node: SchemaNode, visit: (node: JsonSchema) => Jso
   for (const key of MAPS) {
     const map = out[key];
     if (isSchemaObject(map)) {
-      out[key] = Object.fromEntries(Object.entries(map).map(([name, c]) => [name, rewriteSchema(c as SchemaNode, visit)]));
+      out[key] = Object.fromEntries(
+        Object.entries(map).map(([name, c]) => [name, rewriteSchema(c as SchemaNode, visit)]),
+      );
     }
   }
   return visit(out);

@@ -111,7 +111,10 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Polls until check() is true; throws with `what` after about `limitMs` (a guard against hangs, not a timed assert). */
-export async function waitFor(check: () => boolean, { what, limitMs = 20_000 }: { what: string; limitMs?: number }): Promise<void> {
+export async function waitFor(
+  check: () => boolean,
+  { what, limitMs = 20_000 }: { what: string; limitMs?: number },
+): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}`);

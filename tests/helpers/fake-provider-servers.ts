@@ -35,7 +35,12 @@ export type FakeProviderServer = {
   close(): Promise<void>;
 };
 
-type Wire = { path: string; baseSuffix: string; notFound: (path: string) => unknown; exhausted: (n: number) => unknown };
+type Wire = {
+  path: string;
+  baseSuffix: string;
+  notFound: (path: string) => unknown;
+  exhausted: (n: number) => unknown;
+};
 
 async function startServer(script: Script, wire: Wire): Promise<FakeProviderServer> {
   const requests: ReceivedRequest[] = [];
@@ -104,7 +109,10 @@ export function startAnthropicServer(script: Script): Promise<FakeProviderServer
     path: "/v1/messages",
     baseSuffix: "",
     notFound: (path) => ({ type: "error", error: { type: "not_found_error", message: `Not found: ${path}` } }),
-    exhausted: (n) => ({ type: "error", error: { type: "invalid_request_error", message: `Fake server: script has no response #${n + 1}` } }),
+    exhausted: (n) => ({
+      type: "error",
+      error: { type: "invalid_request_error", message: `Fake server: script has no response #${n + 1}` },
+    }),
   });
 }
 
@@ -113,7 +121,10 @@ let messageCounter = 0;
 /** A forced-tool answer as the API returns it: one tool_use block whose input is {answer: value}. usage null omits usage. */
 export function anthropicAnswer(
   value: unknown,
-  { usage = FULL_ANTHROPIC_USAGE, model = "claude-sonnet-4-5" }: { usage?: Record<string, unknown> | null; model?: string } = {},
+  { usage = FULL_ANTHROPIC_USAGE, model = "claude-sonnet-4-5" }: {
+    usage?: Record<string, unknown> | null;
+    model?: string;
+  } = {},
 ): ScriptedResponse {
   messageCounter++;
   return {
@@ -131,7 +142,10 @@ export function anthropicAnswer(
 }
 
 /** A plain text reply (no tool call). */
-export function anthropicText(text: string, { usage = FULL_ANTHROPIC_USAGE }: { usage?: Record<string, unknown> | null } = {}): ScriptedResponse {
+export function anthropicText(
+  text: string,
+  { usage = FULL_ANTHROPIC_USAGE }: { usage?: Record<string, unknown> | null } = {},
+): ScriptedResponse {
   messageCounter++;
   return {
     body: {
@@ -150,7 +164,11 @@ export function anthropicText(text: string, { usage = FULL_ANTHROPIC_USAGE }: { 
 /** An error as the API sends it: {type:"error", error:{type, message}}. */
 export function anthropicError(
   status: number,
-  { type = "api_error", message = "Internal server error", headers = {} }: { type?: string; message?: string; headers?: Record<string, string> } = {},
+  { type = "api_error", message = "Internal server error", headers = {} }: {
+    type?: string;
+    message?: string;
+    headers?: Record<string, string>;
+  } = {},
 ): ScriptedResponse {
   return { status, headers, body: { type: "error", error: { type, message }, request_id: "req_fake" } };
 }
@@ -162,7 +180,12 @@ export const FULL_OPENAI_USAGE = {
   completion_tokens: 300,
   total_tokens: 2306,
   prompt_tokens_details: { cached_tokens: 1920, audio_tokens: 0 },
-  completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  completion_tokens_details: {
+    reasoning_tokens: 0,
+    audio_tokens: 0,
+    accepted_prediction_tokens: 0,
+    rejected_prediction_tokens: 0,
+  },
 };
 
 /** Serves POST /v1/chat/completions; configure base_url = server.baseUrl (which ends in /v1). */
@@ -170,8 +193,17 @@ export function startOpenAIServer(script: Script): Promise<FakeProviderServer> {
   return startServer(script, {
     path: "/v1/chat/completions",
     baseSuffix: "/v1",
-    notFound: (path) => ({ error: { message: `Invalid URL (POST ${path})`, type: "invalid_request_error", param: null, code: null } }),
-    exhausted: (n) => ({ error: { message: `Fake server: script has no response #${n + 1}`, type: "invalid_request_error", param: null, code: null } }),
+    notFound: (path) => ({
+      error: { message: `Invalid URL (POST ${path})`, type: "invalid_request_error", param: null, code: null },
+    }),
+    exhausted: (n) => ({
+      error: {
+        message: `Fake server: script has no response #${n + 1}`,
+        type: "invalid_request_error",
+        param: null,
+        code: null,
+      },
+    }),
   });
 }
 
@@ -194,7 +226,10 @@ export function openAIAnswer(
 
 export function openAIText(
   content: string,
-  { usage = FULL_OPENAI_USAGE, model = "gpt-4o-2024-08-06" }: { usage?: Record<string, unknown> | null; model?: string } = {},
+  { usage = FULL_OPENAI_USAGE, model = "gpt-4o-2024-08-06" }: {
+    usage?: Record<string, unknown> | null;
+    model?: string;
+  } = {},
 ): ScriptedResponse {
   completionCounter++;
   return {
@@ -203,7 +238,12 @@ export function openAIText(
       object: "chat.completion",
       created: 1_700_000_000 + completionCounter,
       model,
-      choices: [{ index: 0, message: { role: "assistant", content, refusal: null, annotations: [] }, logprobs: null, finish_reason: "stop" }],
+      choices: [{
+        index: 0,
+        message: { role: "assistant", content, refusal: null, annotations: [] },
+        logprobs: null,
+        finish_reason: "stop",
+      }],
       ...(usage === null ? {} : { usage }),
       service_tier: "default",
       system_fingerprint: "fp_fake",
@@ -214,7 +254,12 @@ export function openAIText(
 /** An error as the API sends it: {error:{message, type, param, code}}. */
 export function openAIError(
   status: number,
-  { type = "server_error", message = "The server had an error while processing your request.", code = null, headers = {} }: {
+  {
+    type = "server_error",
+    message = "The server had an error while processing your request.",
+    code = null,
+    headers = {},
+  }: {
     type?: string;
     message?: string;
     code?: string | null;
@@ -242,7 +287,11 @@ export const SAMPLE_SELECTION_SCHEMA = {
     {
       type: "object",
       properties: {
-        action: { type: "string", enum: ["read_file", "edit_file", "run_tests", "finish"], description: "The action to take next" },
+        action: {
+          type: "string",
+          enum: ["read_file", "edit_file", "run_tests", "finish"],
+          description: "The action to take next",
+        },
         reason: { description: "Why, briefly", type: "string" },
       },
       required: ["action"],
@@ -256,7 +305,14 @@ export const SAMPLE_SELECTION_SCHEMA = {
     },
     {
       type: "object",
-      properties: { $list_history: { type: "integer", minimum: 0, maximum: 9007199254740991, description: "Offset into the archive" } },
+      properties: {
+        $list_history: {
+          type: "integer",
+          minimum: 0,
+          maximum: 9007199254740991,
+          description: "Offset into the archive",
+        },
+      },
       required: ["$list_history"],
       additionalProperties: false,
     },
@@ -269,13 +325,23 @@ export const SAMPLE_SELECTION_SCHEMA = {
   ],
 };
 
-export function sampleTurnRequest({ checkpoint = true, lookups = true }: { checkpoint?: boolean; lookups?: boolean } = {}) {
+export function sampleTurnRequest(
+  { checkpoint = true, lookups = true }: { checkpoint?: boolean; lookups?: boolean } = {},
+) {
   const sections = [
     { section: "instructions" as const, text: SAMPLE_MARKERS.instructions },
     { section: "intent" as const, text: SAMPLE_MARKERS.intent },
-    ...(checkpoint ? [{ section: "checkpoint" as const, checkpoint: { seq: [1, 40], note: SAMPLE_MARKERS.checkpoint } }] : []),
-    { section: "events" as const, events: [{ seq: 41, kind: "read", path: "src/range.py", note: SAMPLE_MARKERS.events }] },
-    { section: "working_state" as const, state: { latest_revision: "r1", last_test: null, note: SAMPLE_MARKERS.working_state } },
+    ...(checkpoint
+      ? [{ section: "checkpoint" as const, checkpoint: { seq: [1, 40], note: SAMPLE_MARKERS.checkpoint } }]
+      : []),
+    {
+      section: "events" as const,
+      events: [{ seq: 41, kind: "read", path: "src/range.py", note: SAMPLE_MARKERS.events }],
+    },
+    {
+      section: "working_state" as const,
+      state: { latest_revision: "r1", last_test: null, note: SAMPLE_MARKERS.working_state },
+    },
     {
       section: "candidates" as const,
       actions: [
@@ -283,7 +349,12 @@ export function sampleTurnRequest({ checkpoint = true, lookups = true }: { check
         { name: "finish", description: "End the slice" },
       ],
     },
-    ...(lookups ? [{ section: "lookups" as const, responses: [{ lookup: { $result: "sha256:ab" }, text: SAMPLE_MARKERS.lookups }] }] : []),
+    ...(lookups
+      ? [{
+        section: "lookups" as const,
+        responses: [{ lookup: { $result: "sha256:ab" }, text: SAMPLE_MARKERS.lookups }],
+      }]
+      : []),
   ];
   return { phase: "selection" as const, response_schema: SAMPLE_SELECTION_SCHEMA, sections };
 }

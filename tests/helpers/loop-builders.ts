@@ -11,7 +11,17 @@ export function sliceRequest(overrides: Partial<SliceRequest> = {}): SliceReques
     intent: "Make the tests pass.",
     instructions: "Work carefully.",
     workspace: ".",
-    actions: ["read_file", "list_files", "search", "edit_file", "write_file", "run_tests", "run_command", "print", "finish"],
+    actions: [
+      "read_file",
+      "list_files",
+      "search",
+      "edit_file",
+      "write_file",
+      "run_tests",
+      "run_command",
+      "print",
+      "finish",
+    ],
     test: { command: ["node", "test.mjs"], timeout_ms: 10_000 },
     model: "test/model",
     limits: { max_steps: 200 },
@@ -23,7 +33,8 @@ export function sliceRequest(overrides: Partial<SliceRequest> = {}): SliceReques
 export type Answer = { phase: Phase; value: unknown; usage: Usage };
 
 export const answer = (phase: Phase, value: unknown, usage: Usage = NULL_USAGE): Answer => ({ phase, value, usage });
-export const pick = (action: ActionName, reason?: string) => answer("selection", reason ? { action, reason } : { action });
+export const pick = (action: ActionName, reason?: string) =>
+  answer("selection", reason ? { action, reason } : { action });
 export const give = (args: Record<string, unknown>) => answer("arguments", args);
 
 /**
@@ -33,7 +44,11 @@ export const give = (args: Record<string, unknown>) => answer("arguments", args)
 export class ScriptedExecutor implements Executor {
   #revision = 0;
   readonly calls: { action: ActionName; args: Record<string, unknown> }[] = [];
-  constructor(private readonly store: ResultStore, private readonly outputs: string[] = [], private readonly testExit: number[] = []) {}
+  constructor(
+    private readonly store: ResultStore,
+    private readonly outputs: string[] = [],
+    private readonly testExit: number[] = [],
+  ) {}
 
   get revision(): string {
     return `r${this.#revision}`;
@@ -61,7 +76,14 @@ export class ScriptedExecutor implements Executor {
         break;
       }
       case "run_tests":
-        report = { kind: "test", revision: this.revision, exit_code: this.testExit.shift() ?? 0, timed_out: false, duration_ms: 5, output: out() };
+        report = {
+          kind: "test",
+          revision: this.revision,
+          exit_code: this.testExit.shift() ?? 0,
+          timed_out: false,
+          duration_ms: 5,
+          output: out(),
+        };
         break;
       case "run_command":
         report = { kind: "command", argv: args.argv as string[], exit_code: 0, timed_out: false, output: out() };

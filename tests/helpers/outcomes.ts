@@ -65,7 +65,10 @@ export function makeSandbox(canary: string): Sandbox {
   const quoted = JSON.stringify(canary);
   writeFileSync(join(workspace, "src", "notes.txt"), FILE_TEXT(canary));
   writeFileSync(join(workspace, "README.md"), `# Project\n\n${canary}:readme\n`);
-  writeFileSync(join(workspace, "test.mjs"), `process.stdout.write("test output: " + ${quoted} + ":test-output\\n");\nprocess.exitCode = 1;\n`);
+  writeFileSync(
+    join(workspace, "test.mjs"),
+    `process.stdout.write("test output: " + ${quoted} + ":test-output\\n");\nprocess.exitCode = 1;\n`,
+  );
   writeFileSync(
     join(workspace, "tool.mjs"),
     `console.log("command output: " + ${quoted} + ":command-output");\nconsole.log("note: " + (process.env.LOOM_CANARY_NOTE ?? "unset"));\n`,
@@ -105,17 +108,25 @@ export function canarySlice(canary: string, workspace: string, overrides: Partia
 }
 
 /** Instructions over the 64 KiB bounded ceiling on their own: mandatory content that cannot fit. */
-export const oversizedInstructions = (canary: string) => `${canary}:instructions `.repeat(Math.ceil(70_000 / (canary.length + 15)));
+export const oversizedInstructions = (canary: string) =>
+  `${canary}:instructions `.repeat(Math.ceil(70_000 / (canary.length + 15)));
 
 // ---- model answers (OpenAI Chat Completions wire format) ----
 
 /** Usage as OpenAI reports it: input, cached input and output tokens; it has no cache-write counter. */
-export const OPENAI_USAGE = { prompt_tokens: 1000, completion_tokens: 20, total_tokens: 1020, prompt_tokens_details: { cached_tokens: 600 } };
+export const OPENAI_USAGE = {
+  prompt_tokens: 1000,
+  completion_tokens: 20,
+  total_tokens: 1020,
+  prompt_tokens_details: { cached_tokens: 600 },
+};
 /** What OPENAI_USAGE becomes: cache_write stays null because the API never reports it. */
 export const OPENAI_USAGE_COUNTERS: Usage = { input: 1000, cache_read: 600, cache_write: null, output: 20 };
 
-export const say = (value: unknown, { usage = OPENAI_USAGE as Record<string, unknown> | null } = {}): ScriptedResponse =>
-  openAIAnswer(value, { usage });
+export const say = (
+  value: unknown,
+  { usage = OPENAI_USAGE as Record<string, unknown> | null } = {},
+): ScriptedResponse => openAIAnswer(value, { usage });
 
 /** Model answers that read, test, run a command, print and look a result up — all carrying the canary — then finish. */
 export function completedScript(canary: string): ScriptedResponse[] {
@@ -141,7 +152,11 @@ export function suspendedScript(canary: string): ScriptedResponse[] {
 
 /** Two executed actions without finish; with max_steps 2 the run ends at the step limit. */
 export function stepLimitScript(canary: string): ScriptedResponse[] {
-  return [say({ action: "run_tests", reason: `${canary}:reason` }), say({ action: "run_command" }), say({ argv: ["node", "tool.mjs"] })];
+  return [
+    say({ action: "run_tests", reason: `${canary}:reason` }),
+    say({ action: "run_command" }),
+    say({ argv: ["node", "tool.mjs"] }),
+  ];
 }
 
 /** Test, command and print: three events, one more than an archive of two events holds. */
@@ -161,7 +176,14 @@ export function unauthorizedScript(canary: string): ScriptedResponse[] {
     say({ action: "run_tests" }),
     {
       status: 401,
-      body: { error: { message: `Incorrect API key provided: sk-${canary}:openai-key`, type: "invalid_request_error", param: null, code: "invalid_api_key" } },
+      body: {
+        error: {
+          message: `Incorrect API key provided: sk-${canary}:openai-key`,
+          type: "invalid_request_error",
+          param: null,
+          code: "invalid_api_key",
+        },
+      },
     },
   ];
 }
@@ -170,7 +192,9 @@ export function unauthorizedScript(canary: string): ScriptedResponse[] {
 export function malformedScript(canary: string, { json }: { json: boolean }): ScriptedResponse[] {
   return [
     say({ action: "run_tests" }),
-    json ? { body: { [`${canary}:malformed`]: true, choices: `${canary}:malformed` } } : { rawBody: `<html>${canary}:malformed</html>` },
+    json
+      ? { body: { [`${canary}:malformed`]: true, choices: `${canary}:malformed` } }
+      : { rawBody: `<html>${canary}:malformed</html>` },
   ];
 }
 
@@ -195,7 +219,9 @@ export function readValidReport(path: string): ContextReport {
   assert.deepEqual(validateJsonSchema(reportSchema, json), [], "the report validates against the JSON Schema file");
   const parsed = ContextReport.safeParse(json);
   assert.ok(parsed.success, `the report parses with ContextReport: ${parsed.success ? "" : parsed.error.message}`);
-  const leftovers = readdirSync(dirname(path)).filter((name) => name !== basename(path) && name.includes(basename(path)));
+  const leftovers = readdirSync(dirname(path)).filter((name) =>
+    name !== basename(path) && name.includes(basename(path))
+  );
   assert.deepEqual(leftovers, [], "the atomic write left no temp file");
   return parsed.data;
 }
@@ -227,11 +253,16 @@ export function assertOutcome(
     assert.equal(report.final_usage, null, "no final_usage after an error");
   }
   for (const key of ["input", "cache_read", "cache_write", "output"] as const) {
-    if (report.calls.every((call) => call.usage[key] === null)) assert.equal(report.usage[key], null, `${key} was never reported`);
+    if (report.calls.every((call) => call.usage[key] === null)) {
+      assert.equal(report.usage[key], null, `${key} was never reported`);
+    }
   }
   assert.equal(report.model_calls, report.calls.length);
   const phases = report.phases;
-  assert.equal(phases.classification.requests + phases.selection.requests + phases.arguments.requests, report.calls.length);
+  assert.equal(
+    phases.classification.requests + phases.selection.requests + phases.arguments.requests,
+    report.calls.length,
+  );
 }
 
 // ---- processes ----
@@ -293,11 +324,18 @@ export function startLoom(args: string[], { cwd, env }: { cwd: string; env: Reco
   const err: Buffer[] = [];
   child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));
   child.stderr!.on("data", (chunk: Buffer) => err.push(chunk));
-  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code, signal) =>
-      resolve({ code, signal, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
-  });
+  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>(
+    (resolve, reject) => {
+      child.on("error", reject);
+      child.on("close", (code, signal) =>
+        resolve({
+          code,
+          signal,
+          stdout: Buffer.concat(out).toString("utf8"),
+          stderr: Buffer.concat(err).toString("utf8"),
+        }));
+    },
+  );
   assert.ok(child.pid !== undefined, "dist/loom started");
   return { pid: child.pid!, done, child };
 }

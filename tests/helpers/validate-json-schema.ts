@@ -5,35 +5,60 @@
 export type JsonSchemaNode = Record<string, unknown>;
 
 const KEYWORDS = new Set([
-  "$schema", "description", "type", "const", "enum", "properties", "required", "additionalProperties", "anyOf", "items",
-  "minimum", "maximum",
+  "$schema",
+  "description",
+  "type",
+  "const",
+  "enum",
+  "properties",
+  "required",
+  "additionalProperties",
+  "anyOf",
+  "items",
+  "minimum",
+  "maximum",
 ]);
 
 function typeMatches(type: string, value: unknown): boolean {
   switch (type) {
-    case "object": return value !== null && typeof value === "object" && !Array.isArray(value);
-    case "array": return Array.isArray(value);
-    case "string": return typeof value === "string";
-    case "number": return typeof value === "number" && Number.isFinite(value);
-    case "integer": return Number.isInteger(value);
-    case "boolean": return typeof value === "boolean";
-    case "null": return value === null;
-    default: throw new Error(`Unknown JSON Schema type "${type}"`);
+    case "object":
+      return value !== null && typeof value === "object" && !Array.isArray(value);
+    case "array":
+      return Array.isArray(value);
+    case "string":
+      return typeof value === "string";
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "integer":
+      return Number.isInteger(value);
+    case "boolean":
+      return typeof value === "boolean";
+    case "null":
+      return value === null;
+    default:
+      throw new Error(`Unknown JSON Schema type "${type}"`);
   }
 }
 
 /** The violations of `value` against `schema`, as "$.path: what" lines; empty when valid. */
 export function validateJsonSchema(schema: JsonSchemaNode, value: unknown, path = "$"): string[] {
-  for (const key of Object.keys(schema)) if (!KEYWORDS.has(key)) throw new Error(`Validator does not implement "${key}"`);
+  for (const key of Object.keys(schema)) {
+    if (!KEYWORDS.has(key)) throw new Error(`Validator does not implement "${key}"`);
+  }
   const errors: string[] = [];
-  if (Array.isArray(schema.anyOf) && !schema.anyOf.some((s: JsonSchemaNode) => validateJsonSchema(s, value, path).length === 0)) {
+  if (
+    Array.isArray(schema.anyOf) &&
+    !schema.anyOf.some((s: JsonSchemaNode) => validateJsonSchema(s, value, path).length === 0)
+  ) {
     errors.push(`${path}: matches no anyOf branch`);
   }
   if (schema.type !== undefined) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
     if (!types.some((t: string) => typeMatches(t, value))) return [...errors, `${path}: expected ${types.join("|")}`];
   }
-  if ("const" in schema && JSON.stringify(schema.const) !== JSON.stringify(value)) errors.push(`${path}: expected const`);
+  if ("const" in schema && JSON.stringify(schema.const) !== JSON.stringify(value)) {
+    errors.push(`${path}: expected const`);
+  }
   if (Array.isArray(schema.enum) && !schema.enum.includes(value)) errors.push(`${path}: not in enum`);
   if (typeof value === "number") {
     if (typeof schema.minimum === "number" && value < schema.minimum) errors.push(`${path}: below minimum`);
@@ -42,7 +67,9 @@ export function validateJsonSchema(schema: JsonSchemaNode, value: unknown, path 
   if (typeMatches("object", value)) {
     const object = value as Record<string, unknown>;
     const properties = (schema.properties ?? {}) as Record<string, JsonSchemaNode>;
-    for (const key of (schema.required ?? []) as string[]) if (!(key in object)) errors.push(`${path}.${key}: required`);
+    for (const key of (schema.required ?? []) as string[]) {
+      if (!(key in object)) errors.push(`${path}.${key}: required`);
+    }
     for (const [key, child] of Object.entries(object)) {
       if (key in properties) errors.push(...validateJsonSchema(properties[key], child, `${path}.${key}`));
       else if (schema.additionalProperties === false) errors.push(`${path}.${key}: not allowed`);
@@ -52,7 +79,9 @@ export function validateJsonSchema(schema: JsonSchemaNode, value: unknown, path 
     }
   }
   if (Array.isArray(value) && schema.items !== undefined) {
-    value.forEach((item, i) => errors.push(...validateJsonSchema(schema.items as JsonSchemaNode, item, `${path}[${i}]`)));
+    value.forEach((item, i) =>
+      errors.push(...validateJsonSchema(schema.items as JsonSchemaNode, item, `${path}[${i}]`))
+    );
   }
   return errors;
 }

@@ -2,14 +2,20 @@
 import { convertAnthropicResponse } from "../../providers/convert-anthropic-response.ts";
 import { convertToAnthropicRequest } from "../../providers/convert-to-anthropic-request.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../turn.ts";
-import { postJson, type HttpOptions } from "./post-json.ts";
+import { type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 const PROVIDER = "Anthropic API";
 
 export function createAnthropicProvider(
-  { apiKey, keyEnv, baseUrl, model, maxTokens }: { apiKey: string; keyEnv: string; baseUrl: string; model: string; maxTokens: number },
+  { apiKey, keyEnv, baseUrl, model, maxTokens }: {
+    apiKey: string;
+    keyEnv: string;
+    baseUrl: string;
+    model: string;
+    maxTokens: number;
+  },
   { fetch, sleep, random, timeoutMs, maxAttempts, now }: HttpOptions = {},
 ): Provider {
   const url = `${baseUrl.replace(/\/+$/, "")}/v1/messages`;

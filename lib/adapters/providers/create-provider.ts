@@ -36,7 +36,10 @@ export function createProvider(config: ProviderConfig, { env, ...http }: CreateP
   const keyEnv = api_key_env ?? DEFAULT_KEY_ENVS[kind];
   const apiKey = keyEnv ? env[keyEnv]?.trim() || null : null;
   if (keyEnv && !apiKey) {
-    throw new StartupError(`Model "${model}" (${kind}) needs an API key: set the environment variable ${keyEnv}`, "missing_credential");
+    throw new StartupError(
+      `Model "${model}" (${kind}) needs an API key: set the environment variable ${keyEnv}`,
+      "missing_credential",
+    );
   }
 
   const baseUrlEnv = BASE_URL_ENVS[kind];
@@ -48,9 +51,23 @@ export function createProvider(config: ProviderConfig, { env, ...http }: CreateP
 
   if (kind === "anthropic") {
     return createAnthropicProvider(
-      { apiKey: apiKey as string, keyEnv: keyEnv as string, baseUrl, model, maxTokens: max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS },
+      {
+        apiKey: apiKey as string,
+        keyEnv: keyEnv as string,
+        baseUrl,
+        model,
+        maxTokens: max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+      },
       http,
     );
   }
-  return createOpenAIProvider({ kind, apiKey, keyEnv, baseUrl, model, maxTokens: max_tokens, responseFormat: response_format }, http);
+  return createOpenAIProvider({
+    kind,
+    apiKey,
+    keyEnv,
+    baseUrl,
+    model,
+    maxTokens: max_tokens,
+    responseFormat: response_format,
+  }, http);
 }

@@ -4,7 +4,7 @@ import { convertOpenAIResponse } from "../../providers/convert-openai-response.t
 import { convertToOpenAIRequest } from "../../providers/convert-to-openai-request.ts";
 import type { ResponseFormatMode } from "../../providers/provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../turn.ts";
-import { postJson, type HttpOptions } from "./post-json.ts";
+import { type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 
 export function createOpenAIProvider(

@@ -1,6 +1,6 @@
 // The one place that talks HTTP to a model API: POST a JSON body, bounded by a per-call timeout and the caller's
 // AbortSignal, and turn every way it can fail into a typed error.
-import { InterruptedError, ProviderError, errorMessage } from "../../errors.ts";
+import { errorMessage, InterruptedError, ProviderError } from "../../errors.ts";
 import { classifyHttpError } from "../../providers/classify-http-error.ts";
 import { malformedResponse } from "../../providers/malformed-response.ts";
 
@@ -60,7 +60,10 @@ export async function postJson(
   } catch (error) {
     if (signal?.aborted) throw new InterruptedError();
     if (timedOut) {
-      throw new ProviderError(`${provider} did not answer within ${timeoutMs / 1000} s`, { code: "provider_timeout", retryable: true });
+      throw new ProviderError(`${provider} did not answer within ${timeoutMs / 1000} s`, {
+        code: "provider_timeout",
+        retryable: true,
+      });
     }
     throw new ProviderError(`Could not reach ${provider} at ${new URL(url).origin}: ${errorMessage(error)}`, {
       code: "provider_unreachable",

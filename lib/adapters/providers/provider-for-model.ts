@@ -10,7 +10,9 @@ export function providerForModel(model: string, { env }: { env: Record<string, s
   const kind = slash === -1 ? "" : model.slice(0, slash);
   if (!(KINDS as readonly string[]).includes(kind)) {
     throw new StartupError(
-      `Model ${JSON.stringify(model)}: expected PROVIDER/MODEL with PROVIDER one of ${KINDS.join(", ")} (or use --catalog)`,
+      `Model ${JSON.stringify(model)}: expected PROVIDER/MODEL with PROVIDER one of ${
+        KINDS.join(", ")
+      } (or use --catalog)`,
       "unknown_model",
     );
   }

@@ -56,7 +56,7 @@ export async function withRetry<T>(
     maxRetryAfterMs = MAX_RETRY_AFTER_MS,
   }: RetryOptions = {},
 ): Promise<T> {
-  for (let n = 1; ; n++) {
+  for (let n = 1;; n++) {
     if (signal?.aborted) throw new InterruptedError();
     try {
       return await attempt(n);
