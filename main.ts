@@ -1,8 +1,10 @@
 #!/usr/bin/env bun
-// The command router: parse argv, dispatch, map errors to exit codes. The only place that exits.
+// The command router: parse argv, dispatch, and map what a command throws (usage errors, bugs) to exit codes. The only
+// place that exits.
 import process from "node:process";
 import { Buffer } from "node:buffer";
-import { errorMessage, EXIT_CODES, InterruptedError, LoomError, USAGE_EXIT_CODE } from "./lib/errors.ts";
+import { errorMessage, InterruptedError, UsageError } from "./lib/errors.ts";
+import { EXIT_CODES } from "./lib/outcome.ts";
 import { VERSION } from "./lib/version.ts";
 import type { Io } from "./commands/io.ts";
 import { runCommand } from "./commands/run.ts";
@@ -37,7 +39,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (name === undefined) {
     // No command is a usage error: the usage goes where errors go.
     io.stderr(USAGE);
-    return USAGE_EXIT_CODE;
+    return EXIT_CODES.usage;
   }
   if (name === "--help" || name === "-h" || name === "help") {
     io.stdout(USAGE);
@@ -52,17 +54,18 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stderr(
       `loom: unknown command ${JSON.stringify(name)} (expected run, replay, report or schema; see loom --help)\n`,
     );
-    return USAGE_EXIT_CODE;
+    return EXIT_CODES.usage;
   }
   try {
     return await command(rest, io);
   } catch (error) {
-    if (error instanceof LoomError) {
+    // A command returns its result's exit code; what it throws is bad input, or a bug.
+    if (error instanceof UsageError) {
       io.stderr(`loom ${name}: ${error.message}\n`);
-      return error.exitCode;
+      return EXIT_CODES.usage;
     }
     io.stderr(`loom ${name}: internal error: ${errorMessage(error)}\n`);
-    return EXIT_CODES.failed;
+    return EXIT_CODES.internal_error;
   }
 }
 

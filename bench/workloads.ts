@@ -3,7 +3,7 @@
 // runWithOptions, with the scripted provider and the recorded executor, minus the process and the report file.
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type RunResult, runWithOptions } from "../api.ts";
+import { type RunResult, startRun } from "../lib/adapters/start-run.ts";
 import type { ContextPolicyName } from "../lib/context.ts";
 import { canonicalJson, utf8Length } from "../lib/digest.ts";
 import { importTrajectory } from "../lib/importers/index.ts";
@@ -82,7 +82,7 @@ export function replayRecording(
   { wrap, now = () => performance.now() }: { wrap?: (provider: Provider) => Provider; now?: () => number } = {},
 ): Promise<RunResult> {
   const scripted = new ScriptedProvider(recording.answers);
-  return runWithOptions({ ...recording.header.slice, workspace: "." }, {
+  return startRun({ request: { ...recording.header.slice, workspace: "." } }, {
     contextPolicy: policy,
     provider: wrap ? wrap(scripted) : scripted,
     executor: (store) => new RecordedExecutor(recording.executions, { store }),

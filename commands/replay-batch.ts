@@ -4,24 +4,23 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { writeFileAtomic } from "../lib/adapters/files.ts";
+import { outputFolderProblem, writeFileAtomic } from "../lib/adapters/files.ts";
 import { selfCommand } from "../lib/adapters/platform.ts";
 import type { ContextPolicyName } from "../lib/context.ts";
-import { aggregateReports, ContextReport } from "../lib/context-report.ts";
-import { EXIT_CODES, UsageError } from "../lib/errors.ts";
+import { aggregateReports, ContextReport, requestBytes } from "../lib/context-report.ts";
+import { UsageError } from "../lib/errors.ts";
 import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
-import { outputFolderProblem, plural } from "./options.ts";
+import { type BatchSummary, plural, type Reporter } from "./reporter.ts";
 
 export type BatchOptions = {
   io: Io;
+  reporter: Reporter;
   jobs: number;
   from: string;
   policy: ContextPolicyName;
   reportPath?: string;
   reportsDir?: string;
-  json: boolean;
-  quiet: boolean;
 };
 
 type RunRow = {
@@ -60,16 +59,8 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
   const self = selfCommand(MAIN_URL);
   const rows: RunRow[] = new Array(files.length);
   let next = 0, done = 0, failed = 0;
-  const step = Math.max(1, Math.floor(files.length / 10));
-  const progress = () => {
-    if (options.quiet) return;
-    // On a terminal one live line; in a log, a line every tenth of the batch.
-    if (!io.isTTY && done !== 0 && done !== files.length && done % step !== 0) return;
-    const line = `replay ${done}/${files.length} done, ${failed} not completed, ${
-      Math.min(jobs, files.length - done)
-    } running`;
-    io.stderr(io.isTTY ? `\r\x1b[2K${line}` : `${line}\n`);
-  };
+  const progress = () =>
+    options.reporter.batchProgress({ done, total: files.length, failed, running: Math.min(jobs, files.length - done) });
   const worker = async () => {
     while (next < files.length && !io.signal.aborted) {
       const index = next++;
@@ -104,52 +95,25 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
   };
   progress();
   await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
-  if (io.isTTY && !options.quiet) io.stderr("\r\x1b[2K");
-
   const finished = rows.filter((r): r is RunRow & { report: ContextReport } => r !== undefined && r.report !== null);
-  for (const row of rows) {
-    if (row && !row.report) {
-      const last = row.stderr.trim().split("\n").pop()?.replace(/^loom replay: /, "") ?? "";
-      io.stderr(
-        `loom replay: ${last.startsWith(`${row.name}:`) ? last : `${row.name}: ${last || `exit ${row.exit}`}`}\n`,
-      );
-    }
-  }
   const aggregate = aggregateReports(
     finished.map((r) => ({ name: r.name, path: r.reportPath, report: r.report })),
     { version: VERSION, policy },
   );
   if (options.reportPath) writeFileAtomic(options.reportPath, `${JSON.stringify(aggregate, null, 2)}\n`);
-  const total = aggregate.phases.selection.request_bytes.total + aggregate.phases.arguments.request_bytes.total +
-    aggregate.phases.classification.request_bytes.total;
-  const summary = {
+  const failures = rows.filter((r) => r && !r.report);
+  const summary: BatchSummary = {
     recordings: files.length,
     completed: aggregate.outcomes.completed ?? 0,
     outcomes: aggregate.outcomes,
-    unreadable: rows.filter((r) => r && !r.report).map((r) => r.name),
+    unreadable: failures.map((r) => r.name),
     model_calls: aggregate.model_calls,
-    request_bytes: total,
+    request_bytes: requestBytes(aggregate.phases).total,
     checkpoints: aggregate.checkpoints,
     report_path: options.reportPath ?? null,
     reports_dir: keep ? reportsDir : null,
   };
-  if (options.json) io.stdout(`${JSON.stringify(summary)}\n`);
-  else {
-    io.stdout(
-      `replayed ${plural(files.length, "recording")} (${policy}): ${
-        Object.entries(aggregate.outcomes).map(([k, v]) => `${v} ${k}`).join(", ") || "none"
-      }` +
-        `${summary.unreadable.length ? `, ${summary.unreadable.length} unreadable` : ""}\n` +
-        `  ${plural(aggregate.model_calls, "model call")}, ${plural(total, "request byte")}, ${
-          plural(aggregate.checkpoints, "checkpoint")
-        }\n` +
-        (options.reportPath ? `  aggregate report: ${options.reportPath}\n` : "") +
-        (keep ? `  per-recording reports: ${reportsDir}\n` : ""),
-    );
-  }
-  if (io.signal.aborted) return EXIT_CODES.interrupted;
-  // Unreadable recordings have no report, so they count as not completed too.
-  return summary.completed === files.length ? EXIT_CODES.completed : EXIT_CODES.failed;
+  return options.reporter.batch(summary, { policy, aggregate, failures, interrupted: io.signal.aborted });
 }
 
 /**

@@ -1,18 +1,14 @@
 // loom replay: drive the loop from recorded workflows (Loom's own, or imported from another agent's format).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { failureReport, runWithOptions, secretEnvNames } from "../api.ts";
-import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
-import { InterruptedError, LoomError, StartupError, UsageError } from "../lib/errors.ts";
+import { startRun } from "../lib/adapters/start-run.ts";
+import { UsageError } from "../lib/errors.ts";
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
-import { ComparingExecutor, RecordedExecutor, ScriptedProvider } from "../lib/replay.ts";
-import type { SliceRequest } from "../lib/slice.ts";
-import type { ResultStore } from "../lib/store.ts";
 import type { Io } from "./io.ts";
-import { outputPathOption, parseCommandArgs, policyOption, progressPrinter } from "./options.ts";
-import { failedResult, renderResultText, summarizeResult } from "./result-reporter.ts";
+import { outputPathOption, parseCommandArgs, policyOption } from "./options.ts";
 import { replayBatch } from "./replay-batch.ts";
+import { Reporter } from "./reporter.ts";
 
 const HELP = `loom replay RECORDING… [options]
 
@@ -81,85 +77,26 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     if (values.execute) {
       throw new UsageError("--execute replays one recording at a time (each needs its own workspace)");
     }
-    return replayBatch(files, {
-      io,
-      jobs,
-      from,
-      policy,
-      reportPath,
-      reportsDir,
-      json: values.json,
+    const reporter = new Reporter(io, {
+      command: "replay",
+      format: values.json ? "json" : "text",
       quiet: values.quiet,
     });
+    return replayBatch(files, { io, reporter, jobs, from, policy, reportPath, reportsDir });
   }
 
   const file = files[0];
   const recording = loadRecording(file, from);
-  const slice = { ...recording.header.slice, workspace: values.workspace ? resolve(io.cwd, values.workspace) : "." };
-  let comparing: ComparingExecutor | undefined;
-  let result;
-  try {
-    result = await runWithOptions(slice, {
-      contextPolicy: policy,
-      contextReport: reportPath,
-      provider: new ScriptedProvider(recording.answers),
-      slice: recording.header.slice_name ?? null,
-      signal: io.signal,
-      onProgress: values.quiet ? undefined : progressPrinter(io),
-      executor: (store) => {
-        if (!values.execute) return new RecordedExecutor(recording.executions, { store });
-        comparing = new ComparingExecutor(workspaceExecutor(slice, store), recording.executions);
-        return comparing;
-      },
-    });
-  } catch (error) {
-    // runWithOptions has written the startup report; --json still gets one result object.
-    if (values.json && error instanceof LoomError && !(error instanceof InterruptedError)) {
-      const report = failureReport({
-        policy,
-        slice: null,
-        outcome: "startup_failed",
-        error: { code: error.code, message: error.reportMessage },
-        priorCalls: [],
-        elapsedMs: 0,
-      });
-      io.stdout(
-        `${JSON.stringify(summarizeResult({ ...failedResult(report, reportPath), exit_code: error.exitCode }))}\n`,
-      );
-    }
-    throw error;
-  }
-  const replay = comparing ? { compared: comparing.compared, differing_steps: comparing.differing } : undefined;
-  const summary = summarizeResult(result, { replay });
-  if (values.json) io.stdout(`${JSON.stringify(summary)}\n`);
-  else io.stdout(renderResultText(summary, { label: `replay ${basename(file)}` }));
-  if (replay && replay.differing_steps.length > 0 && result.exit_code === 0) {
-    const steps = replay.differing_steps;
-    io.stderr(
-      `loom replay: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")} executed differently from the recording\n`,
-    );
-    return 1;
-  }
-  if (result.error && result.exit_code !== 0) io.stderr(`loom replay: ${result.error.message}\n`);
-  return result.exit_code;
-}
-
-/**
- * The real executors for --execute. A missing workspace fails here, inside the run, so the startup report is
- * written (exit 3), rather than every step being refused.
- */
-function workspaceExecutor(slice: SliceRequest, store: ResultStore): WorkspaceExecutor {
-  if (!isDirectory(slice.workspace)) {
-    throw new StartupError(`Workspace ${JSON.stringify(slice.workspace)} is not a directory`, "workspace_missing");
-  }
-  return new WorkspaceExecutor({
-    root: slice.workspace,
-    store,
-    test: slice.test,
-    commands: slice.commands ?? [],
-    commandTimeoutMs: slice.limits.command_timeout_ms ?? slice.test.timeout_ms,
-    secretEnvNames: secretEnvNames(),
+  const reporter = new Reporter(io, { command: "replay", format: values.json ? "json" : "text", quiet: values.quiet });
+  const workspace = values.workspace ? resolve(io.cwd, values.workspace) : ".";
+  const result = await startRun({ request: { ...recording.header.slice, workspace } }, {
+    contextPolicy: policy,
+    contextReport: reportPath,
+    replay: { recording, execute: values.execute },
+    signal: io.signal,
+    onProgress: reporter.progress,
   });
+  return reporter.run(result, { label: `replay ${basename(file)}` });
 }
 
 export function loadRecording(file: string, from: string): Recording {

@@ -1,14 +1,13 @@
-// loom run: run a slice with a real model provider over a real workspace.
+// loom run: argv -> a run's input (a SliceRequest file, or a request text and a catalog) -> startRun -> the reporter.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { failureReport, runWithOptions, writeFailureReport } from "../api.ts";
-import { InterruptedError, LoomError, UsageError } from "../lib/errors.ts";
+import { type RunInput, type StartOptions, startRun } from "../lib/adapters/start-run.ts";
+import { LoomError, UsageError } from "../lib/errors.ts";
 import { SliceRequest } from "../lib/slice.ts";
 import { formatZodError } from "../lib/zod-error.ts";
 import type { Io } from "./io.ts";
-import { endProgress, outputPathOption, parseCommandArgs, policyOption, progressPrinter } from "./options.ts";
-import { providerForModel } from "./provider-for-model.ts";
-import { failedResult, renderResultText, summarizeResult } from "./result-reporter.ts";
+import { outputPathOption, parseCommandArgs, policyOption } from "./options.ts";
+import { Reporter } from "./reporter.ts";
 
 const HELP = `loom run [REQUEST | -] [options]
 
@@ -46,72 +45,63 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     io.stdout(HELP);
     return 0;
   }
-  if (values.catalog !== undefined) {
-    const { runFromCatalog } = await import("./run-catalog.ts");
-    return runFromCatalog(values, positionals, io);
+  const plan = await planRun(values, positionals, io);
+  const reporter = new Reporter(io, { command: "run", format: values.json ? "json" : "text", quiet: values.quiet });
+  if ("unstarted" in plan) return reporter.unstarted(plan.unstarted);
+  const result = await startRun(plan.input, {
+    ...plan.options,
+    signal: io.signal,
+    env: io.env,
+    onProgress: reporter.progress,
+    onRouting: (note) => reporter.routing(note),
+  });
+  return reporter.run(result, { label: `run ${"catalog" in plan.input ? result.report.slice ?? "" : ""}`.trim() });
+}
+
+type RunPlan =
+  | { input: RunInput; options: Pick<StartOptions, "contextPolicy" | "contextReport" | "record"> }
+  | { unstarted: LoomError };
+
+/** The flags, validated, as a run's input and options. A bad flag is a usage error (main.ts prints it). */
+async function planRun(
+  values: { [K in keyof typeof RUN_OPTIONS]?: string | boolean },
+  positionals: string[],
+  io: Io,
+): Promise<RunPlan> {
+  const flag = (name: keyof typeof RUN_OPTIONS) => values[name] as string | undefined;
+  if (flag("catalog") === undefined && flag("slice") !== undefined) {
+    throw new UsageError("--slice needs --catalog FILE");
   }
-  if (values.slice !== undefined) throw new UsageError("--slice needs --catalog FILE");
-  if (positionals.length !== 1) throw new UsageError("Expected one REQUEST (a SliceRequest JSON file, or - for stdin)");
-  const contextPolicy = policyOption(values["context-policy"] ?? "legacy");
+  if (flag("catalog") === "") throw new UsageError("--catalog needs a FILE");
+  const catalog = flag("catalog");
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      catalog === undefined
+        ? "Expected one REQUEST (a SliceRequest JSON file, or - for stdin)"
+        : "Expected one REQUEST (the request text, or - for stdin)",
+    );
+  }
+  const policy = flag("context-policy");
+  const contextPolicy = policy === undefined ? undefined : policyOption(policy);
   // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
-  const contextReport = values["context-report"]
-    ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd })
-    : undefined;
-  const record = values.record ? outputPathOption("--record", values.record, { cwd: io.cwd }) : undefined;
+  const report = flag("context-report");
+  const contextReport = report ? outputPathOption("--context-report", report, { cwd: io.cwd }) : undefined;
+  const record = flag("record") ? outputPathOption("--record", flag("record")!, { cwd: io.cwd }) : undefined;
+  const workspace = flag("workspace") ? resolve(io.cwd, flag("workspace")!) : undefined;
+  const options = { contextPolicy, contextReport, record };
 
-  /** A slice that never started still leaves its report (written here when `write`), and --json one result object. */
-  const unstarted = (
-    error: unknown,
-    { write, reportPath }: { write: boolean; reportPath: string | undefined },
-  ): never => {
-    if (error instanceof LoomError && !(error instanceof InterruptedError)) {
-      const fields = {
-        policy: contextPolicy,
-        slice: null,
-        outcome: "startup_failed" as const,
-        error: { code: error.code, message: error.reportMessage },
-        priorCalls: [],
-        elapsedMs: 0,
-      };
-      const report = write && reportPath ? writeFailureReport(reportPath, fields) : failureReport(fields);
-      // An invalid request file keeps its usage exit code (2) in the result object too.
-      const result = { ...failedResult(report, reportPath), exit_code: error.exitCode };
-      if (values.json) io.stdout(`${JSON.stringify(summarizeResult(result))}\n`);
-    }
+  if (catalog !== undefined) {
+    const text = (positionals[0] === "-" ? await io.readStdin() : positionals[0]).trim();
+    if (text === "") throw new UsageError("The request is empty");
+    const file = resolve(io.cwd, catalog);
+    return { input: { catalog: { file, name: catalog, text, slice: flag("slice"), workspace } }, options };
+  }
+  try {
+    return { input: { request: await readRequest(positionals[0], { io, workspace }) }, options };
+  } catch (error) {
+    if (error instanceof LoomError) return { unstarted: error };
     throw error;
-  };
-
-  let slice: SliceRequest;
-  try {
-    slice = await readRequest(positionals[0], { io, workspace: values.workspace });
-  } catch (error) {
-    unstarted(error, { write: false, reportPath: undefined }); // a usage error: no report
   }
-  let provider;
-  try {
-    provider = providerForModel(slice!.model, { env: io.env });
-  } catch (error) {
-    unstarted(error, { write: true, reportPath: contextReport });
-  }
-  let result;
-  try {
-    result = await runWithOptions(slice!, {
-      contextPolicy,
-      contextReport,
-      record,
-      provider,
-      signal: io.signal,
-      onProgress: values.quiet ? undefined : progressPrinter(io),
-    });
-  } catch (error) {
-    unstarted(error, { write: false, reportPath: contextReport }); // runWithOptions has written the report already
-  }
-  if (!values.quiet) endProgress(io);
-  const summary = summarizeResult(result!);
-  if (values.json) io.stdout(`${JSON.stringify(summary)}\n`);
-  else io.stdout(renderResultText(summary, { label: "run" }));
-  if (result!.error && result!.exit_code !== 0) io.stderr(`loom run: ${result!.error.message}\n`);
-  return result!.exit_code;
 }
 
 /** The SliceRequest file (or stdin), validated, with the workspace made absolute (--workspace wins). */
@@ -135,5 +125,5 @@ async function readRequest(source: string, { io, workspace }: { io: Io; workspac
   }
   const request = SliceRequest.safeParse(json);
   if (!request.success) throw new UsageError(`${source}: invalid SliceRequest: ${formatZodError(request.error)}`);
-  return { ...request.data, workspace: resolve(io.cwd, workspace || request.data.workspace) };
+  return { ...request.data, workspace: workspace ?? resolve(io.cwd, request.data.workspace) };
 }

@@ -1,19 +1,9 @@
 // The context report (schema version 1): measurements only — no prompts, payloads, file contents or secrets.
 import { z } from "zod";
+import { NORMAL_OUTCOMES, Outcome } from "./outcome.ts";
 import { addUsage, NULL_USAGE, Usage } from "./turn.ts";
 
 export const REPORT_SCHEMA_VERSION = 1;
-
-export const ReportOutcome = z.enum([
-  "completed",
-  "failed",
-  "suspended",
-  "step_limit",
-  "archive_capacity_exceeded",
-  "routing_failed",
-  "startup_failed",
-  "interrupted",
-]);
 
 const count = z.number().int().nonnegative();
 
@@ -43,7 +33,7 @@ export const ContextReport = z.strictObject({
   loom_version: z.string(),
   policy: z.enum(["legacy", "bounded"]),
   slice: z.string().nullable().describe("Catalog slice name, when routed from a catalog"),
-  outcome: ReportOutcome,
+  outcome: Outcome,
   error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
   phases: z.strictObject({
     classification: PhaseStats,
@@ -78,6 +68,15 @@ export const ContextReport = z.strictObject({
   calls: z.array(CallRecord).describe("One entry per model call, in order"),
 });
 export type ContextReport = z.infer<typeof ContextReport>;
+
+/** Request bytes over the model-call phases: their sum, and the largest single request. */
+export function requestBytes(phases: ContextReport["phases"]): { total: number; max: number } {
+  const calls = [phases.classification, phases.selection, phases.arguments];
+  return {
+    total: calls.reduce((sum, phase) => sum + phase.request_bytes.total, 0),
+    max: Math.max(...calls.map((phase) => phase.request_bytes.max)),
+  };
+}
 
 const emptyPhase = (): PhaseStats => ({ requests: 0, request_bytes: { total: 0, max: 0 }, elapsed_ms: 0 });
 
@@ -176,11 +175,29 @@ export class ReportBuilder {
     r.outcome = outcome;
     r.error = error;
     r.total_elapsed_ms = totalElapsedMs;
-    const normal = outcome === "completed" || outcome === "step_limit" || outcome === "suspended";
+    const normal = NORMAL_OUTCOMES.has(outcome);
     r.final_usage = normal ? { ...r.usage } : null;
     r.partial_usage = normal ? null : { ...r.usage };
     return structuredClone(r);
   }
+}
+
+/** The report of a run that never reached the loop (a startup or routing failure, or an interrupt before it). */
+export function unstartedReport(
+  { policy, version, slice, outcome, error, calls, elapsedMs }: {
+    policy: "legacy" | "bounded";
+    version: string;
+    slice: string | null;
+    outcome: Outcome;
+    error: { code: string; message: string };
+    /** Model calls made before the failure (catalog classification). */
+    calls: readonly CallRecord[];
+    elapsedMs: number;
+  },
+): ContextReport {
+  const builder = new ReportBuilder({ policy, version, slice });
+  for (const call of calls) builder.recordCall(call);
+  return builder.finish({ outcome, error, totalElapsedMs: Math.max(0, elapsedMs) });
 }
 
 /** Aggregate of several run reports (batch replay): sums, plus one row per run. */
@@ -193,7 +210,7 @@ export const AggregateReport = z.strictObject({
     z.strictObject({
       name: z.string().describe("Recording file name"),
       report: z.string().nullable().describe("Path of the run's own report"),
-      outcome: ReportOutcome,
+      outcome: Outcome,
       model_calls: count,
       request_bytes: count,
       max_request_bytes: count,
@@ -249,13 +266,8 @@ export function aggregateReports(
       report: path,
       outcome: report.outcome,
       model_calls: report.model_calls,
-      request_bytes: report.phases.classification.request_bytes.total + report.phases.selection.request_bytes.total +
-        report.phases.arguments.request_bytes.total,
-      max_request_bytes: Math.max(
-        report.phases.classification.request_bytes.max,
-        report.phases.selection.request_bytes.max,
-        report.phases.arguments.request_bytes.max,
-      ),
+      request_bytes: requestBytes(report.phases).total,
+      max_request_bytes: requestBytes(report.phases).max,
       checkpoints: report.checkpoints,
     })),
     outcomes,

@@ -1,27 +1,6 @@
-// One small error hierarchy. Errors become user text and exit codes only in main.ts.
-
-export type Outcome =
-  | "completed"
-  | "failed"
-  | "suspended"
-  | "step_limit"
-  | "archive_capacity_exceeded"
-  | "routing_failed"
-  | "startup_failed"
-  | "interrupted";
-
-export const EXIT_CODES: Record<Outcome, number> = {
-  completed: 0,
-  failed: 1,
-  routing_failed: 3,
-  startup_failed: 3,
-  suspended: 4,
-  archive_capacity_exceeded: 5,
-  step_limit: 6,
-  interrupted: 130,
-};
-
-export const USAGE_EXIT_CODE = 2;
+// One small error hierarchy. Each error's exit code comes from the one table in outcome.ts; errors become user text
+// in the reporter (commands/reporter.ts) and, for usage errors and bugs, in main.ts.
+import { EXIT_CODES } from "./outcome.ts";
 
 export class LoomError extends Error {
   readonly code: string;
@@ -31,7 +10,7 @@ export class LoomError extends Error {
   constructor(
     code: string,
     message: string,
-    exitCode = 1,
+    exitCode: number = EXIT_CODES.failed,
     { reportMessage = message }: { reportMessage?: string } = {},
   ) {
     super(message);
@@ -45,7 +24,7 @@ export class LoomError extends Error {
 /** Bad command-line input or an unreadable input file: exit 2. */
 export class UsageError extends LoomError {
   constructor(message: string, code = "usage") {
-    super(code, message, USAGE_EXIT_CODE);
+    super(code, message, EXIT_CODES.usage);
   }
 }
 
@@ -85,21 +64,17 @@ export class ProviderError extends LoomError {
   }
 }
 
-/** The context budget could not be honoured (mandatory content over the ceiling) or the archive is full. */
+/** The context budget could not be honoured: mandatory content is over the ceiling. */
 export class BudgetError extends LoomError {
-  constructor(code: "context_ceiling_exceeded" | "archive_capacity_exceeded", message: string) {
-    super(
-      code,
-      message,
-      code === "archive_capacity_exceeded" ? EXIT_CODES.archive_capacity_exceeded : EXIT_CODES.failed,
-    );
+  constructor(code: "context_ceiling_exceeded", message: string) {
+    super(code, message, EXIT_CODES.failed);
   }
 }
 
-/** A recording that cannot be read or that the run diverged from. */
-export class RecordingError extends LoomError {
+/** A recording that cannot be read (a usage error) or that the run diverged from (the run fails). */
+export class RecordingError extends UsageError {
   constructor(message: string, code = "recording_invalid") {
-    super(code, message, USAGE_EXIT_CODE);
+    super(message, code);
   }
 }
 

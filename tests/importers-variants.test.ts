@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import fc from "fast-check";
-import { type RunResult, runWithOptions } from "../api.ts";
+import { type RunResult, startRun } from "../lib/adapters/start-run.ts";
 import type { ContextPolicyName } from "../lib/context.ts";
 import { canonicalJson, digestOf } from "../lib/digest.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -53,7 +53,7 @@ function serialize(recording: Recording): string {
 }
 
 function replay(recording: Recording, policy: ContextPolicyName): Promise<RunResult> {
-  return runWithOptions({ ...recording.header.slice, workspace: "." }, {
+  return startRun({ request: { ...recording.header.slice, workspace: "." } }, {
     contextPolicy: policy,
     provider: new ScriptedProvider(recording.answers),
     executor: (store) => new RecordedExecutor(recording.executions, { store }),

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { runWithOptions } from "../api.ts";
+import { startRun } from "../lib/adapters/start-run.ts";
 import { createAnthropicProvider } from "../lib/adapters/providers/anthropic-provider.ts";
 import { sleep, withRetry } from "../lib/adapters/providers/retry.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
@@ -235,7 +235,7 @@ test("a server failing every attempt with the prompt in its error body: the cont
     { sleep: async () => {}, random: () => 0 },
   );
   const reportPath = join(dir, "report.json");
-  const result = await runWithOptions(sliceRequest({ intent: `Fix it. ${canary}` }), {
+  const result = await startRun({ request: sliceRequest({ intent: `Fix it. ${canary}` }) }, {
     provider,
     contextReport: reportPath,
     executor: (store) => new ScriptedExecutor(store),

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { reportCommand } from "../commands/report.ts";
+import { main } from "../main.ts";
 import type { Io } from "../commands/io.ts";
 import { aggregateReports, type ContextReport, ReportBuilder } from "../lib/context-report.ts";
 import { renderReportHtml, SERIES_COLORS } from "../lib/report-html.ts";
@@ -185,14 +185,14 @@ test("--html writes the page atomically (no temp file left), prints its path and
       isTTY: false,
       signal: new AbortController().signal,
     };
-    assert.equal(await reportCommand(["legacy.json", "bounded.json", "--html", "page.html"], io), 0);
+    assert.equal(await main(["report", "legacy.json", "bounded.json", "--html", "page.html"], io), 0);
     assert.equal(out.stdout, "page.html\n");
     assert.equal(out.stderr, "");
     assert.deepEqual((await readdir(dir)).sort(), ["bounded.json", "legacy.json", "page.html"]);
     const html = await readFile(join(dir, "page.html"), "utf8");
     assert.equal(chartPolylines(html, "chart-per-call").length, 2);
 
-    assert.equal(await reportCommand(["legacy.json", "--html", "missing-dir/page.html"], io), 2);
+    assert.equal(await main(["report", "legacy.json", "--html", "missing-dir/page.html"], io), 2);
     assert.match(out.stderr, /^loom report: Cannot write "missing-dir\/page\.html": no such directory\n$/);
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { reportCommand } from "../commands/report.ts";
+import { main } from "../main.ts";
 import { aggregateReports, ReportBuilder } from "../lib/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
 import { parseReport } from "../lib/report-load.ts";
@@ -34,7 +34,7 @@ async function run(argv: string[], files: Record<string, string> = {}) {
       else await writeFile(join(dir, name), text);
     }
     const { io, out } = fakeIo({ cwd: dir });
-    const code = await reportCommand(argv, io);
+    const code = await main(["report", ...argv], io);
     return { code, ...out };
   } finally {
     await rm(dir, { recursive: true, force: true });

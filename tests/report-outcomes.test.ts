@@ -10,7 +10,6 @@ import { runWithOptions } from "../api.ts";
 import type { Io } from "../commands/io.ts";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import type { ContextPolicyName } from "../lib/context.ts";
-import { StartupError } from "../lib/errors.ts";
 import { main } from "../main.ts";
 import { type FakeProviderServer, type ScriptedResponse, startOpenAIServer } from "./helpers/fake-provider-servers.ts";
 import {
@@ -212,10 +211,14 @@ test("interrupted (abort while the test command runs): exit 130, partial_usage, 
   await waitFor(() => !isAlive(pids.test) && !isAlive(pids.child), "the interrupted test command and its child exit");
 });
 
-test("startup_failed from the library (missing workspace): the report lands before the error is thrown", async (t) => {
+test("startup_failed from the library (missing workspace): a result, not a throw, and the report lands", async (t) => {
   const canary = makeCanary();
   const s = await setupFor(t, canary, []);
-  await assert.rejects(runSlice(s, { slice: { workspace: join(s.sandbox.dir, "missing") } }), StartupError);
+  const result = await runSlice(s, { slice: { workspace: join(s.sandbox.dir, "missing") } });
+  assert.equal(result.outcome, "startup_failed");
+  assert.equal(result.exit_code, 3);
+  assert.equal(result.error?.code, "workspace_missing");
+  assert.deepEqual(readValidReport(s.sandbox.report), result.report);
   const report = readValidReport(s.sandbox.report);
   assertOutcome(report, { outcome: "startup_failed", code: "workspace_missing", usage: "partial" });
   assert.equal(report.model_calls, 0);

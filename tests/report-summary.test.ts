@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { reportCommand } from "../commands/report.ts";
+import { main } from "../main.ts";
 import { aggregateReports, type ContextReport, ReportBuilder } from "../lib/context-report.ts";
 import { ratio, summarizeReports } from "../lib/report-summary.ts";
 import type { Usage } from "../lib/turn.ts";
@@ -89,7 +89,7 @@ async function withReports(files: Record<string, unknown>, body: (dir: string) =
 test("one report prints a readable text summary: policy, outcome, per-phase bytes, counters, usage scope", async () => {
   await withReports({ "legacy.json": legacy() }, async (dir) => {
     const { io, out } = fakeIo({ cwd: dir });
-    assert.equal(await reportCommand(["legacy.json"], io), 0);
+    assert.equal(await main(["report", "legacy.json"], io), 0);
     assert.equal(out.stderr, "");
     const text = out.stdout;
     assert.match(text, /^Context report legacy\.json$/m);
@@ -121,14 +121,14 @@ test("a failed run shows its error and labels usage as partial", async () => {
   });
   await withReports({ "failed.json": failed }, async (dir) => {
     const { io, out } = fakeIo({ cwd: dir });
-    assert.equal(await reportCommand(["failed.json"], io), 0);
+    assert.equal(await main(["report", "failed.json"], io), 0);
     assert.match(out.stdout, /^outcome\s+failed$/m);
     assert.match(out.stdout, /^error\s+provider_error: Provider answered HTTP 500$/m);
     assert.match(out.stdout, /^usage\s+partial \(observed before the run ended with an error\)$/m);
     assert.match(out.stdout, /^ {2}input\s+not reported$/m);
 
     const json = fakeIo({ cwd: dir });
-    assert.equal(await reportCommand(["failed.json", "--json"], json.io), 0);
+    assert.equal(await main(["report", "failed.json", "--json"], json.io), 0);
     const [summary] = JSON.parse(json.out.stdout).reports;
     assert.equal(summary.usage_scope, "partial");
     assert.deepEqual(summary.usage, { input: null, cache_read: null, cache_write: null, output: null });
@@ -139,7 +139,7 @@ test("a failed run shows its error and labels usage as partial", async () => {
 test("--json of one report is one object with the summary and no comparisons", async () => {
   await withReports({ "legacy.json": legacy() }, async (dir) => {
     const { io, out } = fakeIo({ cwd: dir });
-    assert.equal(await reportCommand(["--json", "legacy.json"], io), 0);
+    assert.equal(await main(["report", "--json", "legacy.json"], io), 0);
     const doc = JSON.parse(out.stdout);
     assert.equal(doc.format, "loom-report-summary");
     assert.equal(doc.version, 1);
@@ -161,7 +161,7 @@ test("--json of one report is one object with the summary and no comparisons", a
 test("two reports compare side by side with ratios against the first (bounded/legacy)", async () => {
   await withReports({ "legacy.json": legacy(), "bounded.json": bounded() }, async (dir) => {
     const { io, out } = fakeIo({ cwd: dir });
-    assert.equal(await reportCommand(["legacy.json", "bounded.json", "--json"], io), 0);
+    assert.equal(await main(["report", "legacy.json", "bounded.json", "--json"], io), 0);
     const doc = JSON.parse(out.stdout);
     assert.equal(doc.reports.length, 2);
     assert.equal(doc.comparisons.length, 1);
@@ -185,7 +185,7 @@ test("two reports compare side by side with ratios against the first (bounded/le
     assert.equal(doc.reports[1].prefix_changes, 1);
 
     const text = fakeIo({ cwd: dir });
-    assert.equal(await reportCommand(["legacy.json", "bounded.json"], text.io), 0);
+    assert.equal(await main(["report", "legacy.json", "bounded.json"], text.io), 0);
     const t = text.out.stdout;
     assert.match(t, /ratios are against \[1\] legacy\.json/);
     assert.match(t, /^\s+\[1\] legacy\.json\s+\[2\] bounded\.json$/m);
@@ -205,7 +205,7 @@ test("an aggregate report is summarised as totals plus one row per run, and comp
   );
   await withReports({ "batch.json": aggregate, "legacy.json": legacy() }, async (dir) => {
     const { io, out } = fakeIo({ cwd: dir });
-    assert.equal(await reportCommand(["batch.json"], io), 0);
+    assert.equal(await main(["report", "batch.json"], io), 0);
     assert.match(out.stdout, /^Aggregate report batch\.json \(2 runs\)$/m);
     assert.match(out.stdout, /^outcomes\s+2 runs: 2 completed$/m);
     assert.match(out.stdout, /^model calls\s+10$/m);
@@ -213,7 +213,7 @@ test("an aggregate report is summarised as totals plus one row per run, and comp
     assert.match(out.stdout, /^b\.jsonl\s+completed\s+5\s+9\.3 KiB\s+2\.9 KiB\s+1$/m);
 
     const json = fakeIo({ cwd: dir });
-    assert.equal(await reportCommand(["legacy.json", "batch.json", "--json"], json.io), 0);
+    assert.equal(await main(["report", "legacy.json", "batch.json", "--json"], json.io), 0);
     const doc = JSON.parse(json.out.stdout);
     assert.equal(doc.reports[1].kind, "aggregate");
     assert.equal(doc.reports[1].runs, 2);

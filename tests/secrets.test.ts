@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runWithOptions, secretEnvNames } from "../api.ts";
+import { runWithOptions } from "../api.ts";
+import { secretEnvNames } from "../lib/adapters/start-run.ts";
 import { ScriptedProvider } from "../lib/replay.ts";
 import { give, pick, sliceRequest } from "./helpers/loop-builders.ts";
 

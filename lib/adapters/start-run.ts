@@ -1,0 +1,295 @@
+// The run lifecycle behind runWithOptions and the commands: input -> prepared run -> loop -> one report, written once.
+// A run is a value: every startup, routing and run failure comes back as a RunResult whose outcome says what
+// happened; only a bug throws.
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog-plan.ts";
+import { loadCatalog } from "../catalog.ts";
+import type { ContextPolicyName } from "../context.ts";
+import { type ContextReport, unstartedReport } from "../context-report.ts";
+import { InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
+import type { Executor } from "../executor.ts";
+import { type LoopResult, type Progress, runLoop } from "../loop.ts";
+import { EXIT_CODES, type Outcome } from "../outcome.ts";
+import { DEFAULT_KEY_ENVS } from "../providers/provider-config.ts";
+import { type Recording, RECORDING_FORMAT, RECORDING_VERSION, recordingLine } from "../recording.ts";
+import { ComparingExecutor, RecordedExecutor, ScriptedProvider } from "../replay.ts";
+import type { Routed } from "../routing.ts";
+import { SliceRequest } from "../slice.ts";
+import { ResultStore } from "../store.ts";
+import type { Provider } from "../turn.ts";
+import { VERSION } from "../version.ts";
+import { formatZodError } from "../zod-error.ts";
+import { openLineSink, outputPathProblem, writeFileAtomic } from "./files.ts";
+import { createProvider } from "./providers/create-provider.ts";
+import { providerForModel } from "./providers/provider-for-model.ts";
+import { WorkspaceExecutor } from "./workspace-executor.ts";
+
+/** The options of a library run (runWithOptions). */
+export type RunOptions = {
+  /** "legacy" (default) or "bounded". */
+  contextPolicy?: ContextPolicyName;
+  /** Write the context report here (atomically), for every outcome. */
+  contextReport?: string;
+  /** The model provider; default: the one the request's model ("PROVIDER/MODEL") names, keys from the environment. */
+  provider?: Provider;
+  /** Abort to interrupt: running processes are killed and the report still lands (outcome "interrupted"). */
+  signal?: AbortSignal;
+  /** Write a recorded workflow (JSONL) here. */
+  record?: string;
+  now?: () => number;
+  onProgress?: (progress: Progress) => void;
+  archiveLimits?: { maxEvents?: number; maxBytes?: number };
+  /** Environment variables never passed to test and command processes (e.g. a catalog's api_key_env names), on top
+   * of the provider key variables and every name that looks like a credential. */
+  secretEnvNames?: string[];
+};
+
+/** A run's result. `outcome` says what happened, including a run that never started; the report has landed. */
+export type RunResult = Omit<LoopResult, "report"> & {
+  exit_code: number;
+  report: ContextReport;
+  /** Where the report was written; null when no path was given (or it could not be written: see error). */
+  report_path: string | null;
+  /** How a catalog run chose its slice; null when it failed before; absent for other inputs. */
+  route?: Routed | null;
+  /** Replay with re-execution: how many execution reports were compared and which steps differed. */
+  replay?: { compared: number; differing_steps: number[] };
+};
+
+/** What a run starts from: a SliceRequest, or a request text routed through a catalog file. */
+export type RunInput =
+  | { request: SliceRequest }
+  | { catalog: Omit<CatalogInput, "catalog"> & { /** The file as the user named it, for messages. */ name: string } };
+
+/** Hooks for commands, tests and the benchmark; not part of the library's options. */
+export type StartOptions = RunOptions & {
+  /** Replay a recording: its answers script the provider; its executions stand in for the workspace unless `execute`
+   * (then the workspace executes for real and each report is compared with the recorded one). */
+  replay?: { recording: Recording; execute: boolean };
+  /** Replace the workspace executors; gets the run's result store. */
+  executor?: (store: ResultStore) => Executor;
+  /** Where providers read their credentials (default: the process environment). */
+  env?: Record<string, string | undefined>;
+  onRouting?: (note: RoutingNote) => void;
+};
+
+/** Runs a slice from any input and writes its report once, whatever the outcome. */
+export async function startRun(input: RunInput, options: StartOptions = {}): Promise<RunResult> {
+  const now = options.now ?? (() => performance.now());
+  const started = now();
+  const known: CatalogKnown = {
+    policy: options.contextPolicy ?? "legacy",
+    reportPath: options.contextReport,
+    slice: options.replay?.recording.header.slice_name ?? null,
+    route: null,
+    calls: [],
+  };
+  const store = new ResultStore();
+  let loop: LoopResult | null = null;
+  let failure: LoomError | null = null;
+  let comparing: ComparingExecutor | undefined;
+  try {
+    const prepared = await prepare(input, options, { known, store, now });
+    comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
+    loop = await runLoop(prepared.request, {
+      policy: known.policy,
+      provider: prepared.provider,
+      executor: prepared.executor,
+      store,
+      now,
+      version: VERSION,
+      signal: options.signal,
+      slice: known.slice,
+      archiveLimits: options.archiveLimits,
+      onProgress: options.onProgress,
+      recorder: prepared.recorder,
+      priorCalls: known.calls,
+    });
+  } catch (error) {
+    if (!(error instanceof LoomError)) throw error;
+    failure = error;
+  } finally {
+    store.clear();
+  }
+
+  let outcome: Outcome;
+  let error: RunResult["error"];
+  let report: ContextReport;
+  if (loop) {
+    ({ outcome, error, report } = loop);
+  } else {
+    outcome = failure instanceof InterruptedError
+      ? "interrupted"
+      : failure instanceof RoutingError
+      ? "routing_failed"
+      : "startup_failed";
+    error = { code: failure!.code, message: failure!.message };
+    report = unstartedReport({
+      policy: known.policy,
+      version: VERSION,
+      slice: known.slice,
+      outcome,
+      error: { code: failure!.code, message: failure!.reportMessage },
+      calls: known.calls,
+      elapsedMs: now() - started,
+    });
+  }
+  let reportPath = known.reportPath ?? null;
+  let unwritable = false;
+  if (reportPath !== null) {
+    try {
+      writeFileAtomic(reportPath, `${JSON.stringify(report, null, 2)}\n`);
+    } catch (cause) {
+      unwritable = true;
+      error = {
+        code: "report_unwritable",
+        message: `Cannot write the context report ${JSON.stringify(reportPath)}: ${ioCode(cause)}`,
+      };
+      reportPath = null;
+    }
+  }
+  const replay = comparing ? { compared: comparing.compared, differing_steps: comparing.differing } : undefined;
+  const ending = outcome !== "completed"
+    ? outcome
+    : unwritable
+    ? "failed"
+    : replay && replay.differing_steps.length > 0
+    ? "diverged"
+    : "completed";
+  return {
+    ...(loop ?? notStarted),
+    outcome,
+    error,
+    report,
+    report_path: reportPath,
+    exit_code: EXIT_CODES[ending],
+    ...("catalog" in input ? { route: known.route } : {}),
+    ...(replay ? { replay } : {}),
+  };
+}
+
+const notStarted: Omit<LoopResult, "outcome" | "error" | "report"> = {
+  finish: null,
+  steps: 0,
+  revision: "r0",
+  last_test: null,
+  tests_current: false,
+  printed: [],
+  reports: [],
+};
+
+type Prepared = {
+  request: SliceRequest;
+  provider: Provider;
+  executor: Executor;
+  recorder?: Parameters<typeof runLoop>[1]["recorder"];
+};
+
+/** Everything before the loop: routing, validation, workspace, provider, recording. Throws a LoomError to fail. */
+async function prepare(
+  input: RunInput,
+  options: StartOptions,
+  { known, store, now }: { known: CatalogKnown; store: ResultStore; now: () => number },
+): Promise<Prepared> {
+  const env = options.env ?? process.env;
+  let request: SliceRequest;
+  let provider = options.provider;
+  let secretNames = options.secretEnvNames ?? [];
+  if ("request" in input) {
+    const parsed = SliceRequest.safeParse(input.request);
+    if (!parsed.success) {
+      throw new StartupError(`Invalid SliceRequest: ${formatZodError(parsed.error)}`, "invalid_request");
+    }
+    request = parsed.data;
+  } else {
+    const { name, ...rest } = input.catalog;
+    const plan = await planCatalogRun({ ...rest, catalog: readCatalog(rest.file, name) }, {
+      policy: options.contextPolicy,
+      contextReport: options.contextReport,
+      provider: (model) => createProvider(model, { env }),
+      now,
+      signal: options.signal,
+      reportPathProblem: outputPathProblem,
+      onRouting: options.onRouting,
+    });
+    Object.assign(known, { policy: plan.policy, reportPath: plan.reportPath, slice: plan.slice, route: plan.route });
+    known.calls = plan.calls;
+    if (!plan.ok) throw plan.error;
+    request = plan.request;
+    provider ??= createProvider(plan.model, { env });
+    secretNames = [...secretNames, ...plan.secretEnvNames];
+  }
+  const replay = options.replay;
+  if (replay) provider ??= new ScriptedProvider(replay.recording.answers);
+  // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
+  provider ??= providerForModel(request.model, { env });
+
+  let executor = options.executor?.(store);
+  if (!executor && replay && !replay.execute) executor = new RecordedExecutor(replay.recording.executions, { store });
+  if (!executor) {
+    const root = resolve(request.workspace);
+    if (!isDirectory(root)) {
+      throw new StartupError(`Workspace ${JSON.stringify(request.workspace)} is not a directory`, "workspace_missing");
+    }
+    executor = new WorkspaceExecutor({
+      root,
+      store,
+      test: request.test,
+      commands: request.commands ?? [],
+      commandTimeoutMs: request.limits.command_timeout_ms ?? request.test.timeout_ms,
+      secretEnvNames: secretEnvNames(secretNames),
+    });
+    if (replay) executor = new ComparingExecutor(executor, replay.recording.executions);
+  }
+  return { request, provider, executor, recorder: openRecorder(request, options.record, known.slice) };
+}
+
+function readCatalog(path: string, name: string) {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new StartupError(`Cannot read catalog ${JSON.stringify(name)}: ${ioCode(error)}`, "catalog_unreadable");
+  }
+  return loadCatalog(text, { file: name });
+}
+
+/** The recording's header, written now; answers and executions are appended as they happen. */
+function openRecorder(request: SliceRequest, path: string | undefined, sliceName: string | null) {
+  if (!path) return undefined;
+  let write: (line: string) => void;
+  try {
+    write = openLineSink(path);
+  } catch (error) {
+    throw new StartupError(`Cannot write the recording ${JSON.stringify(path)}: ${ioCode(error)}`, "record_unwritable");
+  }
+  const { workspace: _, ...recordedSlice } = request;
+  write(recordingLine({
+    type: "header",
+    format: RECORDING_FORMAT,
+    version: RECORDING_VERSION,
+    slice: recordedSlice,
+    ...(sliceName ? { slice_name: sliceName } : {}),
+  }));
+  const append = (entry: Parameters<typeof recordingLine>[0]) => write(recordingLine(entry));
+  return { answer: append, execution: append };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function ioCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** The credential variables a child process must never see: the providers' key variables plus the given names. */
+export function secretEnvNames(extra: readonly string[] = []): string[] {
+  const defaults = Object.values(DEFAULT_KEY_ENVS).filter((name): name is string => name !== null);
+  return [...new Set([...defaults, ...extra])];
+}
