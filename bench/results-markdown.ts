@@ -1,6 +1,9 @@
 // Renders bench/RESULTS.md from the benchmark's results.
 import type { Anatomy } from "./anatomy.ts";
 import type { BenchResults } from "./run.ts";
+import { type Contender, CONTENDERS } from "./compare.ts";
+import type { Comparison } from "./comparison.ts";
+import { COST_SECTIONS, type CostModel } from "./cost.ts";
 import type { SystemSummary } from "./summarize.ts";
 import { SYSTEMS } from "./workloads.ts";
 
@@ -118,12 +121,13 @@ export function renderResults(r: BenchResults): string {
     `- runtime: ${m.runtime}; binary: ${r.startup.version}`,
     `- the whole benchmark took ${r.bench_seconds.toFixed(1)} s`,
     "",
-    "## Targets (issue 5)",
+    "## Targets (request bytes)",
     "",
     table(["target", "figure", "status"], r.targets.map((t) => [t.target, t.figure, t.met ? "met" : "**not met**"]), {
       textColumns: 3,
     }),
     "",
+    ...renderComparison(r),
     "## Request bytes, per system",
     "",
     table(["", ...SYSTEMS, "overall", "target"], systemRows(columns)),
@@ -263,4 +267,139 @@ export function renderResults(r: BenchResults): string {
     "",
   );
   return out.join("\n");
+}
+
+const CONTENDER_LABELS: Record<Contender, string> = {
+  legacy: "legacy",
+  bounded: "bounded",
+  "masking-5": "masking M=5 (peer)",
+  "masking-10": "masking M=10 (peer)",
+  clearing: "tool-result clearing (peer)",
+};
+
+function sideBySideRows(systems: [string, Comparison][]): string[][] {
+  return systems.flatMap(([system, c]) =>
+    CONTENDERS.map((name) => {
+      const s = c[name];
+      const cost = (m: CostModel) => `${fix(s.cost_ratio[m])}`;
+      return [
+        system,
+        CONTENDER_LABELS[name],
+        int(s.bytes),
+        fix(s.bytes_ratio),
+        cost("anthropic"),
+        cost("gpt-4.1"),
+        cost("gpt-5"),
+        s.visibility.share === null ? "n/a" : fix(s.visibility.share),
+        s.checkpoints_per_100_calls === null ? "–" : fix(s.checkpoints_per_100_calls, 2),
+        int(s.max_request_bytes),
+      ];
+    })
+  );
+}
+
+const SIDE_BY_SIDE_HEADER = [
+  "system",
+  "policy / peer",
+  "Σ request bytes",
+  "bytes / legacy",
+  "Anthropic cost / legacy",
+  "GPT-4.1 cost / legacy",
+  "GPT-5 cost / legacy",
+  "visibility",
+  "checkpoints / 100 calls",
+  "max request",
+];
+
+function comparisonSystems(r: BenchResults): [string, Comparison][] {
+  return [
+    ...SYSTEMS.filter((s) => r.comparison.systems[s].legacy.calls > 0).map((s): [string, Comparison] => [
+      s === "synthetic openhands-style" ? "synthetic openhands-style (SYNTHETIC)" : s,
+      r.comparison.systems[s],
+    ]),
+    ["all shipped workloads", r.comparison.shipped],
+  ];
+}
+
+/** The side-by-side table `bun run bench` prints: policies × peers × systems. */
+export function renderComparisonTable(r: BenchResults): string {
+  return table(SIDE_BY_SIDE_HEADER, sideBySideRows(comparisonSystems(r)), { textColumns: 2 });
+}
+
+function sectionRows(c: Comparison, model: "anthropic" | "gpt-5"): string[][] {
+  return COST_SECTIONS.map((section) => [
+    section,
+    ...CONTENDERS.map((name) => {
+      const s = c[name];
+      const part = s.sections[model][section] * s.cost[model];
+      const legacyCost = c.legacy.cost[model];
+      return `${pct(part, legacyCost)}`;
+    }),
+  ]);
+}
+
+export function renderComparison(r: BenchResults): string[] {
+  const c = r.comparison.shipped;
+  return [
+    "## Side by side: bytes, cost under prompt caching, visibility",
+    "",
+    "Every workload replayed under `legacy` and `bounded`, and two peers rendered from legacy's requests in the same " +
+    "TurnRequest shape (benchmark only, not in the CLI): observation masking (the last M outputs whole, older ones " +
+    "a one-line placeholder; M = 5 and 10) and tool-result clearing as Anthropic's context editing does it (trigger " +
+    "48 KiB, keep the last 3 results, clear at least 16 KiB, cleared results stay cleared).",
+    "",
+    "Effective input cost is computed on the provider bodies the adapters build, with tokens ≈ UTF-8 bytes / 4, and " +
+    "shown as a ratio to legacy's (lower is cheaper):",
+    "",
+    "- **Anthropic**: cache order tools → system → messages (tool_choice hashed in before the messages); a " +
+    "breakpoint writes its prefix when it is ≥ 1,024 tokens, and hits when an earlier request of the run wrote the " +
+    "identical prefix ending at that block or up to 20 blocks before it; write 1.25, read 0.10, uncached 1.0.",
+    "- **OpenAI** (GPT-4.1, GPT-5 class): the longest prefix shared with an earlier request of the run, from 1,024 " +
+    "tokens in 128-token steps, response format included (it keys the cache); cached 0.25 (GPT-4.1) or 0.10 " +
+    "(GPT-5); uncached 1.0.",
+    "- **No cache**: every token of the Anthropic body at 1.0.",
+    "",
+    "**Visibility**: for each step, the identifiers (paths, names, dotted symbols) in the action's arguments that " +
+    "appeared in an earlier observation and not in the intent or instructions; the share of them present in the " +
+    "request that produced the action (the checkpoint section excluded, so an index of names cannot raise it). " +
+    "Checkpoints: bounded's retirements; for clearing, its clearings.",
+    "",
+    renderComparisonTable(r),
+    "",
+    "Targets of this comparison (over the shipped workloads; the synthetic system is reported, never pooled):",
+    "",
+    table(
+      ["target", "figure", "status"],
+      r.comparison_targets.map((t) => [t.target, t.figure, t.met ? "met" : "**not met**"]),
+      { textColumns: 3 },
+    ),
+    "",
+    "### Where the cost goes (shipped workloads)",
+    "",
+    "Each section's cost as a share of **legacy's** total cost under the model, so a column sums to that " +
+    "contender's cost ratio.",
+    "",
+    "Anthropic:",
+    "",
+    table(["section", ...CONTENDERS.map((n) => CONTENDER_LABELS[n])], sectionRows(c, "anthropic")),
+    "",
+    "GPT-5 (cached 0.10):",
+    "",
+    table(["section", ...CONTENDERS.map((n) => CONTENDER_LABELS[n])], sectionRows(c, "gpt-5")),
+    "",
+    `Cache reads: legacy ${pct(c.legacy.cached_share.anthropic ?? 0, 1)} of its input tokens (Anthropic), ` +
+    `${pct(c.legacy.cached_share.openai ?? 0, 1)} (OpenAI); bounded ${pct(c.bounded.cached_share.anthropic ?? 0, 1)}` +
+    `, ${pct(c.bounded.cached_share.openai ?? 0, 1)}.`,
+    "",
+  ];
+}
+
+const STARTUP = /<!-- startup -->[\s\S]*?<!-- \/startup -->/;
+
+/** `fresh` with the start-up section (between its markers) taken verbatim from `previous`, when it has one. */
+export function keepStartupSection(fresh: string, previous: string): string {
+  const kept = previous.match(STARTUP);
+  if (!kept) return fresh;
+  if (STARTUP.test(fresh)) return fresh.replace(STARTUP, () => kept[0]);
+  return `${fresh.trimEnd()}\n\n${kept[0]}\n`;
 }

@@ -1,12 +1,14 @@
 // `bun run bench`: replays every shipped workload under legacy and bounded, measures request building, memory and
 // the binary's start-up, and writes bench/RESULTS.md and bench/results.json. Ratios are the headline; absolute
 // times depend on the machine.
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Anatomy, MeasuringProvider } from "./anatomy.ts";
+import { compareRecording } from "./compare.ts";
+import { type ComparisonRow, evaluateComparisonTargets, summarizeComparison } from "./comparison.ts";
 import { measureBuildTimes, stepsOf } from "./build-timing.ts";
 import { describeMachine, measureStartup, PeakRss } from "./machine.ts";
-import { renderResults } from "./results-markdown.ts";
+import { keepStartupSection, renderComparisonTable, renderResults } from "./results-markdown.ts";
 import {
   evaluateTargets,
   type RunRow,
@@ -34,7 +36,7 @@ const workloads = listWorkloads();
 
 // 1. Import and replay everything under both policies, timed, with nothing else running in the loop.
 const rows: RunRow[] = [];
-const importMs: Record<System, number> = { "mini-swe-agent": 0, "swe-agent": 0, "loom testdata": 0 };
+const importMs = Object.fromEntries(SYSTEMS.map((s) => [s, 0])) as Record<System, number>;
 for (const workload of workloads) {
   const i0 = performance.now();
   const loaded = loadWorkload(workload);
@@ -61,7 +63,9 @@ const systems = Object.fromEntries(SYSTEMS.map((s) => [s, summarizeSystem(bySyst
   System,
   SystemSummary
 >;
-const overall = summarizeSystem(rows);
+// Overall figures are over the shipped workloads; the synthetic system is reported beside them, never pooled.
+const isShipped = (s: System) => s !== "synthetic openhands-style";
+const overall = summarizeSystem(rows.filter((r) => isShipped(r.system)));
 
 // 2. Where the bytes go: every request of every run measured section by section (a second, untimed replay).
 const anatomy: { workload: Workload; legacy: Anatomy; bounded: Anatomy }[] = [];
@@ -101,8 +105,8 @@ const anatomies = {
       s,
     ) => [s, { ...anatomyOf((w) => w.system === s), small: anatomyOf((w) => w.system === s && isSmall(w)) }]),
   ) as Record<System, ReturnType<typeof anatomyOf> & { small: ReturnType<typeof anatomyOf> }>),
-  overall: anatomyOf(() => true),
-  small: anatomyOf(isSmall),
+  overall: anatomyOf((w) => isShipped(w.system)),
+  small: anatomyOf((w) => isShipped(w.system) && isSmall(w)),
 };
 // What the runs under 48 KiB would cost with the preview wrapper dropped where the whole output is shown, and also
 // without the working state: the two parts a lean bounded request could still shed there.
@@ -120,6 +124,37 @@ const smallRuns = anatomy
       (bounded.bytes - bounded.events.framingWhole - bounded.parts.working_state) / legacy.bytes,
   }));
 log(`measured ${anatomies.overall.bounded.requests + anatomies.overall.legacy.requests} requests section by section`);
+
+// 2b. Side by side with the peers: bytes, effective cost under the caching models, information visibility.
+const comparisonRows: ComparisonRow[] = [];
+for (const workload of workloads) {
+  comparisonRows.push({
+    system: workload.system,
+    name: workload.name,
+    runs: await compareRecording(loadWorkload(workload).recording),
+  });
+}
+peak.sample();
+const comparison = {
+  systems: Object.fromEntries(
+    SYSTEMS.map((s) => [s, summarizeComparison(comparisonRows.filter((r) => r.system === s))]),
+  ) as Record<System, ReturnType<typeof summarizeComparison>>,
+  shipped: summarizeComparison(comparisonRows.filter((r) => isShipped(r.system))),
+  runs: comparisonRows.map((r) => ({
+    system: r.system,
+    name: r.name,
+    ...Object.fromEntries(
+      Object.entries(r.runs).map(([c, run]) => [c, {
+        bytes: run.bytes,
+        cost: run.costs.cost,
+        visibility: run.visibility,
+        checkpoints: run.checkpoints,
+      }]),
+    ),
+  })),
+};
+const comparisonTargets = evaluateComparisonTargets({ shipped: comparison.shipped, systems: comparison.systems });
+log(`compared ${comparisonRows.length} workloads with the peers under the caching cost models`);
 
 // 3. Request-build cost against JSON.stringify, with 64, 1,024 and 4,096 archived events (real mini-swe-agent steps).
 const mini = workloads.filter((w) => w.system === "mini-swe-agent").map((w) => loadWorkload(w).recording);
@@ -152,6 +187,8 @@ const results = {
   peak_rss: { replay: replayPeak, whole_bench: finalPeak },
   startup,
   targets,
+  comparison,
+  comparison_targets: comparisonTargets,
   runs: rows.map((r) => ({
     system: r.system,
     name: r.name,
@@ -172,8 +209,11 @@ results.bench_seconds = (performance.now() - t0) / 1000;
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 writeFileSync(here("results.json"), `${JSON.stringify(results, null, 2)}\n`);
-writeFileSync(here("RESULTS.md"), renderResults(results));
+// The start-up section between its markers is kept verbatim from the previous RESULTS.md.
+const previous = existsSync(here("RESULTS.md")) ? readFileSync(here("RESULTS.md"), "utf8") : "";
+writeFileSync(here("RESULTS.md"), keepStartupSection(renderResults(results), previous));
 log(`wrote bench/RESULTS.md and bench/results.json in ${results.bench_seconds.toFixed(1)} s`);
-for (const t of targets) log(`${t.met ? "met    " : "NOT MET"}  ${t.target}: ${t.figure}`);
+process.stdout.write(`${renderComparisonTable(results)}\n`);
+for (const t of [...targets, ...comparisonTargets]) log(`${t.met ? "met    " : "NOT MET"}  ${t.target}: ${t.figure}`);
 
 export type BenchResults = typeof results;

@@ -11,11 +11,17 @@ import { textOf } from "../lib/importers/source.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
 import { RecordedExecutor, ScriptedProvider } from "../lib/replay.ts";
 import type { Provider } from "../lib/turn.ts";
+import { OPENHANDS_STYLE_SEEDS, openhandsStyleRecording } from "../tests/fixtures/openhands-style.ts";
 
-export const SYSTEMS = ["mini-swe-agent", "swe-agent", "loom testdata"] as const;
+export const SYSTEMS = ["mini-swe-agent", "swe-agent", "loom testdata", "synthetic openhands-style"] as const;
 export type System = (typeof SYSTEMS)[number];
 
-export type Workload = { system: System; name: string; path: string; format: "loom" | "mini-swe-agent" | "swe-agent" };
+export type Workload = {
+  system: System;
+  name: string;
+  path: string;
+  format: "loom" | "mini-swe-agent" | "swe-agent" | "synthetic";
+};
 
 export const SHARED_WORKLOADS = new URL("../../shared/workloads/", import.meta.url);
 export const TESTDATA_WORKFLOWS = new URL("../testdata/workflows/", import.meta.url);
@@ -31,14 +37,24 @@ const SOURCES: { system: System; dir: URL; pattern: RegExp; format: Workload["fo
   { system: "loom testdata", dir: TESTDATA_WORKFLOWS, pattern: /\.jsonl$/, format: "loom" },
 ];
 
-/** Every shipped workload, by system, each folder sorted by file name. */
+/**
+ * Every shipped workload, by system, each folder sorted by file name; then the SYNTHETIC OpenHands-style runs
+ * (whole-file views of 5-30 KB, generated in memory by tests/fixtures/openhands-style.ts).
+ */
 export function listWorkloads(): Workload[] {
-  return SOURCES.flatMap(({ system, dir, pattern, format }) =>
+  const shipped = SOURCES.flatMap(({ system, dir, pattern, format }) =>
     readdirSync(dir)
       .filter((file) => pattern.test(file))
       .sort()
-      .map((name) => ({ system, name, format, path: fileURLToPath(new URL(name, dir)) }))
+      .map((name): Workload => ({ system, name, format, path: fileURLToPath(new URL(name, dir)) }))
   );
+  const synthetic = OPENHANDS_STYLE_SEEDS.map(({ seed, steps }): Workload => ({
+    system: "synthetic openhands-style",
+    name: `openhands-style-${seed} (${steps} steps)`,
+    format: "synthetic",
+    path: `synthetic:${seed}:${steps}`,
+  }));
+  return [...shipped, ...synthetic];
 }
 
 export type LoadedWorkload = Workload & {
@@ -52,6 +68,10 @@ export type LoadedWorkload = Workload & {
 
 /** Reads and imports one workload as a recorded workflow. */
 export function loadWorkload(workload: Workload): LoadedWorkload {
+  if (workload.format === "synthetic") {
+    const [, seed, steps] = workload.path.split(":").map(Number);
+    return { ...workload, recording: openhandsStyleRecording(seed, { steps }), historyBytes: null };
+  }
   const text = readFileSync(workload.path, "utf8");
   const recording = workload.format === "loom"
     ? parseRecording(text, { name: workload.name })
@@ -60,7 +80,7 @@ export function loadWorkload(workload: Workload): LoadedWorkload {
 }
 
 function historyBytes(text: string, format: Workload["format"]): number | null {
-  if (format === "loom") return null;
+  if (format === "loom" || format === "synthetic") return null;
   const json = JSON.parse(text) as { messages?: unknown; history?: unknown };
   const messages = format === "mini-swe-agent" ? json.messages : json.history;
   if (!Array.isArray(messages) || messages.length === 0) return null;
