@@ -7,7 +7,7 @@ import type { RoutingNote } from "../lib/catalog-plan.ts";
 import type { ContextPolicyName } from "../lib/context.ts";
 import { type AggregateReport, requestBytes } from "../lib/context-report.ts";
 import { errorMessage, InterruptedError, type LoomError, UsageError } from "../lib/errors.ts";
-import type { Progress } from "../lib/loop.ts";
+import type { Progress } from "../lib/stage.ts";
 import { EXIT_CODES, type Outcome } from "../lib/outcome.ts";
 import { renderReportHtml } from "../lib/report-html.ts";
 import type { NamedReport } from "../lib/report-load.ts";

@@ -141,10 +141,11 @@ export class ReportBuilder {
     this.#report.steps = Math.max(this.#report.steps, step);
   }
 
-  recordCheckpoint({ retired, prefixChanged }: { retired: number; prefixChanged: boolean }): void {
+  /** A checkpoint was made: it retired events and changed the cacheable prefix (so prefix_changes == checkpoints). */
+  recordCheckpoint({ retired }: { retired: number }): void {
     this.#report.checkpoints += 1;
     this.#report.retired_events += retired;
-    if (prefixChanged) this.#report.prefix_changes += 1;
+    this.#report.prefix_changes = this.#report.checkpoints;
   }
 
   /** A lookup answered; `kind` null for an answer that was not a valid lookup at all. */

@@ -45,10 +45,12 @@ export interface ContextPolicy {
   append(sealed: SealedEvent): void;
   /** Builds the next request, retiring events first when the bounded rules say so. */
   build(parts: RequestParts): BuiltRequest;
-  /** Bytes the request would have with these parts, without retiring anything. */
-  measure(parts: RequestParts): number;
+  /**
+   * A lookup entry as the next request may carry it: itself, or, when it would push the request over this policy's
+   * ceiling, an error entry with its size and the room left (`omitted`).
+   */
+  fitLookup(parts: RequestParts, entry: Record<string, unknown>): { entry: Record<string, unknown>; omitted: boolean };
   readonly retiredCount: number;
-  readonly enforcesCeiling: boolean;
 }
 
 type Fragment = { value: unknown; json: string; bytes: number };
@@ -91,7 +93,6 @@ function assemble(
 /** The rolling transcript: every event with its bulk inline. No ceiling, nothing retired. */
 export class LegacyContext implements ContextPolicy {
   readonly name = "legacy" as const;
-  readonly enforcesCeiling = false;
   readonly retiredCount = 0;
   readonly #prefix: Fragment[];
 
@@ -113,8 +114,9 @@ export class LegacyContext implements ContextPolicy {
     this.#eventBytes += rendered.bytes;
   }
 
-  measure(parts: RequestParts): number {
-    return this.#assemble(parts).bytes;
+  /** The rolling transcript has no ceiling: every entry fits. */
+  fitLookup(_parts: RequestParts, entry: Record<string, unknown>) {
+    return { entry, omitted: false };
   }
 
   build(parts: RequestParts): BuiltRequest {
@@ -136,7 +138,6 @@ type TailEntry = { sealed: SealedEvent; retained: Fragment; newest: Fragment | n
 /** Stable prefix + retained tail + working state + candidates + lookups, under the 64 KiB ceiling. */
 export class BoundedContext implements ContextPolicy {
   readonly name = "bounded" as const;
-  readonly enforcesCeiling = true;
   readonly #base: Fragment[];
   #checkpoint: Checkpoint;
   #checkpointFragment: Fragment | null = null;
@@ -175,8 +176,27 @@ export class BoundedContext implements ContextPolicy {
     this.#tailRetainedBytes += retained.bytes;
   }
 
-  measure(parts: RequestParts): number {
+  /** Bytes the request would have with these parts, without retiring anything. */
+  #measure(parts: RequestParts): number {
     return this.#assemble(parts, 0, this.#checkpointFragment).bytes;
+  }
+
+  /** An entry that would pass the ceiling is replaced whole by an error entry (the request then retires events if
+   * even that does not fit). */
+  fitLookup(parts: RequestParts, entry: Record<string, unknown>) {
+    if (this.#measure({ ...parts, lookups: [...parts.lookups, entry] }) <= CEILING_BYTES) {
+      return { entry, omitted: false };
+    }
+    const room = Math.max(0, CEILING_BYTES - this.#measure(parts));
+    const size = utf8Length(JSON.stringify(entry));
+    return {
+      entry: {
+        ...("lookup" in entry ? { lookup: entry.lookup } : {}),
+        error: `Response omitted whole: ${size} bytes do not fit the ${CEILING_BYTES}-byte ceiling ` +
+          `(${room} bytes of room left); select a smaller part with #bytes=START-END or #lines=START-END`,
+      },
+      omitted: true,
+    };
   }
 
   build(parts: RequestParts): BuiltRequest {
@@ -184,7 +204,7 @@ export class BoundedContext implements ContextPolicy {
     // the lookup responses (or the error entries standing for omitted ones) do not fit, retire more.
     const persistent = { ...parts, lookups: [] };
     let retired = 0;
-    const bytes = this.measure(persistent);
+    const bytes = this.#measure(persistent);
     if (bytes > RETIRE_TRIGGER_BYTES || this.#tail.length > TAIL_MAX) {
       const plan = this.#plan(persistent);
       const empty = plan.bytesAfter(this.#tail.length);
@@ -214,7 +234,7 @@ export class BoundedContext implements ContextPolicy {
         `Mandatory context is ${mandatory} bytes, over the ${CEILING_BYTES}-byte ceiling (instructions, intent, checkpoint, working state and candidates must fit)`,
       );
     }
-    if (parts.lookups.length > 0 && this.measure(parts) > CEILING_BYTES) {
+    if (parts.lookups.length > 0 && this.#measure(parts) > CEILING_BYTES) {
       const plan = this.#plan(parts);
       retired += this.#retire(
         retirementBatch({ tailLength: this.#tail.length, bytesAfter: plan.bytesAfter, target: CEILING_BYTES }),

@@ -1,16 +1,7 @@
 // The governed loop: selection -> arguments -> execution, until finish, a limit, a failure or a suspension.
-// Pure orchestration: the provider, executor, clock and recorder are passed in.
+// Pure orchestration: the provider, executor and clock are passed in (recording wraps the provider and executor).
 import { ACTION_DESCRIPTIONS, ActionArguments, type ActionName, takesArguments } from "./actions.ts";
-import {
-  argumentsResponseSchema,
-  asLookup,
-  lookupKind,
-  LOOKUPS_PER_STAGE,
-  parseDecision,
-  selectionDecision,
-  selectionResponseSchema,
-  TASKS,
-} from "./answer.ts";
+import { argumentsResponseSchema, parseDecision, selectionDecision, selectionResponseSchema, TASKS } from "./answer.ts";
 import { Archive } from "./archive.ts";
 import {
   applyReport,
@@ -20,29 +11,21 @@ import {
   viewArtifacts,
   type WorkingState,
 } from "./briefing.ts";
-import { CEILING_BYTES } from "./budget.ts";
-import { type ContextPolicyName, createContext, type RequestParts, type TailView } from "./context.ts";
+import { type ContextPolicyName, createContext, type TailView } from "./context.ts";
 import { type CallRecord, type ContextReport, ReportBuilder } from "./context-report.ts";
-import { utf8Length } from "./digest.ts";
 import { errorMessage, InterruptedError, LoomError } from "./errors.ts";
 import type { Outcome } from "./outcome.ts";
 import { createEvent } from "./events.ts";
 import type { Executor } from "./executor.ts";
-import { answerLookup } from "./lookups.ts";
-import type { RecordedAnswer, RecordedExecution } from "./recording.ts";
-import { type ExecutionReport, reportRefs } from "./reports.ts";
+import type { ExecutionReport } from "./reports.ts";
 import { availableActions, type SliceRequest } from "./slice.ts";
 import type { ResultStore } from "./store.ts";
-import type { Phase, Provider, Section } from "./turn.ts";
+import { type Progress, runStage, type Stage, type StageRun } from "./stage.ts";
+import type { Provider } from "./turn.ts";
 import { formatZodError } from "./zod-error.ts";
-import { clipText, echo, MESSAGE_LIMIT } from "./clip.ts";
+import { clipText, MESSAGE_LIMIT } from "./clip.ts";
 
-export type Progress = { step: number; phase: Phase; request_bytes: number; checkpoint: boolean; max_steps: number };
-
-export type Recorder = {
-  answer(entry: RecordedAnswer): void;
-  execution(entry: RecordedExecution): void;
-};
+export type { Progress };
 
 export type LoopOptions = {
   policy: ContextPolicyName;
@@ -55,7 +38,6 @@ export type LoopOptions = {
   slice?: string | null;
   archiveLimits?: { maxEvents?: number; maxBytes?: number };
   onProgress?: (progress: Progress) => void;
-  recorder?: Recorder;
   /** Model calls made before the loop for this run (catalog classification), measured into its report. */
   priorCalls?: CallRecord[];
 };
@@ -73,43 +55,36 @@ export type LoopResult = {
   report: ContextReport;
 };
 
-type StageResult =
-  | { kind: "decision"; value: Record<string, unknown> }
-  | { kind: "refuse"; code: string; reason: string }
-  | { kind: "suspend"; reason: string };
+const zodError = { formatError: (e: Parameters<typeof formatZodError>[0]) => formatZodError(e) };
 
 export async function runLoop(request: SliceRequest, options: LoopOptions): Promise<LoopResult> {
-  const { policy, provider, executor, store, now, signal, recorder, onProgress } = options;
+  const { policy, executor, store, now, signal } = options;
   const started = now();
   const actions = availableActions(request);
   const context = createContext(policy, { instructions: request.instructions, intent: request.intent, store });
   const archive = new Archive(options.archiveLimits);
   const builder = new ReportBuilder({ policy, version: options.version, slice: options.slice ?? null });
   for (const call of options.priorCalls ?? []) builder.recordCall(call);
+  const run: StageRun = {
+    context,
+    provider: options.provider,
+    builder,
+    store,
+    archive,
+    model: request.model,
+    maxSteps: request.limits.max_steps,
+    now,
+    signal,
+    onProgress: options.onProgress,
+  };
   const reports: ExecutionReport[] = [];
   const printed: string[] = [];
-  const sizeOf = (digest: string) => store.size(digest) ?? 0;
   let briefing: Briefing = initialBriefing(executor.revision);
   let finish: LoopResult["finish"] = null;
-  let outcome: Outcome = "failed";
-  let error: LoopResult["error"] = null;
-  /** The report's error, when it must differ from the result's (text Loom did not write stays out of reports). */
-  let reportError: LoopResult["error"] = null;
+  let ended: { outcome: Outcome; error: LoopResult["error"]; reportError?: LoopResult["error"] } | null = null;
   let step = 0;
 
-  // The model sees which commands run_command may run and what run_tests runs, instead of finding out by refusal.
-  const selectionCandidates: Extract<Section, { section: "candidates" }> = {
-    section: "candidates",
-    task: TASKS.selection,
-    actions: actions.map((name) => {
-      const entry = { name, description: ACTION_DESCRIPTIONS[name] };
-      if (name === "run_command") return { ...entry, allowed: request.commands ?? [] };
-      if (name === "run_tests") return { ...entry, command: request.test.command };
-      return entry;
-    }),
-  };
-
-  const workingState = (lookupsUsed: number) => (view: TailView): WorkingState => ({
+  const state = (lookupsUsed: number) => (view: TailView): WorkingState => ({
     ...briefing,
     recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained: view.retains }),
     step,
@@ -117,230 +92,70 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     lookups_used: lookupsUsed,
     archive: { events: archive.length, retired: view.retired },
   });
-
-  /**
-   * Adds an entry to this stage's lookup section. Under the ceiling, an entry that does not fit is replaced whole by
-   * an error entry with its size and the room left (the request then retires events if even that does not fit).
-   * Returns false when the entry was omitted.
-   */
-  const addEntry = (entry: Record<string, unknown>, parts: RequestParts, used: number): boolean => {
-    const lookups = parts.lookups;
-    if (context.enforcesCeiling) {
-      const next = { ...parts, state: workingState(used), lookups: [...lookups, entry] };
-      if (context.measure(next) > CEILING_BYTES) {
-        const without = context.measure({ ...next, lookups });
-        const size = utf8Length(JSON.stringify(entry));
-        lookups.push({
-          ...("lookup" in entry ? { lookup: entry.lookup } : {}),
-          error: `Response omitted whole: ${size} bytes do not fit the ${CEILING_BYTES}-byte ceiling ` +
-            `(${
-              Math.max(0, CEILING_BYTES - without)
-            } bytes of room left); select a smaller part with #bytes=START-END or #lines=START-END`,
-        });
-        return false;
-      }
-    }
-    lookups.push(entry);
-    return true;
-  };
-
-  /** One stage: ask until the model gives a valid decision, spends its lookups, or fails validation twice. */
-  const stage = async (
-    phase: "selection" | "arguments",
-    { schema, validate, candidates }: {
-      schema: RequestParts["responseSchema"];
-      validate: (value: unknown) => { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
-      candidates: RequestParts["candidates"];
+  const selection = selectionStage(request, actions);
+  const capacity = (at: number) => ({
+    outcome: "archive_capacity_exceeded" as const,
+    error: {
+      code: "archive_capacity_exceeded",
+      message: `Archive capacity exceeded at step ${at}: it holds at most ${archive.limits.events} events and ` +
+        `${archive.limits.bytes} bytes (now ${archive.length} events, ${archive.bytes} bytes); no further model requests`,
     },
-  ): Promise<StageResult> => {
-    const lookups: unknown[] = [];
-    let used = 0;
-    let reasked = false;
-    for (;;) {
-      if (signal?.aborted) throw new InterruptedError();
-      const parts: RequestParts = { phase, responseSchema: schema, candidates, state: workingState(used), lookups };
-      const built = context.build(parts);
-      if (built.checkpointed) builder.recordCheckpoint({ retired: built.retired, prefixChanged: true });
-      onProgress?.({
-        step,
-        phase,
-        request_bytes: built.bytes,
-        checkpoint: built.checkpointed,
-        max_steps: request.limits.max_steps,
-      });
-      const t0 = now();
-      const answer = await provider.complete(built.request, { model: request.model, signal });
-      const lookup = asLookup(answer.value);
-      builder.recordCall({
-        phase,
-        step,
-        request_bytes: built.bytes,
-        elapsed_ms: Math.max(0, now() - t0),
-        usage: answer.usage,
-        checkpoint: built.checkpointed,
-        lookup: lookup !== null,
-      });
-      recorder?.answer({ type: "answer", phase, step, value: answer.value, usage: answer.usage });
-
-      if (lookup) {
-        used += 1;
-        if (used > LOOKUPS_PER_STAGE) {
-          const reason =
-            `Lookup ${used} in the ${phase} phase of step ${step}: each stage permits ${LOOKUPS_PER_STAGE}`;
-          return phase === "selection" ? { kind: "suspend", reason } : { kind: "refuse", code: "lookup_limit", reason };
-        }
-        if (!lookup.ok) {
-          builder.recordRetrieval(null, { error: true });
-          addEntry({ lookup: echo(answer.value), error: lookup.error }, parts, used);
-          continue;
-        }
-        const kind = lookupKind(lookup.lookup);
-        const response = answerLookup(lookup.lookup, { store, archive });
-        const omitted = !addEntry({ ...response, lookup: echo(lookup.lookup) }, parts, used);
-        builder.recordRetrieval(kind, { error: "error" in response, omitted });
-        continue;
-      }
-
-      const decision = validate(answer.value);
-      if (decision.ok) return { kind: "decision", value: decision.value };
-      const error = clipText(decision.error, MESSAGE_LIMIT);
-      if (reasked) return { kind: "refuse", code: "invalid_answer", reason: `Invalid ${phase} answer twice: ${error}` };
-      reasked = true;
-      const expected = phase === "selection"
-        ? `{"action": one of ${JSON.stringify(actions)}, "reason": optional text}`
-        : `the arguments of ${(candidates as { action?: string }).action} as the response schema describes`;
-      addEntry(
-        {
-          invalid_answer:
-            `Your answer did not match the response schema (${error}); expected ${expected}, or a lookup. Answer again.`,
-        },
-        parts,
-        used,
-      );
-    }
-  };
-
-  const capacityMessage = (at: number) =>
-    `Archive capacity exceeded at step ${at}: it holds at most ${archive.limits.events} events and ${archive.limits.bytes} bytes ` +
-    `(now ${archive.length} events, ${archive.bytes} bytes); no further model requests`;
-
-  const zodError = { formatError: (e: Parameters<typeof formatZodError>[0]) => formatZodError(e) };
-  const selectionSchema = selectionResponseSchema(actions);
-  const selectionZod = selectionDecision(actions);
+  });
 
   try {
-    for (;;) {
+    while (ended === null) {
       if (signal?.aborted) throw new InterruptedError();
       if (step >= request.limits.max_steps) {
-        outcome = "step_limit";
-        error = {
-          code: "step_limit",
-          message: `Step limit reached: ${request.limits.max_steps} step${
-            request.limits.max_steps === 1 ? "" : "s"
-          } without finish`,
-        };
+        const max = request.limits.max_steps;
+        const message = `Step limit reached: ${max} step${max === 1 ? "" : "s"} without finish`;
+        ended = { outcome: "step_limit", error: { code: "step_limit", message } };
         break;
       }
+      // A full archive could not keep the next step's event: ask the model nothing more.
       if (archive.length >= archive.limits.events) {
-        // A full archive could not keep the next step's event: ask the model nothing more.
-        outcome = "archive_capacity_exceeded";
-        error = { code: "archive_capacity_exceeded", message: capacityMessage(step + 1) };
+        ended = capacity(step + 1);
         break;
       }
       step += 1;
       builder.recordStep(step);
 
-      let action: ActionName | null = null;
-      let args: Record<string, unknown> = {};
-      let reason: string | undefined;
-      let report: ExecutionReport | null = null;
-
-      const selected = await stage("selection", {
-        schema: selectionSchema,
-        validate: (value) => parseDecision(selectionZod, value, zodError),
-        candidates: selectionCandidates,
-      });
-      if (selected.kind === "suspend") {
-        outcome = "suspended";
-        error = { code: "lookup_limit", message: `Run suspended: ${selected.reason}` };
+      const decided = await decide(run, { step, selection, state });
+      if (decided.kind === "suspend") {
+        ended = { outcome: "suspended", error: { code: "lookup_limit", message: `Run suspended: ${decided.reason}` } };
         break;
       }
-      if (selected.kind === "refuse") {
-        report = { kind: "refusal", step, code: selected.code, reason: selected.reason };
-      } else {
-        action = selected.value.action as ActionName;
-        if (typeof selected.value.reason === "string" && selected.value.reason !== "") reason = selected.value.reason;
-        if (takesArguments(action)) {
-          const chosen = action;
-          const given = await stage("arguments", {
-            schema: argumentsResponseSchema(chosen),
-            validate: (value) => parseDecision(ActionArguments[chosen], value, zodError),
-            candidates: {
-              section: "candidates",
-              task: TASKS.arguments,
-              action: chosen,
-              ...(reason ? { reason: clipText(reason, MESSAGE_LIMIT) } : {}),
-            },
-          });
-          if (given.kind === "decision") args = given.value;
-          else {report = {
-              kind: "refusal",
-              step,
-              code: given.kind === "refuse" ? given.code : "lookup_limit",
-              reason: given.reason,
-            };}
-        }
-      }
-
-      if (!report && action) {
+      const { action, args, reason } = decided;
+      let report = decided.refusal;
+      if (!report) {
         const t0 = now();
-        report = await executor.execute(action, args, { step, signal });
+        report = await executor.execute(action!, args, { step, signal });
         builder.recordExecution(Math.max(0, now() - t0));
-        const results: Record<string, string> = {};
-        for (const ref of reportRefs(report)) results[ref] = store.get(ref) ?? "";
-        recorder?.execution({ type: "execution", step, action, args, report, results });
       }
-      const done = report!;
-      reports.push(done);
-      briefing = applyReport(briefing, done, { sizeOf, step });
-      if (done.kind === "refusal") builder.recordRefusal();
-      if (done.kind === "print") printed.push(store.get(done.text) ?? "");
+      reports.push(report);
+      briefing = applyReport(briefing, report, { sizeOf: (digest) => store.size(digest) ?? 0, step });
+      if (report.kind === "refusal") builder.recordRefusal();
+      if (report.kind === "print") printed.push(store.get(report.text) ?? "");
+      if (report.kind === "finish") finish = { status: report.status, summary: report.summary };
 
-      const sealed = createEvent({ seq: archive.length + 1, step, action, args, reason, report: done }, store);
-      if (!archive.fits(sealed.bytes)) {
-        outcome = "archive_capacity_exceeded";
-        error = { code: "archive_capacity_exceeded", message: capacityMessage(step) };
-        if (done.kind === "finish") finish = { status: done.status, summary: done.summary };
-        break;
-      }
-      archive.append(sealed);
-      context.append(sealed);
-      if (done.kind === "finish") {
-        finish = { status: done.status, summary: done.summary };
-        outcome = "completed";
-        break;
+      const sealed = createEvent({ seq: archive.length + 1, step, action, args, reason, report }, store);
+      if (!archive.fits(sealed.bytes)) ended = capacity(step);
+      else {
+        archive.append(sealed);
+        context.append(sealed);
+        if (report.kind === "finish") ended = { outcome: "completed", error: null };
       }
     }
   } catch (caught) {
-    if (caught instanceof InterruptedError || signal?.aborted) {
-      outcome = "interrupted";
-      error = { code: "interrupted", message: caught instanceof InterruptedError ? caught.message : "Interrupted" };
-    } else if (caught instanceof LoomError) {
-      outcome = "failed";
-      error = { code: caught.code, message: caught.message };
-      reportError = { code: caught.code, message: caught.reportMessage };
-    } else {
-      outcome = "failed";
-      error = { code: "internal_error", message: errorMessage(caught) };
-      reportError = {
-        code: "internal_error",
-        message: `Internal error (${caught instanceof Error ? caught.name : typeof caught}); the message is on stderr`,
-      };
-    }
+    ended = failure(caught, signal);
   }
 
   builder.setArchive({ events: archive.length, bytes: archive.bytes });
-  const report = builder.finish({ outcome, error: reportError ?? error, totalElapsedMs: Math.max(0, now() - started) });
+  const { outcome, error } = ended!;
+  const report = builder.finish({
+    outcome,
+    error: ended!.reportError ?? error,
+    totalElapsedMs: Math.max(0, now() - started),
+  });
   archive.clear();
   return {
     outcome,
@@ -353,5 +168,107 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     printed,
     reports,
     report,
+  };
+}
+
+type Decided =
+  | { kind: "suspend"; reason: string }
+  | {
+    kind: "step";
+    action: ActionName | null;
+    args: Record<string, unknown>;
+    reason?: string;
+    /** The step's report when the model's answers already refused it. */
+    refusal: ExecutionReport | null;
+  };
+
+/** The selection stage, then the arguments stage when the action takes arguments. */
+async function decide(
+  run: StageRun,
+  { step, selection, state }: {
+    step: number;
+    selection: Pick<Stage, "schema" | "candidates" | "validate" | "expected">;
+    state: Stage["state"];
+  },
+): Promise<Decided> {
+  const selected = await runStage(run, { ...selection, phase: "selection", step, state });
+  const refused = (result: { code: string; reason: string }): ExecutionReport => ({
+    kind: "refusal",
+    step,
+    code: result.code,
+    reason: result.reason,
+  });
+  if (selected.kind === "suspend") return selected;
+  if (selected.kind === "refuse") return { kind: "step", action: null, args: {}, refusal: refused(selected) };
+  const action = selected.value.action as ActionName;
+  const given = selected.value.reason;
+  const reason = typeof given === "string" && given !== "" ? given : undefined;
+  if (!takesArguments(action)) return { kind: "step", action, args: {}, reason, refusal: null };
+  const argued = await runStage(run, {
+    phase: "arguments",
+    step,
+    state,
+    schema: argumentsResponseSchema(action),
+    validate: (value) => parseDecision(ActionArguments[action], value, zodError),
+    candidates: {
+      section: "candidates",
+      task: TASKS.arguments,
+      action,
+      ...(reason ? { reason: clipText(reason, MESSAGE_LIMIT) } : {}),
+    },
+    expected: `the arguments of ${action} as the response schema describes`,
+  });
+  if (argued.kind === "decision") return { kind: "step", action, args: argued.value, reason, refusal: null };
+  const code = argued.kind === "refuse" ? argued.code : "lookup_limit";
+  return { kind: "step", action, args: {}, reason, refusal: refused({ code, reason: argued.reason }) };
+}
+
+/** The selection stage of every step: the model sees which commands run_command may run and what run_tests runs,
+ * instead of finding out by refusal. */
+function selectionStage(
+  request: SliceRequest,
+  actions: ActionName[],
+): Pick<Stage, "schema" | "candidates" | "validate" | "expected"> {
+  const decision = selectionDecision(actions);
+  return {
+    schema: selectionResponseSchema(actions),
+    validate: (value) => parseDecision(decision, value, zodError),
+    candidates: {
+      section: "candidates",
+      task: TASKS.selection,
+      actions: actions.map((name) => {
+        const entry = { name, description: ACTION_DESCRIPTIONS[name] };
+        if (name === "run_command") return { ...entry, allowed: request.commands ?? [] };
+        if (name === "run_tests") return { ...entry, command: request.test.command };
+        return entry;
+      }),
+    },
+    expected: `{"action": one of ${JSON.stringify(actions)}, "reason": optional text}`,
+  };
+}
+
+/** How an error thrown inside the loop ends the run. Text Loom did not write stays out of the report's error. */
+function failure(
+  caught: unknown,
+  signal: AbortSignal | undefined,
+): { outcome: Outcome; error: LoopResult["error"]; reportError?: LoopResult["error"] } {
+  if (caught instanceof InterruptedError || signal?.aborted) {
+    const message = caught instanceof InterruptedError ? caught.message : "Interrupted";
+    return { outcome: "interrupted", error: { code: "interrupted", message } };
+  }
+  if (caught instanceof LoomError) {
+    return {
+      outcome: "failed",
+      error: { code: caught.code, message: caught.message },
+      reportError: { code: caught.code, message: caught.reportMessage },
+    };
+  }
+  return {
+    outcome: "failed",
+    error: { code: "internal_error", message: errorMessage(caught) },
+    reportError: {
+      code: "internal_error",
+      message: `Internal error (${caught instanceof Error ? caught.name : typeof caught}); the message is on stderr`,
+    },
   };
 }

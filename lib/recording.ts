@@ -4,7 +4,7 @@ import { ActionName } from "./actions.ts";
 import { RecordingError } from "./errors.ts";
 import { ExecutionReport, reportRefs } from "./reports.ts";
 import { SliceRequest } from "./slice.ts";
-import { Phase, Usage } from "./turn.ts";
+import { Phase, StopReason, Usage } from "./turn.ts";
 import { formatZodError } from "./zod-error.ts";
 
 export const RECORDING_FORMAT = "loom-recording";
@@ -33,6 +33,10 @@ export const RecordedAnswer = z.strictObject({
   step: z.number().int().nonnegative(),
   value: z.unknown().describe("The model's answer as parsed JSON"),
   usage: Usage,
+  stop_reason: StopReason.optional().describe("Why the answer ended, when not at its natural end"),
+  request_bytes: z.number().int().nonnegative().optional().describe(
+    "Size of the request (classification answers: a replay cannot rebuild it without the catalog)",
+  ),
 });
 export type RecordedAnswer = z.infer<typeof RecordedAnswer>;
 
@@ -46,12 +50,7 @@ export const RecordedExecution = z.strictObject({
 });
 export type RecordedExecution = z.infer<typeof RecordedExecution>;
 
-export const RecordedEnd = z.strictObject({
-  type: z.literal("end"),
-  outcome: z.string(),
-});
-
-export const RecordingEntry = z.discriminatedUnion("type", [RecordedAnswer, RecordedExecution, RecordedEnd]);
+export const RecordingEntry = z.discriminatedUnion("type", [RecordedAnswer, RecordedExecution]);
 export type RecordingEntry = z.infer<typeof RecordingEntry>;
 
 export type Recording = {

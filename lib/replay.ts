@@ -12,13 +12,16 @@ import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "./turn
 export class ScriptedProvider implements Provider {
   readonly name = "scripted";
   readonly capabilities = { prompt_caching: false, schema_enforcement: false };
-  readonly #answers: readonly Pick<RecordedAnswer, "phase" | "value" | "usage">[];
+  readonly #answers: readonly Pick<RecordedAnswer, "phase" | "value" | "usage" | "stop_reason">[];
   #next = 0;
   /** Requests seen, in order (tests inspect them). */
   readonly requests: TurnRequest[] = [];
   readonly #keepRequests: boolean;
 
-  constructor(answers: readonly Pick<RecordedAnswer, "phase" | "value" | "usage">[], { keepRequests = false } = {}) {
+  constructor(
+    answers: readonly Pick<RecordedAnswer, "phase" | "value" | "usage" | "stop_reason">[],
+    { keepRequests = false } = {},
+  ) {
     this.#answers = answers;
     this.#keepRequests = keepRequests;
   }
@@ -49,7 +52,11 @@ export class ScriptedProvider implements Provider {
       );
     }
     this.#next += 1;
-    return Promise.resolve({ value: structuredClone(answer.value), usage: { ...answer.usage }, stop_reason: "end" });
+    return Promise.resolve({
+      value: structuredClone(answer.value),
+      usage: { ...answer.usage },
+      stop_reason: answer.stop_reason ?? "end",
+    });
   }
 }
 

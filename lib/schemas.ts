@@ -8,7 +8,7 @@ import { RecordingEntry, RecordingHeader } from "./recording.ts";
 /** A recording is JSONL: each line is the header (first) or an entry. */
 export const RecordingLine = z
   .union([RecordingHeader, RecordingEntry])
-  .describe("One line of a Loom recording (JSONL): the header on line 1, then answers, executions and the end");
+  .describe("One line of a Loom recording (JSONL): the header on line 1, then answers and executions");
 
 export const SCHEMAS = {
   catalog: Catalog,

@@ -64,7 +64,8 @@ export function addUsage(a: Usage, b: Usage): Usage {
   };
 }
 
-export type StopReason = "end" | "max_tokens" | "tool_use" | "refusal" | "other";
+export const StopReason = z.enum(["end", "max_tokens", "tool_use", "refusal", "other"]);
+export type StopReason = z.infer<typeof StopReason>;
 
 export type ModelAnswer = {
   /** The answer as parsed JSON; a string when the model's text was not JSON (validation then fails). */
@@ -83,7 +84,12 @@ export type ProviderCapabilities = {
 };
 
 /** `model` is the slice's model name; an adapter configured with a model id sends its own (the call may say "PROVIDER/MODEL"). */
-export type CompleteOptions = { model: string; signal?: AbortSignal };
+export type CompleteOptions = {
+  model: string;
+  signal?: AbortSignal;
+  /** The loop step the call belongs to (absent for classification), for recordings. */
+  step?: number;
+};
 
 export interface Provider {
   readonly name: string;

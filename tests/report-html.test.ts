@@ -24,7 +24,7 @@ function simulated(policy: "legacy" | "bounded", steps: number, { growth = 2600 
     if (policy === "bounded" && bytes > 49_152) {
       bytes = 31_000 + (step % 3) * 500;
       checkpoint = true;
-      b.recordCheckpoint({ retired: 20, prefixChanged: true });
+      b.recordCheckpoint({ retired: 20 });
     }
     const usage = { input: Math.round(bytes / 4), cache_read: null, cache_write: null, output: 40 };
     b.recordCall({ phase: "selection", step, request_bytes: bytes, elapsed_ms: 700, usage, checkpoint, lookup: false });

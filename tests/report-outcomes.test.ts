@@ -118,7 +118,10 @@ test("failed (HTTP 401 from the provider): exit 1, provider_auth, partial_usage 
   const report = readValidReport(s.sandbox.report);
   assertOutcome(report, { outcome: "failed", code: "provider_auth", usage: "partial" });
   assert.deepEqual(report.partial_usage, perCall(1));
-  assert.equal(report.model_calls, 1, "the rejected call is not measured as a call");
+  // The rejected call was sent: it counts, with its bytes and elapsed time and no usage.
+  assert.equal(report.model_calls, 2);
+  assert.deepEqual(report.calls[1].usage, { input: null, cache_read: null, cache_write: null, output: null });
+  assert.ok(report.calls[1].request_bytes > 0);
   assert.equal(report.phases.execution.requests, 1);
 });
 

@@ -28,7 +28,7 @@ function reportWithEverything() {
     checkpoint: false,
     lookup: false,
   });
-  b.recordCheckpoint({ retired: 12, prefixChanged: true });
+  b.recordCheckpoint({ retired: 12 });
   b.recordCall({
     phase: "selection",
     step: 1,

@@ -23,7 +23,7 @@ function buildReport({ policy, calls, executions = [], outcome = "completed", er
 }): ContextReport {
   const b = new ReportBuilder({ policy, version: "0.4.0" });
   calls.forEach((c, i) => {
-    if (c.checkpoint) b.recordCheckpoint({ retired: 3, prefixChanged: true });
+    if (c.checkpoint) b.recordCheckpoint({ retired: 3 });
     b.recordCall({
       phase: c.phase,
       step: i + 1,

@@ -9,10 +9,18 @@ import type { ContextPolicyName } from "../context.ts";
 import { type ContextReport, unstartedReport } from "../context-report.ts";
 import { InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
 import type { Executor } from "../executor.ts";
-import { type LoopResult, type Progress, runLoop } from "../loop.ts";
+import { type LoopResult, runLoop } from "../loop.ts";
+import type { Progress } from "../stage.ts";
 import { EXIT_CODES, type Outcome } from "../outcome.ts";
 import { DEFAULT_KEY_ENVS } from "../providers/provider-config.ts";
-import { type Recording, RECORDING_FORMAT, RECORDING_VERSION, recordingLine } from "../recording.ts";
+import { RecordingExecutor, RecordingProvider, type RecordingSink } from "../recorder.ts";
+import {
+  type Recording,
+  RECORDING_FORMAT,
+  RECORDING_VERSION,
+  type RecordingEntry,
+  recordingLine,
+} from "../recording.ts";
 import { ComparingExecutor, RecordedExecutor, ScriptedProvider } from "../replay.ts";
 import type { Routed } from "../routing.ts";
 import { SliceRequest } from "../slice.ts";
@@ -103,7 +111,6 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       slice: known.slice,
       archiveLimits: options.archiveLimits,
       onProgress: options.onProgress,
-      recorder: prepared.recorder,
       priorCalls: known.calls,
     });
   } catch (error) {
@@ -179,12 +186,7 @@ const notStarted: Omit<LoopResult, "outcome" | "error" | "report"> = {
   reports: [],
 };
 
-type Prepared = {
-  request: SliceRequest;
-  provider: Provider;
-  executor: Executor;
-  recorder?: Parameters<typeof runLoop>[1]["recorder"];
-};
+type Prepared = { request: SliceRequest; provider: Provider; executor: Executor };
 
 /** Everything before the loop: routing, validation, workspace, provider, recording. Throws a LoomError to fail. */
 async function prepare(
@@ -193,6 +195,11 @@ async function prepare(
   { known, store, now }: { known: CatalogKnown; store: ResultStore; now: () => number },
 ): Promise<Prepared> {
   const env = options.env ?? process.env;
+  // Entries made before the header can be written (the classification answer) wait for it.
+  const pending: RecordingEntry[] = [];
+  const record = (
+    provider: Provider,
+  ) => (options.record ? new RecordingProvider(provider, (e) => pending.push(e)) : provider);
   let request: SliceRequest;
   let provider = options.provider;
   let secretNames = options.secretEnvNames ?? [];
@@ -207,7 +214,7 @@ async function prepare(
     const plan = await planCatalogRun({ ...rest, catalog: readCatalog(rest.file, name) }, {
       policy: options.contextPolicy,
       contextReport: options.contextReport,
-      provider: (model) => createProvider(model, { env }),
+      provider: (model) => record(createProvider(model, { env })),
       now,
       signal: options.signal,
       reportPathProblem: outputPathProblem,
@@ -221,7 +228,20 @@ async function prepare(
     secretNames = [...secretNames, ...plan.secretEnvNames];
   }
   const replay = options.replay;
-  if (replay) provider ??= new ScriptedProvider(replay.recording.answers);
+  if (replay) {
+    // A catalog run's classification call is replayed into the report as it was measured; the loop gets the rest.
+    const [classification, answers] = partition(replay.recording.answers, (a) => a.phase === "classification");
+    known.calls = classification.map((answer) => ({
+      phase: "classification",
+      step: 0,
+      request_bytes: answer.request_bytes ?? 0,
+      elapsed_ms: 0,
+      usage: answer.usage,
+      checkpoint: false,
+      lookup: false,
+    }));
+    provider ??= new ScriptedProvider(answers);
+  }
   // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
   provider ??= providerForModel(request.model, { env });
 
@@ -242,7 +262,16 @@ async function prepare(
     });
     if (replay) executor = new ComparingExecutor(executor, replay.recording.executions);
   }
-  return { request, provider, executor, recorder: openRecorder(request, options.record, known.slice) };
+  if (options.record) {
+    const sink = openRecording(options.record, { request, sliceName: known.slice, pending });
+    provider = new RecordingProvider(provider, sink);
+    executor = new RecordingExecutor(executor, sink, { store });
+  }
+  return { request, provider, executor };
+}
+
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((item) => !test(item))];
 }
 
 function readCatalog(path: string, name: string) {
@@ -255,9 +284,11 @@ function readCatalog(path: string, name: string) {
   return loadCatalog(text, { file: name });
 }
 
-/** The recording's header, written now; answers and executions are appended as they happen. */
-function openRecorder(request: SliceRequest, path: string | undefined, sliceName: string | null) {
-  if (!path) return undefined;
+/** Opens the recording: its header, then what was recorded before it; the returned sink appends the rest. */
+function openRecording(
+  path: string,
+  { request, sliceName, pending }: { request: SliceRequest; sliceName: string | null; pending: RecordingEntry[] },
+): RecordingSink {
   let write: (line: string) => void;
   try {
     write = openLineSink(path);
@@ -272,8 +303,9 @@ function openRecorder(request: SliceRequest, path: string | undefined, sliceName
     slice: recordedSlice,
     ...(sliceName ? { slice_name: sliceName } : {}),
   }));
-  const append = (entry: Parameters<typeof recordingLine>[0]) => write(recordingLine(entry));
-  return { answer: append, execution: append };
+  const sink = (entry: RecordingEntry) => write(recordingLine(entry));
+  for (const entry of pending) sink(entry);
+  return sink;
 }
 
 function isDirectory(path: string): boolean {
