@@ -1,6 +1,6 @@
 // Renders bench/RESULTS.md from the benchmark's results.
 import type { Anatomy } from "./anatomy.ts";
-import type { BenchResults } from "./run.ts";
+import type { BenchResults } from "./results.ts";
 import { type Contender, CONTENDERS } from "./compare.ts";
 import type { Comparison } from "./comparison.ts";
 import { COST_SECTIONS, type CostModel } from "./cost.ts";

@@ -8,6 +8,7 @@ import { compareRecording } from "./compare.ts";
 import { type ComparisonRow, evaluateComparisonTargets, summarizeComparison } from "./comparison.ts";
 import { measureBuildTimes, stepsOf } from "./build-timing.ts";
 import { describeMachine, measureStartup, PeakRss } from "./machine.ts";
+import type { BenchResults } from "./results.ts";
 import { keepStartupSection, renderComparisonTable, renderResults } from "./results-markdown.ts";
 import {
   evaluateTargets,
@@ -174,7 +175,7 @@ log(`start-up ${startup.median_ms.toFixed(1)} ms (median of ${startup.runs})`);
 
 const miniSeconds = (importMs["mini-swe-agent"] + systems["mini-swe-agent"].replay_ms) / 1000;
 const targets = evaluateTargets({ systems, overall, timings, miniSeconds, anatomy: anatomies.overall.bounded });
-const results = {
+const results: BenchResults = {
   machine: describeMachine(started),
   bench_seconds: (performance.now() - t0) / 1000,
   systems,
@@ -215,5 +216,3 @@ writeFileSync(here("RESULTS.md"), keepStartupSection(renderResults(results), pre
 log(`wrote bench/RESULTS.md and bench/results.json in ${results.bench_seconds.toFixed(1)} s`);
 process.stdout.write(`${renderComparisonTable(results)}\n`);
 for (const t of [...targets, ...comparisonTargets]) log(`${t.met ? "met    " : "NOT MET"}  ${t.target}: ${t.figure}`);
-
-export type BenchResults = typeof results;

@@ -4,7 +4,6 @@ import { outputFolderProblem, outputPathProblem } from "../lib/adapters/files.ts
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { ContextPolicyName } from "../lib/context.ts";
 import { UsageError } from "../lib/errors.ts";
-import type { Io } from "./io.ts";
 
 export function policyOption(value: unknown): ContextPolicyName {
   if (value === "legacy" || value === "bounded") return value;

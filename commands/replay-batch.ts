@@ -11,7 +11,7 @@ import { aggregateReports, ContextReport, requestBytes } from "../lib/context-re
 import { UsageError } from "../lib/errors.ts";
 import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
-import { type BatchSummary, plural, type Reporter } from "./reporter.ts";
+import type { BatchSummary, Reporter } from "./reporter.ts";
 
 export type BatchOptions = {
   io: Io;

@@ -11,7 +11,7 @@ const HELP = `loom schema catalog|recording|report
 Prints the JSON Schema of a catalog file, of one line of a recording, or of a context report.
 `;
 
-export async function schemaCommand(argv: string[], io: Io): Promise<number> {
+export function schemaCommand(argv: string[], io: Io): number {
   if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) {
     io.stdout(HELP);
     return 0;

@@ -59,16 +59,3 @@ export type ActionArgs<A extends ActionName> = z.infer<(typeof ActionArguments)[
 export function takesArguments(action: ActionName): boolean {
   return Object.keys(ActionArguments[action].shape).length > 0;
 }
-
-const jsonSchemaCache = new Map<ActionName, Record<string, unknown>>();
-
-/** The JSON Schema of an action's arguments, generated once from its zod schema. */
-export function argumentsJsonSchema(action: ActionName): Record<string, unknown> {
-  let schema = jsonSchemaCache.get(action);
-  if (!schema) {
-    const { $schema: _, ...rest } = z.toJSONSchema(ActionArguments[action]) as Record<string, unknown>;
-    schema = rest;
-    jsonSchemaCache.set(action, schema);
-  }
-  return schema;
-}

@@ -21,8 +21,6 @@ export function canonicalJson(value: unknown): string {
   }}`;
 }
 
-const encoder = new TextEncoder();
-
 /** UTF-8 byte length without allocating a buffer for ASCII-only strings. */
 export function utf8Length(text: string): number {
   let ascii = true;
@@ -47,8 +45,4 @@ export function utf8Length(text: string): number {
     } else bytes += 3;
   }
   return bytes;
-}
-
-export function encodeUtf8(text: string): Uint8Array {
-  return encoder.encode(text);
 }

@@ -11,7 +11,6 @@ import { CEILING_BYTES } from "../lib/budget.ts";
 import { parseJsonc } from "../lib/catalog.ts";
 import {
   anthropicAnswer,
-  type FakeProviderServer,
   openAIAnswer,
   openAIError,
   type ScriptedResponse,

@@ -224,7 +224,7 @@ test("a pattern-routed run fixes the example project against the Anthropic-shape
   ]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /^run fix-tests: completed \(success\) after 7 steps, revision r2$/m);
-  assert.match(run.stdout, /^  last test: exit 0 on r2 \(current\)$/m);
+  assert.match(run.stdout, /^ {2}last test: exit 0 on r2 \(current\)$/m);
   assert.match(run.stderr, /^route: fix-tests \(pattern rule 1\)$/m);
   for (const line of lines(run.stderr)) assert.match(line, PROGRESS);
   assert.equal(s.gpt.requests.length, 0, "a pattern match makes no classification call");

@@ -201,11 +201,7 @@ type Sandbox = {
 
 async function sandbox(t: { after: (fn: () => unknown) => void }, wire: Wire): Promise<Sandbox> {
   const dir = mkdtempSync(join(tmpdir(), `loom-e2e-${wire}-`));
-  let server: FakeProviderServer | undefined;
-  t.after(async () => {
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const freshCopy = (name: string) => {
     const path = join(dir, name);
     cpSync(PROJECT, path, { recursive: true });
@@ -222,7 +218,8 @@ async function sandbox(t: { after: (fn: () => unknown) => void }, wire: Wire): P
       ? anthropicAnswer(value, { usage, model: `${MODEL_IDS.anthropic}-20250929` })
       : openAIAnswer(value, { usage });
   };
-  server = await (wire === "anthropic" ? startAnthropicServer(respond) : startOpenAIServer(respond));
+  const server = await (wire === "anthropic" ? startAnthropicServer(respond) : startOpenAIServer(respond));
+  t.after(() => server.close());
   // The bundled example request; for OpenAI the same slice with an openai/ model; for the local server the same slice
   // in a catalog, since only a catalog can give an openai-compatible model its base_url.
   const slice = JSON.parse(readFileSync(EXAMPLE_REQUEST, "utf8"));

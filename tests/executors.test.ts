@@ -39,7 +39,7 @@ type Fixture = {
 
 async function withWorkspace(
   files: Record<string, string>,
-  fn: (fx: Fixture) => Promise<void>,
+  fn: (fx: Fixture) => void | Promise<void>,
   config: Partial<Omit<WorkspaceExecutorConfig, "root" | "store">> & { env?: Record<string, string | undefined> } = {},
 ): Promise<void> {
   const base = mkdtempSync(join(tmpdir(), "loom-executor-"));
@@ -667,7 +667,7 @@ test("every refusal reason is at most 512 UTF-8 bytes and a short one is kept wh
 // confinement as a property
 
 test("resolveInside accepts exactly the paths that stay inside, lexically and through symlinks", async () => {
-  await withWorkspace({ "a/file.txt": "" }, async ({ root, outside }) => {
+  await withWorkspace({ "a/file.txt": "" }, ({ root, outside }) => {
     symlinkSync(outside, join(root, "out"));
     fc.assert(
       fc.property(fc.array(fc.constantFrom("a", "b", ".", "..", "out"), { minLength: 1, maxLength: 6 }), (segments) => {

@@ -43,8 +43,9 @@ function provider(
     { kind: "anthropic", model: MODEL, base_url: server.baseUrl },
     {
       env: { ANTHROPIC_API_KEY: KEY },
-      sleep: async (ms) => {
+      sleep: (ms) => {
         sleeps.push(ms);
+        return Promise.resolve();
       },
       random: () => 0.5,
       timeoutMs,

@@ -120,12 +120,14 @@ test("createProvider: a configured base_url wins over the environment", async ()
 
 test("createProvider: an injected fetch is used for the call", async () => {
   const urls: string[] = [];
-  const fetch = async (input: string) => {
+  const fetch = (input: string) => {
     urls.push(input);
-    return new Response(JSON.stringify(openAIAnswer({ action: "finish" }).body), {
-      status: 200,
-      headers: { "content-type": "application/json" },
-    });
+    return Promise.resolve(
+      new Response(JSON.stringify(openAIAnswer({ action: "finish" }).body), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      }),
+    );
   };
   const provider = createProvider({ kind: "openai-compatible", model: "m", base_url: "http://127.0.0.1:9/v1" }, {
     env: {},

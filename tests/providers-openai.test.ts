@@ -40,8 +40,9 @@ function provider(
     { kind: "openai", model: MODEL, base_url: server.baseUrl, ...config },
     {
       env: { OPENAI_API_KEY: KEY },
-      sleep: async (ms) => {
+      sleep: (ms) => {
         sleeps.push(ms);
+        return Promise.resolve();
       },
       random: () => 0.5,
       timeoutMs,
@@ -294,8 +295,9 @@ test("openai: an abort during the backoff sleep interrupts without another reque
       { kind: "openai", model: MODEL, base_url: server.baseUrl },
       {
         env: { OPENAI_API_KEY: KEY },
-        sleep: async () => {
+        sleep: () => {
           controller.abort();
+          return Promise.resolve();
         },
       },
     );

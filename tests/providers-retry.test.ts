@@ -121,11 +121,11 @@ test("withRetry: retries retryable errors up to maxAttempts, then gives up sayin
   let calls = 0;
   await assert.rejects(
     withRetry(
-      async () => {
+      () => {
         calls++;
-        throw retryable();
+        return Promise.reject(retryable());
       },
-      { maxAttempts: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 0 },
+      { maxAttempts: 3, sleep: (ms) => Promise.resolve(void sleeps.push(ms)), random: () => 0 },
     ),
     (error: unknown) =>
       error instanceof ProviderError && error.code === "provider_server_error" &&
@@ -140,11 +140,11 @@ test("withRetry: errors that are not retryable fail on the first attempt", async
     let calls = 0;
     await assert.rejects(
       withRetry(
-        async () => {
+        () => {
           calls++;
-          throw thrown;
+          return Promise.reject(thrown);
         },
-        { sleep: async () => assert.fail("no sleep") },
+        { sleep: () => assert.fail("no sleep") },
       ),
       (error: unknown) => error === thrown,
     );
@@ -156,11 +156,11 @@ test("withRetry: a retry-after beyond the limit fails now instead of stalling th
   let calls = 0;
   await assert.rejects(
     withRetry(
-      async () => {
+      () => {
         calls++;
-        throw retryable("provider_rate_limited", 3_600_000);
+        return Promise.reject(retryable("provider_rate_limited", 3_600_000));
       },
-      { sleep: async () => assert.fail("no sleep"), maxRetryAfterMs: 60_000 },
+      { sleep: () => assert.fail("no sleep"), maxRetryAfterMs: 60_000 },
     ),
     (error: unknown) => error instanceof ProviderError && /retry after 3600 s/.test(error.message),
   );
@@ -170,12 +170,11 @@ test("withRetry: a retry-after beyond the limit fails now instead of stalling th
 test("withRetry: returns the first success and passes the attempt number", async () => {
   const seen: number[] = [];
   const result = await withRetry(
-    async (n) => {
+    (n) => {
       seen.push(n);
-      if (n < 3) throw retryable();
-      return "ok";
+      return n < 3 ? Promise.reject(retryable()) : Promise.resolve("ok");
     },
-    { sleep: async () => {}, random: () => 0 },
+    { sleep: () => Promise.resolve(), random: () => 0 },
   );
   assert.equal(result, "ok");
   assert.deepEqual(seen, [1, 2, 3]);

@@ -179,7 +179,7 @@ test("--html writes the page atomically (no temp file left), prints its path and
     const io: Io = {
       stdout: (t) => void (out.stdout += t),
       stderr: (t) => void (out.stderr += t),
-      readStdin: async () => "",
+      readStdin: () => Promise.resolve(""),
       env: {},
       cwd: dir,
       isTTY: false,

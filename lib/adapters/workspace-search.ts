@@ -23,6 +23,7 @@ export function matchLine(file: string, hit: { line: number; text: string }): st
 // Names that could break the one-name-per-line format (control characters, including newlines) or be mistaken for such
 // a name (a leading quote) are shown as JSON strings: `"a\nb.txt"` is the file whose name has a newline in it.
 // \u007f-\u009f and the Unicode line separators are escaped too, since JSON.stringify leaves them raw.
+// deno-lint-ignore no-control-regex -- finding control characters is the point
 const UNSAFE_NAME = /^"|[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /** A workspace path as shown in a listing or a search result: as is, or JSON-quoted when it is unsafe on one line. */

@@ -1,6 +1,6 @@
 // One chat-log entry at a time into ChatMessages: messages with a role (content as a string, text parts or content
 // blocks), transcript lines wrapping a message, Responses items and response objects, Chat Completions responses.
-import type { ChatMessage, ChatRole, Fail } from "./chat.ts";
+import type { ChatMessage, ChatRole, Fail } from "./chat-message.ts";
 import { describeJson, firstString, isRecord } from "./source.ts";
 import type { ToolCall } from "./tool-call.ts";
 

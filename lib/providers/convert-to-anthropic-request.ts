@@ -1,9 +1,10 @@
 // TurnRequest -> Anthropic Messages API body, laid out for prompt caching. The API caches prefixes in the order
 // tools -> system -> messages; changing the tools invalidates everything, changing `tool_choice` only the cached
 // message blocks. So:
-// - tools: one tool per answer shape (`select`, `args_<action>`, `classify`): this request's, added to the tools sent
-//   before (the caller passes back the previous body's `tools`), in first-seen order. Once each phase has occurred
-//   the array is byte-identical on every call, and `tool_choice` forces this request's tool.
+// - tools: one tool per answer shape (`select`, `args_<action>`, `classify`), and `tool_choice` forces this request's.
+//   A caller that passes the previous body's `tools` gets them kept, in first-seen order, so the array stays
+//   byte-identical once each phase has occurred; the HTTP adapter passes none, so its bodies carry this request's
+//   tool only.
 // - system: one block per prefix section (instructions, intent, checkpoint); breakpoints on the last one (stable
 //   until the next checkpoint) and, when there is a checkpoint, on the block before it (stable for the whole run).
 // - messages: one user message, the events one block per event, then working state, candidates, lookups. A
