@@ -1,4 +1,4 @@
-// `bun run bench`: replays every shipped workload under legacy and bounded, measures request building, memory and
+// `bun run bench [--workloads DIR]` (default ../shared/workloads, or LOOM_WORKLOADS): replays every shipped workload under legacy and bounded, measures request building, memory and
 // the binary's start-up, and writes bench/RESULTS.md and bench/results.json. Ratios are the headline; absolute
 // times depend on the machine.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -22,18 +22,36 @@ import {
 import {
   listWorkloads,
   loadWorkload,
+  missingWorkloads,
   replayRecording,
   runNumbers,
   type System,
   SYSTEMS,
   type Workload,
+  workloadsDir,
 } from "./workloads.ts";
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const started = new Date();
 const t0 = performance.now();
 const peak = new PeakRss();
-const workloads = listWorkloads();
+const workloads = listWorkloads(workloadsFolder());
+
+function workloadsFolder(): string {
+  let dir: string;
+  try {
+    dir = workloadsDir({ argv: process.argv.slice(2) });
+  } catch (error) {
+    log((error as Error).message);
+    process.exit(2);
+  }
+  const missing = missingWorkloads(dir);
+  if (missing) {
+    log(missing);
+    process.exit(2);
+  }
+  return dir;
+}
 
 // 1. Import and replay everything under both policies, timed, with nothing else running in the loop.
 const rows: RunRow[] = [];

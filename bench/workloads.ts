@@ -1,8 +1,10 @@
-// The shipped workloads (real trajectories in ../shared/workloads, Loom's own recorded workflows in testdata/) and an
-// in-process replay of one recording under one context policy: the same path `loom replay` takes through
-// runWithOptions, with the scripted provider and the recorded executor, minus the process and the report file.
-import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+// The shipped workloads (real trajectories in a workloads folder, ../shared/workloads unless `--workloads DIR` or
+// LOOM_WORKLOADS says otherwise; Loom's own recorded workflows in testdata/) and an in-process replay of one recording
+// under one context policy: the same path `loom replay` takes through startRun, with the scripted provider and the
+// recorded executor, minus the process and the report file.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { type RunResult, startRun } from "../lib/adapters/start-run.ts";
 import type { ContextPolicyName } from "../lib/context.ts";
 import { canonicalJson, utf8Length } from "../lib/digest.ts";
@@ -23,26 +25,58 @@ export type Workload = {
   format: "loom" | "mini-swe-agent" | "swe-agent" | "synthetic";
 };
 
+/** Where the real trajectories live unless `--workloads DIR` or LOOM_WORKLOADS names another folder. */
 export const SHARED_WORKLOADS = new URL("../../shared/workloads/", import.meta.url);
 export const TESTDATA_WORKFLOWS = new URL("../testdata/workflows/", import.meta.url);
 
-const SOURCES: { system: System; dir: URL; pattern: RegExp; format: Workload["format"] }[] = [
-  {
-    system: "mini-swe-agent",
-    dir: new URL("mini-swe-agent/", SHARED_WORKLOADS),
-    pattern: /\.json$/,
-    format: "mini-swe-agent",
-  },
-  { system: "swe-agent", dir: new URL("swe-agent/", SHARED_WORKLOADS), pattern: /\.traj$/, format: "swe-agent" },
-  { system: "loom testdata", dir: TESTDATA_WORKFLOWS, pattern: /\.jsonl$/, format: "loom" },
-];
+/** The workloads folder: `--workloads DIR` in argv, else LOOM_WORKLOADS, else ../shared/workloads. */
+export function workloadsDir(
+  { argv = [], env = process.env }: { argv?: string[]; env?: Record<string, string | undefined> } = {},
+): string {
+  const at = argv.findIndex((a) => a === "--workloads" || a.startsWith("--workloads="));
+  if (at >= 0) {
+    const value = argv[at].includes("=") ? argv[at].slice("--workloads=".length) : argv[at + 1];
+    if (!value) throw new Error("--workloads needs a folder");
+    return resolve(value);
+  }
+  if (env.LOOM_WORKLOADS) return resolve(env.LOOM_WORKLOADS);
+  return fileURLToPath(SHARED_WORKLOADS);
+}
+
+/** One line saying the workloads folder is missing and how to get it, or null when it is there. */
+export function missingWorkloads(dir: string): string | null {
+  if (existsSync(join(dir, "mini-swe-agent")) && existsSync(join(dir, "swe-agent"))) return null;
+  return `no workloads folder at ${dir}: fetch it with \`bash scripts/fetch-workloads.sh DIR\`, then pass ` +
+    "`--workloads DIR` or set LOOM_WORKLOADS=DIR";
+}
+
+function sources(dir: string | null): { system: System; dir: URL; pattern: RegExp; format: Workload["format"] }[] {
+  const shared = dir === null ? null : pathToFileURL(join(dir, "/"));
+  return [
+    ...(shared === null ? [] : [
+      {
+        system: "mini-swe-agent" as const,
+        dir: new URL("mini-swe-agent/", shared),
+        pattern: /\.json$/,
+        format: "mini-swe-agent" as const,
+      },
+      {
+        system: "swe-agent" as const,
+        dir: new URL("swe-agent/", shared),
+        pattern: /\.traj$/,
+        format: "swe-agent" as const,
+      },
+    ]),
+    { system: "loom testdata", dir: TESTDATA_WORKFLOWS, pattern: /\.jsonl$/, format: "loom" },
+  ];
+}
 
 /**
- * Every shipped workload, by system, each folder sorted by file name; then the SYNTHETIC OpenHands-style runs
- * (whole-file views of 5-30 KB, generated in memory by tests/fixtures/openhands-style.ts).
+ * Every shipped workload, by system, each folder sorted by file name (only Loom's own when `dir` is null); then the
+ * SYNTHETIC OpenHands-style runs (whole-file views of 5-30 KB, generated in memory by tests/fixtures/openhands-style.ts).
  */
-export function listWorkloads(): Workload[] {
-  const shipped = SOURCES.flatMap(({ system, dir, pattern, format }) =>
+export function listWorkloads(dir: string | null = workloadsDir()): Workload[] {
+  const shipped = sources(dir).flatMap(({ system, dir, pattern, format }) =>
     readdirSync(dir)
       .filter((file) => pattern.test(file))
       .sort()

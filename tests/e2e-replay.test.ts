@@ -17,6 +17,9 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const loom = join(root, "dist", "loom");
 const fixBug = join(root, "testdata/workflows/fix-bug.jsonl");
 const suspend = join(root, "testdata/workflows/escape-and-suspend.jsonl");
+// Hand-made trajectories in the formats of the workloads' mini-swe-agent and SWE-agent files.
+const miniTrajectory = join(root, "tests/fixtures/mini-swe-agent/v1-bash-blocks.json");
+const sweTrajectory = join(root, "tests/fixtures/swe-agent/v1-function-calling.traj");
 
 function binary(args: string[], { cwd = root }: { cwd?: string } = {}) {
   assert.ok(existsSync(loom), "dist/loom is missing: run `bash compile.sh` (scripts/test.sh builds it)");
@@ -183,12 +186,9 @@ test("usage errors exit 2 with one line: unknown command, unknown flag, bad poli
 });
 
 test("an imported file in the wrong format gets one line naming the format expected, exit 2", () => {
-  const mini = fileURLToPath(
-    new URL("../../shared/workloads/mini-swe-agent/django__django-11095.json", import.meta.url),
-  );
-  const r = binary(["replay", "--from", "swe-agent", mini]);
+  const r = binary(["replay", "--from", "swe-agent", miniTrajectory]);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /django__django-11095\.json: expected a SWE-agent/i);
+  assert.match(r.stderr, /v1-bash-blocks\.json: expected a SWE-agent/i);
   assert.equal(r.stderr.trim().split("\n").length, 1);
 });
 
@@ -383,14 +383,7 @@ test("replay refuses an unwritable --context-report or --reports-dir before repl
 });
 
 test("--from auto detects each file's format: a Loom recording, a mini-swe-agent and a SWE-agent trajectory", () => {
-  const shared = fileURLToPath(new URL("../../shared/workloads/", import.meta.url));
-  for (
-    const file of [
-      fixBug,
-      join(shared, "mini-swe-agent/django__django-11095.json"),
-      join(shared, "swe-agent/function_calling_simple.traj"),
-    ]
-  ) {
+  for (const file of [fixBug, miniTrajectory, sweTrajectory]) {
     const r = binary(["replay", "--from", "auto", file, "--json", "--quiet"]);
     assert.equal(r.code, 0, `${file}: ${r.stderr}`);
     assert.equal(JSON.parse(r.stdout).outcome, "completed");
@@ -406,12 +399,11 @@ test("--from auto detects each file's format: a Loom recording, a mini-swe-agent
 
 test("a folder of batch output expands to the trajectories in instance subfolders, skipping preds.json", () => {
   withTemp((dir) => {
-    const shared = fileURLToPath(new URL("../../shared/workloads/mini-swe-agent/", import.meta.url));
-    for (const name of ["django__django-11095", "django__django-14672"]) {
+    for (const name of ["example__slug-1", "example__slug-2"]) {
       mkdirSync(join(dir, name));
-      cpSync(join(shared, `${name}.json`), join(dir, name, `${name}.traj.json`));
+      cpSync(miniTrajectory, join(dir, name, `${name}.traj.json`));
     }
-    writeFileSync(join(dir, "preds.json"), JSON.stringify({ "django__django-11095": { model_patch: "" } }));
+    writeFileSync(join(dir, "preds.json"), JSON.stringify({ "example__slug-1": { model_patch: "" } }));
     const r = binary(["replay", "--from", "mini-swe-agent", dir, "--json", "--quiet"]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).recordings, 2);

@@ -1,8 +1,9 @@
-// Importers of other agents' trajectories: real mini-swe-agent and SWE-agent samples from ../shared/workloads, and
+// Importers of other agents' trajectories: hand-made mini-swe-agent and SWE-agent files in the workloads' formats
+// (tests/fixtures/), the real samples from the workloads folder when it is there (tests/helpers/workloads.ts), and
 // hand-written OpenAI-style chat logs (tests/fixtures/openai-messages) written from the format's documentation.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { test } from "node:test";
 import fc from "fast-check";
 import { digestOf, utf8Length } from "../lib/digest.ts";
@@ -10,18 +11,34 @@ import { UsageError } from "../lib/errors.ts";
 import { detectFormat, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
 import { parseRecording, type RecordedExecution, type Recording, recordingLine } from "../lib/recording.ts";
 import { NULL_USAGE } from "../lib/turn.ts";
+import { workload, WORKLOADS, workloadTests } from "./helpers/workloads.ts";
 
-const WORKLOADS = new URL("../../shared/workloads/", import.meta.url);
 const FIXTURES = new URL("./fixtures/openai-messages/", import.meta.url);
+const workloadTest = workloadTests(import.meta.url);
 
-const MINI_FILES = [
+/** Hand-made, in the format of the workloads' mini-swe-agent 1.x files: every observation kind once. */
+const MINI_FIXTURE = "v1-bash-blocks.json";
+/** Hand-made SWE-agent files: 0.x with a string replay_config, 1.x function calling with a history and state prompts. */
+const SWE_CLASSIC = "v0-classic.traj";
+const SWE_FUNCTION_CALLING = "v1-function-calling.traj";
+
+const REAL_MINI = [
   "django__django-11095.json", // plain run
   "pylint-dev__pylint-6528.json", // timeouts, format errors, long-output warnings
   "sympy__sympy-19040.json", // 132 steps, timeouts, many format errors
   "psf__requests-1142.json", // an 868 KB submission
   "matplotlib__matplotlib-13989.json", // a timeout and a long output
 ];
-const SWE_FILES = readdirSync(new URL("swe-agent/", WORKLOADS)).filter((f) => f.endsWith(".traj")).sort();
+const REAL_SWE = WORKLOADS === null ? [] : readdirSync(workload("swe-agent")).filter((f) => f.endsWith(".traj")).sort();
+const MINI_FILES = [MINI_FIXTURE, ...(WORKLOADS === null ? [] : REAL_MINI)];
+const SWE_FILES = [SWE_CLASSIC, SWE_FUNCTION_CALLING, ...REAL_SWE];
+/** A fixture's case and, when the workloads folder is there, the real file's. */
+function cases<T>(fixture: [string, T], real: [string, T]): [string, T][] {
+  return WORKLOADS === null ? [fixture] : [fixture, real];
+}
+/** A fixture and, when the workloads folder is there, the real file showing the same thing. */
+const alsoReal = (fixture: string, real: () => string) => (WORKLOADS === null ? [fixture] : [fixture, real()]);
+const realSwe = (part: string) => () => REAL_SWE.find((f) => f.includes(part))!;
 
 const texts = new Map<string, string>();
 function read(url: URL): string {
@@ -32,8 +49,13 @@ function read(url: URL): string {
   }
   return text;
 }
-const mini = (file: string) => read(new URL(`mini-swe-agent/${file}`, WORKLOADS));
-const swe = (file: string) => read(new URL(`swe-agent/${file}`, WORKLOADS));
+const inFixtures = (path: string) => new URL(`./fixtures/${path}`, import.meta.url);
+const mini = (file: string) =>
+  read(
+    file === MINI_FIXTURE ? inFixtures(`mini-swe-agent/${file}`) : pathToFileURL(workload(`mini-swe-agent/${file}`)),
+  );
+const swe = (file: string) =>
+  read(REAL_SWE.includes(file) ? pathToFileURL(workload(`swe-agent/${file}`)) : inFixtures(`swe-agent/${file}`));
 const fixture = (file: string) => read(new URL(file, FIXTURES));
 
 function importText(text: string, format: ImportFormat, name: string): Recording {
@@ -67,10 +89,12 @@ function outputOf(execution: RecordedExecution): string {
   return execution.results[ref];
 }
 
-/** The readme's index of the mini-swe-agent set: file -> steps. */
+/** The step counts a fixture is written with, and the workloads readme's index of its mini-swe-agent set (the copy
+ * scripts/fetch-workloads.sh makes has no readme: its files are checked by hash instead). */
 function indexedSteps(): Map<string, number> {
-  const readme = read(new URL("README.md", WORKLOADS));
-  const steps = new Map<string, number>();
+  const steps = new Map([[MINI_FIXTURE, 7]]);
+  if (WORKLOADS === null || !existsSync(workload("README.md"))) return steps;
+  const readme = read(pathToFileURL(workload("README.md")));
   for (const match of readme.matchAll(/^\| (\S+\.json) \| (\d+) \|/gm)) steps.set(match[1], Number(match[2]));
   return steps;
 }
@@ -117,7 +141,7 @@ test("mini-swe-agent: one step per assistant message, as the workloads index cou
     const recording = importText(mini(file), "mini-swe-agent", file);
     const assistants = messages.filter((m) => m.role === "assistant").length;
     assert.equal(recording.executions.length, assistants, file);
-    assert.equal(recording.executions.length, index.get(file), file);
+    if (index.has(file)) assert.equal(recording.executions.length, index.get(file), file);
     assert.equal(recording.answers.length, 2 * assistants, file);
     assert.deepEqual(recording.executions.map((e) => e.step), Array.from({ length: assistants }, (_, i) => i + 1));
     assert.equal(recording.header.slice.limits.max_steps, assistants);
@@ -139,11 +163,24 @@ test("mini-swe-agent: observations keep the output byte for byte, without <retur
       assert.equal(execution.report.timed_out, expected.timed_out);
       assert.ok(!outputOf(execution).startsWith("<returncode>"));
     });
-    assert.ok(commands > 20, file);
+    assert.ok(commands >= (file === MINI_FIXTURE ? 5 : 20), `${file}: ${commands} commands`);
   }
 });
 
-test("mini-swe-agent: exit codes are parsed, timeouts have a null exit code and timed_out", () => {
+test("mini-swe-agent: exit codes are parsed, a timeout has a null exit code and timed_out", () => {
+  const recording = importText(mini(MINI_FIXTURE), "mini-swe-agent", MINI_FIXTURE);
+  const reports = recording.executions.map((e) => e.report).filter((r) => r.kind === "command");
+  assert.deepEqual(reports.map((r) => [r.exit_code, r.timed_out]), [
+    [0, false],
+    [0, false],
+    [null, true],
+    [1, false],
+    [0, false],
+  ]);
+  assert.equal(outputOf(recording.executions[3]), "collecting ...");
+});
+
+workloadTest("mini-swe-agent: a real run's exit codes and timeouts", () => {
   const recording = importText(mini("pylint-dev__pylint-6528.json"), "mini-swe-agent", "pylint-dev__pylint-6528.json");
   const reports = recording.executions.map((e) => e.report).filter((r) => r.kind === "command");
   const codes = new Set(reports.map((r) => r.exit_code));
@@ -154,54 +191,64 @@ test("mini-swe-agent: exit codes are parsed, timeouts have a null exit code and 
 });
 
 test("mini-swe-agent: long outputs keep the agent's warning, head and tail as the model saw them", () => {
-  const file = "pylint-dev__pylint-6528.json";
-  const recording = importText(mini(file), "mini-swe-agent", file);
-  const long = recording.executions.filter((e) => e.report.kind === "command" && outputOf(e).startsWith("<warning>"));
-  assert.equal(long.length, 7);
-  for (const execution of long) {
-    assert.match(outputOf(execution), /<output_head>[\s\S]*<elided_chars>[\s\S]*<output_tail>/);
+  for (
+    const [file, count] of cases([MINI_FIXTURE, 1], ["pylint-dev__pylint-6528.json", 7])
+  ) {
+    const recording = importText(mini(file), "mini-swe-agent", file);
+    const long = recording.executions.filter((e) => e.report.kind === "command" && outputOf(e).startsWith("<warning>"));
+    assert.equal(long.length, count, file);
+    for (const execution of long) {
+      assert.match(outputOf(execution), /<output_head>[\s\S]*<elided_chars>[\s\S]*<output_tail>/);
+    }
   }
 });
 
 test("mini-swe-agent: the reason is the THOUGHT and the command the bash block, each once", () => {
-  const file = "django__django-11095.json";
-  const messages: Message[] = JSON.parse(mini(file)).messages;
-  const recording = importText(mini(file), "mini-swe-agent", file);
-  const first = messages.find((m) => m.role === "assistant")!.content;
-  assert.equal(selection(recording, 1).action, "run_command");
-  assert.equal(
-    selection(recording, 1).reason,
-    first.slice(0, first.indexOf("```bash")).trim(),
-  );
-  assert.deepEqual(recording.executions[0].args, {
-    argv: ["bash", "-c", 'find django/contrib/admin -name "*.py" | grep options'],
-  });
-  const args = recording.answers.find((a) => a.step === 1 && a.phase === "arguments");
-  assert.deepEqual(args?.value, recording.executions[0].args);
+  for (
+    const [file, command] of [
+      [MINI_FIXTURE, "ls src"],
+      ...(WORKLOADS === null
+        ? []
+        : [["django__django-11095.json", 'find django/contrib/admin -name "*.py" | grep options']]),
+    ] as const
+  ) {
+    const messages: Message[] = JSON.parse(mini(file)).messages;
+    const recording = importText(mini(file), "mini-swe-agent", file);
+    const first = messages.find((m) => m.role === "assistant")!.content;
+    assert.equal(selection(recording, 1).action, "run_command");
+    assert.equal(
+      selection(recording, 1).reason,
+      first.slice(0, first.indexOf("```bash")).trim(),
+    );
+    assert.deepEqual(recording.executions[0].args, { argv: ["bash", "-c", command] });
+    const args = recording.answers.find((a) => a.step === 1 && a.phase === "arguments");
+    assert.deepEqual(args?.value, recording.executions[0].args);
+  }
 });
 
 test("mini-swe-agent: a format-error turn is a refused step carrying the agent's reply", () => {
-  const file = "sympy__sympy-19040.json";
-  const messages: Message[] = JSON.parse(mini(file)).messages;
-  const recording = importText(mini(file), "mini-swe-agent", file);
-  const refused = recording.executions.filter((e) => e.report.kind === "refusal");
-  const errors = messages.filter((m) =>
-    m.role === "user" && m.content.startsWith("Please always provide EXACTLY ONE action")
-  );
-  assert.equal(refused.length, errors.length);
-  assert.ok(refused.length >= 10);
-  for (const [i, execution] of refused.entries()) {
-    assert.equal(execution.action, "run_command");
-    assert.deepEqual(execution.report, {
-      kind: "refusal",
-      step: execution.step,
-      code: "format_error",
-      reason: errors[i].content,
-    });
-    const argv = execution.args.argv as string[];
-    assert.deepEqual(argv.slice(0, 2), ["bash", "-c"]);
-    // The proposed commands sit in argv, not repeated in the reason.
-    assert.ok(!String(selection(recording, execution.step).reason ?? "").includes("```bash"));
+  for (const file of alsoReal(MINI_FIXTURE, () => "sympy__sympy-19040.json")) {
+    const messages: Message[] = JSON.parse(mini(file)).messages;
+    const recording = importText(mini(file), "mini-swe-agent", file);
+    const refused = recording.executions.filter((e) => e.report.kind === "refusal");
+    const errors = messages.filter((m) =>
+      m.role === "user" && m.content.startsWith("Please always provide EXACTLY ONE action")
+    );
+    assert.equal(refused.length, errors.length);
+    assert.ok(refused.length >= (file === MINI_FIXTURE ? 1 : 10), file);
+    for (const [i, execution] of refused.entries()) {
+      assert.equal(execution.action, "run_command");
+      assert.deepEqual(execution.report, {
+        kind: "refusal",
+        step: execution.step,
+        code: "format_error",
+        reason: errors[i].content,
+      });
+      const argv = execution.args.argv as string[];
+      assert.deepEqual(argv.slice(0, 2), ["bash", "-c"]);
+      // The proposed commands sit in argv, not repeated in the reason.
+      assert.ok(!String(selection(recording, execution.step).reason ?? "").includes("```bash"));
+    }
   }
 });
 
@@ -220,58 +267,64 @@ test("mini-swe-agent: the submission becomes finish with the patch as summary", 
 });
 
 test("mini-swe-agent: a run that ended on a limit gets a failed finish after its last step", () => {
-  const json = JSON.parse(mini("django__django-11095.json"));
-  json.messages = json.messages.slice(0, 10); // cut before the submission
-  json.info.exit_status = "LimitsExceeded";
-  json.info.submission = "";
-  const recording = importText(JSON.stringify(json), "mini-swe-agent", "limit.json");
-  assert.equal(recording.executions.length, 5);
-  assert.deepEqual(recording.executions.at(-1)!.report, {
-    kind: "finish",
-    status: "failure",
-    summary: "LimitsExceeded",
-  });
-  delete json.info.exit_status;
-  const unfinished = importText(JSON.stringify(json), "mini-swe-agent", "cut.json");
-  assert.equal(unfinished.executions.length, 4);
-  assert.ok(unfinished.executions.every((e) => e.action === "run_command"));
-  assertRoundTrips(unfinished, "cut.json");
+  for (const file of alsoReal(MINI_FIXTURE, () => "django__django-11095.json")) {
+    const json = JSON.parse(mini(file));
+    json.messages = json.messages.slice(0, 10); // cut before the submission
+    json.info.exit_status = "LimitsExceeded";
+    json.info.submission = "";
+    const recording = importText(JSON.stringify(json), "mini-swe-agent", "limit.json");
+    assert.equal(recording.executions.length, 5);
+    assert.deepEqual(recording.executions.at(-1)!.report, {
+      kind: "finish",
+      status: "failure",
+      summary: "LimitsExceeded",
+    });
+    delete json.info.exit_status;
+    const unfinished = importText(JSON.stringify(json), "mini-swe-agent", "cut.json");
+    assert.equal(unfinished.executions.length, 4);
+    assert.ok(unfinished.executions.every((e) => e.action === "run_command"));
+    assertRoundTrips(unfinished, "cut.json");
+  }
 });
 
 test("mini-swe-agent: header carries task, system prompt, model, actions, commands and limits", () => {
-  const file = "django__django-11095.json";
-  const json = JSON.parse(mini(file));
-  const { header } = importText(mini(file), "mini-swe-agent", file);
-  assert.equal(header.slice.intent, json.messages[1].content);
-  assert.equal(header.slice.instructions, json.messages[0].content);
-  assert.equal(header.slice.workspace, undefined);
-  assert.deepEqual(header.slice.actions, ["run_command", "finish"]);
-  assert.deepEqual(header.slice.commands, [["bash", "-c"]]);
-  assert.deepEqual(header.slice.test, { command: ["true"], timeout_ms: 60000 });
-  assert.equal(header.slice.model, "google/gemini-3-pro-preview");
-  assert.deepEqual(header.slice.limits, { max_steps: 35, command_timeout_ms: 60000 });
-  assert.deepEqual(header.source, { format: "mini-swe-agent", name: file });
+  for (
+    const [file, steps] of cases([MINI_FIXTURE, 7], ["django__django-11095.json", 35])
+  ) {
+    const json = JSON.parse(mini(file));
+    const { header } = importText(mini(file), "mini-swe-agent", file);
+    assert.equal(header.slice.intent, json.messages[1].content);
+    assert.equal(header.slice.instructions, json.messages[0].content);
+    assert.equal(header.slice.workspace, undefined);
+    assert.deepEqual(header.slice.actions, ["run_command", "finish"]);
+    assert.deepEqual(header.slice.commands, [["bash", "-c"]]);
+    assert.deepEqual(header.slice.test, { command: ["true"], timeout_ms: 60000 });
+    assert.equal(header.slice.model, "google/gemini-3-pro-preview");
+    assert.deepEqual(header.slice.limits, { max_steps: steps, command_timeout_ms: 60000 });
+    assert.deepEqual(header.source, { format: "mini-swe-agent", name: file });
+  }
 });
 
 test("mini-swe-agent: usage from the response is on the selection answer, null where absent, never 0", () => {
-  const file = "django__django-11095.json";
-  const json = JSON.parse(mini(file));
-  const recording = importText(mini(file), "mini-swe-agent", file);
-  const raw = json.messages[2].extra.response.usage;
-  const cached = raw.prompt_tokens_details?.cached_tokens ?? null;
-  assert.equal(recording.answers[0].phase, "selection");
-  assert.deepEqual(recording.answers[0].usage, {
-    input: raw.prompt_tokens, // as live OpenAI-style providers count it: cached tokens included
-    cache_read: cached,
-    cache_write: null,
-    output: raw.completion_tokens,
-  });
-  for (const answer of recording.answers.filter((a) => a.phase === "arguments")) {
-    assert.deepEqual(answer.usage, NULL_USAGE);
+  for (const file of alsoReal(MINI_FIXTURE, () => "django__django-11095.json")) {
+    const json = JSON.parse(mini(file));
+    const recording = importText(mini(file), "mini-swe-agent", file);
+    const raw = json.messages[2].extra.response.usage;
+    const cached = raw.prompt_tokens_details?.cached_tokens ?? null;
+    assert.equal(recording.answers[0].phase, "selection");
+    assert.deepEqual(recording.answers[0].usage, {
+      input: raw.prompt_tokens, // as live OpenAI-style providers count it: cached tokens included
+      cache_read: cached,
+      cache_write: null,
+      output: raw.completion_tokens,
+    });
+    for (const answer of recording.answers.filter((a) => a.phase === "arguments")) {
+      assert.deepEqual(answer.usage, NULL_USAGE);
+    }
+    delete json.messages[2].extra;
+    const bare = importText(JSON.stringify(json), "mini-swe-agent", file);
+    assert.deepEqual(bare.answers[0].usage, NULL_USAGE);
   }
-  delete json.messages[2].extra;
-  const bare = importText(JSON.stringify(json), "mini-swe-agent", file);
-  assert.deepEqual(bare.answers[0].usage, NULL_USAGE);
 });
 
 test("mini-swe-agent: the legacy transcript stays within 25% of the original message history", () => {
@@ -323,41 +376,52 @@ test("swe-agent: submit becomes finish with the submitted patch", () => {
 });
 
 test("swe-agent: a history-only file yields the same steps as its trajectory", () => {
-  const file = SWE_FILES.find((f) => f.includes("1c2844"))!;
-  const json = JSON.parse(swe(file));
-  const fromTrajectory = importText(swe(file), "swe-agent", file);
-  delete json.trajectory;
-  const fromHistory = importText(JSON.stringify(json), "swe-agent", file);
-  assert.equal(fromHistory.executions.length, fromTrajectory.executions.length);
-  // The history appends SWE-agent's state prompt to each observation; the importer strips it.
-  assert.deepEqual(fromHistory.executions, fromTrajectory.executions);
+  for (const file of alsoReal(SWE_FUNCTION_CALLING, realSwe("1c2844"))) {
+    const json = JSON.parse(swe(file));
+    const fromTrajectory = importText(swe(file), "swe-agent", file);
+    delete json.trajectory;
+    const fromHistory = importText(JSON.stringify(json), "swe-agent", file);
+    assert.equal(fromHistory.executions.length, fromTrajectory.executions.length);
+    // The history appends SWE-agent's state prompt to each observation; the importer strips it.
+    assert.deepEqual(fromHistory.executions, fromTrajectory.executions);
+  }
 });
 
 test("swe-agent: the task is the first real user turn (demonstrations skipped), the system prompt the instructions", () => {
-  const file = SWE_FILES.find((f) => f.startsWith("gpt4__swe-agent__test-repo"))!;
-  const json = JSON.parse(swe(file));
-  const { header } = importText(swe(file), "swe-agent", file);
-  const task = json.history.find((m: { role: string; is_demo?: boolean }) => m.role === "user" && !m.is_demo);
-  assert.equal(header.slice.intent, task.content);
-  assert.ok(!header.slice.intent.includes("--- DEMONSTRATION ---"));
-  assert.equal(header.slice.instructions, json.history[0].content);
-  assert.equal(header.slice.model, "unknown");
-  assert.deepEqual(header.slice.actions, ["run_command", "finish"]);
-  assert.deepEqual(header.slice.commands, [["bash", "-c"]]);
-  assert.deepEqual(header.source, { format: "swe-agent", name: file });
+  for (
+    const file of alsoReal(
+      SWE_FUNCTION_CALLING,
+      () => REAL_SWE.find((f) => f.startsWith("gpt4__swe-agent__test-repo"))!,
+    )
+  ) {
+    const json = JSON.parse(swe(file));
+    delete json.replay_config; // without one the model is unknown
+    const { header } = importText(JSON.stringify(json), "swe-agent", file);
+    const task = json.history.find((m: { role: string; is_demo?: boolean }) => m.role === "user" && !m.is_demo);
+    assert.equal(header.slice.intent, task.content);
+    assert.ok(!header.slice.intent.includes("--- DEMONSTRATION ---"));
+    assert.equal(header.slice.instructions, json.history[0].content);
+    assert.equal(header.slice.model, "unknown");
+    assert.deepEqual(header.slice.actions, ["run_command", "finish"]);
+    assert.deepEqual(header.slice.commands, [["bash", "-c"]]);
+    assert.deepEqual(header.source, { format: "swe-agent", name: file });
+  }
 });
 
 test("swe-agent: the model name comes from replay_config when the file has one", () => {
-  const file = SWE_FILES.find((f) => f.includes("function_calling__install"))!;
-  assert.equal(importText(swe(file), "swe-agent", file).header.slice.model, "gpt-4o");
+  assert.equal(importText(swe(SWE_CLASSIC), "swe-agent", SWE_CLASSIC).header.slice.model, "gpt4");
+  for (const file of alsoReal(SWE_FUNCTION_CALLING, realSwe("function_calling__install"))) {
+    assert.equal(importText(swe(file), "swe-agent", file).header.slice.model, "gpt-4o");
+  }
 });
 
 test("swe-agent: a run that ended on a cost limit finishes with status failure", () => {
-  const file = SWE_FILES.find((f) => f.includes("function_calling__install"))!;
-  const json = JSON.parse(swe(file));
-  json.info.exit_status = "submitted (exit_cost)";
-  const last = importText(JSON.stringify(json), "swe-agent", file).executions.at(-1)!.report;
-  assert.equal(last.kind === "finish" && last.status, "failure");
+  for (const file of alsoReal(SWE_FUNCTION_CALLING, realSwe("function_calling__install"))) {
+    const json = JSON.parse(swe(file));
+    json.info.exit_status = "submitted (exit_cost)";
+    const last = importText(JSON.stringify(json), "swe-agent", file).executions.at(-1)!.report;
+    assert.equal(last.kind === "finish" && last.status, "failure");
+  }
 });
 
 // ---------------------------------------------------------------- openai-messages
@@ -558,7 +622,7 @@ test("detectFormat recognises each sample's format", () => {
 });
 
 test("a file in the wrong format fails with one line naming the format expected and what was found", () => {
-  const file = SWE_FILES.find((f) => f.includes("function_calling__install"))!;
+  const file = SWE_FUNCTION_CALLING;
   assert.throws(
     () => importText(swe(file), "mini-swe-agent", file),
     (error: unknown) => {
@@ -597,13 +661,17 @@ test("malformed JSON fails with the file name and the parser's message on one li
 });
 
 test("a plain messages[] log without tool calls imports as mini-swe-agent", () => {
-  const json = JSON.parse(mini("django__django-11095.json"));
-  const plain = JSON.stringify({ messages: json.messages.map(({ role, content }: Message) => ({ role, content })) });
-  const recording = importText(plain, "mini-swe-agent", "plain.json");
-  assert.equal(recording.executions.length, 35);
-  assert.equal(recording.header.slice.model, "unknown");
-  // Without info, the submission is taken from the agent's last message.
-  assert.equal(recording.executions.at(-1)!.report.kind, "finish");
+  for (
+    const [file, steps] of cases([MINI_FIXTURE, 7], ["django__django-11095.json", 35])
+  ) {
+    const json = JSON.parse(mini(file));
+    const plain = JSON.stringify({ messages: json.messages.map(({ role, content }: Message) => ({ role, content })) });
+    const recording = importText(plain, "mini-swe-agent", "plain.json");
+    assert.equal(recording.executions.length, steps);
+    assert.equal(recording.header.slice.model, "unknown");
+    // Without info, the submission is taken from the agent's last message.
+    assert.equal(recording.executions.at(-1)!.report.kind, "finish");
+  }
 });
 
 test("lib/importers stays pure: no process, runtime globals, clock, network or filesystem", () => {

@@ -1,7 +1,6 @@
 // The Anthropic adapter over real HTTP against a local server speaking the Messages API wire format.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { loadWorkload, replayRecording } from "../bench/workloads.ts";
 import { argumentsResponseSchema, selectionResponseSchema } from "../lib/answer.ts";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
@@ -16,6 +15,7 @@ import { encodePropertyKeys } from "../lib/providers/encode-property-keys.ts";
 import { renderSection } from "../lib/providers/render-sections.ts";
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
 import type { CompleteOptions, Provider, Section, TurnRequest } from "../lib/turn.ts";
+import { workload, workloadTests } from "./helpers/workloads.ts";
 import {
   anthropicAnswer,
   anthropicError,
@@ -28,6 +28,8 @@ import {
   startAnthropicServer,
   withFakeServer,
 } from "./helpers/fake-provider-servers.ts";
+
+const workloadTest = workloadTests(import.meta.url);
 
 const KEY = "sk-ant-test-0123456789abcdef";
 const MODEL = "claude-sonnet-4-5";
@@ -313,78 +315,82 @@ function lastBreakpoint(body: AnthropicRequestBody): number {
     [...(body.system ?? []), ...body.messages[0].content].findLastIndex((block) => block.cache_control !== undefined);
 }
 
-test("anthropic: replaying a real trajectory bounded, each call reads its phase's previous prefix up to the older events", async () => {
-  const path = fileURLToPath(
-    new URL("../../shared/workloads/mini-swe-agent/django__django-11138.json", import.meta.url),
-  );
-  const { recording } = loadWorkload({
-    system: "mini-swe-agent",
-    name: "django__django-11138.json",
-    path,
-    format: "mini-swe-agent",
-  });
-  const requests: TurnRequest[] = [];
-  await replayRecording(recording, "bounded", {
-    wrap: (scripted) => ({
-      name: scripted.name,
-      capabilities: scripted.capabilities,
-      complete: (request: TurnRequest, options: CompleteOptions) => {
-        requests.push(request);
-        return scripted.complete(request, options);
-      },
-    }),
-  });
-  assert.ok(requests.length > 200, `${requests.length} calls`);
+workloadTest(
+  "anthropic: replaying a real trajectory bounded, each call reads its phase's previous prefix up to the older events",
+  async () => {
+    const path = workload("mini-swe-agent/django__django-11138.json");
+    const { recording } = loadWorkload({
+      system: "mini-swe-agent",
+      name: "django__django-11138.json",
+      path,
+      format: "mini-swe-agent",
+    });
+    const requests: TurnRequest[] = [];
+    await replayRecording(recording, "bounded", {
+      wrap: (scripted) => ({
+        name: scripted.name,
+        capabilities: scripted.capabilities,
+        complete: (request: TurnRequest, options: CompleteOptions) => {
+          requests.push(request);
+          return scripted.complete(request, options);
+        },
+      }),
+    });
+    assert.ok(requests.length > 200, `${requests.length} calls`);
 
-  let tools: AnthropicTool[] = [];
-  const bodies = requests.map((request) => {
-    const { body } = convertToAnthropicRequest(request, { model: MODEL, maxTokens: 1024, tools });
-    tools = body.tools;
-    return body;
-  });
-  const seen = new Set<string>();
-  const previous = new Map<string, AnthropicRequestBody>();
-  let total = 0;
-  let hit = 0;
-  let chained = 0;
-  for (const [i, body] of bodies.entries()) {
-    const raw = JSON.stringify(body);
-    assert.ok(markerCount(raw) <= MAX_CACHE_BREAKPOINTS);
-    // Each section once, nothing added: the blocks are the sections' texts.
-    const texts = [...(body.system ?? []), ...body.messages[0].content].map((b) => b.text).join("");
-    assert.equal(texts, requests[i].sections.map(renderSection).join(""));
-    const events = requests[i].sections.find((s) => s.section === "events") as { events: unknown[] };
-    const system = body.system ?? [];
-    assert.ok(system.at(-1)?.cache_control);
-    if (events.events.length >= 2) assert.ok(body.messages[0].content[events.events.length - 2].cache_control);
-    // The tools change only when a tool is used for the first time.
-    const choice = body.tool_choice.name;
-    if (i > 0 && seen.has(choice)) {
-      assert.equal(JSON.stringify(body.tools), JSON.stringify(bodies[i - 1].tools), `call ${i}`);
-    }
-    seen.add(choice);
+    let tools: AnthropicTool[] = [];
+    const bodies = requests.map((request) => {
+      const { body } = convertToAnthropicRequest(request, { model: MODEL, maxTokens: 1024, tools });
+      tools = body.tools;
+      return body;
+    });
+    const seen = new Set<string>();
+    const previous = new Map<string, AnthropicRequestBody>();
+    let total = 0;
+    let hit = 0;
+    let chained = 0;
+    for (const [i, body] of bodies.entries()) {
+      const raw = JSON.stringify(body);
+      assert.ok(markerCount(raw) <= MAX_CACHE_BREAKPOINTS);
+      // Each section once, nothing added: the blocks are the sections' texts.
+      const texts = [...(body.system ?? []), ...body.messages[0].content].map((b) => b.text).join("");
+      assert.equal(texts, requests[i].sections.map(renderSection).join(""));
+      const events = requests[i].sections.find((s) => s.section === "events") as { events: unknown[] };
+      const system = body.system ?? [];
+      assert.ok(system.at(-1)?.cache_control);
+      if (events.events.length >= 2) assert.ok(body.messages[0].content[events.events.length - 2].cache_control);
+      // The tools change only when a tool is used for the first time.
+      const choice = body.tool_choice.name;
+      if (i > 0 && seen.has(choice)) {
+        assert.equal(JSON.stringify(body.tools), JSON.stringify(bodies[i - 1].tools), `call ${i}`);
+      }
+      seen.add(choice);
 
-    // A cached message prefix is reused only under the same tool_choice, and only while the checkpoint is the same.
-    const blocks = cacheBlocks(body);
-    total += blocks.reduce((sum, block) => sum + block.length, 0);
-    const before = previous.get(choice);
-    const same = (key: "system" | "tools") => JSON.stringify(before?.[key]) === JSON.stringify(body[key]);
-    if (before && same("system") && same("tools")) {
-      const cached = cacheBlocks(before).slice(0, lastBreakpoint(before) + 1);
-      assert.deepEqual(
-        blocks.slice(0, cached.length),
-        cached,
-        `call ${i} reads call ${bodies.indexOf(before)}'s prefix`,
-      );
-      hit += cached.reduce((sum, block) => sum + block.length, 0);
-      // Counted when the reused prefix reaches into the events.
-      if (cached.length > 1 + system.length) chained += 1;
+      // A cached message prefix is reused only under the same tool_choice, and only while the checkpoint is the same.
+      const blocks = cacheBlocks(body);
+      total += blocks.reduce((sum, block) => sum + block.length, 0);
+      const before = previous.get(choice);
+      const same = (key: "system" | "tools") => JSON.stringify(before?.[key]) === JSON.stringify(body[key]);
+      if (before && same("system") && same("tools")) {
+        const cached = cacheBlocks(before).slice(0, lastBreakpoint(before) + 1);
+        assert.deepEqual(
+          blocks.slice(0, cached.length),
+          cached,
+          `call ${i} reads call ${bodies.indexOf(before)}'s prefix`,
+        );
+        hit += cached.reduce((sum, block) => sum + block.length, 0);
+        // Counted when the reused prefix reaches into the events.
+        if (cached.length > 1 + system.length) chained += 1;
+      }
+      previous.set(choice, body);
     }
-    previous.set(choice, body);
-  }
-  assert.ok(chained > 0.9 * bodies.length, `${chained} of ${bodies.length} calls reuse their phase's previous prefix`);
-  assert.ok(hit / total > 0.75, `cache-hit share ${(hit / total).toFixed(3)}`);
-});
+    assert.ok(
+      chained > 0.9 * bodies.length,
+      `${chained} of ${bodies.length} calls reuse their phase's previous prefix`,
+    );
+    assert.ok(hit / total > 0.75, `cache-hit share ${(hit / total).toFixed(3)}`);
+  },
+);
 
 test("anthropic: a lookup answered under its alias comes back under its own key", async () => {
   await withServer([anthropicAnswer({ _result: "sha256:abc#lines=1-5" })], async (server) => {

@@ -204,7 +204,7 @@ const NO_CHROMIUM =
   "Chromium is not installed (Debian: apt-get install -y chromium), so the page was not opened in a browser";
 
 if (chromium === null && !process.env.CI) {
-  console.log(`skipping the browser test: ${NO_CHROMIUM}`);
+  console.log(`report-html.test.ts: skipping the browser test: ${NO_CHROMIUM}`);
   test.skip(`the HTML page renders its charts in headless Chromium (skipped: ${NO_CHROMIUM})`, () => {});
 } else {
   test("the HTML page renders its charts in headless Chromium; a screenshot is saved to tests/artifacts/report.png", async () => {

@@ -1,16 +1,19 @@
 // The ceiling over every shipped workload: each real trajectory in ../shared/workloads (80 mini-swe-agent, 13
 // SWE-agent) and each recorded workflow in testdata/ is replayed under both policies. Every bounded request stays
 // within 64 KiB, measured independently of the loop's own count, retained events show the SPEC's preview floor,
-// and the two policies end the same way with the same execution reports.
+// and the two policies end the same way with the same execution reports. Without the workloads folder only the
+// recorded workflows run (tests/helpers/workloads.ts).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { emptyAnatomy, measureRequest, MeasuringProvider } from "../bench/anatomy.ts";
 import { listWorkloads, loadWorkload, replayRecording, runNumbers, type System, SYSTEMS } from "../bench/workloads.ts";
 import { CEILING_BYTES } from "../lib/budget.ts";
+import { WORKLOADS, workloadTests } from "./helpers/workloads.ts";
 
-const workloads = listWorkloads();
+const workloads = listWorkloads(WORKLOADS);
+const workloadTest = workloadTests(import.meta.url);
 
-test("the shipped workloads are all found: 80 mini-swe-agent, 13 SWE-agent, Loom's recorded workflows", () => {
+workloadTest("the shipped workloads are all found: 80 mini-swe-agent, 13 SWE-agent, Loom's recorded workflows", () => {
   const count = (system: System) => workloads.filter((w) => w.system === system).length;
   assert.equal(count("mini-swe-agent"), 80);
   assert.equal(count("swe-agent"), 13);
