@@ -40,14 +40,14 @@ export function workloadsDir(
     return resolve(value);
   }
   if (env.LOOM_WORKLOADS) return resolve(env.LOOM_WORKLOADS);
-  return fileURLToPath(SHARED_WORKLOADS);
+  return resolve(fileURLToPath(SHARED_WORKLOADS));
 }
 
 /** One line saying the workloads folder is missing and how to get it, or null when it is there. */
 export function missingWorkloads(dir: string): string | null {
   if (existsSync(join(dir, "mini-swe-agent")) && existsSync(join(dir, "swe-agent"))) return null;
-  return `no workloads folder at ${dir}: fetch it with \`bash scripts/fetch-workloads.sh DIR\`, then pass ` +
-    "`--workloads DIR` or set LOOM_WORKLOADS=DIR";
+  return `no workloads folder at ${dir} (get it with \`bash scripts/fetch-workloads.sh [DIR]\`; name another ` +
+    "folder with LOOM_WORKLOADS=DIR or bench's --workloads DIR)";
 }
 
 function sources(dir: string | null): { system: System; dir: URL; pattern: RegExp; format: Workload["format"] }[] {
