@@ -1,6 +1,6 @@
-// `bun run bench [--workloads DIR]` (default ../shared/workloads, or LOOM_WORKLOADS): replays every shipped workload under legacy and bounded, measures request building, memory and
-// the binary's start-up, and writes bench/RESULTS.md and bench/results.json. Ratios are the headline; absolute
-// times depend on the machine.
+// `bun run bench [--workloads DIR]` (default ../shared/workloads, or LOOM_WORKLOADS): replays every shipped workload
+// under legacy and bounded, measures request building, memory and the binary's start-up, and writes bench/RESULTS.md
+// and bench/results.json. Ratios are the headline; absolute times depend on the machine.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Anatomy, MeasuringProvider } from "./anatomy.ts";
