@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type RunResult, startRun } from "../lib/adapters/start-run.ts";
-import type { ContextPolicyName } from "../lib/context.ts";
+import type { ContextPolicyName } from "../lib/policy.ts";
 import { canonicalJson, utf8Length } from "../lib/digest.ts";
 import { importTrajectory } from "../lib/importers/index.ts";
 import { textOf } from "../lib/importers/source.ts";

@@ -2,12 +2,15 @@
 import { resolve } from "node:path";
 import { outputFolderProblem, outputPathProblem } from "../lib/adapters/files.ts";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import type { ContextPolicyName } from "../lib/context.ts";
+import { ContextPolicyName } from "../lib/policy.ts";
 import { UsageError } from "../lib/errors.ts";
 
 export function policyOption(value: unknown): ContextPolicyName {
-  if (value === "legacy" || value === "bounded") return value;
-  throw new UsageError(`--context-policy ${JSON.stringify(value)}: expected legacy or bounded`);
+  const parsed = ContextPolicyName.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new UsageError(
+    `--context-policy ${JSON.stringify(value)}: expected ${ContextPolicyName.options.join(" or ")}`,
+  );
 }
 
 /** parseArgs with positionals, whose complaints become a one-line usage error (exit 2). */

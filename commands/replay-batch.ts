@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { outputFolderProblem, writeFileAtomic } from "../lib/adapters/files.ts";
 import { selfCommand } from "../lib/adapters/platform.ts";
-import type { ContextPolicyName } from "../lib/context.ts";
+import type { ContextPolicyName } from "../lib/policy.ts";
 import { aggregateReports, ContextReport, requestBytes } from "../lib/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
 import { VERSION } from "../lib/version.ts";

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { writeFileAtomic } from "../lib/adapters/files.ts";
 import type { RunResult } from "../lib/adapters/start-run.ts";
 import type { RoutingNote } from "../lib/catalog-plan.ts";
-import type { ContextPolicyName } from "../lib/context.ts";
+import type { ContextPolicyName } from "../lib/policy.ts";
 import { type AggregateReport, requestBytes } from "../lib/context-report.ts";
 import { errorMessage, InterruptedError, type LoomError, UsageError } from "../lib/errors.ts";
 import type { Progress } from "../lib/stage.ts";

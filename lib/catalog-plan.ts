@@ -2,7 +2,7 @@
 // result like any other input. Pure: the classification provider, the clock and the output-path check are passed in.
 import { dirname, resolve } from "node:path";
 import { type Catalog, renderIntent } from "./catalog.ts";
-import type { ContextPolicyName } from "./context.ts";
+import type { ContextPolicyName } from "./policy.ts";
 import type { CallRecord } from "./context-report.ts";
 import { LoomError, StartupError } from "./errors.ts";
 import type { ProviderConfig } from "./providers/provider-config.ts";

@@ -1,11 +1,11 @@
 // The catalog: models, slices and routes from one JSON or JSONC file. The zod schema is the type and the source of
 // the JSON Schema editors validate with; loadCatalog renders every failure as the file, the field path and what was
 // expected.
+import { ContextPolicyName } from "./policy.ts";
 import { z } from "zod";
-import { ActionName } from "./actions.ts";
 import { StartupError } from "./errors.ts";
 import { ProviderConfig } from "./providers/provider-config.ts";
-import { Limits, TestSpec } from "./slice.ts";
+import { SliceRequest } from "./slice.ts";
 import { formatIssuePath } from "./zod-error.ts";
 
 /** Where the request text goes in a slice's intent template. */
@@ -18,8 +18,6 @@ const Name = z
     'expected a name of letters, digits, ".", "_" or "-" (not starting with a symbol)',
   );
 
-const ContextPolicy = z.enum(["legacy", "bounded"]);
-
 const Path = z.string().min(1);
 
 function isRegExp(pattern: string): boolean {
@@ -31,6 +29,10 @@ function isRegExp(pattern: string): boolean {
   }
 }
 
+/** The SliceRequest fields a catalog slice sets as they are; the rest it names (model), templates (intent) or resolves
+ * relative to the catalog (workspace). */
+const { instructions, actions, test, limits, commands } = SliceRequest.shape;
+
 export const CatalogSlice = z.strictObject({
   description: z.string().min(1).describe(
     "What the slice is for, in a line; classification chooses among slices by it",
@@ -39,17 +41,14 @@ export const CatalogSlice = z.strictObject({
     .string()
     .refine((text) => text.includes(REQUEST_PLACEHOLDER), `expected a template containing ${REQUEST_PLACEHOLDER}`)
     .describe(`Intent template; ${REQUEST_PLACEHOLDER} is replaced by the request text`),
-  instructions: z.string().describe("How to work; sent verbatim, first in every request"),
-  actions: z.array(ActionName).min(1).describe("Actions the model may choose; finish is always available"),
-  test: TestSpec.describe("The slice's test command"),
+  instructions: instructions.describe("How to work; sent verbatim, first in every request"),
+  actions,
+  test: test.describe("The slice's test command"),
   model: Name.describe("Name of the entry in models that runs this slice"),
-  limits: Limits.describe("Limits of one run"),
-  commands: z
-    .array(z.array(z.string()).min(1))
-    .optional()
-    .describe('argv prefixes run_command may run, e.g. [["node", "--version"]]; none when absent'),
+  limits: limits.describe("Limits of one run"),
+  commands,
   workspace: Path.optional().describe("Workspace directory, relative to the catalog file; --workspace overrides it"),
-  context_policy: ContextPolicy.optional().describe("legacy or bounded; --context-policy overrides it"),
+  context_policy: ContextPolicyName.optional().describe("legacy or bounded; --context-policy overrides it"),
   context_report: Path.optional().describe(
     "Context report path, relative to the catalog file; --context-report overrides it",
   ),
@@ -87,7 +86,7 @@ export type Routes = z.infer<typeof Routes>;
 
 export const CatalogDefaults = z.strictObject({
   workspace: Path.optional().describe("Workspace of slices that name none, relative to the catalog file"),
-  context_policy: ContextPolicy.optional().describe(
+  context_policy: ContextPolicyName.optional().describe(
     "Policy of slices that name none, and of the classification request",
   ),
   context_report: Path.optional().describe(

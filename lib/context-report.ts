@@ -1,7 +1,9 @@
 // The context report (schema version 1): measurements only — no prompts, payloads, file contents or secrets.
+import { ContextPolicyName } from "./policy.ts";
 import { z } from "zod";
+import type { LookupKind } from "./answer.ts";
 import { NORMAL_OUTCOMES, Outcome } from "./outcome.ts";
-import { addUsage, NULL_USAGE, Usage } from "./turn.ts";
+import { addUsage, NULL_USAGE, Phase, Usage } from "./turn.ts";
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -18,7 +20,7 @@ export const PhaseStats = z.strictObject({
 export type PhaseStats = z.infer<typeof PhaseStats>;
 
 export const CallRecord = z.strictObject({
-  phase: z.enum(["classification", "selection", "arguments"]),
+  phase: Phase,
   step: count.describe("Step the call belongs to (0 for classification)"),
   request_bytes: count,
   elapsed_ms: z.number().nonnegative(),
@@ -31,7 +33,7 @@ export type CallRecord = z.infer<typeof CallRecord>;
 export const ContextReport = z.strictObject({
   schema_version: z.literal(REPORT_SCHEMA_VERSION),
   loom_version: z.string(),
-  policy: z.enum(["legacy", "bounded"]),
+  policy: ContextPolicyName,
   slice: z.string().nullable().describe("Catalog slice name, when routed from a catalog"),
   outcome: Outcome,
   error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
@@ -85,7 +87,7 @@ export class ReportBuilder {
   readonly #report: ContextReport;
 
   constructor(
-    { policy, version, slice = null }: { policy: "legacy" | "bounded"; version: string; slice?: string | null },
+    { policy, version, slice = null }: { policy: ContextPolicyName; version: string; slice?: string | null },
   ) {
     this.#report = {
       schema_version: REPORT_SCHEMA_VERSION,
@@ -150,7 +152,7 @@ export class ReportBuilder {
 
   /** A lookup answered; `kind` null for an answer that was not a valid lookup at all. */
   recordRetrieval(
-    kind: "result" | "list_history" | "read_history" | null,
+    kind: LookupKind | null,
     { error = false, omitted = false } = {},
   ): void {
     if (kind) this.#report.retrievals[kind] += 1;
@@ -186,7 +188,7 @@ export class ReportBuilder {
 /** The report of a run that never reached the loop (a startup or routing failure, or an interrupt before it). */
 export function unstartedReport(
   { policy, version, slice, outcome, error, calls, elapsedMs }: {
-    policy: "legacy" | "bounded";
+    policy: ContextPolicyName;
     version: string;
     slice: string | null;
     outcome: Outcome;
@@ -206,7 +208,7 @@ export const AggregateReport = z.strictObject({
   schema_version: z.literal(REPORT_SCHEMA_VERSION),
   kind: z.literal("aggregate"),
   loom_version: z.string(),
-  policy: z.enum(["legacy", "bounded"]),
+  policy: ContextPolicyName,
   runs: z.array(
     z.strictObject({
       name: z.string().describe("Recording file name"),
@@ -230,7 +232,7 @@ export type AggregateReport = z.infer<typeof AggregateReport>;
 
 export function aggregateReports(
   entries: { name: string; path: string | null; report: ContextReport }[],
-  { version, policy }: { version: string; policy: "legacy" | "bounded" },
+  { version, policy }: { version: string; policy: ContextPolicyName },
 ): AggregateReport {
   const phases = {
     classification: emptyPhase(),

@@ -13,11 +13,10 @@ import {
 import { utf8Length } from "./digest.ts";
 import { BudgetError } from "./errors.ts";
 import type { SealedEvent } from "./events.ts";
+import type { ContextPolicyName } from "./policy.ts";
 import { renderLegacy, renderRetained } from "./render-event.ts";
 import type { ResultStore } from "./store.ts";
 import type { JsonSchema, Phase, Section, TurnRequest } from "./turn.ts";
-
-export type ContextPolicyName = "legacy" | "bounded";
 
 export type RequestParts = {
   phase: Phase;

@@ -11,7 +11,8 @@ import {
   viewArtifacts,
   type WorkingState,
 } from "./briefing.ts";
-import { type ContextPolicyName, createContext, type TailView } from "./context.ts";
+import { createContext, type TailView } from "./context.ts";
+import type { ContextPolicyName } from "./policy.ts";
 import { type CallRecord, type ContextReport, ReportBuilder } from "./context-report.ts";
 import { errorMessage, InterruptedError, LoomError } from "./errors.ts";
 import type { Outcome } from "./outcome.ts";

@@ -1,5 +1,6 @@
 // Summaries and side-by-side comparisons of context reports, as data (for --json and HTML) and as plain text.
-import type { AggregateReport, ContextReport } from "./context-report.ts";
+import type { ContextPolicyName } from "./policy.ts";
+import { type AggregateReport, type ContextReport, requestBytes } from "./context-report.ts";
 import type { NamedReport } from "./report-load.ts";
 import type { Usage } from "./turn.ts";
 
@@ -15,7 +16,7 @@ export type ReportSummary = {
   file: string;
   kind: "run" | "aggregate";
   loom_version: string;
-  policy: "legacy" | "bounded";
+  policy: ContextPolicyName;
   slice: string | null;
   runs: number;
   outcome: ContextReport["outcome"] | null;
@@ -53,10 +54,7 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 export function summarizeReport(named: NamedReport): ReportSummary {
   const { phases } = named.report;
-  const request_bytes = {
-    total: sum(MODEL_PHASES.map((p) => phases[p].request_bytes.total)),
-    max: Math.max(...MODEL_PHASES.map((p) => phases[p].request_bytes.max)),
-  };
+  const request_bytes = requestBytes(phases);
   const r = named.report;
   const head = { file: named.file, kind: named.kind, loom_version: r.loom_version, policy: r.policy };
   const measured = {

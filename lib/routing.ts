@@ -1,5 +1,6 @@
 // Routing a request to a catalog slice: pattern rules, then an optional classification call, then the default.
 // Pure: the provider and the clock are passed in.
+import type { ContextPolicyName } from "./policy.ts";
 import { z } from "zod";
 import { CEILING_BYTES } from "./budget.ts";
 import type { Catalog } from "./catalog.ts";
@@ -88,7 +89,7 @@ const n = (x: number) => x.toLocaleString("en-US");
 
 /** Under the bounded policy the classification request obeys the same ceiling as every other request. */
 export function checkClassificationCeiling(
-  { bytes, policy }: { bytes: number; policy: "legacy" | "bounded" },
+  { bytes, policy }: { bytes: number; policy: ContextPolicyName },
 ): RoutingError | null {
   if (policy !== "bounded" || bytes <= CEILING_BYTES) return null;
   return new RoutingError(
@@ -125,7 +126,7 @@ export function readClassificationAnswer(
 
 export type RouteOptions = {
   /** Policy of the classification request: bounded enforces the ceiling. */
-  policy: "legacy" | "bounded";
+  policy: ContextPolicyName;
   /** Made only when classification is needed (creating it may fail for a missing credential). */
   provider: () => Provider;
   now: () => number;

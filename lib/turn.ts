@@ -41,7 +41,7 @@ export type TurnRequest = {
 
 export const Usage = z.strictObject({
   input: z.number().int().nonnegative().nullable().describe(
-    "Input tokens as the provider reports them; null when not reported",
+    "Input tokens not read from or written to the prompt cache (the four counters never overlap); null when not reported",
   ),
   cache_read: z.number().int().nonnegative().nullable().describe("Input tokens read from the provider's prompt cache"),
   cache_write: z.number().int().nonnegative().nullable().describe(

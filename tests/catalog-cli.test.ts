@@ -359,8 +359,9 @@ test("a classification answer that is not a known slice: exit 3, routing_failed,
   assert.equal(report.phases.classification.requests, 1);
   assert.ok(report.phases.classification.request_bytes.max > 0);
   assert.equal(report.model_calls, 1);
-  assert.equal(report.usage.input, 2006, "provider-reported usage of the classification call");
-  assert.equal(report.partial_usage.input, 2006);
+  // The classification call's usage: 2,006 prompt tokens of which 1,920 were cached.
+  assert.equal(report.usage.input, 86, "provider-reported usage of the classification call");
+  assert.equal(report.partial_usage.input, 86);
 });
 
 test("a classification over the ceiling under the bounded policy: exit 3, routing_failed, nothing sent", async (t) => {

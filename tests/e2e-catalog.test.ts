@@ -188,7 +188,7 @@ test(
     // Usage summed over the classification and the slice's calls, as the server reported it.
     const n = s.gpt.requests.length;
     assert.deepEqual(report.usage, {
-      input: n * FULL_OPENAI_USAGE.prompt_tokens,
+      input: n * (FULL_OPENAI_USAGE.prompt_tokens - FULL_OPENAI_USAGE.prompt_tokens_details.cached_tokens),
       cache_read: n * FULL_OPENAI_USAGE.prompt_tokens_details.cached_tokens,
       cache_write: null,
       output: n * FULL_OPENAI_USAGE.completion_tokens,
@@ -275,7 +275,7 @@ const classified = (report: any, s: Sandbox) => {
   assert.ok(report.phases.classification.request_bytes.max > 0);
   assert.equal(report.calls[0].phase, "classification");
   const usage = {
-    input: FULL_OPENAI_USAGE.prompt_tokens,
+    input: FULL_OPENAI_USAGE.prompt_tokens - FULL_OPENAI_USAGE.prompt_tokens_details.cached_tokens,
     cache_read: FULL_OPENAI_USAGE.prompt_tokens_details.cached_tokens,
     cache_write: null,
     output: FULL_OPENAI_USAGE.completion_tokens,

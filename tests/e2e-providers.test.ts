@@ -171,8 +171,9 @@ function expectedUsage(wire: Wire, u: any): Usage {
       output: u.output_tokens ?? null,
     };
   }
+  // OpenAI's prompt_tokens includes the cached tokens; Loom's input does not.
   return {
-    input: u.prompt_tokens ?? null,
+    input: u.prompt_tokens === undefined ? null : u.prompt_tokens - (u.prompt_tokens_details?.cached_tokens ?? 0),
     cache_read: u.prompt_tokens_details?.cached_tokens ?? null,
     cache_write: null,
     output: u.completion_tokens ?? null,

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import fc from "fast-check";
 import { type RunResult, startRun } from "../lib/adapters/start-run.ts";
-import type { ContextPolicyName } from "../lib/context.ts";
+import type { ContextPolicyName } from "../lib/policy.ts";
 import { canonicalJson, digestOf } from "../lib/digest.ts";
 import { UsageError } from "../lib/errors.ts";
 import { detectFormat, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
@@ -116,7 +116,7 @@ test("mini-swe-agent 2.x tool calls: parallel calls are consecutive steps answer
     reason: "Let me look at the repository and the failing function.",
   });
   assert.deepEqual(selection(recording, 2), { action: "run_command" });
-  assert.deepEqual(usageAt(recording, 1), { input: 1520, cache_read: 1400, cache_write: null, output: 90 });
+  assert.deepEqual(usageAt(recording, 1), { input: 120, cache_read: 1400, cache_write: null, output: 90 });
   assert.deepEqual(usageAt(recording, 2), NULL_USAGE);
 });
 
@@ -202,7 +202,7 @@ test("mini-swe-agent 2.x Responses API: response objects are turns, function_cal
   assert.deepEqual(recording.executions.map((e) => e.action), ["run_command", "run_command", "finish"]);
   assert.deepEqual(argvOf(recording.executions[1]), ["bash", "-c", "echo hi > x"]);
   assert.deepEqual(selection(recording, 1), { action: "run_command", reason: "Let me see x." });
-  assert.deepEqual(usageAt(recording, 1), { input: 800, cache_read: 512, cache_write: null, output: 120 });
+  assert.deepEqual(usageAt(recording, 1), { input: 288, cache_read: 512, cache_write: null, output: 120 });
   assert.deepEqual(usageAt(recording, 2), { input: 950, cache_read: null, cache_write: null, output: 30 });
   assert.equal(recording.header.slice.intent, "Please solve this issue: x is empty.");
   assert.deepEqual(recording.executions[2].report, {
@@ -343,7 +343,7 @@ test("openai-messages: an OpenHands completion log appends its response as the l
   });
   assert.deepEqual(selection(recording, 3), { action: "finish", reason: "The function now works." });
   // litellm's usage for an Anthropic model: OpenAI names, Anthropic's cache counters beside them.
-  assert.deepEqual(usageAt(recording, 3), { input: 6000, cache_read: 5800, cache_write: 120, output: 55 });
+  assert.deepEqual(usageAt(recording, 3), { input: 80, cache_read: 5800, cache_write: 120, output: 55 });
   assert.equal(recording.header.slice.model, "claude-sonnet-4-20250514");
   assert.ok(recording.header.slice.instructions.startsWith("You are OpenHands agent"));
 });
@@ -415,7 +415,7 @@ test("openai-messages: LangChain and Gemini message dumps", () => {
   assert.equal(lc.header.slice.instructions, "You are a helpful assistant with a terminal tool.");
   assert.deepEqual(argvOf(lc.executions[0]), ["terminal", '{"commands":["python3 --version"]}']);
   assert.equal(outputOf(lc.executions[0]), "Python 3.12.3");
-  assert.deepEqual(usageAt(lc, 1), { input: 300, cache_read: 256, cache_write: null, output: 25 });
+  assert.deepEqual(usageAt(lc, 1), { input: 44, cache_read: 256, cache_write: null, output: 25 });
   assert.equal(lc.header.slice.model, "gpt-4o-mini-2024-07-18");
   const gemini = load("openai-messages/gemini.json", "openai-messages");
   assert.deepEqual(argvOf(gemini.executions[0]), ["bash", "-c", "du -sh /var/log"]);

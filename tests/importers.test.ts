@@ -460,7 +460,7 @@ test("openai-messages: a non-shell tool runs as [name, arguments JSON] under the
 test("openai-messages: the assistant text is the reason of its first call; usage goes there too", () => {
   const recording = importText(fixture("parallel-tools.json"), "openai-messages", "parallel-tools.json");
   assert.deepEqual(selection(recording, 1), { action: "run_command" });
-  assert.deepEqual(recording.answers[0].usage, { input: 1200, cache_read: 1024, cache_write: null, output: 48 });
+  assert.deepEqual(recording.answers[0].usage, { input: 176, cache_read: 1024, cache_write: null, output: 48 });
   assert.deepEqual(recording.answers[2].usage, NULL_USAGE); // the parallel second call
   assert.deepEqual(selection(recording, 3), {
     action: "run_command",

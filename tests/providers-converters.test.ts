@@ -371,11 +371,11 @@ test("convertAnthropicUsage maps the four counters and never invents a 0", () =>
   });
 });
 
-test("convertOpenAIUsage reads Chat Completions and Responses names; cache writes are always null", () => {
+test("convertOpenAIUsage reads Chat Completions and Responses names; input leaves out cached tokens; cache writes are always null", () => {
   assert.deepEqual(
     convertOpenAIUsage({ prompt_tokens: 10, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 8 } }),
     {
-      input: 10,
+      input: 2,
       cache_read: 8,
       cache_write: null,
       output: 2,
@@ -391,9 +391,11 @@ test("convertOpenAIUsage reads Chat Completions and Responses names; cache write
     },
   );
   assert.deepEqual(
-    convertOpenAIUsage({ prompt_tokens: 10, completion_tokens: 2 }, { timings: { cache_n: 6 } }).cache_read,
-    6,
+    convertOpenAIUsage({ prompt_tokens: 10, completion_tokens: 2 }, { timings: { cache_n: 6 } }),
+    { input: 4, cache_read: 6, cache_write: null, output: 2 },
   );
+  // Without a cache counter the whole prompt is input.
+  assert.equal(convertOpenAIUsage({ prompt_tokens: 10, completion_tokens: 2 }).input, 10);
   assert.deepEqual(convertOpenAIUsage(null), { input: null, cache_read: null, cache_write: null, output: null });
 });
 

@@ -55,7 +55,7 @@ test("openai: a json_schema answer is unwrapped and usage maps, cache writes nul
   await withServer([openAIAnswer({ action: "read_file", reason: "look first" })], async (server) => {
     const answer = await provider(server).complete(sampleTurnRequest(), { model: MODEL });
     assert.deepEqual(answer.value, { action: "read_file", reason: "look first" });
-    assert.deepEqual(answer.usage, { input: 2006, cache_read: 1920, cache_write: null, output: 300 });
+    assert.deepEqual(answer.usage, { input: 86, cache_read: 1920, cache_write: null, output: 300 });
     assert.equal(answer.stop_reason, "end");
   });
 });
@@ -376,7 +376,7 @@ test("openai-compatible: llama.cpp-style cached prompt tokens are read as cache 
   };
   await withServer([openAIAnswer({ action: "finish" }, { usage })], async (server) => {
     const answer = await local(server).complete(sampleTurnRequest(), { model: "m" });
-    assert.deepEqual(answer.usage, { input: 900, cache_read: 850, cache_write: null, output: 20 });
+    assert.deepEqual(answer.usage, { input: 50, cache_read: 850, cache_write: null, output: 20 });
   });
 });
 

@@ -1,4 +1,5 @@
 // `loom report --html`: one self-contained page with the charts, checked as markup and as rendered by headless Chromium.
+import type { ContextPolicyName } from "../lib/policy.ts";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -15,7 +16,7 @@ import { countColor, dumpDom, findChromium, readPng, screenshot } from "./helper
 const ARTIFACTS = fileURLToPath(new URL("./artifacts/", import.meta.url));
 
 /** A run of `steps` steps (two calls each) whose requests grow; bounded retires back to ~31 KiB past 48 KiB. */
-function simulated(policy: "legacy" | "bounded", steps: number, { growth = 2600 } = {}): ContextReport {
+function simulated(policy: ContextPolicyName, steps: number, { growth = 2600 } = {}): ContextReport {
   const b = new ReportBuilder({ policy, version: "0.4.0" });
   let bytes = 6000;
   for (let step = 1; step <= steps; step++) {

@@ -1,4 +1,5 @@
 // `loom report` summaries and comparisons (text and --json), on reports built with ReportBuilder.
+import type { ContextPolicyName } from "../lib/policy.ts";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -14,7 +15,7 @@ import { fakeIo } from "./helpers/fake-io.ts";
 type Call = { phase: "selection" | "arguments"; bytes: number; ms: number; usage: Usage; checkpoint?: boolean };
 
 function buildReport({ policy, calls, executions = [], outcome = "completed", error = null, totalMs }: {
-  policy: "legacy" | "bounded";
+  policy: ContextPolicyName;
   calls: Call[];
   executions?: number[];
   outcome?: ContextReport["outcome"];

@@ -5,7 +5,7 @@ import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog-plan.ts";
 import { loadCatalog } from "../catalog.ts";
-import type { ContextPolicyName } from "../context.ts";
+import type { ContextPolicyName } from "../policy.ts";
 import { type ContextReport, unstartedReport } from "../context-report.ts";
 import { InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
 import type { Executor } from "../executor.ts";

@@ -1,5 +1,6 @@
-// OpenAI usage -> our four counters. prompt_tokens INCLUDES the cached tokens (cache_read is a subset of input,
-// unlike Anthropic); the API reports no cache writes, so cache_write is null. Chat Completions names
+// OpenAI usage -> our four counters. prompt_tokens INCLUDES the cached tokens, so `input` is prompt_tokens minus
+// cached_tokens: like Anthropic's, it counts the input read without the cache, and the four counters never overlap
+// (the raw body keeps prompt_tokens). The API reports no cache writes, so cache_write is null. Chat Completions names
 // (prompt_tokens, completion_tokens) and Responses names (input_tokens, output_tokens) are both read, so servers
 // speaking either dialect map. Missing means null, never 0.
 import type { Usage } from "../turn.ts";
@@ -14,9 +15,11 @@ export function convertOpenAIUsage(usage: unknown, { timings }: { timings?: unkn
   const details = record(u.prompt_tokens_details ?? u.input_tokens_details);
   // llama.cpp's server reports prompt-cache reuse only in its timings (cache_n) on older builds.
   const cacheN = tokenCount(record(timings).cache_n);
+  const prompt = tokenCount(u.prompt_tokens ?? u.input_tokens);
+  const cacheRead = tokenCount(details.cached_tokens) ?? cacheN;
   return {
-    input: tokenCount(u.prompt_tokens ?? u.input_tokens),
-    cache_read: tokenCount(details.cached_tokens) ?? cacheN,
+    input: prompt === null ? null : Math.max(0, prompt - (cacheRead ?? 0)),
+    cache_read: cacheRead,
     cache_write: null,
     output: tokenCount(u.completion_tokens ?? u.output_tokens),
   };

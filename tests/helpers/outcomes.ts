@@ -120,8 +120,8 @@ export const OPENAI_USAGE = {
   total_tokens: 1020,
   prompt_tokens_details: { cached_tokens: 600 },
 };
-/** What OPENAI_USAGE becomes: cache_write stays null because the API never reports it. */
-export const OPENAI_USAGE_COUNTERS: Usage = { input: 1000, cache_read: 600, cache_write: null, output: 20 };
+/** What OPENAI_USAGE becomes: input leaves out the cached tokens; cache_write stays null (the API never reports it). */
+export const OPENAI_USAGE_COUNTERS: Usage = { input: 400, cache_read: 600, cache_write: null, output: 20 };
 
 export const say = (
   value: unknown,
