@@ -17,8 +17,19 @@ export function run(request: SliceRequest, options: Pick<RunOptions, "provider" 
 /** Runs a slice. Never rejects for a startup failure (invalid request, missing workspace or credential). */
 export function runWithOptions(request: SliceRequest, options: RunOptions = {}): Promise<RunResult> {
   // Only the public options: the lifecycle's internal hooks stay unreachable from here.
-  const { contextPolicy, contextReport, provider, signal, record, now, onProgress, archiveLimits, secretEnvNames } =
-    options;
+  const {
+    contextPolicy,
+    contextReport,
+    provider,
+    signal,
+    record,
+    now,
+    onProgress,
+    archiveLimits,
+    secretEnvNames,
+    sandbox,
+    warn,
+  } = options;
   return startRun({ request }, {
     contextPolicy,
     contextReport,
@@ -29,5 +40,7 @@ export function runWithOptions(request: SliceRequest, options: RunOptions = {}):
     onProgress,
     archiveLimits,
     secretEnvNames,
+    sandbox,
+    warn,
   });
 }

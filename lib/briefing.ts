@@ -73,8 +73,10 @@ export function applyReport(
       next.latest_revision = report.revision_after;
       break;
     case "test": {
-      const { kind: _, ...test } = report;
+      const { kind: _, revision_after, ...test } = report;
       next.last_test = test;
+      // Files the run changed make a new revision: the pass (or failure) was on the one before.
+      if (revision_after !== undefined) next.latest_revision = revision_after;
       artifact("test", report.output);
       break;
     }
@@ -88,6 +90,7 @@ export function applyReport(
       artifact(report.kind, report.result, report.path);
       break;
     case "command":
+      if (report.revision_after !== undefined) next.latest_revision = report.revision_after;
       artifact("command", report.output);
       break;
     case "print":

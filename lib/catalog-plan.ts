@@ -116,6 +116,7 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
       model: model.model,
       limits: entry.limits,
       ...(entry.commands ? { commands: entry.commands } : {}),
+      ...(entry.sandbox ?? defaults.sandbox ? { sandbox: { ...defaults.sandbox, ...entry.sandbox } } : {}),
     };
     // No model's key reaches the slice's test or command processes.
     const secretEnvNames = Object.values(catalog.models).flatMap((m) => (m.api_key_env ? [m.api_key_env] : []));

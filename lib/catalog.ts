@@ -5,7 +5,7 @@ import { ContextPolicyName } from "./policy.ts";
 import { z } from "zod";
 import { StartupError } from "./errors.ts";
 import { ProviderConfig } from "./providers/provider-config.ts";
-import { SliceRequest } from "./slice.ts";
+import { SandboxSettings, SliceRequest } from "./slice.ts";
 import { formatIssuePath } from "./zod-error.ts";
 
 /** Where the request text goes in a slice's intent template. */
@@ -47,6 +47,9 @@ export const CatalogSlice = z.strictObject({
   model: Name.describe("Name of the entry in models that runs this slice"),
   limits: limits.describe("Limits of one run"),
   commands,
+  sandbox: SandboxSettings.optional().describe(
+    "Where test and command processes run and what they see (docs/sandbox.md); merged over defaults.sandbox",
+  ),
   workspace: Path.optional().describe("Workspace directory, relative to the catalog file; --workspace overrides it"),
   context_policy: ContextPolicyName.optional().describe("legacy or bounded; --context-policy overrides it"),
   context_report: Path.optional().describe(
@@ -85,6 +88,7 @@ export const Routes = z.strictObject({
 export type Routes = z.infer<typeof Routes>;
 
 export const CatalogDefaults = z.strictObject({
+  sandbox: SandboxSettings.optional().describe("Sandbox settings of every slice (a slice's own win, key by key)"),
   workspace: Path.optional().describe("Workspace of slices that name none, relative to the catalog file"),
   context_policy: ContextPolicyName.optional().describe(
     "Policy of slices that name none, and of the classification request",

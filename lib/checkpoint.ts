@@ -27,7 +27,8 @@ export function advanceCheckpoint(previous: Checkpoint, events: readonly Archive
   for (const event of events) {
     byKind[event.kind] = (byKind[event.kind] ?? 0) + 1;
     const f = event.fields;
-    if (event.kind === "file-edited" && typeof f.revision_after === "string") revision = f.revision_after;
+    // Edits, and commands or test runs that changed files, carry the revision they made.
+    if (typeof f.revision_after === "string") revision = f.revision_after;
     if (event.kind === "test-finished") {
       last_test = {
         revision: String(f.revision),

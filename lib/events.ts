@@ -131,7 +131,7 @@ export function summarizeEvent(event: ArchivedEvent): string {
   if ("exit_code" in f) {
     parts.push(`exit ${f.exit_code === null ? "none" : f.exit_code}${f.timed_out ? " (timed out)" : ""}`);
   }
-  if ("revision_after" in f) parts.push(`${f.revision_before}→${f.revision_after}`);
+  if ("revision_after" in f) parts.push(`${f.revision_before ?? f.revision}→${f.revision_after}`);
   if ("code" in f) parts.push(`refused: ${f.code}`);
   if ("status" in f) parts.push(String(f.status));
   for (const key of BULK_FIELDS) if (isBulk(f[key])) parts.push(`${(f[key] as Bulk).bytes} B`);

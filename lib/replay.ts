@@ -96,7 +96,10 @@ export class RecordedExecutor implements Executor {
         return Promise.reject(new RecordingError(`Step ${step}: recorded content does not match its digest ${digest}`));
       }
     }
-    if (recorded.report.kind === "edit") this.#revision = recorded.report.revision_after;
+    const { report } = recorded;
+    if ((report.kind === "edit" || report.kind === "test" || report.kind === "command") && report.revision_after) {
+      this.#revision = report.revision_after;
+    }
     return Promise.resolve(structuredClone(recorded.report));
   }
 }

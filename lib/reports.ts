@@ -5,7 +5,7 @@ export const Ref = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe(
   "A result-store reference: sha256:<64 hex> of the bytes",
 );
 export const Revision = z.string().regex(/^r\d+$/).describe(
-  "Loom's workspace revision counter: r0 at start, +1 per applied edit",
+  "Loom's workspace revision counter: r0 at start, +1 per change to the workspace (an edit, or files a command or a test run changed)",
 );
 
 export const ReadReport = z.strictObject({
@@ -39,6 +39,9 @@ export const TestReport = z.strictObject({
   timed_out: z.boolean(),
   duration_ms: z.number().nonnegative(),
   output: Ref.describe("Combined stdout and stderr"),
+  revision_after: Revision.optional().describe(
+    "Present when the test run changed the workspace: the new revision (the tests ran on `revision`)",
+  ),
 });
 export const CommandReport = z.strictObject({
   kind: z.literal("command"),
@@ -46,6 +49,8 @@ export const CommandReport = z.strictObject({
   exit_code: z.number().int().nullable(),
   timed_out: z.boolean(),
   output: Ref.describe("Combined stdout and stderr"),
+  revision_before: Revision.optional().describe("Present when the command changed the workspace: the revision before"),
+  revision_after: Revision.optional().describe("Present when the command changed the workspace: the new revision"),
 });
 export const PrintReport = z.strictObject({
   kind: z.literal("print"),

@@ -14,6 +14,22 @@ export const Limits = z.strictObject({
   ),
 });
 
+export const SandboxSettings = z.strictObject({
+  mode: z.enum(["auto", "required", "off"]).optional().describe(
+    "auto (default): sandbox test and command processes when the OS sandbox is available, say once when not; " +
+      "required: refuse to start without it (exit 3); off: run them unsandboxed. --sandbox overrides it",
+  ),
+  network: z.boolean().optional().describe("Network inside the sandbox (default false: no network at all)"),
+  read_only: z.array(z.string().min(1)).optional().describe(
+    "Absolute host paths mounted read-only inside the sandbox, for toolchains outside /usr (e.g. ~/.pyenv)",
+  ),
+  env: z.array(z.string().min(1)).optional().describe(
+    "Host environment variables passed to test and command processes, besides PATH, LANG, LC_*, TZ, TERM and " +
+      "NO_COLOR (every other variable is withheld)",
+  ),
+});
+export type SandboxSettings = z.infer<typeof SandboxSettings>;
+
 export const SliceRequest = z.strictObject({
   intent: z.string().min(1).describe("What the user asked"),
   instructions: z.string().describe("How to work"),
@@ -26,6 +42,7 @@ export const SliceRequest = z.strictObject({
     .array(z.array(z.string()).min(1))
     .optional()
     .describe('argv prefixes run_command may run, e.g. [["node", "--version"]]; none when absent'),
+  sandbox: SandboxSettings.optional().describe("Where test and command processes run and what they see"),
 });
 export type SliceRequest = z.infer<typeof SliceRequest>;
 

@@ -18,7 +18,7 @@ import {
   startAnthropicServer,
   startOpenAIServer,
 } from "./helpers/fake-provider-servers.ts";
-import { isAlive, lines, type LoomRun, ROOT, runLoom, startLoom, waitFor } from "./helpers/binary.ts";
+import { hostPid, isAlive, lines, type LoomRun, ROOT, runLoom, startLoom, waitFor } from "./helpers/binary.ts";
 
 const EXAMPLE = resolve(ROOT, "testdata/catalog/example.jsonc");
 const PROJECT = resolve(ROOT, "testdata/example-project");
@@ -586,7 +586,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
       await waitFor(() => readPid("test.pid") !== null && readPid("grandchild.pid") !== null, {
         what: "the slow test command to start",
       });
-      pids.push(readPid("test.pid")!, readPid("grandchild.pid")!);
+      pids.push(hostPid(readPid("test.pid")!, s.workspace), hostPid(readPid("grandchild.pid")!, s.workspace));
       for (const pid of pids) assert.ok(isAlive(pid), "the test command is running");
 
       process.kill(loom.pid, signal);

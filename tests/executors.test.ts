@@ -460,7 +460,7 @@ test("run_tests reports a timeout with no exit code", async () => {
   }, { test: { command: ["sh", "-c", "sleep 100 & wait"], timeout_ms: 200 } });
 });
 
-test("run_tests does not pass credential variables to the test process", async () => {
+test("run_tests passes only the allow-list and the slice's named variables to the test process", async () => {
   await withWorkspace({}, async ({ run, text }) => {
     const report = await run("run_tests", {});
     const output = report.kind === "test" ? text(report.output) : "";
@@ -468,11 +468,12 @@ test("run_tests does not pass credential variables to the test process", async (
     assert.doesNotMatch(output, /LOOM_TEST_API_KEY|do-not-leak/);
   }, {
     test: { command: ["env"], timeout_ms: 30_000 },
-    env: { PATH: process.env.PATH, LOOM_TEST_API_KEY: "do-not-leak", LOOM_VISIBLE: "1" },
+    env: { PATH: process.env.PATH, LOOM_TEST_API_KEY: "do-not-leak", LOOM_VISIBLE: "1", SENTRY_DSN: "do-not-leak" },
+    passEnv: ["LOOM_VISIBLE"],
   });
 });
 
-test("run_tests and run_command do not pass secretEnvNames, credential-like names or URLs with passwords", async () => {
+test("run_tests and run_command never pass secretEnvNames, even named, nor anything unnamed", async () => {
   const env = {
     PATH: process.env.PATH,
     LOOM_MODEL_ACCESS: "leak-1",
@@ -498,6 +499,7 @@ test("run_tests and run_command do not pass secretEnvNames, credential-like name
     test: { command: ["env"], timeout_ms: 30_000 },
     commands: [["env"]],
     secretEnvNames: ["LOOM_MODEL_ACCESS"],
+    passEnv: ["LOOM_VISIBLE", "GIT_AUTHOR_NAME", "LOOM_MODEL_ACCESS"],
     env,
   });
 });

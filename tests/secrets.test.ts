@@ -25,7 +25,11 @@ test("a variable named in secretEnvNames and the providers' key variables are no
       give({ status: "success", summary: "s" }),
     ], { keepRequests: true });
     const result = await runWithOptions(
-      sliceRequest({ workspace: dir, test: { command: ["node", "env.mjs"], timeout_ms: 30_000 } }),
+      sliceRequest({
+        workspace: dir,
+        test: { command: ["node", "env.mjs"], timeout_ms: 30_000 },
+        sandbox: { env: ["PLAIN_SETTING", "LLM_CREDS_CUSTOM", "OPENAI_API_KEY"] },
+      }),
       { provider, secretEnvNames: ["LLM_CREDS_CUSTOM"], contextPolicy: "bounded" },
     );
     assert.equal(result.outcome, "completed");

@@ -1,7 +1,9 @@
 // Runs one program (no shell) in its own process group, so a timeout or an interruption can kill everything it started.
 import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
 import { InterruptedError } from "../errors.ts";
+import { type Bubblewrap, childEnv, sandboxedArgv, type SandboxPolicy, whichProgram } from "./sandbox.ts";
 
 export type ProcessSpec = {
   /** Program and arguments; run without a shell. */
@@ -14,10 +16,14 @@ export type ProcessSpec = {
 export type ProcessOptions = {
   /** Aborting kills the process group and rejects with InterruptedError. */
   signal?: AbortSignal;
-  /** Environment before scrubbing (default: process.env). */
+  /** The host environment the child's is picked from (default: process.env). */
   env?: Record<string, string | undefined>;
-  /** Exact variable names always removed, in addition to the name and value patterns (e.g. a catalog's key variables). */
+  /** Variables passed on top of the allow-list (PATH, locale, TZ, TERM, NO_COLOR): what the slice names. */
+  passEnv?: readonly string[];
+  /** Exact variable names never passed, even when named (the providers' key variables). */
   removeEnv?: readonly string[];
+  /** Run inside this sandbox (the workspace is `root`, mounted read-write); unsandboxed when absent. */
+  sandbox?: { bwrap: Bubblewrap; policy: SandboxPolicy; root: string };
   now?: () => number;
   /** Captured-output cap (default 2 MiB); head and tail are kept. */
   maxOutputBytes?: number;
@@ -35,35 +41,17 @@ export type ProcessResult = {
 export const MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
 export const MISSING_PROGRAM_EXIT_CODE = 127;
 
-/**
- * Names of variables that may hold credentials; never passed to a child (its output reaches the model). AUTH matches
- * AUTHORIZATION and OAUTH but not AUTHOR, so git identities (GIT_AUTHOR_NAME) survive.
- */
-export const SECRET_ENV_NAME = /KEY|TOKEN|SECRET|PASS|CRED|AUTH(?!ORS?(?:_|$))|_PAT$|COOKIE|SESSION/i;
-
-/** A value carrying a URL with a password (`scheme://user:pass@host`), as in DATABASE_URL or HTTPS_PROXY. */
-export const SECRET_ENV_VALUE = /[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:[^\s/?#@]+@/i;
-
 // Once the leader has exited, leftovers are killed; this bounds the wait for pipes held by escaped processes.
 const CLOSE_GRACE_MS = 250;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/**
- * The environment a child sees: without unset variables, the names in `remove`, names that look like credentials and
- * values that embed a password. A name-based guard: a secret under an innocent name and value passes.
- */
-export function scrubEnv(
+/** The environment a child sees: the allow-list plus the names passed, without the names removed. */
+export function processEnv(
   env: Record<string, string | undefined>,
-  { remove = [] }: { remove?: readonly string[] } = {},
+  { pass = [], remove = [], sandboxed }: { pass?: readonly string[]; remove?: readonly string[]; sandboxed: boolean },
 ): Record<string, string> {
-  const removed = new Set(remove);
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || removed.has(name) || SECRET_ENV_NAME.test(name) || SECRET_ENV_VALUE.test(value)) {
-      continue;
-    }
-    out[name] = value;
-  }
+  const out = childEnv(env, { pass, sandboxed });
+  for (const name of remove) delete out[name];
   return out;
 }
 
@@ -129,7 +117,15 @@ export class HeadTailBuffer {
 
 /** Runs argv in cwd; resolves with its status and output. Rejects only with InterruptedError (on abort). */
 export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Promise<ProcessResult> {
-  const { signal, env = process.env, removeEnv = [], now = Date.now, maxOutputBytes = MAX_OUTPUT_BYTES } = options;
+  const {
+    signal,
+    env = process.env,
+    passEnv = [],
+    removeEnv = [],
+    sandbox,
+    now = Date.now,
+    maxOutputBytes = MAX_OUTPUT_BYTES,
+  } = options;
   const started = now();
   if (signal?.aborted) return Promise.reject(new InterruptedError());
   const [program, ...args] = spec.argv;
@@ -147,6 +143,23 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
     );
   }
 
+  const childEnvironment = processEnv(env, { pass: passEnv, remove: removeEnv, sandboxed: sandbox !== undefined });
+  let command = program;
+  let commandArgs = args;
+  if (sandbox) {
+    // Inside the sandbox a missing program is bubblewrap's own error; say it the way an unsandboxed run does.
+    const found = program.includes("/")
+      ? isExecutableAt(spec.cwd, program)
+      : whichProgram(program, childEnvironment.PATH ?? "") !== undefined;
+    if (!found) return missing(`Cannot run ${JSON.stringify(program)}: program not found`);
+    [command, ...commandArgs] = sandboxedArgv(sandbox.bwrap, {
+      argv: spec.argv,
+      root: sandbox.root,
+      env: childEnvironment,
+      policy: sandbox.policy,
+    });
+  }
+
   return new Promise<ProcessResult>((resolve, reject) => {
     const output = new HeadTailBuffer(maxOutputBytes);
     let timedOut = false;
@@ -154,9 +167,9 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
     let settled = false;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
 
-    const child = spawn(program, args, {
+    const child = spawn(command, commandArgs, {
       cwd: spec.cwd,
-      env: scrubEnv(env, { remove: removeEnv }),
+      env: sandbox ? { PATH: childEnvironment.PATH ?? "/usr/bin:/bin" } : childEnvironment,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       windowsHide: true,
@@ -214,6 +227,15 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
     });
     child.on("close", (code) => finish(leaderExit ?? code, output.text()));
   });
+}
+
+function isExecutableAt(cwd: string, program: string): boolean {
+  try {
+    const info = statSync(resolvePath(cwd, program));
+    return info.isFile() && (info.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
 }
 
 function isDirectory(path: string): boolean {

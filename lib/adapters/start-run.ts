@@ -31,7 +31,8 @@ import { formatZodError } from "../zod-error.ts";
 import { openLineSink, outputPathProblem, writeFileAtomic } from "./files.ts";
 import { createProvider } from "./providers/create-provider.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
-import { WorkspaceExecutor } from "./workspace-executor.ts";
+import { createWorkspaceExecutor } from "./create-workspace-executor.ts";
+import type { SandboxMode } from "./sandbox.ts";
 
 /** The options of a library run (runWithOptions). */
 export type RunOptions = {
@@ -48,9 +49,14 @@ export type RunOptions = {
   now?: () => number;
   onProgress?: (progress: Progress) => void;
   archiveLimits?: { maxEvents?: number; maxBytes?: number };
-  /** Environment variables never passed to test and command processes (e.g. a catalog's api_key_env names), on top
-   * of the provider key variables and every name that looks like a credential. */
+  /** Environment variables never passed to test and command processes (e.g. a catalog's api_key_env names), even
+   * when the slice names them; the providers' key variables always are. */
   secretEnvNames?: string[];
+  /** Where test and command processes run: auto (default: the slice's mode, else auto), required or off. See
+   * docs/sandbox.md. */
+  sandbox?: SandboxMode;
+  /** Where the notice that processes run unsandboxed goes (once per process); default: stderr. */
+  warn?: (message: string) => void;
 };
 
 /** A run's result. `outcome` says what happened, including a run that never started; the report has landed. */
@@ -252,13 +258,11 @@ async function prepare(
     if (!isDirectory(root)) {
       throw new StartupError(`Workspace ${JSON.stringify(request.workspace)} is not a directory`, "workspace_missing");
     }
-    executor = new WorkspaceExecutor({
+    executor = createWorkspaceExecutor(request, store, {
       root,
-      store,
-      test: request.test,
-      commands: request.commands ?? [],
-      commandTimeoutMs: request.limits.command_timeout_ms ?? request.test.timeout_ms,
+      sandboxMode: options.sandbox,
       secretEnvNames: secretEnvNames(secretNames),
+      warn: options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)),
     });
     if (replay) executor = new ComparingExecutor(executor, replay.recording.executions);
   }

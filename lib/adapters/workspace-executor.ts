@@ -1,6 +1,5 @@
 // The real executor: files through workspace confinement, programs through runProcess. Bulk text goes to the store.
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { realpathSync } from "node:fs";
 import type { z } from "zod";
 import { type ActionArgs, ActionArguments, ActionName } from "../actions.ts";
 import { clipText, MESSAGE_LIMIT } from "../clip.ts";
@@ -11,7 +10,17 @@ import type { TestSpec } from "../slice.ts";
 import type { ResultStore } from "../store.ts";
 import { formatZodError } from "../zod-error.ts";
 import { runProcess } from "./process.ts";
-import { outsidePathArgument, resolveInside, walkFiles } from "./workspace-paths.ts";
+import type { Bubblewrap, SandboxPolicy } from "./sandbox.ts";
+import {
+  PathChangedError,
+  readEntry,
+  statEntry,
+  walkEntries,
+  writeEntry,
+  WriteRefusedError,
+} from "./workspace-files.ts";
+import { WorkspaceFingerprint } from "./workspace-fingerprint.ts";
+import { outsidePathArgument, resolveInside } from "./workspace-paths.ts";
 import { listingLines, matchingLines, matchLine, MAX_SEARCH_MATCHES, searchableText } from "./workspace-search.ts";
 
 export type WorkspaceExecutorConfig = {
@@ -22,13 +31,17 @@ export type WorkspaceExecutorConfig = {
   /** argv prefixes run_command may run (element-wise); empty allows nothing. */
   commands: string[][];
   commandTimeoutMs: number;
-  /** Variables never passed to test and command processes, whatever their names (e.g. the catalog's key variables). */
+  /** Variables never passed to test and command processes, even when named (the providers' key variables). */
   secretEnvNames?: string[];
+  /** Host variables test and command processes get besides PATH, the locale, TZ, TERM and NO_COLOR. */
+  passEnv?: string[];
+  /** Run test and command processes in this sandbox; unsandboxed when absent (see docs/sandbox.md). */
+  sandbox?: { bwrap: Bubblewrap; policy: SandboxPolicy };
 };
 
 export type WorkspaceExecutorOptions = {
   now?: () => number;
-  /** Environment for test and command processes, scrubbed of credentials (default: process.env). */
+  /** The host environment test and command variables are picked from (default: process.env). */
   env?: Record<string, string | undefined>;
 };
 
@@ -42,7 +55,10 @@ class Refusal extends Error {
   }
 }
 
-type ExistingPath = { absolute: string; relative: string; size: number };
+type ExistingPath = { relative: string; real: string; root: string; size: number; isDirectory: boolean };
+
+// Actions after which the workspace may differ: the fingerprint is compared after each.
+const MUTATING: ReadonlySet<ActionName> = new Set(["edit_file", "write_file", "run_tests", "run_command"]);
 
 // File-system failures the model can cause or fix, as refusal codes. Anything else is an internal fault.
 const ERRNO_REFUSALS: Record<string, [code: string, what: string]> = {
@@ -53,6 +69,8 @@ const ERRNO_REFUSALS: Record<string, [code: string, what: string]> = {
   EACCES: ["permission_denied", "is not accessible"],
   EPERM: ["permission_denied", "is not accessible"],
   ENAMETOOLONG: ["invalid_path", "is too long"],
+  ENXIO: ["not_a_file", "is not a regular file"],
+  ELOOP: ["path_outside_workspace", "changed while in use (a symlink appeared on the way)"],
 };
 
 export class WorkspaceExecutor implements Executor {
@@ -60,11 +78,22 @@ export class WorkspaceExecutor implements Executor {
   readonly #now: () => number;
   readonly #env: Record<string, string | undefined> | undefined;
   #revision = 0;
+  readonly #fingerprint: WorkspaceFingerprint;
+  #lastFingerprint: string | undefined;
 
   constructor(config: WorkspaceExecutorConfig, { now = Date.now, env }: WorkspaceExecutorOptions = {}) {
     this.#config = config;
     this.#now = now;
     this.#env = env;
+    this.#fingerprint = new WorkspaceFingerprint(config.root);
+  }
+
+  /** Whether the workspace changed since the last look (the first look only records it). */
+  #changed(): boolean {
+    const current = this.#fingerprint.take();
+    const changed = this.#lastFingerprint !== undefined && current !== this.#lastFingerprint;
+    this.#lastFingerprint = current;
+    return changed;
   }
 
   get revision(): string {
@@ -91,10 +120,14 @@ export class WorkspaceExecutor implements Executor {
     if (!parsed.success) {
       return refusal("invalid_arguments", `Invalid arguments for ${name.data}: ${formatZodError(parsed.error)}`);
     }
+    // The baseline is taken before the first action that can change the workspace, so nothing before counts.
+    if (this.#lastFingerprint === undefined && MUTATING.has(name.data)) this.#changed();
     try {
       return await this.#dispatch(name.data, parsed.data, signal);
     } catch (error) {
       if (error instanceof Refusal) return refusal(error.code, error.message);
+      if (error instanceof PathChangedError) return refusal("path_outside_workspace", error.message);
+      if (error instanceof WriteRefusedError) return refusal(error.refusal, error.message);
       const errno = ERRNO_REFUSALS[(error as NodeJS.ErrnoException)?.code ?? ""];
       if (!errno) throw error;
       const path = typeof parsed.data === "object" && "path" in parsed.data ? parsed.data.path : "";
@@ -105,15 +138,15 @@ export class WorkspaceExecutor implements Executor {
   #dispatch(action: ActionName, args: unknown, signal: AbortSignal | undefined): Promise<ExecutionReport> {
     switch (action) {
       case "read_file":
-        return this.#read(args as ActionArgs<"read_file">);
+        return Promise.resolve(this.#read(args as ActionArgs<"read_file">));
       case "list_files":
-        return this.#list(args as ActionArgs<"list_files">);
+        return Promise.resolve(this.#list(args as ActionArgs<"list_files">));
       case "search":
-        return this.#search(args as ActionArgs<"search">);
+        return Promise.resolve(this.#search(args as ActionArgs<"search">));
       case "edit_file":
-        return this.#edit(args as ActionArgs<"edit_file">);
+        return Promise.resolve(this.#edit(args as ActionArgs<"edit_file">));
       case "write_file":
-        return this.#write(args as ActionArgs<"write_file">);
+        return Promise.resolve(this.#write(args as ActionArgs<"write_file">));
       case "run_tests":
         return this.#runTests(signal);
       case "run_command":
@@ -128,29 +161,28 @@ export class WorkspaceExecutor implements Executor {
     }
   }
 
-  async #read({ path }: ActionArgs<"read_file">): Promise<ReportOf<"read">> {
-    const target = await this.#existing(path, "file");
-    const text = await this.#readText(target);
+  #read({ path }: ActionArgs<"read_file">): ReportOf<"read"> {
+    const target = this.#existing(path, "file");
+    const text = this.#readText(target);
     return { kind: "read", path: target.relative, result: this.#config.store.put(text).digest };
   }
 
-  async #list({ path }: ActionArgs<"list_files">): Promise<ReportOf<"list">> {
-    const target = await this.#existing(path, "directory");
-    const files = (await walkFiles(target.absolute)).map((file) => under(target.relative, file));
+  #list({ path }: ActionArgs<"list_files">): ReportOf<"list"> {
+    const target = this.#existing(path, "directory");
+    const files = walkEntries(target.root, target.real).map((file) => under(target.relative, file));
     const { count, lines } = listingLines(files);
     return { kind: "list", path: target.relative, count, result: this.#config.store.put(joinLines(lines)).digest };
   }
 
-  async #search({ query, path }: ActionArgs<"search">): Promise<ReportOf<"search">> {
-    const target = await this.#existing(path, "any");
-    const isDir = (await stat(target.absolute)).isDirectory();
-    const files = isDir
-      ? (await walkFiles(target.absolute)).map((file) => under(target.relative, file))
+  #search({ query, path }: ActionArgs<"search">): ReportOf<"search"> {
+    const target = this.#existing(path, "any");
+    const files = target.isDirectory
+      ? walkEntries(target.root, target.real).map((file) => under(target.relative, file))
       : [target.relative];
     const lines: string[] = [];
     let matches = 0;
     for (const file of files) {
-      const text = await searchableText(this.#config.root, file);
+      const text = searchableText(this.#config.root, file);
       if (text === undefined) continue;
       for (const hit of matchingLines(text, query)) {
         matches++;
@@ -167,9 +199,9 @@ export class WorkspaceExecutor implements Executor {
     };
   }
 
-  async #edit({ path, old_text, new_text }: ActionArgs<"edit_file">): Promise<ReportOf<"edit">> {
-    const target = await this.#existing(path, "file");
-    const content = await this.#readText(target);
+  #edit({ path, old_text, new_text }: ActionArgs<"edit_file">): ReportOf<"edit"> {
+    const target = this.#existing(path, "file");
+    const content = this.#readText(target);
     const count = countOccurrences(content, old_text);
     if (count === 0) {
       throw new Refusal("edit_text_not_found", `The old text does not occur in ${JSON.stringify(target.relative)}`);
@@ -183,18 +215,17 @@ export class WorkspaceExecutor implements Executor {
     }
     const at = content.indexOf(old_text);
     // Slicing, not String.replace: replacement patterns like "$&" in new_text must stay literal.
-    await writeFile(target.absolute, content.slice(0, at) + new_text + content.slice(at + old_text.length), "utf8");
+    writeEntry(target.root, target.real, content.slice(0, at) + new_text + content.slice(at + old_text.length));
     return this.#applied(target.relative);
   }
 
-  async #write({ path, content }: ActionArgs<"write_file">): Promise<ReportOf<"edit">> {
+  #write({ path, content }: ActionArgs<"write_file">): ReportOf<"edit"> {
     const target = this.#resolve(path);
-    const existing = await stat(target.absolute).catch(() => undefined);
+    const existing = statEntry(target.root, target.real);
     if (existing && !existing.isFile()) {
       throw new Refusal("not_a_file", `Path ${JSON.stringify(target.relative)} is not a regular file`);
     }
-    await mkdir(dirname(target.absolute), { recursive: true });
-    await writeFile(target.absolute, content, "utf8");
+    writeEntry(target.root, target.real, content);
     return this.#applied(target.relative);
   }
 
@@ -212,6 +243,7 @@ export class WorkspaceExecutor implements Executor {
       timed_out: result.timedOut,
       duration_ms: result.durationMs,
       output: this.#config.store.put(result.output).digest,
+      ...(this.#changed() ? { revision_after: this.#bump() } : {}),
     };
   }
 
@@ -219,8 +251,9 @@ export class WorkspaceExecutor implements Executor {
     { argv }: ActionArgs<"run_command">,
     signal: AbortSignal | undefined,
   ): Promise<ReportOf<"command">> {
-    checkCommand(argv, this.#config.commands);
+    checkCommand(argv, this.#config.commands, this.#config.root);
     const spec = { argv, cwd: this.#config.root, timeoutMs: this.#config.commandTimeoutMs };
+    const revision_before = this.revision;
     const result = await runProcess(spec, this.#processOptions(signal));
     return {
       kind: "command",
@@ -228,28 +261,43 @@ export class WorkspaceExecutor implements Executor {
       exit_code: result.exitCode,
       timed_out: result.timedOut,
       output: this.#config.store.put(result.output).digest,
+      ...(this.#changed() ? { revision_before, revision_after: this.#bump() } : {}),
     };
   }
 
   #processOptions(signal: AbortSignal | undefined) {
-    const removeEnv = this.#config.secretEnvNames ?? [];
-    return { signal, now: this.#now, removeEnv, ...(this.#env ? { env: this.#env } : {}) };
+    const { secretEnvNames = [], passEnv = [], sandbox, root } = this.#config;
+    return {
+      signal,
+      now: this.#now,
+      removeEnv: secretEnvNames,
+      passEnv,
+      ...(sandbox ? { sandbox: { ...sandbox, root: realpathSync(root) } } : {}),
+      ...(this.#env ? { env: this.#env } : {}),
+    };
+  }
+
+  #bump(): string {
+    this.#revision++;
+    return this.revision;
   }
 
   #applied(path: string): ReportOf<"edit"> {
     const revision_before = this.revision;
-    this.#revision++;
+    this.#bump();
+    // The edit is the change; the new baseline keeps it from counting again after the next command.
+    this.#changed();
     return { kind: "edit", paths: [path], revision_before, revision_after: this.revision };
   }
 
-  #resolve(path: string): { absolute: string; relative: string } {
+  #resolve(path: string): { absolute: string; relative: string; real: string; root: string } {
     const target = resolveInside(this.#config.root, path);
     if (!target.ok) throw new Refusal(target.code, target.reason);
     return target;
   }
 
   /** A regular file's text; refused when it is too large or not text, so the stored digest is that of its real bytes. */
-  async #readText(target: ExistingPath): Promise<string> {
+  #readText(target: ExistingPath): string {
     const quoted = JSON.stringify(target.relative);
     const tooLarge = (size: number) =>
       new Refusal(
@@ -257,8 +305,9 @@ export class WorkspaceExecutor implements Executor {
         `File ${quoted} is ${size} bytes, over the ${MAX_TEXT_FILE_BYTES}-byte (16 MiB) cap; use search`,
       );
     if (target.size > MAX_TEXT_FILE_BYTES) throw tooLarge(target.size);
-    const bytes = await readFile(target.absolute);
-    if (bytes.length > MAX_TEXT_FILE_BYTES) throw tooLarge(bytes.length); // grew since stat
+    const read = readEntry(target.root, target.real, { maxBytes: MAX_TEXT_FILE_BYTES });
+    if ("tooLarge" in read) throw tooLarge(read.tooLarge); // grew since stat
+    const { bytes } = read;
     if (bytes.includes(0)) throw new Refusal("not_text", `File ${quoted} is not text (it contains NUL bytes)`);
     const text = decodeUtf8(bytes);
     if (text === undefined) throw new Refusal("not_text", `File ${quoted} is not UTF-8 text`);
@@ -266,9 +315,9 @@ export class WorkspaceExecutor implements Executor {
   }
 
   /** A confined path that must exist and be a regular file, a directory, or either. */
-  async #existing(path: string, kind: "file" | "directory" | "any"): Promise<ExistingPath> {
+  #existing(path: string, kind: "file" | "directory" | "any"): ExistingPath {
     const target = this.#resolve(path);
-    const info = await stat(target.absolute).catch(() => undefined);
+    const info = statEntry(target.root, target.real);
     const quoted = JSON.stringify(target.relative);
     if (!info) throw new Refusal("not_found", `Path ${quoted} does not exist`);
     if (kind === "directory" && !info.isDirectory()) {
@@ -278,7 +327,7 @@ export class WorkspaceExecutor implements Executor {
     if (kind === "any" && !info.isFile() && !info.isDirectory()) {
       throw new Refusal("not_a_file", `Path ${quoted} is neither a regular file nor a directory`);
     }
-    return { ...target, size: info.size };
+    return { ...target, size: info.size, isDirectory: info.isDirectory() };
   }
 }
 
@@ -295,7 +344,7 @@ function oneLine(text: string): string {
 }
 
 /** Refuses argv unless it starts with an allowed prefix and its further arguments name no path outside the workspace. */
-function checkCommand(argv: string[], commands: string[][]): void {
+function checkCommand(argv: string[], commands: string[][], root: string): void {
   const allowed = commands.filter((prefix) => prefix.length > 0);
   // The longest matching prefix: arguments the slice spelled out itself are not second-guessed.
   const prefix = allowed
@@ -308,7 +357,7 @@ function checkCommand(argv: string[], commands: string[][]): void {
     throw new Refusal("command_not_allowed", `Command ${JSON.stringify(argv)} is not allowed (${hint})`);
   }
   // Allowing ["ls"] must not allow `ls /`. A guard against naming paths outside, not a sandbox (see outsidePathArgument).
-  const outside = outsidePathArgument(argv.slice(prefix.length));
+  const outside = outsidePathArgument(argv.slice(prefix.length), { root });
   if (outside !== undefined) {
     throw new Refusal(
       "command_not_allowed",

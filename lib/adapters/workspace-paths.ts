@@ -12,6 +12,10 @@ export type ResolvedPath =
     absolute: string;
     /** Workspace-relative, normalised, forward slashes; "." for the root. */
     relative: string;
+    /** `absolute` relative to the real workspace root, forward slashes: symlink-free, so it can be walked pinned. */
+    real: string;
+    /** The real workspace root. */
+    root: string;
   }
   | { ok: false; code: PathRefusalCode; reason: string };
 
@@ -22,7 +26,7 @@ const MAX_SYMLINK_HOPS = 40;
 export function resolveInside(root: string, relPath: string): ResolvedPath {
   const quoted = JSON.stringify(relPath);
   if (relPath.includes("\0")) return refuse("invalid_path", `Path ${quoted} contains a NUL byte`);
-  if (relPath.trim() === "") return refuse("invalid_path", "Path is empty");
+  if (relPath.trim() === "") return refuse("invalid_path", "Path is empty; give a path relative to the workspace");
   if (isAbsolute(relPath) || win32.isAbsolute(relPath)) {
     return refuse("path_outside_workspace", `Path ${quoted} is absolute; give a path relative to the workspace`);
   }
@@ -46,7 +50,7 @@ export function resolveInside(root: string, relPath: string): ResolvedPath {
   if (!isWithin(relative(realRoot, real))) {
     return refuse("path_outside_workspace", `Path ${quoted} leads outside the workspace through a symlink`);
   }
-  return { ok: true, absolute: real, relative: toPosix(rel) };
+  return { ok: true, absolute: real, relative: toPosix(rel), real: toPosix(relative(realRoot, real)), root: realRoot };
 }
 
 /** Workspace-relative, forward-slash form of an absolute path under root ("." for root itself). */
@@ -124,18 +128,34 @@ function realpathLoose(path: string, hops: number): string {
 }
 
 /**
- * The first argument that names a place outside the working directory: an absolute or home path (`/`, `~/x`, `C:\x`)
- * or a relative path whose `..` segments climb above it (`..`, `../x`, `a/../..`); the value of `--option=VALUE` (or
- * `NAME=VALUE`) is checked too. Arguments with whitespace are program text (`["bash", "-c", "cd .. && ls"]`), not
- * paths, and are not inspected. A guard against the obvious, not a sandbox: a program can still reach outside through
- * its own defaults, a shell, a symlink, an environment variable or a path glued to an option (`-I/usr`).
+ * The first argument that names a place outside the working directory: an absolute or home path (`/`, `~/x`, `C:\x`),
+ * a relative path whose `..` segments climb above it (`..`, `../x`, `a b/../..`), the same glued to a short option
+ * (`-t/x`, `-C..`) or after `=` (`--dir=/x`, `NAME=/x`), or, given the workspace root, an existing entry that leads
+ * outside through a symlink. Still a guard, not a sandbox: a program can reach outside through its own defaults, a
+ * shell or an environment variable — the OS sandbox (docs/sandbox.md) is what makes outside unreachable.
  */
-export function outsidePathArgument(args: readonly string[]): string | undefined {
+export function outsidePathArgument(args: readonly string[], { root }: { root?: string } = {}): string | undefined {
   return args.find((arg) => {
-    if (/\s/.test(arg)) return false;
+    const candidates = [arg];
+    // Text with whitespace may be a script (`PATH=/usr/bin:$PATH && make`): checked as a whole path only.
     const equals = arg.indexOf("=");
-    return leadsOutside(arg) || (equals !== -1 && leadsOutside(arg.slice(equals + 1)));
+    if (equals !== -1 && !/\s/.test(arg)) candidates.push(arg.slice(equals + 1));
+    const glued = /^--?[A-Za-z](\S+)$/.exec(arg);
+    if (glued) candidates.push(glued[1]);
+    return candidates.some((value) => leadsOutside(value) || (root !== undefined && linksOutside(root, value)));
   });
+}
+
+/** An existing workspace entry that resolves outside (a symlink, or a path through one). */
+function linksOutside(root: string, value: string): boolean {
+  if (value === "" || value.includes("\0")) return false;
+  try {
+    lstatSync(resolve(root, value));
+  } catch {
+    return false;
+  }
+  const resolved = resolveInside(root, value);
+  return !resolved.ok && resolved.code === "path_outside_workspace";
 }
 
 function leadsOutside(arg: string): boolean {

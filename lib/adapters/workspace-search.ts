@@ -1,5 +1,5 @@
 // What list_files and search look into and how they show it: one line per file or match, capped, names escaped.
-import { readFile, stat } from "node:fs/promises";
+import { readEntry } from "./workspace-files.ts";
 import { resolveInside } from "./workspace-paths.ts";
 
 export const MAX_LISTED_FILES = 2000;
@@ -36,14 +36,17 @@ export function shownName(name: string): string {
 }
 
 /** The text of a file search may look into, or undefined for files it skips (outside, special, large, binary). */
-export async function searchableText(root: string, file: string): Promise<string | undefined> {
+export function searchableText(root: string, file: string): string | undefined {
   const target = resolveInside(root, file);
   if (!target.ok) return undefined;
-  const info = await stat(target.absolute).catch(() => undefined);
-  if (!info?.isFile() || info.size > MAX_SEARCHED_FILE_BYTES) return undefined;
-  const bytes = await readFile(target.absolute).catch(() => undefined);
-  if (!bytes || bytes.includes(0)) return undefined;
-  return new TextDecoder("utf-8").decode(bytes);
+  let read;
+  try {
+    read = readEntry(target.root, target.real, { maxBytes: MAX_SEARCHED_FILE_BYTES });
+  } catch {
+    return undefined; // special, vanished or swapped for a symlink: skipped
+  }
+  if (!("bytes" in read) || read.bytes.includes(0)) return undefined;
+  return new TextDecoder("utf-8").decode(read.bytes);
 }
 
 /** Lines (1-based) where a match starts, each line once; a query may span lines. */

@@ -2,7 +2,7 @@
 // runs compile.sh first. The child gets a small, explicit environment (PATH plus what the test passes), so
 // credentials and base URLs in the developer's shell never leak into a test.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -120,4 +120,30 @@ export async function waitFor(
     if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * The host pid of a process that wrote `pid` about itself while running in `cwd`. Inside the sandbox a process sees
+ * its own PID namespace, so the number it writes is not the host's: the host process is the one whose innermost NSpid
+ * is `pid` and whose working directory is `cwd`. Without a namespace (or without /proc) `pid` is already the host's.
+ */
+export function hostPid(pid: number, cwd: string): number {
+  if (!existsSync("/proc/self/status")) return pid;
+  const real = realpathSync(cwd);
+  const runsIn = (candidate: string) => {
+    try {
+      return readlinkSync(`/proc/${candidate}/cwd`) === real;
+    } catch {
+      return false;
+    }
+  };
+  if (runsIn(String(pid))) return pid;
+  for (const candidate of readdirSync("/proc")) {
+    if (!/^\d+$/.test(candidate) || !runsIn(candidate)) continue;
+    try {
+      const nspid = /^NSpid:\s*(.+)$/m.exec(readFileSync(`/proc/${candidate}/status`, "utf8"));
+      if (nspid && Number(nspid[1].trim().split(/\s+/).at(-1)) === pid) return Number(candidate);
+    } catch { /* gone */ }
+  }
+  return pid;
 }

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { ContextReport } from "../../lib/context-report.ts";
 import type { SliceRequest } from "../../lib/slice.ts";
 import { addUsage, NULL_USAGE, type Usage } from "../../lib/turn.ts";
+import { hostPid } from "./binary.ts";
 import { openAIAnswer, type ScriptedResponse } from "./fake-provider-servers.ts";
 import { type JsonSchemaNode, validateJsonSchema } from "./validate-json-schema.ts";
 
@@ -103,6 +104,7 @@ export function canarySlice(canary: string, workspace: string, overrides: Partia
     model: "openai/gpt-4.1-mini",
     limits: { max_steps: 20 },
     commands: [["node", "tool.mjs"]],
+    sandbox: { env: ["LOOM_CANARY_NOTE"] },
     ...overrides,
   };
 }
@@ -293,9 +295,11 @@ export async function waitFor(ready: () => boolean, what: string, { limitMs = 30
   }
 }
 
-/** The pids the slow test command wrote: its own and its grandchild's. */
+/** The host pids of the processes the slow test command named: its own and its grandchild's (see hostPid). */
 export function readPids(pidFile: string): { test: number; child: number } {
-  return JSON.parse(readFileSync(pidFile, "utf8"));
+  const pids: { test: number; child: number } = JSON.parse(readFileSync(pidFile, "utf8"));
+  const cwd = dirname(pidFile);
+  return { test: hostPid(pids.test, cwd), child: hostPid(pids.child, cwd) };
 }
 
 export function killIfAlive(pid: number): void {
@@ -357,7 +361,7 @@ export function canaryEnv(canary: string, { openaiBaseUrl }: { openaiBaseUrl: st
     OPENAI_API_KEY: `sk-${canary}:openai-key`,
     ANTHROPIC_API_KEY: `sk-ant-${canary}:anthropic-key`,
     LOOM_CANARY_SECRET: `${canary}:env-secret`,
-    // Not credential-shaped, so test and command processes inherit it (tool.mjs prints it).
+    // Named by the slice (sandbox.env), so test and command processes get it (tool.mjs prints it).
     LOOM_CANARY_NOTE: `${canary}:env-note`,
   };
 }

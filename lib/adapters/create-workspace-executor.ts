@@ -1,0 +1,67 @@
+// The real executors for one slice: where its processes run (the sandbox mode decided once, here) and what they see.
+import { StartupError } from "../errors.ts";
+import type { SandboxSettings, SliceRequest } from "../slice.ts";
+import type { ResultStore } from "../store.ts";
+import { type Bubblewrap, findBubblewrap, type SandboxMode } from "./sandbox.ts";
+import { WorkspaceExecutor } from "./workspace-executor.ts";
+
+export type WorkspaceExecutorSettings = {
+  /** The workspace directory (must exist). */
+  root: string;
+  /** --sandbox; overrides the slice's own mode. Default: the slice's, else "auto". */
+  sandboxMode?: SandboxMode;
+  /** Variables never passed to processes, even when the slice names them. */
+  secretEnvNames: string[];
+  /** Host environment (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** Where "running without a sandbox" is said (once per process). */
+  warn?: (message: string) => void;
+};
+
+let warned = false;
+
+/**
+ * bubblewrap for the slice's processes, or undefined when they run unsandboxed. `required` without a usable sandbox is
+ * a startup failure (exit 3); `auto` without one says so once per process.
+ */
+export function chooseSandbox(
+  mode: SandboxMode,
+  { env = process.env, warn }: { env?: Record<string, string | undefined>; warn?: (message: string) => void } = {},
+): Bubblewrap | undefined {
+  if (mode === "off") return undefined;
+  const probe = findBubblewrap(env);
+  if (probe.found) return probe.found;
+  if (mode === "required") {
+    throw new StartupError(
+      `The sandbox is required (--sandbox required) but unavailable: ${probe.reason}`,
+      "sandbox_unavailable",
+    );
+  }
+  if (!warned && warn) {
+    warned = true;
+    warn(
+      `Test and command processes run without a sandbox: ${probe.reason}. ` +
+        "See docs/sandbox.md; --sandbox off says this is intended, --sandbox required refuses to run.",
+    );
+  }
+  return undefined;
+}
+
+export function createWorkspaceExecutor(
+  slice: SliceRequest,
+  store: ResultStore,
+  { root, sandboxMode, secretEnvNames, env, warn }: WorkspaceExecutorSettings,
+): WorkspaceExecutor {
+  const settings: SandboxSettings = slice.sandbox ?? {};
+  const bwrap = chooseSandbox(sandboxMode ?? settings.mode ?? "auto", { env, warn });
+  return new WorkspaceExecutor({
+    root,
+    store,
+    test: slice.test,
+    commands: slice.commands ?? [],
+    commandTimeoutMs: slice.limits.command_timeout_ms ?? slice.test.timeout_ms,
+    secretEnvNames,
+    passEnv: settings.env ?? [],
+    ...(bwrap ? { sandbox: { bwrap, policy: { network: settings.network, readOnly: settings.read_only } } } : {}),
+  }, env ? { env } : {});
+}

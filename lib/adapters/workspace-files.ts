@@ -1,0 +1,235 @@
+// File access that cannot be raced out of the workspace. resolveInside checks a path; between that check and the use,
+// something could swap a directory for a symlink to outside. So every use walks from the workspace root one component
+// at a time through open directory handles (/proc/self/fd/N/NAME, Linux's openat), refusing any symlink on the way
+// (O_NOFOLLOW): the file reached is the one that was checked, or the action is refused. Without /proc (macOS) the
+// walk falls back to plain paths with an lstat per component, which narrows the window but cannot close it.
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  type Stats,
+  writeSync,
+} from "node:fs";
+import { ftruncateSync } from "node:fs";
+import { SKIPPED_DIRECTORIES } from "./workspace-paths.ts";
+
+const PROC_FD = "/proc/self/fd";
+const pinned = process.platform === "linux" && existsSync(PROC_FD);
+const { O_RDONLY, O_WRONLY, O_CREAT, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+/** A path that changed under Loom while it was being used (a symlink appeared on the way). */
+export class PathChangedError extends Error {
+  readonly code = "ELOOP";
+  constructor(readonly relative: string) {
+    super(`Path ${JSON.stringify(relative)} changed while in use (a symlink appeared on the way); refused`);
+  }
+}
+
+/** A directory handle: an fd on Linux, the real path elsewhere. */
+type Dir = { fd: number | null; path: string };
+
+function child(dir: Dir, name: string): string {
+  return dir.fd === null ? `${dir.path}/${name}` : `${PROC_FD}/${dir.fd}/${name}`;
+}
+
+function close(dir: Dir): void {
+  if (dir.fd !== null) closeSync(dir.fd);
+}
+
+function openRoot(realRoot: string): Dir {
+  if (!pinned) return { fd: null, path: realRoot };
+  return { fd: openSync(realRoot, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), path: realRoot };
+}
+
+function openChild(dir: Dir, name: string, relative: string): Dir {
+  const path = child(dir, name);
+  if (dir.fd === null) {
+    if (lstatSync(path).isSymbolicLink()) throw new PathChangedError(relative);
+    return { fd: null, path };
+  }
+  try {
+    return { fd: openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), path: `${dir.path}/${name}` };
+  } catch (error) {
+    if (isSymlinkError(error, path)) throw new PathChangedError(relative);
+    throw error;
+  }
+}
+
+function isSymlinkError(error: unknown, path: string): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ELOOP") return true;
+  if (code !== "ENOTDIR") return false;
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function segments(relative: string): string[] {
+  return relative === "." || relative === "" ? [] : relative.split("/");
+}
+
+/** Runs `use` with a handle on the directory `relative` (workspace-relative, real, "/"-separated) names. */
+function withDir<T>(
+  realRoot: string,
+  relative: string,
+  use: (dir: Dir) => T,
+  { create = false }: { create?: boolean } = {},
+): T {
+  let dir = openRoot(realRoot);
+  try {
+    for (const name of segments(relative)) {
+      if (create) {
+        try {
+          mkdirSync(child(dir, name));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        }
+      }
+      const next = openChild(dir, name, relative);
+      close(dir);
+      dir = next;
+    }
+    return use(dir);
+  } finally {
+    close(dir);
+  }
+}
+
+function split(relative: string): { parent: string; name: string } {
+  const at = relative.lastIndexOf("/");
+  return at === -1 ? { parent: ".", name: relative } : { parent: relative.slice(0, at), name: relative.slice(at + 1) };
+}
+
+/** lstat of a workspace entry, reached without following symlinks on the way; undefined when it does not exist. */
+export function statEntry(realRoot: string, relative: string): Stats | undefined {
+  if (relative === ".") {
+    return withDir(realRoot, ".", (dir) => (dir.fd === null ? lstatSync(dir.path) : fstatSync(dir.fd)));
+  }
+  const { parent, name } = split(relative);
+  try {
+    return withDir(realRoot, parent, (dir) => lstatSync(child(dir, name)));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw error;
+  }
+}
+
+/** Opens a file for reading without following a symlink anywhere on its path; checks it is a regular file. */
+function openFile(dir: Dir, name: string, relative: string, flags: number): { fd: number; stats: Stats } {
+  let fd: number;
+  try {
+    // O_NONBLOCK: opening a FIFO must not hang the run; it is refused below as not a regular file.
+    fd = openSync(child(dir, name), flags | O_NOFOLLOW | O_NONBLOCK, 0o666);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ELOOP") throw new PathChangedError(relative);
+    throw error;
+  }
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) {
+    closeSync(fd);
+    throw Object.assign(new Error("not a regular file"), { code: "EISDIR" });
+  }
+  return { fd, stats };
+}
+
+/**
+ * The bytes of a regular workspace file, or `tooLarge` with its size when it exceeds `maxBytes` (checked on the open
+ * file, so a file swapped after the check is never read).
+ */
+export function readEntry(
+  realRoot: string,
+  relative: string,
+  { maxBytes }: { maxBytes: number },
+): { bytes: Uint8Array } | { tooLarge: number } {
+  const { parent, name } = split(relative);
+  return withDir(realRoot, parent, (dir) => {
+    const { fd, stats } = openFile(dir, name, relative, O_RDONLY);
+    try {
+      if (stats.size > maxBytes) return { tooLarge: stats.size };
+      const bytes = readFileSync(fd);
+      return bytes.length > maxBytes ? { tooLarge: bytes.length } : { bytes };
+    } finally {
+      closeSync(fd);
+    }
+  });
+}
+
+/** Why a write was refused before anything was written. */
+export class WriteRefusedError extends Error {
+  constructor(readonly refusal: "hard_linked", message: string) {
+    super(message);
+  }
+}
+
+/**
+ * Replaces a regular file's content (creating it and missing parent directories), through the same pinned walk. A
+ * file with more than one hard link is refused untouched: another name for it may live outside the workspace.
+ */
+export function writeEntry(realRoot: string, relative: string, content: string): void {
+  const { parent, name } = split(relative);
+  withDir(realRoot, parent, (dir) => {
+    const { fd, stats } = openFile(dir, name, relative, O_WRONLY | O_CREAT);
+    try {
+      if (stats.nlink > 1) {
+        throw new WriteRefusedError(
+          "hard_linked",
+          `File ${JSON.stringify(relative)} has ${stats.nlink} hard links; a write through it could change a file ` +
+            "outside the workspace, so it is refused",
+        );
+      }
+      ftruncateSync(fd, 0);
+      const bytes = new TextEncoder().encode(content);
+      let offset = 0;
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset, offset);
+    } finally {
+      closeSync(fd);
+    }
+  }, { create: true });
+}
+
+/**
+ * Every non-directory entry under the directory `relative`, as paths relative to it, sorted; symlinked directories are
+ * not followed and `.git`/`node_modules` are skipped. Each directory is opened through its parent's handle, so a
+ * directory swapped for a symlink mid-walk is skipped rather than followed.
+ */
+export function walkEntries(realRoot: string, relative: string): string[] {
+  const found: string[] = [];
+  const visit = (dir: Dir, prefix: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir.fd === null ? dir.path : `${PROC_FD}/${dir.fd}`, { withFileTypes: true });
+    } catch {
+      return; // unreadable or vanished: a listing shows what can be seen
+    }
+    for (const entry of entries) {
+      const path = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+      if (!entry.isDirectory()) {
+        found.push(path);
+        continue;
+      }
+      if (SKIPPED_DIRECTORIES.has(entry.name)) continue;
+      let sub: Dir;
+      try {
+        sub = openChild(dir, entry.name, path);
+      } catch {
+        continue; // swapped for a symlink or removed since the listing
+      }
+      try {
+        visit(sub, path);
+      } finally {
+        close(sub);
+      }
+    }
+  };
+  withDir(realRoot, relative, (dir) => visit(dir, ""));
+  return found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}

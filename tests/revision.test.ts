@@ -1,0 +1,140 @@
+// The revision tells the truth: any change to the workspace makes a new one — an edit, or files a command or a test
+// run changed — and a pass on one revision never validates a later one.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
+import { WorkspaceFingerprint } from "../lib/adapters/workspace-fingerprint.ts";
+import { applyReport, initialBriefing } from "../lib/briefing.ts";
+import { ExecutionReport } from "../lib/reports.ts";
+import { ResultStore } from "../lib/store.ts";
+
+function withExecutor(
+  fn: (fx: {
+    root: string;
+    executor: WorkspaceExecutor;
+    run: (action: string, args: Record<string, unknown>) => Promise<ExecutionReport>;
+  }) => Promise<void>,
+  testCommand = ["sh", "-c", "exit 0"],
+) {
+  return async () => {
+    const root = mkdtempSync(join(tmpdir(), "loom-revision-"));
+    writeFileSync(join(root, "a.txt"), "one\n");
+    const executor = new WorkspaceExecutor({
+      root,
+      store: new ResultStore(),
+      test: { command: testCommand, timeout_ms: 30_000 },
+      commands: [["sh", "-c"]],
+      commandTimeoutMs: 30_000,
+    });
+    let step = 0;
+    const run = async (action: string, args: Record<string, unknown>) =>
+      ExecutionReport.parse(await executor.execute(action as never, args, { step: ++step }));
+    try {
+      await fn({ root, executor, run });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  };
+}
+
+test(
+  "a run_command that changes a file makes a new revision; one that changes nothing does not",
+  withExecutor(async ({ run, executor }) => {
+    const unchanged = await run("run_command", { argv: ["sh", "-c", "cat a.txt"] });
+    assert.deepEqual(unchanged.kind === "command" && [unchanged.revision_before, unchanged.revision_after], [
+      undefined,
+      undefined,
+    ]);
+    const changed = await run("run_command", { argv: ["sh", "-c", "echo two > a.txt"] });
+    assert.deepEqual(changed.kind === "command" && [changed.revision_before, changed.revision_after], ["r0", "r1"]);
+    assert.equal(executor.revision, "r1");
+    const created = await run("run_command", { argv: ["sh", "-c", "mkdir -p sub && echo x > sub/new.txt"] });
+    assert.equal(created.kind === "command" && created.revision_after, "r2");
+    const removed = await run("run_command", { argv: ["sh", "-c", "rm sub/new.txt"] });
+    assert.equal(removed.kind === "command" && removed.revision_after, "r3");
+    const chmod = await run("run_command", { argv: ["sh", "-c", "chmod +x a.txt"] });
+    assert.equal(chmod.kind === "command" && chmod.revision_after, "r4");
+  }),
+);
+
+test(
+  "touching a file without changing its content, or writing caches tests rewrite, is no new revision",
+  withExecutor(async ({ run }) => {
+    const touched = await run("run_command", { argv: ["sh", "-c", "touch a.txt; cp a.txt b.tmp; mv b.tmp a.txt"] });
+    assert.equal(touched.kind === "command" && touched.revision_after, undefined);
+    const cached = await run("run_command", {
+      argv: ["sh", "-c", "mkdir -p __pycache__ .pytest_cache && date > __pycache__/x.pyc && date > .pytest_cache/y"],
+    });
+    assert.equal(cached.kind === "command" && cached.revision_after, undefined);
+  }),
+);
+
+test(
+  "a test run that changes a file reports the revision it ran on and the one it made",
+  withExecutor(async ({ run, executor }) => {
+    const report = await run("run_tests", {});
+    assert.equal(report.kind === "test" && report.revision, "r0");
+    assert.equal(report.kind === "test" && report.revision_after, "r1");
+    assert.equal(executor.revision, "r1");
+  }, ["sh", "-c", "echo generated > out.txt"]),
+);
+
+test(
+  "tests_current is false after a command changed a file, until tests pass on the new revision",
+  withExecutor(async ({ run }) => {
+    const sizeOf = () => 0;
+    let briefing = initialBriefing();
+    const apply = (
+      report: ExecutionReport,
+      step: number,
+    ) => (briefing = applyReport(briefing, report, { sizeOf, step }));
+    apply(await run("run_tests", {}), 1);
+    assert.equal(briefing.tests_current, true);
+    apply(await run("run_command", { argv: ["sh", "-c", "echo broken > a.txt"] }), 2);
+    assert.deepEqual([briefing.latest_revision, briefing.tests_current], ["r1", false]);
+    apply(await run("run_tests", {}), 3);
+    assert.deepEqual([briefing.latest_revision, briefing.last_test?.revision, briefing.tests_current], [
+      "r1",
+      "r1",
+      true,
+    ]);
+  }),
+);
+
+test(
+  "an edit counts once: the command after it does not see the edit as its own change",
+  withExecutor(async ({ run }) => {
+    const edit = await run("edit_file", { path: "a.txt", old_text: "one", new_text: "uno" });
+    assert.equal(edit.kind === "edit" && edit.revision_after, "r1");
+    const command = await run("run_command", { argv: ["sh", "-c", "true"] });
+    assert.equal(command.kind === "command" && command.revision_after, undefined);
+  }),
+);
+
+test("the fingerprint of a git checkout uses git's index and still sees a change made after it", () => {
+  const root = mkdtempSync(join(tmpdir(), "loom-fingerprint-git-"));
+  try {
+    mkdirSync(join(root, "src"));
+    for (let i = 0; i < 20; i++) writeFileSync(join(root, "src", `f${i}.txt`), `file ${i}\n`);
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: root, stdio: "ignore" });
+    git("init", "-q");
+    git("add", ".");
+    git("commit", "-qm", "init");
+    // Files older than the index, as in any checkout that is not brand new: their index entries are trusted.
+    const old = new Date(Date.now() - 60_000);
+    for (let i = 0; i < 20; i++) utimesSync(join(root, "src", `f${i}.txt`), old, old);
+    git("update-index", "--refresh");
+    const fingerprint = new WorkspaceFingerprint(root);
+    const first = fingerprint.take();
+    assert.equal(new WorkspaceFingerprint(root).take(), first, "the same content gives the same fingerprint");
+    writeFileSync(join(root, "src", "f3.txt"), "file 3 changed\n");
+    assert.notEqual(fingerprint.take(), first);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
