@@ -1,6 +1,7 @@
 // One small error hierarchy. Each error's exit code comes from the one table in outcome.ts; errors become user text
 // in the reporter (commands/reporter.ts) and, for usage errors and bugs, in main.ts.
 import { EXIT_CODES } from "./outcome.ts";
+import { safeMessage } from "./safe-text.ts";
 
 export class LoomError extends Error {
   readonly code: string;
@@ -13,11 +14,12 @@ export class LoomError extends Error {
     exitCode: number = EXIT_CODES.failed,
     { reportMessage = message }: { reportMessage?: string } = {},
   ) {
-    super(message);
+    // Every message is printed or written somewhere: no password in a URL, no raw control character, ever.
+    super(safeMessage(message));
     this.name = new.target.name;
     this.code = code;
     this.exitCode = exitCode;
-    this.reportMessage = reportMessage;
+    this.reportMessage = safeMessage(reportMessage);
   }
 }
 

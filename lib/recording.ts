@@ -1,4 +1,5 @@
 // Recorded workflows: versioned JSONL. Line 1 is the header; then answers and executions in the order they happened.
+import { tooDeep } from "./json-depth.ts";
 import { z } from "zod";
 import { ActionName } from "./actions.ts";
 import { RecordingError } from "./errors.ts";
@@ -70,6 +71,8 @@ export function parseRecording(text: string, { name = "recording" }: { name?: st
     if (line === "") continue;
     const where = `${name}:${i + 1}`;
     let json: unknown;
+    const deep = tooDeep(line);
+    if (deep) throw new RecordingError(`${where}: ${deep}`);
     try {
       json = JSON.parse(line);
     } catch (error) {

@@ -50,9 +50,15 @@ export function parseReference(text: unknown): ParseResult {
 
 export type SelectResult = { ok: true; content: string } | { ok: false; error: string };
 
-const decoder = new TextDecoder("utf-8", { fatal: false });
+const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** Applies a selection to stored content. Byte ranges are clamped to the content; lines are 1-based inclusive. */
+const isContinuation = (byte: number | undefined) => byte !== undefined && (byte & 0xc0) === 0x80;
+
+/**
+ * Applies a selection to stored content. Byte ranges are clamped to the content's end and must not split a UTF-8
+ * character (refused, naming the nearest whole-character range: a replacement character would be a silent lie); lines
+ * are 1-based inclusive.
+ */
 export function select(content: string, selection: Selection): SelectResult {
   switch (selection.kind) {
     case "whole":
@@ -62,10 +68,19 @@ export function select(content: string, selection: Selection): SelectResult {
       if (selection.start > bytes.length) {
         return { ok: false, error: `Byte range starts at ${selection.start}, past the end (${bytes.length} bytes)` };
       }
-      return {
-        ok: true,
-        content: decoder.decode(bytes.subarray(selection.start, Math.min(selection.end, bytes.length))),
-      };
+      const end = Math.min(selection.end, bytes.length);
+      let start = selection.start;
+      let widenedEnd = end;
+      while (start > 0 && isContinuation(bytes[start])) start--;
+      while (widenedEnd < bytes.length && isContinuation(bytes[widenedEnd])) widenedEnd++;
+      if (start !== selection.start || widenedEnd !== end) {
+        return {
+          ok: false,
+          error: `Byte range ${selection.start}-${selection.end} splits a UTF-8 character; ` +
+            `the whole characters are bytes=${start}-${widenedEnd}`,
+        };
+      }
+      return { ok: true, content: decoder.decode(bytes.subarray(start, end)) };
     }
     case "lines": {
       const lines = content.split("\n");

@@ -1,5 +1,6 @@
 // Reading another agent's file: JSON parsing, message text, and one-line descriptions for clear errors.
 import { UsageError } from "../errors.ts";
+import { tooDeep } from "../json-depth.ts";
 
 /**
  * Parses a trajectory file; malformed JSON is one line naming the file and the parser's complaint. A leading byte
@@ -8,6 +9,8 @@ import { UsageError } from "../errors.ts";
  */
 export function parseJsonSource(text: string, { name, lines = false }: { name: string; lines?: boolean }): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const deep = tooDeep(body);
+  if (deep) throw new UsageError(`${name}: ${deep}`);
   try {
     return JSON.parse(body);
   } catch (error) {

@@ -2,7 +2,7 @@
 import { convertAnthropicResponse } from "../../providers/convert-anthropic-response.ts";
 import { convertToAnthropicRequest } from "../../providers/convert-to-anthropic-request.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../turn.ts";
-import { type HttpOptions, postJson } from "./post-json.ts";
+import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -16,7 +16,8 @@ export function createAnthropicProvider(
     model: string;
     maxTokens: number;
   },
-  { fetch, sleep, random, timeoutMs, maxAttempts, now }: HttpOptions = {},
+  { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
+    HttpOptions = {},
 ): Provider {
   const url = `${baseUrl.replace(/\/+$/, "")}/v1/messages`;
   return {
@@ -25,6 +26,7 @@ export function createAnthropicProvider(
     complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
       const { body, aliases } = convertToAnthropicRequest(request, { model: model || options.model, maxTokens });
       const headers = { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION };
+      const deadlineAt = now() + deadlineMs;
       return withRetry(
         async () => {
           const raw = await postJson(url, {
@@ -36,11 +38,14 @@ export function createAnthropicProvider(
             fetch,
             signal: options.signal,
             timeoutMs,
+            deadlineAt,
+            deadlineMs,
+            maxResponseBytes,
             now,
           });
           return convertAnthropicResponse(raw, { aliases, provider: PROVIDER });
         },
-        { maxAttempts, sleep, random, signal: options.signal },
+        { maxAttempts, sleep, random, signal: options.signal, deadlineAt, now },
       );
     },
   };

@@ -4,7 +4,7 @@ import { convertOpenAIResponse } from "../../providers/convert-openai-response.t
 import { convertToOpenAIRequest } from "../../providers/convert-to-openai-request.ts";
 import type { ResponseFormatMode } from "../../providers/provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../turn.ts";
-import { type HttpOptions, postJson } from "./post-json.ts";
+import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 
 export function createOpenAIProvider(
@@ -26,7 +26,8 @@ export function createOpenAIProvider(
     maxTokens?: number;
     responseFormat?: ResponseFormatMode;
   },
-  { fetch, sleep, random, timeoutMs, maxAttempts, now }: HttpOptions = {},
+  { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
+    HttpOptions = {},
 ): Provider {
   const base = baseUrl.replace(/\/+$/, "");
   const url = `${base}/chat/completions`;
@@ -46,6 +47,7 @@ export function createOpenAIProvider(
         maxTokens,
         maxTokensField: kind === "openai" ? "max_completion_tokens" : "max_tokens",
       });
+      const deadlineAt = now() + deadlineMs;
       return withRetry(
         async () => {
           const raw = await postJson(url, {
@@ -57,11 +59,14 @@ export function createOpenAIProvider(
             fetch,
             signal: options.signal,
             timeoutMs,
+            deadlineAt,
+            deadlineMs,
+            maxResponseBytes,
             now,
           });
           return convertOpenAIResponse(raw, { wrapped, schema: request.response_schema, provider });
         },
-        { maxAttempts, sleep, random, signal: options.signal },
+        { maxAttempts, sleep, random, signal: options.signal, deadlineAt, now },
       );
     },
   };

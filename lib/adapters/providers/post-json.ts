@@ -1,10 +1,18 @@
-// The one place that talks HTTP to a model API: POST a JSON body, bounded by a per-call timeout and the caller's
-// AbortSignal, and turn every way it can fail into a typed error.
-import { errorMessage, InterruptedError, ProviderError } from "../../errors.ts";
+// The one place that talks HTTP to a model API: POST a JSON body within the call's limits — an idle timeout (nothing
+// received for that long, connecting included), a deadline for the whole call (retries included, see retry.ts) and a
+// cap on the response size — and the caller's AbortSignal, and turn every way it can fail into a typed error.
+import { InterruptedError, ProviderError } from "../../errors.ts";
+import { tooDeep } from "../../json-depth.ts";
 import { classifyHttpError } from "../../providers/classify-http-error.ts";
+import { describeNetworkError } from "../../providers/describe-network-error.ts";
 import { malformedResponse } from "../../providers/malformed-response.ts";
 
-export const DEFAULT_TIMEOUT_MS = 120_000;
+/** No byte (headers included) for this long fails the attempt (retryable). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+/** One model call, every attempt and wait included, ends by then. */
+export const DEFAULT_DEADLINE_MS = 60_000;
+/** A response body over this is refused without being read whole (answers are small JSON). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -17,7 +25,13 @@ export type PostJsonOptions = {
   secret: string | null;
   fetch?: Fetch;
   signal?: AbortSignal;
+  /** Idle timeout: the attempt fails when nothing arrives for this long. */
   timeoutMs?: number;
+  /** Absolute time (on `now`'s clock) by which the call must end; the attempt is cut there. */
+  deadlineAt?: number;
+  /** The deadline's length, for the message. */
+  deadlineMs?: number;
+  maxResponseBytes?: number;
   now?: () => number;
 };
 
@@ -31,51 +45,74 @@ export async function postJson(
     secret,
     fetch = globalThis.fetch,
     signal,
-    timeoutMs = DEFAULT_TIMEOUT_MS,
+    timeoutMs = DEFAULT_IDLE_TIMEOUT_MS,
     now = Date.now,
+    deadlineAt = now() + DEFAULT_DEADLINE_MS,
+    deadlineMs = DEFAULT_DEADLINE_MS,
+    maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
   }: PostJsonOptions,
 ): Promise<unknown> {
   if (signal?.aborted) throw new InterruptedError();
   const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
+  let cut: "idle" | "deadline" | null = null;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  const progress = () => {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      cut = "idle";
+      controller.abort();
+    }, timeoutMs);
+  };
+  const deadlineTimer = setTimeout(() => {
+    cut = "deadline";
     controller.abort();
-  }, timeoutMs);
+  }, Math.max(0, deadlineAt - now()));
   const onAbort = () => controller.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   let status: number;
   let responseHeaders: Headers;
   let text: string;
   try {
+    progress();
     const response = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json", ...headers },
       body: JSON.stringify(body),
       signal: controller.signal,
     });
+    progress();
     status = response.status;
     responseHeaders = response.headers;
-    text = await response.text();
+    text = await readCapped(response, { maxBytes: maxResponseBytes, provider, onProgress: progress });
   } catch (error) {
     if (signal?.aborted) throw new InterruptedError();
-    if (timedOut) {
-      throw new ProviderError(`${provider} did not answer within ${timeoutMs / 1000} s`, {
+    if (error instanceof ProviderError) throw error;
+    if (cut === "deadline") {
+      throw new ProviderError(`${provider} did not answer within the call's ${seconds(deadlineMs)} s deadline`, {
+        code: "provider_deadline",
+        retryable: false,
+      });
+    }
+    if (cut === "idle") {
+      throw new ProviderError(`${provider} sent nothing for ${seconds(timeoutMs)} s`, {
         code: "provider_timeout",
         retryable: true,
       });
     }
-    throw new ProviderError(`Could not reach ${provider} at ${new URL(url).origin}: ${errorMessage(error)}`, {
+    throw new ProviderError(`Could not reach ${provider} at ${new URL(url).origin}: ${describeNetworkError(error)}`, {
       code: "provider_unreachable",
       retryable: true,
     });
   } finally {
-    clearTimeout(timer);
+    clearTimeout(idleTimer);
+    clearTimeout(deadlineTimer);
     signal?.removeEventListener("abort", onAbort);
   }
   if (status < 200 || status > 299) {
     throw classifyHttpError({ status, headers: responseHeaders, bodyText: text, provider, keyEnv, secret, now: now() });
   }
+  const deep = tooDeep(text);
+  if (deep) throw malformedResponse(provider, `the body of HTTP ${status} is ${deep}`);
   try {
     return JSON.parse(text);
   } catch {
@@ -83,12 +120,60 @@ export async function postJson(
   }
 }
 
-/** The effects a provider adapter takes, all injectable: tests pass a fake sleep, a fixed random, a short timeout. */
+function seconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
+}
+
+/** The body as text, refused (not retryable) as soon as it is known to exceed maxBytes: by its length, or while read. */
+async function readCapped(
+  response: Response,
+  { maxBytes, provider, onProgress }: { maxBytes: number; provider: string; onProgress: () => void },
+): Promise<string> {
+  const tooLarge = (size: string) =>
+    new ProviderError(
+      `${provider} sent a response of ${size}, over the ${maxBytes}-byte cap; it was not read`,
+      { code: "provider_response_too_large", retryable: false },
+    );
+  const declared = Number(response.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge(`${declared} bytes`);
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    onProgress();
+    total += value.length;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(`more than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** The effects and limits a provider adapter takes, all injectable: tests pass a fake sleep, a short timeout. */
 export type HttpOptions = {
   fetch?: Fetch;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
+  /** Idle timeout per attempt (default DEFAULT_IDLE_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** Deadline per call, every attempt and wait included (default DEFAULT_DEADLINE_MS). */
+  deadlineMs?: number;
+  /** Response size cap (default DEFAULT_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
   maxAttempts?: number;
   now?: () => number;
 };

@@ -31,6 +31,9 @@ export type RetryOptions = {
   baseMs?: number;
   maxMs?: number;
   maxRetryAfterMs?: number;
+  /** The call's deadline (on `now`'s clock): no retry waits past it. */
+  deadlineAt?: number;
+  now?: () => number;
 };
 
 // The report keeps the message without the server's text (which may quote the prompt), here as everywhere.
@@ -54,6 +57,8 @@ export async function withRetry<T>(
     baseMs,
     maxMs,
     maxRetryAfterMs = MAX_RETRY_AFTER_MS,
+    deadlineAt = Infinity,
+    now = Date.now,
   }: RetryOptions = {},
 ): Promise<T> {
   for (let n = 1;; n++) {
@@ -66,7 +71,12 @@ export async function withRetry<T>(
       if (error.retryAfterMs !== null && error.retryAfterMs > maxRetryAfterMs) {
         throw giveUp(error, `the server asked to retry after ${Math.ceil(error.retryAfterMs / 1000)} s`);
       }
-      await wait(error.retryAfterMs ?? backoffDelayMs(n, { random, baseMs, maxMs }), signal);
+      const delay = error.retryAfterMs ?? backoffDelayMs(n, { random, baseMs, maxMs });
+      // A retry that could not finish before the deadline is not made: the call fails now, not at the deadline.
+      if (now() + delay >= deadlineAt) {
+        throw giveUp(error, `gave up after ${n} attempt${n === 1 ? "" : "s"}: no time left before the call's deadline`);
+      }
+      await wait(delay, signal);
     }
   }
 }
