@@ -2,6 +2,7 @@
 import { resolve } from "node:path";
 import { outputFolderProblem, outputPathProblem } from "../lib/adapters/files.ts";
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { SANDBOX_MODES, type SandboxMode } from "../lib/adapters/sandbox.ts";
 import { ContextPolicyName } from "../lib/policy.ts";
 import { UsageError } from "../lib/errors.ts";
 
@@ -19,12 +20,38 @@ export function parseCommandArgs<O extends NonNullable<ParseArgsConfig["options"
   options: O,
   { command }: { command: string },
 ) {
+  let parsed;
   try {
-    return parseArgs({ args: argv, allowPositionals: true, strict: true, options });
+    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
   } catch (error) {
     // Keep the first sentence: the runtime's advice about "--" is noise here.
     throw new UsageError(`${(error as Error).message.split(". ")[0]} (see loom ${command} --help)`);
   }
+  // An empty argument is never meant: as a path it would resolve to the current folder (`loom replay ""`).
+  if (parsed.positionals.some((arg) => arg === "")) {
+    throw new UsageError(`An argument is empty; give a path (see loom ${command} --help)`);
+  }
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (value === "") throw new UsageError(`--${name} is empty; give a value (see loom ${command} --help)`);
+  }
+  return parsed;
+}
+
+/** --sandbox MODE, validated. */
+export function sandboxOption(value: unknown): SandboxMode | undefined {
+  if (value === undefined) return undefined;
+  if ((SANDBOX_MODES as readonly unknown[]).includes(value)) return value as SandboxMode;
+  throw new UsageError(`--sandbox ${JSON.stringify(value)}: expected ${SANDBOX_MODES.join(", ")}`);
+}
+
+/** A positive whole number of milliseconds from a flag, or undefined when the flag is absent. */
+export function millisecondsOption(flag: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms <= 0) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected a positive number of milliseconds`);
+  }
+  return ms;
 }
 
 /** The absolute path of a file flag (resolved against cwd), or a usage error naming the flag and the path. */

@@ -6,7 +6,7 @@ import { UsageError } from "../lib/errors.ts";
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
 import type { Io } from "./io.ts";
-import { outputPathOption, parseCommandArgs, policyOption } from "./options.ts";
+import { outputPathOption, parseCommandArgs, policyOption, sandboxOption } from "./options.ts";
 import { replayBatch } from "./replay-batch.ts";
 import { Reporter } from "./reporter.ts";
 
@@ -22,6 +22,7 @@ Options:
   --reports-dir DIR       per-recording reports when replaying several (default: beside the aggregate)
   --workspace DIR         with --execute: the workspace to execute in
   --execute               execute for real and compare each report with the recorded one
+  --sandbox MODE          with --execute: auto (default), required or off (docs/sandbox.md)
   --jobs N                replay several recordings in N parallel workers (default 1)
   --json                  print the result as one JSON object on stdout
   --quiet                 no progress on stderr
@@ -38,6 +39,7 @@ const REPLAY_OPTIONS = {
   "reports-dir": { type: "string" },
   workspace: { type: "string" },
   execute: { type: "boolean", default: false },
+  sandbox: { type: "string" },
   jobs: { type: "string" },
   json: { type: "boolean", default: false },
   quiet: { type: "boolean", default: false },
@@ -59,6 +61,8 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const policy = policyOption(values["context-policy"]);
   if (values.execute && !values.workspace) throw new UsageError("--execute needs --workspace DIR");
   if (values.workspace && !values.execute) throw new UsageError("--workspace is only used with --execute");
+  const sandbox = sandboxOption(values.sandbox);
+  if (sandbox && !values.execute) throw new UsageError("--sandbox is only used with --execute");
   const jobs = values.jobs === undefined ? 1 : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) {
     throw new UsageError(`--jobs ${JSON.stringify(values.jobs)}: expected a positive integer`);
@@ -93,6 +97,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     contextPolicy: policy,
     contextReport: reportPath,
     replay: { recording, execute: values.execute },
+    sandbox,
     signal: io.signal,
     onProgress: reporter.progress,
   });

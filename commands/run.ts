@@ -6,7 +6,7 @@ import { LoomError, UsageError } from "../lib/errors.ts";
 import { SliceRequest } from "../lib/slice.ts";
 import { formatZodError } from "../lib/zod-error.ts";
 import type { Io } from "./io.ts";
-import { outputPathOption, parseCommandArgs, policyOption } from "./options.ts";
+import { millisecondsOption, outputPathOption, parseCommandArgs, policyOption, sandboxOption } from "./options.ts";
 import { Reporter } from "./reporter.ts";
 
 const HELP = `loom run [REQUEST | -] [options]
@@ -21,6 +21,9 @@ Options:
   --context-policy NAME   legacy (default) or bounded
   --context-report PATH   write the context report (also when the run fails)
   --record PATH           write a recorded workflow (JSONL) that loom replay reproduces
+  --sandbox MODE          auto (default), required or off: where test and command processes run (docs/sandbox.md)
+  --provider-deadline-ms N  a model call, retries included, ends within N ms (default 60000)
+  --provider-idle-timeout-ms N  an attempt that receives nothing for N ms fails and is retried (default 30000)
   --json                  print one JSON result object on stdout
   --quiet                 no progress on stderr
 
@@ -34,6 +37,9 @@ export const RUN_OPTIONS = {
   "context-policy": { type: "string" },
   "context-report": { type: "string" },
   record: { type: "string" },
+  sandbox: { type: "string" },
+  "provider-deadline-ms": { type: "string" },
+  "provider-idle-timeout-ms": { type: "string" },
   json: { type: "boolean", default: false },
   quiet: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
@@ -59,7 +65,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
 }
 
 type RunPlan =
-  | { input: RunInput; options: Pick<StartOptions, "contextPolicy" | "contextReport" | "record"> }
+  | { input: RunInput; options: Pick<StartOptions, "contextPolicy" | "contextReport" | "record" | "sandbox" | "http"> }
   | { unstarted: LoomError };
 
 /** The flags, validated, as a run's input and options. A bad flag is a usage error (main.ts prints it). */
@@ -88,7 +94,12 @@ async function planRun(
   const contextReport = report ? outputPathOption("--context-report", report, { cwd: io.cwd }) : undefined;
   const record = flag("record") ? outputPathOption("--record", flag("record")!, { cwd: io.cwd }) : undefined;
   const workspace = flag("workspace") ? resolve(io.cwd, flag("workspace")!) : undefined;
-  const options = { contextPolicy, contextReport, record };
+  const sandbox = sandboxOption(flag("sandbox"));
+  const http = {
+    deadlineMs: millisecondsOption("--provider-deadline-ms", flag("provider-deadline-ms")),
+    timeoutMs: millisecondsOption("--provider-idle-timeout-ms", flag("provider-idle-timeout-ms")),
+  };
+  const options = { contextPolicy, contextReport, record, sandbox, http };
 
   if (catalog !== undefined) {
     const text = (positionals[0] === "-" ? await io.readStdin() : positionals[0]).trim();

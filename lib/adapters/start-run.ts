@@ -83,6 +83,8 @@ export type StartOptions = RunOptions & {
   replay?: { recording: Recording; execute: boolean };
   /** Replace the workspace executors; gets the run's result store. */
   executor?: (store: ResultStore) => Executor;
+  /** Provider limits from flags (the idle timeout and deadline); they override a catalog model's own settings. */
+  http?: { timeoutMs?: number; deadlineMs?: number };
   /** Where providers read their credentials (default: the process environment). */
   env?: Record<string, string | undefined>;
   onRouting?: (note: RoutingNote) => void;
@@ -220,7 +222,7 @@ async function prepare(
     const plan = await planCatalogRun({ ...rest, catalog: readCatalog(rest.file, name) }, {
       policy: options.contextPolicy,
       contextReport: options.contextReport,
-      provider: (model) => record(createProvider(model, { env })),
+      provider: (model) => record(createProvider(model, { env, ...definedOnly(options.http) })),
       now,
       signal: options.signal,
       reportPathProblem: outputPathProblem,
@@ -230,7 +232,7 @@ async function prepare(
     known.calls = plan.calls;
     if (!plan.ok) throw plan.error;
     request = plan.request;
-    provider ??= createProvider(plan.model, { env });
+    provider ??= createProvider(plan.model, { env, ...definedOnly(options.http) });
     secretNames = [...secretNames, ...plan.secretEnvNames];
   }
   const replay = options.replay;
@@ -249,7 +251,7 @@ async function prepare(
     provider ??= new ScriptedProvider(answers);
   }
   // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
-  provider ??= providerForModel(request.model, { env });
+  provider ??= providerForModel(request.model, { env, http: definedOnly(options.http) });
 
   let executor = options.executor?.(store);
   if (!executor && replay && !replay.execute) executor = new RecordedExecutor(replay.recording.executions, { store });
@@ -310,6 +312,10 @@ function openRecording(
   const sink = (entry: RecordingEntry) => write(recordingLine(entry));
   for (const entry of pending) sink(entry);
   return sink;
+}
+
+function definedOnly<T extends object>(value: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function isDirectory(path: string): boolean {

@@ -32,10 +32,12 @@ export const ProviderConfig = z.strictObject({
     "openai-compatible only: json_schema (default), json_object, or none when the server supports neither",
   ),
   idle_timeout_ms: z.number().int().positive().optional().describe(
-    "An attempt fails when nothing (not even headers) arrives for this long; retried. Default 30000",
+    "An attempt fails when nothing (not even headers) arrives for this long; retried. Default 30000; " +
+      "--provider-idle-timeout-ms overrides it",
   ),
   deadline_ms: z.number().int().positive().optional().describe(
-    "One model call, every retry and wait included, ends by then. Default 60000; raise it for long answers",
+    "One model call, every retry and wait included, ends by then. Default 60000; raise it for long answers; " +
+      "--provider-deadline-ms overrides it",
   ),
   max_response_bytes: z.number().int().positive().optional().describe(
     "A response body over this fails the call without being read whole. Default 8388608 (8 MiB)",

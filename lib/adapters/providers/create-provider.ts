@@ -30,10 +30,10 @@ export function createProvider(config: ProviderConfig, { env, ...http }: CreateP
   if (!parsed.success) throw new StartupError(`Invalid model configuration: ${formatZodError(parsed.error)}`);
   const { kind, model, base_url, api_key_env, max_tokens, response_format } = parsed.data;
   const { idle_timeout_ms, deadline_ms, max_response_bytes } = parsed.data;
-  // The configuration's limits win over the defaults the caller passes (e.g. --provider-deadline).
-  if (idle_timeout_ms !== undefined) http.timeoutMs = idle_timeout_ms;
-  if (deadline_ms !== undefined) http.deadlineMs = deadline_ms;
-  if (max_response_bytes !== undefined) http.maxResponseBytes = max_response_bytes;
+  // The caller's limits (flags such as --provider-deadline-ms) override the configuration's, as flags do elsewhere.
+  http.timeoutMs ??= idle_timeout_ms;
+  http.deadlineMs ??= deadline_ms;
+  http.maxResponseBytes ??= max_response_bytes;
   if (response_format !== undefined && kind !== "openai-compatible") {
     throw new StartupError(`Model "${model}": response_format applies only to kind "openai-compatible", not "${kind}"`);
   }

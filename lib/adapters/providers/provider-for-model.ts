@@ -2,10 +2,14 @@
 import { createProvider } from "./create-provider.ts";
 import { StartupError } from "../../errors.ts";
 import type { Provider } from "../../turn.ts";
+import type { HttpOptions } from "./post-json.ts";
 
 const KINDS = ["anthropic", "openai", "openai-compatible"] as const;
 
-export function providerForModel(model: string, { env }: { env: Record<string, string | undefined> }): Provider {
+export function providerForModel(
+  model: string,
+  { env, http = {} }: { env: Record<string, string | undefined>; http?: HttpOptions },
+): Provider {
   const slash = model.indexOf("/");
   const kind = slash === -1 ? "" : model.slice(0, slash);
   if (!(KINDS as readonly string[]).includes(kind)) {
@@ -17,7 +21,7 @@ export function providerForModel(model: string, { env }: { env: Record<string, s
     );
   }
   const id = model.slice(slash + 1);
-  const provider = createProvider({ kind: kind as (typeof KINDS)[number], model: id }, { env });
+  const provider = createProvider({ kind: kind as (typeof KINDS)[number], model: id }, { env, ...http });
   // The slice names "PROVIDER/MODEL"; the API knows only MODEL.
   return {
     name: provider.name,
