@@ -98,6 +98,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     contextReport: reportPath,
     replay: { recording, execute: values.execute },
     sandbox,
+    warn: (message) => io.stderr(`loom replay: ${message}\n`),
     signal: io.signal,
     onProgress: reporter.progress,
   });

@@ -58,6 +58,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     ...plan.options,
     signal: io.signal,
     env: io.env,
+    warn: (message) => io.stderr(`loom run: ${message}\n`),
     onProgress: reporter.progress,
     onRouting: (note) => reporter.routing(note),
   });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
 import { WorkspaceFingerprint } from "../lib/adapters/workspace-fingerprint.ts";
+import { mayChangeFiles } from "../lib/importers/command-effect.ts";
 import { applyReport, initialBriefing } from "../lib/briefing.ts";
 import { ExecutionReport } from "../lib/reports.ts";
 import { ResultStore } from "../lib/store.ts";
@@ -136,5 +137,35 @@ test("the fingerprint of a git checkout uses git's index and still sees a change
     assert.notEqual(fingerprint.take(), first);
   } finally {
     rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("an imported command counts as a change unless it is plainly a read", () => {
+  const bash = (script: string) => ["bash", "-lc", script].with(1, "-c");
+  for (
+    const read of [
+      "ls -la",
+      "cat a.py | grep x",
+      "git diff",
+      "find . -name '*.py'",
+      "sed -n 1,20p a.py",
+      "grep -rn x . 2>/dev/null",
+    ]
+  ) {
+    assert.equal(mayChangeFiles(bash(read)), false, read);
+  }
+  for (
+    const write of [
+      "sed -i s/a/b/ a.py",
+      "echo x > a.py",
+      "python fix.py",
+      "git commit -am x",
+      "cat <<EOF > a.py",
+      "rm a.py",
+      "ls $(touch x)",
+      "find . -delete",
+    ]
+  ) {
+    assert.equal(mayChangeFiles(bash(write)), true, write);
   }
 });

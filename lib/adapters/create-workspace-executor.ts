@@ -8,12 +8,14 @@ import { WorkspaceExecutor } from "./workspace-executor.ts";
 export type WorkspaceExecutorSettings = {
   /** The workspace directory (must exist). */
   root: string;
-  /** --sandbox; overrides the slice's own mode. Default: the slice's, else "auto". */
+  /** --sandbox; overrides the slice's own mode. Default: the slice's, else LOOM_SANDBOX, else "auto". */
   sandboxMode?: SandboxMode;
   /** Variables never passed to processes, even when the slice names them. */
   secretEnvNames: string[];
-  /** Host environment (default: process.env). */
+  /** Host environment processes pick their variables from (default: process.env). */
   env?: Record<string, string | undefined>;
+  /** Where LOOM_SANDBOX is read (default: env): the command's environment. */
+  settingsEnv?: Record<string, string | undefined>;
   /** Where "running without a sandbox" is said (once per process). */
   warn?: (message: string) => void;
 };
@@ -47,13 +49,20 @@ export function chooseSandbox(
   return undefined;
 }
 
+/** LOOM_SANDBOX (auto, required or off) sets the default mode for every run; anything else is ignored. */
+function defaultMode(env: Record<string, string | undefined>): SandboxMode {
+  const value = env.LOOM_SANDBOX;
+  return value === "required" || value === "off" ? value : "auto";
+}
+
 export function createWorkspaceExecutor(
   slice: SliceRequest,
   store: ResultStore,
-  { root, sandboxMode, secretEnvNames, env, warn }: WorkspaceExecutorSettings,
+  { root, sandboxMode, secretEnvNames, env, settingsEnv, warn }: WorkspaceExecutorSettings,
 ): WorkspaceExecutor {
   const settings: SandboxSettings = slice.sandbox ?? {};
-  const bwrap = chooseSandbox(sandboxMode ?? settings.mode ?? "auto", { env, warn });
+  const mode = sandboxMode ?? settings.mode ?? defaultMode(settingsEnv ?? env ?? process.env);
+  const bwrap = chooseSandbox(mode, { env, warn });
   return new WorkspaceExecutor({
     root,
     store,

@@ -87,7 +87,13 @@ export function sandboxedArgv(
   },
 ): string[] {
   const program = argv[0] ?? "";
-  const found = program.includes("/") ? undefined : whichProgram(program, env.PATH ?? "");
+  const found = isAbsolute(program)
+    ? program
+    : program.includes("/")
+    ? undefined
+    : whichProgram(program, env.PATH ?? "");
+  // The program's directory and its real one (node_modules/.bin links into the package). Not every PATH directory: a
+  // half-mounted toolchain (pyenv's shims without pyenv) is worse than none, since PATH then finds the system's.
   const programDirs = found ? [dirname(found), dirname(realpathOr(found))] : [];
   const setenv = Object.entries(env).flatMap(([name, value]) => ["--setenv", name, value]);
   return [bwrap.path, ...mountArgs({ root, policy, programDirs }), "--clearenv", ...setenv, "--", ...argv];

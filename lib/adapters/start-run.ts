@@ -263,6 +263,7 @@ async function prepare(
     executor = createWorkspaceExecutor(request, store, {
       root,
       sandboxMode: options.sandbox,
+      settingsEnv: env,
       secretEnvNames: secretEnvNames(secretNames),
       warn: options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)),
     });

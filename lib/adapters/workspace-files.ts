@@ -8,6 +8,7 @@ import {
   constants,
   existsSync,
   fstatSync,
+  ftruncateSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -16,8 +17,7 @@ import {
   type Stats,
   writeSync,
 } from "node:fs";
-import { ftruncateSync } from "node:fs";
-import { SKIPPED_DIRECTORIES } from "./workspace-paths.ts";
+import { compareCodeUnits, SKIPPED_DIRECTORIES } from "./workspace-paths.ts";
 
 const PROC_FD = "/proc/self/fd";
 const pinned = process.platform === "linux" && existsSync(PROC_FD);
@@ -231,5 +231,5 @@ export function walkEntries(realRoot: string, relative: string): string[] {
     }
   };
   withDir(realRoot, relative, (dir) => visit(dir, ""));
-  return found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return found.sort(compareCodeUnits);
 }

@@ -1,6 +1,5 @@
 // Confinement: every path an action names must stay inside the workspace, symlinks included.
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep, win32 } from "node:path";
 
 export type PathRefusalCode = "path_outside_workspace" | "invalid_path" | "not_found";
@@ -60,33 +59,6 @@ export function toPosix(rel: string): string {
 }
 
 export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([".git", "node_modules"]);
-
-/**
- * Every non-directory entry under dir (files and symlinks; symlinked directories are not followed, so a walk never
- * leaves the workspace or loops), as paths relative to dir, sorted. `.git` and `node_modules` are skipped.
- */
-export async function walkFiles(dir: string): Promise<string[]> {
-  const found: string[] = [];
-  const pending = [dir];
-  while (pending.length > 0) {
-    const current = pending.pop()!;
-    let entries;
-    try {
-      entries = await readdir(current, { withFileTypes: true });
-    } catch {
-      continue; // unreadable or vanished: a listing shows what can be seen
-    }
-    for (const entry of entries) {
-      const full = join(current, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIPPED_DIRECTORIES.has(entry.name)) pending.push(full);
-      } else {
-        found.push(toPosix(relative(dir, full)));
-      }
-    }
-  }
-  return found.sort(compareCodeUnits);
-}
 
 /** Plain code-unit order: stable across locales and runtimes. */
 export function compareCodeUnits(a: string, b: string): number {

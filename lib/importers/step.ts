@@ -10,6 +10,7 @@ import {
   RECORDING_VERSION,
 } from "../recording.ts";
 import type { ExecutionReport } from "../reports.ts";
+import { mayChangeFiles } from "./command-effect.ts";
 import { NULL_USAGE, type Usage } from "../turn.ts";
 
 type StepBase = {
@@ -66,9 +67,15 @@ export function recordingFromSteps(task: ImportedTask, steps: ImportedStep[]): R
   const executions: RecordedExecution[] = [];
   const used = new Set<ActionName>();
   const prefixes = new Map<string, string[]>();
+  let revision = 0;
   steps.forEach((s, index) => {
     const step = index + 1;
     const { action, args, report, results } = mapStep(s, step);
+    // The revision follows what the commands may have changed (see command-effect.ts), as a live run's does.
+    if (report.kind === "command" && mayChangeFiles(report.argv)) {
+      report.revision_before = `r${revision}`;
+      report.revision_after = `r${++revision}`;
+    }
     used.add(action);
     if (s.kind === "command" || s.kind === "refusal") prefixes.set(JSON.stringify(s.prefix), s.prefix);
     const selection: Record<string, unknown> = { action };

@@ -6,8 +6,15 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } fro
 import { dirname, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { findBubblewrap } from "../../lib/adapters/sandbox.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/**
+ * Where bubblewrap is missing (a clone without it), processes run unsandboxed on purpose: LOOM_SANDBOX=off keeps the
+ * "running without a sandbox" notice out of the output tests compare. With bubblewrap, runs are sandboxed as usual.
+ */
+export const SANDBOX_ENV: Record<string, string> = findBubblewrap().found ? {} : { LOOM_SANDBOX: "off" };
 export const LOOM_BINARY = resolve(ROOT, "dist", process.platform === "win32" ? "loom.exe" : "loom");
 
 export type LoomRun = {
@@ -50,6 +57,7 @@ function baseEnv(): Record<string, string> {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
+  Object.assign(env, SANDBOX_ENV);
   return env;
 }
 

@@ -1,5 +1,6 @@
 // An Io for running commands in-process: captures stdout and stderr, answers stdin from a string.
 import type { Io } from "../../commands/io.ts";
+import { SANDBOX_ENV } from "./binary.ts";
 
 export function fakeIo(
   { cwd, env = {}, stdin = "", signal = new AbortController().signal }: {
@@ -14,7 +15,7 @@ export function fakeIo(
     stdout: (text) => void (out.stdout += text),
     stderr: (text) => void (out.stderr += text),
     readStdin: () => Promise.resolve(stdin),
-    env,
+    env: { ...SANDBOX_ENV, ...env },
     cwd,
     isTTY: false,
     signal,

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { ContextReport } from "../../lib/context-report.ts";
 import type { SliceRequest } from "../../lib/slice.ts";
 import { addUsage, NULL_USAGE, type Usage } from "../../lib/turn.ts";
-import { hostPid } from "./binary.ts";
+import { hostPid, SANDBOX_ENV } from "./binary.ts";
 import { openAIAnswer, type ScriptedResponse } from "./fake-provider-servers.ts";
 import { type JsonSchemaNode, validateJsonSchema } from "./validate-json-schema.ts";
 
@@ -323,7 +323,12 @@ export function assertBinary(): void {
 /** Starts dist/loom with exactly this environment (nothing inherited) in its own process group. */
 export function startLoom(args: string[], { cwd, env }: { cwd: string; env: Record<string, string> }): LoomProcess {
   assertBinary();
-  const child = spawn(LOOM_BINARY, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(LOOM_BINARY, args, {
+    cwd,
+    env: { ...SANDBOX_ENV, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));
