@@ -28,7 +28,7 @@ Options:
   --quiet                 no progress on stderr
 
 Exit codes: one recording exits as a run does (0 completed, 1 failed or executed differently, 3 startup failure,
-4 suspended, 5 archive capacity exceeded, 6 step limit). Several recordings: 0 when every one completed, 1 when any
+4 suspended, 5 archive capacity exceeded, 6 step limit, 7 no valid answer). Several recordings: 0 when every one completed, 1 when any
 did not complete or could not be replayed, 130 when interrupted. 2 is a usage error.
 `;
 

@@ -58,6 +58,12 @@ export type LoopResult = {
 
 const zodError = { formatError: (e: Parameters<typeof formatZodError>[0]) => formatZodError(e) };
 
+/**
+ * Steps in a row refused because the model never gave a valid answer (each after a re-ask) end the run: a model that
+ * cannot answer in the schema would otherwise burn every remaining step.
+ */
+export const MAX_INVALID_STEPS = 3;
+
 export async function runLoop(request: SliceRequest, options: LoopOptions): Promise<LoopResult> {
   const { policy, executor, store, now, signal } = options;
   const started = now();
@@ -84,6 +90,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   let finish: LoopResult["finish"] = null;
   let ended: { outcome: Outcome; error: LoopResult["error"]; reportError?: LoopResult["error"] } | null = null;
   let step = 0;
+  let invalidSteps = 0;
 
   const state = (lookupsUsed: number) => (view: TailView): WorkingState => ({
     ...briefing,
@@ -144,6 +151,12 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         archive.append(sealed);
         context.append(sealed);
         if (report.kind === "finish") ended = { outcome: "completed", error: null };
+      }
+      invalidSteps = report.kind === "refusal" && report.code === "invalid_answer" ? invalidSteps + 1 : 0;
+      if (ended === null && invalidSteps >= MAX_INVALID_STEPS) {
+        const message = `No valid answer in ${invalidSteps} steps in a row (each asked twice); the run stops ` +
+          `rather than spend its remaining ${request.limits.max_steps - step} steps`;
+        ended = { outcome: "invalid_answers", error: { code: "invalid_answers", message } };
       }
     }
   } catch (caught) {

@@ -6,6 +6,7 @@ export const Outcome = z.enum([
   "failed",
   "suspended",
   "step_limit",
+  "invalid_answers",
   "archive_capacity_exceeded",
   "routing_failed",
   "startup_failed",
@@ -31,6 +32,7 @@ export const EXIT_CODES: Readonly<Record<Ending, number>> = {
   suspended: 4,
   archive_capacity_exceeded: 5,
   step_limit: 6,
+  invalid_answers: 7,
   interrupted: 130,
 };
 

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { type LoopOptions, runLoop } from "../lib/loop.ts";
+import { type LoopOptions, MAX_INVALID_STEPS, runLoop } from "../lib/loop.ts";
+import { EXIT_CODES } from "../lib/outcome.ts";
 import { ScriptedProvider } from "../lib/replay.ts";
 import { ResultStore } from "../lib/store.ts";
 import { utf8Length } from "../lib/digest.ts";
@@ -127,6 +128,26 @@ test("an invalid answer gets one re-ask with the validation error, then the step
   assert.equal(twice.result.reports[0].kind, "refusal");
   assert.equal((twice.result.reports[0] as { code: string }).code, "invalid_answer");
   assert.equal(twice.result.outcome, "completed");
+});
+
+test("three steps in a row without a valid answer end the run as invalid_answers (exit 7); a valid one resets the count", async () => {
+  const invalidStep = [answer("selection", { action: "fly" }), answer("selection", "not json")];
+  const never = await loop([...invalidStep, ...invalidStep, ...invalidStep, ...invalidStep, ...finish]);
+  assert.equal(never.result.outcome, "invalid_answers");
+  assert.equal(never.result.error?.code, "invalid_answers");
+  assert.equal(never.result.steps, MAX_INVALID_STEPS);
+  assert.equal(never.result.report.outcome, "invalid_answers");
+  assert.equal(EXIT_CODES.invalid_answers, 7);
+  const recovering = await loop([
+    ...invalidStep,
+    ...invalidStep,
+    pick("print"),
+    give({ text: "x" }),
+    ...invalidStep,
+    ...invalidStep,
+    ...finish,
+  ]);
+  assert.equal(recovering.result.outcome, "completed");
 });
 
 test("$result lookups select whole, bytes, lines and JSON-pointer parts; unknown references get an error answer", async () => {
