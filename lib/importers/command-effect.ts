@@ -47,15 +47,14 @@ const READERS = new Set([
   "hexdump",
 ]);
 /** Readers only with these first arguments (git status, not git commit). */
-const READING_SUBCOMMANDS: Record<string, ReadonlySet<string>> = {
-  git: new Set(["status", "diff", "log", "show", "blame", "grep", "ls-files", "rev-parse", "branch"]),
-};
+const READING_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ["git", new Set(["status", "diff", "log", "show", "blame", "grep", "ls-files", "rev-parse", "branch"])],
+]);
 /** Readers unless given one of these options (sed -i, find -delete). */
-const WRITING_OPTIONS: Record<string, RegExp> = {
-  sed: /^(-i|--in-place)/,
-  find: /^-(delete|exec|execdir|ok|fprint)/,
-  awk: /./, // awk can write files from its program; treated as a writer unless plain
-};
+const WRITING_OPTIONS: ReadonlyMap<string, RegExp> = new Map([
+  ["sed", /^(-i|--in-place)/],
+  ["find", /^-(delete|exec|execdir|ok|fprint)/],
+]);
 
 export function mayChangeFiles(argv: readonly string[]): boolean {
   const script = argv.length >= 3 && /(^|\/)(ba|z|da)?sh$/.test(argv[0]) && argv[1] === "-c"
@@ -69,13 +68,14 @@ export function mayChangeFiles(argv: readonly string[]): boolean {
     const words = part.trim().split(/\s+/).filter((w) => w !== "" && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
     if (words.length === 0) continue;
     const command = words[0].replace(/^.*\//, "");
-    const sub = READING_SUBCOMMANDS[command];
+    const sub = READING_SUBCOMMANDS.get(command);
     if (sub) {
       if (!sub.has(words[1] ?? "")) return true;
       continue;
     }
-    if (command === "sed" || command === "find") {
-      if (words.slice(1).some((w) => WRITING_OPTIONS[command].test(w))) return true;
+    const writing = WRITING_OPTIONS.get(command);
+    if (writing) {
+      if (words.slice(1).some((w) => writing.test(w))) return true;
       continue;
     }
     if (!READERS.has(command)) return true;
