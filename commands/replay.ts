@@ -75,23 +75,18 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const reportsDir = values["reports-dir"]
     ? outputPathOption("--reports-dir", values["reports-dir"], { cwd: io.cwd, folder: true })
     : undefined;
+  const reporter = new Reporter(io, { command: "replay", format: values.json ? "json" : "text", quiet: values.quiet });
   const files = expandRecordings(positionals.map((p) => resolve(io.cwd, p)), from);
 
   if (files.length > 1 || values.jobs !== undefined && positionals.some((p) => isDirectory(resolve(io.cwd, p)))) {
     if (values.execute) {
       throw new UsageError("--execute replays one recording at a time (each needs its own workspace)");
     }
-    const reporter = new Reporter(io, {
-      command: "replay",
-      format: values.json ? "json" : "text",
-      quiet: values.quiet,
-    });
     return replayBatch(files, { io, reporter, jobs, from, policy, reportPath, reportsDir });
   }
 
   const file = files[0];
   const recording = loadRecording(file, from);
-  const reporter = new Reporter(io, { command: "replay", format: values.json ? "json" : "text", quiet: values.quiet });
   const workspace = values.workspace ? resolve(io.cwd, values.workspace) : ".";
   const result = await startRun({ request: { ...recording.header.slice, workspace } }, {
     contextPolicy: policy,

@@ -1,5 +1,5 @@
 // A checkpoint records, deterministically and without any model call, what has been retired from the tail.
-import type { ArchivedEvent } from "./events.ts";
+import { type ArchivedEvent, revisionChange } from "./events.ts";
 
 export type Checkpoint = {
   /** Sequence numbers retired so far, first and last (inclusive). */
@@ -26,10 +26,10 @@ export function advanceCheckpoint(previous: Checkpoint, events: readonly Archive
   let { revision, last_test } = previous;
   for (const event of events) {
     byKind[event.kind] = (byKind[event.kind] ?? 0) + 1;
-    const f = event.fields;
     // Edits, and commands or test runs that changed files, carry the revision they made.
-    if (typeof f.revision_after === "string") revision = f.revision_after;
+    revision = revisionChange(event)?.after ?? revision;
     if (event.kind === "test-finished") {
+      const f = event.fields;
       last_test = {
         revision: String(f.revision),
         exit_code: typeof f.exit_code === "number" ? f.exit_code : null,

@@ -2,7 +2,7 @@
 // Bulk never lives in an event: long strings become result-store references with their size.
 import type { ActionName } from "./actions.ts";
 import { canonicalJson, type Digest, digestOf, utf8Length } from "./digest.ts";
-import type { ExecutionReport } from "./reports.ts";
+import type { ExecutionReport, ReportOf } from "./reports.ts";
 import type { ResultStore } from "./store.ts";
 
 /** Strings longer than this (arguments, reasons) are kept in the result store, not in the event. */
@@ -26,18 +26,37 @@ export type EventKind = (typeof EVENT_KINDS)[keyof typeof EVENT_KINDS];
 /** A value in an event: plain JSON, with long strings replaced by bulk references. */
 export type EventValue = string | number | boolean | null | Bulk | EventValue[] | { [key: string]: EventValue };
 
-export type ArchivedEvent = {
+type ReportKind = ExecutionReport["kind"];
+
+/** A value as an event keeps it: any string may have become a bulk reference with its size. */
+type Compacted<T> = T extends string ? T | Bulk
+  : T extends readonly (infer U)[] ? Compacted<U>[]
+  : T extends object ? { [K in keyof T]: Compacted<T[K]> }
+  : T;
+
+/**
+ * The execution report as its event keeps it, typed by its kind: every field but `kind` (the event's kind says it),
+ * compacted; a field is left out when the arguments already say it (a read's path, a print's text).
+ */
+export type CompactReport<K extends ReportKind = ReportKind> = {
+  [F in Exclude<keyof ReportOf<K>, "kind">]?: Compacted<ReportOf<K>[F]>;
+};
+
+type EventOf<K extends ReportKind> = {
   seq: number;
   step: number;
-  kind: EventKind;
+  kind: (typeof EVENT_KINDS)[K];
   /** null when the step was refused before an action was chosen. */
   action: ActionName | null;
   args?: Record<string, EventValue>;
   /** The model's stated reason for the decision (from the selection answer). */
   note?: string | Bulk;
-  /** The report's fields, minus `kind` and anything the arguments already say. Bulk fields are references. */
-  fields: Record<string, EventValue>;
+  /** The report, compacted: discriminated by the event's kind. */
+  fields: CompactReport<K>;
 };
+
+/** An archived event: one per executed step, a union discriminated by `kind` like the reports it keeps. */
+export type ArchivedEvent = { [K in ReportKind]: EventOf<K> }[ReportKind];
 
 export type SealedEvent = {
   event: ArchivedEvent;
@@ -105,7 +124,8 @@ export function createEvent(
       fields[key] = compactValue(value, store);
     }
   }
-  const event: ArchivedEvent = { seq, step, kind: EVENT_KINDS[report.kind], action, fields };
+  // The fields are this report's, compacted: the event's kind and its fields agree by construction.
+  const event = { seq, step, kind: EVENT_KINDS[report.kind], action, fields } as ArchivedEvent;
   if (Object.keys(args).length > 0) event.args = compactValue(args, store) as Record<string, EventValue>;
   if (reason) event.note = compactValue(reason, store) as string | Bulk;
   return sealEvent(event);
@@ -118,7 +138,6 @@ export function sealEvent(event: ArchivedEvent): SealedEvent {
 
 /** One line for history listings: what happened, without bulk. */
 export function summarizeEvent(event: ArchivedEvent): string {
-  const f = event.fields;
   const target = (() => {
     const a = event.args ?? {};
     if (typeof a.path === "string") return a.path;
@@ -128,14 +147,47 @@ export function summarizeEvent(event: ArchivedEvent): string {
   })();
   const parts: string[] = [event.action ?? "(no action)"];
   if (target) parts.push(clip(target, 80));
-  if ("exit_code" in f) {
+  if (event.kind === "test-finished" || event.kind === "command-finished") {
+    const f = event.fields;
     parts.push(`exit ${f.exit_code === null ? "none" : f.exit_code}${f.timed_out ? " (timed out)" : ""}`);
   }
-  if ("revision_after" in f) parts.push(`${f.revision_before ?? f.revision}→${f.revision_after}`);
-  if ("code" in f) parts.push(`refused: ${f.code}`);
-  if ("status" in f) parts.push(String(f.status));
-  for (const key of BULK_FIELDS) if (isBulk(f[key])) parts.push(`${(f[key] as Bulk).bytes} B`);
+  const change = revisionChange(event);
+  if (change) parts.push(`${change.before}→${change.after}`);
+  switch (event.kind) {
+    case "step-refused":
+      parts.push(`refused: ${event.fields.code}`);
+      break;
+    case "slice-finished":
+      // Left out when the finish arguments already say it.
+      if (event.fields.status !== undefined) parts.push(String(event.fields.status));
+      break;
+  }
+  const fields: Record<string, unknown> = event.fields;
+  for (const key of BULK_FIELDS) {
+    const value = fields[key];
+    if (isBulk(value)) parts.push(`${value.bytes} B`);
+  }
   return parts.join(" · ");
+}
+
+/**
+ * The revision an event's step made, when it changed the workspace: an edit, or a command or test run that changed
+ * files. `before` is the revision it started from (a test run's own revision).
+ */
+export function revisionChange(event: ArchivedEvent): { before: unknown; after: string } | null {
+  switch (event.kind) {
+    case "file-edited":
+    case "command-finished": {
+      const { revision_before: before, revision_after: after } = event.fields;
+      return typeof after === "string" ? { before, after } : null;
+    }
+    case "test-finished": {
+      const { revision: before, revision_after: after } = event.fields;
+      return typeof after === "string" ? { before, after } : null;
+    }
+    default:
+      return null;
+  }
 }
 
 function clip(text: string, max: number): string {
