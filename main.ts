@@ -5,7 +5,7 @@ import process from "node:process";
 import { Buffer } from "node:buffer";
 import { errorMessage, InterruptedError, UsageError } from "./lib/errors.ts";
 import { EXIT_CODES } from "./lib/outcome.ts";
-import { VERSION } from "./lib/version.ts";
+import { VERSION, versionLine } from "./lib/version.ts";
 import type { Io } from "./commands/io.ts";
 import { runCommand } from "./commands/run.ts";
 import { replayCommand } from "./commands/replay.ts";
@@ -46,7 +46,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   if (name === "--version" || name === "-V") {
-    io.stdout(`${VERSION}\n`);
+    io.stdout(`${versionLine()}\n`);
     return 0;
   }
   const command = COMMANDS[name];

@@ -182,7 +182,14 @@ test("usage errors exit 2 with one line: unknown command, unknown flag, bad poli
   }
   const v = binary(["--version"]);
   assert.equal(v.code, 0);
-  assert.match(v.stdout, /^\d+\.\d+\.\d+\n$/);
+  const version = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version;
+  // compile.sh puts in the commit (unknown outside a git checkout) and the UTC build date.
+  const line = new RegExp(
+    `^${
+      version.replaceAll(".", "\\.")
+    } \\(commit ([0-9a-f]{7,40}(-dirty)?|unknown), built \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)\\n$`,
+  );
+  assert.match(v.stdout, line);
 });
 
 test("an imported file in the wrong format gets one line naming the format expected, exit 2", () => {

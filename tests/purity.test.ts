@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 
 const LIB = fileURLToPath(new URL("../lib/", import.meta.url));
 const ADAPTERS = join(LIB, "adapters");
+// The one import from outside lib/: the version, read as data from the package manifest (lib/version.ts).
+const MANIFEST = join(LIB, "..", "package.json");
 
 const FORBIDDEN: [RegExp, string][] = [
   [/\bprocess\s*\./, "process.*"],
@@ -67,6 +69,7 @@ function impureImport(specifier: string, { from }: { from: string }): string | n
   if (specifier.startsWith("node:")) return PURE_BUILTINS.has(specifier) ? null : `imports the I/O module ${specifier}`;
   if (!specifier.startsWith(".")) return `imports the package ${JSON.stringify(specifier)}`;
   const target = join(from, "..", specifier);
+  if (target === MANIFEST && from === join(LIB, "version.ts")) return null;
   if (!target.startsWith(LIB)) return `imports ${specifier}, outside lib/ (commands, api and main are effects)`;
   if (target.startsWith(ADAPTERS)) return `imports ${specifier}: lib/adapters/ holds the effects`;
   return null;
