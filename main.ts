@@ -7,9 +7,6 @@ import { errorMessage, InterruptedError, UsageError } from "./lib/errors.ts";
 import { EXIT_CODES } from "./lib/outcome.ts";
 import { VERSION, versionLine } from "./lib/version.ts";
 import type { Io } from "./commands/io.ts";
-import { runCommand } from "./commands/run.ts";
-import { replayCommand } from "./commands/replay.ts";
-import { reportCommand } from "./commands/report.ts";
 
 const USAGE = `loom ${VERSION} — runs LLM agent slices with a bounded working context
 
@@ -27,10 +24,12 @@ Run "loom COMMAND --help" for a command's options. Exit codes: 0 completed, 1 fa
 
 type Command = (argv: string[], io: Io) => Promise<number>;
 
+// Loaded on first use, so `loom --version`, `--help` and a usage error do not evaluate the providers, importers and
+// schemas behind the commands.
 const COMMANDS: Record<string, Command> = {
-  run: runCommand,
-  replay: replayCommand,
-  report: reportCommand,
+  run: async (argv, io) => (await import("./commands/run.ts")).runCommand(argv, io),
+  replay: async (argv, io) => (await import("./commands/replay.ts")).replayCommand(argv, io),
+  report: async (argv, io) => (await import("./commands/report.ts")).reportCommand(argv, io),
   schema: async (argv, io) => (await import("./commands/schema.ts")).schemaCommand(argv, io),
 };
 
