@@ -1,6 +1,7 @@
 // Where the bytes of a request go (per section, and inside retained events: shown output, preview framing, event
 // metadata), and whether every retained event shows what the SPEC promises: the newest execution's output up to
-// 8 KiB, every other output (and every argument or reason kept as a reference) at least a 512-byte head and tail.
+// 8 KiB (in its own section after the events), every output, argument or reason in the events at least a 512-byte
+// head and tail.
 import { utf8Length } from "../lib/digest.ts";
 import { NEWEST_PREVIEW_BYTES, RETAINED_PREVIEW_BYTES } from "../lib/render-event.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/turn.ts";
@@ -9,8 +10,10 @@ export const PARTS = [
   "response_schema",
   "instructions",
   "intent",
+  "tasks",
   "checkpoint",
   "events",
+  "newest",
   "working_state",
   "candidates",
   "lookups",
@@ -79,17 +82,21 @@ export function measureRequest(request: TurnRequest, into: Anatomy): void {
     const bytes = json(section);
     into.parts[section.section as Part] += bytes;
     accounted += bytes;
-    if (section.section === "events") measureEvents(section.events, bytes, into);
+    if (section.section === "events") measureEvents(section.events, bytes, into, false);
+    if (section.section === "newest") measureEvents([section.view], bytes, into, true);
   }
   into.parts.envelope += total - accounted;
 }
 
-function measureEvents(events: unknown[], sectionBytes: number, into: Anatomy): void {
+/**
+ * `newestView`: the events are the newest event's larger view, whose outputs need 8 KiB; in the events, every
+ * output, argument and reason needs 512 B.
+ */
+function measureEvents(events: unknown[], sectionBytes: number, into: Anatomy, newestView: boolean): void {
   let previewBytes = 0;
-  events.forEach((event, index) => {
-    const newest = index === events.length - 1;
+  events.forEach((event) => {
+    const newest = newestView;
     for (const [key, value] of Object.entries(event as Record<string, unknown>)) {
-      // The newest execution's output gets 8 KiB; its arguments and reason, like every other event, 512 B.
       const floor = newest && key !== "args" && key !== "note" ? NEWEST_PREVIEW_BYTES : RETAINED_PREVIEW_BYTES;
       walk(value, (preview) => {
         const size = json(preview);

@@ -88,12 +88,15 @@ function labelOf(section: Section): CostSection {
   switch (section.section) {
     case "instructions":
     case "intent":
+    case "tasks":
     case "checkpoint":
       return "prefix";
     case "working_state":
       return "working state";
     case "candidates":
       return "candidates";
+    case "newest":
+      return "newest";
     case "lookups":
       return "lookups";
     case "events":

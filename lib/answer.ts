@@ -82,6 +82,33 @@ export function selectionResponseSchema(actions: readonly ActionName[]): { json:
   return cached(`selection:${actions.join(",")}`, () => selectionDecision(actions));
 }
 
+/**
+ * The one response schema of every selection and arguments request of a run: a selection decision among `actions`,
+ * the arguments of any of them that takes arguments, or a lookup. The same schema on every call keeps one prompt-cache
+ * chain per run (providers key their caches on tools and response formats); each phase still validates its own
+ * answer (selectionDecision, ActionArguments[action]).
+ */
+export function runResponseSchema(actions: readonly ActionName[]): { json: JsonSchema; text: string } {
+  const key = `run:${actions.join(",")}`;
+  let entry = schemaCache.get(key);
+  if (!entry) {
+    const json = {
+      anyOf: [
+        toJson(selectionDecision(actions)),
+        ...actions.filter((a) => Object.keys(ActionArguments[a].shape).length > 0).map((a) =>
+          toJson(ActionArguments[a])
+        ),
+        toJson(ResultLookup),
+        toJson(ListHistoryLookup),
+        toJson(ReadHistoryLookup),
+      ],
+    };
+    entry = { json, text: JSON.stringify(json) };
+    schemaCache.set(key, entry);
+  }
+  return entry;
+}
+
 /** The response schema of an arguments request: the action's arguments, or a lookup. */
 export function argumentsResponseSchema(action: ActionName): { json: JsonSchema; text: string } {
   return cached(`arguments:${action}`, () => ActionArguments[action]);
@@ -109,10 +136,21 @@ const LOOKUP_HELP =
   'first), {"$read_history": REF} one archived event. REF is a sha256:HEX digest shown in the request, optionally with ' +
   "#bytes=START-END, #lines=START-END or a #/json/pointer.";
 
-/** What the model is asked in each phase: one constant paragraph per phase, so it costs the same in both policies. */
+/**
+ * What the model is asked in each phase, and how it may look things up: constant for a run, so both policies send
+ * them once per request in the stable prefix (the tasks section); the candidates name the phase in one line.
+ */
 export const TASKS = {
   selection:
     `Choose the next action: answer {"action": NAME, "reason": WHY}. Events show what happened (the newest last; ` +
-    `long outputs as head and tail with a reference); the working state comes from execution reports. ${LOOKUP_HELP}`,
-  arguments: `Give the arguments of the chosen action as one JSON object matching the response schema. ${LOOKUP_HELP}`,
+    `long outputs as head and tail with a reference, the newest one larger in its own section); the working state ` +
+    `comes from execution reports.`,
+  arguments: `Give the arguments of the chosen action as one JSON object matching the response schema.`,
+  lookups: LOOKUP_HELP,
+} as const;
+
+/** The candidates' one line: which of the tasks this request asks. */
+export const TASK_LINES = {
+  selection: "Selection: choose the next action (see Tasks).",
+  arguments: "Arguments: give the arguments of the chosen action (see Tasks).",
 } as const;

@@ -14,7 +14,7 @@ import { utf8Length } from "./digest.ts";
 import { BudgetError } from "./errors.ts";
 import type { SealedEvent } from "./events.ts";
 import type { ContextPolicyName } from "./policy.ts";
-import { renderLegacy, renderRetained } from "./render-event.ts";
+import { renderLegacy, renderNewestView, renderRetained } from "./render-event.ts";
 import type { ResultStore } from "./store.ts";
 import type { JsonSchema, Phase, Section, TurnRequest } from "./turn.ts";
 
@@ -65,15 +65,17 @@ const EVENTS_CLOSE = 2; // ]}
 /** Assembles a request from fragments; returns the object and its exact serialized size. */
 function assemble(
   { phase, responseSchema, candidates, lookups }: RequestParts,
-  { prefix, events, eventBytes, stateSection }: {
+  { prefix, events, eventBytes, newestSection = null, stateSection }: {
     prefix: Fragment[];
     events: unknown[];
     eventBytes: number;
+    newestSection?: Fragment | null;
     stateSection: Fragment | null;
   },
 ): { request: TurnRequest; bytes: number } {
   const eventsSection = { section: "events" as const, events };
   const tailSections: Fragment[] = [];
+  if (newestSection) tailSections.push(newestSection);
   if (stateSection) tailSections.push(stateSection);
   tailSections.push(fragment(candidates));
   // A copy: the caller keeps appending to its list, and a request must never change after it is built.
@@ -89,6 +91,24 @@ function assemble(
   return { request: { phase, response_schema: responseSchema.json, sections }, bytes };
 }
 
+export type ContextOptions = {
+  instructions: string;
+  intent: string;
+  /** What each phase asks and the actions: constant for the run, so part of the stable prefix. */
+  tasks?: Extract<Section, { section: "tasks" }>;
+  store: ResultStore;
+};
+
+/** Instructions and intent, verbatim, then the tasks. */
+function prefixOf({ instructions, intent, tasks }: Omit<ContextOptions, "store">): Fragment[] {
+  const prefix = [
+    fragment({ section: "instructions", text: instructions }),
+    fragment({ section: "intent", text: intent }),
+  ];
+  if (tasks) prefix.push(fragment(tasks));
+  return prefix;
+}
+
 /** The rolling transcript: every event with its bulk inline. No ceiling, nothing retired. */
 export class LegacyContext implements ContextPolicy {
   readonly name = "legacy" as const;
@@ -99,11 +119,8 @@ export class LegacyContext implements ContextPolicy {
   #eventBytes = 0;
   readonly #store: ResultStore;
 
-  constructor({ instructions, intent, store }: { instructions: string; intent: string; store: ResultStore }) {
-    this.#prefix = [
-      fragment({ section: "instructions", text: instructions }),
-      fragment({ section: "intent", text: intent }),
-    ];
+  constructor({ instructions, intent, tasks, store }: ContextOptions) {
+    this.#prefix = prefixOf({ instructions, intent, tasks });
     this.#store = store;
   }
 
@@ -132,6 +149,7 @@ export class LegacyContext implements ContextPolicy {
   }
 }
 
+/** `newest` is the event's larger view, sent while it is the newest event (null when the retained form shows all). */
 type TailEntry = { sealed: SealedEvent; retained: Fragment; newest: Fragment | null };
 
 /** Stable prefix + retained tail + working state + candidates + lookups, under the 64 KiB ceiling. */
@@ -145,11 +163,8 @@ export class BoundedContext implements ContextPolicy {
   #retired = 0;
   readonly #store: ResultStore;
 
-  constructor({ instructions, intent, store }: { instructions: string; intent: string; store: ResultStore }) {
-    this.#base = [
-      fragment({ section: "instructions", text: instructions }),
-      fragment({ section: "intent", text: intent }),
-    ];
+  constructor({ instructions, intent, tasks, store }: ContextOptions) {
+    this.#base = prefixOf({ instructions, intent, tasks });
     this.#checkpoint = emptyCheckpoint();
     this.#store = store;
   }
@@ -167,11 +182,14 @@ export class BoundedContext implements ContextPolicy {
   }
 
   append(sealed: SealedEvent): void {
+    // The event's rendering is fixed here, once: later requests send the same bytes until it is retired, so
+    // prompt caches reuse every retained event. Its larger view as the newest event is a separate section.
     const previous = this.#tail[this.#tail.length - 1];
     if (previous) previous.newest = null;
-    const retained = fragment(renderRetained(sealed.event, this.#store, { newest: false }));
-    const newest = fragment(renderRetained(sealed.event, this.#store, { newest: true }));
-    this.#tail.push({ sealed, retained, newest: newest.json === retained.json ? null : newest });
+    const retained = fragment(renderRetained(sealed.event, this.#store));
+    const view = renderNewestView(sealed.event, this.#store);
+    const newest = view ? fragment({ section: "newest", step: sealed.event.step, view }) : null;
+    this.#tail.push({ sealed, retained, newest });
     this.#tailRetainedBytes += retained.bytes;
   }
 
@@ -203,7 +221,16 @@ export class BoundedContext implements ContextPolicy {
     // the lookup responses (or the error entries standing for omitted ones) do not fit, retire more.
     const persistent = { ...parts, lookups: [] };
     let retired = 0;
-    const bytes = this.#measure(persistent);
+    // The newest event's larger view is extra: when even the newest event alone does not fit the ceiling with it,
+    // the event is kept without it (a request that shows no event at all would leave the model blind).
+    const last = this.#tail[this.#tail.length - 1];
+    let bytes = this.#measure(persistent);
+    if (
+      last?.newest && bytes > CEILING_BYTES && this.#plan(persistent).bytesAfter(this.#tail.length - 1) > CEILING_BYTES
+    ) {
+      last.newest = null;
+      bytes = this.#measure(persistent);
+    }
     if (bytes > RETIRE_TRIGGER_BYTES || this.#tail.length > TAIL_MAX) {
       const plan = this.#plan(persistent);
       const empty = plan.bytesAfter(this.#tail.length);
@@ -288,13 +315,9 @@ export class BoundedContext implements ContextPolicy {
     let eventBytes = this.#tailRetainedBytes;
     for (let i = 0; i < skip && i < this.#tail.length; i++) eventBytes -= this.#tail[i].retained.bytes;
     const events: unknown[] = new Array(kept.length);
-    for (let i = 0; i < kept.length; i++) {
-      const entry = kept[i];
-      if (i === kept.length - 1 && entry.newest) {
-        events[i] = entry.newest.value;
-        eventBytes += entry.newest.bytes - entry.retained.bytes;
-      } else events[i] = entry.retained.value;
-    }
+    for (let i = 0; i < kept.length; i++) events[i] = kept[i].retained.value;
+    // Only the newest appended event has a view; once it is retired (it could not fit), so is its view.
+    const newestSection = kept.length > 0 ? kept[kept.length - 1].newest : null;
     const first = kept[0]?.sealed.event.step;
     const view: TailView = {
       retains: (step) => first !== undefined && step >= first,
@@ -304,14 +327,12 @@ export class BoundedContext implements ContextPolicy {
       prefix,
       events,
       eventBytes,
+      newestSection,
       stateSection: fragment({ section: "working_state", state: parts.state(view) }),
     });
   }
 }
 
-export function createContext(
-  policy: ContextPolicyName,
-  options: { instructions: string; intent: string; store: ResultStore },
-): ContextPolicy {
+export function createContext(policy: ContextPolicyName, options: ContextOptions): ContextPolicy {
   return policy === "bounded" ? new BoundedContext(options) : new LegacyContext(options);
 }

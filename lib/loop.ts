@@ -1,7 +1,7 @@
 // The governed loop: selection -> arguments -> execution, until finish, a limit, a failure or a suspension.
 // Pure orchestration: the provider, executor and clock are passed in (recording wraps the provider and executor).
 import { ACTION_DESCRIPTIONS, ActionArguments, type ActionName, takesArguments } from "./actions.ts";
-import { argumentsResponseSchema, parseDecision, selectionDecision, selectionResponseSchema, TASKS } from "./answer.ts";
+import { parseDecision, runResponseSchema, selectionDecision, TASK_LINES, TASKS } from "./answer.ts";
 import { Archive } from "./archive.ts";
 import {
   applyReport,
@@ -16,6 +16,7 @@ import type { ContextPolicyName } from "./policy.ts";
 import { type CallRecord, type ContextReport, ReportBuilder } from "./context-report.ts";
 import { errorMessage, InterruptedError, LoomError } from "./errors.ts";
 import type { Outcome } from "./outcome.ts";
+import type { Section } from "./turn.ts";
 import { createEvent } from "./events.ts";
 import type { Executor } from "./executor.ts";
 import type { ExecutionReport } from "./reports.ts";
@@ -68,7 +69,12 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   const { policy, executor, store, now, signal } = options;
   const started = now();
   const actions = availableActions(request);
-  const context = createContext(policy, { instructions: request.instructions, intent: request.intent, store });
+  const context = createContext(policy, {
+    instructions: request.instructions,
+    intent: request.intent,
+    tasks: tasksSection(request, actions),
+    store,
+  });
   const archive = new Archive(options.archiveLimits);
   const builder = new ReportBuilder({ policy, version: options.version, slice: options.slice ?? null });
   for (const call of options.priorCalls ?? []) builder.recordCall(call);
@@ -100,7 +106,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     lookups_used: lookupsUsed,
     archive: { events: archive.length, retired: view.retired },
   });
-  const selection = selectionStage(request, actions);
+  const selection = selectionStage(actions);
   const capacity = (at: number) => ({
     outcome: "archive_capacity_exceeded" as const,
     error: {
@@ -222,11 +228,12 @@ async function decide(
     phase: "arguments",
     step,
     state,
-    schema: argumentsResponseSchema(action),
+    // One response schema for both phases: one prompt-cache chain per run (each phase validates its own answer).
+    schema: selection.schema,
     validate: (value) => parseDecision(ActionArguments[action], value, zodError),
     candidates: {
       section: "candidates",
-      task: TASKS.arguments,
+      task: TASK_LINES.arguments,
       action,
       ...(reason ? { reason: clipText(reason, MESSAGE_LIMIT) } : {}),
     },
@@ -237,26 +244,32 @@ async function decide(
   return { kind: "step", action, args: {}, reason, refusal: refused({ code, reason: argued.reason }) };
 }
 
-/** The selection stage of every step: the model sees which commands run_command may run and what run_tests runs,
- * instead of finding out by refusal. */
-function selectionStage(
-  request: SliceRequest,
-  actions: ActionName[],
-): Pick<Stage, "schema" | "candidates" | "validate" | "expected"> {
+/**
+ * What each phase asks, the lookup syntax and the actions — with which commands run_command may run and what run_tests
+ * runs, so the model need not find out by refusal. The same on every call: it goes in the stable prefix.
+ */
+function tasksSection(request: SliceRequest, actions: ActionName[]): Extract<Section, { section: "tasks" }> {
+  return {
+    section: "tasks",
+    selection: TASKS.selection,
+    arguments: TASKS.arguments,
+    lookups: TASKS.lookups,
+    actions: actions.map((name) => {
+      const entry = { name, description: ACTION_DESCRIPTIONS[name] };
+      if (name === "run_command") return { ...entry, allowed: request.commands ?? [] };
+      if (name === "run_tests") return { ...entry, command: request.test.command };
+      return entry;
+    }),
+  };
+}
+
+/** The selection stage of every step; its candidates only name the phase (the tasks are in the prefix). */
+function selectionStage(actions: ActionName[]): Pick<Stage, "schema" | "candidates" | "validate" | "expected"> {
   const decision = selectionDecision(actions);
   return {
-    schema: selectionResponseSchema(actions),
+    schema: runResponseSchema(actions),
     validate: (value) => parseDecision(decision, value, zodError),
-    candidates: {
-      section: "candidates",
-      task: TASKS.selection,
-      actions: actions.map((name) => {
-        const entry = { name, description: ACTION_DESCRIPTIONS[name] };
-        if (name === "run_command") return { ...entry, allowed: request.commands ?? [] };
-        if (name === "run_tests") return { ...entry, command: request.test.command };
-        return entry;
-      }),
-    },
+    candidates: { section: "candidates", task: TASK_LINES.selection },
     expected: `{"action": one of ${JSON.stringify(actions)}, "reason": optional text}`,
   };
 }

@@ -1,5 +1,5 @@
 // How an archived event appears in a request. Legacy inlines all bulk (the classic transcript); bounded shows
-// a head-and-tail preview with the reference: up to 8 KiB for the newest execution, 512 B for every other one.
+// a head-and-tail preview with the reference, 512 B in the event, plus up to 8 KiB in the newest event's own view.
 import { type ArchivedEvent, type Bulk, type EventValue, isBulk } from "./events.ts";
 import type { ResultStore } from "./store.ts";
 import { utf8Length } from "./digest.ts";
@@ -80,13 +80,29 @@ export function renderLegacy(event: ArchivedEvent, store: ResultStore): Record<s
   return render(event, (bulk) => store.get(bulk.ref) ?? "");
 }
 
-/** A retained event in a bounded request. Only the newest execution gets the larger preview. */
-export function renderRetained(
-  event: ArchivedEvent,
-  store: ResultStore,
-  { newest }: { newest: boolean },
-): Record<string, unknown> {
-  // The newest event also shows its arguments and reason in full up to 8 KiB: they hold the model's latest plan.
-  const limit = newest ? NEWEST_PREVIEW_BYTES : RETAINED_PREVIEW_BYTES;
-  return render(event, (bulk) => preview(bulk, store, limit, { rest: newest }));
+/**
+ * A retained event in a bounded request: every bulk value as a 512-byte head-and-tail preview. The rendering is fixed
+ * when the event enters the tail and never changes until it is retired (append-only between checkpoints).
+ */
+export function renderRetained(event: ArchivedEvent, store: ResultStore): Record<string, unknown> {
+  return render(event, (bulk) => preview(bulk, store, RETAINED_PREVIEW_BYTES));
+}
+
+/**
+ * The newest event's larger view: each bulk value the retained rendering cuts, up to 8 KiB with the reference to
+ * exactly the part left out (its arguments and reason too: they hold the model's latest plan). Null when the
+ * retained rendering already shows everything.
+ */
+export function renderNewestView(event: ArchivedEvent, store: ResultStore): Record<string, unknown> | null {
+  const view: Record<string, unknown> = {};
+  const visit = (key: string, value: EventValue | undefined) => {
+    if (value === undefined) return;
+    const larger = mapBulk(value, (bulk) => preview(bulk, store, NEWEST_PREVIEW_BYTES, { rest: true }));
+    const retained = mapBulk(value, (bulk) => preview(bulk, store, RETAINED_PREVIEW_BYTES));
+    if (JSON.stringify(larger) !== JSON.stringify(retained)) view[key] = larger;
+  };
+  if (event.args) visit("args", event.args);
+  visit("note", event.note);
+  for (const [k, v] of Object.entries(event.fields)) visit(k, v);
+  return Object.keys(view).length > 0 ? view : null;
 }

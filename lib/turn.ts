@@ -9,8 +9,25 @@ export type JsonSchema = Record<string, unknown>;
 export type Section =
   | { section: "instructions"; text: string }
   | { section: "intent"; text: string }
+  /**
+   * What each phase asks and the actions with what they may run: the same on every call of a run, so it sits in the
+   * stable prefix, cached, instead of after the events.
+   */
+  | {
+    section: "tasks";
+    selection: string;
+    arguments: string;
+    /** How either phase may look things up instead of answering. */
+    lookups: string;
+    actions: { name: string; description: string; allowed?: string[][]; command?: string[] }[];
+  }
   | { section: "checkpoint"; checkpoint: unknown }
   | { section: "events"; events: unknown[] }
+  /**
+   * The newest event's larger view (bounded): its outputs, arguments and reason up to 8 KiB each, keyed as in the
+   * event. It sits after the events, so the events keep their bytes while it changes every step.
+   */
+  | { section: "newest"; step: number; view: Record<string, unknown> }
   | { section: "working_state"; state: unknown }
   | {
     section: "candidates";
@@ -27,11 +44,12 @@ export type Section =
 export type SectionName = Section["section"];
 
 /** Sections that form the stable prefix (cacheable until the next checkpoint). */
-export const PREFIX_SECTIONS: ReadonlySet<SectionName> = new Set(["instructions", "intent", "checkpoint"]);
+export const PREFIX_SECTIONS: ReadonlySet<SectionName> = new Set(["instructions", "intent", "tasks", "checkpoint"]);
 
 /**
  * One model call. Request bytes = UTF-8 length of JSON.stringify(turnRequest).
- * Sections always come in this order: instructions, intent, [checkpoint], events, [working_state], candidates, [lookups].
+ * Sections always come in this order: instructions, intent, [tasks], [checkpoint], events, [newest], [working_state], candidates,
+ * [lookups].
  */
 export type TurnRequest = {
   phase: Phase;

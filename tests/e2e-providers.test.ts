@@ -101,7 +101,7 @@ function fixerAnswer(wire: Wire, body: any, edits: Record<string, string>[]): un
   const events: any[] = section(text, "Events (oldest first)") ?? [];
   // What it has read it remembers from the events (working state lists only the few most recent artifacts).
   const read = events.find((e) => e.action === "read_file" && e.args.path === "src/slug.mjs");
-  if (candidates.actions) {
+  if (candidates.action === undefined) {
     if (!read) return { action: "read_file", reason: "See how slugify builds the slug" };
     if (state.last_test === null || state.last_test.revision !== state.latest_revision) {
       return { action: "run_tests", reason: "Test the latest revision" };
@@ -374,9 +374,8 @@ for (const wire of WIRES) {
       if (wire === "anthropic") {
         assert.equal(request.headers["x-api-key"], KEYS.anthropic);
         assert.equal(request.headers["anthropic-version"], "2023-06-01");
-        // The phase's tool is forced: one per answer shape, named after it.
-        const candidates = section(text, "Candidates");
-        const name = candidates.actions ? "select" : `args_${candidates.action}`;
+        // One tool for both phases (they share one response schema), forced on every call: one cache chain.
+        const name = "answer";
         assert.deepEqual(body.tool_choice, { type: "tool", name });
         assert.equal(body.tools.filter((tool: any) => tool.name === name).length, 1);
         assert.deepEqual(forcedTool(body).input_schema.required, ["answer"]);
@@ -384,21 +383,21 @@ for (const wire of WIRES) {
           Array.isArray(forcedTool(body).input_schema.properties.answer.anyOf),
           "the phase's response schema is enforced",
         );
-        // Breakpoints: the last system block (the end of the stable prefix) and, with two or more events, the
-        // second-to-last event block (the newest one changes when it stops being the newest). No checkpoint here.
+        // Breakpoints: the last system block (the end of the stable prefix), the last event (retained events are
+        // append-only) and the block before the candidates when it is not the events (the step's next call reads it).
         const events = section(text, "Events (oldest first)");
         const content = body.messages[0].content;
         const markers = request.rawBody.split('"cache_control"').length - 1;
-        assert.equal(markers, events.length >= 2 ? 2 : 1, `request ${i}: cache breakpoints`);
+        const candidatesAt = content.findIndex((b: any) => b.text.startsWith("## Candidates\n"));
+        const beforeIsEvents = content[candidatesAt - 1].text === "]" ||
+          content[candidatesAt - 1].text.startsWith("## Events");
+        assert.equal(markers, 1 + (events.length >= 1 ? 1 : 0) + (beforeIsEvents ? 0 : 1), `request ${i}: breakpoints`);
         assert.ok(markers <= 4, "the API allows four");
         assert.deepEqual(body.system.at(-1).cache_control, { type: "ephemeral" });
-        assert.ok(body.system.at(-1).text.startsWith("## Intent\n"));
-        if (events.length >= 2) {
-          assert.deepEqual(content[events.length - 2].cache_control, { type: "ephemeral" });
-          assert.ok(
-            content[events.length - 2].text.includes(JSON.stringify(events.at(-2))),
-            "on the second-to-last event",
-          );
+        assert.ok(body.system.at(-1).text.startsWith("## Tasks"));
+        if (events.length >= 1) {
+          assert.deepEqual(content[events.length - 1].cache_control, { type: "ephemeral" });
+          assert.ok(content[events.length - 1].text.includes(JSON.stringify(events.at(-1))), "on the last event");
         }
         assert.ok(body.max_tokens > 0);
       } else {
@@ -426,22 +425,27 @@ for (const wire of WIRES) {
     );
     assert.equal(prefixes.size, 1);
     if (wire === "anthropic") {
-      // Each call finds the cached prefix of the previous call with the same tool_choice (a changed tool_choice
-      // invalidates cached message blocks): everything up to that call's last breakpoint is byte-identical.
+      // One cache chain: each call finds the previous call's cached prefix through its last event (retained events
+      // are append-only), whatever the phase; the tools and tool_choice never change.
       const cached = (
         body: any,
       ) => [JSON.stringify(body.tools), ...[...body.system, ...body.messages[0].content].map((b: any) => b.text)];
-      const previous = new Map<string, any>();
+      let before: any = null;
       let reused = 0;
       for (const request of s.server.requests) {
         const body = request.body as any;
-        const before = previous.get(body.tool_choice.name);
-        if (before && JSON.stringify(before.tools) === JSON.stringify(body.tools)) {
-          const end = 1 + [...before.system, ...before.messages[0].content].findLastIndex((b: any) => b.cache_control);
+        if (before) {
+          assert.equal(JSON.stringify(before.tools), JSON.stringify(body.tools));
+          const blocks = [...before.system, ...before.messages[0].content];
+          const close = blocks.findIndex((b: any) => b.text === "]");
+          const end = 1 +
+            (close === -1
+              ? before.system.length - 1
+              : blocks.slice(0, close).findLastIndex((b: any) => b.cache_control));
           assert.deepEqual(cached(body).slice(0, end + 1), cached(before).slice(0, end + 1));
           reused += 1;
         }
-        previous.set(body.tool_choice.name, body);
+        before = body;
       }
       assert.ok(reused >= 8, `${reused} calls reuse a cached prefix`);
     }

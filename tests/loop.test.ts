@@ -306,7 +306,7 @@ test("a huge model answer (a lookup, an invalid lookup or an unknown key) never 
     const { result, provider } = await loop([answer("selection", value), ...finish], { policy: "bounded" });
     assert.equal(result.outcome, "completed", result.error?.message);
     for (const r of provider.requests) assert.ok(utf8Length(JSON.stringify(r)) <= 65_536);
-    assert.ok(utf8Length(JSON.stringify(provider.requests[1])) < 5_000, "the answer is not repeated in full");
+    assert.ok(utf8Length(JSON.stringify(provider.requests[1])) < 10_000, "the answer is not repeated in full");
   }
 });
 
@@ -341,19 +341,28 @@ test("a refusal reason quoting a huge path stays small in the working state", as
   assert.match(state.state.last_refusal.reason, /…/);
 });
 
-test("candidates say what to answer, which commands run_command may run and what run_tests runs; arguments keep the reason", async () => {
+test("the prefix's tasks say what to answer, which commands run_command may run and what run_tests runs; candidates name the phase; arguments keep the reason", async () => {
   const { provider } = await loop([pick("read_file", "look at the code"), give({ path: "a" }), ...finish], {
     outputs: ["x"],
   });
+  const tasks = provider.requests[0].sections.find((s) => s.section === "tasks") as Record<string, any>;
+  assert.match(tasks.selection, /"action": NAME/);
+  assert.match(tasks.lookups, /\$list_history/);
+  assert.match(tasks.arguments, /arguments/);
+  assert.deepEqual(tasks.actions.find((a: any) => a.name === "run_command").allowed, [["bash", "-c"]]);
+  assert.deepEqual(tasks.actions.find((a: any) => a.name === "run_tests").command, ["node", "test.mjs"]);
+  // The same tasks on every call of both phases, in the prefix (before any event).
+  for (const request of provider.requests) {
+    const names = request.sections.map((s) => s.section);
+    assert.deepEqual(names.slice(0, 3), ["instructions", "intent", "tasks"]);
+    assert.deepEqual(request.sections[2], tasks);
+  }
   const selection = provider.requests[0].sections.find((s) => s.section === "candidates") as Record<string, any>;
-  assert.match(selection.task, /"action": NAME/);
-  assert.match(selection.task, /\$list_history/);
-  assert.deepEqual(selection.actions.find((a: any) => a.name === "run_command").allowed, [["bash", "-c"]]);
-  assert.deepEqual(selection.actions.find((a: any) => a.name === "run_tests").command, ["node", "test.mjs"]);
+  assert.match(selection.task, /Selection/);
   const args = provider.requests[1].sections.find((s) => s.section === "candidates") as Record<string, any>;
   assert.equal(args.action, "read_file");
   assert.equal(args.reason, "look at the code");
-  assert.match(args.task, /arguments/);
+  assert.match(args.task, /Arguments/);
 });
 
 test("the newest event's cut output carries a reference to exactly the part left out", async () => {
@@ -362,9 +371,12 @@ test("the newest event's cut output carries a reference to exactly the part left
     outputs: [big],
     policy: "bounded",
   });
-  const events =
-    (provider.requests[2].sections.find((s) => s.section === "events") as { events: Record<string, any>[] }).events;
-  const shown = events.at(-1)!.result;
+  const newest = provider.requests[2].sections.find((s) => s.section === "newest") as {
+    step: number;
+    view: Record<string, any>;
+  };
+  assert.equal(newest.step, 1);
+  const shown = newest.view.result;
   assert.ok(shown.rest, "the newest cut preview names the rest");
   const [, start, end] = /#bytes=(\d+)-(\d+)$/.exec(shown.rest)!.map(Number);
   assert.equal(shown.head + big.slice(start, end) + shown.tail, big);

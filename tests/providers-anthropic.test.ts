@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadWorkload, replayRecording } from "../bench/workloads.ts";
-import { argumentsResponseSchema, selectionResponseSchema } from "../lib/answer.ts";
+import { argumentsResponseSchema, runResponseSchema, selectionResponseSchema } from "../lib/answer.ts";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
 import {
@@ -100,10 +100,11 @@ test("anthropic: the prefix is the system blocks, with breakpoints on the checkp
     );
     assert.equal(body.messages.length, 1);
     assert.equal(body.messages[0].role, "user");
-    assert.equal(body.messages[0].content.length, 4, "one event, working state, candidates, lookups");
-    assert.ok(
-      body.messages[0].content.every((block) => block.cache_control === undefined),
-      "one event: no breakpoint among the events",
+    assert.equal(body.messages[0].content.length, 5, "one event, closing bracket, working state, candidates, lookups");
+    assert.deepEqual(
+      body.messages[0].content.map((block) => block.cache_control ?? null),
+      [{ type: "ephemeral" }, null, { type: "ephemeral" }, null, null],
+      "the last event and the working state end what the step's next call reads",
     );
   });
 });
@@ -116,7 +117,8 @@ test("anthropic: without a checkpoint the breakpoint moves to the intent block",
     assert.ok(body.system[1].text.includes(SAMPLE_MARKERS.intent));
     assert.deepEqual(body.system[1].cache_control, { type: "ephemeral" });
     assert.equal(body.system[0].cache_control, undefined);
-    assert.equal(server.requests[0].rawBody.split('"cache_control"').length - 1, 1);
+    // The intent block, the last event, the working state.
+    assert.equal(server.requests[0].rawBody.split('"cache_control"').length - 1, 3);
   });
 });
 
@@ -141,8 +143,8 @@ test("anthropic: the response schema is enforced by the phase's forced tool, who
       tool_choice: unknown;
     };
     assert.equal(body.tools.length, 1, "a first call sends its own tool only");
-    assert.equal(body.tools[0].name, "select");
-    assert.deepEqual(body.tool_choice, { type: "tool", name: "select" });
+    assert.equal(body.tools[0].name, "answer");
+    assert.deepEqual(body.tool_choice, { type: "tool", name: "answer" });
     const schema = body.tools[0].input_schema;
     assert.equal(schema.type, "object");
     assert.deepEqual(schema.required, ["answer"]);
@@ -184,13 +186,13 @@ function markerCount(raw: string): number {
   return raw.split('"cache_control"').length - 1;
 }
 
-test("anthropic: with two or more events, the second-to-last event block is a breakpoint too; each event is sent once", async () => {
+test("anthropic: each event is one block; the last event and the working state are breakpoints; each event is sent once", async () => {
   await withServer([anthropicAnswer({ action: "finish" })], async (server) => {
     await provider(server).complete(withEvents(sampleTurnRequest(), 3), { model: MODEL });
     const { rawBody } = server.requests[0];
     const body = server.requests[0].body as AnthropicRequestBody;
     const content = body.messages[0].content;
-    assert.equal(content.length, 6, "three event blocks, working state, candidates, lookups");
+    assert.equal(content.length, 7, "three event blocks, the closing bracket, working state, candidates, lookups");
     assert.deepEqual(EVENT_MARKERS.map((marker) => content.findIndex((block) => block.text.includes(marker))), [
       0,
       1,
@@ -198,14 +200,15 @@ test("anthropic: with two or more events, the second-to-last event block is a br
     ]);
     assert.deepEqual(content.map((block) => block.cache_control ?? null), [
       null,
+      null,
       { type: "ephemeral" },
       null,
-      null,
+      { type: "ephemeral" },
       null,
       null,
     ]);
     assert.deepEqual(body.system!.at(-1)!.cache_control, { type: "ephemeral" });
-    assert.equal(markerCount(rawBody), 3, "intent, checkpoint, second-to-last event");
+    assert.equal(markerCount(rawBody), 4, "intent, checkpoint, last event, working state");
     assert.ok(markerCount(rawBody) <= MAX_CACHE_BREAKPOINTS);
     const { events: _, ...others } = SAMPLE_MARKERS;
     for (const marker of [...Object.values(others), ...EVENT_MARKERS]) {
@@ -213,17 +216,17 @@ test("anthropic: with two or more events, the second-to-last event block is a br
     }
     // Split, not changed: the event blocks joined are the events section as one text.
     const events = withEvents(sampleTurnRequest(), 3).sections.find((s) => s.section === "events")!;
-    assert.equal(content.slice(0, 3).map((block) => block.text).join(""), renderSection(events));
+    assert.equal(content.slice(0, 4).map((block) => block.text).join(""), renderSection(events));
   });
 });
 
-test("anthropic: an arguments request forces its action's tool, whose input wraps the action's schema", async () => {
+test("anthropic: an arguments request forces the answer tool, whose input wraps the request's schema", async () => {
   await withServer([anthropicAnswer({ path: "src/range.py" })], async (server) => {
     const answer = await provider(server).complete(argumentsRequest("read_file"), { model: MODEL });
     assert.deepEqual(answer.value, { path: "src/range.py" });
     const body = server.requests[0].body as AnthropicRequestBody;
-    assert.deepEqual(body.tool_choice, { type: "tool", name: "args_read_file" });
-    const forced = body.tools.find((tool) => tool.name === "args_read_file")!;
+    assert.deepEqual(body.tool_choice, { type: "tool", name: "answer" });
+    const forced = body.tools.find((tool) => tool.name === "answer")!;
     assert.deepEqual(
       forced.input_schema,
       encodePropertyKeys(wrapResponseSchema(argumentsResponseSchema("read_file").json)).schema,
@@ -231,43 +234,21 @@ test("anthropic: an arguments request forces its action's tool, whose input wrap
   });
 });
 
-test("anthropic: given the tools it sent before, a slice's selection and arguments calls send the same tools", () => {
+test("anthropic: with the loop's one response schema, selection and arguments calls send the same tools and tool_choice", () => {
   const options = { model: MODEL, maxTokens: 1024 };
-  let tools: AnthropicTool[] = [];
-  const sent: AnthropicRequestBody[] = [];
-  const calls = [
-    selectionRequest(),
-    argumentsRequest("read_file"),
-    selectionRequest(),
-    argumentsRequest("read_file"),
-    selectionRequest(),
-  ];
-  for (const request of calls) {
-    const { body } = convertToAnthropicRequest(request, { ...options, tools });
-    sent.push(body);
-    tools = body.tools;
+  const schema = runResponseSchema(["read_file", "edit_file", "finish"]).json;
+  const calls = [selectionRequest(), argumentsRequest("read_file"), selectionRequest(), argumentsRequest("edit_file")]
+    .map((request) => ({ ...request, response_schema: schema }));
+  const sent = calls.map((request) => convertToAnthropicRequest(request, options).body);
+  for (const body of sent) {
+    assert.equal(JSON.stringify(body.tools), JSON.stringify(sent[0].tools), "the tools never change");
+    assert.deepEqual(body.tool_choice, { type: "tool", name: "answer" });
   }
-  assert.deepEqual(sent.map((body) => body.tool_choice.name), [
-    "select",
-    "args_read_file",
-    "select",
-    "args_read_file",
-    "select",
-  ]);
-  assert.deepEqual(sent[1].tools.map((tool) => tool.name), ["select", "args_read_file"], "first-seen order");
-  // From the first call of each phase on, the tools are byte-identical: nothing before the system prompt changes.
-  for (const body of sent.slice(2)) assert.equal(JSON.stringify(body.tools), JSON.stringify(sent[1].tools));
-  // Each call's forced tool is exactly its own response schema.
-  for (const [i, body] of sent.entries()) {
-    const forced = body.tools.find((tool) => tool.name === body.tool_choice.name)!;
-    const alone = convertToAnthropicRequest(calls[i], options).body.tools;
-    assert.deepEqual(alone, [forced]);
-  }
-  // A new action adds its tool at the end; the tools are then stable again.
-  const edit = convertToAnthropicRequest(argumentsRequest("edit_file"), { ...options, tools }).body;
-  assert.deepEqual(edit.tools.map((tool) => tool.name), ["select", "args_read_file", "args_edit_file"]);
-  const next = convertToAnthropicRequest(selectionRequest(), { ...options, tools: edit.tools }).body;
-  assert.equal(JSON.stringify(next.tools), JSON.stringify(edit.tools));
+  assert.deepEqual(
+    sent[0].tools[0].input_schema,
+    encodePropertyKeys(wrapResponseSchema(schema)).schema,
+    "the forced tool is the run's schema",
+  );
 });
 
 test("anthropic: a tool whose schema changed replaces the one sent before under its name, in place", () => {
@@ -277,26 +258,30 @@ test("anthropic: a tool whose schema changed replaces the one sent before under 
   // Another slice with other actions on the same adapter: its selection schema differs.
   const other = { ...selectionRequest(), response_schema: selectionResponseSchema(["read_file", "finish"]).json };
   const body = convertToAnthropicRequest(other, { ...options, tools: withArgs.tools }).body;
-  assert.deepEqual(body.tools.map((tool) => tool.name), ["select", "args_read_file"]);
+  assert.deepEqual(body.tools.map((tool) => tool.name), ["answer"]);
   assert.deepEqual(
     body.tools[0],
     convertToAnthropicRequest(other, options).body.tools[0],
     "the forced tool is this request's schema",
   );
-  assert.deepEqual(body.tools[1], withArgs.tools[1]);
 });
 
-test("anthropic: breakpoints never exceed the API's four, and never fall on the newest event", () => {
+test("anthropic: breakpoints never exceed the API's four, and one falls on the last event", () => {
   const options = { model: MODEL, maxTokens: 1024 };
   for (const checkpoint of [false, true]) {
     for (let n = 0; n <= 3; n++) {
       const { body } = convertToAnthropicRequest(withEvents(sampleTurnRequest({ checkpoint }), n), options);
       const raw = JSON.stringify(body);
       assert.ok(markerCount(raw) <= MAX_CACHE_BREAKPOINTS);
-      assert.equal(markerCount(raw), (checkpoint ? 2 : 1) + (n >= 2 ? 1 : 0), `checkpoint ${checkpoint}, ${n} events`);
+      // prefix (intent before a checkpoint, and the checkpoint), the last event, the working state
+      assert.equal(
+        markerCount(raw),
+        (checkpoint ? 2 : 1) + (n >= 1 ? 1 : 0) + 1,
+        `checkpoint ${checkpoint}, ${n} events`,
+      );
       const content = body.messages[0].content;
-      if (n >= 2) assert.ok(content[n - 2].cache_control, "the second-to-last event");
-      assert.equal(content[Math.max(0, n - 1)].cache_control, undefined, "the newest event changes next time");
+      if (n >= 1) assert.ok(content[n - 1].cache_control, "the last event");
+      for (let i = 0; i < n - 1; i++) assert.equal(content[i].cache_control, undefined);
     }
   }
 });
@@ -309,14 +294,16 @@ function cacheBlocks(body: AnthropicRequestBody): string[] {
   ];
 }
 
-/** The index in cacheBlocks() of the last block with a breakpoint. */
-function lastBreakpoint(body: AnthropicRequestBody): number {
-  return 1 +
-    [...(body.system ?? []), ...body.messages[0].content].findLastIndex((block) => block.cache_control !== undefined);
+/** The index in cacheBlocks() of the breakpoint on the last event (the last breakpoint before the closing "]"). */
+function lastEventBreakpoint(body: AnthropicRequestBody): number {
+  const blocks = [...(body.system ?? []), ...body.messages[0].content];
+  const close = blocks.findIndex((block) => block.text === "]");
+  if (close === -1) return (body.system ?? []).length; // no events: the end of the system blocks
+  return 1 + blocks.slice(0, close).findLastIndex((block) => block.cache_control !== undefined);
 }
 
 workloadTest(
-  "anthropic: replaying a real trajectory bounded, each call reads its phase's previous prefix up to the older events",
+  "anthropic: replaying a real trajectory bounded, each call reads the previous call's prefix up to the events",
   async () => {
     const path = workload("mini-swe-agent/django__django-11138.json");
     const { recording } = loadWorkload({
@@ -344,8 +331,6 @@ workloadTest(
       tools = body.tools;
       return body;
     });
-    const seen = new Set<string>();
-    const previous = new Map<string, AnthropicRequestBody>();
     let total = 0;
     let hit = 0;
     let chained = 0;
@@ -358,35 +343,27 @@ workloadTest(
       const events = requests[i].sections.find((s) => s.section === "events") as { events: unknown[] };
       const system = body.system ?? [];
       assert.ok(system.at(-1)?.cache_control);
-      if (events.events.length >= 2) assert.ok(body.messages[0].content[events.events.length - 2].cache_control);
-      // The tools change only when a tool is used for the first time.
-      const choice = body.tool_choice.name;
-      if (i > 0 && seen.has(choice)) {
-        assert.equal(JSON.stringify(body.tools), JSON.stringify(bodies[i - 1].tools), `call ${i}`);
-      }
-      seen.add(choice);
+      if (events.events.length >= 1) assert.ok(body.messages[0].content[events.events.length - 1].cache_control);
+      // One tool and one tool_choice for the whole run.
+      if (i > 0) assert.equal(JSON.stringify(body.tools), JSON.stringify(bodies[i - 1].tools), `call ${i}`);
+      assert.equal(body.tool_choice.name, "answer");
 
-      // A cached message prefix is reused only under the same tool_choice, and only while the checkpoint is the same.
+      // While the checkpoint is the same, each call reads the previous call's prefix through its last event.
       const blocks = cacheBlocks(body);
       total += blocks.reduce((sum, block) => sum + block.length, 0);
-      const before = previous.get(choice);
+      const before = i > 0 ? bodies[i - 1] : undefined;
       const same = (key: "system" | "tools") => JSON.stringify(before?.[key]) === JSON.stringify(body[key]);
       if (before && same("system") && same("tools")) {
-        const cached = cacheBlocks(before).slice(0, lastBreakpoint(before) + 1);
-        assert.deepEqual(
-          blocks.slice(0, cached.length),
-          cached,
-          `call ${i} reads call ${bodies.indexOf(before)}'s prefix`,
-        );
+        const cached = cacheBlocks(before).slice(0, lastEventBreakpoint(before) + 1);
+        assert.deepEqual(blocks.slice(0, cached.length), cached, `call ${i} reads call ${i - 1}'s prefix`);
         hit += cached.reduce((sum, block) => sum + block.length, 0);
         // Counted when the reused prefix reaches into the events.
         if (cached.length > 1 + system.length) chained += 1;
       }
-      previous.set(choice, body);
     }
     assert.ok(
       chained > 0.9 * bodies.length,
-      `${chained} of ${bodies.length} calls reuse their phase's previous prefix`,
+      `${chained} of ${bodies.length} calls reuse the previous call's prefix`,
     );
     assert.ok(hit / total > 0.75, `cache-hit share ${(hit / total).toFixed(3)}`);
   },

@@ -53,11 +53,11 @@ test("convertToAnthropicRequest maps a small request exactly (snapshot)", () => 
         ],
       },
     ],
-    // One tool per answer shape, named after it, so the tools array can stay the same from call to call.
+    // One tool for selection and arguments (the loop sends one schema for both), so the tools never change in a run.
     tools: [
       {
-        name: "args_read_file",
-        description: "The answer to an arguments request for read_file. The `answer` field must conform to its schema.",
+        name: "answer",
+        description: "The answer to this request. The `answer` field must conform to its schema.",
         input_schema: {
           type: "object",
           properties: { answer: tiny.response_schema },
@@ -66,7 +66,7 @@ test("convertToAnthropicRequest maps a small request exactly (snapshot)", () => 
         },
       },
     ],
-    tool_choice: { type: "tool", name: "args_read_file" },
+    tool_choice: { type: "tool", name: "answer" },
   });
 });
 
@@ -131,15 +131,17 @@ test("renderSection writes structured sections as compact JSON under a label, te
   assert.equal(renderSection({ section: "lookups", responses: [{ ok: true }] }), '## Lookup responses\n[{"ok":true}]');
 });
 
-test("renderSectionBlocks splits the events section into one block per event; joined, they are renderSection's text", () => {
+test("renderSectionBlocks splits the events section into one block per event and the closing bracket; joined, they are renderSection's text", () => {
   const events = { section: "events" as const, events: [{ seq: 1 }, { seq: 2, out: "a\nb" }, { seq: 3 }] };
   assert.deepEqual(renderSectionBlocks(events), [
     '## Events (oldest first)\n[{"seq":1}',
     ',{"seq":2,"out":"a\\nb"}',
-    ',{"seq":3}]',
+    ',{"seq":3}',
+    "]",
   ]);
   assert.deepEqual(renderSectionBlocks({ section: "events", events: [{ seq: 1 }] }), [
-    '## Events (oldest first)\n[{"seq":1}]',
+    '## Events (oldest first)\n[{"seq":1}',
+    "]",
   ]);
   assert.deepEqual(renderSectionBlocks({ section: "events", events: [] }), ["## Events (oldest first)\n[]"]);
   assert.deepEqual(renderSectionBlocks({ section: "intent", text: "Fix it" }), ["## Intent\nFix it"]);
@@ -153,10 +155,10 @@ test("renderSectionBlocks (property): same bytes as one block, and an older even
       const section = { section: "events" as const, events };
       const blocks = renderSectionBlocks(section);
       assert.equal(blocks.join(""), renderSection(section));
-      assert.equal(blocks.length, Math.max(1, events.length));
+      assert.equal(blocks.length, events.length === 0 ? 1 : events.length + 1);
       const grown = renderSectionBlocks({ section: "events", events: [...events, next] });
-      // Every block but the last (which carries the closing bracket) is unchanged when an event is appended.
-      assert.deepEqual(grown.slice(0, events.length - 1), blocks.slice(0, events.length - 1));
+      // Every event's block is unchanged when an event is appended (the closing bracket is a block of its own).
+      assert.deepEqual(grown.slice(0, events.length), blocks.slice(0, events.length));
     }),
   );
 });

@@ -21,7 +21,7 @@ workloadTest("the shipped workloads are all found: 80 mini-swe-agent, 13 SWE-age
   assert.deepEqual([...new Set(workloads.map((w) => w.system))], [...SYSTEMS]);
 });
 
-test("the preview-floor check flags a short preview: 512 B for older events, 8 KiB for the newest output", () => {
+test("the preview-floor check flags a short preview: 512 B in the events, 8 KiB in the newest event's view", () => {
   const ref = `sha256:${"0".repeat(64)}`;
   const preview = (bytes: number, shown: number) => ({
     ref,
@@ -30,29 +30,30 @@ test("the preview-floor check flags a short preview: 512 B for older events, 8 K
     tail: "t".repeat(shown / 2),
     omitted: bytes - shown,
   });
-  const request = (events: unknown[]) => ({
+  const request = (events: unknown[], view?: Record<string, unknown>) => ({
     phase: "selection" as const,
     response_schema: {},
-    sections: [{ section: "events" as const, events }],
+    sections: [
+      { section: "events" as const, events },
+      ...(view ? [{ section: "newest" as const, step: 2, view }] : []),
+    ],
   });
-  const check = (events: unknown[]) => {
+  const check = (events: unknown[], view?: Record<string, unknown>) => {
     const anatomy = emptyAnatomy();
-    measureRequest(request(events), anatomy);
+    measureRequest(request(events, view), anatomy);
     return anatomy.floor;
   };
   const older = { step: 1, action: "run_command", output: preview(4000, 512) };
-  assert.deepEqual(check([older, { step: 2, action: "run_command", output: preview(20_000, 8192) }]), {
-    checked: 2,
+  const newest = { step: 2, action: "run_command", output: preview(20_000, 512) };
+  assert.deepEqual(check([older, newest], { output: preview(20_000, 8192) }), {
+    checked: 3,
     violations: 0,
     worst: null,
   });
   assert.equal(check([{ ...older, output: preview(4000, 256) }, { step: 2, action: "print" }]).violations, 1);
-  // The newest execution's output needs 8 KiB; its arguments, like every other event, 512 B.
-  assert.deepEqual(check([older, { step: 2, action: "run_command", output: preview(20_000, 512) }]).worst, {
-    needed: 8192,
-    shown: 512,
-  });
-  assert.equal(check([older, { step: 2, action: "print", args: { text: preview(4000, 512) } }]).violations, 0);
+  // The newest execution's output needs 8 KiB in its view; its arguments, like every event, 512 B.
+  assert.deepEqual(check([older, newest], { output: preview(20_000, 512) }).worst, { needed: 8192, shown: 512 });
+  assert.equal(check([older], { args: { text: preview(4000, 512) } }).violations, 0);
 });
 
 for (const workload of workloads) {

@@ -1,15 +1,15 @@
 // TurnRequest -> Anthropic Messages API body, laid out for prompt caching. The API caches prefixes in the order
 // tools -> system -> messages; changing the tools invalidates everything, changing `tool_choice` only the cached
 // message blocks. So:
-// - tools: one tool per answer shape (`select`, `args_<action>`, `classify`), and `tool_choice` forces this request's.
-//   A caller that passes the previous body's `tools` gets them kept, in first-seen order, so the array stays
-//   byte-identical once each phase has occurred; the HTTP adapter passes none, so its bodies carry this request's
-//   tool only.
-// - system: one block per prefix section (instructions, intent, checkpoint); breakpoints on the last one (stable
-//   until the next checkpoint) and, when there is a checkpoint, on the block before it (stable for the whole run).
-// - messages: one user message, the events one block per event, then working state, candidates, lookups. A
-//   breakpoint on the second-to-last event: the newest event is shown larger than it will be once it is older, the
-//   others keep their bytes, so the next call reads the prefix and every older retained event from the cache.
+// - tools: one tool per answer shape (`answer` for selection and arguments, which share the run's one schema;
+//   `classify`), and `tool_choice` forces it: the same on every call of a run. A caller that passes the previous
+//   body's `tools` gets them kept, in first-seen order; the HTTP adapter passes none.
+// - system: one block per prefix section (instructions, intent, tasks, checkpoint); breakpoints on the last one
+//   (stable until the next checkpoint) and, when there is a checkpoint, on the block before it (stable for the run).
+// - messages: one user message, the events one block per event and a closing "]", then the newest event's larger
+//   view, working state, candidates, lookups. Retained events keep their bytes until retired, so a breakpoint on the
+//   last event lets the next call read every one of them; one on the block before the candidates lets the step's
+//   arguments call read the newest view and the working state too.
 import type { JsonSchema, Section, TurnRequest } from "../turn.ts";
 import { encodePropertyKeys, type KeyAliases } from "./encode-property-keys.ts";
 import { renderSection, renderSectionBlocks, splitPrefix } from "./render-sections.ts";
@@ -31,28 +31,19 @@ export type AnthropicRequestBody = {
   tool_choice: { type: "tool"; name: string };
 };
 
-function chosenAction(request: TurnRequest): string | null {
-  const candidates = request.sections.find((s): s is Extract<Section, { section: "candidates" }> =>
-    s.section === "candidates"
-  );
-  return typeof candidates?.action === "string" && candidates.action !== "" ? candidates.action : null;
-}
-
-/** The tool that carries this request's answer: one stable name per answer shape. */
+/**
+ * The tool that carries this request's answer: `answer` for selection and arguments (the loop sends one response
+ * schema for both, so the tools and tool_choice are the same on every call and the cache is one chain), `classify`
+ * for routing.
+ */
 export function anthropicToolName(request: TurnRequest): string {
-  if (request.phase === "selection") return "select";
-  if (request.phase === "classification") return "classify";
-  const action = chosenAction(request);
-  // Tool names must match ^[a-zA-Z0-9_-]{1,64}$.
-  return action === null ? "arguments" : `args_${action}`.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
+  return request.phase === "classification" ? "classify" : "answer";
 }
 
 function toolDescription(request: TurnRequest): string {
-  const action = chosenAction(request);
-  const what = request.phase === "arguments" && action !== null
-    ? `an arguments request for ${action}`
-    : `a ${request.phase} request`;
-  return `The answer to ${what}. The \`answer\` field must conform to its schema.`;
+  return `The answer to this ${
+    request.phase === "classification" ? "classification" : "request"
+  }. The \`answer\` field must conform to its schema.`;
 }
 
 /** `sent` with `tool` added, or put in place of an older tool of its name whose definition differs. */
@@ -75,13 +66,22 @@ function systemBlocks(prefix: readonly Section[]): { blocks: TextBlock[]; breakp
   return { blocks, breakpoints };
 }
 
-/** The blocks of the user message, and the block of the second-to-last event when there are two or more. */
+/**
+ * The blocks of the user message, and its breakpoints: the last event (retained events are append-only, so the next
+ * call reads all of them) and the last block before the candidates when that is not the events (the newest event's
+ * larger view and the working state: the step's next call reads them too).
+ */
 function messageBlocks(rest: readonly Section[]): { blocks: TextBlock[]; breakpoints: number[] } {
   const blocks: TextBlock[] = [];
   const breakpoints: number[] = [];
   for (const section of rest) {
     const texts = renderSectionBlocks(section);
-    if (section.section === "events" && texts.length >= 2) breakpoints.push(blocks.length + texts.length - 2);
+    // The events' last piece is their closing "]": the breakpoint goes on the last event, before it.
+    if (section.section === "events" && section.events.length >= 1) breakpoints.push(blocks.length + texts.length - 2);
+    if (section.section === "candidates") {
+      const before = rest[rest.indexOf(section) - 1];
+      if (before && before.section !== "events") breakpoints.push(blocks.length - 1);
+    }
     for (const text of texts) blocks.push({ type: "text", text });
   }
   // The API rejects an empty user turn; a TurnRequest always has candidates, so this is only a guard.

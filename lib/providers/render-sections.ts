@@ -5,8 +5,10 @@ import { PREFIX_SECTIONS, type Section } from "../turn.ts";
 const LABELS: Record<Section["section"], string> = {
   instructions: "Instructions",
   intent: "Intent",
+  tasks: "Tasks (what each request asks, and the actions)",
   checkpoint: "Checkpoint (events retired from the history so far)",
   events: "Events (oldest first)",
+  newest: "Newest event, larger view",
   working_state: "Working state",
   candidates: "Candidates",
   lookups: "Lookup responses",
@@ -17,10 +19,16 @@ function body(section: Section): string {
     case "instructions":
     case "intent":
       return section.text;
+    case "tasks": {
+      const { section: _, ...rest } = section;
+      return JSON.stringify(rest);
+    }
     case "checkpoint":
       return JSON.stringify(section.checkpoint);
     case "events":
       return JSON.stringify(section.events);
+    case "newest":
+      return JSON.stringify({ step: section.step, ...section.view });
     case "working_state":
       return JSON.stringify(section.state);
     case "candidates": {
@@ -38,15 +46,16 @@ export function renderSection(section: Section): string {
 
 /**
  * The same text as renderSection, split where a cache breakpoint may go: the events section gives one piece per event
- * (the label and "[" ride on the first, "," leads every later one, "]" closes the last), so an event's piece keeps its
+ * (the label and "[" ride on the first, "," leads every later one) and a last piece "]", so an event's piece keeps its
  * bytes while newer events arrive. Every other section is one piece. The pieces joined are renderSection's text.
  */
 export function renderSectionBlocks(section: Section): string[] {
   if (section.section !== "events" || section.events.length === 0) return [renderSection(section)];
-  const last = section.events.length - 1;
-  return section.events.map((event, i) =>
-    `${i === 0 ? `## ${LABELS.events}\n[` : ","}${JSON.stringify(event) ?? "null"}${i === last ? "]" : ""}`
+  const pieces = section.events.map((event, i) =>
+    `${i === 0 ? `## ${LABELS.events}\n[` : ","}${JSON.stringify(event) ?? "null"}`
   );
+  pieces.push("]");
+  return pieces;
 }
 
 /** The cacheable prefix (instructions, intent, checkpoint) and everything after it, order kept. */
