@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
     --version) version=${2:?--version needs a value}; shift 2 ;;
     --prefix) prefix=${2:?--prefix needs a folder}; shift 2 ;;
     --base-url) base=${2:?--base-url needs a URL}; shift 2 ;;
-    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) fail "unknown argument $1 (see --help)" ;;
   esac
 done
