@@ -266,7 +266,7 @@ sandboxTest("network is off inside the sandbox unless the slice turns it on", as
   assert.match(await attempt(true), /^got hello/m);
 });
 
-sandboxTest("--sandbox required where bubblewrap cannot be found: exit 3 with a startup report", async (t) => {
+test("--sandbox required where bubblewrap cannot be found: exit 3 with a startup report", async (t) => {
   const arena = makeArena();
   t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
   const args = replay(arena, attackSlice(), [{ action: "run_tests", args: {} }]);
