@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { linkSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import process from "node:process";
@@ -194,6 +194,47 @@ sandboxTest("the 9 ways around run_command's argument guard reach nothing outsid
   assert.equal(outsideState(arena), before, "outside/ is unchanged");
 });
 
+sandboxTest(
+  "dist/loom: the argument-guard bypasses and a shell leave no secret inside and change nothing outside",
+  async (t) => {
+    const arena = makeArena({ "a b/keep.txt": "k\n", "notes.txt": "inside\n" });
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    symlinkSync(arena.outside, join(arena.workspace, "out"));
+    const before = outsideState(arena);
+    const slice = attackSlice({ commands: [["cp"], ["ln"], ["tar"], ["sh", "-c"]] });
+    const attempts: string[][] = [
+      ["cp", "a b/../../outside/secret.txt", "stolen1"],
+      ["ln", "../outside/secret.txt", "hard"],
+      ["tar", "-C..", "-cf", "stolen2.tar", "outside"],
+      ["cp", "out/secret.txt", "stolen3"],
+      ["cp", "--target-directory=../outside", "notes.txt"],
+      [
+        "sh",
+        "-c",
+        `cat ../outside/secret.txt ${arena.secret} out/secret.txt > stolen4 2>&1; ` +
+        `ln ${arena.secret} hard2; cp notes.txt ${arena.outside}/; echo x > ${join(arena.outside, "new")}`,
+      ],
+    ];
+    const steps: { action: string; args: Record<string, unknown> }[] = attempts.map((argv) => ({
+      action: "run_command",
+      args: { argv },
+    }));
+    // Then the model tries to read and write what the commands left, and the symlink out.
+    for (const path of ["stolen1", "stolen3", "stolen4", "hard", "hard2", "out/secret.txt"]) {
+      steps.push({ action: "write_file", args: { path, content: "overwritten\n" } });
+    }
+    const run = await runLoom(replay(arena, slice, steps), { cwd: arena.dir });
+    assert.notEqual(run.code, null, run.stderr);
+    assert.equal(outsideState(arena), before, "outside/ is unchanged");
+    for (const name of readdirSync(arena.workspace, { recursive: true }) as string[]) {
+      const path = join(arena.workspace, name);
+      // out/ is the planted symlink to outside/ itself, which is checked above.
+      if (name.startsWith("out/") || !lstatSync(path).isFile()) continue;
+      assert.ok(!readFileSync(path, "utf8").includes(SECRET_TEXT.trim()), `ws/${name} holds the secret`);
+    }
+  },
+);
+
 sandboxTest("a write through a hard link is refused and neither name changes", async (t) => {
   const arena = makeArena({ "a.txt": "original\n" });
   t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
@@ -245,6 +286,38 @@ sandboxTest(
     assert.ok(!text.includes(canary), "a canary reached the test process");
     assert.ok(!text.includes(SECRET_TEXT.trim()), "the outside file was readable");
     assert.doesNotMatch(text, /^(root|work|home)$/m, "only system directories, /tmp and the workspace exist");
+  },
+);
+
+sandboxTest(
+  "dist/loom with 12 canary secrets in its environment: a test and a command that dump /proc and env see none; stdout, stderr and the report hold none",
+  async (t) => {
+    const arena = makeArena();
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const canary = `canary${Math.random().toString(36).slice(2, 10)}`;
+    // Whatever the processes can see lands in the workspace, where the test reads it afterwards.
+    const dump = (name: string) =>
+      `{ env; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < "$f"; done; cat /proc/$PPID/environ; ` +
+      `cat /proc/1/environ; ls -la /proc; } > ${name} 2>&1; echo dumped`;
+    const slice = attackSlice({ test: { command: ["sh", "-c", dump("seen-by-test.txt")], timeout_ms: 30_000 } });
+    const args = replay(arena, slice, [
+      { action: "run_tests", args: {} },
+      { action: "run_command", args: { argv: ["sh", "-c", dump("seen-by-command.txt")] } },
+    ]);
+    const run = await runLoom([...args, "--json"], { cwd: arena.dir, env: canarySecrets(canary) });
+    assert.notEqual(run.code, null, run.stderr);
+    const seen = ["seen-by-test.txt", "seen-by-command.txt"].map((name) =>
+      readFileSync(join(arena.workspace, name), "utf8")
+    );
+    for (const text of seen) assert.match(text, /PATH=/, "the dump ran");
+    const places = {
+      "the test process": seen[0],
+      "the command process": seen[1],
+      stdout: run.stdout,
+      stderr: run.stderr,
+      report: readFileSync(join(arena.dir, "report.json"), "utf8"),
+    };
+    for (const [where, text] of Object.entries(places)) assert.ok(!text.includes(canary), `a canary reached ${where}`);
   },
 );
 

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findBubblewrap } from "../../lib/adapters/sandbox.ts";
+import { type ActionName, takesArguments } from "../../lib/actions.ts";
 import type { ExecutionReport } from "../../lib/reports.ts";
 import type { SliceRequest } from "../../lib/slice.ts";
 
@@ -54,7 +55,9 @@ export function recordingOf(slice: Omit<SliceRequest, "workspace">, steps: Step[
   all.forEach(({ action, args, report }, i) => {
     const step = i + 1;
     lines.push({ type: "answer", phase: "selection", step, value: { action }, usage: NO_USAGE });
-    lines.push({ type: "answer", phase: "arguments", step, value: args, usage: NO_USAGE });
+    if (takesArguments(action as ActionName)) {
+      lines.push({ type: "answer", phase: "arguments", step, value: args, usage: NO_USAGE });
+    }
     const recorded = report ??
       (action === "finish"
         ? { kind: "finish", ...args }
