@@ -6,7 +6,10 @@ import { z } from "zod";
 import { StartupError } from "./errors.ts";
 import { ProviderConfig } from "./providers/provider-config.ts";
 import { SandboxSettings, SliceRequest } from "./slice.ts";
-import { formatIssuePath } from "./zod-error.ts";
+import { describeJsonFailure, parseJsonc } from "./json-text.ts";
+import { describeIssues, MISSING_FIELDS } from "./zod-error.ts";
+
+export { type JsoncResult, parseJsonc } from "./json-text.ts";
 
 /** Where the request text goes in a slice's intent template. */
 export const REQUEST_PLACEHOLDER = "{{request}}";
@@ -104,8 +107,10 @@ type CatalogShape = {
   routes?: Routes;
 };
 
-const known = (names: Record<string, unknown>) =>
-  Object.keys(names).map((n) => JSON.stringify(n)).join(", ") || "(none)";
+const known = (names: Record<string, unknown>, kind: string) =>
+  Object.keys(names).length === 0
+    ? `the catalog defines no ${kind}s`
+    : `expected one of ${Object.keys(names).map((n) => JSON.stringify(n)).join(", ")}`;
 
 /** References between sections, which a JSON Schema cannot express: every model and slice named must exist. */
 function checkReferences(catalog: CatalogShape, ctx: z.RefinementCtx): void {
@@ -115,7 +120,7 @@ function checkReferences(catalog: CatalogShape, ctx: z.RefinementCtx): void {
     ctx.addIssue({
       code: "custom",
       path,
-      message: `unknown ${kind} ${JSON.stringify(name)} (expected one of ${known(table)})`,
+      message: `unknown ${kind} ${JSON.stringify(name)} (${known(table, kind)})`,
     });
   };
   if (Object.keys(catalog.slices).length === 0) {
@@ -153,157 +158,7 @@ export function renderIntent(template: string, request: string): string {
   return template.split(REQUEST_PLACEHOLDER).join(request);
 }
 
-// ---- JSONC: JSON plus comments and trailing commas ----
-
-export type JsoncResult = { ok: true; value: unknown } | { ok: false; line: number; column: number; message: string };
-
-const MAX_DEPTH = 64;
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-
-/**
- * Parses JSON with // and block comments and trailing commas. A small parser of our own rather than stripping and
- * calling JSON.parse: runtimes word (and place) JSON syntax errors differently, and duplicate keys must be errors,
- * not a silent last-one-wins.
- */
-export function parseJsonc(text: string): JsoncResult {
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  class Fail {
-    constructor(readonly at: number, readonly message: string) {}
-  }
-  const fail = (message: string, at = i): never => {
-    throw new Fail(at, message);
-  };
-  const describe =
-    () => (i >= text.length ? "the end of the file" : text[i] === '"' ? "a string" : JSON.stringify(text[i]));
-  const skip = () => {
-    for (;;) {
-      const c = text[i];
-      if (c === " " || c === "\t" || c === "\n" || c === "\r") i++;
-      else if (c === "/" && text[i + 1] === "/") {
-        while (i < text.length && text[i] !== "\n") i++;
-      } else if (c === "/" && text[i + 1] === "*") {
-        const end = text.indexOf("*/", i + 2);
-        if (end === -1) fail("unterminated /* comment");
-        i = end + 2;
-      } else return;
-    }
-  };
-  const string = (): string => {
-    const start = i;
-    for (i++;; i++) {
-      if (i >= text.length || text[i] === "\n") fail("unterminated string", start);
-      if (text[i] === "\\") i++;
-      else if (text[i] === '"') break;
-    }
-    i++;
-    try {
-      return JSON.parse(text.slice(start, i)) as string;
-    } catch {
-      return fail("invalid string (bad escape or control character)", start);
-    }
-  };
-  const value = (depth: number): unknown => {
-    if (depth > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH} levels`);
-    skip();
-    const c = text[i];
-    if (c === '"') return string();
-    if (c === "{" || c === "[") {
-      const object = c === "{";
-      const close = object ? "}" : "]";
-      const out: Record<string, unknown> | unknown[] = object ? {} : [];
-      i++;
-      for (;;) {
-        skip();
-        if (text[i] === close) break;
-        if (object) {
-          if (text[i] !== '"') fail(`expected a property name in double quotes or "}", found ${describe()}`);
-          const at = i;
-          const key = string();
-          if (Object.hasOwn(out, key)) fail(`duplicate key ${JSON.stringify(key)}`, at);
-          skip();
-          if (text[i] !== ":") fail(`expected ":" after ${JSON.stringify(key)}, found ${describe()}`);
-          i++;
-          // defineProperty: a "__proto__" key is data, not a prototype change.
-          Object.defineProperty(out, key, {
-            value: value(depth + 1),
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-        } else (out as unknown[]).push(value(depth + 1));
-        skip();
-        if (text[i] === ",") i++;
-        else if (text[i] !== close) fail(`expected "," or "${close}", found ${describe()}`);
-      }
-      i++;
-      return out;
-    }
-    for (const [word, literal] of [["true", true], ["false", false], ["null", null]] as const) {
-      if (text.startsWith(word, i)) {
-        i += word.length;
-        return literal;
-      }
-    }
-    NUMBER.lastIndex = i;
-    const number = NUMBER.exec(text);
-    if (number) {
-      i += number[0].length;
-      return Number(number[0]);
-    }
-    return fail(`expected a value, found ${describe()}`);
-  };
-  try {
-    const result = value(0);
-    skip();
-    if (i < text.length) fail(`unexpected ${describe()} after the end of the value`);
-    return { ok: true, value: result };
-  } catch (error) {
-    if (!(error instanceof Fail)) throw error;
-    const before = text.slice(0, error.at);
-    const line = before.split("\n").length;
-    return { ok: false, line, column: error.at - before.lastIndexOf("\n"), message: error.message };
-  }
-}
-
 // ---- loading ----
-
-/** The keys a strict object at `path` accepts, for "unknown key" messages. */
-function keysAt(path: readonly PropertyKey[]): string[] {
-  let schema: z.ZodType = Catalog;
-  for (const part of path) {
-    while (schema instanceof z.ZodOptional) schema = schema.unwrap() as z.ZodType;
-    if (schema instanceof z.ZodObject) schema = schema.shape[String(part)];
-    else if (schema instanceof z.ZodRecord) schema = schema.valueType as z.ZodType;
-    else if (schema instanceof z.ZodArray) schema = schema.element as z.ZodType;
-    else return [];
-    if (!schema) return [];
-  }
-  while (schema instanceof z.ZodOptional) schema = schema.unwrap() as z.ZodType;
-  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
-}
-
-/** One line per problem: field path, then what was expected. */
-export function catalogIssues(error: z.ZodError): string[] {
-  return error.issues.flatMap((issue) => {
-    if (issue.code === "unrecognized_keys") {
-      const expected = keysAt(issue.path).join(", ");
-      return issue.keys.map((key) =>
-        `${formatIssuePath([...issue.path, key])}: unknown key (expected one of ${expected})`
-      );
-    }
-    if (issue.code === "invalid_key") {
-      const inner = issue.issues[0]?.message ?? issue.message;
-      return [`${formatIssuePath(issue.path)}: invalid name, ${inner}`];
-    }
-    return [`${formatIssuePath(issue.path)}: ${issue.message}`];
-  });
-}
-
-// Zod's default for a missing field is "expected string, received undefined"; say it is missing instead.
-const missingFields: z.core.$ZodErrorMap = (issue) =>
-  issue.code === "invalid_type" && issue.input === undefined
-    ? `required field missing (expected ${issue.expected === "record" ? "object" : issue.expected})`
-    : undefined;
 
 /**
  * Parses and validates a catalog. `file` names it in errors (as the user wrote it). Throws StartupError
@@ -313,11 +168,11 @@ export function loadCatalog(text: string, { file, limit = 3 }: { file: string; l
   const where = `Invalid catalog ${JSON.stringify(file)}`;
   const json = parseJsonc(text);
   if (!json.ok) {
-    throw new StartupError(`${where}: line ${json.line}, column ${json.column}: ${json.message}`, "catalog_invalid");
+    throw new StartupError(`${where}: ${describeJsonFailure(json)}`, "catalog_invalid");
   }
-  const parsed = Catalog.safeParse(json.value, { error: missingFields });
+  const parsed = Catalog.safeParse(json.value, { error: MISSING_FIELDS });
   if (parsed.success) return parsed.data;
-  const issues = catalogIssues(parsed.error);
+  const issues = describeIssues(parsed.error, { schema: Catalog });
   const more = issues.length > limit ? ` (+${issues.length - limit} more)` : "";
   throw new StartupError(`${where}: ${issues.slice(0, limit).join("; ")}${more}`, "catalog_invalid");
 }

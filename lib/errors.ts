@@ -89,3 +89,23 @@ export class InterruptedError extends LoomError {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+const FS_REASONS: Record<string, string> = {
+  ENOENT: "no such file or folder",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EISDIR: "it is a folder, not a file",
+  ENOTDIR: "a parent is not a folder",
+  ELOOP: "too many symbolic links",
+  ENAMETOOLONG: "the name is too long",
+  EROFS: "the file system is read-only",
+  ENOSPC: "no space left on the device",
+  EMFILE: "too many open files",
+};
+
+/** A filesystem failure in words (never a bare errno code): "no such file or folder". */
+export function describeFsError(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") return FS_REASONS[code] ?? `failed (${code})`;
+  return errorMessage(error);
+}

@@ -6,6 +6,7 @@ import { RecordingError } from "./errors.ts";
 import { ExecutionReport, reportRefs } from "./reports.ts";
 import { SliceRequest } from "./slice.ts";
 import { Phase, StopReason, Usage } from "./turn.ts";
+import { readJson } from "./json-text.ts";
 import { formatZodError } from "./zod-error.ts";
 
 export const RECORDING_FORMAT = "loom-recording";
@@ -70,24 +71,25 @@ export function parseRecording(text: string, { name = "recording" }: { name?: st
     const line = lines[i].trim();
     if (line === "") continue;
     const where = `${name}:${i + 1}`;
-    let json: unknown;
     const deep = tooDeep(line);
     if (deep) throw new RecordingError(`${where}: ${deep}`);
-    try {
-      json = JSON.parse(line);
-    } catch (error) {
-      throw new RecordingError(`${where}: not valid JSON (${(error as Error).message})`);
-    }
+    const read = readJson(line);
+    if (!read.ok) throw new RecordingError(`${name}:${i + 1}:${read.column}: not valid JSON: ${read.message}`);
+    const json = read.value;
     if (!header) {
       const parsed = RecordingHeader.safeParse(json);
       if (!parsed.success) {
-        throw new RecordingError(`${where}: not a Loom recording header: ${formatZodError(parsed.error)}`);
+        throw new RecordingError(
+          `${where}: not a Loom recording header: ${formatZodError(parsed.error, { schema: RecordingHeader })}`,
+        );
       }
       header = parsed.data;
       continue;
     }
     const parsed = RecordingEntry.safeParse(json);
-    if (!parsed.success) throw new RecordingError(`${where}: ${formatZodError(parsed.error)}`);
+    if (!parsed.success) {
+      throw new RecordingError(`${where}: ${formatZodError(parsed.error, { schema: RecordingEntry })}`);
+    }
     const entry = parsed.data;
     if (entry.type === "answer") answers.push(entry);
     else if (entry.type === "execution") {

@@ -1,6 +1,7 @@
 // Parses and validates the text of a report file: a run's ContextReport or a batch's AggregateReport.
 import { AggregateReport, ContextReport, REPORT_SCHEMA_VERSION } from "./context-report.ts";
 import { UsageError } from "./errors.ts";
+import { describeJsonFailure, readJson } from "./json-text.ts";
 import { formatZodError } from "./zod-error.ts";
 
 export type LoadedReport =
@@ -20,12 +21,9 @@ export type ReportLoadErrorCode = "report_unreadable" | "report_not_json" | "rep
 export function parseReport(text: string, { file }: { file: string }): NamedReport {
   const name = JSON.stringify(file);
   if (text.trim() === "") throw new UsageError(`Report ${name} is empty`, "report_not_json");
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new UsageError(`Report ${name} is not JSON`, "report_not_json");
-  }
+  const json = readJson(text);
+  if (!json.ok) throw new UsageError(`Report ${name} is not JSON: ${describeJsonFailure(json)}`, "report_not_json");
+  const value = json.value;
   if (value === null || typeof value !== "object" || Array.isArray(value) || !("schema_version" in value)) {
     throw new UsageError(`Report ${name} is not a Loom context report (no "schema_version" field)`, "report_invalid");
   }
@@ -43,7 +41,12 @@ export function parseReport(text: string, { file }: { file: string }): NamedRepo
   const parsed = (aggregate ? AggregateReport : ContextReport).safeParse(value);
   if (!parsed.success) {
     const what = aggregate ? "aggregate report" : "context report";
-    throw new UsageError(`Report ${name} is not a valid ${what}: ${formatZodError(parsed.error)}`, "report_invalid");
+    throw new UsageError(
+      `Report ${name} is not a valid ${what}: ${
+        formatZodError(parsed.error, { schema: aggregate ? AggregateReport : ContextReport })
+      }`,
+      "report_invalid",
+    );
   }
   return aggregate
     ? { file, kind: "aggregate", report: parsed.data as AggregateReport }

@@ -219,7 +219,7 @@ test("an unreadable catalog: exit 3 and a startup_failed report", async (t) => {
   const s = await sandbox(t);
   const run = await s.loom(["fix it", "--catalog", "missing.jsonc", "--context-report", "report.json"]);
   assert.equal(run.code, 3);
-  assertOneLine(run.err, /^loom run: Cannot read catalog "missing\.jsonc": ENOENT$/);
+  assertOneLine(run.err, /^loom run: Cannot read catalog "missing\.jsonc": no such file or folder$/);
   assert.equal(s.readReport().outcome, "startup_failed");
   assert.equal(s.readReport().error.code, "catalog_unreadable");
 });

@@ -224,7 +224,7 @@ test("a pattern-routed run fixes the example project against the Anthropic-shape
   ]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /^run fix-tests: completed \(success\) after 7 steps, revision r2$/m);
-  assert.match(run.stdout, /^ {2}last test: exit 0 on r2 \(current\)$/m);
+  assert.match(run.stdout, /^ {2}last test: passed on the current revision$/m);
   assert.match(run.stderr, /^route: fix-tests \(pattern rule 1\)$/m);
   for (const line of lines(run.stderr)) assert.match(line, PROGRESS);
   assert.equal(s.gpt.requests.length, 0, "a pattern match makes no classification call");
@@ -333,7 +333,7 @@ const FAILURES: FailureCase[] = [
   {
     name: "an unreadable catalog (missing)",
     args: () => ["Fix the bug", "--catalog", "missing.jsonc"],
-    line: /^loom run: Cannot read catalog "missing\.jsonc": ENOENT$/,
+    line: /^loom run: Cannot read catalog "missing\.jsonc": no such file or folder$/,
     outcome: "startup_failed",
     code: "catalog_unreadable",
     check: noCalls,
@@ -341,7 +341,7 @@ const FAILURES: FailureCase[] = [
   {
     name: "an unreadable catalog (a directory)",
     args: () => ["Fix the bug", "--catalog", "ws"],
-    line: /^loom run: Cannot read catalog "ws": EISDIR$/,
+    line: /^loom run: Cannot read catalog "ws": it is a folder, not a file$/,
     outcome: "startup_failed",
     code: "catalog_unreadable",
     check: noCalls,

@@ -165,7 +165,7 @@ test("a corrupt recording line is reported with its file name and line number, e
     writeFileSync(bad, "{not json\n");
     const r2 = binary(["replay", bad]);
     assert.equal(r2.code, 2);
-    assert.match(r2.stderr, /bad\.jsonl:1: not valid JSON/);
+    assert.match(r2.stderr, /bad\.jsonl: not valid JSON: line 1, column \d+/);
   });
 });
 
@@ -248,7 +248,7 @@ test("batch exit codes: 0 when every recording completed, 1 when one did not com
     const out = JSON.parse(unreadable.stdout);
     assert.deepEqual(out.outcomes, { completed: 2 });
     assert.deepEqual(out.unreadable, ["d.jsonl"]);
-    assert.match(unreadable.stderr, /^loom replay: d\.jsonl:1: not valid JSON/m);
+    assert.match(unreadable.stderr, /^loom replay: d\.jsonl: not valid JSON: line 1, column \d+/m);
   });
 });
 

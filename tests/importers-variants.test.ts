@@ -515,7 +515,7 @@ test("a chat log given as another format still fails with one line naming what i
   );
   assertUsageError(
     () => load("openai-messages/claude-transcript.jsonl", "mini-swe-agent"),
-    /^claude-transcript\.jsonl: not valid JSON \(.+\)$/,
+    /^claude-transcript\.jsonl: not valid JSON: line \d+, column \d+: .+$/,
   );
   assertUsageError(() => load("swe-agent/v1-retry-attempts.traj", "openai-messages"), /\(it looks like swe-agent\)$/);
   assertUsageError(

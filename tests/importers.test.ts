@@ -555,7 +555,7 @@ const MALFORMED: [string, RegExp][] = [
     "call-after-finish.json",
     /^call-after-finish\.json: messages\[1\]\.tool_calls\[1\]: tool call after the run finished/,
   ],
-  ["truncated.json", /^truncated\.json: not valid JSON \(.+\)$/],
+  ["truncated.json", /^truncated\.json: not valid JSON: line \d+, column \d+: .+$/],
 ];
 
 for (const [file, expected] of MALFORMED) {
@@ -654,7 +654,7 @@ test("malformed JSON fails with the file name and the parser's message on one li
     assert.throws(
       () => importText('{"messages": [', format, "broken.json"),
       (error: unknown) =>
-        error instanceof UsageError && /^broken\.json: not valid JSON \(.+\)$/.test(error.message) &&
+        error instanceof UsageError && /^broken\.json: not valid JSON: line \d+, column \d+: .+$/.test(error.message) &&
         !error.message.includes("\n"),
     );
   }

@@ -58,7 +58,10 @@ test("a directory given as a report exits 2 naming it", async () => {
 
 test("a file that is not JSON exits 2, without echoing its content", async () => {
   const result = await run(["notes.txt"], { "notes.txt": `token=${CANARY} {` });
-  assertOneLine(result, /^loom report: Report "notes\.txt" is not JSON\n$/);
+  assertOneLine(
+    result,
+    /^loom report: Report "notes\.txt" is not JSON: line 1, column 1: expected a value, found "t"\n$/,
+  );
   assert.ok(!result.stderr.includes(CANARY));
 });
 

@@ -1,6 +1,7 @@
 // Reading another agent's file: JSON parsing, message text, and one-line descriptions for clear errors.
 import { UsageError } from "../errors.ts";
 import { tooDeep } from "../json-depth.ts";
+import { describeJsonFailure, readJson } from "../json-text.ts";
 
 /**
  * Parses a trajectory file; malformed JSON is one line naming the file and the parser's complaint. A leading byte
@@ -11,13 +12,11 @@ export function parseJsonSource(text: string, { name, lines = false }: { name: s
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const deep = tooDeep(body);
   if (deep) throw new UsageError(`${name}: ${deep}`);
-  try {
-    return JSON.parse(body);
-  } catch (error) {
-    const rows = lines ? jsonLines(body, { name }) : undefined;
-    if (rows) return rows;
-    throw new UsageError(`${name}: not valid JSON (${oneLine((error as Error).message)})`);
-  }
+  const json = readJson(body);
+  if (json.ok) return json.value;
+  const rows = lines ? jsonLines(body, { name }) : undefined;
+  if (rows) return rows;
+  throw new UsageError(`${name}: not valid JSON: ${describeJsonFailure(json)}`);
 }
 
 function jsonLines(text: string, { name }: { name: string }): unknown[] | undefined {
@@ -27,11 +26,9 @@ function jsonLines(text: string, { name }: { name: string }): unknown[] | undefi
   const values: unknown[] = [];
   rows.forEach((row, i) => {
     if (row.trim() === "") return;
-    try {
-      values.push(JSON.parse(row));
-    } catch (error) {
-      throw new UsageError(`${name}:${i + 1}: not valid JSON (${oneLine((error as Error).message)})`);
-    }
+    const json = readJson(row);
+    if (!json.ok) throw new UsageError(`${name}:${i + 1}:${json.column}: not valid JSON: ${json.message}`);
+    values.push(json.value);
   });
   return values;
 }
