@@ -6,9 +6,10 @@ import type { Io } from "./io.ts";
 
 export { renderJsonSchema };
 
-const HELP = `loom schema catalog|recording|report
+const HELP = `loom schema ${Object.keys(SCHEMAS).join("|")}
 
-Prints the JSON Schema of a catalog file, of one line of a recording, or of a context report.
+Prints a JSON Schema: of a catalog file, of a request file (loom run REQUEST), of one line of a recording, of a
+run's context report, of a batch's aggregate report, or of one line of --output-format stream-json (events).
 `;
 
 export function schemaCommand(argv: string[], io: Io): number {

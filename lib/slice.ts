@@ -51,3 +51,11 @@ export function availableActions(request: SliceRequest): ActionName[] {
   const wanted = new Set<ActionName>([...request.actions, "finish"]);
   return ActionName.options.filter((name) => wanted.has(name));
 }
+
+/** A request file: a SliceRequest that may name its JSON Schema for editors (`loom schema request`). */
+export const SliceRequestFile = SliceRequest.extend({
+  $schema: z.string().optional().describe(
+    "JSON Schema of this file, for editors (e.g. from `loom schema request`); ignored by Loom",
+  ),
+}).describe("A SliceRequest file for loom run; relative paths resolve against the file's folder");
+export type SliceRequestFile = z.infer<typeof SliceRequestFile>;

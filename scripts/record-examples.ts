@@ -11,7 +11,9 @@ import type { SliceRequest } from "../lib/slice.ts";
 import { NULL_USAGE, type Phase } from "../lib/turn.ts";
 
 const root = new URL("..", import.meta.url).pathname;
-const request = JSON.parse(readFileSync(join(root, "testdata/example-request.json"), "utf8")) as SliceRequest;
+const { $schema: _, ...request } = JSON.parse(
+  readFileSync(join(root, "testdata/example-request.json"), "utf8"),
+) as SliceRequest & { $schema?: string };
 const source = readFileSync(join(root, "testdata/example-project/src/slug.mjs"), "utf8");
 
 const ask = (phase: Phase, value: unknown) => ({ phase, value, usage: NULL_USAGE });

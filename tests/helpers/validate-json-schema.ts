@@ -17,6 +17,11 @@ const KEYWORDS = new Set([
   "items",
   "minimum",
   "maximum",
+  "exclusiveMinimum",
+  "minItems",
+  "minLength",
+  "propertyNames",
+  "oneOf",
 ]);
 
 function typeMatches(type: string, value: unknown): boolean {
@@ -63,6 +68,19 @@ export function validateJsonSchema(schema: JsonSchemaNode, value: unknown, path 
   if (typeof value === "number") {
     if (typeof schema.minimum === "number" && value < schema.minimum) errors.push(`${path}: below minimum`);
     if (typeof schema.maximum === "number" && value > schema.maximum) errors.push(`${path}: above maximum`);
+    if (typeof schema.exclusiveMinimum === "number" && value <= schema.exclusiveMinimum) {
+      errors.push(`${path}: not above exclusiveMinimum`);
+    }
+  }
+  if (typeof value === "string" && typeof schema.minLength === "number" && [...value].length < schema.minLength) {
+    errors.push(`${path}: shorter than minLength`);
+  }
+  if (Array.isArray(value) && typeof schema.minItems === "number" && value.length < schema.minItems) {
+    errors.push(`${path}: fewer than minItems`);
+  }
+  if (Array.isArray(schema.oneOf)) {
+    const matching = schema.oneOf.filter((s: JsonSchemaNode) => validateJsonSchema(s, value, path).length === 0);
+    if (matching.length !== 1) errors.push(`${path}: matches ${matching.length} oneOf branches, expected 1`);
   }
   if (typeMatches("object", value)) {
     const object = value as Record<string, unknown>;
@@ -71,6 +89,9 @@ export function validateJsonSchema(schema: JsonSchemaNode, value: unknown, path 
       if (!(key in object)) errors.push(`${path}.${key}: required`);
     }
     for (const [key, child] of Object.entries(object)) {
+      if (typeof schema.propertyNames === "object") {
+        errors.push(...validateJsonSchema(schema.propertyNames as JsonSchemaNode, key, `${path}.${key} (name)`));
+      }
       if (key in properties) errors.push(...validateJsonSchema(properties[key], child, `${path}.${key}`));
       else if (schema.additionalProperties === false) errors.push(`${path}.${key}: not allowed`);
       else if (typeof schema.additionalProperties === "object") {
