@@ -2,16 +2,17 @@
 // aggregate report. For more than one machine, run the binary under an existing job runner (see README).
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, cpus, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { outputFolderProblem, writeFileAtomic } from "../lib/adapters/files.ts";
 import { selfCommand } from "../lib/adapters/platform.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { aggregateReports, ContextReport, requestBytes } from "../lib/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
+import { EXIT_CODES } from "../lib/outcome.ts";
 import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
-import type { BatchSummary, Reporter } from "./reporter.ts";
+import type { BatchRunRow, BatchSummary, Reporter } from "./reporter.ts";
 
 export type BatchOptions = {
   io: Io;
@@ -21,6 +22,10 @@ export type BatchOptions = {
   policy: ContextPolicyName;
   reportPath?: string;
   reportsDir?: string;
+  /** Skip recordings whose per-recording report already exists and is complete. */
+  resume?: boolean;
+  /** The clock for elapsed time and ETA (tests pass a fake). */
+  now?: () => number;
 };
 
 type RunRow = {
@@ -30,13 +35,25 @@ type RunRow = {
   report: ContextReport | null;
   reportPath: string;
   stderr: string;
+  /** The child's --json result (status, summary, error), when it printed one. */
+  result: { status?: string | null; summary?: string | null; error?: { code: string; message: string } | null } | null;
+  /** Taken from an earlier run's report (--resume): not replayed again. */
+  resumed: boolean;
 };
 
 const MAIN_URL = new URL("../main.ts", import.meta.url).href;
 
+/** The default --jobs: one worker per CPU. */
+export function defaultJobs(): number {
+  return Math.max(1, typeof availableParallelism === "function" ? availableParallelism() : cpus().length);
+}
+
 export async function replayBatch(files: string[], options: BatchOptions): Promise<number> {
   // Per-recording reports go beside the aggregate; with no report asked for, into a temporary folder removed after.
   const keep = options.reportsDir !== undefined || options.reportPath !== undefined;
+  if (options.resume && !keep) {
+    throw new UsageError("--resume needs --context-report PATH or --reports-dir DIR (where the earlier reports are)");
+  }
   const beside = options.reportPath &&
     join(dirname(options.reportPath), `${basename(options.reportPath, ".json")}.runs`);
   const problem = options.reportsDir === undefined && beside ? outputFolderProblem(beside) : null;
@@ -54,19 +71,63 @@ export async function replayBatch(files: string[], options: BatchOptions): Promi
   }
 }
 
+/** A per-recording report left by an earlier batch that ran to an end (any outcome but interrupted), or null. */
+function completeReport(path: string): ContextReport | null {
+  try {
+    const report = ContextReport.parse(JSON.parse(readFileSync(path, "utf8")));
+    return report.outcome === "interrupted" ? null : report;
+  } catch {
+    return null;
+  }
+}
+
 async function batch(files: string[], options: BatchOptions, reportsDir: string, keep: boolean): Promise<number> {
   const { io, jobs, from, policy } = options;
+  const now = options.now ?? Date.now;
   const self = selfCommand(MAIN_URL);
-  const rows: RunRow[] = new Array(files.length);
+  // Not a sparse array: filter() and map() must see the recordings that never started.
+  const rows: (RunRow | undefined)[] = Array.from({ length: files.length }, () => undefined);
+  const reportPathOf = (index: number) =>
+    join(reportsDir, reportName(basename(files[index]), { index, count: files.length }));
+  let resumed = 0;
+  if (options.resume) {
+    files.forEach((file, index) => {
+      const reportPath = reportPathOf(index);
+      const report = completeReport(reportPath);
+      if (!report) return;
+      rows[index] = {
+        file,
+        name: basename(file),
+        exit: EXIT_CODES[report.outcome],
+        report,
+        reportPath,
+        stderr: "",
+        result: null,
+        resumed: true,
+      };
+      resumed++;
+    });
+  }
+  const pending = files.map((_, i) => i).filter((i) => rows[i] === undefined);
+  const started = now();
+  const running = new Set<number>();
   let next = 0, done = 0, failed = 0;
   const progress = () =>
-    options.reporter.batchProgress({ done, total: files.length, failed, running: Math.min(jobs, files.length - done) });
+    options.reporter.batchProgress({
+      done,
+      total: pending.length,
+      failed,
+      running: running.size,
+      elapsedMs: now() - started,
+      // The file shown is the oldest still running: the one most likely to be holding the batch up.
+      current: running.size > 0 ? basename(files[Math.min(...running)]) : null,
+    });
   const worker = async () => {
-    while (next < files.length && !io.signal.aborted) {
-      const index = next++;
+    while (next < pending.length && !io.signal.aborted) {
+      const index = pending[next++];
       const file = files[index];
       const name = basename(file);
-      const reportPath = join(reportsDir, reportName(name, { index, count: files.length }));
+      const reportPath = reportPathOf(index);
       // A child that fails before writing its report must not be read as an earlier batch's run.
       rmSync(reportPath, { force: true });
       const args = [
@@ -82,38 +143,103 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
         "--json",
         "--quiet",
       ];
-      const { exit, stderr } = await runChild(self[0], args, io.signal);
+      running.add(index);
+      if (io.isTTY) progress();
+      const { exit, stdout, stderr } = await runChild(self[0], args, io.signal);
+      running.delete(index);
       let report: ContextReport | null = null;
       try {
         report = ContextReport.parse(JSON.parse(readFileSync(reportPath, "utf8")));
       } catch { /* the child failed before a report existed; its stderr says why */ }
-      rows[index] = { file, name, exit, report, reportPath, stderr };
+      let result: RunRow["result"] = null;
+      try {
+        result = JSON.parse(stdout);
+      } catch { /* no result object (killed) */ }
+      rows[index] = { file, name, exit, report, reportPath, stderr, result, resumed: false };
       done++;
       if (report?.outcome !== "completed") failed++;
       progress();
     }
   };
+  if (options.resume) options.reporter.resuming({ resumed, pending: pending.length });
   progress();
-  await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+  // On a terminal the live line's clock keeps ticking between finished recordings.
+  const ticker = io.isTTY ? setInterval(progress, 1000) : undefined;
+  try {
+    await Promise.all(Array.from({ length: Math.min(jobs, pending.length) }, worker));
+  } finally {
+    if (ticker) clearInterval(ticker);
+  }
+
+  const interrupted = io.signal.aborted;
+  // Rows of recordings a signal stopped mid-run: no report, or a report that says interrupted.
+  const stopped = (r: RunRow) => interrupted && (r.report === null || r.report.outcome === "interrupted");
   const finished = rows.filter((r): r is RunRow & { report: ContextReport } => r !== undefined && r.report !== null);
   const aggregate = aggregateReports(
     finished.map((r) => ({ name: r.name, path: r.reportPath, report: r.report })),
     { version: VERSION, policy },
   );
   if (options.reportPath) writeFileAtomic(options.reportPath, `${JSON.stringify(aggregate, null, 2)}\n`);
-  const failures = rows.filter((r) => r && !r.report);
+  const failures = rows.filter((r): r is RunRow => r !== undefined && !r.report && !stopped(r));
   const summary: BatchSummary = {
     recordings: files.length,
+    jobs,
     completed: aggregate.outcomes.completed ?? 0,
     outcomes: aggregate.outcomes,
     unreadable: failures.map((r) => r.name),
+    interrupted: interrupted
+      ? {
+        running: rows.filter((r) => r !== undefined && stopped(r)).length,
+        never_started: rows.filter((r) => r === undefined).length,
+      }
+      : null,
+    resumed,
     model_calls: aggregate.model_calls,
     request_bytes: requestBytes(aggregate.phases).total,
     checkpoints: aggregate.checkpoints,
     report_path: options.reportPath ?? null,
     reports_dir: keep ? reportsDir : null,
+    runs: files.map((file, index) => runRow(file, rows[index], { keep, interrupted })),
   };
-  return options.reporter.batch(summary, { policy, aggregate, failures, interrupted: io.signal.aborted });
+  return options.reporter.batch(summary, { policy, aggregate, failures, interrupted });
+}
+
+/** One per-run row of `--json`: what happened to the recording, whether it ran, resumed, failed to read or never started. */
+function runRow(
+  file: string,
+  row: RunRow | undefined,
+  { keep, interrupted }: { keep: boolean; interrupted: boolean },
+): BatchRunRow {
+  if (row === undefined) {
+    return {
+      file,
+      outcome: "never_started",
+      exit_code: null,
+      status: null,
+      summary: null,
+      model_calls: 0,
+      request_bytes: 0,
+      report: null,
+      error: null,
+      resumed: false,
+    };
+  }
+  const report = row.report;
+  const bytes = report ? requestBytes(report.phases).total : 0;
+  const lastError = row.stderr.trim().split("\n").pop()?.replace(/^loom replay: /, "") || null;
+  return {
+    file,
+    outcome: report?.outcome ?? (interrupted ? "interrupted" : "unreadable"),
+    exit_code: row.exit,
+    status: row.result?.status ?? null,
+    summary: row.result?.summary ?? null,
+    model_calls: report?.model_calls ?? 0,
+    request_bytes: bytes,
+    report: report && keep ? row.reportPath : null,
+    error: report?.error ?? row.result?.error ??
+      (report ? null : lastError ? { code: "unreadable", message: lastError } : null),
+    resumed: row.resumed,
+  };
 }
 
 /**
@@ -125,10 +251,18 @@ export function reportName(file: string, { index, count }: { index: number; coun
   return `${position}-${file.replace(/\.[^.]+$/, "")}.json`;
 }
 
-function runChild(command: string, args: string[], signal: AbortSignal): Promise<{ exit: number; stderr: string }> {
+function runChild(
+  command: string,
+  args: string[],
+  signal: AbortSignal,
+): Promise<{ exit: number; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
-    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "";
+    child.stdout!.setEncoding("utf8");
+    child.stdout!.on("data", (chunk: string) => {
+      if (stdout.length < 1024 * 1024) stdout += chunk;
+    });
     child.stderr!.setEncoding("utf8");
     child.stderr!.on("data", (chunk: string) => {
       if (stderr.length < 64 * 1024) stderr += chunk;
@@ -137,11 +271,11 @@ function runChild(command: string, args: string[], signal: AbortSignal): Promise
     signal.addEventListener("abort", onAbort, { once: true });
     child.on("error", (error) => {
       signal.removeEventListener("abort", onAbort);
-      resolvePromise({ exit: 127, stderr: error.message });
+      resolvePromise({ exit: 127, stdout, stderr: error.message });
     });
     child.on("close", (code) => {
       signal.removeEventListener("abort", onAbort);
-      resolvePromise({ exit: code ?? 1, stderr });
+      resolvePromise({ exit: code ?? 1, stdout, stderr });
     });
   });
 }

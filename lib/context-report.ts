@@ -282,3 +282,57 @@ export function aggregateReports(
     usage,
   };
 }
+
+/**
+ * One aggregate from several (the shards of a batch split over machines): sums, maxima, outcome counts and the runs
+ * in the order given. Every shard must have replayed under the same policy.
+ */
+export function mergeAggregates(
+  shards: AggregateReport[],
+  { version }: { version: string },
+): { ok: true; report: AggregateReport } | { ok: false; policies: string[] } {
+  const policies = [...new Set(shards.map((s) => s.policy))];
+  if (policies.length !== 1) return { ok: false, policies };
+  const phases = {
+    classification: emptyPhase(),
+    selection: emptyPhase(),
+    arguments: emptyPhase(),
+    execution: emptyPhase(),
+  };
+  const outcomes: Record<string, number> = {};
+  let usage: Usage = { ...NULL_USAGE };
+  let modelCalls = 0, checkpoints = 0, prefixChanges = 0, elapsed = 0;
+  for (const shard of shards) {
+    for (const key of Object.keys(phases) as (keyof typeof phases)[]) {
+      const into = phases[key];
+      const from = shard.phases[key];
+      into.requests += from.requests;
+      into.request_bytes.total += from.request_bytes.total;
+      into.request_bytes.max = Math.max(into.request_bytes.max, from.request_bytes.max);
+      into.elapsed_ms += from.elapsed_ms;
+    }
+    for (const [outcome, count] of Object.entries(shard.outcomes)) outcomes[outcome] = (outcomes[outcome] ?? 0) + count;
+    usage = addUsage(usage, shard.usage);
+    modelCalls += shard.model_calls;
+    checkpoints += shard.checkpoints;
+    prefixChanges += shard.prefix_changes;
+    elapsed += shard.total_elapsed_ms;
+  }
+  return {
+    ok: true,
+    report: {
+      schema_version: REPORT_SCHEMA_VERSION,
+      kind: "aggregate",
+      loom_version: version,
+      policy: shards[0].policy,
+      runs: shards.flatMap((s) => s.runs),
+      outcomes,
+      phases,
+      model_calls: modelCalls,
+      checkpoints,
+      prefix_changes: prefixChanges,
+      total_elapsed_ms: elapsed,
+      usage,
+    },
+  };
+}
