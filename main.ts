@@ -11,14 +11,20 @@ import type { Io } from "./commands/io.ts";
 const USAGE = `loom ${VERSION} — runs LLM agent slices with a bounded working context
 
 Usage:
-  loom run    [REQUEST | -] [--catalog FILE] [--slice NAME] [--workspace DIR]
-              [--context-policy legacy|bounded] [--context-report PATH] [--record PATH] [--json]
-  loom replay RECORDING… [--from loom|mini-swe-agent|swe-agent|openai-messages|auto]
-              [--context-policy legacy|bounded] [--context-report PATH] [--workspace DIR --execute] [--jobs N] [--json]
-  loom report REPORT [REPORT…] [--json | --html FILE]
-  loom schema catalog|recording|report
+  loom run    "TEXT" --model PROVIDER/MODEL [--workspace DIR] [--max-steps N] [--actions A,B,…]
+              [--test-command CMD] [--allow-command CMD]…
+  loom run    REQUEST | - | --catalog FILE "TEXT" [--slice NAME] [--workspace DIR]
+              [--context-policy legacy|bounded] [--context-report PATH] [--record PATH] [--trace FILE]
+              [--output-format text|json|stream-json | --json]
+  loom replay RECORDING… | - [--from auto|loom|mini-swe-agent|swe-agent|openai-messages]
+              [--context-policy legacy|bounded] [--context-report PATH] [--workspace DIR --execute] [--jobs N] [--resume] [--json]
+  loom report REPORT [REPORT…] [--json | --html FILE] [--label NAME…]
+  loom report --merge AGGREGATE… [-o FILE]
+  loom schema catalog|request|recording|report|aggregate|events
+  loom completions bash|zsh|fish
+  loom help [COMMAND]        loom version
 
-Run "loom COMMAND --help" for a command's options. Exit codes: 0 completed, 1 failed, 2 usage error,
+Run "loom help COMMAND" (or "loom COMMAND --help") for a command's options. Exit codes: 0 completed, 1 failed, 2 usage error,
 3 routing or startup failure, 4 suspended, 5 archive capacity exceeded, 6 step limit, 130 interrupted.
 `;
 
@@ -31,7 +37,10 @@ const COMMANDS: Record<string, Command> = {
   replay: async (argv, io) => (await import("./commands/replay.ts")).replayCommand(argv, io),
   report: async (argv, io) => (await import("./commands/report.ts")).reportCommand(argv, io),
   schema: async (argv, io) => (await import("./commands/schema.ts")).schemaCommand(argv, io),
+  completions: async (argv, io) => (await import("./commands/completions.ts")).completionsCommand(argv, io),
 };
+
+const COMMAND_NAMES = [...Object.keys(COMMANDS), "help", "version"];
 
 export async function main(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
@@ -40,30 +49,35 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stderr(USAGE);
     return EXIT_CODES.usage;
   }
-  if (name === "--help" || name === "-h" || name === "help") {
+  if (name === "--help" || name === "-h" || (name === "help" && rest.length === 0)) {
     io.stdout(USAGE);
     return 0;
   }
-  if (name === "--version" || name === "-V") {
+  if (name === "--version" || name === "-V" || name === "-v" || name === "version") {
     io.stdout(`${versionLine()}\n`);
     return 0;
   }
-  const command = COMMANDS[name];
+  // "loom help run" is "loom run --help".
+  const [commandName, args] = name === "help" ? [rest[0], ["--help"]] : [name, rest];
+  const command = Object.hasOwn(COMMANDS, commandName) ? COMMANDS[commandName] : undefined;
   if (!command) {
     io.stderr(
-      `loom: unknown command ${JSON.stringify(name)} (expected run, replay, report or schema; see loom --help)\n`,
+      `loom: unknown command ${JSON.stringify(commandName)} (expected ${COMMAND_NAMES.join(", ")}; see loom --help)\n`,
     );
     return EXIT_CODES.usage;
   }
   try {
-    return await command(rest, io);
+    return await command(args, io);
   } catch (error) {
     // A command returns its result's exit code; what it throws is bad input, or a bug.
     if (error instanceof UsageError) {
-      io.stderr(`loom ${name}: ${error.message}\n`);
-      return EXIT_CODES.usage;
+      // run and replay promise a result object to pipelines that asked for JSON, bad input included.
+      const { outputFormatOfArgv } = await import("./commands/options.ts");
+      const { Reporter } = await import("./commands/reporter.ts");
+      const format = commandName === "run" || commandName === "replay" ? outputFormatOfArgv(args) : "text";
+      return new Reporter(io, { command: commandName, format }).usageError(error);
     }
-    io.stderr(`loom ${name}: internal error: ${errorMessage(error)}\n`);
+    io.stderr(`loom ${commandName}: internal error: ${errorMessage(error)}\n`);
     return EXIT_CODES.internal_error;
   }
 }

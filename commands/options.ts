@@ -65,3 +65,33 @@ export function outputPathOption(
   if (problem) throw new UsageError(`${flag} ${JSON.stringify(value)}: ${problem}`);
   return path;
 }
+
+export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+export type RunOutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** --output-format text|json|stream-json, with --json as the short form of json. */
+export function outputFormatOption(
+  { json, format }: { json?: boolean; format?: string },
+): RunOutputFormat {
+  if (format !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`--output-format ${JSON.stringify(format)}: expected one of ${OUTPUT_FORMATS.join(", ")}`);
+  }
+  if (json && format !== undefined && format !== "json") {
+    throw new UsageError(`--json is --output-format json; it cannot be combined with --output-format ${format}`);
+  }
+  return json ? "json" : (format as RunOutputFormat | undefined) ?? "text";
+}
+
+/**
+ * The output format argv asks for, read leniently (for a usage error, when the options themselves may not parse), so
+ * a pipeline that asked for JSON still gets a result object.
+ */
+export function outputFormatOfArgv(argv: string[]): RunOutputFormat {
+  let format: RunOutputFormat = "text";
+  argv.forEach((arg, i) => {
+    if (arg === "--json") format = "json";
+    const value = arg === "--output-format" ? argv[i + 1] : arg.startsWith("--output-format=") ? arg.slice(16) : null;
+    if (value === "json" || value === "stream-json") format = value;
+  });
+  return format;
+}

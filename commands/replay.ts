@@ -2,29 +2,41 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { startRun } from "../lib/adapters/start-run.ts";
-import { UsageError } from "../lib/errors.ts";
+import { describeFsError, UsageError } from "../lib/errors.ts";
+import { describeJsonFailure, readJson } from "../lib/json-text.ts";
+import { describeJson } from "../lib/importers/source.ts";
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
 import type { Io } from "./io.ts";
-import { outputPathOption, parseCommandArgs, policyOption, sandboxOption } from "./options.ts";
-import { replayBatch } from "./replay-batch.ts";
+import { outputFormatOption, outputPathOption, parseCommandArgs, policyOption, sandboxOption } from "./options.ts";
+import { defaultJobs, replayBatch } from "./replay-batch.ts";
+import { traceWriter } from "./trace-file.ts";
 import { Reporter } from "./reporter.ts";
 
 const HELP = `loom replay RECORDING… [options]
+
+RECORDING is a file, a folder of recordings, or - for one recording on stdin.
 
 Drives the governed loop from recorded workflows: the recorded model answers in order, and the recorded execution
 reports (no workspace needed) or, with --execute, real execution against --workspace.
 
 Options:
-  --from FORMAT           loom (default), mini-swe-agent, swe-agent, openai-messages, or auto (detect per file)
+  --from FORMAT           auto (default: detect per file), or force one of loom, mini-swe-agent, swe-agent,
+                          openai-messages
   --context-policy NAME   legacy (default) or bounded
   --context-report PATH   write the context report (for several recordings: the aggregate report)
   --reports-dir DIR       per-recording reports when replaying several (default: beside the aggregate)
   --workspace DIR         with --execute: the workspace to execute in
   --execute               execute for real and compare each report with the recorded one
   --sandbox MODE          with --execute: auto (default), required or off (docs/sandbox.md)
-  --jobs N                replay several recordings in N parallel workers (default 1)
-  --json                  print the result as one JSON object on stdout
+  --jobs N                replay several recordings in N parallel workers (default: the CPU count)
+  --resume                skip recordings whose per-recording report exists and is complete (a batch that was
+                          interrupted continues where it stopped)
+  --trace FILE            write a request trace: one JSON line per model call with the TurnRequest exactly as
+                          measured (it holds the prompts and recorded outputs; reports never do)
+  --output-format FORMAT  text (default), json (one result object; a batch: its summary with a row per recording)
+                          or stream-json (one recording: one JSON event per line, then the result)
+  --json                  short for --output-format json
   --quiet                 no progress on stderr
 
 Exit codes: one recording exits as a run does (0 completed, 1 failed or executed differently, 3 startup failure,
@@ -32,8 +44,8 @@ Exit codes: one recording exits as a run does (0 completed, 1 failed or executed
 did not complete or could not be replayed, 130 when interrupted. 2 is a usage error.
 `;
 
-const REPLAY_OPTIONS = {
-  from: { type: "string", default: "loom" },
+export const REPLAY_OPTIONS = {
+  from: { type: "string", default: "auto" },
   "context-policy": { type: "string", default: "legacy" },
   "context-report": { type: "string" },
   "reports-dir": { type: "string" },
@@ -41,6 +53,9 @@ const REPLAY_OPTIONS = {
   execute: { type: "boolean", default: false },
   sandbox: { type: "string" },
   jobs: { type: "string" },
+  resume: { type: "boolean", default: false },
+  trace: { type: "string" },
+  "output-format": { type: "string" },
   json: { type: "boolean", default: false },
   quiet: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
@@ -59,11 +74,12 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     throw new UsageError(`--from ${JSON.stringify(from)}: expected one of ${FORMATS.join(", ")}`);
   }
   const policy = policyOption(values["context-policy"]);
+  const format = outputFormatOption({ json: values.json, format: values["output-format"] });
   if (values.execute && !values.workspace) throw new UsageError("--execute needs --workspace DIR");
   if (values.workspace && !values.execute) throw new UsageError("--workspace is only used with --execute");
   const sandbox = sandboxOption(values.sandbox);
   if (sandbox && !values.execute) throw new UsageError("--sandbox is only used with --execute");
-  const jobs = values.jobs === undefined ? 1 : Number(values.jobs);
+  const jobs = values.jobs === undefined ? defaultJobs() : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) {
     throw new UsageError(`--jobs ${JSON.stringify(values.jobs)}: expected a positive integer`);
   }
@@ -75,18 +91,31 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const reportsDir = values["reports-dir"]
     ? outputPathOption("--reports-dir", values["reports-dir"], { cwd: io.cwd, folder: true })
     : undefined;
-  const reporter = new Reporter(io, { command: "replay", format: values.json ? "json" : "text", quiet: values.quiet });
-  const files = expandRecordings(positionals.map((p) => resolve(io.cwd, p)), from);
+  if (positionals.includes("-") && positionals.length > 1) {
+    throw new UsageError("- (stdin) is one recording: give it alone, not with other recordings");
+  }
+  const tracePath = values.trace ? outputPathOption("--trace", values.trace, { cwd: io.cwd }) : undefined;
+  const files = positionals[0] === "-" ? ["-"] : expandRecordings(positionals.map((p) => resolve(io.cwd, p)), from);
 
-  if (files.length > 1 || values.jobs !== undefined && positionals.some((p) => isDirectory(resolve(io.cwd, p)))) {
+  const folder = positionals.some((p) => isDirectory(resolve(io.cwd, p)));
+  if (files.length > 1 || (values.jobs !== undefined || values.resume) && folder) {
     if (values.execute) {
       throw new UsageError("--execute replays one recording at a time (each needs its own workspace)");
     }
-    return replayBatch(files, { io, reporter, jobs, from, policy, reportPath, reportsDir });
+    if (tracePath) throw new UsageError("--trace traces one recording at a time (one trace file per run)");
+    if (format === "stream-json") {
+      throw new UsageError("--output-format stream-json follows one recording; a batch prints json (one summary)");
+    }
+    const reporter = new Reporter(io, { command: "replay", format, quiet: values.quiet });
+    return replayBatch(files, { io, reporter, jobs, from, policy, reportPath, reportsDir, resume: values.resume });
   }
 
+  if (values.resume) throw new UsageError("--resume continues a batch (several recordings or a folder)");
   const file = files[0];
-  const recording = loadRecording(file, from);
+  const recording = file === "-"
+    ? parseRecordingText(await io.readStdin(), { name: "stdin", from })
+    : loadRecording(file, from);
+  const reporter = new Reporter(io, { command: "replay", format, quiet: values.quiet });
   const workspace = values.workspace ? resolve(io.cwd, values.workspace) : ".";
   const result = await startRun({ request: { ...recording.header.slice, workspace } }, {
     contextPolicy: policy,
@@ -96,8 +125,10 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     warn: (message) => io.stderr(`loom replay: ${message}\n`),
     signal: io.signal,
     onProgress: reporter.progress,
+    onEvent: reporter.onEvent,
+    trace: tracePath ? traceWriter(tracePath, { shown: values.trace! }) : undefined,
   });
-  return reporter.run(result, { label: `replay ${basename(file)}` });
+  return reporter.run(result, { label: `replay ${file === "-" ? "stdin" : basename(file)}` });
 }
 
 export function loadRecording(file: string, from: string): Recording {
@@ -105,38 +136,69 @@ export function loadRecording(file: string, from: string): Recording {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    throw new UsageError(
-      `Cannot read recording ${JSON.stringify(file)}: ${
-        (error as NodeJS.ErrnoException).code ?? (error as Error).message
-      }`,
-    );
+    throw new UsageError(`Cannot read recording ${JSON.stringify(file)}: ${describeFsError(error)}`);
   }
-  const name = basename(file);
+  return parseRecordingText(text, { name: basename(file), from });
+}
+
+/** A recording's text in the format given (or detected, for auto); a forced format that does not fit names what was found. */
+export function parseRecordingText(text: string, { name, from }: { name: string; from: string }): Recording {
   const format = from === "auto" ? detectFileFormat(text, name) : from;
-  return format === "loom"
-    ? parseRecording(text, { name })
-    : importTrajectory(text, { format: format as ImportFormat, name });
+  if (format !== "loom") return importTrajectory(text, { format: format as ImportFormat, name });
+  try {
+    return parseRecording(text, { name });
+  } catch (error) {
+    // --from loom on another agent's file: say what it is rather than what line 1 lacks.
+    if (!isLoomHeader(text)) {
+      let found: string | null = null;
+      try {
+        found = detectFileFormat(text, name);
+      } catch { /* not JSON at all: the recording's own error says where */ }
+      if (found && found !== "loom") {
+        throw new UsageError(
+          `${name}: expected a Loom recording (a "loom-recording" header line), found a ${found} trajectory (use --from ${found} or --from auto)`,
+        );
+      }
+    }
+    throw error;
+  }
+}
+
+function firstLine(text: string): string {
+  const end = text.indexOf("\n");
+  return end === -1 ? text : text.slice(0, end);
+}
+
+function isLoomHeader(text: string): boolean {
+  return firstLine(text).includes('"loom-recording"');
 }
 
 /** --from auto: a Loom recording by its header line, else whichever importer recognises the JSON (or JSONL). */
 function detectFileFormat(text: string, name: string): string {
-  const firstLine = text.slice(0, text.indexOf("\n") === -1 ? text.length : text.indexOf("\n"));
-  if (firstLine.includes('"loom-recording"')) return "loom";
+  if (isLoomHeader(text)) return "loom";
   let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
+  const whole = readJson(text);
+  if (whole.ok) json = whole.value;
+  else {
     // JSONL chat logs: one message per line
-    try {
-      json = text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line));
-    } catch {
-      throw new UsageError(`${name}: not JSON or JSONL, so no format could be detected (use --from)`);
+    const rows = text.split("\n").map((line, i) => ({ number: i + 1, line })).filter(({ line }) => line.trim() !== "");
+    const values: unknown[] = [];
+    for (const { number, line } of rows) {
+      const row = readJson(line);
+      if (row.ok) values.push(row.value);
+      // One line: the JSON error as is. Several: a JSON Lines file, placed by its line.
+      else if (rows.length === 1) throw new UsageError(`${name}: not valid JSON: ${describeJsonFailure(whole)}`);
+      else throw new UsageError(`${name}:${number}:${row.column}: not valid JSON: ${row.message}`);
     }
+    if (values.length === 0) throw new UsageError(`${name}: empty file, so no format could be detected`);
+    json = values;
   }
   const found = detectFormat(json);
   if (!found) {
     throw new UsageError(
-      `${name}: not a recognised trajectory (expected ${FORMATS.filter((f) => f !== "auto").join(", ")}; use --from)`,
+      `${name}: not a recognised trajectory (expected ${FORMATS.filter((f) => f !== "auto").join(", ")}; found ${
+        describeJson(json)
+      })`,
     );
   }
   return found;
@@ -172,7 +234,8 @@ export function expandRecordings(paths: string[], from: string): string[] {
       const found = [
         ...entries.filter((e) => e.isFile() && wanted(e.name)).map((e) => join(path, e.name)),
         // batch runs keep each trajectory in a folder named after its instance
-        ...entries.filter((e) => e.isDirectory()).flatMap((d) =>
+        // (a batch's own per-recording reports folder, NAME.runs, is never a source of recordings)
+        ...entries.filter((e) => e.isDirectory() && !e.name.endsWith(".runs")).flatMap((d) =>
           readdirSync(join(path, d.name)).filter(wanted).map((f) => join(path, d.name, f))
         ),
       ].sort();

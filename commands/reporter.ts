@@ -6,52 +6,65 @@ import type { RunResult } from "../lib/adapters/start-run.ts";
 import type { RoutingNote } from "../lib/catalog-plan.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { type AggregateReport, requestBytes } from "../lib/context-report.ts";
-import { errorMessage, InterruptedError, type LoomError, UsageError } from "../lib/errors.ts";
+import { describeFsError, InterruptedError, type LoomError, UsageError } from "../lib/errors.ts";
 import type { Progress } from "../lib/stage.ts";
-import { EXIT_CODES, type Outcome } from "../lib/outcome.ts";
+import { OUTPUT_FORMAT_VERSION, type RunEvent, type RunResultEvent } from "../lib/run-events.ts";
+import { NULL_USAGE } from "../lib/turn.ts";
+import { EXIT_CODES } from "../lib/outcome.ts";
 import { renderReportHtml } from "../lib/report-html.ts";
 import type { NamedReport } from "../lib/report-load.ts";
 import { renderSummaryText, summarizeReports } from "../lib/report-summary.ts";
 import type { Io } from "./io.ts";
 
-export type OutputFormat = "text" | "json" | { html: string };
+export type OutputFormat = "text" | "json" | "stream-json" | { html: string };
 
-export type ResultSummary = {
+/** The result object of --output-format json, and the last line of stream-json. */
+export type ResultSummary = RunResultEvent;
+
+/** One recording of a batch, as `--json` lists it. */
+export type BatchRunRow = {
+  file: string;
+  /** The run's outcome, or "unreadable" (no report: the child failed to read it), or "interrupted"/"never_started". */
   outcome: string;
-  exit_code: number;
-  slice: string | null;
+  exit_code: number | null;
   status: string | null;
+  /** The finish summary, whole (text output clips it). */
   summary: string | null;
-  steps: number;
-  revision: string;
-  last_test: { revision: string; exit_code: number | null; timed_out: boolean } | null;
-  tests_current: boolean;
-  printed: string[];
-  error: { code: string; message: string } | null;
   model_calls: number;
-  request_bytes: { total: number; max: number };
-  report_path: string | null;
-  replay?: { compared: number; differing_steps: number[] };
-  route?: { via: string; rule: number | null } | null;
+  request_bytes: number;
+  /** Its per-recording report, when the batch keeps them. */
+  report: string | null;
+  error: { code: string; message: string } | null;
+  /** Taken from an earlier batch's complete report (--resume), not replayed again. */
+  resumed: boolean;
 };
 
 export type BatchSummary = {
   recordings: number;
+  jobs: number;
   completed: number;
   outcomes: Record<string, number>;
   unreadable: string[];
+  /** When a signal stopped the batch: recordings stopped mid-run, and recordings never started. */
+  interrupted: { running: number; never_started: number } | null;
+  resumed: number;
   model_calls: number;
   request_bytes: number;
   checkpoints: number;
   report_path: string | null;
   reports_dir: string | null;
+  runs: BatchRunRow[];
 };
+
+/** Plain (non-terminal) batch progress: at most one line per this many milliseconds, plus every tenth of the batch. */
+const PLAIN_PROGRESS_EVERY_MS = 10_000;
 
 export class Reporter {
   readonly #io: Io;
   readonly #format: OutputFormat;
   readonly #quiet: boolean;
   readonly #command: string;
+  #plainProgress = { at: -Infinity, tenth: -1 };
 
   constructor(io: Io, { command, format = "text", quiet = false }: {
     command: string;
@@ -75,8 +88,18 @@ export class Reporter {
     };
   }
 
-  /** How a catalog run is being routed, on stderr. */
+  /** Each event of a run, one JSON line on stdout, with --output-format stream-json; nothing otherwise. */
+  get onEvent(): ((event: RunEvent) => void) | undefined {
+    if (this.#format !== "stream-json") return undefined;
+    return (event) => this.#io.stdout(`${JSON.stringify(event)}\n`);
+  }
+
+  /** How a catalog run is being routed, on stderr (and as an event in stream-json). */
   routing(note: RoutingNote): void {
+    if (note.kind === "routed") {
+      const { slice, via, rule } = note.route;
+      this.onEvent?.({ type: "route-chosen", slice, via, rule });
+    }
     if (this.#quiet) return;
     if (note.kind === "classification") {
       this.#io.stderr(`classification ${n(note.bytes)} B (${plural(note.candidates.length, "candidate slice")})\n`);
@@ -91,7 +114,7 @@ export class Reporter {
   run(result: RunResult, { label }: { label: string }): number {
     this.#endProgress();
     const summary = summarizeResult(result);
-    if (this.#format === "json") this.#io.stdout(`${JSON.stringify(summary)}\n`);
+    if (this.#format === "json" || this.#format === "stream-json") this.#io.stdout(`${JSON.stringify(summary)}\n`);
     else if (!neverStarted(result)) this.#io.stdout(renderResultText(summary, { label }));
     const differing = result.replay?.differing_steps ?? [];
     if (result.outcome === "completed" && differing.length > 0) {
@@ -107,37 +130,73 @@ export class Reporter {
    * it): no report, the error's own exit code, and with --json still one result object.
    */
   unstarted(error: LoomError): number {
-    if (this.#format === "json") {
-      const outcome: Outcome = error instanceof InterruptedError ? "interrupted" : "startup_failed";
-      const summary: ResultSummary = {
-        outcome,
-        exit_code: error.exitCode,
-        slice: null,
-        status: null,
-        summary: null,
-        steps: 0,
-        revision: "r0",
-        last_test: null,
-        tests_current: false,
-        printed: [],
-        error: { code: error.code, message: error.message },
-        model_calls: 0,
-        request_bytes: { total: 0, max: 0 },
-        report_path: null,
-      };
-      this.#io.stdout(`${JSON.stringify(summary)}\n`);
-    }
+    const outcome = error instanceof InterruptedError ? "interrupted" : "startup_failed";
+    this.#resultWithoutRun({ outcome, exitCode: error.exitCode, error: { code: error.code, message: error.message } });
     this.#error(error.message);
     return error.exitCode;
   }
 
-  /** A batch's progress on stderr: one live line on a terminal; in a log, a line every tenth of the batch. */
-  batchProgress({ done, total, failed, running }: { done: number; total: number; failed: number; running: number }) {
+  /** Bad command-line input (exit 2): one line on stderr and, with json or stream-json, still one result object. */
+  usageError(error: LoomError): number {
+    this.#resultWithoutRun({
+      outcome: "usage_error",
+      exitCode: EXIT_CODES.usage,
+      error: { code: error.code, message: error.message },
+    });
+    this.#error(error.message);
+    return EXIT_CODES.usage;
+  }
+
+  #resultWithoutRun(
+    { outcome, exitCode, error }: { outcome: string; exitCode: number; error: { code: string; message: string } },
+  ): void {
+    if (this.#format !== "json" && this.#format !== "stream-json") return;
+    const summary: ResultSummary = {
+      type: "result",
+      format_version: OUTPUT_FORMAT_VERSION,
+      outcome,
+      exit_code: exitCode,
+      slice: null,
+      status: null,
+      summary: null,
+      steps: 0,
+      revision: "r0",
+      last_test: null,
+      tests_current: false,
+      printed: [],
+      error,
+      model_calls: 0,
+      request_bytes: { total: 0, max: 0 },
+      usage: { ...NULL_USAGE },
+      duration_ms: 0,
+      report_path: null,
+    };
+    this.#io.stdout(`${JSON.stringify(summary)}\n`);
+  }
+
+  /**
+   * A batch's progress on stderr: on a terminal one live line with elapsed time, ETA and the file being replayed; in a
+   * log a plain line at the start and the end, every tenth of the batch, and otherwise at most every 10 s.
+   */
+  batchProgress(p: BatchProgress): void {
     if (this.#quiet) return;
-    const step = Math.max(1, Math.floor(total / 10));
-    if (!this.#io.isTTY && done !== 0 && done !== total && done % step !== 0) return;
-    const line = `replay ${done}/${total} done, ${failed} not completed, ${running} running`;
-    this.#io.stderr(this.#io.isTTY ? `\r\x1b[2K${line}` : `${line}\n`);
+    if (this.#io.isTTY) {
+      this.#io.stderr(`\r\x1b[2K${batchProgressLine(p)}`);
+      return;
+    }
+    const tenth = Math.floor(p.done / Math.max(1, Math.floor(p.total / 10)));
+    const last = this.#plainProgress;
+    if (p.done === 0 && last.at !== -Infinity) return;
+    if (p.done !== 0 && p.done !== p.total && tenth === last.tenth && p.elapsedMs - last.at < PLAIN_PROGRESS_EVERY_MS) {
+      return;
+    }
+    this.#plainProgress = { at: p.elapsedMs, tenth };
+    this.#io.stderr(`${batchProgressLine({ ...p, current: null })}\n`);
+  }
+
+  /** --resume: how much of the batch earlier reports already cover. */
+  resuming({ resumed, pending }: { resumed: number; pending: number }): void {
+    if (!this.#quiet) this.#io.stderr(`resuming: ${plural(resumed, "recording")} already replayed, ${pending} to go\n`);
   }
 
   /** A batch replay: totals on stdout, each unreadable recording's last error line on stderr. */
@@ -157,15 +216,25 @@ export class Reporter {
     }
     if (this.#format === "json") this.#io.stdout(`${JSON.stringify(summary)}\n`);
     else {
-      const outcomes = Object.entries(aggregate.outcomes).map(([k, v]) => `${v} ${k}`).join(", ") || "none";
+      const stopped = summary.interrupted;
+      const counts = [
+        // An interrupted batch counts its stopped runs below, whatever their reports say.
+        ...Object.entries(aggregate.outcomes).filter(([k]) => !(stopped && k === "interrupted")).map(([k, v]) =>
+          `${v} ${k}`
+        ),
+        ...(summary.unreadable.length ? [`${summary.unreadable.length} unreadable`] : []),
+        ...(stopped ? [`${stopped.running} interrupted`, `${stopped.never_started} never started`] : []),
+      ];
       this.#io.stdout(
-        `replayed ${plural(summary.recordings, "recording")} (${policy}): ${outcomes}` +
-          `${summary.unreadable.length ? `, ${summary.unreadable.length} unreadable` : ""}\n` +
+        `${stopped ? "interrupted: " : ""}replayed ${plural(summary.recordings, "recording")} (${policy}): ${
+          counts.join(", ") || "none"
+        }${summary.resumed ? ` (${summary.resumed} from earlier reports)` : ""}\n` +
           `  ${plural(summary.model_calls, "model call")}, ${plural(summary.request_bytes, "request byte")}, ${
             plural(summary.checkpoints, "checkpoint")
           }\n` +
           (summary.report_path ? `  aggregate report: ${summary.report_path}\n` : "") +
-          (summary.reports_dir ? `  per-recording reports: ${summary.reports_dir}\n` : ""),
+          (summary.reports_dir ? `  per-recording reports: ${summary.reports_dir}\n` : "") +
+          (stopped && summary.reports_dir ? "  continue with the same command and --resume\n" : ""),
       );
     }
     // Unreadable recordings have no report, so they count as not completed too.
@@ -177,22 +246,33 @@ export class Reporter {
   reports(reports: NamedReport[]): number {
     const format = this.#format;
     if (typeof format === "object") {
-      try {
-        writeFileAtomic(resolve(this.#io.cwd, format.html), renderReportHtml(reports), { createFolders: false });
-      } catch (error) {
-        const code = (error as { code?: string }).code;
-        throw new UsageError(
-          `Cannot write ${JSON.stringify(format.html)}: ${
-            code === "ENOENT" ? "no such directory" : code ?? errorMessage(error)
-          }`,
-        );
-      }
+      this.#write(format.html, renderReportHtml(reports));
       this.#io.stdout(`${format.html}\n`);
     } else {
       const doc = summarizeReports(reports);
       this.#io.stdout(format === "json" ? `${JSON.stringify(doc, null, 2)}\n` : renderSummaryText(doc));
     }
     return EXIT_CODES.completed;
+  }
+
+  /** `loom report --merge`: the merged aggregate to a file (its path printed) or to stdout. */
+  merged(report: AggregateReport, { output }: { output: string | null }): number {
+    const text = `${JSON.stringify(report, null, 2)}\n`;
+    if (output === null) this.#io.stdout(text);
+    else {
+      this.#write(output, text);
+      this.#io.stdout(`${output}\n`);
+    }
+    return EXIT_CODES.completed;
+  }
+
+  /** Writes a file the user named (atomically, into an existing folder); failure is a usage error in words. */
+  #write(file: string, text: string): void {
+    try {
+      writeFileAtomic(resolve(this.#io.cwd, file), text, { createFolders: false });
+    } catch (error) {
+      throw new UsageError(`Cannot write ${JSON.stringify(file)}: ${describeFsError(error)}`);
+    }
   }
 
   /** Ends a live progress line before other output. */
@@ -214,6 +294,8 @@ function neverStarted(result: RunResult): boolean {
 export function summarizeResult(result: RunResult): ResultSummary {
   const bytes = requestBytes(result.report.phases);
   return {
+    type: "result",
+    format_version: OUTPUT_FORMAT_VERSION,
     outcome: result.outcome,
     exit_code: result.exit_code,
     slice: result.report.slice,
@@ -233,6 +315,8 @@ export function summarizeResult(result: RunResult): ResultSummary {
     error: result.error,
     model_calls: result.report.model_calls,
     request_bytes: { total: bytes.total, max: bytes.max },
+    usage: result.report.usage,
+    duration_ms: result.report.total_elapsed_ms,
     report_path: result.report_path,
     ...(result.replay ? { replay: result.replay } : {}),
     ...(result.route !== undefined
@@ -255,15 +339,16 @@ export function renderResultText(s: ResultSummary, { label }: { label: string })
       plural(s.steps, "step")
     }, revision ${s.revision}`,
   );
-  if (s.summary) lines.push(`  summary: ${s.summary}`);
+  if (s.summary) lines.push(...clipSummary(s.summary).map((line, i) => `  ${i === 0 ? "summary: " : "  "}${line}`));
   for (const text of s.printed) lines.push(`  printed: ${text}`);
   if (s.last_test) {
     const t = s.last_test;
-    lines.push(
-      `  last test: ${t.timed_out ? "timed out" : `exit ${t.exit_code}`} on ${t.revision}${
-        s.tests_current ? " (current)" : " (not current)"
-      }`,
-    );
+    // Whether the test ran on the revision the workspace is at now, not whether it passed (the verdict says that).
+    const when = t.revision === s.revision
+      ? "the current revision"
+      : `${t.revision} (the workspace is now at ${s.revision})`;
+    const verdict = t.timed_out ? "timed out" : t.exit_code === 0 ? "passed" : `failed (exit ${t.exit_code})`;
+    lines.push(`  last test: ${verdict} on ${when}`);
   }
   if (s.error) lines.push(`  error: ${s.error.code}: ${s.error.message}`);
   lines.push(
@@ -282,4 +367,43 @@ export function renderResultText(s: ResultSummary, { label }: { label: string })
   }
   if (s.report_path) lines.push(`  report: ${s.report_path}`);
   return `${lines.join("\n")}\n`;
+}
+
+/** Summary lines shown in text output; a longer summary (an imported run's whole patch) is clipped, whole in --json. */
+export const SUMMARY_LINES = 3;
+const SUMMARY_LINE_CHARS = 200;
+
+export function clipSummary(summary: string): string[] {
+  const all = summary.trimEnd().split("\n");
+  const shown = all.slice(0, SUMMARY_LINES).map((line) =>
+    line.length > SUMMARY_LINE_CHARS ? `${line.slice(0, SUMMARY_LINE_CHARS)}…` : line
+  );
+  const rest = all.length - shown.length;
+  if (rest > 0) shown.push(`… (${rest} more line${rest === 1 ? "" : "s"}; --json shows the whole summary)`);
+  return shown;
+}
+
+export type BatchProgress = {
+  done: number;
+  total: number;
+  failed: number;
+  running: number;
+  elapsedMs: number;
+  current: string | null;
+};
+
+/** "1m05s", "42s", "2h03m". */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/** The batch's progress line: done/total, not completed, running, elapsed, ETA (from the pace so far) and a file. */
+export function batchProgressLine({ done, total, failed, running, elapsedMs, current }: BatchProgress): string {
+  const eta = done > 0 && done < total ? `, ETA ${formatDuration((elapsedMs / done) * (total - done))}` : "";
+  return `replay ${done}/${total} done, ${failed} not completed, ${running} running, ${
+    formatDuration(elapsedMs)
+  } elapsed${eta}${current ? `, ${current}` : ""}`;
 }

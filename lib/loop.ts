@@ -24,6 +24,7 @@ import { availableActions, type SliceRequest } from "./slice.ts";
 import type { ResultStore } from "./store.ts";
 import { type Progress, runStage, type Stage, type StageRun } from "./stage.ts";
 import type { Provider } from "./turn.ts";
+import type { LoopEvent } from "./run-events.ts";
 import { formatZodError } from "./zod-error.ts";
 import { clipText, MESSAGE_LIMIT } from "./clip.ts";
 
@@ -40,6 +41,8 @@ export type LoopOptions = {
   slice?: string | null;
   archiveLimits?: { maxEvents?: number; maxBytes?: number };
   onProgress?: (progress: Progress) => void;
+  /** Each model call, checkpoint, lookup and executed step as it happens (for --output-format stream-json). */
+  onEvent?: (event: LoopEvent) => void;
   /** Model calls made before the loop for this run (catalog classification), measured into its report. */
   priorCalls?: CallRecord[];
 };
@@ -89,6 +92,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     now,
     signal,
     onProgress: options.onProgress,
+    onEvent: options.onEvent,
   };
   const reports: ExecutionReport[] = [];
   const printed: string[] = [];
@@ -140,12 +144,25 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       }
       const { action, args, reason } = decided;
       let report = decided.refusal;
+      let executedMs = 0;
       if (!report) {
         const t0 = now();
         report = await executor.execute(action!, args, { step, signal });
-        builder.recordExecution(Math.max(0, now() - t0));
+        executedMs = Math.max(0, now() - t0);
+        builder.recordExecution(executedMs);
       }
       reports.push(report);
+      const ran = report.kind === "test" || report.kind === "command" ? report : null;
+      options.onEvent?.({
+        type: "step-executed",
+        step,
+        action: action ?? null,
+        report: report.kind,
+        exit_code: ran ? ran.exit_code : null,
+        timed_out: ran ? ran.timed_out : null,
+        refusal: report.kind === "refusal" ? report.code : null,
+        elapsed_ms: executedMs,
+      });
       briefing = applyReport(briefing, report, { sizeOf: (digest) => store.size(digest) ?? 0, step });
       if (report.kind === "refusal") builder.recordRefusal();
       if (report.kind === "print") printed.push(store.get(report.text) ?? "");

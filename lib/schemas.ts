@@ -2,7 +2,9 @@
 // printed by `loom schema NAME` and shipped in schemas/ (kept equal by tests and scripts/gen-schemas.ts).
 import { z } from "zod";
 import { Catalog } from "./catalog.ts";
-import { ContextReport } from "./context-report.ts";
+import { AggregateReport, ContextReport } from "./context-report.ts";
+import { SliceRequestFile } from "./slice.ts";
+import { RunEvent } from "./run-events.ts";
 import { RecordingEntry, RecordingHeader } from "./recording.ts";
 
 /** A recording is JSONL: each line is the header (first) or an entry. */
@@ -12,8 +14,11 @@ export const RecordingLine = z
 
 export const SCHEMAS = {
   catalog: Catalog,
+  request: SliceRequestFile,
   recording: RecordingLine,
   report: ContextReport,
+  aggregate: AggregateReport,
+  events: RunEvent,
 } as const satisfies Record<string, z.ZodType>;
 
 export type SchemaName = keyof typeof SCHEMAS;
@@ -23,6 +28,9 @@ export const SCHEMA_PATHS: Record<SchemaName, string> = {
   catalog: "schemas/catalog.schema.json",
   recording: "schemas/recording.schema.json",
   report: "schemas/context-report.schema.json",
+  request: "schemas/request.schema.json",
+  aggregate: "schemas/aggregate-report.schema.json",
+  events: "schemas/events.schema.json",
 };
 
 /** The exact text of a schema file: stable two-space JSON with a trailing newline. */

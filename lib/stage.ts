@@ -7,6 +7,7 @@ import type { ContextPolicy, RequestParts } from "./context.ts";
 import type { ReportBuilder } from "./context-report.ts";
 import { InterruptedError, ProviderError } from "./errors.ts";
 import { answerLookup } from "./lookups.ts";
+import type { LoopEvent } from "./run-events.ts";
 import type { ResultStore } from "./store.ts";
 import { type ModelAnswer, NULL_USAGE, type Phase, type Provider } from "./turn.ts";
 
@@ -25,6 +26,8 @@ export type StageRun = {
   now: () => number;
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
+  /** Model calls, checkpoints and lookups as they happen (for --output-format stream-json). */
+  onEvent?: (event: LoopEvent) => void;
 };
 
 /** One stage: its phase and step, what it asks for, and how an answer is checked. */
@@ -77,12 +80,15 @@ export async function runStage(run: StageRun, stage: Stage): Promise<StageResult
       }
       if (!lookup.ok) {
         builder.recordRetrieval(null, { error: true });
-        add({ lookup: echo(answer.value), error: lookup.error });
+        const omitted = !add({ lookup: echo(answer.value), error: lookup.error });
+        run.onEvent?.({ type: "lookup-answered", step, phase, kind: null, error: true, omitted });
         continue;
       }
       const response = answerLookup(lookup.lookup, { store, archive });
       const omitted = !add({ ...response, lookup: echo(lookup.lookup) });
-      builder.recordRetrieval(lookupKind(lookup.lookup), { error: "error" in response, omitted });
+      const kind = lookupKind(lookup.lookup);
+      builder.recordRetrieval(kind, { error: "error" in response, omitted });
+      run.onEvent?.({ type: "lookup-answered", step, phase, kind, error: "error" in response, omitted });
       continue;
     }
 
@@ -112,7 +118,10 @@ async function ask(run: StageRun, parts: RequestParts, step: number): Promise<Mo
   const { context, builder, now, signal } = run;
   if (signal?.aborted) throw new InterruptedError();
   const built = context.build(parts);
-  if (built.checkpointed) builder.recordCheckpoint({ retired: built.retired });
+  if (built.checkpointed) {
+    builder.recordCheckpoint({ retired: built.retired });
+    run.onEvent?.({ type: "checkpoint-taken", step, phase: parts.phase, retired: built.retired });
+  }
   run.onProgress?.({
     step,
     phase: parts.phase,
@@ -133,6 +142,8 @@ async function ask(run: StageRun, parts: RequestParts, step: number): Promise<Mo
     throw error;
   }
   const elapsed = Math.max(0, now() - started);
-  builder.recordCall({ ...call, elapsed_ms: elapsed, usage: answer.usage, lookup: asLookup(answer.value) !== null });
+  const record = { ...call, elapsed_ms: elapsed, usage: answer.usage, lookup: asLookup(answer.value) !== null };
+  builder.recordCall(record);
+  run.onEvent?.({ type: "model-called", ...record });
   return answer;
 }

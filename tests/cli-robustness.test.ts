@@ -92,7 +92,9 @@ test("loom run refuses an unwritable --context-report or --record before any mod
       const run = await s.loom([...argv, flag, path, "--quiet", "--json"]);
       assert.equal(run.code, 2, `${argv.join(" ")} ${flag} ${path}: ${run.err}`);
       assert.match(oneLine(run.err), pattern);
-      assert.equal(run.out, "", "a usage error prints no result object");
+      // --json still gets one result object, saying it was a usage error.
+      const result = JSON.parse(run.out);
+      assert.deepEqual([result.outcome, result.exit_code, result.model_calls], ["usage_error", 2, 0]);
       assert.equal(s.requestsSent(), 0, "nothing ran against the model");
     }
   }
@@ -150,14 +152,14 @@ test("an invalid request file stays a usage error (exit 2); with --json it still
     const [file, pattern] of [
       ["invalid.json", /^invalid\.json: invalid SliceRequest: instructions: /],
       ["broken.json", /^broken\.json: not valid JSON/],
-      ["missing.json", /^Cannot read request "missing\.json": ENOENT$/],
+      ["missing.json", /^Cannot read request "missing\.json": no such file or folder$/],
     ] as const
   ) {
     const json = await s.loom(["run", file, "--json", "--context-report", "report.json"]);
     assert.equal(json.code, 2, json.err);
     assert.equal(json.out.split("\n").filter(Boolean).length, 1, json.out);
     const result = JSON.parse(json.out);
-    assert.equal(result.outcome, "startup_failed");
+    assert.equal(result.outcome, "usage_error");
     assert.equal(result.exit_code, 2);
     assert.equal(result.error.code, "usage");
     assert.match(result.error.message, pattern);

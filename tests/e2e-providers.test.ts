@@ -230,7 +230,7 @@ async function sandbox(t: { after: (fn: () => unknown) => void }, wire: Wire): P
     writeFileSync(request, JSON.stringify({ ...slice, model: `openai/${MODEL_IDS.openai}` }, null, 2));
     runArgs = [request];
   } else if (wire === "local") {
-    const { intent, workspace: _, model: __, ...rest } = slice;
+    const { intent, workspace: _, model: __, $schema: ___, ...rest } = slice;
     const catalog = {
       models: { local: { kind: "openai-compatible", model: MODEL_IDS.local, base_url: server.baseUrl } },
       slices: { "fix-slug": { description: "Fix the slug library", intent: "{{request}}", ...rest, model: "local" } },
@@ -502,7 +502,8 @@ for (const wire of WIRES) {
       assert.equal(replay.code, 0, replay.stderr);
       const replayed = JSON.parse(replay.stdout);
       // Routing (the catalog's slice name and route) is not part of a recorded workflow.
-      const comparable = ({ report_path: _, slice: __, route: ___, ...rest }: any) => rest;
+      // Nor is wall-clock time.
+      const comparable = ({ report_path: _, slice: __, route: ___, duration_ms: ____, ...rest }: any) => rest;
       assert.deepEqual(comparable(replayed), comparable(result));
       const original = readJson(join(s.dir, "report.json"));
       const again = readJson(join(s.dir, "replay.json"));

@@ -7,7 +7,7 @@ import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote 
 import { loadCatalog } from "../catalog.ts";
 import type { ContextPolicyName } from "../policy.ts";
 import { type ContextReport, unstartedReport } from "../context-report.ts";
-import { InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
+import { describeFsError, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
 import type { Executor } from "../executor.ts";
 import { type LoopResult, runLoop } from "../loop.ts";
 import type { Progress } from "../stage.ts";
@@ -25,11 +25,15 @@ import { ComparingExecutor, RecordedExecutor, ScriptedProvider } from "../replay
 import type { Routed } from "../routing.ts";
 import { SliceRequest } from "../slice.ts";
 import { ResultStore } from "../store.ts";
+import { OUTPUT_FORMAT_VERSION, type RunEvent } from "../run-events.ts";
+import { createTracer, type TraceLine } from "../trace.ts";
 import type { Provider } from "../turn.ts";
 import { VERSION } from "../version.ts";
 import { formatZodError } from "../zod-error.ts";
 import { openLineSink, outputPathProblem, writeFileAtomic } from "./files.ts";
+import { captureBodies } from "./providers/capture-bodies.ts";
 import { createProvider } from "./providers/create-provider.ts";
+import type { HttpOptions } from "./providers/post-json.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
 import { createWorkspaceExecutor } from "./create-workspace-executor.ts";
 import type { SandboxMode } from "./sandbox.ts";
@@ -88,6 +92,10 @@ export type StartOptions = RunOptions & {
   /** Where providers read their credentials (default: the process environment). */
   env?: Record<string, string | undefined>;
   onRouting?: (note: RoutingNote) => void;
+  /** run-started (after routing), the routing's model calls, then every loop event as it happens. */
+  onEvent?: (event: RunEvent) => void;
+  /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
+  trace?: (line: TraceLine) => void;
 };
 
 /** Runs a slice from any input and writes its report once, whatever the outcome. */
@@ -108,7 +116,19 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   try {
     const prepared = await prepare(input, options, { known, store, now });
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
+    for (const call of known.calls) options.onEvent?.({ type: "model-called", ...call, step: 0 });
+    options.onEvent?.({
+      type: "run-started",
+      format_version: OUTPUT_FORMAT_VERSION,
+      loom_version: VERSION,
+      policy: known.policy,
+      slice: known.slice,
+      model: prepared.request.model,
+      max_steps: prepared.request.limits.max_steps,
+      workspace: options.replay && !options.replay.execute ? null : resolve(prepared.request.workspace),
+    });
     loop = await runLoop(prepared.request, {
+      onEvent: options.onEvent,
       policy: known.policy,
       provider: prepared.provider,
       executor: prepared.executor,
@@ -208,8 +228,17 @@ async function prepare(
   const record = (
     provider: Provider,
   ) => (options.record ? new RecordingProvider(provider, (e) => pending.push(e)) : provider);
+  // With a trace, every provider this run makes (a catalog's classifier, the slice's model) is traced in one sequence,
+  // its HTTP bodies captured as sent.
+  const tracer = options.trace ? createTracer({ write: options.trace }) : null;
+  const baseHttp = definedOnly(options.http);
+  const traced = (make: (http: HttpOptions) => Provider): Provider => {
+    if (!tracer) return make(baseHttp);
+    const bodies = captureBodies();
+    return tracer.wrap(make({ ...baseHttp, fetch: bodies.fetch }), { takeBodies: bodies.take });
+  };
   let request: SliceRequest;
-  let provider = options.provider;
+  let provider = options.provider && tracer ? tracer.wrap(options.provider) : options.provider;
   let secretNames = options.secretEnvNames ?? [];
   if ("request" in input) {
     const parsed = SliceRequest.safeParse(input.request);
@@ -222,7 +251,7 @@ async function prepare(
     const plan = await planCatalogRun({ ...rest, catalog: readCatalog(rest.file, name) }, {
       policy: options.contextPolicy,
       contextReport: options.contextReport,
-      provider: (model) => record(createProvider(model, { env, ...definedOnly(options.http) })),
+      provider: (model) => record(traced((http) => createProvider(model, { env, ...http }))),
       now,
       signal: options.signal,
       reportPathProblem: outputPathProblem,
@@ -232,7 +261,7 @@ async function prepare(
     known.calls = plan.calls;
     if (!plan.ok) throw plan.error;
     request = plan.request;
-    provider ??= createProvider(plan.model, { env, ...definedOnly(options.http) });
+    provider ??= traced((http) => createProvider(plan.model, { env, ...http }));
     secretNames = [...secretNames, ...plan.secretEnvNames];
   }
   const replay = options.replay;
@@ -248,10 +277,10 @@ async function prepare(
       checkpoint: false,
       lookup: false,
     }));
-    provider ??= new ScriptedProvider(answers);
+    provider ??= traced(() => new ScriptedProvider(answers));
   }
   // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
-  provider ??= providerForModel(request.model, { env, http: definedOnly(options.http) });
+  provider ??= traced((http) => providerForModel(request.model, { env, http }));
 
   let executor = options.executor?.(store);
   if (!executor && replay && !replay.execute) executor = new RecordedExecutor(replay.recording.executions, { store });
@@ -327,12 +356,31 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function ioCode(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
-}
+/** A filesystem failure in words (never a bare errno code). */
+const ioCode = describeFsError;
 
 /** The credential variables a child process must never see: the providers' key variables plus the given names. */
 export function secretEnvNames(extra: readonly string[] = []): string[] {
   const defaults = Object.values(DEFAULT_KEY_ENVS).filter((name): name is string => name !== null);
   return [...new Set([...defaults, ...extra])];
+}
+
+/**
+ * The report of a run that ended before it could be described (interrupted while its request was read from stdin):
+ * written like every other report, so a pipeline always finds one where it asked for it.
+ */
+export function writeUnstartedReport(
+  path: string,
+  { policy, outcome, error }: { policy: ContextPolicyName; outcome: Outcome; error: LoomError },
+): void {
+  const report = unstartedReport({
+    policy,
+    version: VERSION,
+    slice: null,
+    outcome,
+    error: { code: error.code, message: error.reportMessage },
+    calls: [],
+    elapsedMs: 0,
+  });
+  writeFileAtomic(path, `${JSON.stringify(report, null, 2)}\n`);
 }

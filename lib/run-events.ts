@@ -1,0 +1,113 @@
+// What `--output-format stream-json` writes: one event per line as a run happens, then one result. The zod schema is
+// the type and the source of the published JSON Schema (`loom schema events`). Events are measurements and names,
+// never payloads: no prompt, file content or command output (a finish summary is the model's own words and is in the
+// result, as in --output-format json). The result object is also exactly what --output-format json prints.
+import { z } from "zod";
+import { ContextPolicyName } from "./policy.ts";
+import { Phase, Usage } from "./turn.ts";
+
+/** Version of the event and result format; bumped on a breaking change. */
+export const OUTPUT_FORMAT_VERSION = 1;
+
+const count = z.number().int().nonnegative();
+
+export const RunStarted = z.strictObject({
+  type: z.literal("run-started"),
+  format_version: z.literal(OUTPUT_FORMAT_VERSION),
+  loom_version: z.string(),
+  policy: ContextPolicyName,
+  slice: z.string().nullable().describe("The catalog slice, or null for a request file or prompt"),
+  model: z.string().describe("The model id as the request names it"),
+  max_steps: count,
+  workspace: z.string().nullable().describe("The workspace folder; null for a replay without execution"),
+}).describe("The run is about to make its first model call (routing, if any, is done)");
+
+export const RouteChosen = z.strictObject({
+  type: z.literal("route-chosen"),
+  slice: z.string(),
+  via: z.string().describe("pattern, classification, default or slice_flag"),
+  rule: z.number().int().nullable().describe("Index of the pattern rule that matched, from 0"),
+}).describe("A catalog request was routed to a slice");
+
+export const ModelCalled = z.strictObject({
+  type: z.literal("model-called"),
+  step: count.describe("0 for the classification call before the first step"),
+  phase: Phase,
+  request_bytes: count.describe("UTF-8 bytes of the serialized TurnRequest"),
+  checkpoint: z.boolean().describe("A checkpoint was taken before this call"),
+  lookup: z.boolean().describe("The answer was a lookup, not a decision"),
+  usage: Usage.nullable().describe("The provider's counters for this call; null when not reported"),
+  elapsed_ms: z.number().nonnegative(),
+}).describe("A model call returned");
+
+export const CheckpointTaken = z.strictObject({
+  type: z.literal("checkpoint-taken"),
+  step: count,
+  phase: Phase,
+  retired: count.describe("Events retired from the tail into the checkpoint"),
+}).describe("Old events were retired into a checkpoint (the cacheable prefix changed)");
+
+export const LookupAnswered = z.strictObject({
+  type: z.literal("lookup-answered"),
+  step: count,
+  phase: Phase,
+  kind: z.enum(["result", "list_history", "read_history"]).nullable().describe("null for a malformed lookup"),
+  error: z.boolean(),
+  omitted: z.boolean().describe("The response did not fit under the ceiling and was replaced by an error entry"),
+}).describe("A lookup the model asked for was answered in the next request");
+
+export const StepExecuted = z.strictObject({
+  type: z.literal("step-executed"),
+  step: count,
+  action: z.string().nullable().describe("The chosen action; null when the step was refused before one was chosen"),
+  report: z.string().describe(
+    "The execution report's kind: read, list, search, edit, test, command, print, refusal, finish",
+  ),
+  exit_code: z.number().int().nullable().describe("For test and command reports: the exit status (null if killed)"),
+  timed_out: z.boolean().nullable().describe("For test and command reports: whether it was killed at its timeout"),
+  refusal: z.string().nullable().describe("For a refusal: its code"),
+  elapsed_ms: z.number().nonnegative().describe("Time spent executing (0 for a refusal before execution)"),
+}).describe("A step's action was executed (or refused) and its typed report recorded");
+
+export const RunResultEvent = z.strictObject({
+  type: z.literal("result"),
+  format_version: z.literal(OUTPUT_FORMAT_VERSION),
+  outcome: z.string().describe("A run outcome, or usage_error / internal_error when no run happened"),
+  exit_code: z.number().int(),
+  slice: z.string().nullable(),
+  status: z.enum(["success", "failure"]).nullable().describe("The model's finish status, when it finished"),
+  summary: z.string().nullable().describe("The model's finish summary, whole"),
+  steps: count,
+  revision: z.string(),
+  last_test: z.strictObject({ revision: z.string(), exit_code: z.number().int().nullable(), timed_out: z.boolean() })
+    .nullable(),
+  tests_current: z.boolean(),
+  printed: z.array(z.string()),
+  error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+  model_calls: count,
+  request_bytes: z.strictObject({ total: count, max: count }),
+  usage: Usage.describe("Provider usage summed over the run's calls (null counters were never reported)"),
+  duration_ms: z.number().nonnegative(),
+  report_path: z.string().nullable(),
+  route: z.strictObject({ via: z.string(), rule: z.number().int().nullable() }).nullable().optional(),
+  replay: z.strictObject({ compared: count, differing_steps: z.array(count) }).optional(),
+}).describe("How the run ended: the last line of stream-json, the one object of --output-format json");
+export type RunResultEvent = z.infer<typeof RunResultEvent>;
+
+/** The events the loop itself emits (the command adds run-started, route-chosen and the result). */
+export type LoopEvent =
+  | z.infer<typeof ModelCalled>
+  | z.infer<typeof CheckpointTaken>
+  | z.infer<typeof LookupAnswered>
+  | z.infer<typeof StepExecuted>;
+
+export const RunEvent = z.discriminatedUnion("type", [
+  RunStarted,
+  RouteChosen,
+  ModelCalled,
+  CheckpointTaken,
+  LookupAnswered,
+  StepExecuted,
+  RunResultEvent,
+]).describe("One line of loom's --output-format stream-json");
+export type RunEvent = z.infer<typeof RunEvent>;
