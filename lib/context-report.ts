@@ -230,35 +230,54 @@ export const AggregateReport = z.strictObject({
 });
 export type AggregateReport = z.infer<typeof AggregateReport>;
 
-export function aggregateReports(
-  entries: { name: string; path: string | null; report: ContextReport }[],
-  { version, policy }: { version: string; policy: ContextPolicyName },
-): AggregateReport {
+/** The figures an aggregate sums over its parts (runs, or the shards of a batch). */
+type Totals = Pick<
+  AggregateReport,
+  "phases" | "outcomes" | "model_calls" | "checkpoints" | "prefix_changes" | "total_elapsed_ms" | "usage"
+>;
+
+function sumTotals(parts: readonly Totals[]): Totals {
   const phases = {
     classification: emptyPhase(),
     selection: emptyPhase(),
     arguments: emptyPhase(),
     execution: emptyPhase(),
   };
-  const outcomes: Record<string, number> = {};
-  let usage: Usage = { ...NULL_USAGE };
-  let modelCalls = 0, checkpoints = 0, prefixChanges = 0, elapsed = 0;
-  for (const { report } of entries) {
+  const totals: Totals = {
+    phases,
+    outcomes: {},
+    model_calls: 0,
+    checkpoints: 0,
+    prefix_changes: 0,
+    total_elapsed_ms: 0,
+    usage: { ...NULL_USAGE },
+  };
+  for (const part of parts) {
     for (const key of Object.keys(phases) as (keyof typeof phases)[]) {
       const into = phases[key];
-      const from = report.phases[key];
+      const from = part.phases[key];
       into.requests += from.requests;
       into.request_bytes.total += from.request_bytes.total;
       into.request_bytes.max = Math.max(into.request_bytes.max, from.request_bytes.max);
       into.elapsed_ms += from.elapsed_ms;
     }
-    outcomes[report.outcome] = (outcomes[report.outcome] ?? 0) + 1;
-    usage = addUsage(usage, report.usage);
-    modelCalls += report.model_calls;
-    checkpoints += report.checkpoints;
-    prefixChanges += report.prefix_changes;
-    elapsed += report.total_elapsed_ms;
+    for (const [outcome, count] of Object.entries(part.outcomes)) {
+      totals.outcomes[outcome] = (totals.outcomes[outcome] ?? 0) + count;
+    }
+    totals.usage = addUsage(totals.usage, part.usage);
+    totals.model_calls += part.model_calls;
+    totals.checkpoints += part.checkpoints;
+    totals.prefix_changes += part.prefix_changes;
+    totals.total_elapsed_ms += part.total_elapsed_ms;
   }
+  return totals;
+}
+
+export function aggregateReports(
+  entries: { name: string; path: string | null; report: ContextReport }[],
+  { version, policy }: { version: string; policy: ContextPolicyName },
+): AggregateReport {
+  const totals = sumTotals(entries.map(({ report }) => ({ ...report, outcomes: { [report.outcome]: 1 } })));
   return {
     schema_version: REPORT_SCHEMA_VERSION,
     kind: "aggregate",
@@ -273,13 +292,7 @@ export function aggregateReports(
       max_request_bytes: requestBytes(report.phases).max,
       checkpoints: report.checkpoints,
     })),
-    outcomes,
-    phases,
-    model_calls: modelCalls,
-    checkpoints,
-    prefix_changes: prefixChanges,
-    total_elapsed_ms: elapsed,
-    usage,
+    ...totals,
   };
 }
 
@@ -293,31 +306,6 @@ export function mergeAggregates(
 ): { ok: true; report: AggregateReport } | { ok: false; policies: string[] } {
   const policies = [...new Set(shards.map((s) => s.policy))];
   if (policies.length !== 1) return { ok: false, policies };
-  const phases = {
-    classification: emptyPhase(),
-    selection: emptyPhase(),
-    arguments: emptyPhase(),
-    execution: emptyPhase(),
-  };
-  const outcomes: Record<string, number> = {};
-  let usage: Usage = { ...NULL_USAGE };
-  let modelCalls = 0, checkpoints = 0, prefixChanges = 0, elapsed = 0;
-  for (const shard of shards) {
-    for (const key of Object.keys(phases) as (keyof typeof phases)[]) {
-      const into = phases[key];
-      const from = shard.phases[key];
-      into.requests += from.requests;
-      into.request_bytes.total += from.request_bytes.total;
-      into.request_bytes.max = Math.max(into.request_bytes.max, from.request_bytes.max);
-      into.elapsed_ms += from.elapsed_ms;
-    }
-    for (const [outcome, count] of Object.entries(shard.outcomes)) outcomes[outcome] = (outcomes[outcome] ?? 0) + count;
-    usage = addUsage(usage, shard.usage);
-    modelCalls += shard.model_calls;
-    checkpoints += shard.checkpoints;
-    prefixChanges += shard.prefix_changes;
-    elapsed += shard.total_elapsed_ms;
-  }
   return {
     ok: true,
     report: {
@@ -326,13 +314,7 @@ export function mergeAggregates(
       loom_version: version,
       policy: shards[0].policy,
       runs: shards.flatMap((s) => s.runs),
-      outcomes,
-      phases,
-      model_calls: modelCalls,
-      checkpoints,
-      prefix_changes: prefixChanges,
-      total_elapsed_ms: elapsed,
-      usage,
+      ...sumTotals(shards),
     },
   };
 }
