@@ -260,17 +260,12 @@ test("bounded and legacy produce the same execution reports for the same decisio
   );
 });
 
-test("retirement is triggered by 48 KiB, not before: a run that stays small never checkpoints", async () => {
-  const answers: Answer[] = [];
-  const outputs: string[] = [];
-  for (let i = 0; i < 20; i++) {
-    answers.push(pick("run_tests"));
-    outputs.push(`ok ${i}`);
-  }
+/** Runs the scripted answers, then a finish, under the bounded policy with the scripted outputs. */
+async function runScripted(answers: Answer[], outputs: string[], request = sliceRequest()) {
   answers.push(pick("finish"), give({ status: "success", summary: "s" }));
   const store = new ResultStore();
   const provider = new ScriptedProvider(answers, { keepRequests: true });
-  const result = await runLoop(sliceRequest(), {
+  const result = await runLoop(request, {
     policy: "bounded",
     provider,
     executor: new ScriptedExecutor(store, outputs),
@@ -278,6 +273,17 @@ test("retirement is triggered by 48 KiB, not before: a run that stays small neve
     now: () => 0,
     version: "t",
   });
+  return { result, requests: provider.requests };
+}
+
+test("retirement is triggered by 48 KiB, not before: a run that stays small never checkpoints", async () => {
+  const answers: Answer[] = [];
+  const outputs: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    answers.push(pick("run_tests"));
+    outputs.push(`ok ${i}`);
+  }
+  const { result } = await runScripted(answers, outputs);
   assert.equal(result.report.checkpoints, 0);
   assert.ok(result.report.phases.selection.request_bytes.max < RETIRE_TRIGGER_BYTES);
 });
@@ -289,17 +295,7 @@ test("a count-triggered retirement retires a batch (down to 32 events), not one 
     answers.push(pick("run_tests"));
     outputs.push("ok");
   }
-  answers.push(pick("finish"), give({ status: "success", summary: "s" }));
-  const store = new ResultStore();
-  const provider = new ScriptedProvider(answers, { keepRequests: true });
-  const result = await runLoop(sliceRequest(), {
-    policy: "bounded",
-    provider,
-    executor: new ScriptedExecutor(store, outputs),
-    store,
-    now: () => 0,
-    version: "t",
-  });
+  const { result } = await runScripted(answers, outputs);
   assert.equal(result.report.checkpoints, 1);
   assert.equal(result.report.retired_events, TAIL_MAX + 1 - TAIL_TARGET);
 });
@@ -312,18 +308,7 @@ test("a very large prefix does not make every request retire everything: the tai
       answers.push(pick("run_command"), give({ argv: ["bash", "-c", `step ${i}`] }));
       outputs.push(text(900, i + 1));
     }
-    answers.push(pick("finish"), give({ status: "success", summary: "s" }));
-    const store = new ResultStore();
-    const provider = new ScriptedProvider(answers, { keepRequests: true });
-    const request = sliceRequest({ instructions: text(size, 3) });
-    const result = await runLoop(request, {
-      policy: "bounded",
-      provider,
-      executor: new ScriptedExecutor(store, outputs),
-      store,
-      now: () => 0,
-      version: "t",
-    });
+    const { result, requests } = await runScripted(answers, outputs, sliceRequest({ instructions: text(size, 3) }));
     assert.equal(result.outcome, "completed", result.error?.message);
     // With 36 KB of instructions only ~12 KB of room is left below the trigger; halfway retirement keeps both the
     // context and the cache usable (before this rule, every second request retired the whole tail). With 50 KB (58 KB
@@ -333,7 +318,7 @@ test("a very large prefix does not make every request retire everything: the tai
       result.report.checkpoints * 100 / result.report.model_calls <= (size === 36_000 ? 15 : 50),
       `${result.report.checkpoints} checkpoints in ${result.report.model_calls} calls`,
     );
-    for (const [i, r] of provider.requests.entries()) {
+    for (const [i, r] of requests.entries()) {
       assert.ok(utf8Length(JSON.stringify(r)) <= CEILING_BYTES);
       const events = (r.sections.find((s) => s.section === "events") as { events: unknown[] }).events;
       if (i > 1) assert.ok(events.length >= 1, `request ${i} (prefix ${size} B) shows no event`);

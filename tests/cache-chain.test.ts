@@ -13,6 +13,7 @@ import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-reque
 import { convertToStrictJsonSchema } from "../lib/providers/convert-to-strict-json-schema.ts";
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
 import { runResponseSchema } from "../lib/answer.ts";
+import { ACTION_NAMES } from "../lib/actions.ts";
 import { renderSection } from "../lib/providers/render-sections.ts";
 import type { Recording } from "../lib/recording.ts";
 import type { CompleteOptions, TurnRequest } from "../lib/turn.ts";
@@ -115,18 +116,7 @@ workloadTest(
 );
 
 test("the run's one response schema is strict-compatible for OpenAI and covers selection, every action's arguments and the lookups", () => {
-  const actions = [
-    "read_file",
-    "list_files",
-    "search",
-    "edit_file",
-    "write_file",
-    "run_tests",
-    "run_command",
-    "print",
-    "finish",
-  ] as const;
-  const schema = runResponseSchema([...actions]).json as { anyOf: { properties: Record<string, unknown> }[] };
+  const schema = runResponseSchema([...ACTION_NAMES]).json as { anyOf: { properties: Record<string, unknown> }[] };
   assert.equal(convertToStrictJsonSchema(wrapResponseSchema(schema)).strict, true);
   const keys = schema.anyOf.map((branch) => Object.keys(branch.properties).sort().join(","));
   for (const expected of ["action,reason", "path", "new_text,old_text,path", "argv", "status,summary", "$result"]) {

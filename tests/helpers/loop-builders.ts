@@ -1,5 +1,5 @@
 // Small builders for loop tests: slice requests, scripted answers and an in-memory executor with real reports.
-import type { ActionName } from "../../lib/actions.ts";
+import { ACTION_NAMES, type ActionName } from "../../lib/actions.ts";
 import type { ExecuteContext, Executor } from "../../lib/executor.ts";
 import type { ExecutionReport } from "../../lib/reports.ts";
 import type { SliceRequest } from "../../lib/slice.ts";
@@ -11,17 +11,7 @@ export function sliceRequest(overrides: Partial<SliceRequest> = {}): SliceReques
     intent: "Make the tests pass.",
     instructions: "Work carefully.",
     workspace: ".",
-    actions: [
-      "read_file",
-      "list_files",
-      "search",
-      "edit_file",
-      "write_file",
-      "run_tests",
-      "run_command",
-      "print",
-      "finish",
-    ],
+    actions: [...ACTION_NAMES],
     test: { command: ["node", "test.mjs"], timeout_ms: 10_000 },
     model: "test/model",
     limits: { max_steps: 200 },
