@@ -28,8 +28,9 @@ export type Anatomy = {
   maxBytes: number;
   parts: Record<Part, number>;
   /**
-   * Inside `events`: output and referenced text shown (JSON-encoded), the preview wrappers around it (of which those
-   * of previews showing the whole text), and the rest: step, action, arguments and reason kept inline, status fields.
+   * Inside `events` and the newest view: text shown by cut previews and their continuations (JSON-encoded), the
+   * wrappers around it (ref, bytes, keys; of which those of continuations that show the rest whole), and the rest:
+   * step, action, status fields, and arguments, reasons and outputs small enough to be shown whole inline.
    */
   events: { shown: number; framing: number; metadata: number; previews: number; cut: number; framingWhole: number };
   floor: { checked: number; violations: number; worst: { needed: number; shown: number } | null };
@@ -57,13 +58,13 @@ export function addAnatomy(into: Anatomy, from: Anatomy): void {
   into.floor.worst = worse(into.floor.worst, from.floor.worst);
 }
 
-type Preview = { ref: string; bytes: number; text?: string; head?: string; tail?: string; omitted?: number };
+type Preview = { ref: string; bytes: number; head?: string; tail?: string; omitted?: number };
 
 function isPreview(value: unknown): value is Preview {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
   const v = value as Preview;
   return typeof v.ref === "string" && v.ref.startsWith("sha256:") && typeof v.bytes === "number" &&
-    (typeof v.text === "string" || (typeof v.head === "string" && typeof v.tail === "string"));
+    typeof v.head === "string" && typeof v.tail === "string";
 }
 
 const json = (value: unknown) => utf8Length(JSON.stringify(value));
@@ -82,45 +83,80 @@ export function measureRequest(request: TurnRequest, into: Anatomy): void {
     const bytes = json(section);
     into.parts[section.section as Part] += bytes;
     accounted += bytes;
-    if (section.section === "events") measureEvents(section.events, bytes, into, false);
-    if (section.section === "newest") measureEvents([section.view], bytes, into, true);
+    if (section.section === "events") measureEvents(section.events, bytes, into);
+    if (section.section === "newest") measureNewest(section.view, lastEvent(request), bytes, into);
   }
   into.parts.envelope += total - accounted;
 }
 
-/**
- * `newestView`: the events are the newest event's larger view, whose outputs need 8 KiB; in the events, every
- * output, argument and reason needs 512 B.
- */
-function measureEvents(events: unknown[], sectionBytes: number, into: Anatomy, newestView: boolean): void {
+function lastEvent(request: TurnRequest): unknown {
+  const events = request.sections.find((s) => s.section === "events");
+  return events?.section === "events" ? events.events.at(-1) : undefined;
+}
+
+/** Counts one preview or continuation: what it shows, what its wrapper costs, and whether it honours `floor`. */
+function count(into: Anatomy, size: number, shown: number, visible: number, needed: number, cut: boolean): void {
+  into.events.previews += 1;
+  into.events.shown += shown;
+  into.events.framing += size - shown;
+  if (cut) into.events.cut += 1;
+  else into.events.framingWhole += size - shown;
+  into.floor.checked += 1;
+  if (visible < needed) {
+    into.floor.violations += 1;
+    into.floor.worst = worse(into.floor.worst, { needed, shown: visible });
+  }
+}
+
+/** Every output, argument and reason a retained event cuts must show 512 B (head and tail); whole values are text. */
+function measureEvents(events: unknown[], sectionBytes: number, into: Anatomy): void {
   let previewBytes = 0;
-  events.forEach((event) => {
-    const newest = newestView;
-    for (const [key, value] of Object.entries(event as Record<string, unknown>)) {
-      const floor = newest && key !== "args" && key !== "note" ? NEWEST_PREVIEW_BYTES : RETAINED_PREVIEW_BYTES;
-      walk(value, (preview) => {
-        const size = json(preview);
-        const shown = preview.text !== undefined ? json(preview.text) : json(preview.head) + json(preview.tail);
-        previewBytes += size;
-        into.events.previews += 1;
-        into.events.shown += shown;
-        into.events.framing += size - shown;
-        if (preview.text === undefined) into.events.cut += 1;
-        // A preview that shows the whole output carries its reference and size for nothing a lookup could add.
-        else into.events.framingWhole += size - shown;
-        const visible = preview.text !== undefined
-          ? utf8Length(preview.text)
-          : utf8Length(preview.head!) + utf8Length(preview.tail!);
-        const needed = Math.min(preview.bytes, floor);
-        into.floor.checked += 1;
-        if (visible < needed) {
-          into.floor.violations += 1;
-          into.floor.worst = worse(into.floor.worst, { needed, shown: visible });
-        }
-      });
-    }
-  });
+  for (const event of events) {
+    walk(event, (preview) => {
+      const size = json(preview);
+      previewBytes += size;
+      const visible = utf8Length(preview.head!) + utf8Length(preview.tail!);
+      count(
+        into,
+        size,
+        json(preview.head) + json(preview.tail),
+        visible,
+        Math.min(preview.bytes, RETAINED_PREVIEW_BYTES),
+        true,
+      );
+    });
+  }
   into.events.metadata += sectionBytes - previewBytes;
+}
+
+/**
+ * The newest event's view continues the event's previews: each continuation with the preview of the same reference
+ * must show 8 KiB of the output (or all of it), and its arguments and reason likewise.
+ */
+function measureNewest(view: Record<string, unknown>, event: unknown, sectionBytes: number, into: Anatomy): void {
+  const previews = new Map<string, Preview>();
+  walk(event, (p) => void previews.set(p.ref, p));
+  let continuationBytes = 0;
+  walkContinuations(view, (c) => {
+    const p = previews.get(c.ref);
+    const size = json(c);
+    continuationBytes += size;
+    const own = c.text !== undefined ? utf8Length(c.text) : utf8Length(c.head!) + utf8Length(c.tail!);
+    const shown = c.text !== undefined ? json(c.text) : json(c.head) + json(c.tail);
+    const visible = own + (p ? utf8Length(p.head!) + utf8Length(p.tail!) : 0);
+    const total = p?.bytes ?? 0;
+    count(into, size, shown, visible, Math.min(total, NEWEST_PREVIEW_BYTES), c.text === undefined);
+  });
+  into.events.metadata += sectionBytes - continuationBytes;
+}
+
+type Continuation = { ref: string; from: number; to: number; text?: string; head?: string; tail?: string };
+
+function walkContinuations(value: unknown, visit: (c: Continuation) => void): void {
+  if (value === null || typeof value !== "object") return;
+  const c = value as Continuation;
+  if (!Array.isArray(value) && typeof c.ref === "string" && typeof c.from === "number") return visit(c);
+  for (const v of Object.values(value)) walkContinuations(v, visit);
 }
 
 function walk(value: unknown, visit: (preview: Preview) => void): void {

@@ -143,7 +143,7 @@ const LOOKUP_HELP =
 export const TASKS = {
   selection:
     `Choose the next action: answer {"action": NAME, "reason": WHY}. Events show what happened (the newest last; ` +
-    `long outputs as head and tail with a reference, the newest one larger in its own section); the working state ` +
+    `long outputs as head and tail with a reference, the newest one's middle in its own section); the working state ` +
     `comes from execution reports.`,
   arguments: `Give the arguments of the chosen action as one JSON object matching the response schema.`,
   lookups: LOOKUP_HELP,

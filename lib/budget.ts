@@ -12,6 +12,20 @@ export const TAIL_MAX = 64;
 export const TAIL_TARGET = 32;
 
 /**
+ * Below the trigger, a tail needs at least this much room to be worth keeping under it: with less (a prefix within
+ * 8 KiB of 48 KiB), every step would retire the step before it, so such a run is held to the ceiling instead.
+ */
+export const MIN_ROOM_BYTES = 8 * 1024;
+
+/**
+ * Whether retiring can bring a request usefully under the trigger: the newest event alone fits under it, and the
+ * request with every event retired (`floorBytes`) leaves MIN_ROOM_BYTES below it.
+ */
+export function triggerReachable({ floorBytes, keptNewestBytes }: { floorBytes: number; keptNewestBytes: number }) {
+  return keptNewestBytes < RETIRE_TRIGGER_BYTES && floorBytes + MIN_ROOM_BYTES <= RETIRE_TRIGGER_BYTES;
+}
+
+/**
  * Whether to retire before this request. `floorBytes` is the request with every event retired: when even that is
  * past the trigger (a very large prefix), retiring cannot reach the trigger, so only the ceiling and the tail count
  * force it — otherwise every request would retire everything, leaving the model blind and the cache cold.

@@ -9,6 +9,7 @@ import {
   retirementBatch,
   retirementTarget,
   TAIL_MAX,
+  triggerReachable,
 } from "./budget.ts";
 import { utf8Length } from "./digest.ts";
 import { BudgetError } from "./errors.ts";
@@ -235,8 +236,9 @@ export class BoundedContext implements ContextPolicy {
       const plan = this.#plan(persistent);
       const empty = plan.bytesAfter(this.#tail.length);
       const keptNewest = plan.bytesAfter(this.#tail.length - 1);
-      // When even the newest event alone passes the trigger, only the ceiling can force a retirement.
-      const reachable = keptNewest < RETIRE_TRIGGER_BYTES;
+      // When even the newest event alone passes the trigger, or the prefix leaves almost no room under it, only the
+      // ceiling can force a retirement.
+      const reachable = triggerReachable({ floorBytes: empty, keptNewestBytes: keptNewest });
       if (
         needsRetirement({
           requestBytes: bytes,

@@ -1,5 +1,6 @@
 // How an archived event appears in a request. Legacy inlines all bulk (the classic transcript); bounded shows
-// a head-and-tail preview with the reference, 512 B in the event, plus up to 8 KiB in the newest event's own view.
+// a head-and-tail preview with the reference, 512 B in the event, and the newest event's own view continues it (the
+// part the preview left out) up to 8 KiB in all.
 import { type ArchivedEvent, type Bulk, type EventValue, isBulk } from "./events.ts";
 import type { ResultStore } from "./store.ts";
 import { utf8Length } from "./digest.ts";
@@ -7,9 +8,8 @@ import { utf8Length } from "./digest.ts";
 export const NEWEST_PREVIEW_BYTES = 8 * 1024;
 export const RETAINED_PREVIEW_BYTES = 512;
 
-export type Preview =
-  | { ref: string; bytes: number; text: string }
-  | { ref: string; bytes: number; head: string; tail: string; omitted: number; rest?: string };
+/** A bulk value a retained event cannot show whole. */
+export type Preview = { ref: string; bytes: number; head: string; tail: string; omitted: number };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -36,20 +36,50 @@ export function headAndTail(text: string, limit: number): { head: string; tail: 
   };
 }
 
-/** `rest` (the newest event only) is the ready-made reference to the part left out. */
-export function preview(
-  bulk: Bulk,
-  store: ResultStore,
-  limit: number,
-  { rest = false }: { rest?: boolean } = {},
-): Preview {
+/**
+ * A retained event's view of a bulk value: the text itself when it fits `limit`, or when showing it whole takes no
+ * more bytes than its preview (as legacy shows it: nothing is left out, so no reference is needed); else head and
+ * tail with the count left out and the reference.
+ */
+export function preview(bulk: Bulk, store: ResultStore, limit: number): string | Preview {
   const content = store.get(bulk.ref) ?? "";
   const cut = headAndTail(content, limit);
-  if (!cut) return { ref: bulk.ref, bytes: bulk.bytes, text: content };
-  if (!rest) return { ref: bulk.ref, bytes: bulk.bytes, ...cut };
-  const start = utf8Length(cut.head);
-  return { ref: bulk.ref, bytes: bulk.bytes, ...cut, rest: `${bulk.ref}#bytes=${start}-${start + cut.omitted}` };
+  if (!cut) return content;
+  const shown: Preview = { ref: bulk.ref, bytes: bulk.bytes, ...cut };
+  // A value only a little over the limit is shown whole when that is no larger than its preview would be.
+  return jsonBytes(content) <= jsonBytes(shown) ? content : shown;
 }
+
+const jsonBytes = (value: unknown) => utf8Length(JSON.stringify(value));
+
+/**
+ * What the newest event's view adds to a retained preview: the part the preview left out (bytes `from`-`to` of the
+ * value), whole when the preview and it together fit `limit`, else its head and tail with the count left out and
+ * `rest`, the reference to exactly the part still missing. Retained head + this + retained tail is the value, or
+ * `limit` bytes of it. Null when the retained preview shows the whole value.
+ */
+export function continuation(
+  bulk: Bulk,
+  store: ResultStore,
+  { retained, limit }: { retained: number; limit: number },
+): Continuation | null {
+  const cut = preview(bulk, store, retained);
+  if (typeof cut === "string") return null;
+  const content = store.get(bulk.ref) ?? "";
+  const from = utf8Length(cut.head);
+  const to = from + cut.omitted;
+  const middle = bulk.bytes === content.length
+    ? content.slice(from, to)
+    : decoder.decode(encoder.encode(content).subarray(from, to));
+  const inner = headAndTail(middle, Math.max(0, limit - (bulk.bytes - cut.omitted)));
+  if (!inner) return { ref: cut.ref, from, to, text: middle };
+  const restStart = from + utf8Length(inner.head);
+  return { ref: cut.ref, from, to, ...inner, rest: `${cut.ref}#bytes=${restStart}-${restStart + inner.omitted}` };
+}
+
+export type Continuation =
+  | { ref: string; from: number; to: number; text: string }
+  | { ref: string; from: number; to: number; head: string; tail: string; omitted: number; rest: string };
 
 function mapBulk(value: EventValue, fn: (bulk: Bulk) => unknown): unknown {
   if (isBulk(value)) return fn(value);
@@ -81,25 +111,31 @@ export function renderLegacy(event: ArchivedEvent, store: ResultStore): Record<s
 }
 
 /**
- * A retained event in a bounded request: every bulk value as a 512-byte head-and-tail preview. The rendering is fixed
- * when the event enters the tail and never changes until it is retired (append-only between checkpoints).
+ * A retained event in a bounded request: every bulk value whole when it fits 512 bytes, else as a 512-byte
+ * head-and-tail preview with the reference. The rendering is fixed when the event enters the tail and never changes
+ * until it is retired (append-only between checkpoints).
  */
 export function renderRetained(event: ArchivedEvent, store: ResultStore): Record<string, unknown> {
   return render(event, (bulk) => preview(bulk, store, RETAINED_PREVIEW_BYTES));
 }
 
 /**
- * The newest event's larger view: each bulk value the retained rendering cuts, up to 8 KiB with the reference to
- * exactly the part left out (its arguments and reason too: they hold the model's latest plan). Null when the
- * retained rendering already shows everything.
+ * The newest event's larger view: for each bulk value its retained preview cuts (outputs, and its arguments and
+ * reason: they hold the model's latest plan), the continuation — the part the preview left out, so the preview and
+ * the view together show the value up to 8 KiB and no byte is sent twice. Null when the retained rendering already
+ * shows everything.
  */
 export function renderNewestView(event: ArchivedEvent, store: ResultStore): Record<string, unknown> | null {
   const view: Record<string, unknown> = {};
   const visit = (key: string, value: EventValue | undefined) => {
     if (value === undefined) return;
-    const larger = mapBulk(value, (bulk) => preview(bulk, store, NEWEST_PREVIEW_BYTES, { rest: true }));
-    const retained = mapBulk(value, (bulk) => preview(bulk, store, RETAINED_PREVIEW_BYTES));
-    if (JSON.stringify(larger) !== JSON.stringify(retained)) view[key] = larger;
+    let cut = false;
+    const more = mapBulk(value, (bulk) => {
+      const c = continuation(bulk, store, { retained: RETAINED_PREVIEW_BYTES, limit: NEWEST_PREVIEW_BYTES });
+      if (c) cut = true;
+      return c;
+    });
+    if (cut) view[key] = more;
   };
   if (event.args) visit("args", event.args);
   visit("note", event.note);

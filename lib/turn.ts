@@ -24,8 +24,9 @@ export type Section =
   | { section: "checkpoint"; checkpoint: unknown }
   | { section: "events"; events: unknown[] }
   /**
-   * The newest event's larger view (bounded): its outputs, arguments and reason up to 8 KiB each, keyed as in the
-   * event. It sits after the events, so the events keep their bytes while it changes every step.
+   * The newest event's view (bounded): for each output, argument or reason its preview cuts, keyed as in the event,
+   * the part the preview left out (bytes `from`-`to`), so preview and view show up to 8 KiB and no byte twice. It sits
+   * after the events, so the events keep their bytes while it changes every step.
    */
   | { section: "newest"; step: number; view: Record<string, unknown> }
   | { section: "working_state"; state: unknown }

@@ -203,27 +203,36 @@ test("bounded: retirement happens only when needed, the tail never exceeds 64, n
             assert.ok(key in checkpoint.checkpoint);
           }
         }
-        // every bulk preview is whole, or head+tail with an exact omitted count; previews honour the floors: 512 B
-        // in the events, 8 KiB in the newest event's own view (which belongs to the last event)
+        // every bulk value is whole (a string), or head+tail with an exact omitted count and its reference, showing
+        // at least 512 B; the newest event's view continues its cut values exactly where the preview leaves off, so
+        // preview and view together show at least 8 KiB and no byte twice
         const view = r.sections.find((s) => s.section === "newest") as
-          | { step: number; view: Record<string, unknown> }
+          | { step: number; view: Record<string, Record<string, unknown> | undefined> }
           | undefined;
         if (view) assert.equal(view.step, events.at(-1)?.step);
-        const shownAs = [
-          ...events.map((e) => ({ e, newest: false })),
-          ...(view ? [{ e: view.view, newest: true }] : []),
-        ];
-        for (const { e, newest } of shownAs) {
+        for (const [j, e] of events.entries()) {
           for (const key of ["output", "result", "text"]) {
-            const p = e[key] as Record<string, unknown> | undefined;
-            if (!p) continue;
+            const p = e[key] as string | Record<string, unknown> | undefined;
+            if (p === undefined || typeof p === "string") continue;
             assert.match(String(p.ref), /^sha256:[0-9a-f]{64}$/);
-            if ("text" in p) assert.equal(utf8Length(String(p.text)), p.bytes);
-            else {
-              const shown = utf8Length(String(p.head)) + utf8Length(String(p.tail));
-              assert.equal(shown + (p.omitted as number), p.bytes);
-              assert.ok(shown >= (newest ? NEWEST_PREVIEW_BYTES : RETAINED_PREVIEW_BYTES) - 8, `preview of ${shown} B`);
-            }
+            const shown = utf8Length(String(p.head)) + utf8Length(String(p.tail));
+            assert.equal(shown + (p.omitted as number), p.bytes);
+            assert.ok(shown >= RETAINED_PREVIEW_BYTES - 8, `preview of ${shown} B`);
+            if (!view || j !== events.length - 1) continue;
+            const c = view.view[key];
+            assert.ok(c, `the newest event's cut ${key} is continued in its view`);
+            assert.equal(c.ref, p.ref);
+            assert.equal(c.from, utf8Length(String(p.head)));
+            assert.equal(c.to, (c.from as number) + (p.omitted as number));
+            const more = "text" in c
+              ? utf8Length(String(c.text))
+              : utf8Length(String(c.head)) + utf8Length(String(c.tail));
+            if ("text" in c) assert.equal(more, p.omitted);
+            else assert.equal(more + (c.omitted as number), p.omitted);
+            assert.ok(
+              shown + more >= Math.min(p.bytes as number, NEWEST_PREVIEW_BYTES) - 8,
+              `newest shows ${shown + more} B`,
+            );
           }
         }
       }

@@ -365,7 +365,7 @@ test("the prefix's tasks say what to answer, which commands run_command may run 
   assert.match(args.task, /Arguments/);
 });
 
-test("the newest event's cut output carries a reference to exactly the part left out", async () => {
+test("the newest event's view continues its cut output: preview and view show 8 KiB, no byte twice, and name the rest", async () => {
   const big = `${"h".repeat(5000)}MIDDLE${"m".repeat(10_000)}END${"t".repeat(5000)}`;
   const { provider } = await loop([pick("read_file"), give({ path: "big" }), ...finish], {
     outputs: [big],
@@ -375,9 +375,37 @@ test("the newest event's cut output carries a reference to exactly the part left
     step: number;
     view: Record<string, any>;
   };
+  const events = provider.requests[2].sections.find((s) => s.section === "events") as { events: any[] };
   assert.equal(newest.step, 1);
-  const shown = newest.view.result;
-  assert.ok(shown.rest, "the newest cut preview names the rest");
-  const [, start, end] = /#bytes=(\d+)-(\d+)$/.exec(shown.rest)!.map(Number);
-  assert.equal(shown.head + big.slice(start, end) + shown.tail, big);
+  const preview = events.events[0].result;
+  const more = newest.view.result;
+  assert.equal(more.ref, preview.ref);
+  assert.deepEqual([more.from, more.to], [preview.head.length, big.length - preview.tail.length]);
+  assert.equal(preview.head.length + more.head.length + more.tail.length + preview.tail.length, 8192);
+  const [, start, end] = /#bytes=(\d+)-(\d+)$/.exec(more.rest)!.map(Number);
+  assert.equal(preview.head + more.head + big.slice(start, end) + more.tail + preview.tail, big);
+});
+
+test("the newest event's view shows the rest of an output whole when it fits 8 KiB; a small output is inline text", async () => {
+  const medium = `${"a".repeat(3000)}MIDDLE${"z".repeat(3000)}`;
+  const { provider } = await loop([
+    pick("read_file"),
+    give({ path: "m" }),
+    pick("read_file"),
+    give({ path: "s" }),
+    ...finish,
+  ], {
+    outputs: [medium, "small output"],
+    policy: "bounded",
+  });
+  const at = (i: number, name: string) => provider.requests[i].sections.find((s) => s.section === name) as any;
+  const preview = at(2, "events").events[0].result;
+  const more = at(2, "newest").view.result;
+  assert.equal(preview.head + more.text + preview.tail, medium);
+  assert.equal(more.rest, undefined);
+  // Two steps on: the small output is shown as legacy shows it, and the medium one keeps its preview unchanged.
+  const later = at(4, "events").events;
+  assert.equal(later[1].result, "small output");
+  assert.deepEqual(later[0].result, preview);
+  assert.equal(at(4, "newest"), undefined);
 });

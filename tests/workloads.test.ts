@@ -21,7 +21,7 @@ workloadTest("the shipped workloads are all found: 80 mini-swe-agent, 13 SWE-age
   assert.deepEqual([...new Set(workloads.map((w) => w.system))], [...SYSTEMS]);
 });
 
-test("the preview-floor check flags a short preview: 512 B in the events, 8 KiB in the newest event's view", () => {
+test("the preview-floor check flags a short preview: 512 B in the events, 8 KiB with the newest event's view", () => {
   const ref = `sha256:${"0".repeat(64)}`;
   const preview = (bytes: number, shown: number) => ({
     ref,
@@ -45,15 +45,23 @@ test("the preview-floor check flags a short preview: 512 B in the events, 8 KiB 
   };
   const older = { step: 1, action: "run_command", output: preview(4000, 512) };
   const newest = { step: 2, action: "run_command", output: preview(20_000, 512) };
-  assert.deepEqual(check([older, newest], { output: preview(20_000, 8192) }), {
+  const continued = (shown: number) => ({
+    ref,
+    from: 256,
+    to: 19_744,
+    head: "h".repeat(shown / 2),
+    tail: "t".repeat(shown / 2),
+    omitted: 19_488 - shown,
+    rest: `${ref}#bytes=1-2`,
+  });
+  assert.deepEqual(check([older, newest], { output: continued(8192 - 512) }), {
     checked: 3,
     violations: 0,
     worst: null,
   });
   assert.equal(check([{ ...older, output: preview(4000, 256) }, { step: 2, action: "print" }]).violations, 1);
-  // The newest execution's output needs 8 KiB in its view; its arguments, like every event, 512 B.
-  assert.deepEqual(check([older, newest], { output: preview(20_000, 512) }).worst, { needed: 8192, shown: 512 });
-  assert.equal(check([older], { args: { text: preview(4000, 512) } }).violations, 0);
+  // The newest execution's output needs 8 KiB, its preview and its view together.
+  assert.deepEqual(check([older, newest], { output: continued(512) }).worst, { needed: 8192, shown: 1024 });
 });
 
 for (const workload of workloads) {

@@ -8,7 +8,7 @@ const LABELS: Record<Section["section"], string> = {
   tasks: "Tasks (what each request asks, and the actions)",
   checkpoint: "Checkpoint (events retired from the history so far)",
   events: "Events (oldest first)",
-  newest: "Newest event, larger view",
+  newest: "Newest event, the middle its preview leaves out",
   working_state: "Working state",
   candidates: "Candidates",
   lookups: "Lookup responses",
