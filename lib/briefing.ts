@@ -37,12 +37,25 @@ export function viewArtifacts(
 export type Briefing = {
   latest_revision: string;
   last_test: LastTest | null;
+  /** The step of the last test run (null before the first). */
+  last_test_step: number | null;
   tests_current: boolean;
   last_refusal: { step: number; code: string; reason: string } | null;
   recent_artifacts: Artifact[];
 };
 
-export type WorkingState = Omit<Briefing, "recent_artifacts"> & {
+/**
+ * The last test and refusal as a request shows them: while their event is in the tail it shows the output reference
+ * and the reason, so the working state names the step instead of repeating them (as for artifacts).
+ */
+export type LastTestView = LastTest | (Omit<LastTest, "output"> & { step: number });
+export type RefusalView = { step: number; code: string; reason?: string };
+
+export type WorkingState = {
+  latest_revision: string;
+  last_test: LastTestView | null;
+  tests_current: boolean;
+  last_refusal: RefusalView | null;
   recent_artifacts: ArtifactView[];
   step: number;
   max_steps: number;
@@ -51,7 +64,36 @@ export type WorkingState = Omit<Briefing, "recent_artifacts"> & {
 };
 
 export function initialBriefing(revision = "r0"): Briefing {
-  return { latest_revision: revision, last_test: null, tests_current: false, last_refusal: null, recent_artifacts: [] };
+  return {
+    latest_revision: revision,
+    last_test: null,
+    last_test_step: null,
+    tests_current: false,
+    last_refusal: null,
+    recent_artifacts: [],
+  };
+}
+
+/** The briefing's part of the working state for a request whose tail holds the steps `retained` says. */
+export function viewBriefing(
+  briefing: Briefing,
+  { retained }: { retained: (step: number) => boolean },
+): Pick<WorkingState, "latest_revision" | "last_test" | "tests_current" | "last_refusal" | "recent_artifacts"> {
+  const { last_test, last_test_step, last_refusal } = briefing;
+  let test: LastTestView | null = last_test;
+  if (last_test && last_test_step !== null && retained(last_test_step)) {
+    const { output: _, ...rest } = last_test;
+    test = { step: last_test_step, ...rest };
+  }
+  return {
+    latest_revision: briefing.latest_revision,
+    last_test: test,
+    tests_current: briefing.tests_current,
+    last_refusal: last_refusal && retained(last_refusal.step)
+      ? { step: last_refusal.step, code: last_refusal.code }
+      : last_refusal,
+    recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained }),
+  };
 }
 
 /** Folds one report (of `step`) into the briefing. `sizeOf` gives the byte size of a stored result. */
@@ -75,6 +117,7 @@ export function applyReport(
     case "test": {
       const { kind: _, revision_after, ...test } = report;
       next.last_test = test;
+      next.last_test_step = step;
       // Files the run changed make a new revision: the pass (or failure) was on the one before.
       if (revision_after !== undefined) next.latest_revision = revision_after;
       artifact("test", report.output);

@@ -8,7 +8,7 @@ import {
   type Briefing,
   initialBriefing,
   type LastTest,
-  viewArtifacts,
+  viewBriefing,
   type WorkingState,
 } from "./briefing.ts";
 import { createContext, type TailView } from "./context.ts";
@@ -103,8 +103,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   let invalidSteps = 0;
 
   const state = (lookupsUsed: number) => (view: TailView): WorkingState => ({
-    ...briefing,
-    recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained: view.retains }),
+    ...viewBriefing(briefing, { retained: view.retains }),
     step,
     max_steps: request.limits.max_steps,
     lookups_used: lookupsUsed,

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { applyReport, initialBriefing, viewBriefing } from "../lib/briefing.ts";
 import { type LoopOptions, MAX_INVALID_STEPS, runLoop } from "../lib/loop.ts";
 import { EXIT_CODES } from "../lib/outcome.ts";
 import { ScriptedProvider } from "../lib/replay.ts";
@@ -334,11 +335,51 @@ test("a refusal reason quoting a huge path stays small in the working state", as
     version: "t",
   });
   assert.equal(result.outcome, "completed", result.error?.message);
-  const state = provider.requests.at(-1)!.sections.find((s) => s.section === "working_state") as {
-    state: { last_refusal: { reason: string } };
+  const last = provider.requests.at(-1)!;
+  const state = last.sections.find((s) => s.section === "working_state") as {
+    state: { last_refusal: { step: number; code: string; reason?: string } };
   };
-  assert.ok(utf8Length(state.state.last_refusal.reason) <= 512);
-  assert.match(state.state.last_refusal.reason, /…/);
+  // The refused step is still in the tail: its event shows the (clipped) reason, the working state names the step.
+  assert.deepEqual(state.state.last_refusal, { step: 1, code: "path_outside_workspace" });
+  const events = (last.sections.find((s) => s.section === "events") as { events: Record<string, any>[] }).events;
+  assert.equal(events[0].step, 1);
+  assert.ok(utf8Length(JSON.stringify(events[0])) < 2_000, "the event holds a preview of the reason, not all of it");
+  // Once the step is retired, the working state carries the reason itself, clipped.
+  const briefing = applyReport(initialBriefing(), {
+    kind: "refusal",
+    step: 1,
+    code: "path_outside_workspace",
+    reason: `Path "${"../".repeat(40_000)}" leaves the workspace`,
+  }, { sizeOf: () => 0, step: 1 });
+  const retired = viewBriefing(briefing, { retained: () => false }).last_refusal!;
+  assert.ok(utf8Length(retired.reason!) <= 512);
+  assert.match(retired.reason!, /…/);
+});
+
+test("the working state names the last test by its step while the test's event is in the tail, and repeats its output reference only once it is retired", () => {
+  const briefing = applyReport(initialBriefing(), {
+    kind: "test",
+    revision: "r0",
+    exit_code: 0,
+    timed_out: false,
+    duration_ms: 12,
+    output: `sha256:${"b".repeat(64)}`,
+  }, { sizeOf: () => 10, step: 4 });
+  assert.deepEqual(viewBriefing(briefing, { retained: (s) => s >= 3 }).last_test, {
+    step: 4,
+    revision: "r0",
+    exit_code: 0,
+    timed_out: false,
+    duration_ms: 12,
+  });
+  assert.deepEqual(viewBriefing(briefing, { retained: (s) => s >= 5 }).last_test, {
+    revision: "r0",
+    exit_code: 0,
+    timed_out: false,
+    duration_ms: 12,
+    output: `sha256:${"b".repeat(64)}`,
+  });
+  assert.equal(viewBriefing(briefing, { retained: () => true }).tests_current, true);
 });
 
 test("the prefix's tasks say what to answer, which commands run_command may run and what run_tests runs; candidates name the phase; arguments keep the reason", async () => {
