@@ -4,6 +4,7 @@
 import { runNumbers } from "./workloads.ts";
 import { utf8Length } from "../lib/digest.ts";
 import type { Recording } from "../lib/recording.ts";
+import type { PreviewSizes } from "../lib/render-event.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/turn.ts";
 import { addCosts, type Costs, emptyCosts, RunCost } from "./cost.ts";
 import { type Peer, PeerRun, PEERS } from "./peers.ts";
@@ -94,6 +95,22 @@ class Observer implements Provider {
     for (const { meter, render } of this.#meters) meter.add(render(request), step);
     return this.#inner.complete(request, options);
   }
+}
+
+/**
+ * Replays `recording` under bounded with other preview sizes (the frontier: what spending more of the 32-48 KiB window
+ * on previews buys in visibility, and costs).
+ */
+export async function measureBounded(recording: Recording, previews: PreviewSizes): Promise<ContenderRun> {
+  const meter = new Meter(learnedIdentifiers(recording));
+  const steps = recording.answers.map((a) => a.step);
+  const result = await replayRecording(recording, "bounded", {
+    wrap: (p) => new Observer(p, steps, [{ meter, render: (r) => r }]),
+    previews,
+  });
+  const run = meter.finish();
+  run.checkpoints = runNumbers(result).checkpoints;
+  return run;
 }
 
 /** Replays `recording` under legacy (rendering the peers from it) and bounded; one ContenderRun each. */

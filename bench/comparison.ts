@@ -142,3 +142,53 @@ export function evaluateComparisonTargets(
   });
   return targets;
 }
+
+/** One preview size of the frontier: bounded's figures over the shipped workloads and per system, against legacy. */
+export type FrontierPoint = {
+  retained_preview_bytes: number;
+  bytes_ratio: number | null;
+  cost_ratio: Record<(typeof CACHED_MODELS)[number], number | null>;
+  visibility: number | null;
+  visibility_by_system: Partial<Record<System, number | null>>;
+  checkpoints_per_100_calls: number | null;
+  max_request_bytes: number;
+};
+
+/**
+ * Bounded at several retained-preview sizes (`variants`, keyed by size) against legacy (`rows`), pooled over the
+ * shipped workloads (`shipped` says which system is one) with visibility per system.
+ */
+export function summarizeFrontier(
+  rows: readonly ComparisonRow[],
+  variants: ReadonlyMap<number, readonly ContenderRun[]>,
+  shipped: (system: System) => boolean,
+): FrontierPoint[] {
+  return [...variants].map(([size, runs]) => {
+    const pool = (keep: (s: System) => boolean) => {
+      const mine = emptyContenderRun();
+      const legacy = emptyContenderRun();
+      rows.forEach((r, i) => {
+        if (!keep(r.system)) return;
+        addContenderRun(mine, runs[i]);
+        addContenderRun(legacy, r.runs.legacy);
+      });
+      return { mine, legacy };
+    };
+    const { mine, legacy } = pool(shipped);
+    const systems = [...new Set(rows.map((r) => r.system))];
+    return {
+      retained_preview_bytes: size,
+      bytes_ratio: ratio(mine.bytes, legacy.bytes),
+      cost_ratio: Object.fromEntries(
+        CACHED_MODELS.map((m) => [m, ratio(mine.costs.cost[m], legacy.costs.cost[m])]),
+      ) as FrontierPoint["cost_ratio"],
+      visibility: ratio(mine.visibility.visible, mine.visibility.identifiers),
+      visibility_by_system: Object.fromEntries(systems.map((s) => {
+        const { mine: m } = pool((x) => x === s);
+        return [s, ratio(m.visibility.visible, m.visibility.identifiers)];
+      })),
+      checkpoints_per_100_calls: mine.calls === 0 ? null : (100 * (mine.checkpoints ?? 0)) / mine.calls,
+      max_request_bytes: mine.maxBytes,
+    };
+  });
+}

@@ -392,6 +392,59 @@ export function renderComparison(r: BenchResults): string[] {
     `${pct(c.legacy.cached_share.openai ?? 0, 1)} (OpenAI); bounded ${pct(c.bounded.cached_share.anthropic ?? 0, 1)}` +
     `, ${pct(c.bounded.cached_share.openai ?? 0, 1)}.`,
     "",
+    `**The floor of this design**: the tools and prefix, the candidates and the newest output cost bounded ` +
+    `${fix(costFloor(c, "anthropic"))} of legacy under Anthropic and ${fix(costFloor(c, "gpt-5"))} under GPT-5 — ` +
+    "the same whatever the tail holds (legacy pays the same prefix and about the same newest output). Every older " +
+    "event and the working state come on top, so a cost of 0.40 would leave about " +
+    `${fix(0.4 - costFloor(c, "anthropic"))} (Anthropic) for the whole retained tail, a tail several times smaller ` +
+    "than the 32-48 KiB window the release note fixes.",
+    "",
+    ...renderFrontier(r),
+  ];
+}
+
+/** Bounded's cost in the sections no tail can shrink, as a ratio to legacy's whole cost. */
+function costFloor(c: Comparison, model: "anthropic" | "gpt-5"): number {
+  const s = c.bounded.sections[model];
+  const share = s["tools / response format"] + s.prefix + s.candidates + s.newest + s.lookups;
+  return (share * c.bounded.cost[model]) / c.legacy.cost[model];
+}
+
+function renderFrontier(r: BenchResults): string[] {
+  const systems = SYSTEMS.filter((s) => r.frontier.some((p) => p.visibility_by_system[s] != null));
+  return [
+    "### The frontier: larger retained previews",
+    "",
+    "Bounded replayed with larger previews of every retained event (the newest view stays 8 KiB; the 48 KiB trigger " +
+    "and 32 KiB target unchanged), over the shipped workloads, as ratios to legacy. Visibility per system in the " +
+    "last columns (the synthetic system is not in the pooled figures). Larger previews fill the window sooner, so " +
+    "fewer events stay in the tail: what they add in the events they keep, they lose in the events they retire.",
+    "",
+    table(
+      [
+        "retained preview",
+        "bytes",
+        "Anthropic",
+        "GPT-4.1",
+        "GPT-5",
+        "visibility",
+        ...systems.map((s) => `visibility ${s}`),
+        "checkpoints / 100 calls",
+        "max request",
+      ],
+      r.frontier.map((p) => [
+        `${int(p.retained_preview_bytes)} B${p.retained_preview_bytes === 512 ? " (default)" : ""}`,
+        fix(p.bytes_ratio),
+        fix(p.cost_ratio.anthropic),
+        fix(p.cost_ratio["gpt-4.1"]),
+        fix(p.cost_ratio["gpt-5"]),
+        fix(p.visibility),
+        ...systems.map((s) => fix(p.visibility_by_system[s])),
+        fix(p.checkpoints_per_100_calls, 2),
+        int(p.max_request_bytes),
+      ]),
+    ),
+    "",
   ];
 }
 

@@ -1,7 +1,7 @@
 // The shape of bench/results.json: what run.ts measures and results-markdown.ts renders (a module of its own, so the
 // renderer does not import the script that runs it).
 import type { Anatomy } from "./anatomy.ts";
-import type { Comparison, ComparisonTarget } from "./comparison.ts";
+import type { Comparison, ComparisonTarget, FrontierPoint } from "./comparison.ts";
 import type { Machine, PeakRss, Startup } from "./machine.ts";
 import type { BuildTiming, SystemSummary, Target } from "./summarize.ts";
 import type { System } from "./workloads.ts";
@@ -36,6 +36,7 @@ export type BenchResults = {
     runs: { system: System; name: string; [contender: string]: unknown }[];
   };
   comparison_targets: ComparisonTarget[];
+  frontier: FrontierPoint[];
   runs: {
     system: System;
     name: string;

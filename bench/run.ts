@@ -4,8 +4,12 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Anatomy, MeasuringProvider } from "./anatomy.ts";
-import { compareRecording } from "./compare.ts";
-import { type ComparisonRow, evaluateComparisonTargets, summarizeComparison } from "./comparison.ts";
+import { compareRecording, type ContenderRun, measureBounded } from "./compare.ts";
+import { type ComparisonRow, evaluateComparisonTargets, summarizeComparison, summarizeFrontier } from "./comparison.ts";
+import { NEWEST_PREVIEW_BYTES } from "../lib/render-event.ts";
+
+/** Retained-preview sizes the frontier measures besides the default 512 B. */
+const FRONTIER_PREVIEW_BYTES = [1024, 2048, 4096];
 import { measureBuildTimes, stepsOf } from "./build-timing.ts";
 import { describeMachine, measureStartup, PeakRss } from "./machine.ts";
 import type { BenchResults } from "./results.ts";
@@ -175,6 +179,18 @@ const comparison = {
 const comparisonTargets = evaluateComparisonTargets({ shipped: comparison.shipped, systems: comparison.systems });
 log(`compared ${comparisonRows.length} workloads with the peers under the caching cost models`);
 
+// 2c. The frontier: bounded with larger retained previews (the 48/32 KiB rule unchanged), against the same legacy runs.
+const variants = new Map<number, ContenderRun[]>([[512, comparisonRows.map((r) => r.runs.bounded)]]);
+for (const retained of FRONTIER_PREVIEW_BYTES) {
+  const runs: ContenderRun[] = [];
+  for (const workload of workloads) {
+    runs.push(await measureBounded(loadWorkload(workload).recording, { retained, newest: NEWEST_PREVIEW_BYTES }));
+  }
+  variants.set(retained, runs);
+}
+const frontier = summarizeFrontier(comparisonRows, variants, isShipped);
+log(`measured bounded at ${variants.size} retained-preview sizes`);
+
 // 3. Request-build cost against JSON.stringify, with 64, 1,024 and 4,096 archived events (real mini-swe-agent steps).
 const mini = workloads.filter((w) => w.system === "mini-swe-agent").map((w) => loadWorkload(w).recording);
 const timingSamples = measureBuildTimes({
@@ -208,6 +224,7 @@ const results: BenchResults = {
   targets,
   comparison,
   comparison_targets: comparisonTargets,
+  frontier,
   runs: rows.map((r) => ({
     system: r.system,
     name: r.name,

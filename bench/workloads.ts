@@ -13,6 +13,7 @@ import { textOf } from "../lib/importers/source.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
 import { RecordedExecutor, ScriptedProvider } from "../lib/replay.ts";
 import type { Provider } from "../lib/turn.ts";
+import type { PreviewSizes } from "../lib/render-event.ts";
 import { OPENHANDS_STYLE_SEEDS, openhandsStyleRecording } from "../tests/fixtures/openhands-style.ts";
 
 export const SYSTEMS = ["mini-swe-agent", "swe-agent", "loom testdata", "synthetic openhands-style"] as const;
@@ -133,7 +134,11 @@ function historyBytes(text: string, format: Workload["format"]): number | null {
 export function replayRecording(
   recording: Recording,
   policy: ContextPolicyName,
-  { wrap, now = () => performance.now() }: { wrap?: (provider: Provider) => Provider; now?: () => number } = {},
+  { wrap, now = () => performance.now(), previews }: {
+    wrap?: (provider: Provider) => Provider;
+    now?: () => number;
+    previews?: PreviewSizes;
+  } = {},
 ): Promise<RunResult> {
   const scripted = new ScriptedProvider(recording.answers);
   return startRun({ request: { ...recording.header.slice, workspace: "." } }, {
@@ -141,6 +146,7 @@ export function replayRecording(
     provider: wrap ? wrap(scripted) : scripted,
     executor: (store) => new RecordedExecutor(recording.executions, { store }),
     now,
+    previews,
   });
 }
 

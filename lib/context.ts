@@ -15,7 +15,14 @@ import { utf8Length } from "./digest.ts";
 import { BudgetError } from "./errors.ts";
 import type { SealedEvent } from "./events.ts";
 import type { ContextPolicyName } from "./policy.ts";
-import { renderLegacy, renderNewestView, renderRetained } from "./render-event.ts";
+import {
+  checkPreviewSizes,
+  PREVIEW_SIZES,
+  type PreviewSizes,
+  renderLegacy,
+  renderNewestView,
+  renderRetained,
+} from "./render-event.ts";
 import type { ResultStore } from "./store.ts";
 import type { JsonSchema, Phase, Section, TurnRequest } from "./turn.ts";
 
@@ -98,10 +105,12 @@ export type ContextOptions = {
   /** What each phase asks and the actions: constant for the run, so part of the stable prefix. */
   tasks?: Extract<Section, { section: "tasks" }>;
   store: ResultStore;
+  /** Bounded only: preview sizes above the SPEC's floors (the benchmark's frontier); default 512 B and 8 KiB. */
+  previews?: PreviewSizes;
 };
 
 /** Instructions and intent, verbatim, then the tasks. */
-function prefixOf({ instructions, intent, tasks }: Omit<ContextOptions, "store">): Fragment[] {
+function prefixOf({ instructions, intent, tasks }: Omit<ContextOptions, "store" | "previews">): Fragment[] {
   const prefix = [
     fragment({ section: "instructions", text: instructions }),
     fragment({ section: "intent", text: intent }),
@@ -163,11 +172,13 @@ export class BoundedContext implements ContextPolicy {
   #tailRetainedBytes = 0;
   #retired = 0;
   readonly #store: ResultStore;
+  readonly #previews: PreviewSizes;
 
-  constructor({ instructions, intent, tasks, store }: ContextOptions) {
+  constructor({ instructions, intent, tasks, store, previews = PREVIEW_SIZES }: ContextOptions) {
     this.#base = prefixOf({ instructions, intent, tasks });
     this.#checkpoint = emptyCheckpoint();
     this.#store = store;
+    this.#previews = checkPreviewSizes(previews);
   }
 
   get retiredCount(): number {
@@ -187,8 +198,8 @@ export class BoundedContext implements ContextPolicy {
     // prompt caches reuse every retained event. Its larger view as the newest event is a separate section.
     const previous = this.#tail[this.#tail.length - 1];
     if (previous) previous.newest = null;
-    const retained = fragment(renderRetained(sealed.event, this.#store));
-    const view = renderNewestView(sealed.event, this.#store);
+    const retained = fragment(renderRetained(sealed.event, this.#store, this.#previews));
+    const view = renderNewestView(sealed.event, this.#store, this.#previews);
     const newest = view ? fragment({ section: "newest", step: sealed.event.step, view }) : null;
     this.#tail.push({ sealed, retained, newest });
     this.#tailRetainedBytes += retained.bytes;

@@ -12,6 +12,7 @@ import {
   type WorkingState,
 } from "./briefing.ts";
 import { createContext, type TailView } from "./context.ts";
+import type { PreviewSizes } from "./render-event.ts";
 import type { ContextPolicyName } from "./policy.ts";
 import { type CallRecord, type ContextReport, ReportBuilder } from "./context-report.ts";
 import { errorMessage, InterruptedError, LoomError } from "./errors.ts";
@@ -45,6 +46,8 @@ export type LoopOptions = {
   onEvent?: (event: LoopEvent) => void;
   /** Model calls made before the loop for this run (catalog classification), measured into its report. */
   priorCalls?: CallRecord[];
+  /** Bounded preview sizes above the SPEC's floors (the benchmark's frontier only). */
+  previews?: PreviewSizes;
 };
 
 export type LoopResult = {
@@ -77,6 +80,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     intent: request.intent,
     tasks: tasksSection(request, actions),
     store,
+    previews: options.previews,
   });
   const archive = new Archive(options.archiveLimits);
   const builder = new ReportBuilder({ policy, version: options.version, slice: options.slice ?? null });

@@ -8,6 +8,22 @@ import { utf8Length } from "./digest.ts";
 export const NEWEST_PREVIEW_BYTES = 8 * 1024;
 export const RETAINED_PREVIEW_BYTES = 512;
 
+/** How much a retained event's preview and the newest event's view show; the SPEC's numbers are the floors. */
+export type PreviewSizes = { retained: number; newest: number };
+export const PREVIEW_SIZES: PreviewSizes = { retained: RETAINED_PREVIEW_BYTES, newest: NEWEST_PREVIEW_BYTES };
+
+/** Sizes below the floors (512 B retained, 8 KiB newest) or a newest view smaller than a preview are refused. */
+export function checkPreviewSizes(sizes: PreviewSizes): PreviewSizes {
+  const { retained, newest } = sizes;
+  if (!(retained >= RETAINED_PREVIEW_BYTES && newest >= NEWEST_PREVIEW_BYTES && newest >= retained)) {
+    throw new RangeError(
+      `Preview sizes ${retained} B retained / ${newest} B newest are below the floors ` +
+        `(${RETAINED_PREVIEW_BYTES} B / ${NEWEST_PREVIEW_BYTES} B, newest at least retained)`,
+    );
+  }
+  return sizes;
+}
+
 /** A bulk value a retained event cannot show whole. */
 export type Preview = { ref: string; bytes: number; head: string; tail: string; omitted: number };
 
@@ -115,8 +131,12 @@ export function renderLegacy(event: ArchivedEvent, store: ResultStore): Record<s
  * head-and-tail preview with the reference. The rendering is fixed when the event enters the tail and never changes
  * until it is retired (append-only between checkpoints).
  */
-export function renderRetained(event: ArchivedEvent, store: ResultStore): Record<string, unknown> {
-  return render(event, (bulk) => preview(bulk, store, RETAINED_PREVIEW_BYTES));
+export function renderRetained(
+  event: ArchivedEvent,
+  store: ResultStore,
+  sizes: PreviewSizes = PREVIEW_SIZES,
+): Record<string, unknown> {
+  return render(event, (bulk) => preview(bulk, store, sizes.retained));
 }
 
 /**
@@ -125,13 +145,17 @@ export function renderRetained(event: ArchivedEvent, store: ResultStore): Record
  * the view together show the value up to 8 KiB and no byte is sent twice. Null when the retained rendering already
  * shows everything.
  */
-export function renderNewestView(event: ArchivedEvent, store: ResultStore): Record<string, unknown> | null {
+export function renderNewestView(
+  event: ArchivedEvent,
+  store: ResultStore,
+  sizes: PreviewSizes = PREVIEW_SIZES,
+): Record<string, unknown> | null {
   const view: Record<string, unknown> = {};
   const visit = (key: string, value: EventValue | undefined) => {
     if (value === undefined) return;
     let cut = false;
     const more = mapBulk(value, (bulk) => {
-      const c = continuation(bulk, store, { retained: RETAINED_PREVIEW_BYTES, limit: NEWEST_PREVIEW_BYTES });
+      const c = continuation(bulk, store, { retained: sizes.retained, limit: sizes.newest });
       if (c) cut = true;
       return c;
     });

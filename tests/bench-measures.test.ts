@@ -2,7 +2,10 @@
 // which design changes are kept, so they are tested like product code.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { type ContenderRun, emptyContenderRun } from "../bench/compare.ts";
+import { type ComparisonRow, summarizeFrontier } from "../bench/comparison.ts";
 import { RunCost } from "../bench/cost.ts";
+import type { System } from "../bench/workloads.ts";
 import { Clearing, maskObservations } from "../bench/peers.ts";
 import { emptyVisibility, identifiers, learnedIdentifiers, scoreStep } from "../bench/visibility.ts";
 import type { TurnRequest } from "../lib/turn.ts";
@@ -123,4 +126,41 @@ test("the synthetic OpenHands-style fixture has whole-file views of 5-30 KB", ()
   );
   assert.ok(views.length >= 5);
   for (const bytes of views) assert.ok(bytes >= 5_000 && bytes <= 36_000, `${bytes}`);
+});
+
+test("the frontier pools each preview size over the shipped systems against the same legacy runs", () => {
+  const run = (bytes: number, anthropic: number, visible: number, identifiers: number, checkpoints: number | null) => {
+    const r = emptyContenderRun();
+    r.calls = 10;
+    r.bytes = bytes;
+    r.maxBytes = bytes / 10;
+    r.costs.cost.anthropic = anthropic;
+    r.costs.cost["gpt-4.1"] = anthropic;
+    r.costs.cost["gpt-5"] = anthropic;
+    r.visibility = { steps: 5, identifiers, visible };
+    r.checkpoints = checkpoints;
+    return r;
+  };
+  const row = (system: System, legacy: ContenderRun): ComparisonRow => ({
+    system,
+    name: system,
+    runs: { legacy } as ComparisonRow["runs"],
+  });
+  const rows = [
+    row("mini-swe-agent", run(1000, 100, 10, 10, null)),
+    row("synthetic openhands-style", run(5000, 500, 10, 10, null)),
+  ];
+  const variants = new Map([
+    [512, [run(400, 60, 8, 10, 1), run(100, 10, 5, 10, 0)]],
+    [2048, [run(500, 70, 9, 10, 2), run(200, 20, 7, 10, 0)]],
+  ]);
+  const [small, large] = summarizeFrontier(rows, variants, (s) => s !== "synthetic openhands-style");
+  // Only the shipped system is pooled; the synthetic one is reported by system.
+  assert.equal(small.retained_preview_bytes, 512);
+  assert.equal(small.bytes_ratio, 0.4);
+  assert.equal(small.cost_ratio.anthropic, 0.6);
+  assert.equal(small.visibility, 0.8);
+  assert.equal(small.checkpoints_per_100_calls, 10);
+  assert.deepEqual(large.visibility_by_system, { "mini-swe-agent": 0.9, "synthetic openhands-style": 0.7 });
+  assert.equal(large.cost_ratio["gpt-5"], 0.7);
 });

@@ -36,6 +36,7 @@ import { createProvider } from "./providers/create-provider.ts";
 import type { HttpOptions } from "./providers/post-json.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
 import { createWorkspaceExecutor } from "./create-workspace-executor.ts";
+import type { PreviewSizes } from "../render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
 
 /** The options of a library run (runWithOptions). */
@@ -92,6 +93,8 @@ export type StartOptions = RunOptions & {
   /** Where providers read their credentials (default: the process environment). */
   env?: Record<string, string | undefined>;
   onRouting?: (note: RoutingNote) => void;
+  /** Bounded preview sizes above the SPEC's floors: the benchmark's frontier only, never a CLI or catalog setting. */
+  previews?: PreviewSizes;
   /** run-started (after routing), the routing's model calls, then every loop event as it happens. */
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
@@ -140,6 +143,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       archiveLimits: options.archiveLimits,
       onProgress: options.onProgress,
       priorCalls: known.calls,
+      previews: options.previews,
     });
   } catch (error) {
     if (!(error instanceof LoomError)) throw error;
