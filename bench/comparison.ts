@@ -145,7 +145,8 @@ export function evaluateComparisonTargets(
 
 /** One preview size of the frontier: bounded's figures over the shipped workloads and per system, against legacy. */
 export type FrontierPoint = {
-  retained_preview_bytes: number;
+  /** Which previews: "512 B (the floor)", "512 B-4 KiB by room (default)", "2 KiB", … */
+  previews: string;
   bytes_ratio: number | null;
   cost_ratio: Record<(typeof CACHED_MODELS)[number], number | null>;
   visibility: number | null;
@@ -155,15 +156,15 @@ export type FrontierPoint = {
 };
 
 /**
- * Bounded at several retained-preview sizes (`variants`, keyed by size) against legacy (`rows`), pooled over the
+ * Bounded with several retained-preview sizes (`variants`, keyed by a label) against legacy (`rows`), pooled over the
  * shipped workloads (`shipped` says which system is one) with visibility per system.
  */
 export function summarizeFrontier(
   rows: readonly ComparisonRow[],
-  variants: ReadonlyMap<number, readonly ContenderRun[]>,
+  variants: ReadonlyMap<string, readonly ContenderRun[]>,
   shipped: (system: System) => boolean,
 ): FrontierPoint[] {
-  return [...variants].map(([size, runs]) => {
+  return [...variants].map(([label, runs]) => {
     const pool = (keep: (s: System) => boolean) => {
       const mine = emptyContenderRun();
       const legacy = emptyContenderRun();
@@ -177,7 +178,7 @@ export function summarizeFrontier(
     const { mine, legacy } = pool(shipped);
     const systems = [...new Set(rows.map((r) => r.system))];
     return {
-      retained_preview_bytes: size,
+      previews: label,
       bytes_ratio: ratio(mine.bytes, legacy.bytes),
       cost_ratio: Object.fromEntries(
         CACHED_MODELS.map((m) => [m, ratio(mine.costs.cost[m], legacy.costs.cost[m])]),

@@ -17,6 +17,7 @@ import type { SealedEvent } from "./events.ts";
 import type { ContextPolicyName } from "./policy.ts";
 import {
   checkPreviewSizes,
+  entryPreviewBytes,
   PREVIEW_SIZES,
   type PreviewSizes,
   renderLegacy,
@@ -198,8 +199,12 @@ export class BoundedContext implements ContextPolicy {
     // prompt caches reuse every retained event. Its larger view as the newest event is a separate section.
     const previous = this.#tail[this.#tail.length - 1];
     if (previous) previous.newest = null;
-    const retained = fragment(renderRetained(sealed.event, this.#store, this.#previews));
-    const view = renderNewestView(sealed.event, this.#store, this.#previews);
+    // The preview size is chosen here from the room the tail has left, and fixed with the rendering.
+    let used = this.#tailRetainedBytes + (this.#checkpointFragment?.bytes ?? 0);
+    for (const f of this.#base) used += f.bytes;
+    const limit = entryPreviewBytes(this.#previews, RETIRE_TRIGGER_BYTES - used);
+    const retained = fragment(renderRetained(sealed.event, this.#store, limit));
+    const view = renderNewestView(sealed.event, this.#store, { retained: limit, newest: this.#previews.newest });
     const newest = view ? fragment({ section: "newest", step: sealed.event.step, view }) : null;
     this.#tail.push({ sealed, retained, newest });
     this.#tailRetainedBytes += retained.bytes;

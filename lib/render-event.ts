@@ -8,20 +8,41 @@ import { utf8Length } from "./digest.ts";
 export const NEWEST_PREVIEW_BYTES = 8 * 1024;
 export const RETAINED_PREVIEW_BYTES = 512;
 
-/** How much a retained event's preview and the newest event's view show; the SPEC's numbers are the floors. */
-export type PreviewSizes = { retained: number; newest: number };
-export const PREVIEW_SIZES: PreviewSizes = { retained: RETAINED_PREVIEW_BYTES, newest: NEWEST_PREVIEW_BYTES };
+/** A retained preview grows up to this much while the tail has room (see `entryPreviewBytes`). */
+export const RETAINED_PREVIEW_MAX_BYTES = 2 * 1024;
+/** …taking this share (1/8) of the room left below the retirement trigger. */
+export const ROOM_SHARE = 8;
 
-/** Sizes below the floors (512 B retained, 8 KiB newest) or a newest view smaller than a preview are refused. */
+/**
+ * How much a retained event's preview shows (`retained`, up to `upTo` while the tail has room) and how much the newest
+ * event's output shows with its view (`newest`). The SPEC's numbers are the floors.
+ */
+export type PreviewSizes = { retained: number; upTo: number; newest: number };
+export const PREVIEW_SIZES: PreviewSizes = {
+  retained: RETAINED_PREVIEW_BYTES,
+  upTo: RETAINED_PREVIEW_MAX_BYTES,
+  newest: NEWEST_PREVIEW_BYTES,
+};
+
+/** Sizes below the floors (512 B retained, 8 KiB newest), or out of order, are refused. */
 export function checkPreviewSizes(sizes: PreviewSizes): PreviewSizes {
-  const { retained, newest } = sizes;
-  if (!(retained >= RETAINED_PREVIEW_BYTES && newest >= NEWEST_PREVIEW_BYTES && newest >= retained)) {
+  const { retained, upTo, newest } = sizes;
+  if (!(retained >= RETAINED_PREVIEW_BYTES && newest >= NEWEST_PREVIEW_BYTES && upTo >= retained && newest >= upTo)) {
     throw new RangeError(
-      `Preview sizes ${retained} B retained / ${newest} B newest are below the floors ` +
-        `(${RETAINED_PREVIEW_BYTES} B / ${NEWEST_PREVIEW_BYTES} B, newest at least retained)`,
+      `Preview sizes ${retained}-${upTo} B retained / ${newest} B newest are below the floors or out of order ` +
+        `(at least ${RETAINED_PREVIEW_BYTES} B / ${NEWEST_PREVIEW_BYTES} B, retained <= up to <= newest)`,
     );
   }
   return sizes;
+}
+
+/**
+ * The preview an event entering the tail gets: an eighth of the room left below the retirement trigger (`room`),
+ * between the floor and `upTo`. A tail with room shows more of each output; as it fills, previews shrink to the
+ * floor, so the bytes go where the window allows them and retirements stay as rare as with the floor alone.
+ */
+export function entryPreviewBytes(sizes: PreviewSizes, room: number): number {
+  return Math.max(sizes.retained, Math.min(sizes.upTo, Math.floor(room / ROOM_SHARE)));
 }
 
 /** A bulk value a retained event cannot show whole. */
@@ -134,9 +155,9 @@ export function renderLegacy(event: ArchivedEvent, store: ResultStore): Record<s
 export function renderRetained(
   event: ArchivedEvent,
   store: ResultStore,
-  sizes: PreviewSizes = PREVIEW_SIZES,
+  limit: number = RETAINED_PREVIEW_BYTES,
 ): Record<string, unknown> {
-  return render(event, (bulk) => preview(bulk, store, sizes.retained));
+  return render(event, (bulk) => preview(bulk, store, limit));
 }
 
 /**
@@ -148,14 +169,14 @@ export function renderRetained(
 export function renderNewestView(
   event: ArchivedEvent,
   store: ResultStore,
-  sizes: PreviewSizes = PREVIEW_SIZES,
+  { retained = RETAINED_PREVIEW_BYTES, newest = NEWEST_PREVIEW_BYTES }: { retained?: number; newest?: number } = {},
 ): Record<string, unknown> | null {
   const view: Record<string, unknown> = {};
   const visit = (key: string, value: EventValue | undefined) => {
     if (value === undefined) return;
     let cut = false;
     const more = mapBulk(value, (bulk) => {
-      const c = continuation(bulk, store, { retained: sizes.retained, limit: sizes.newest });
+      const c = continuation(bulk, store, { retained, limit: newest });
       if (c) cut = true;
       return c;
     });

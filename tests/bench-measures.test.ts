@@ -151,12 +151,12 @@ test("the frontier pools each preview size over the shipped systems against the 
     row("synthetic openhands-style", run(5000, 500, 10, 10, null)),
   ];
   const variants = new Map([
-    [512, [run(400, 60, 8, 10, 1), run(100, 10, 5, 10, 0)]],
-    [2048, [run(500, 70, 9, 10, 2), run(200, 20, 7, 10, 0)]],
+    ["512 B", [run(400, 60, 8, 10, 1), run(100, 10, 5, 10, 0)]],
+    ["2 KiB", [run(500, 70, 9, 10, 2), run(200, 20, 7, 10, 0)]],
   ]);
   const [small, large] = summarizeFrontier(rows, variants, (s) => s !== "synthetic openhands-style");
   // Only the shipped system is pooled; the synthetic one is reported by system.
-  assert.equal(small.retained_preview_bytes, 512);
+  assert.equal(small.previews, "512 B");
   assert.equal(small.bytes_ratio, 0.4);
   assert.equal(small.cost_ratio.anthropic, 0.6);
   assert.equal(small.visibility, 0.8);

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   checkPreviewSizes,
+  entryPreviewBytes,
   headAndTail,
   NEWEST_PREVIEW_BYTES,
   PREVIEW_SIZES,
@@ -40,15 +41,24 @@ test("headAndTail leaves text that fits untouched", () => {
   assert.ok(utf8Length(cut.head) >= 256 && utf8Length(cut.tail) >= 256);
 });
 
-test("preview sizes below the SPEC's floors are refused; larger ones show more of each retained value", () => {
-  assert.throws(() => checkPreviewSizes({ retained: 256, newest: NEWEST_PREVIEW_BYTES }), /below the floors/);
-  assert.throws(() => checkPreviewSizes({ retained: 512, newest: 4096 }), /below the floors/);
-  assert.throws(() => checkPreviewSizes({ retained: 16_384, newest: 8192 }), /below the floors/);
-  assert.deepEqual(checkPreviewSizes(PREVIEW_SIZES), {
-    retained: RETAINED_PREVIEW_BYTES,
-    newest: NEWEST_PREVIEW_BYTES,
-  });
+test("preview sizes below the SPEC's floors, or out of order, are refused", () => {
+  const sizes = (retained: number, upTo: number, newest: number) => ({ retained, upTo, newest });
+  assert.throws(() => checkPreviewSizes(sizes(256, 4096, NEWEST_PREVIEW_BYTES)), /below the floors/);
+  assert.throws(() => checkPreviewSizes(sizes(512, 512, 4096)), /below the floors/);
+  assert.throws(() => checkPreviewSizes(sizes(2048, 1024, 8192)), /out of order/);
+  assert.throws(() => checkPreviewSizes(sizes(512, 16_384, 8192)), /out of order/);
+  assert.deepEqual(checkPreviewSizes(PREVIEW_SIZES), sizes(RETAINED_PREVIEW_BYTES, 2048, NEWEST_PREVIEW_BYTES));
+});
 
+test("an entering event's preview is an eighth of the room left, between the floor and the cap", () => {
+  assert.equal(entryPreviewBytes(PREVIEW_SIZES, 40_000), 2048);
+  assert.equal(entryPreviewBytes(PREVIEW_SIZES, 12_000), 1500);
+  assert.equal(entryPreviewBytes(PREVIEW_SIZES, 3000), 512);
+  assert.equal(entryPreviewBytes(PREVIEW_SIZES, -5000), 512, "a request past the trigger still gets the floor");
+  assert.equal(entryPreviewBytes({ retained: 1024, upTo: 1024, newest: 8192 }, 40_000), 1024, "fixed sizes");
+});
+
+test("a larger preview shows more of a retained value, and the newest view continues whichever preview it has", () => {
   const store = new ResultStore();
   const output = `${"a".repeat(3000)}${"z".repeat(3000)}`;
   const { event } = createEvent({
@@ -65,13 +75,13 @@ test("preview sizes below the SPEC's floors are refused; larger ones show more o
       output: store.put(output).digest,
     },
   }, store);
-  const shown = (sizes = PREVIEW_SIZES) => {
-    const out = renderRetained(event, store, sizes).output as { head: string; tail: string; omitted: number };
+  const shown = (limit?: number) => {
+    const out = renderRetained(event, store, limit).output as { head: string; tail: string; omitted: number };
     return utf8Length(out.head) + utf8Length(out.tail);
   };
   assert.equal(shown(), 512);
-  assert.equal(shown({ retained: 2048, newest: 8192 }), 2048);
-  // The newest view continues whichever preview the event has: preview + view is the whole 6,000 B output.
-  const view = renderNewestView(event, store, { retained: 2048, newest: 8192 })!.output as { text: string };
+  assert.equal(shown(2048), 2048);
+  // Preview + view is the whole 6,000 B output, no byte twice.
+  const view = renderNewestView(event, store, { retained: 2048 })!.output as { text: string };
   assert.equal(utf8Length(view.text), 6000 - 2048);
 });
