@@ -1,5 +1,5 @@
 // The run-local, append-only archive of events from the first action. In memory only: nothing survives the run.
-import type { Digest } from "./digest.ts";
+import { type Digest, DigestIndex } from "./digest.ts";
 import { type SealedEvent, summarizeEvent } from "./events.ts";
 
 export const ARCHIVE_MAX_EVENTS = 4096;
@@ -12,6 +12,7 @@ export type HistoryPage = { entries: HistoryEntry[]; next_offset: number | null 
 export class Archive {
   readonly #events: SealedEvent[] = [];
   readonly #byDigest = new Map<Digest, SealedEvent>();
+  readonly #index = new DigestIndex();
   #bytes = 0;
   readonly #maxEvents: number;
   readonly #maxBytes: number;
@@ -32,6 +33,7 @@ export class Archive {
     if (!this.fits(sealed.bytes)) throw new RangeError("archive capacity exceeded");
     this.#events.push(sealed);
     this.#byDigest.set(sealed.digest, sealed);
+    this.#index.add(sealed.digest);
     this.#bytes += sealed.bytes;
   }
 
@@ -55,6 +57,11 @@ export class Archive {
     return this.#byDigest.get(digest as Digest);
   }
 
+  /** The archived event's digest a whole or abbreviated digest names. */
+  resolve(ref: string): Digest | undefined {
+    return this.#index.resolve(ref);
+  }
+
   /** A page of the listing from `offset` (0 = the first event); `next_offset` is null at the end. */
   list(offset: number, { pageSize = HISTORY_PAGE_SIZE }: { pageSize?: number } = {}): HistoryPage {
     const start = Math.max(0, Math.min(offset, this.#events.length));
@@ -75,6 +82,7 @@ export class Archive {
   clear(): void {
     this.#events.length = 0;
     this.#byDigest.clear();
+    this.#index.clear();
     this.#bytes = 0;
   }
 }

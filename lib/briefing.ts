@@ -26,11 +26,11 @@ export type ArtifactView = { kind: string; path?: string; step: number } | {
 
 export function viewArtifacts(
   artifacts: readonly Artifact[],
-  { retained }: { retained: (step: number) => boolean },
+  { retained, abbreviate = (d) => d }: { retained: (step: number) => boolean; abbreviate?: (digest: string) => string },
 ): ArtifactView[] {
   return artifacts.map(({ kind, path, digest, bytes, step }) => {
     const base = path === undefined ? { kind } : { kind, path };
-    return retained(step) ? { ...base, step } : { ...base, digest, bytes };
+    return retained(step) ? { ...base, step } : { ...base, digest: abbreviate(digest), bytes };
   });
 }
 
@@ -74,13 +74,16 @@ export function initialBriefing(revision = "r0"): Briefing {
   };
 }
 
-/** The briefing's part of the working state for a request whose tail holds the steps `retained` says. */
+/**
+ * The briefing's part of the working state for a request whose tail holds the steps `retained` says; digests in the
+ * short form requests show (`abbreviate`, the result store's).
+ */
 export function viewBriefing(
   briefing: Briefing,
-  { retained }: { retained: (step: number) => boolean },
+  { retained, abbreviate = (d) => d }: { retained: (step: number) => boolean; abbreviate?: (digest: string) => string },
 ): Pick<WorkingState, "latest_revision" | "last_test" | "tests_current" | "last_refusal" | "recent_artifacts"> {
   const { last_test, last_test_step, last_refusal } = briefing;
-  let test: LastTestView | null = last_test;
+  let test: LastTestView | null = last_test && { ...last_test, output: abbreviate(last_test.output) };
   if (last_test && last_test_step !== null && retained(last_test_step)) {
     const { output: _, ...rest } = last_test;
     test = { step: last_test_step, ...rest };
@@ -92,7 +95,7 @@ export function viewBriefing(
     last_refusal: last_refusal && retained(last_refusal.step)
       ? { step: last_refusal.step, code: last_refusal.code }
       : last_refusal,
-    recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained }),
+    recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained, abbreviate }),
   };
 }
 

@@ -3,6 +3,55 @@ import { createHash } from "node:crypto";
 export type Digest = `sha256:${string}`;
 
 export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
+/** A reference names a digest whole or by a prefix of at least this many hex digits. */
+export const SHORT_DIGEST_HEX = 12;
+export const REF_DIGEST_PATTERN = /^sha256:[0-9a-f]{12,64}$/;
+
+const PREFIX = "sha256:".length;
+
+/**
+ * Digests in the order a run first saw them, each with its short form: the shortest prefix of at least 12 hex digits
+ * that no digest seen before it shares. A short form resolves to the first digest seen with that prefix — the one it
+ * was made for — so the short forms a request shows stay valid for the whole run. 64 hex digits cost a model some 40
+ * tokens; 12 (48 bits) leave a collision between two digests of one run far below one in a billion.
+ */
+export class DigestIndex {
+  /** Digests by their first 12 hex digits, in the order seen (almost always one each). */
+  readonly #buckets = new Map<string, Digest[]>();
+  readonly #short = new Map<Digest, string>();
+
+  add(digest: Digest): void {
+    if (this.#short.has(digest)) return;
+    const key = digest.slice(0, PREFIX + SHORT_DIGEST_HEX);
+    const bucket = this.#buckets.get(key);
+    let length = PREFIX + SHORT_DIGEST_HEX;
+    for (const earlier of bucket ?? []) {
+      let shared = PREFIX;
+      while (shared < digest.length && earlier[shared] === digest[shared]) shared++;
+      length = Math.max(length, shared + 1);
+    }
+    if (bucket) bucket.push(digest);
+    else this.#buckets.set(key, [digest]);
+    this.#short.set(digest, digest.slice(0, length));
+  }
+
+  /** The short form of a digest this index holds (any other string is returned as it is). */
+  abbreviate(digest: string): string {
+    return this.#short.get(digest as Digest) ?? digest;
+  }
+
+  /** The digest a whole or abbreviated digest names, if this index holds one. */
+  resolve(ref: string): Digest | undefined {
+    if (ref.length - PREFIX < SHORT_DIGEST_HEX) return undefined;
+    if (this.#short.has(ref as Digest)) return ref as Digest;
+    return this.#buckets.get(ref.slice(0, PREFIX + SHORT_DIGEST_HEX))?.find((d) => d.startsWith(ref));
+  }
+
+  clear(): void {
+    this.#buckets.clear();
+    this.#short.clear();
+  }
+}
 
 /** `sha256:<hex>` of the UTF-8 bytes of a string (or of raw bytes). */
 export function digestOf(content: string | Uint8Array): Digest {

@@ -20,12 +20,13 @@ export function answerLookup(
   const text = isResult ? lookup.$result : lookup.$read_history;
   const parsed = parseReference(text);
   if (!parsed.ok) return { lookup, error: parsed.error };
-  const { digest, selection } = parsed.reference;
-  const content = isResult ? store.get(digest) : archive.get(digest)?.canonical;
+  const { digest: named, selection } = parsed.reference;
+  const digest = isResult ? store.resolve(named) : archive.resolve(named);
+  const content = digest === undefined ? undefined : isResult ? store.get(digest) : archive.get(digest)?.canonical;
   if (content === undefined) {
     return {
       lookup,
-      error: `Unknown reference ${digest}: no ${isResult ? "stored result" : "archived event"} has this digest`,
+      error: `Unknown reference ${named}: no ${isResult ? "stored result" : "archived event"} has this digest`,
     };
   }
   const selected = select(content, selection);

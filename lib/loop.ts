@@ -107,7 +107,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   let invalidSteps = 0;
 
   const state = (lookupsUsed: number) => (view: TailView): WorkingState => ({
-    ...viewBriefing(briefing, { retained: view.retains }),
+    ...viewBriefing(briefing, { retained: view.retains, abbreviate: (digest) => store.abbreviate(digest) }),
     step,
     max_steps: request.limits.max_steps,
     lookups_used: lookupsUsed,

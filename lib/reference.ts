@@ -1,5 +1,6 @@
-// References into the result store and the archive: `sha256:<hex>` plus an optional selection.
-import { type Digest, DIGEST_PATTERN } from "./digest.ts";
+// References into the result store and the archive: `sha256:<hex>` (whole, or the short form requests show: at least
+// 12 hex digits) plus an optional selection.
+import { REF_DIGEST_PATTERN } from "./digest.ts";
 
 export type Selection =
   | { kind: "whole" }
@@ -7,7 +8,8 @@ export type Selection =
   | { kind: "lines"; start: number; end: number }
   | { kind: "pointer"; pointer: string };
 
-export type Reference = { digest: Digest; selection: Selection };
+/** `digest` is whole or a prefix of at least 12 hex digits (the store or the archive resolves it). */
+export type Reference = { digest: string; selection: Selection };
 
 export type ParseResult = { ok: true; reference: Reference } | { ok: false; error: string };
 
@@ -16,16 +18,18 @@ export function parseReference(text: unknown): ParseResult {
   if (typeof text !== "string") return { ok: false, error: `Reference must be a string, got ${typeof text}` };
   const hash = text.indexOf("#");
   const digest = hash === -1 ? text : text.slice(0, hash);
-  if (!DIGEST_PATTERN.test(digest)) {
+  if (!REF_DIGEST_PATTERN.test(digest)) {
     return {
       ok: false,
-      error: `Malformed reference ${JSON.stringify(clip(text))}: expected "sha256:" and 64 lowercase hex digits`,
+      error: `Malformed reference ${
+        JSON.stringify(clip(text))
+      }: expected "sha256:" and 12 to 64 lowercase hex digits (as the request shows it)`,
     };
   }
-  if (hash === -1) return { ok: true, reference: { digest: digest as Digest, selection: { kind: "whole" } } };
+  if (hash === -1) return { ok: true, reference: { digest, selection: { kind: "whole" } } };
   const fragment = text.slice(hash + 1);
   if (fragment.startsWith("/")) {
-    return { ok: true, reference: { digest: digest as Digest, selection: { kind: "pointer", pointer: fragment } } };
+    return { ok: true, reference: { digest, selection: { kind: "pointer", pointer: fragment } } };
   }
   const range = /^(bytes|lines)=(\d+)-(\d+)$/.exec(fragment);
   if (!range) {
@@ -40,12 +44,12 @@ export function parseReference(text: unknown): ParseResult {
   const end = Number(range[3]);
   if (range[1] === "bytes") {
     if (end < start) return { ok: false, error: `Byte range ${start}-${end} ends before it starts` };
-    return { ok: true, reference: { digest: digest as Digest, selection: { kind: "bytes", start, end } } };
+    return { ok: true, reference: { digest, selection: { kind: "bytes", start, end } } };
   }
   if (start < 1 || end < start) {
     return { ok: false, error: `Line range ${start}-${end} must be 1-based and inclusive (START >= 1, END >= START)` };
   }
-  return { ok: true, reference: { digest: digest as Digest, selection: { kind: "lines", start, end } } };
+  return { ok: true, reference: { digest, selection: { kind: "lines", start, end } } };
 }
 
 export type SelectResult = { ok: true; content: string } | { ok: false; error: string };

@@ -82,7 +82,7 @@ export function preview(bulk: Bulk, store: ResultStore, limit: number): string |
   const content = store.get(bulk.ref) ?? "";
   const cut = headAndTail(content, limit);
   if (!cut) return content;
-  const shown: Preview = { ref: bulk.ref, bytes: bulk.bytes, ...cut };
+  const shown: Preview = { ref: store.abbreviate(bulk.ref), bytes: bulk.bytes, ...cut };
   // A value only a little over the limit is shown whole when that is no larger than its preview would be.
   return jsonBytes(content) <= jsonBytes(shown) ? content : shown;
 }

@@ -1,10 +1,11 @@
 // The run-local, content-addressed result store. It lives in memory only, so nothing survives the run.
-import { type Digest, digestOf, utf8Length } from "./digest.ts";
+import { type Digest, DigestIndex, digestOf, utf8Length } from "./digest.ts";
 
 export type StoredResult = { digest: Digest; bytes: number };
 
 export class ResultStore {
   readonly #items = new Map<Digest, string>();
+  readonly #index = new DigestIndex();
   #bytes = 0;
 
   put(content: string): StoredResult {
@@ -12,6 +13,7 @@ export class ResultStore {
     const bytes = utf8Length(content);
     if (!this.#items.has(digest)) {
       this.#items.set(digest, content);
+      this.#index.add(digest);
       this.#bytes += bytes;
     }
     return { digest, bytes };
@@ -22,6 +24,16 @@ export class ResultStore {
     if (digestOf(content) !== digest) return false;
     this.put(content);
     return true;
+  }
+
+  /** The short form requests show for a stored digest (see DigestIndex). */
+  abbreviate(digest: string): string {
+    return this.#index.abbreviate(digest);
+  }
+
+  /** The stored digest a whole or abbreviated digest names. */
+  resolve(ref: string): Digest | undefined {
+    return this.#index.resolve(ref);
   }
 
   get(digest: string): string | undefined {
@@ -47,6 +59,7 @@ export class ResultStore {
 
   clear(): void {
     this.#items.clear();
+    this.#index.clear();
     this.#bytes = 0;
   }
 }

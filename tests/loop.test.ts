@@ -427,6 +427,35 @@ test("the newest event's view continues its cut output: preview and view show 8 
   assert.equal(preview.head + more.head + big.slice(start, end) + more.tail + preview.tail, big);
 });
 
+test("requests show short references, and lookups take them back with their selections", async () => {
+  const big = `${"h".repeat(5000)}MIDDLE${"m".repeat(10_000)}END${"t".repeat(5000)}`;
+  const store = new ResultStore();
+  const digest = store.put(big).digest;
+  const short = `sha256:${digest.slice(7, 19)}`;
+  const answers = [
+    pick("read_file"),
+    give({ path: "big" }),
+    answer("selection", { $result: `${short}#bytes=5000-5006` }),
+    ...finish,
+  ];
+  const provider = new ScriptedProvider(answers, { keepRequests: true });
+  await runLoop(sliceRequest(), {
+    policy: "bounded",
+    provider,
+    executor: new ScriptedExecutor(store, [big]),
+    store,
+    now: () => 0,
+    version: "t",
+  });
+  const events = provider.requests[2].sections.find((s) => s.section === "events") as { events: any[] };
+  const newest = provider.requests[2].sections.find((s) => s.section === "newest") as { view: Record<string, any> };
+  assert.equal(events.events[0].result.ref, short);
+  assert.ok(newest.view.result.rest.startsWith(`${short}#bytes=`));
+  assert.ok(!JSON.stringify(provider.requests[2]).includes(digest), "the whole digest is never shown");
+  const lookups = provider.requests[3].sections.at(-1) as { responses: Record<string, unknown>[] };
+  assert.equal(lookups.responses[0].content, "MIDDLE");
+});
+
 test("the newest event's view shows the rest of an output whole when it fits 8 KiB; a small output is inline text", async () => {
   const medium = `${"a".repeat(3000)}MIDDLE${"z".repeat(3000)}`;
   const { provider } = await loop([
