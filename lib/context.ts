@@ -106,7 +106,7 @@ export type ContextOptions = {
   /** What each phase asks and the actions: constant for the run, so part of the stable prefix. */
   tasks?: Extract<Section, { section: "tasks" }>;
   store: ResultStore;
-  /** Bounded only: preview sizes above the SPEC's floors (the benchmark's frontier); default 512 B and 8 KiB. */
+  /** Bounded only: preview sizes at or above the SPEC's floors; default 512 B-2 KiB by room, 8 KiB newest. */
   previews?: PreviewSizes;
 };
 
@@ -196,7 +196,7 @@ export class BoundedContext implements ContextPolicy {
 
   append(sealed: SealedEvent): void {
     // The event's rendering is fixed here, once: later requests send the same bytes until it is retired, so
-    // prompt caches reuse every retained event. Its larger view as the newest event is a separate section.
+    // prompt caches reuse every retained event. Its view as the newest event (the rest of its output) is a separate section.
     const previous = this.#tail[this.#tail.length - 1];
     if (previous) previous.newest = null;
     // The preview size is chosen here from the room the tail has left, and fixed with the rendering.

@@ -1,6 +1,6 @@
 // How an archived event appears in a request. Legacy inlines all bulk (the classic transcript); bounded shows
-// a head-and-tail preview with the reference, 512 B in the event, and the newest event's own view continues it (the
-// part the preview left out) up to 8 KiB in all.
+// a head-and-tail preview with the reference, 512 B to 2 KiB in the event, and the newest event's own view continues
+// it (the part the preview left out) up to 8 KiB in all.
 import { type ArchivedEvent, type Bulk, type EventValue, isBulk } from "./events.ts";
 import type { ResultStore } from "./store.ts";
 import { utf8Length } from "./digest.ts";
@@ -39,7 +39,8 @@ export function checkPreviewSizes(sizes: PreviewSizes): PreviewSizes {
 /**
  * The preview an event entering the tail gets: an eighth of the room left below the retirement trigger (`room`),
  * between the floor and `upTo`. A tail with room shows more of each output; as it fills, previews shrink to the
- * floor, so the bytes go where the window allows them and retirements stay as rare as with the floor alone.
+ * floor. The window fills sooner than with the floor alone, so retirements come more often (1.9 against 0.8 per 100
+ * calls over the shipped workloads, against a limit of 4).
  */
 export function entryPreviewBytes(sizes: PreviewSizes, room: number): number {
   return Math.max(sizes.retained, Math.min(sizes.upTo, Math.floor(room / ROOM_SHARE)));
@@ -148,8 +149,8 @@ export function renderLegacy(event: ArchivedEvent, store: ResultStore): Record<s
 }
 
 /**
- * A retained event in a bounded request: every bulk value whole when it fits 512 bytes, else as a 512-byte
- * head-and-tail preview with the reference. The rendering is fixed when the event enters the tail and never changes
+ * A retained event in a bounded request: every bulk value whole when it fits `limit` (512 B to 2 KiB, chosen when the
+ * event enters the tail), else as a head-and-tail preview of `limit` bytes with the reference. The rendering is fixed when the event enters the tail and never changes
  * until it is retired (append-only between checkpoints).
  */
 export function renderRetained(
@@ -161,7 +162,7 @@ export function renderRetained(
 }
 
 /**
- * The newest event's larger view: for each bulk value its retained preview cuts (outputs, and its arguments and
+ * The newest event's view: for each bulk value its retained preview cuts (outputs, and its arguments and
  * reason: they hold the model's latest plan), the continuation — the part the preview left out, so the preview and
  * the view together show the value up to 8 KiB and no byte is sent twice. Null when the retained rendering already
  * shows everything.
