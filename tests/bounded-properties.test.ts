@@ -334,3 +334,35 @@ test("a very large prefix does not make every request retire everything: the tai
     }
   }
 });
+
+test("an entering event's preview shrinks from 2 KiB toward the 512 B floor as the tail fills, and stays as it entered", async () => {
+  const answers: Answer[] = [];
+  const outputs: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    answers.push(pick("run_command"), give({ argv: ["bash", "-c", `step ${i}`] }));
+    outputs.push(text(6000, i + 1));
+  }
+  const { result, requests } = await runScripted(answers, outputs);
+  assert.equal(result.outcome, "completed", result.error?.message);
+  const shownBy = new Map<number, number[]>();
+  for (const r of requests) {
+    const events = (r.sections.find((s) => s.section === "events") as { events: Record<string, any>[] }).events;
+    for (const e of events) {
+      if (typeof e.output !== "object") continue;
+      const shown = utf8Length(e.output.head) + utf8Length(e.output.tail);
+      shownBy.set(e.step, [...(shownBy.get(e.step) ?? []), shown]);
+    }
+  }
+  const sizes = [...shownBy.entries()].sort(([a], [b]) => a - b).map(([, s]) => s);
+  // Append-only: every request shows an event's preview at the size it entered with.
+  for (const s of sizes) assert.ok(s.every((x) => x === s[0]), `one size per event: ${s}`);
+  const first = sizes.map((s) => s[0]);
+  assert.ok(first[0] >= 2040, `the first event enters an empty tail with 2 KiB: ${first[0]}`);
+  assert.ok(first.every((x) => x >= RETAINED_PREVIEW_BYTES - 8), "never below the floor");
+  // As the tail fills, less room is left: previews shrink (here to ~1.2 KiB, before the 48 KiB trigger retires a
+  // batch and gives the next events room again).
+  assert.ok(Math.min(...first) < 1300, `a fuller tail gets smaller previews: ${first}`);
+  assert.ok(result.report.checkpoints > 0);
+  const afterShrink = first.findIndex((x, i) => i > 0 && x < first[i - 1]);
+  assert.ok(afterShrink > 0 && first.slice(afterShrink).some((x) => x >= 2040), "room again after a retirement");
+});

@@ -85,3 +85,29 @@ test("a larger preview shows more of a retained value, and the newest view conti
   const view = renderNewestView(event, store, { retained: 2048 })!.output as { text: string };
   assert.equal(utf8Length(view.text), 6000 - 2048);
 });
+
+test("an output only a little over the preview is shown whole, with no reference; a longer one is cut", () => {
+  const store = new ResultStore();
+  const event = (output: string) =>
+    createEvent({
+      seq: 1,
+      step: 1,
+      action: "run_command",
+      args: { argv: ["bash", "-c", "x"] },
+      reason: "r",
+      report: {
+        kind: "command",
+        argv: ["bash", "-c", "x"],
+        exit_code: 0,
+        timed_out: false,
+        output: store.put(output).digest,
+      },
+    }, store).event;
+  const near = "n".repeat(560); // 48 bytes over: its preview (ref, size, keys) would take more than that
+  assert.equal(renderRetained(event(near), store).output, near);
+  assert.equal(renderNewestView(event(near), store), null, "nothing left to continue");
+  const far = "f".repeat(900);
+  const cut = renderRetained(event(far), store).output as { ref: string; omitted: number };
+  assert.equal(cut.omitted, 900 - 512);
+  assert.match(cut.ref, /^sha256:[0-9a-f]{12}$/);
+});
