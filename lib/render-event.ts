@@ -84,11 +84,16 @@ export function preview(bulk: Bulk, store: ResultStore, limit: number): string |
   const cut = headAndTail(content, limit);
   if (!cut) return content;
   const shown: Preview = { ref: store.abbreviate(bulk.ref), bytes: bulk.bytes, ...cut };
-  // A value only a little over the limit is shown whole when that is no larger than its preview would be.
+  // A value only a little over the limit is shown whole when that is no larger than its preview would be. JSON
+  // escaping makes a character at most 6 bytes, so a value past 6x the limit (plus the wrapper) never is: it is not
+  // serialized just to find that out (outputs can be megabytes).
+  if (bulk.bytes > 6 * limit + PREVIEW_WRAPPER_BYTES) return shown;
   return jsonBytes(content) <= jsonBytes(shown) ? content : shown;
 }
 
 const jsonBytes = (value: unknown) => utf8Length(JSON.stringify(value));
+/** More than a preview's keys, reference (whole digest) and sizes take in JSON. */
+const PREVIEW_WRAPPER_BYTES = 256;
 
 /**
  * What the newest event's view adds to a retained preview: the part the preview left out (bytes `from`-`to` of the
