@@ -4,11 +4,26 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { linkSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import process from "node:process";
 import { createWorkspaceExecutor } from "../lib/adapters/create-workspace-executor.ts";
+import { findBubblewrap } from "../lib/adapters/sandbox.ts";
+import { startRun } from "../lib/adapters/start-run.ts";
+import { parseRecording } from "../lib/recording.ts";
+import { traceWriter } from "../commands/trace-file.ts";
 import { ExecutionReport } from "../lib/reports.ts";
 import type { SliceRequest } from "../lib/slice.ts";
 import { ResultStore } from "../lib/store.ts";
@@ -29,10 +44,20 @@ const missing = sandboxMissing();
 
 function sandboxTest(name: string, fn: (t: { after: (f: () => unknown) => void }) => Promise<void>) {
   test(name, { timeout: 120_000 }, async (t) => {
-    if (missing) return t.skip(missing);
+    if (missing) {
+      process.stderr.write(`${missing}: ${name}\n`);
+      return t.skip(missing);
+    }
     await fn(t);
   });
 }
+
+/** A case that needs no OS sandbox: run with and without bubblewrap, the slice in the default mode (auto). */
+function bothTest(name: string, fn: (t: { after: (f: () => unknown) => void }) => Promise<void>) {
+  test(name, { timeout: 120_000 }, (t) => fn(t));
+}
+
+const AUTO = { sandbox: { mode: "auto" as const } };
 
 function replay(arena: Arena, slice: Omit<SliceRequest, "workspace">, steps: Parameters<typeof recordingOf>[1]) {
   writeFileSync(join(arena.dir, "attack.jsonl"), recordingOf(slice, steps));
@@ -46,6 +71,8 @@ function executorFor(arena: Arena, slice: Omit<SliceRequest, "workspace">, env: 
     root: arena.workspace,
     secretEnvNames: ["OPENAI_API_KEY"],
     env,
+    settingsEnv: process.env, // LOOM_BWRAP=/nonexistent runs the suite as a machine without bubblewrap
+    warn: () => {},
   });
   let step = 0;
   const run = async (action: string, args: Record<string, unknown>) =>
@@ -55,7 +82,7 @@ function executorFor(arena: Arena, slice: Omit<SliceRequest, "workspace">, env: 
   return { run, output, executor };
 }
 
-sandboxTest(
+bothTest(
   "2,000 writes and edits while a directory is swapped for a symlink to outside: nothing lands outside",
   async (t) => {
     const arena = makeArena({ "d/f.txt": "inside\n" });
@@ -68,7 +95,7 @@ sandboxTest(
       steps.push({ action: "write_file", args: { path: "d/f.txt", content: `written ${i}\n` } });
       steps.push({ action: "edit_file", args: { path: "d/f.txt", old_text: `written ${i}`, new_text: `edited ${i}` } });
     }
-    const args = replay(arena, attackSlice(), steps);
+    const args = replay(arena, attackSlice(AUTO), steps);
     // The swapper: as fast as it can, d becomes a symlink to outside and back.
     const swapper = spawn(process.execPath, [
       "-e",
@@ -91,7 +118,7 @@ sandboxTest(
   },
 );
 
-sandboxTest("3,000 reads while a directory is swapped for a symlink: none returns the outside file", async (t) => {
+bothTest("3,000 reads while a directory is swapped for a symlink: none returns the outside file", async (t) => {
   const arena = makeArena({ "d/f.txt": "inside\n" });
   t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
   writeFileSync(join(arena.outside, "f.txt"), SECRET_TEXT);
@@ -108,9 +135,9 @@ sandboxTest("3,000 reads while a directory is swapped for a symlink: none return
   const store = new ResultStore();
   let leaked = 0, read = 0;
   const executor = createWorkspaceExecutor(
-    { ...attackSlice(), workspace: arena.workspace },
+    { ...attackSlice(AUTO), workspace: arena.workspace },
     store,
-    { root: arena.workspace, secretEnvNames: [] },
+    { root: arena.workspace, secretEnvNames: [], warn: () => {} },
   );
   for (let i = 0; i < 3_000; i++) {
     const report = await executor.execute("read_file", { path: "d/f.txt" }, { step: 1 });
@@ -125,7 +152,7 @@ sandboxTest("3,000 reads while a directory is swapped for a symlink: none return
 });
 
 for (const how of ["timeout", "SIGINT", "SIGTERM"] as const) {
-  sandboxTest(
+  bothTest(
     `7 kinds of orphan (setsid, double fork, setpgrp, nohup, setsid -f, daemon, signal-immune): none survives ${how}`,
     async (t) => {
       const arena = makeArena();
@@ -136,6 +163,7 @@ for (const how of ["timeout", "SIGINT", "SIGTERM"] as const) {
       });
       const slice = attackSlice({
         limits: { max_steps: 10, command_timeout_ms: how === "timeout" ? 3_000 : 60_000 },
+        ...AUTO,
       });
       const args = replay(arena, slice, [{
         action: "run_command",
@@ -235,12 +263,12 @@ sandboxTest(
   },
 );
 
-sandboxTest("a write through a hard link is refused and neither name changes", async (t) => {
+bothTest("a write through a hard link is refused and neither name changes", async (t) => {
   const arena = makeArena({ "a.txt": "original\n" });
   t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
   linkSync(join(arena.workspace, "a.txt"), join(arena.workspace, "b.txt"));
   linkSync(arena.secret, join(arena.workspace, "secret-link.txt"));
-  const { run } = executorFor(arena, attackSlice(), { PATH: process.env.PATH });
+  const { run } = executorFor(arena, attackSlice(AUTO), { PATH: process.env.PATH });
   for (const path of ["a.txt", "secret-link.txt"]) {
     const write = await run("write_file", { path, content: "changed\n" });
     assert.equal(write.kind === "refusal" && write.code, "hard_linked");
@@ -299,7 +327,11 @@ sandboxTest(
     const dump = (name: string) =>
       `{ env; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < "$f"; done; cat /proc/$PPID/environ; ` +
       `cat /proc/1/environ; ls -la /proc; } > ${name} 2>&1; echo dumped`;
-    const slice = attackSlice({ test: { command: ["sh", "-c", dump("seen-by-test.txt")], timeout_ms: 30_000 } });
+    // The command is allowed as a whole (the guard refuses /proc paths the model would add after a prefix).
+    const slice = attackSlice({
+      test: { command: ["sh", "-c", dump("seen-by-test.txt")], timeout_ms: 30_000 },
+      commands: [["sh", "-c", dump("seen-by-command.txt")]],
+    });
     const args = replay(arena, slice, [
       { action: "run_tests", args: {} },
       { action: "run_command", args: { argv: ["sh", "-c", dump("seen-by-command.txt")] } },
@@ -343,10 +375,263 @@ test("--sandbox required where bubblewrap cannot be found: exit 3 with a startup
   const arena = makeArena();
   t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
   const args = replay(arena, attackSlice(), [{ action: "run_tests", args: {} }]);
-  const run = await runLoom(args, { cwd: arena.dir, env: { PATH: "/nonexistent" } });
+  const run = await runLoom(args, { cwd: arena.dir, env: { LOOM_BWRAP: "/nonexistent/bwrap" } });
   assert.equal(run.code, 3, run.stderr);
   assert.match(run.stderr, /sandbox is required .* unavailable/);
   const report = JSON.parse(readFileSync(join(arena.dir, "report.json"), "utf8"));
   assert.equal(report.outcome, "startup_failed");
   assert.equal(report.error.code, "sandbox_unavailable");
+});
+
+// ---- Loom's own edges: its output files, its settings, its argument lists (SPEC §11). These run with and without
+// bubblewrap (LOOM_BWRAP=/nonexistent runs them as a machine without it); the sandbox mode is the default, auto.
+
+/** A test command that swaps Loom's outputs in the workspace for links to outside: two files and a folder. */
+function plantLinks(arena: Arena): string[] {
+  const out = (name: string) => join(arena.outside, name);
+  return [
+    "sh",
+    "-c",
+    [
+      `rm -f trace.jsonl rec.jsonl && ln -s ${out("bashrc")} trace.jsonl && ln -s ${out("profile")} rec.jsonl`,
+      `mv reports reports.moved && ln -s ${arena.outside} reports`,
+      "echo planted",
+    ].join(" && "),
+  ];
+}
+
+test("outputs in the workspace swapped for links by a test of the run: nothing outside changes (library run)", {
+  timeout: 120_000,
+}, async (t) => {
+  const arena = makeArena();
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  writeFileSync(join(arena.outside, "bashrc"), "# bashrc\n");
+  writeFileSync(join(arena.outside, "profile"), "# profile\n");
+  mkdirSync(join(arena.workspace, "reports"));
+  const before = outsideState(arena);
+  const slice = attackSlice({
+    test: { command: plantLinks(arena), timeout_ms: 30_000 },
+    sandbox: { mode: "auto" },
+  });
+  const steps = [
+    { action: "run_tests", args: {} },
+    { action: "write_file", args: { path: "after.txt", content: "$(touch /tmp/pwned)\n" } },
+  ];
+  const recording = parseRecording(recordingOf(slice, steps));
+  const ws = (name: string) => join(arena.workspace, name);
+  const result = await startRun({ request: { ...recording.header.slice, workspace: arena.workspace } }, {
+    replay: { recording, execute: true },
+    record: ws("rec.jsonl"),
+    trace: traceWriter(ws("trace.jsonl"), { shown: "trace.jsonl" }),
+    contextReport: ws("reports/report.json"),
+    warn: () => {},
+  });
+  assert.equal(result.steps, 3);
+  assert.ok(lstatSync(ws("trace.jsonl")).isSymbolicLink(), "the test planted its links");
+  assert.equal(outsideState(arena), before, "outside/ is unchanged");
+  // The report landed in the folder Loom pinned before the run, wherever it was moved to.
+  assert.ok(existsSync(ws("reports.moved/report.json")), "the report is in the pinned folder");
+});
+
+test("dist/loom: --trace and --context-report in the workspace, swapped for links by a test: outside unchanged", {
+  timeout: 120_000,
+}, async (t) => {
+  const arena = makeArena();
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  writeFileSync(join(arena.outside, "bashrc"), "# bashrc\n");
+  mkdirSync(join(arena.workspace, "reports"));
+  const before = outsideState(arena);
+  const slice = attackSlice({
+    test: { command: plantLinks(arena), timeout_ms: 30_000 },
+    sandbox: { mode: "auto" },
+  });
+  writeFileSync(join(arena.dir, "attack.jsonl"), recordingOf(slice, [{ action: "run_tests", args: {} }]));
+  const run = await runLoom([
+    "replay",
+    "attack.jsonl",
+    "--execute",
+    "--workspace",
+    "ws",
+    "--quiet",
+    "--trace",
+    "ws/trace.jsonl",
+    "--context-report",
+    "ws/reports/report.json",
+  ], { cwd: arena.dir });
+  assert.notEqual(run.code, null, run.stderr);
+  assert.ok(lstatSync(join(arena.workspace, "trace.jsonl")).isSymbolicLink(), "the test planted its links");
+  assert.equal(outsideState(arena), before, "outside/ is unchanged");
+  assert.ok(existsSync(join(arena.workspace, "reports.moved/report.json")), "the report is in the pinned folder");
+});
+
+test('a recording\'s sandbox.mode "off" does not lower LOOM_SANDBOX=required (exit 3 where there is no sandbox)', {
+  timeout: 60_000,
+}, async (t) => {
+  const arena = makeArena();
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const marker = join(arena.outside, "ran-unsandboxed");
+  const slice = attackSlice({
+    test: { command: ["sh", "-c", `touch ${marker}`], timeout_ms: 30_000 },
+    sandbox: { mode: "off" },
+  });
+  const args = replay(arena, slice, [{ action: "run_tests", args: {} }]);
+  const run = await runLoom(args, {
+    cwd: arena.dir,
+    env: { LOOM_SANDBOX: "required", LOOM_BWRAP: "/nonexistent/bwrap" },
+  });
+  assert.equal(run.code, 3, run.stderr);
+  assert.equal(JSON.parse(readFileSync(join(arena.dir, "report.json"), "utf8")).error.code, "sandbox_unavailable");
+  assert.ok(!existsSync(marker), "the test ran");
+  // In-process the same: the slice's "off" cannot lower the floor, and --sandbox off with a slice's "required" rises.
+  const build = (settingsEnv: Record<string, string>, mode: "off" | "required", sandboxMode?: "off") =>
+    createWorkspaceExecutor({ ...slice, sandbox: { mode }, workspace: arena.workspace }, new ResultStore(), {
+      root: arena.workspace,
+      secretEnvNames: [],
+      settingsEnv,
+      sandboxMode,
+    });
+  const noBwrap = { LOOM_BWRAP: "/nonexistent/bwrap" };
+  assert.throws(() => build({ ...noBwrap, LOOM_SANDBOX: "required" }, "off"), { code: "sandbox_unavailable" });
+  assert.throws(() => build(noBwrap, "required", "off"), { code: "sandbox_unavailable" });
+  assert.deepEqual(build(noBwrap, "off", "off").sandboxState, { mode: "off", active: false });
+});
+
+test("sandbox.read_only may not mount /, /proc, /sys, /dev, /etc, the home folder or an ancestor of the workspace", () => {
+  const arena = makeArena();
+  try {
+    for (
+      const path of ["/", "/proc", "/sys/kernel", "/dev", "/etc", process.env.HOME ?? "/root", arena.dir, "/tmp/.."]
+    ) {
+      const slice = attackSlice({ sandbox: { mode: "auto", read_only: ["/usr/share", path] } });
+      assert.throws(
+        () =>
+          createWorkspaceExecutor({ ...slice, workspace: arena.workspace }, new ResultStore(), {
+            root: arena.workspace,
+            secretEnvNames: [],
+            warn: () => {},
+          }),
+        (error: Error & { code?: string }) =>
+          error.code === "sandbox_mount_refused" && error.message.includes("sandbox.read_only[1]"),
+        `read_only ${path} was accepted`,
+      );
+    }
+  } finally {
+    rmSync(arena.dir, { recursive: true, force: true });
+  }
+});
+
+test("a bwrap on a relative or workspace PATH entry is never taken for the sandbox", async (t) => {
+  const arena = makeArena();
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const fake = join(arena.workspace, "node_modules/.bin/bwrap");
+  const marker = join(arena.outside, "fake-bwrap-ran");
+  mkdirSync(join(arena.workspace, "node_modules/.bin"), { recursive: true });
+  writeFileSync(fake, `#!/bin/sh\ntouch ${marker}\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"\n`);
+  chmodSync(fake, 0o755);
+  const probe = findBubblewrap({ PATH: `node_modules/.bin:${join(arena.workspace, "node_modules/.bin")}` });
+  assert.notEqual(probe.found?.path, fake);
+  if (probe.found) assert.ok(probe.found.path.startsWith("/usr/") || probe.found.path.startsWith("/bin/"));
+  const args = replay(arena, attackSlice({ test: { command: ["sh", "-c", "exit 0"], timeout_ms: 30_000 } }), [
+    { action: "run_tests", args: {} },
+  ]);
+  const run = await runLoom(args, {
+    cwd: arena.workspace.replace(/ws$/, ""),
+    env: { PATH: `ws/node_modules/.bin:${process.env.PATH}`, LOOM_BWRAP: undefined },
+  });
+  assert.notEqual(run.code, null, run.stderr);
+  assert.ok(!existsSync(marker), "the fake bwrap ran");
+});
+
+test("variables a slice passes never appear on any process's argument list", { timeout: 60_000 }, async (t) => {
+  const arena = makeArena();
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const canary = `canary${Math.random().toString(36).slice(2, 10)}`;
+  const slice = attackSlice({ sandbox: { mode: "auto", env: ["DATABASE_URL"] } });
+  const { run, output } = executorFor(arena, slice, {
+    PATH: process.env.PATH,
+    DATABASE_URL: `postgres://app:${canary}@db/app`,
+  });
+  let seenOnArgv = 0;
+  const running = run("run_command", { argv: ["sh", "-c", 'echo "$DATABASE_URL" > seen.txt; sleep 1; echo ok'] });
+  const deadline = Date.now() + 800;
+  while (Date.now() < deadline) {
+    seenOnArgv += processesWith(canary).length;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.match(output(await running), /ok/);
+  assert.match(readFileSync(join(arena.workspace, "seen.txt"), "utf8"), new RegExp(canary), "the child got it");
+  assert.equal(seenOnArgv, 0, "the value was on an argument list");
+});
+
+test("write_file and edit_file refuse .git/config and .git/hooks/ at any depth", async (t) => {
+  const arena = makeArena({ ".git/config": "[core]\n", "lib/.git/config": "[core]\n", ".git/hooks/x": "#!/bin/sh\n" });
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const { run } = executorFor(arena, attackSlice({ sandbox: { mode: "auto" } }), { PATH: process.env.PATH });
+  const attempts: Array<[string, Record<string, unknown>]> = [
+    ["write_file", { path: ".git/config", content: "[core]\n\tfsmonitor = touch ../outside/pwned\n" }],
+    ["write_file", { path: ".GIT/config", content: "x" }],
+    ["write_file", { path: ".git/hooks/pre-commit", content: "#!/bin/sh\n" }],
+    ["write_file", { path: "lib/.git/config", content: "x" }],
+    ["write_file", { path: ".git/modules/sub/config", content: "x" }],
+    ["edit_file", { path: ".git/config", old_text: "[core]", new_text: "[diff]\n\texternal = x" }],
+    ["edit_file", { path: ".git/hooks/x", old_text: "#!/bin/sh", new_text: "#!/bin/sh\ntouch x" }],
+  ];
+  for (const [action, args] of attempts) {
+    const report = await run(action, args);
+    assert.equal(report.kind === "refusal" && report.code, "protected_path", `${action} ${JSON.stringify(args)}`);
+  }
+  assert.equal(readFileSync(join(arena.workspace, ".git/config"), "utf8"), "[core]\n");
+  const ok = await run("write_file", { path: ".github/config", content: "fine\n" });
+  assert.equal(ok.kind, "edit");
+});
+
+sandboxTest("a command cannot change .git/config or .git/hooks/, nor put a new .git in place", async (t) => {
+  const arena = makeArena({ ".git/config": "[core]\n", ".git/hooks/pre-commit": "#!/bin/sh\n", "a.txt": "a\n" });
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const { run } = executorFor(arena, attackSlice(), { PATH: process.env.PATH });
+  for (
+    const script of [
+      "echo '[core] fsmonitor = x' >> .git/config",
+      "echo pwned > .git/hooks/pre-commit",
+      "echo pwned > .git/hooks/post-checkout",
+      "rm -rf .git/hooks",
+      "mv .git .git-old && mkdir .git && echo '[core] fsmonitor = x' > .git/config",
+      "rm -rf .git && mkdir .git && echo '[core] fsmonitor = x' > .git/config",
+    ]
+  ) await run("run_command", { argv: ["sh", "-c", script] });
+  assert.equal(readFileSync(join(arena.workspace, ".git/config"), "utf8"), "[core]\n");
+  assert.equal(readFileSync(join(arena.workspace, ".git/hooks/pre-commit"), "utf8"), "#!/bin/sh\n");
+  assert.ok(!existsSync(join(arena.workspace, ".git/hooks/post-checkout")));
+});
+
+test("the argument guard: every letter of an option cluster, every word of a script, sed w/e/r, git -c/config", async (t) => {
+  const arena = makeArena({ "notes.txt": "inside\n" });
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const before = outsideState(arena);
+  const slice = attackSlice({
+    commands: [["cp"], ["tar"], ["sed"], ["git"], ["echo"]],
+    sandbox: { mode: "auto" },
+  });
+  const { run } = executorFor(arena, slice, { PATH: process.env.PATH });
+  const attempts: string[][] = [
+    ["cp", "-vt/tmp", "notes.txt"],
+    ["cp", `-vt${arena.outside}`, "notes.txt"],
+    ["tar", `-cvf${arena.outside}/x.tar`, "notes.txt"],
+    ["tar", `-vC${arena.outside}`, "-xf", "x.tar"],
+    ["sed", "-n", `1w ${arena.outside}/w.txt`, "notes.txt"],
+    ["sed", "-n", "s/inside/touch pwned/e", "notes.txt"],
+    ["sed", "-n", `1r ${arena.secret}`, "notes.txt"],
+    ["sed", "-e", `s/x/y/w ${arena.outside}/w2.txt`, "notes.txt"],
+    ["git", "-c", "core.fsmonitor=touch pwned", "status"],
+    ["git", "config", "core.fsmonitor", "touch pwned"],
+    ["echo", `hello ${arena.secret}`],
+  ];
+  for (const argv of attempts) {
+    const report = await run("run_command", { argv });
+    assert.equal(report.kind === "refusal" && report.code, "command_not_allowed", JSON.stringify(argv));
+  }
+  assert.equal(outsideState(arena), before);
+  assert.ok(!existsSync(join(arena.workspace, "pwned")));
+  const fine = await run("run_command", { argv: ["sed", "-n", "s/inside/ok/p", "notes.txt"] });
+  assert.equal(fine.kind, "command");
 });

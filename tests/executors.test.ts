@@ -561,9 +561,11 @@ test("run_command refuses arguments after the allowed prefix that name paths out
       echoed.kind === "command" && text(echoed.output),
       "... x..y --color=auto a/./b/.. https://example.com/a/../b\n",
     );
-    // Text with whitespace is a script or a message, not a path: a shell prefix is not second-guessed.
+    // Text with whitespace may be a script: every word of it is checked too, and one naming outside is refused.
     const script = await run("run_command", { argv: ["echo", "PATH=/usr/bin:$PATH && ls ../x"] });
-    assert.equal(script.kind === "command" && text(script.output), "PATH=/usr/bin:$PATH && ls ../x\n");
+    assert.equal(script.kind === "refusal" && script.code, "command_not_allowed");
+    const inside = await run("run_command", { argv: ["echo", "make test && ls src/x"] });
+    assert.equal(inside.kind === "command" && text(inside.output), "make test && ls src/x\n");
   }, { commands: [["ls"], ["echo"]] });
 });
 

@@ -2,19 +2,19 @@
 import { StartupError } from "../errors.ts";
 import type { SandboxSettings, SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../store.ts";
-import { type Bubblewrap, findBubblewrap, type SandboxMode } from "./sandbox.ts";
+import { type Bubblewrap, effectiveMode, findBubblewrap, readOnlyProblem, type SandboxMode } from "./sandbox.ts";
 import { WorkspaceExecutor } from "./workspace-executor.ts";
 
 export type WorkspaceExecutorSettings = {
   /** The workspace directory (must exist). */
   root: string;
-  /** --sandbox; overrides the slice's own mode. Default: the slice's, else LOOM_SANDBOX, else "auto". */
+  /** --sandbox: the floor (default LOOM_SANDBOX, else "auto"); the slice's own mode may raise it, never lower it. */
   sandboxMode?: SandboxMode;
   /** Variables never passed to processes, even when the slice names them. */
   secretEnvNames: string[];
   /** Host environment processes pick their variables from (default: process.env). */
   env?: Record<string, string | undefined>;
-  /** Where LOOM_SANDBOX is read (default: env): the command's environment. */
+  /** Where LOOM_SANDBOX and LOOM_BWRAP are read (default: env): the command's environment. */
   settingsEnv?: Record<string, string | undefined>;
   /** Where "running without a sandbox" is said (once per process). */
   warn?: (message: string) => void;
@@ -61,9 +61,19 @@ export function createWorkspaceExecutor(
   { root, sandboxMode, secretEnvNames, env, settingsEnv, warn }: WorkspaceExecutorSettings,
 ): WorkspaceExecutor {
   const settings: SandboxSettings = slice.sandbox ?? {};
-  const mode = sandboxMode ?? settings.mode ?? defaultMode(settingsEnv ?? env ?? process.env);
-  const bwrap = chooseSandbox(mode, { env, warn });
-  return new WorkspaceExecutor({
+  const settingsFrom = settingsEnv ?? env ?? process.env;
+  const mode = effectiveMode(sandboxMode ?? defaultMode(settingsFrom), settings.mode);
+  (settings.read_only ?? []).forEach((path, i) => {
+    const problem = readOnlyProblem(path, { workspace: root });
+    if (problem) {
+      throw new StartupError(
+        `sandbox.read_only[${i}] ${JSON.stringify(path)} ${problem}; list only toolchain folders (docs/sandbox.md)`,
+        "sandbox_mount_refused",
+      );
+    }
+  });
+  const bwrap = chooseSandbox(mode, { env: settingsFrom, warn });
+  const executor = new WorkspaceExecutor({
     root,
     store,
     test: slice.test,
@@ -73,4 +83,6 @@ export function createWorkspaceExecutor(
     passEnv: settings.env ?? [],
     ...(bwrap ? { sandbox: { bwrap, policy: { network: settings.network, readOnly: settings.read_only } } } : {}),
   }, env ? { env } : {});
+  executor.sandboxState = { mode, active: bwrap !== undefined };
+  return executor;
 }

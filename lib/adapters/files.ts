@@ -1,44 +1,254 @@
 // File effects shared by the run lifecycle and the commands: the one atomic writer, append-only recordings, and the
 // check that an output path can be written before anything runs.
+//
+// Loom's own outputs (report, trace, recording, HTML, batch files) may live inside the workspace, where a test or a
+// command of the run can plant a symlink or swap a folder for one. So every output is opened once, without following a
+// link, through a folder handle pinned before any process ran: the check of an output path (outputPathProblem,
+// outputFolderProblem, pinOutputPath) opens the deepest existing folder on its way, and every later write walks from
+// that handle (`/proc/self/fd/N/name`, Linux's openat) creating what is missing with O_NOFOLLOW at each step. A folder
+// swapped for a symlink afterwards is never followed; the write lands in the pinned folder or fails. Without /proc
+// (macOS) the walk uses paths with an lstat per component, which narrows the window but cannot close it.
 import {
   accessSync,
-  appendFileSync,
+  closeSync,
   constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
   mkdirSync,
+  openSync,
   renameSync,
   rmSync,
   type Stats,
   statSync,
-  writeFileSync,
+  writeSync,
 } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, resolve, sep } from "node:path";
+
+const PROC_FD = "/proc/self/fd";
+const pinnable = process.platform === "linux" && existsSync(PROC_FD);
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+/** A folder Loom opened before anything of the run could change it; its handle outlives renames and swaps. */
+type Pin = { path: string; fd: number | null; dev: number; ino: number };
+
+// Folders pinned in this process, by the absolute path they had when pinned: every existing folder on the way to an
+// output, so a folder removed below one of them is walked to again (without following links) from the nearest one
+// that still exists. Pinning again (each run's checks) takes a path that names another folder now afresh.
+const pins = new Map<string, Pin>();
+
+/** A path a write was refused on: something on the way is a symbolic link Loom did not find there before the run. */
+export class OutputLinkError extends Error {
+  readonly code = "ELOOP";
+  constructor(path: string) {
+    super(`${JSON.stringify(path)} is a symbolic link; Loom does not write its own files through links`);
+  }
+}
+
+function pinAt(path: string): void {
+  if (pins.get(path) && pinValid(pins.get(path)!)) return;
+  const fd = pinnable ? openSync(path, O_RDONLY | O_DIRECTORY) : null;
+  const info = fd === null ? statSync(path) : fstatSync(fd);
+  const stale = pins.get(path);
+  if (stale?.fd !== null && stale?.fd !== undefined) closeSync(stale.fd);
+  pins.set(path, { path, fd, dev: info.dev, ino: info.ino });
+}
+
+/** Whether the pinned folder is still the one its path names (else it was moved, removed or swapped). */
+function pinValid(pin: Pin): boolean {
+  const now = statOrNull(pin.path);
+  return now !== null && now.isDirectory() && now.dev === pin.dev && now.ino === pin.ino;
+}
+
+/**
+ * Pins the deepest existing folder on the way to `dir` and every folder above it, so a later write never follows a
+ * link planted below them. Called by the checks of output paths before a run starts; harmless to repeat. Returns
+ * false when nothing could be pinned.
+ */
+export function pinOutputFolder(dir: string): boolean {
+  let existing = resolve(dir);
+  while (!isDirectory(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  if (!isDirectory(existing)) return false;
+  const chain: string[] = [];
+  for (let at = existing;; at = dirname(at)) {
+    chain.push(at);
+    if (dirname(at) === at) break;
+  }
+  let pinned = false;
+  for (const path of chain.reverse()) {
+    try {
+      pinAt(path);
+      pinned = true;
+    } catch {
+      // unreadable (no search permission above): the folders below are pinned on their own
+    }
+  }
+  return pinned;
+}
+
+/** Pins the folder of an output file (see pinOutputFolder). */
+export function pinOutputPath(path: string): boolean {
+  return pinOutputFolder(dirname(resolve(path)));
+}
+
+/** Whether a pinned folder still exists (it may have been moved: the write then follows it, never the old path). */
+function pinAlive(pin: Pin): boolean {
+  if (pin.fd === null) return isDirectory(pin.path) && !isSymlink(pin.path);
+  try {
+    return fstatSync(pin.fd).nlink > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The pinned folder closest above `dir` (or `dir` itself) that still exists, and the names from it down to `dir`. A
+ * pinned folder moved away is still the one written into: what was put at its old path after the pin is not Loom's.
+ */
+function nearestPin(dir: string): { pin: Pin; rest: string[] } | undefined {
+  let at = dir;
+  const rest: string[] = [];
+  for (;;) {
+    const pin = pins.get(at);
+    if (pin && pinAlive(pin)) return { pin, rest: rest.reverse() };
+    const up = dirname(at);
+    if (up === at) return undefined;
+    rest.push(basename(at));
+    at = up;
+  }
+}
+
+function childPath(dir: Dir, name: string): string {
+  return dir.fd === null ? `${dir.path}${sep}${name}` : `${PROC_FD}/${dir.fd}/${name}`;
+}
+
+type Dir = { path: string; fd: number | null; owned: boolean };
+
+/**
+ * A handle on `dir`, reached from its nearest pinned folder without following links (created when `create`); a folder
+ * nothing pinned is pinned now. The caller closes it with releaseDir.
+ */
+function reachDir(dir: string, { create }: { create: boolean }): Dir {
+  const absolute = resolve(dir);
+  // An output nothing checked before the run is pinned now (its existing folders as they are).
+  if (!nearestPin(absolute)) pinOutputFolder(absolute);
+  const found = nearestPin(absolute);
+  if (!found) throw Object.assign(new Error(`no folder ${absolute}`), { code: "ENOENT" });
+  let current: Dir = { path: found.pin.path, fd: found.pin.fd, owned: false };
+  try {
+    for (const name of found.rest) {
+      const path = childPath(current, name);
+      if (create) {
+        try {
+          mkdirSync(path);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        }
+      }
+      const next = openDirNoFollow(path, `${current.path}${sep}${name}`);
+      releaseDir(current);
+      current = next;
+    }
+    return current;
+  } catch (error) {
+    releaseDir(current);
+    throw error;
+  }
+}
+
+function openDirNoFollow(path: string, shown: string): Dir {
+  if (!pinnable) {
+    if (lstatSync(path).isSymbolicLink()) throw new OutputLinkError(shown);
+    return { path, fd: null, owned: false };
+  }
+  try {
+    return { path: shown, fd: openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), owned: true };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || (code === "ENOTDIR" && isSymlink(path))) throw new OutputLinkError(shown);
+    throw error;
+  }
+}
+
+function releaseDir(dir: Dir): void {
+  if (dir.owned && dir.fd !== null) closeSync(dir.fd);
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** A new file (never an existing one, so never a link or another name of a file) in `dir`, open for writing. */
+function createFresh(dir: Dir, name: string): { fd: number; temp: string } {
+  const temp = `.${name}.${randomBytes(6).toString("hex")}.tmp`;
+  const fd = openSync(childPath(dir, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK, 0o644);
+  return { fd, temp };
+}
+
+function writeAll(fd: number, text: string): void {
+  const bytes = new TextEncoder().encode(text);
+  let offset = 0;
+  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+}
 
 /**
  * Writes a file so that readers see either the old file or the whole new one, never half of it. Missing folders are
- * created unless `createFolders` is false.
+ * created unless `createFolders` is false. The file is written fresh and renamed over the name, so a symlink or a
+ * hard link at the name is replaced, never written through; the folder is reached from its pinned handle.
  */
 export function writeFileAtomic(
   path: string,
   content: string,
   { createFolders = true }: { createFolders?: boolean } = {},
 ): void {
-  if (createFolders) mkdirSync(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const dir = reachDir(dirname(resolve(path)), { create: createFolders });
   try {
-    writeFileSync(temp, content, { flag: "wx" });
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
+    const name = basename(path);
+    const { fd, temp } = createFresh(dir, name);
+    try {
+      writeAll(fd, content);
+      closeSync(fd);
+      renameSync(childPath(dir, temp), childPath(dir, name));
+    } catch (error) {
+      try {
+        closeSync(fd);
+      } catch { /* already closed */ }
+      rmSync(childPath(dir, temp), { force: true });
+      throw error;
+    }
+  } finally {
+    releaseDir(dir);
   }
 }
 
-/** A JSONL sink: truncates the file, then appends one line per call (a crash leaves every whole line readable). */
+/**
+ * A JSONL sink: a new, empty file replaces whatever held the name (a link is replaced, not followed), then one line is
+ * appended per call through the same handle (a crash leaves every whole line readable). A name swapped for a link
+ * during the run changes nothing: the lines keep going to the file Loom opened.
+ */
 export function openLineSink(path: string): (line: string) => void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, "");
-  return (line) => appendFileSync(path, line);
+  const dir = reachDir(dirname(resolve(path)), { create: true });
+  let fd: number;
+  try {
+    const name = basename(path);
+    const fresh = createFresh(dir, name);
+    fd = fresh.fd;
+    try {
+      renameSync(childPath(dir, fresh.temp), childPath(dir, name));
+    } catch (error) {
+      closeSync(fd);
+      rmSync(childPath(dir, fresh.temp), { force: true });
+      throw error;
+    }
+  } finally {
+    releaseDir(dir);
+  }
+  return (line) => writeAll(fd, line);
 }
 
 function statOrNull(path: string): Stats | null {
@@ -47,6 +257,10 @@ function statOrNull(path: string): Stats | null {
   } catch {
     return null;
   }
+}
+
+function isDirectory(path: string): boolean {
+  return statOrNull(path)?.isDirectory() ?? false;
 }
 
 /** Why Loom could not create `dir` (with its missing parents) and write into it, or null when it can. */
@@ -64,22 +278,23 @@ function folderProblem(dir: string): string | null {
   } catch {
     return `${JSON.stringify(existing)} is not writable`;
   }
+  pinOutputFolder(existing);
   return null;
 }
 
 /**
  * Why a file Loom is asked to write (a report, a recording) could not be written, or null when it can: the path is
  * not a directory, and its folder exists or can be created. Checked before a run starts, so no run is wasted on a
- * report that cannot land.
+ * report that cannot land; the folder is pinned then (see the top of this file).
  */
 export function outputPathProblem(path: string): string | null {
   if (statOrNull(path)?.isDirectory()) return "is a directory, not a file";
-  return folderProblem(dirname(path));
+  return folderProblem(dirname(resolve(path)));
 }
 
-/** Why a folder Loom is asked to write files into could not be used, or null when it can. */
+/** Why a folder Loom is asked to write files into could not be used, or null when it can (then it is pinned). */
 export function outputFolderProblem(dir: string): string | null {
   const stat = statOrNull(dir);
   if (stat !== null && !stat.isDirectory()) return "is not a directory";
-  return folderProblem(dir);
+  return folderProblem(resolve(dir));
 }

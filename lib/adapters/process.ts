@@ -1,6 +1,7 @@
 // Runs one program (no shell) in its own process group, so a timeout or an interruption can kill everything it started.
 import { spawn } from "node:child_process";
-import { statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { InterruptedError } from "../errors.ts";
 import { type Bubblewrap, childEnv, sandboxedArgv, type SandboxPolicy, whichProgram } from "./sandbox.ts";
@@ -53,6 +54,44 @@ export function processEnv(
   const out = childEnv(env, { pass, sandboxed });
   for (const name of remove) delete out[name];
   return out;
+}
+
+/** The variable that marks every process an unsandboxed action started, so the ones that escaped its group are found. */
+export const PROCESS_TOKEN_VARIABLE = "LOOM_PROCESS_TOKEN";
+
+/**
+ * Kills every process (Linux: read from /proc) whose environment carries `token`: what an unsandboxed command left
+ * behind outside its process group (setsid, daemons). Best effort: a process that clears its environment is not found;
+ * the OS sandbox is what guarantees nothing outlives an action.
+ */
+export function killMarked(token: string): number {
+  if (process.platform !== "linux") return 0;
+  const needle = `${PROCESS_TOKEN_VARIABLE}=${token}`;
+  let killed = 0;
+  // Twice: a process forked while the first pass ran is caught by the second.
+  for (let pass = 0; pass < 2; pass++) {
+    let names: string[];
+    try {
+      names = readdirSync("/proc");
+    } catch {
+      return killed;
+    }
+    for (const name of names) {
+      if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+      let environ: string;
+      try {
+        environ = readFileSync(`/proc/${name}/environ`, "latin1");
+      } catch {
+        continue; // gone, or not ours to read
+      }
+      if (!environ.split("\0").includes(needle)) continue;
+      try {
+        process.kill(Number(name), "SIGKILL");
+        killed++;
+      } catch { /* already gone */ }
+    }
+  }
+  return killed;
 }
 
 export function omissionMarker(bytes: number): string {
@@ -144,6 +183,12 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
   }
 
   const childEnvironment = processEnv(env, { pass: passEnv, remove: removeEnv, sandboxed: sandbox !== undefined });
+  // Python reads its bytecode cache but writes none: a test run leaves no __pycache__ behind to count as a change, and
+  // a .pyc planted there is a change like any other file (docs/sandbox.md, "The revision").
+  childEnvironment.PYTHONDONTWRITEBYTECODE ??= "1";
+  // Unsandboxed, every process of the action carries a token, so the ones that leave its group can be found and killed.
+  const token = sandbox ? undefined : randomBytes(9).toString("hex");
+  if (token) childEnvironment[PROCESS_TOKEN_VARIABLE] = token;
   let command = program;
   let commandArgs = args;
   if (sandbox) {
@@ -169,7 +214,8 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
 
     const child = spawn(command, commandArgs, {
       cwd: spec.cwd,
-      env: sandbox ? { PATH: childEnvironment.PATH ?? "/usr/bin:/bin" } : childEnvironment,
+      // Sandboxed, this is bubblewrap's environment, which it hands to the child unchanged: never on an argument list.
+      env: childEnvironment,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       windowsHide: true,
@@ -202,6 +248,7 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
     const finish = (exitCode: number | null, text: string) => {
       if (settled) return;
       settled = true;
+      if (token) killMarked(token);
       clearTimeout(timer);
       clearTimeout(graceTimer);
       signal?.removeEventListener("abort", onAbort);
@@ -219,6 +266,7 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
       leaderExit = code;
       // Background processes the command left behind belong to it: kill them so none outlives the action.
       killGroup();
+      if (token) killMarked(token);
       graceTimer = setTimeout(() => {
         child.stdout?.destroy();
         child.stderr?.destroy();

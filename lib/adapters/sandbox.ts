@@ -3,10 +3,21 @@
 // and everything they start dies with them. See docs/sandbox.md for what each mode guarantees per platform.
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
-import { delimiter, dirname, isAbsolute, join } from "node:path";
+import { homedir } from "node:os";
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 export const SANDBOX_MODES = ["auto", "required", "off"] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+const STRENGTH: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
+
+/**
+ * The mode a run uses: the floor (the command line, else LOOM_SANDBOX, else auto) raised by what the data asks
+ * (a request's, catalog's or recording's `sandbox.mode`), never lowered by it.
+ */
+export function effectiveMode(floor: SandboxMode, asked: SandboxMode | undefined): SandboxMode {
+  return asked !== undefined && STRENGTH[asked] > STRENGTH[floor] ? asked : floor;
+}
 
 /** What one slice lets its processes see, on top of the workspace. */
 export type SandboxPolicy = {
@@ -44,13 +55,20 @@ export function childEnv(
   return out;
 }
 
-export type Bubblewrap = { path: string };
+export type Bubblewrap = {
+  path: string; /** --size for the /tmp tmpfs is understood (bubblewrap 0.7+). */
+  sizedTmp?: boolean;
+};
+
+/** Where bubblewrap is looked for, in order: fixed system locations, never PATH (a workspace could supply one). */
+export const TRUSTED_BWRAP_PATHS: readonly string[] = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
 
 let probed: { key: string; found: Bubblewrap | null; reason: string } | undefined;
 
 /**
- * bubblewrap when it is installed and can create namespaces here (it cannot in some containers), else why not.
- * Probed once per process and PATH.
+ * bubblewrap when it is installed at a trusted place and can create namespaces here (it cannot in some containers),
+ * else why not. The program is taken from a fixed system location (root-owned, not writable by anyone else), or
+ * from LOOM_BWRAP when that is an absolute path; PATH is never searched. Probed once per process and setting.
  */
 export function findBubblewrap(
   env: Record<string, string | undefined> = process.env,
@@ -58,21 +76,69 @@ export function findBubblewrap(
   if (process.platform !== "linux") {
     return { found: null, reason: `no OS sandbox is supported on ${process.platform} yet` };
   }
-  const key = env.PATH ?? "";
-  if (probed?.key !== key) probed = { key, ...probe(env) };
+  const key = env.LOOM_BWRAP ?? "";
+  if (probed?.key !== key) probed = { key, ...probe(env.LOOM_BWRAP) };
   return probed.found ? { found: probed.found } : { found: null, reason: probed.reason };
 }
 
-function probe(env: Record<string, string | undefined>): { found: Bubblewrap | null; reason: string } {
-  const path = whichProgram("bwrap", env.PATH ?? "");
-  if (!path) return { found: null, reason: "bubblewrap (bwrap) is not installed" };
-  const trial = spawnSync(path, [...mountArgs({ root: "/tmp", policy: {}, programDirs: [] }), "--", "true"], {
-    stdio: ["ignore", "ignore", "pipe"],
-    timeout: 10_000,
-    env: { PATH: "/usr/bin:/bin" },
-  });
-  if (trial.status === 0) return { found: { path }, reason: "" };
-  const detail = trial.stderr?.toString().trim().split("\n")[0] || trial.error?.message || `exit ${trial.status}`;
+/** Why a program file cannot be trusted to be the system's (owned by root, writable by no one else), or null. */
+export function untrustedProgram(path: string): string | null {
+  let info;
+  try {
+    info = statSync(path);
+  } catch {
+    return "does not exist";
+  }
+  if (!info.isFile() || (info.mode & 0o111) === 0) return "is not an executable file";
+  for (let at = path;; at = dirname(at)) {
+    const owner = statSync(at);
+    if (owner.uid !== 0) return `${JSON.stringify(at)} is not owned by root`;
+    if ((owner.mode & 0o022) !== 0 && !(owner.isDirectory() && (owner.mode & 0o1000) !== 0 && at !== path)) {
+      return `${JSON.stringify(at)} is writable by others than root`;
+    }
+    if (dirname(at) === at) return null;
+  }
+}
+
+function probe(override: string | undefined): { found: Bubblewrap | null; reason: string } {
+  let path: string;
+  if (override !== undefined && override !== "") {
+    if (!isAbsolute(override)) {
+      return { found: null, reason: `LOOM_BWRAP ${JSON.stringify(override)} is not an absolute path` };
+    }
+    if (!existsSync(override)) return { found: null, reason: `LOOM_BWRAP ${JSON.stringify(override)} does not exist` };
+    path = override;
+  } else {
+    const problems: string[] = [];
+    const trusted = TRUSTED_BWRAP_PATHS.find((candidate) => {
+      if (!existsSync(candidate)) return false;
+      const problem = untrustedProgram(realpathOr(candidate));
+      if (problem) problems.push(`${candidate}: ${problem}`);
+      return problem === null;
+    });
+    if (!trusted) {
+      const why = problems.length > 0 ? ` (${problems.join("; ")})` : "";
+      return {
+        found: null,
+        reason: `bubblewrap (bwrap) is not installed at ${TRUSTED_BWRAP_PATHS.join(", ")}${why}`,
+      };
+    }
+    path = trusted;
+  }
+  let detail = "";
+  for (const sizedTmp of [true, false]) {
+    const trial = spawnSync(
+      path,
+      [...mountArgs({ root: "/tmp", policy: {}, programDirs: [], sizedTmp }), "--", "true"],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+        timeout: 10_000,
+        env: {},
+      },
+    );
+    if (trial.status === 0) return { found: { path, sizedTmp }, reason: "" };
+    detail ||= trial.stderr?.toString().trim().split("\n")[0] || trial.error?.message || `exit ${trial.status}`;
+  }
   return { found: null, reason: `bubblewrap cannot create a sandbox here (${detail})` };
 }
 
@@ -81,6 +147,7 @@ export function sandboxedArgv(
   bwrap: Bubblewrap,
   { argv, root, env, policy }: {
     argv: readonly string[];
+    /** The child's environment: only its PATH is read here; bubblewrap is spawned with it as its own. */
     root: string;
     env: Record<string, string>;
     policy: SandboxPolicy;
@@ -95,8 +162,9 @@ export function sandboxedArgv(
   // The program's directory and its real one (node_modules/.bin links into the package). Not every PATH directory: a
   // half-mounted toolchain (pyenv's shims without pyenv) is worse than none, since PATH then finds the system's.
   const programDirs = found ? [dirname(found), dirname(realpathOr(found))] : [];
-  const setenv = Object.entries(env).flatMap(([name, value]) => ["--setenv", name, value]);
-  return [bwrap.path, ...mountArgs({ root, policy, programDirs }), "--clearenv", ...setenv, "--", ...argv];
+  // No --setenv: the child's environment is bubblewrap's own (see spawnEnv), so no value is ever on an argument list
+  // that `ps` shows to every user.
+  return [bwrap.path, ...mountArgs({ root, policy, programDirs, sizedTmp: bwrap.sizedTmp }), "--", ...argv];
 }
 
 // Read-only system locations a toolchain needs; /etc only in part (never shadow files, keys or host configuration).
@@ -119,8 +187,16 @@ const ETC_ENTRIES = [
   "mime.types",
 ].map((name) => `/etc/${name}`);
 
+/** The sandbox's /tmp: a tmpfs of this size (the kernel's default is half the machine's memory). */
+export const SANDBOX_TMP_BYTES = 512 * 1024 * 1024;
+
 function mountArgs(
-  { root, policy, programDirs }: { root: string; policy: SandboxPolicy; programDirs: readonly string[] },
+  { root, policy, programDirs, sizedTmp = false }: {
+    root: string;
+    policy: SandboxPolicy;
+    programDirs: readonly string[];
+    sizedTmp?: boolean;
+  },
 ): string[] {
   const args = [
     "--unshare-all",
@@ -136,11 +212,70 @@ function mountArgs(
     else if (existsSync(dir)) args.push("--ro-bind", dir, dir);
   }
   for (const entry of ETC_ENTRIES) if (existsSync(entry)) args.push("--ro-bind", entry, entry);
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", SANDBOX_HOME);
-  const extra = [...programDirs, ...(policy.readOnly ?? [])].filter((p) => isAbsolute(p) && !underSystem(p));
+  args.push("--proc", "/proc", "--dev", "/dev");
+  if (sizedTmp) args.push("--size", String(SANDBOX_TMP_BYTES));
+  args.push("--tmpfs", "/tmp", "--dir", SANDBOX_HOME);
+  const extra = [...programDirs, ...(policy.readOnly ?? [])].filter((p) =>
+    isAbsolute(p) && !underSystem(p) && readOnlyProblem(p, { workspace: root }) === null
+  );
   for (const path of new Set(extra)) args.push("--ro-bind-try", path, path);
-  args.push("--bind", root, root, "--chdir", root);
+  args.push("--bind", root, root);
+  args.push(...gitGuardArgs(root));
+  args.push("--chdir", root);
   return args;
+}
+
+/**
+ * The files of the workspace's git repository that make git run programs (`.git/config`: fsmonitor, diff.external,
+ * hooksPath, aliases; `.git/hooks/`), mounted read-only over the workspace. `.git` itself is bound onto itself first,
+ * which makes it a mount point: it cannot be renamed or removed, so a fresh `.git/config` cannot be put in its place.
+ */
+function gitGuardArgs(root: string): string[] {
+  const dotGit = join(root, ".git");
+  const info = lstatSync(dotGit, { throwIfNoEntry: false });
+  if (!info) return [];
+  if (!info.isDirectory()) return ["--ro-bind", dotGit, dotGit]; // a `gitdir:` file: where the repository is
+  const args = ["--bind", dotGit, dotGit];
+  for (const name of ["config", "hooks", "info", "commondir", "config.worktree"]) {
+    const path = join(dotGit, name);
+    const entry = lstatSync(path, { throwIfNoEntry: false });
+    if (entry && !entry.isSymbolicLink()) args.push("--ro-bind", path, path);
+  }
+  return args;
+}
+
+/** Folders never mounted from `sandbox.read_only`: the system's own views and secrets. */
+const FORBIDDEN_MOUNTS = ["/proc", "/sys", "/dev", "/etc", "/root", "/run", "/var/run", "/boot", "/tmp"];
+
+/**
+ * Why a `sandbox.read_only` path may not be mounted, or null: it must be absolute, exist, and (links resolved) not
+ * be `/`, `/proc`, `/sys`, `/dev`, `/etc`, `/root`, `/run`, `/boot` or `/tmp` or inside them, nor the home folder or
+ * one of its ancestors, nor an ancestor of the workspace (which would show what lies beside it).
+ */
+export function readOnlyProblem(
+  path: string,
+  { workspace, home = homedir() }: { workspace: string; home?: string },
+): string | null {
+  if (!isAbsolute(path)) return "is not an absolute path";
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return "does not exist";
+  }
+  const shown = real === path ? "" : ` (${JSON.stringify(real)})`;
+  if (real === sep || real === "/") return `is the root of the file system${shown}`;
+  const forbidden = FORBIDDEN_MOUNTS.find((dir) => real === dir || real.startsWith(`${dir}/`));
+  if (forbidden) return `is ${real === forbidden ? "" : "inside "}${forbidden}${shown}, which is never mounted`;
+  const realHome = realpathOr(resolve(home));
+  if (realHome !== "/" && isAncestorOrSame(real, realHome)) return `is the home folder or holds it${shown}`;
+  if (isAncestorOrSame(real, realpathOr(workspace))) return `holds the workspace${shown}`;
+  return null;
+}
+
+function isAncestorOrSame(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 function underSystem(path: string): boolean {

@@ -30,7 +30,7 @@ import { createTracer, type TraceLine } from "../trace.ts";
 import type { Provider } from "../turn.ts";
 import { VERSION } from "../version.ts";
 import { formatZodError } from "../zod-error.ts";
-import { openLineSink, outputPathProblem, writeFileAtomic } from "./files.ts";
+import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "./files.ts";
 import { captureBodies } from "./providers/capture-bodies.ts";
 import { createProvider } from "./providers/create-provider.ts";
 import type { HttpOptions } from "./providers/post-json.ts";
@@ -105,6 +105,8 @@ export type StartOptions = RunOptions & {
 export async function startRun(input: RunInput, options: StartOptions = {}): Promise<RunResult> {
   const now = options.now ?? (() => performance.now());
   const started = now();
+  // Loom's own files are reached from folders pinned now, before any process of the run can plant a link on the way.
+  for (const path of [options.contextReport, options.record]) if (path) pinOutputPath(path);
   const known: CatalogKnown = {
     policy: options.contextPolicy ?? "legacy",
     reportPath: options.contextReport,

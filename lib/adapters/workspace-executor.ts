@@ -20,7 +20,7 @@ import {
   WriteRefusedError,
 } from "./workspace-files.ts";
 import { WorkspaceFingerprint } from "./workspace-fingerprint.ts";
-import { outsidePathArgument, resolveInside } from "./workspace-paths.ts";
+import { outsidePathArgument, resolveInside, unsafeProgramArgument } from "./workspace-paths.ts";
 import { listingLines, matchingLines, matchLine, MAX_SEARCH_MATCHES, searchableText } from "./workspace-search.ts";
 
 export type WorkspaceExecutorConfig = {
@@ -78,6 +78,8 @@ export class WorkspaceExecutor implements Executor {
   readonly #now: () => number;
   readonly #env: Record<string, string | undefined> | undefined;
   #revision = 0;
+  /** The sandbox mode this executor's processes run under, and whether an OS sandbox is really in use. */
+  sandboxState: { mode: "auto" | "required" | "off"; active: boolean } = { mode: "off", active: false };
   readonly #fingerprint: WorkspaceFingerprint;
   #lastFingerprint: string | undefined;
 
@@ -201,6 +203,7 @@ export class WorkspaceExecutor implements Executor {
 
   #edit({ path, old_text, new_text }: ActionArgs<"edit_file">): ReportOf<"edit"> {
     const target = this.#existing(path, "file");
+    refuseExecutionConfig(target);
     const content = this.#readText(target);
     const count = countOccurrences(content, old_text);
     if (count === 0) {
@@ -221,6 +224,7 @@ export class WorkspaceExecutor implements Executor {
 
   #write({ path, content }: ActionArgs<"write_file">): ReportOf<"edit"> {
     const target = this.#resolve(path);
+    refuseExecutionConfig(target);
     const existing = statEntry(target.root, target.real);
     if (existing && !existing.isFile()) {
       throw new Refusal("not_a_file", `Path ${JSON.stringify(target.relative)} is not a regular file`);
@@ -331,6 +335,28 @@ export class WorkspaceExecutor implements Executor {
   }
 }
 
+/**
+ * Refuses a write to a file that configures code execution: a repository's `.git/config` (fsmonitor, diff.external,
+ * hooksPath, aliases) or anything under `.git/hooks/`, at any depth (nested repositories too), by the name the model
+ * gave or the real one. The next git command — Loom's user's, outside any sandbox — would run what it names.
+ */
+function refuseExecutionConfig(target: { relative: string; real: string }): void {
+  for (const path of [target.relative, target.real]) {
+    // Lower case: on a case-insensitive file system .GIT/Config is the same file.
+    const parts = path.toLowerCase().split("/");
+    const at = parts.indexOf(".git");
+    if (at === -1 || at === parts.length - 1) continue;
+    const inside = parts.slice(at + 1);
+    if (["config", "config.worktree", "commondir"].includes(inside[inside.length - 1]) || inside.includes("hooks")) {
+      throw new Refusal(
+        "protected_path",
+        `Path ${JSON.stringify(target.relative)} configures what git runs (.git/config, .git/hooks/); ` +
+          "Loom never writes it",
+      );
+    }
+  }
+}
+
 function under(dir: string, file: string): string {
   return dir === "." ? file : `${dir}/${file}`;
 }
@@ -357,6 +383,10 @@ function checkCommand(argv: string[], commands: string[][], root: string): void 
     throw new Refusal("command_not_allowed", `Command ${JSON.stringify(argv)} is not allowed (${hint})`);
   }
   // Allowing ["ls"] must not allow `ls /`. A guard against naming paths outside, not a sandbox (see outsidePathArgument).
+  const unsafe = unsafeProgramArgument([argv[0], ...argv.slice(prefix.length)]);
+  if (unsafe !== undefined) {
+    throw new Refusal("command_not_allowed", `Command ${JSON.stringify(argv)} is refused: ${unsafe}`);
+  }
   const outside = outsidePathArgument(argv.slice(prefix.length), { root });
   if (outside !== undefined) {
     throw new Refusal(

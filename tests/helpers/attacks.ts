@@ -8,10 +8,13 @@ import { type ActionName, takesArguments } from "../../lib/actions.ts";
 import type { ExecutionReport } from "../../lib/reports.ts";
 import type { SliceRequest } from "../../lib/slice.ts";
 
-/** Why the sandbox tests cannot run here, or null when bubblewrap works (CI installs it). */
+/**
+ * Why the sandbox tests cannot run here, or null when bubblewrap works (CI installs it). `LOOM_BWRAP=/nonexistent`
+ * runs the suite as a machine without bubblewrap: every case that needs the OS sandbox then says "not protected".
+ */
 export function sandboxMissing(): string | null {
   const probe = findBubblewrap();
-  return probe.found ? null : `skipped: ${probe.reason} (apt-get install bubblewrap)`;
+  return probe.found ? null : `not protected without an OS sandbox (${probe.reason})`;
 }
 
 export type Arena = { dir: string; workspace: string; outside: string; secret: string };

@@ -53,7 +53,7 @@ export function assertBinaryBuilt(): void {
 
 function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of ["PATH", "HOME", "TMPDIR", "SYSTEMROOT"]) {
+  for (const name of ["PATH", "HOME", "TMPDIR", "SYSTEMROOT", "LOOM_BWRAP"]) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
