@@ -117,6 +117,9 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
       limits: entry.limits,
       ...(entry.commands ? { commands: entry.commands } : {}),
       ...(entry.sandbox ?? defaults.sandbox ? { sandbox: { ...defaults.sandbox, ...entry.sandbox } } : {}),
+      ...(entry.workspace_ignore ?? defaults.workspace_ignore
+        ? { workspace_ignore: entry.workspace_ignore ?? defaults.workspace_ignore }
+        : {}),
     };
     // No model's key reaches the slice's test or command processes.
     const secretEnvNames = Object.values(catalog.models).flatMap((m) => (m.api_key_env ? [m.api_key_env] : []));

@@ -5,7 +5,7 @@ import { ContextPolicyName } from "./policy.ts";
 import { z } from "zod";
 import { StartupError } from "./errors.ts";
 import { ProviderConfig } from "./providers/provider-config.ts";
-import { SandboxSettings, SliceRequest } from "./slice.ts";
+import { SandboxSettings, SliceRequest, WorkspaceIgnore } from "./slice.ts";
 import { describeJsonFailure, parseJsonc } from "./json-text.ts";
 import { describeIssues, MISSING_FIELDS } from "./zod-error.ts";
 
@@ -54,6 +54,7 @@ export const CatalogSlice = z.strictObject({
     "Where test and command processes run and what they see (docs/sandbox.md); merged over defaults.sandbox",
   ),
   workspace: Path.optional().describe("Workspace directory, relative to the catalog file; --workspace overrides it"),
+  workspace_ignore: WorkspaceIgnore.optional(),
   context_policy: ContextPolicyName.optional().describe("legacy or bounded; --context-policy overrides it"),
   context_report: Path.optional().describe(
     "Context report path, relative to the catalog file; --context-report overrides it",
@@ -93,6 +94,7 @@ export type Routes = z.infer<typeof Routes>;
 export const CatalogDefaults = z.strictObject({
   sandbox: SandboxSettings.optional().describe("Sandbox settings of every slice (a slice's own win, key by key)"),
   workspace: Path.optional().describe("Workspace of slices that name none, relative to the catalog file"),
+  workspace_ignore: WorkspaceIgnore.optional(),
   context_policy: ContextPolicyName.optional().describe(
     "Policy of slices that name none, and of the classification request",
   ),

@@ -30,6 +30,12 @@ export const SandboxSettings = z.strictObject({
 });
 export type SandboxSettings = z.infer<typeof SandboxSettings>;
 
+export const WorkspaceIgnore = z.array(z.string().min(1)).describe(
+  "Paths whose changes do not make a new revision, as gitignore globs relative to the workspace (e.g. " +
+    '"coverage/", "*.log"); default: the version-control folders and test caches listed in docs/sandbox.md. ' +
+    "Listing any replaces the default",
+);
+
 export const SliceRequest = z.strictObject({
   intent: z.string().min(1).describe("What the user asked"),
   instructions: z.string().describe("How to work"),
@@ -43,6 +49,7 @@ export const SliceRequest = z.strictObject({
     .optional()
     .describe('argv prefixes run_command may run, e.g. [["node", "--version"]]; none when absent'),
   sandbox: SandboxSettings.optional().describe("Where test and command processes run and what they see"),
+  workspace_ignore: WorkspaceIgnore.optional(),
 });
 export type SliceRequest = z.infer<typeof SliceRequest>;
 

@@ -2,7 +2,7 @@
 // run changed — and a pass on one revision never validates a later one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
@@ -68,7 +68,7 @@ test(
     const touched = await run("run_command", { argv: ["sh", "-c", "touch a.txt; cp a.txt b.tmp; mv b.tmp a.txt"] });
     assert.equal(touched.kind === "command" && touched.revision_after, undefined);
     const cached = await run("run_command", {
-      argv: ["sh", "-c", "mkdir -p __pycache__ .pytest_cache && date > __pycache__/x.pyc && date > .pytest_cache/y"],
+      argv: ["sh", "-c", "mkdir -p .pytest_cache .mypy_cache && date > .pytest_cache/y && date > .mypy_cache/z"],
     });
     assert.equal(cached.kind === "command" && cached.revision_after, undefined);
   }),
@@ -167,5 +167,137 @@ test("an imported command counts as a change unless it is plainly a read", () =>
     ]
   ) {
     assert.equal(mayChangeFiles(bash(write)), true, write);
+  }
+});
+
+// ---- tests_current must not be wrongly true: five ways it was, and the globs a slice gives for what is not a change.
+
+/** The working state's tests_current after the reports, as the loop computes it. */
+function testsCurrent(reports: ExecutionReport[]): boolean {
+  let briefing = initialBriefing("r0");
+  const sizeOf = () => 0;
+  reports.forEach((report, i) => (briefing = applyReport(briefing, report, { sizeOf, step: i + 1 })));
+  return briefing.tests_current;
+}
+
+function executorIn(root: string, options: { ignore?: string[]; test?: string[]; commands?: string[][] } = {}) {
+  const executor = new WorkspaceExecutor({
+    root,
+    store: new ResultStore(),
+    test: { command: options.test ?? ["sh", "-c", "exit 0"], timeout_ms: 30_000 },
+    commands: options.commands ?? [["sh", "-c"]],
+    commandTimeoutMs: 30_000,
+    ...(options.ignore ? { ignore: options.ignore } : {}),
+  });
+  let step = 0;
+  return async (action: string, args: Record<string, unknown>) =>
+    ExecutionReport.parse(await executor.execute(action as never, args, { step: ++step }));
+}
+
+function tempRoot(): string {
+  const root = mkdtempSync(join(tmpdir(), "loom-truth-"));
+  writeFileSync(join(root, "m.py"), "x = 1\n");
+  return root;
+}
+
+test("a .pyc planted in __pycache__ after the tests passed: tests_current is false", async () => {
+  const root = tempRoot();
+  try {
+    const run = executorIn(root);
+    const reports = [await run("run_tests", {})];
+    reports.push(
+      await run("run_command", {
+        argv: ["sh", "-c", "mkdir -p __pycache__ && printf 'poison' > __pycache__/m.cpython-312.pyc"],
+      }),
+    );
+    assert.equal(testsCurrent(reports), false);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("a file changed inside a nested repository's .git (lib/.git/): tests_current is false", async () => {
+  const root = tempRoot();
+  try {
+    mkdirSync(join(root, "lib/.git/hooks"), { recursive: true });
+    writeFileSync(join(root, "lib/.git/config"), "[core]\n");
+    const run = executorIn(root);
+    const reports = [await run("run_tests", {})];
+    reports.push(await run("run_command", { argv: ["sh", "-c", "echo '[core] fsmonitor = x' >> lib/.git/config"] }));
+    assert.equal(testsCurrent(reports), false);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("a file deeper than PATH_MAX changed after the tests passed: tests_current is false", async () => {
+  const root = tempRoot();
+  // 40 folders of 200 characters: 8,000 characters of path, twice PATH_MAX, reached by relative steps (Python's chdir).
+  const descend = `import os\nfor _ in range(40):\n  os.makedirs("${"d".repeat(200)}", exist_ok=True)\n  os.chdir("${
+    "d".repeat(200)
+  }")\n`;
+  const write = (text: string) => ["python3", "-c", `${descend}open("deep.txt", "w").write("${text}")`];
+  try {
+    const run = executorIn(root, { commands: [["python3", "-c"]] });
+    const reports = [await run("run_command", { argv: write("one") })];
+    assert.equal(reports[0].kind === "command" && reports[0].revision_after, "r1");
+    reports.push(await run("run_tests", {}));
+    assert.equal(testsCurrent(reports), true);
+    reports.push(await run("run_command", { argv: write("two") }));
+    assert.equal(testsCurrent(reports), false);
+  } finally {
+    execFileSync("python3", ["-c", `import shutil; shutil.rmtree(${JSON.stringify(root)})`]);
+  }
+});
+
+test("a stale .git/index entry with the file's size and mtime but other content: seen as a change", () => {
+  const root = tempRoot();
+  try {
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: root, stdio: "ignore" });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(join(root, "m.py"), old, old);
+    git("init", "-q");
+    git("add", ".");
+    git("commit", "-qm", "init");
+    // Same size, same mtime, other bytes: only ctime (and git's own check of it) tells.
+    writeFileSync(join(root, "m.py"), "x = 2\n");
+    utimesSync(join(root, "m.py"), old, old);
+    const withIndex = new WorkspaceFingerprint(root).take();
+    rmSync(join(root, ".git"), { recursive: true });
+    assert.equal(withIndex, new WorkspaceFingerprint(root).take(), "the index's stale hash was trusted");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("a background process a test leaves running (no sandbox) is killed before the fingerprint", async () => {
+  const root = tempRoot();
+  try {
+    // The test passes, leaving a detached writer that changes a file a moment later.
+    const run = executorIn(root, {
+      test: ["sh", "-c", "setsid sh -c 'sleep 0.5; echo late > m.py' >/dev/null 2>&1 & sleep 0.2; exit 0"],
+    });
+    const reports = [await run("run_tests", {})];
+    await new Promise((r) => setTimeout(r, 1_000));
+    reports.push(await run("run_command", { argv: ["sh", "-c", "true"] }));
+    assert.equal(readFileSync(join(root, "m.py"), "utf8"), "x = 1\n", "the writer outlived the test");
+    assert.equal(testsCurrent(reports), true);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("workspace_ignore: coverage a test writes is no change when the slice says so; the default counts it", async () => {
+  const write = ["sh", "-c", "mkdir -p coverage && date +%N > coverage/lcov.info && date +%N > out.log"];
+  for (const [ignore, current] of [[undefined, false], [["coverage/", "*.log"], true]] as const) {
+    const root = tempRoot();
+    try {
+      const run = executorIn(root, { test: write, ...(ignore ? { ignore: [...ignore] } : {}) });
+      const reports = [await run("run_tests", {}), await run("run_tests", {})];
+      assert.equal(testsCurrent(reports), current, JSON.stringify(ignore));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   }
 });

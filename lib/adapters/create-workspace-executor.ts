@@ -81,6 +81,7 @@ export function createWorkspaceExecutor(
     commandTimeoutMs: slice.limits.command_timeout_ms ?? slice.test.timeout_ms,
     secretEnvNames,
     passEnv: settings.env ?? [],
+    ...(slice.workspace_ignore ? { ignore: slice.workspace_ignore } : {}),
     ...(bwrap ? { sandbox: { bwrap, policy: { network: settings.network, readOnly: settings.read_only } } } : {}),
   }, env ? { env } : {});
   executor.sandboxState = { mode, active: bwrap !== undefined };

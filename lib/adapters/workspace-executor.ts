@@ -37,6 +37,8 @@ export type WorkspaceExecutorConfig = {
   passEnv?: string[];
   /** Run test and command processes in this sandbox; unsandboxed when absent (see docs/sandbox.md). */
   sandbox?: { bwrap: Bubblewrap; policy: SandboxPolicy };
+  /** gitignore globs whose changes make no new revision (default: DEFAULT_WORKSPACE_IGNORE). */
+  ignore?: readonly string[];
 };
 
 export type WorkspaceExecutorOptions = {
@@ -87,7 +89,7 @@ export class WorkspaceExecutor implements Executor {
     this.#config = config;
     this.#now = now;
     this.#env = env;
-    this.#fingerprint = new WorkspaceFingerprint(config.root);
+    this.#fingerprint = new WorkspaceFingerprint(config.root, config.ignore ? { ignore: config.ignore } : {});
   }
 
   /** Whether the workspace changed since the last look (the first look only records it). */
