@@ -122,7 +122,8 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     contextReport: reportPath,
     replay: { recording, execute: values.execute },
     sandbox,
-    warn: (message) => io.stderr(`loom replay: ${message}\n`),
+    // --quiet: the result and the report say whether the run was sandboxed (sandbox.active).
+    warn: values.quiet ? () => {} : (message) => io.stderr(`loom replay: ${message}\n`),
     signal: io.signal,
     onProgress: reporter.progress,
     onEvent: reporter.onEvent,

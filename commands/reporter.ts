@@ -319,6 +319,7 @@ export function summarizeResult(result: RunResult): ResultSummary {
     duration_ms: result.report.total_elapsed_ms,
     report_path: result.report_path,
     ...(result.replay ? { replay: result.replay } : {}),
+    ...(result.sandbox !== undefined ? { sandbox: result.sandbox } : {}),
     ...(result.route !== undefined
       ? { route: result.route ? { via: result.route.via, rule: result.route.rule } : null }
       : {}),

@@ -105,7 +105,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     ...plan.options,
     signal: io.signal,
     env: io.env,
-    warn: (message) => io.stderr(`loom run: ${message}\n`),
+    // --quiet: the result and the report say whether the run was sandboxed (sandbox.active).
+    warn: values.quiet ? () => {} : (message) => io.stderr(`loom run: ${message}\n`),
     onProgress: reporter.progress,
     onRouting: (note) => reporter.routing(note),
     onEvent: reporter.onEvent,

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { ContextPolicyName } from "./policy.ts";
 import { Phase, Usage } from "./turn.ts";
+import { SandboxState } from "./sandbox-state.ts";
 
 /** Version of the event and result format; bumped on a breaking change. */
 export const OUTPUT_FORMAT_VERSION = 1;
@@ -20,6 +21,7 @@ export const RunStarted = z.strictObject({
   model: z.string().describe("The model id as the request names it"),
   max_steps: count,
   workspace: z.string().nullable().describe("The workspace folder; null for a replay without execution"),
+  sandbox: SandboxState.nullable(),
 }).describe("The run is about to make its first model call (routing, if any, is done)");
 
 export const RouteChosen = z.strictObject({
@@ -91,6 +93,7 @@ export const RunResultEvent = z.strictObject({
   report_path: z.string().nullable(),
   route: z.strictObject({ via: z.string(), rule: z.number().int().nullable() }).nullable().optional(),
   replay: z.strictObject({ compared: count, differing_steps: z.array(count) }).optional(),
+  sandbox: SandboxState.nullable().optional(),
 }).describe("How the run ended: the last line of stream-json, the one object of --output-format json");
 export type RunResultEvent = z.infer<typeof RunResultEvent>;
 

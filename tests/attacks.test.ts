@@ -635,3 +635,22 @@ test("the argument guard: every letter of an option cluster, every word of a scr
   const fine = await run("run_command", { argv: ["sed", "-n", "s/inside/ok/p", "notes.txt"] });
   assert.equal(fine.kind, "command");
 });
+
+bothTest(
+  "the JSON result, the report and run-started say whether the run was sandboxed; --quiet prints nothing",
+  async (t) => {
+    const arena = makeArena();
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const slice = attackSlice({ ...AUTO, workspace_ignore: ["coverage/"] });
+    const args = replay(arena, slice, [{ action: "run_tests", args: {} }]);
+    const run = await runLoom([...args, "--output-format", "stream-json"], { cwd: arena.dir });
+    // The recorded reports are placeholders, so the replay differs (exit 1); what it says about the sandbox matters.
+    assert.equal(run.code, 1, run.stderr);
+    assert.doesNotMatch(run.stderr, /sandbox/, "--quiet: the notice is left to the result and the report");
+    const events = run.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const expected = { mode: "auto", active: findBubblewrap().found !== null, workspace_ignore: ["coverage/"] };
+    assert.deepEqual(events.find((e) => e.type === "run-started").sandbox, expected);
+    assert.deepEqual(events.find((e) => e.type === "result").sandbox, expected);
+    assert.deepEqual(JSON.parse(readFileSync(join(arena.dir, "report.json"), "utf8")).sandbox, expected);
+  },
+);

@@ -73,7 +73,7 @@ export function createWorkspaceExecutor(
     }
   });
   const bwrap = chooseSandbox(mode, { env: settingsFrom, warn });
-  const executor = new WorkspaceExecutor({
+  return new WorkspaceExecutor({
     root,
     store,
     test: slice.test,
@@ -82,8 +82,7 @@ export function createWorkspaceExecutor(
     secretEnvNames,
     passEnv: settings.env ?? [],
     ...(slice.workspace_ignore ? { ignore: slice.workspace_ignore } : {}),
+    sandboxMode: mode,
     ...(bwrap ? { sandbox: { bwrap, policy: { network: settings.network, readOnly: settings.read_only } } } : {}),
   }, env ? { env } : {});
-  executor.sandboxState = { mode, active: bwrap !== undefined };
-  return executor;
 }

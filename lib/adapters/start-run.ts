@@ -38,6 +38,7 @@ import { providerForModel } from "./providers/provider-for-model.ts";
 import { createWorkspaceExecutor } from "./create-workspace-executor.ts";
 import type { PreviewSizes } from "../render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
+import type { SandboxState } from "../sandbox-state.ts";
 
 /** The options of a library run (runWithOptions). */
 export type RunOptions = {
@@ -74,6 +75,9 @@ export type RunResult = Omit<LoopResult, "report"> & {
   route?: Routed | null;
   /** Replay with re-execution: how many execution reports were compared and which steps differed. */
   replay?: { compared: number; differing_steps: number[] };
+  /** Where test and command processes ran; null when nothing ran for real (a replay without --execute, a startup
+   * failure before the workspace was set up). */
+  sandbox: SandboxState | null;
 };
 
 /** What a run starts from: a SliceRequest, or a request text routed through a catalog file. */
@@ -118,8 +122,9 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   let loop: LoopResult | null = null;
   let failure: LoomError | null = null;
   let comparing: ComparingExecutor | undefined;
+  const sandbox: { state: SandboxState | null } = { state: null };
   try {
-    const prepared = await prepare(input, options, { known, store, now });
+    const prepared = await prepare(input, options, { known, store, now, sandbox });
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
     for (const call of known.calls) options.onEvent?.({ type: "model-called", ...call, step: 0 });
     options.onEvent?.({
@@ -131,6 +136,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       model: prepared.request.model,
       max_steps: prepared.request.limits.max_steps,
       workspace: options.replay && !options.replay.execute ? null : resolve(prepared.request.workspace),
+      sandbox: sandbox.state,
     });
     loop = await runLoop(prepared.request, {
       onEvent: options.onEvent,
@@ -176,6 +182,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       elapsedMs: now() - started,
     });
   }
+  report = { ...report, sandbox: sandbox.state };
   let reportPath = known.reportPath ?? null;
   let unwritable = false;
   if (reportPath !== null) {
@@ -207,6 +214,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     exit_code: EXIT_CODES[ending],
     ...("catalog" in input ? { route: known.route } : {}),
     ...(replay ? { replay } : {}),
+    sandbox: sandbox.state,
   };
 }
 
@@ -226,7 +234,12 @@ type Prepared = { request: SliceRequest; provider: Provider; executor: Executor 
 async function prepare(
   input: RunInput,
   options: StartOptions,
-  { known, store, now }: { known: CatalogKnown; store: ResultStore; now: () => number },
+  { known, store, now, sandbox }: {
+    known: CatalogKnown;
+    store: ResultStore;
+    now: () => number;
+    sandbox: { state: SandboxState | null };
+  },
 ): Promise<Prepared> {
   const env = options.env ?? process.env;
   // Entries made before the header can be written (the classification answer) wait for it.
@@ -295,13 +308,15 @@ async function prepare(
     if (!isDirectory(root)) {
       throw new StartupError(`Workspace ${JSON.stringify(request.workspace)} is not a directory`, "workspace_missing");
     }
-    executor = createWorkspaceExecutor(request, store, {
+    const workspace = createWorkspaceExecutor(request, store, {
       root,
       sandboxMode: options.sandbox,
       settingsEnv: env,
       secretEnvNames: secretEnvNames(secretNames),
       warn: options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)),
     });
+    sandbox.state = workspace.sandboxState;
+    executor = workspace;
     if (replay) executor = new ComparingExecutor(executor, replay.recording.executions);
   }
   if (options.record) {

@@ -19,7 +19,8 @@ import {
   writeEntry,
   WriteRefusedError,
 } from "./workspace-files.ts";
-import { WorkspaceFingerprint } from "./workspace-fingerprint.ts";
+import { DEFAULT_WORKSPACE_IGNORE, WorkspaceFingerprint } from "./workspace-fingerprint.ts";
+import type { SandboxState } from "../sandbox-state.ts";
 import { outsidePathArgument, resolveInside, unsafeProgramArgument } from "./workspace-paths.ts";
 import { listingLines, matchingLines, matchLine, MAX_SEARCH_MATCHES, searchableText } from "./workspace-search.ts";
 
@@ -39,6 +40,8 @@ export type WorkspaceExecutorConfig = {
   sandbox?: { bwrap: Bubblewrap; policy: SandboxPolicy };
   /** gitignore globs whose changes make no new revision (default: DEFAULT_WORKSPACE_IGNORE). */
   ignore?: readonly string[];
+  /** The sandbox mode chosen for the run (reported; `sandbox` says whether one is in use). */
+  sandboxMode?: SandboxState["mode"];
 };
 
 export type WorkspaceExecutorOptions = {
@@ -80,8 +83,8 @@ export class WorkspaceExecutor implements Executor {
   readonly #now: () => number;
   readonly #env: Record<string, string | undefined> | undefined;
   #revision = 0;
-  /** The sandbox mode this executor's processes run under, and whether an OS sandbox is really in use. */
-  sandboxState: { mode: "auto" | "required" | "off"; active: boolean } = { mode: "off", active: false };
+  /** The sandbox mode this executor's processes run under, whether an OS sandbox is really in use, the ignore globs. */
+  readonly sandboxState: SandboxState;
   readonly #fingerprint: WorkspaceFingerprint;
   #lastFingerprint: string | undefined;
 
@@ -90,6 +93,11 @@ export class WorkspaceExecutor implements Executor {
     this.#now = now;
     this.#env = env;
     this.#fingerprint = new WorkspaceFingerprint(config.root, config.ignore ? { ignore: config.ignore } : {});
+    this.sandboxState = {
+      mode: config.sandboxMode ?? (config.sandbox ? "auto" : "off"),
+      active: config.sandbox !== undefined,
+      workspace_ignore: [...(config.ignore ?? DEFAULT_WORKSPACE_IGNORE)],
+    };
   }
 
   /** Whether the workspace changed since the last look (the first look only records it). */
