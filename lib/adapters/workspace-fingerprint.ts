@@ -70,6 +70,8 @@ export class WorkspaceFingerprint {
   readonly #root: string;
   readonly #now: () => number;
   readonly #ignore: ScopedRules[];
+  /** Whether any glob can name a file (most name only folders: files then skip the check). */
+  readonly #ignoresFiles: boolean;
   #entries = new Map<string, Entry>();
   #seeded = false;
 
@@ -79,7 +81,9 @@ export class WorkspaceFingerprint {
   ) {
     this.#root = root;
     this.#now = now;
-    this.#ignore = [{ base: "", rules: parseIgnore(ignore.join("\n")) }];
+    const rules = parseIgnore(ignore.join("\n"));
+    this.#ignore = [{ base: "", rules }];
+    this.#ignoresFiles = rules.some((rule) => !rule.directoryOnly);
   }
 
   /** A digest of every path, type and content under the root, except what the ignore globs name. */
@@ -138,7 +142,7 @@ export class WorkspaceFingerprint {
         }
         continue;
       }
-      if (isIgnored(this.#ignore, path, false)) continue;
+      if (this.#ignoresFiles && isIgnored(this.#ignore, path, false)) continue;
       if (info.isSymbolicLink()) {
         digest.update(`l\0${path}\0${safeReadlink(full)}\0`);
         continue;
@@ -148,7 +152,13 @@ export class WorkspaceFingerprint {
         continue;
       }
       const previous = this.#entries.get(path);
-      const hash = previous && !previous.racy && sameStat(previous, info) ? previous.hash : contentHash(full, info);
+      if (previous && !previous.racy && sameStat(previous, info)) {
+        // The common case, kept cheap: unchanged and settled, the entry carries over as it is.
+        next.set(path, previous);
+        digest.update(`f\0${path}\0${info.mode & 0o111 ? "x" : "-"}\0${previous.hash}\0`);
+        continue;
+      }
+      const hash = contentHash(full, info);
       const racy = Math.max(info.mtimeMs, info.ctimeMs) >= started - RACY_MS;
       next.set(path, {
         size: info.size,
