@@ -16,13 +16,20 @@ export const ActionName = z.enum(ACTION_NAMES);
 export type ActionName = z.infer<typeof ActionName>;
 
 const path = z.string().min(1).describe("Path relative to the workspace root");
+const includeIgnored = z.boolean().optional().describe(
+  "Also files .gitignore excludes, and node_modules (default false)",
+);
 
 export const ActionArguments = {
   read_file: z.strictObject({ path }),
-  list_files: z.strictObject({ path: path.describe('Directory relative to the workspace root; "." for the root') }),
+  list_files: z.strictObject({
+    path: path.describe('Directory relative to the workspace root; "." for the root'),
+    include_ignored: includeIgnored,
+  }),
   search: z.strictObject({
     query: z.string().min(1).describe("Literal text to find"),
     path: path.describe('File or directory to search; "." for the whole workspace'),
+    include_ignored: includeIgnored,
   }),
   edit_file: z.strictObject({
     path,

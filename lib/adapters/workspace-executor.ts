@@ -179,17 +179,19 @@ export class WorkspaceExecutor implements Executor {
     return { kind: "read", path: target.relative, result: this.#config.store.put(text).digest };
   }
 
-  #list({ path }: ActionArgs<"list_files">): ReportOf<"list"> {
+  #list({ path, include_ignored }: ActionArgs<"list_files">): ReportOf<"list"> {
     const target = this.#existing(path, "directory");
-    const files = walkEntries(target.root, target.real).map((file) => under(target.relative, file));
+    const files = walkEntries(target.root, target.real, { includeIgnored: include_ignored === true })
+      .map((file) => under(target.relative, file));
     const { count, lines } = listingLines(files);
     return { kind: "list", path: target.relative, count, result: this.#config.store.put(joinLines(lines)).digest };
   }
 
-  #search({ query, path }: ActionArgs<"search">): ReportOf<"search"> {
+  #search({ query, path, include_ignored }: ActionArgs<"search">): ReportOf<"search"> {
     const target = this.#existing(path, "any");
     const files = target.isDirectory
-      ? walkEntries(target.root, target.real).map((file) => under(target.relative, file))
+      ? walkEntries(target.root, target.real, { includeIgnored: include_ignored === true })
+        .map((file) => under(target.relative, file))
       : [target.relative];
     const lines: string[] = [];
     let matches = 0;

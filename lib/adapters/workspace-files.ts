@@ -14,9 +14,11 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  type Dirent,
   type Stats,
   writeSync,
 } from "node:fs";
+import { isIgnored, parseIgnore, type ScopedRules } from "../ignore-rules.ts";
 import { compareCodeUnits, SKIPPED_DIRECTORIES } from "./workspace-paths.ts";
 
 const PROC_FD = "/proc/self/fd";
@@ -196,40 +198,112 @@ export function writeEntry(realRoot: string, relative: string, content: string):
   }, { create: true });
 }
 
+/** The text of a small regular file in `dir` (a .gitignore), read without following a link; "" when there is none. */
+function readSmall(dir: Dir, name: string): string {
+  let fd: number;
+  try {
+    fd = openSync(child(dir, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch {
+    return "";
+  }
+  try {
+    const stats = fstatSync(fd);
+    return stats.isFile() && stats.size <= 1024 * 1024 ? readFileSync(fd, "utf8") : "";
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A folder on the walk's stack: its handle, its path (relative to the walk's start), its entries still to visit. */
+type WalkFrame = { dir: Dir; prefix: string; entries: Dirent[]; next: number; owned: boolean; scopes: number };
+
 /**
  * Every non-directory entry under the directory `relative`, as paths relative to it, sorted; symlinked directories are
- * not followed and `.git`/`node_modules` are skipped. Each directory is opened through its parent's handle, so a
- * directory swapped for a symlink mid-walk is skipped rather than followed.
+ * not followed and `.git` is skipped. Each directory is opened through its parent's handle, so a directory swapped for
+ * a symlink mid-walk is skipped rather than followed. The walk is iterative (any depth; a folder past the limit of
+ * open handles is skipped). Unless `includeIgnored`, what `.gitignore` files (the top one, nested ones, negations)
+ * and `.git/info/exclude` exclude is left out, and so is `node_modules`.
  */
-export function walkEntries(realRoot: string, relative: string): string[] {
+export function walkEntries(
+  realRoot: string,
+  relative: string,
+  { includeIgnored = false }: { includeIgnored?: boolean } = {},
+): string[] {
   const found: string[] = [];
-  const visit = (dir: Dir, prefix: string) => {
-    let entries;
+  const base = relative === "." ? "" : relative;
+  const scopes: ScopedRules[] = [];
+  const addScope = (dir: Dir, path: string) => {
+    const text = readSmall(dir, ".gitignore");
+    if (text !== "") scopes.push({ base: path, rules: parseIgnore(text) });
+  };
+  const readEntries = (dir: Dir): Dirent[] | undefined => {
     try {
-      entries = readdirSync(dir.fd === null ? dir.path : `${PROC_FD}/${dir.fd}`, { withFileTypes: true });
+      return readdirSync(dir.fd === null ? dir.path : `${PROC_FD}/${dir.fd}`, { withFileTypes: true });
     } catch {
-      return; // unreadable or vanished: a listing shows what can be seen
+      return undefined; // unreadable or vanished: a listing shows what can be seen
     }
-    for (const entry of entries) {
-      const path = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
-      if (!entry.isDirectory()) {
+  };
+  const start = (dir: Dir) => {
+    if (!includeIgnored) {
+      // The rules of the folders from the top down to where the walk starts apply too.
+      withDir(realRoot, ".", (top) => {
+        const exclude = (() => {
+          try {
+            return withDir(realRoot, ".git/info", (info) => readSmall(info, "exclude"));
+          } catch {
+            return "";
+          }
+        })();
+        if (exclude !== "") scopes.push({ base: "", rules: parseIgnore(exclude) });
+        addScope(top, "");
+      });
+      const parts = segments(base);
+      for (let i = 0; i < parts.length; i++) {
+        const path = parts.slice(0, i + 1).join("/");
+        if (i === parts.length - 1) addScope(dir, path);
+        else {
+          try {
+            withDir(realRoot, path, (ancestor) => addScope(ancestor, path));
+          } catch { /* vanished: no rules */ }
+        }
+      }
+    }
+    const stack: WalkFrame[] = [];
+    const first = readEntries(dir);
+    if (first) stack.push({ dir, prefix: "", entries: first, next: 0, owned: false, scopes: scopes.length });
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1];
+      if (frame.next >= frame.entries.length) {
+        stack.pop();
+        if (frame.owned) close(frame.dir);
+        scopes.length = stack.length > 0 ? stack[stack.length - 1].scopes : 0;
+        continue;
+      }
+      const entry = frame.entries[frame.next++];
+      const path = frame.prefix === "" ? entry.name : `${frame.prefix}/${entry.name}`;
+      const full = base === "" ? path : `${base}/${path}`;
+      const isDir = entry.isDirectory();
+      if (!includeIgnored && isIgnored(scopes, full, isDir)) continue;
+      if (!isDir) {
         found.push(path);
         continue;
       }
-      if (SKIPPED_DIRECTORIES.has(entry.name)) continue;
+      if (entry.name === ".git" || (!includeIgnored && SKIPPED_DIRECTORIES.has(entry.name))) continue;
       let sub: Dir;
       try {
-        sub = openChild(dir, entry.name, path);
+        sub = openChild(frame.dir, entry.name, path);
       } catch {
-        continue; // swapped for a symlink or removed since the listing
+        continue; // swapped for a symlink, removed since the listing, or out of handles
       }
-      try {
-        visit(sub, path);
-      } finally {
+      const entries = readEntries(sub);
+      if (!entries) {
         close(sub);
+        continue;
       }
+      if (!includeIgnored) addScope(sub, full);
+      stack.push({ dir: sub, prefix: path, entries, next: 0, owned: true, scopes: scopes.length });
     }
   };
-  withDir(realRoot, relative, (dir) => visit(dir, ""));
+  withDir(realRoot, relative, (dir) => start(dir));
   return found.sort(compareCodeUnits);
 }
