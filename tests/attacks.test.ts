@@ -3,7 +3,7 @@
 // run_command's argument guard, hard links, and a test that reads Loom's own environment through /proc.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -654,3 +654,27 @@ bothTest(
     assert.deepEqual(JSON.parse(readFileSync(join(arena.dir, "report.json"), "utf8")).sandbox, expected);
   },
 );
+
+bothTest("a workspace Loom cannot write ends the run at start-up: exit 3, startup_failed, no step", async (t) => {
+  const arena = makeArena({ "a.txt": "a\n" });
+  const root = process.getuid?.() === 0;
+  // Root passes every permission check: an immutable folder is one even root cannot write.
+  const lock = (on: boolean) =>
+    root ? execFileSync("chattr", [on ? "+i" : "-i", arena.workspace]) : chmodSync(arena.workspace, on ? 0o555 : 0o755);
+  t.after(() => {
+    lock(false);
+    rmSync(arena.dir, { recursive: true, force: true });
+  });
+  lock(true);
+  const args = replay(arena, attackSlice(AUTO), [{ action: "run_tests", args: {} }]);
+  const run = await runLoom(args, { cwd: arena.dir });
+  assert.equal(run.code, 3, run.stderr);
+  assert.match(run.stderr, /Workspace ".*ws" cannot be written/);
+  const report = JSON.parse(readFileSync(join(arena.dir, "report.json"), "utf8"));
+  assert.deepEqual([report.outcome, report.error.code, report.steps, report.model_calls], [
+    "startup_failed",
+    "workspace_unusable",
+    0,
+    0,
+  ]);
+});

@@ -1,8 +1,8 @@
 // The run lifecycle behind runWithOptions and the commands: input -> prepared run -> loop -> one report, written once.
 // A run is a value: every startup, routing and run failure comes back as a RunResult whose outcome says what
 // happened; only a bug throws.
-import { readFileSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { closeSync, constants, openSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog-plan.ts";
 import { loadCatalog } from "../catalog.ts";
 import type { ContextPolicyName } from "../policy.ts";
@@ -308,6 +308,10 @@ async function prepare(
     if (!isDirectory(root)) {
       throw new StartupError(`Workspace ${JSON.stringify(request.workspace)} is not a directory`, "workspace_missing");
     }
+    const unusable = workspaceProblem(root);
+    if (unusable) {
+      throw new StartupError(`Workspace ${JSON.stringify(request.workspace)} ${unusable}`, "workspace_unusable");
+    }
     const workspace = createWorkspaceExecutor(request, store, {
       root,
       sandboxMode: options.sandbox,
@@ -367,6 +371,30 @@ function openRecording(
 
 function definedOnly<T extends object>(value: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * Why Loom cannot work in the workspace — list it, enter it, create and remove a file in it — or null. Tried for real
+ * (not access(2), which root always passes), before any model call: a run that cannot touch its workspace is not paid.
+ */
+function workspaceProblem(root: string): string | null {
+  try {
+    readdirSync(root);
+  } catch (error) {
+    return `cannot be read: ${describeFsError(error)}`;
+  }
+  const probe = join(root, `.loom-probe-${process.pid}-${Date.now().toString(36)}`);
+  try {
+    closeSync(openSync(probe, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+  } catch (error) {
+    return `cannot be written: ${describeFsError(error)}`;
+  }
+  try {
+    unlinkSync(probe);
+  } catch (error) {
+    return `cannot be changed (a new file could not be removed): ${describeFsError(error)}`;
+  }
+  return null;
 }
 
 function isDirectory(path: string): boolean {

@@ -6,6 +6,7 @@
 import {
   closeSync,
   constants,
+  type Dirent,
   existsSync,
   fstatSync,
   ftruncateSync,
@@ -14,7 +15,6 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  type Dirent,
   type Stats,
   writeSync,
 } from "node:fs";
