@@ -1,4 +1,4 @@
-// The revision's cost per action: the workspace fingerprint Loom takes after every action that can change the
+// The revision's cost per action: the workspace walk (WorkspaceFingerprint.changed) Loom makes after every action that can change the
 // workspace, against `git status --porcelain` on the same tree in the same run (turns interleaved, so both see the same
 // machine load). Generated trees of 1,000 / 20,000 / 100,000 files, each without a git index (a fresh `git init`,
 // everything untracked) and with one (every file added and committed). Reports ratios, not absolute times.
@@ -69,17 +69,17 @@ function measure(files: number, index: boolean, repeats: number): Row {
       execFileSync("git", ["status", "--porcelain"], { cwd: root, stdio: ["ignore", "ignore", "ignore"] });
     gitStatus(); // git refreshes its index once; Loom's first take is measured on its own below
     const fingerprint = new WorkspaceFingerprint(root);
-    const first = time(() => fingerprint.take());
-    fingerprint.take(); // entries hashed within the racy window are settled
+    const first = time(() => fingerprint.changed());
+    fingerprint.changed(); // entries hashed within the racy window are settled
     const git: number[] = [];
     const unchanged: number[] = [];
     const oneChanged: number[] = [];
     const changed = join(root, "pkg0", "mod0", "file3.ts");
     for (let r = 0; r < repeats; r++) {
       git.push(time(gitStatus));
-      unchanged.push(time(() => fingerprint.take()));
+      unchanged.push(time(() => fingerprint.changed()));
       writeFileSync(changed, `export const changed = ${r};\n`);
-      oneChanged.push(time(() => fingerprint.take()));
+      oneChanged.push(time(() => fingerprint.changed()));
     }
     const gitMs = median(git);
     return {

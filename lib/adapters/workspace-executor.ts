@@ -86,7 +86,7 @@ export class WorkspaceExecutor implements Executor {
   /** The sandbox mode this executor's processes run under, whether an OS sandbox is really in use, the ignore globs. */
   readonly sandboxState: SandboxState;
   readonly #fingerprint: WorkspaceFingerprint;
-  #lastFingerprint: string | undefined;
+  #looked = false;
 
   constructor(config: WorkspaceExecutorConfig, { now = Date.now, env }: WorkspaceExecutorOptions = {}) {
     this.#config = config;
@@ -102,10 +102,8 @@ export class WorkspaceExecutor implements Executor {
 
   /** Whether the workspace changed since the last look (the first look only records it). */
   #changed(): boolean {
-    const current = this.#fingerprint.take();
-    const changed = this.#lastFingerprint !== undefined && current !== this.#lastFingerprint;
-    this.#lastFingerprint = current;
-    return changed;
+    this.#looked = true;
+    return this.#fingerprint.changed();
   }
 
   get revision(): string {
@@ -133,7 +131,7 @@ export class WorkspaceExecutor implements Executor {
       return refusal("invalid_arguments", `Invalid arguments for ${name.data}: ${formatZodError(parsed.error)}`);
     }
     // The baseline is taken before the first action that can change the workspace, so nothing before counts.
-    if (this.#lastFingerprint === undefined && MUTATING.has(name.data)) this.#changed();
+    if (!this.#looked && MUTATING.has(name.data)) this.#changed();
     try {
       return await this.#dispatch(name.data, parsed.data, signal);
     } catch (error) {

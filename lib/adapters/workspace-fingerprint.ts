@@ -51,16 +51,37 @@ const PROC_FD = "/proc/self/fd";
 const anchorable = process.platform === "linux" && existsSync(PROC_FD);
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
-/** A file's stat signature (git's: what changes when its content may have) and its content hash. */
-type Entry = { size: number; mtime: number; ctime: number; ino: number; mode: number; hash: string; racy: boolean };
+/**
+ * What the walk knows of one path: a file's stat signature (git's: what changes when its content may have) and content
+ * hash; a folder; a symbolic link and its target; anything else (a FIFO, a socket) and its mode.
+ */
+type Entry =
+  | { kind: "f"; size: number; mtime: number; ctime: number; ino: number; mode: number; hash: string; racy: boolean }
+  | { kind: "d" }
+  | { kind: "l"; target: string }
+  | { kind: "o"; mode: number };
+type FileEntry = Extract<Entry, { kind: "f" }>;
 
-function sameStat(entry: Entry, info: Stats): boolean {
+const FOLDER: Entry = { kind: "d" };
+
+function sameStat(entry: FileEntry, info: Stats): boolean {
   return entry.size === info.size && entry.mtime === info.mtimeMs && entry.ctime === info.ctimeMs &&
     entry.ino === info.ino && entry.mode === info.mode;
 }
 
 function statKey(info: Stats): string {
   return `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}:${info.mode}`;
+}
+
+/** Whether two entries describe the same content: kind, link target, and for files the hash and the executable bit. */
+function sameContent(a: Entry, b: Entry): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === "f") {
+    return a.hash === (b as FileEntry).hash && (a.mode & 0o111 ? 1 : 0) === ((b as FileEntry).mode & 0o111 ? 1 : 0);
+  }
+  if (a.kind === "l") return a.target === (b as { target: string }).target;
+  if (a.kind === "o") return a.mode === (b as { mode: number }).mode;
+  return true;
 }
 
 /** A folder on the walk's stack: where to reach it, its entries still to visit, the handle it owns (if any). */
@@ -74,6 +95,7 @@ export class WorkspaceFingerprint {
   readonly #ignoresFiles: boolean;
   #entries = new Map<string, Entry>();
   #seeded = false;
+  #walked = false;
 
   constructor(
     root: string,
@@ -86,17 +108,51 @@ export class WorkspaceFingerprint {
     this.#ignoresFiles = rules.some((rule) => !rule.directoryOnly);
   }
 
+  /**
+   * Walks the workspace and says whether anything differs from the previous walk: a path added, removed, or with
+   * other content, type, link target or executable bit. The first walk only records (false).
+   */
+  changed(): boolean {
+    const first = !this.#walked;
+    const differs = this.#walk();
+    this.#walked = true;
+    return !first && differs;
+  }
+
   /** A digest of every path, type and content under the root, except what the ignore globs name. */
   take(): string {
+    this.#walk();
+    this.#walked = true;
+    const parts: string[] = [];
+    for (const [path, entry] of this.#entries) {
+      if (entry.kind === "f") parts.push(`f\0${path}\0${entry.mode & 0o111 ? "x" : "-"}\0${entry.hash}\0`);
+      else if (entry.kind === "l") parts.push(`l\0${path}\0${entry.target}\0`);
+      else if (entry.kind === "o") parts.push(`o\0${path}\0${entry.mode}\0`);
+      else parts.push(`d\0${path}\0`);
+    }
+    return createHash("sha256").update(parts.join("")).digest("hex");
+  }
+
+  /** One walk: the new entries replace the old; returns whether any differs (or appeared, or went away). */
+  #walk(): boolean {
     if (!this.#seeded) {
       this.#seeded = true;
       this.#entries = seedFromGitIndex(this.#root);
     }
+    const previous = this.#entries;
+    // Seeds from git's index are not a previous walk: with them, every path still counts as seen for the first time.
+    const compare = this.#walked;
+    let differs = false;
+    let carried = 0;
     const started = this.#now();
     const next = new Map<string, Entry>();
-    // One string hashed at the end: a native hash call per entry costs more than the lstat it follows.
-    const parts: string[] = [];
-    const digest = { update: (part: string) => parts.push(part) };
+    const record = (path: string, entry: Entry) => {
+      next.set(path, entry);
+      if (!compare || differs) return;
+      const before = previous.get(path);
+      if (before === undefined || !sameContent(before, entry)) differs = true;
+      else carried++;
+    };
     const stack: Frame[] = [];
     const enter = (access: string, prefix: string, fd: number | null) => {
       let names: string[];
@@ -127,7 +183,7 @@ export class WorkspaceFingerprint {
       }
       if (info.isDirectory()) {
         if (isIgnored(this.#ignore, path, true)) continue;
-        digest.update(`d\0${path}\0`);
+        record(path, FOLDER);
         if (full.length < ANCHOR_PATH_CHARS || !anchorable) enter(full, path, null);
         else {
           // Deep: hold a handle on this folder and reach what is below it from there.
@@ -135,7 +191,7 @@ export class WorkspaceFingerprint {
           try {
             fd = openSync(full, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
           } catch {
-            digest.update(`?\0${path}\0`);
+            record(path, { kind: "o", mode: -1 });
             continue;
           }
           enter(`${PROC_FD}/${fd}`, path, fd);
@@ -144,35 +200,34 @@ export class WorkspaceFingerprint {
       }
       if (this.#ignoresFiles && isIgnored(this.#ignore, path, false)) continue;
       if (info.isSymbolicLink()) {
-        digest.update(`l\0${path}\0${safeReadlink(full)}\0`);
+        record(path, { kind: "l", target: safeReadlink(full) });
         continue;
       }
       if (!info.isFile()) {
-        digest.update(`o\0${path}\0${info.mode}\0`);
+        record(path, { kind: "o", mode: info.mode });
         continue;
       }
-      const previous = this.#entries.get(path);
-      if (previous && !previous.racy && sameStat(previous, info)) {
+      const before = previous.get(path);
+      if (before?.kind === "f" && !before.racy && sameStat(before, info)) {
         // The common case, kept cheap: unchanged and settled, the entry carries over as it is.
-        next.set(path, previous);
-        digest.update(`f\0${path}\0${info.mode & 0o111 ? "x" : "-"}\0${previous.hash}\0`);
+        next.set(path, before);
+        if (compare) carried++;
         continue;
       }
-      const hash = contentHash(full, info);
-      const racy = Math.max(info.mtimeMs, info.ctimeMs) >= started - RACY_MS;
-      next.set(path, {
+      record(path, {
+        kind: "f",
         size: info.size,
         mtime: info.mtimeMs,
         ctime: info.ctimeMs,
         ino: info.ino,
         mode: info.mode,
-        hash,
-        racy,
+        hash: contentHash(full, info),
+        racy: Math.max(info.mtimeMs, info.ctimeMs) >= started - RACY_MS,
       });
-      digest.update(`f\0${path}\0${info.mode & 0o111 ? "x" : "-"}\0${hash}\0`);
     }
     this.#entries = next;
-    return createHash("sha256").update(parts.join("")).digest("hex");
+    // Every path now was there before with the same content; anything more before is what went away.
+    return differs || (compare && carried !== previous.size);
   }
 }
 
@@ -264,6 +319,7 @@ function seedFromGitIndex(root: string): Map<string, Entry> {
     if ((mtimeN !== 0n && info.mtimeNs % NS !== mtimeN) || (ctimeN !== 0n && info.ctimeNs % NS !== ctimeN)) continue;
     const plain = lstatSync(`${root}/${path}`);
     seeds.set(path, {
+      kind: "f",
       size: plain.size,
       mtime: plain.mtimeMs,
       ctime: plain.ctimeMs,
