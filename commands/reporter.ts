@@ -15,6 +15,7 @@ import { renderReportHtml } from "../lib/report-html.ts";
 import type { NamedReport } from "../lib/report-load.ts";
 import { renderSummaryText, summarizeReports } from "../lib/report-summary.ts";
 import type { Io } from "./io.ts";
+import { escapeControl } from "../lib/safe-text.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json" | { html: string };
 
@@ -340,8 +341,12 @@ export function renderResultText(s: ResultSummary, { label }: { label: string })
       plural(s.steps, "step")
     }, revision ${s.revision}`,
   );
-  if (s.summary) lines.push(...clipSummary(s.summary).map((line, i) => `  ${i === 0 ? "summary: " : "  "}${line}`));
-  for (const text of s.printed) lines.push(`  printed: ${text}`);
+  // The model's text reaches a terminal: control characters (escape sequences, a carriage return that overwrites a
+  // line, a newline that forges one) are shown escaped.
+  if (s.summary) {
+    lines.push(...clipSummary(s.summary).map((line, i) => `  ${i === 0 ? "summary: " : "  "}${escapeControl(line)}`));
+  }
+  for (const text of s.printed) lines.push(`  printed: ${escapeControl(text)}`);
   if (s.last_test) {
     const t = s.last_test;
     // Whether the test ran on the revision the workspace is at now, not whether it passed (the verdict says that).

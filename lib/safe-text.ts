@@ -1,12 +1,34 @@
 // Text Loom prints or writes that may carry what it did not write: a URL with a password in it, or control characters
 // (a newline, an ANSI escape) in a key, a path or a server's message. Errors pass through here once, when made.
 
-// scheme://user:password@host or scheme://token@host: everything between "//" and "@" before the host.
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
+// scheme:// and what follows up to whitespace: a URL's authority ends at the first "/", "?" or "#", and its userinfo
+// runs up to the authority's last "@" (as URL parsers read it: a password may hold "@").
+const URL_TAIL = /\b([a-z][a-z0-9+.-]*:\/\/)(\S*)/gi;
 
-/** Replaces the userinfo of every URL in the text with "***". */
+/** Replaces the userinfo of every URL in the text with "***" ("p@ss" in a password included). */
 export function redactUrlUserinfo(text: string): string {
-  return text.replace(URL_USERINFO, "$1***@");
+  return text.replace(URL_TAIL, (whole, scheme: string, rest: string) => {
+    const end = rest.search(/[/?#]/);
+    const at = (end === -1 ? rest : rest.slice(0, end)).lastIndexOf("@");
+    return at === -1 ? whole : `${scheme}***@${rest.slice(at + 1)}`;
+  });
+}
+
+/**
+ * A URL without its user name and password, by parsing it (a password with "@", a space or "/" in it included), and
+ * whether it had any; the text unchanged when it is not a URL.
+ */
+export function withoutCredentials(text: string): { url: string; had: boolean } {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { url: text, had: false };
+  }
+  if (url.username === "" && url.password === "") return { url: text, had: false };
+  url.username = "";
+  url.password = "";
+  return { url: url.href, had: true };
 }
 
 // C0 controls, DEL, C1 controls and the Unicode line and paragraph separators: none belongs on one line of output.

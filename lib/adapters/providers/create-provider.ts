@@ -1,6 +1,7 @@
 // Builds the provider a model configuration names. Credentials come only from the environment variable the
 // configuration (or the default for its kind) names; a missing one stops the run before any request.
 import { StartupError } from "../../errors.ts";
+import { withoutCredentials } from "../../safe-text.ts";
 import {
   BASE_URL_ENVS,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
@@ -50,9 +51,22 @@ export function createProvider(config: ProviderConfig, { env, ...http }: CreateP
   const baseUrlEnv = BASE_URL_ENVS[kind];
   const fromEnv = baseUrlEnv ? env[baseUrlEnv]?.trim() || undefined : undefined;
   if (base_url === undefined && fromEnv !== undefined && !isUrl(fromEnv)) {
-    throw new StartupError(`${baseUrlEnv} is not an http(s) URL: "${fromEnv}"`);
+    // A value with "@" may hold a password that no parser can tell from the rest: it is not echoed.
+    const shown = fromEnv.includes("@") ? '(not shown: it holds "@")' : JSON.stringify(fromEnv);
+    throw new StartupError(`${baseUrlEnv} is not an http(s) URL: ${shown}`);
   }
   const baseUrl = base_url ?? fromEnv ?? DEFAULT_BASE_URLS[kind];
+  // Credentials in the URL would be sent to the API and shown wherever the URL is: refused, and never echoed.
+  const bare = withoutCredentials(baseUrl);
+  if (bare.had) {
+    throw new StartupError(
+      `Model "${model}": the base URL ${JSON.stringify(bare.url)} (${
+        base_url === undefined ? baseUrlEnv : "base_url"
+      }) ` +
+        "holds a user name or password; remove it (API keys come from api_key_env)",
+      "invalid_base_url",
+    );
+  }
 
   if (kind === "anthropic") {
     return createAnthropicProvider(

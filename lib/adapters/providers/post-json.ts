@@ -13,6 +13,8 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 export const DEFAULT_DEADLINE_MS = 60_000;
 /** A response body over this is refused without being read whole (answers are small JSON). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** Same-origin 307/308 redirects followed before a call is refused. */
+const MAX_REDIRECTS = 5;
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -74,12 +76,34 @@ export async function postJson(
   let text: string;
   try {
     progress();
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json", ...headers },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
+    // Redirects are followed by hand, and only within the origin: a 307 to another host would get the key and prompt.
+    let target = url;
+    let response: Response;
+    for (let hop = 0;; hop++) {
+      response = await fetch(target, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", ...headers },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+        redirect: "manual",
+      });
+      const location = response.headers.get("location");
+      if (response.status < 300 || response.status > 399 || location === null) break;
+      await response.body?.cancel().catch(() => {});
+      const next = new URL(location, target);
+      if (next.origin !== new URL(url).origin || hop >= MAX_REDIRECTS) {
+        throw new ProviderError(
+          hop >= MAX_REDIRECTS
+            ? `${provider} redirected more than ${MAX_REDIRECTS} times; refused`
+            : `${provider} redirected to another origin (${next.origin}); Loom does not send the key and the prompt ` +
+              "there. Set base_url to where the API really is",
+          { code: "provider_redirect_refused", retryable: false },
+        );
+      }
+      // 301/302/303 would turn the POST into a GET; only 307 and 308 keep it, and are followed.
+      if (response.status !== 307 && response.status !== 308) break;
+      target = next.href;
+    }
     progress();
     status = response.status;
     responseHeaders = response.headers;
