@@ -14,11 +14,15 @@ type Row = {
   files: number;
   index: boolean;
   git_status_ms: number;
+  /** `git status --porcelain --untracked-files=all`: git reads every folder, as the walk does (without an index, the
+   * plain status stops at the first untracked folder and looks at no file). */
+  git_status_all_ms: number;
   first_ms: number;
   unchanged_ms: number;
   one_changed_ms: number;
   ratio_unchanged: number;
   ratio_one_changed: number;
+  ratio_unchanged_vs_all: number;
   us_per_file_unchanged: number;
 };
 
@@ -65,18 +69,20 @@ function time(fn: () => unknown): number {
 function measure(files: number, index: boolean, repeats: number): Row {
   const root = makeTree(files, index);
   try {
-    const gitStatus = () =>
-      execFileSync("git", ["status", "--porcelain"], { cwd: root, stdio: ["ignore", "ignore", "ignore"] });
+    const gitStatus = (...extra: string[]) =>
+      execFileSync("git", ["status", "--porcelain", ...extra], { cwd: root, stdio: ["ignore", "ignore", "ignore"] });
     gitStatus(); // git refreshes its index once; Loom's first take is measured on its own below
     const fingerprint = new WorkspaceFingerprint(root);
     const first = time(() => fingerprint.changed());
     fingerprint.changed(); // entries hashed within the racy window are settled
     const git: number[] = [];
+    const gitAll: number[] = [];
     const unchanged: number[] = [];
     const oneChanged: number[] = [];
     const changed = join(root, "pkg0", "mod0", "file3.ts");
     for (let r = 0; r < repeats; r++) {
-      git.push(time(gitStatus));
+      git.push(time(() => gitStatus()));
+      gitAll.push(time(() => gitStatus("--untracked-files=all")));
       unchanged.push(time(() => fingerprint.changed()));
       writeFileSync(changed, `export const changed = ${r};\n`);
       oneChanged.push(time(() => fingerprint.changed()));
@@ -86,11 +92,13 @@ function measure(files: number, index: boolean, repeats: number): Row {
       files,
       index,
       git_status_ms: gitMs,
+      git_status_all_ms: median(gitAll),
       first_ms: first,
       unchanged_ms: median(unchanged),
       one_changed_ms: median(oneChanged),
       ratio_unchanged: median(unchanged) / gitMs,
       ratio_one_changed: median(oneChanged) / gitMs,
+      ratio_unchanged_vs_all: median(unchanged) / median(gitAll),
       us_per_file_unchanged: (median(unchanged) * 1000) / files,
     };
   } finally {
@@ -108,11 +116,14 @@ if (process.argv.includes("--json")) console.log(JSON.stringify(rows, null, 2));
 else {
   const r2 = (n: number) => n.toFixed(2);
   console.log(`revision cost per action vs git status --porcelain (median of ${repeats}, same run)`);
-  console.log("files    git index  ratio unchanged  ratio one changed  µs/file unchanged  first walk / git status");
+  console.log(
+    "files    git index  ratio unchanged  ratio one changed  vs -uall unchanged  µs/file unchanged  first walk",
+  );
   for (const row of rows) {
     console.log(
       `${String(row.files).padEnd(8)} ${(row.index ? "yes" : "no").padEnd(10)} ${r2(row.ratio_unchanged).padEnd(16)} ` +
-        `${r2(row.ratio_one_changed).padEnd(18)} ${r2(row.us_per_file_unchanged).padEnd(18)} ` +
+        `${r2(row.ratio_one_changed).padEnd(18)} ${r2(row.ratio_unchanged_vs_all).padEnd(19)} ` +
+        `${r2(row.us_per_file_unchanged).padEnd(18)} ` +
         `${r2(row.first_ms / row.git_status_ms)}`,
     );
   }
