@@ -122,24 +122,17 @@ test("network errors read the same on every runtime, without the runtime's own h
   assert.equal(describeNetworkError(deno), "error sending request: connection reset");
 });
 
-test("dist/loom with a stalled provider: gives up within the catalog's deadline, and the base_url password never shows", async (t) => {
+test("dist/loom with a stalled provider: gives up within the catalog's deadline; a base_url password is refused unseen", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "loom-stall-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, "ws"));
   await withServer(() => {}, async (origin) => {
-    const password = "PW-canary-7d1f";
-    writeFileSync(
-      join(dir, "catalog.json"),
+    const password = "PW-canary@7d1f";
+    const catalog = (baseUrl: string) =>
       JSON.stringify({
         defaults: { workspace: "ws" },
         models: {
-          gpt: {
-            kind: "openai",
-            model: "gpt-4.1-mini",
-            base_url: origin.replace("http://", `http://user:${password}@`) + "/v1",
-            idle_timeout_ms: 300,
-            deadline_ms: 1_000,
-          },
+          gpt: { kind: "openai", model: "gpt-4.1-mini", base_url: baseUrl, idle_timeout_ms: 300, deadline_ms: 1_000 },
         },
         slices: {
           fix: {
@@ -153,20 +146,26 @@ test("dist/loom with a stalled provider: gives up within the catalog's deadline,
           },
         },
         routes: { default: "fix" },
-      }),
-    );
+      });
+    const args = ["run", "--catalog", "catalog.json", "Fix it", "--context-report", "report.json", "--json"];
+    writeFileSync(join(dir, "catalog.json"), catalog(`${origin}/v1`));
     const started = performance.now();
-    const run = await runLoom(
-      ["run", "--catalog", "catalog.json", "Fix it", "--context-report", "report.json", "--json"],
-      { cwd: dir, env: { OPENAI_API_KEY: "sk-test" } },
-    );
+    const run = await runLoom(args, { cwd: dir, env: { OPENAI_API_KEY: "sk-test" } });
     const elapsed = performance.now() - started;
     assert.equal(run.code, 1, run.stderr);
     assert.ok(elapsed < 1_000 + 5_000, `the run took ${Math.round(elapsed)} ms`);
+    assert.match(
+      JSON.parse(readFileSync(join(dir, "report.json"), "utf8")).error.code,
+      /^provider_(timeout|deadline)$/,
+    );
+    // A password in the base URL (one holding "@" too) is refused at start-up and shown nowhere.
+    writeFileSync(join(dir, "catalog.json"), catalog(origin.replace("http://", `http://user:${password}@`) + "/v1"));
+    const refused = await runLoom(args, { cwd: dir, env: { OPENAI_API_KEY: "sk-test" } });
+    assert.equal(refused.code, 3, refused.stderr);
     const report = readFileSync(join(dir, "report.json"), "utf8");
-    for (const [what, text] of [["stdout", run.stdout], ["stderr", run.stderr], ["report", report]]) {
-      assert.ok(!text.includes(password), `the base_url password is in ${what}`);
+    assert.equal(JSON.parse(report).error.code, "invalid_base_url");
+    for (const [what, text] of [["stdout", refused.stdout], ["stderr", refused.stderr], ["report", report]]) {
+      assert.ok(!text.includes("PW-canary") && !text.includes("7d1f"), `the base_url password is in ${what}`);
     }
-    assert.match(JSON.parse(report).error.code, /^provider_(timeout|deadline)$/);
   });
 });

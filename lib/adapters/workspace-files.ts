@@ -220,8 +220,8 @@ type WalkFrame = { dir: Dir; prefix: string; entries: Dirent[]; next: number; ow
 /**
  * Every non-directory entry under the directory `relative`, as paths relative to it, sorted; symlinked directories are
  * not followed and `.git` is skipped. Each directory is opened through its parent's handle, so a directory swapped for
- * a symlink mid-walk is skipped rather than followed. The walk is iterative (any depth; a folder past the limit of
- * open handles is skipped). Unless `includeIgnored`, what `.gitignore` files (the top one, nested ones, negations)
+ * a symlink mid-walk is skipped rather than followed. The walk is iterative and holds a handle only on folders with
+ * entries still to visit (a folder past the limit of open handles is skipped). Unless `includeIgnored`, what `.gitignore` files (the top one, nested ones, negations)
  * and `.git/info/exclude` exclude is left out, and so is `node_modules`.
  */
 export function walkEntries(
@@ -299,6 +299,12 @@ export function walkEntries(
       if (!entries) {
         close(sub);
         continue;
+      }
+      if (frame.next >= frame.entries.length) {
+        // The folder has nothing left after this one: its handle is let go now, so a chain of folders as deep as you
+        // like holds one handle, not one per level.
+        stack.pop();
+        if (frame.owned) close(frame.dir);
       }
       if (!includeIgnored) addScope(sub, full);
       stack.push({ dir: sub, prefix: path, entries, next: 0, owned: true, scopes: scopes.length });
