@@ -607,6 +607,14 @@ sandboxTest("a command cannot change .git/config or .git/hooks/, nor put a new .
   assert.ok(!existsSync(join(arena.workspace, ".git/hooks/post-checkout")));
 });
 
+sandboxTest("a repository without .git/hooks: a command cannot create one", async (t) => {
+  const arena = makeArena({ ".git/config": "[core]\n" });
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const { run } = executorFor(arena, attackSlice(), { PATH: process.env.PATH });
+  await run("run_command", { argv: ["sh", "-c", "mkdir -p .git/hooks; echo pwned > .git/hooks/pre-commit"] });
+  assert.ok(!existsSync(join(arena.workspace, ".git/hooks/pre-commit")));
+});
+
 test("the argument guard: every letter of an option cluster, every word of a script, sed w/e/r, git -c/config", async (t) => {
   const arena = makeArena({ "notes.txt": "inside\n" });
   t.after(() => rmSync(arena.dir, { recursive: true, force: true }));

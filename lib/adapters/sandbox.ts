@@ -240,6 +240,8 @@ function gitGuardArgs(root: string): string[] {
     const path = join(dotGit, name);
     const entry = lstatSync(path, { throwIfNoEntry: false });
     if (entry && !entry.isSymbolicLink()) args.push("--ro-bind", path, path);
+    // No hooks folder: an empty read-only one takes its place, so none can be created (bubblewrap makes the folder).
+    else if (!entry && name === "hooks") args.push("--tmpfs", path, "--remount-ro", path);
   }
   return args;
 }
