@@ -231,7 +231,7 @@ export function writeFileAtomic(
  * appended per call through the same handle (a crash leaves every whole line readable). A name swapped for a link
  * during the run changes nothing: the lines keep going to the file Loom opened.
  */
-export function openLineSink(path: string): (line: string) => void {
+export function openLineSink(path: string): ((line: string) => void) & { close: () => void } {
   const dir = reachDir(dirname(resolve(path)), { create: true });
   let fd: number;
   try {
@@ -248,7 +248,16 @@ export function openLineSink(path: string): (line: string) => void {
   } finally {
     releaseDir(dir);
   }
-  return (line) => writeAll(fd, line);
+  let open = true;
+  // After close, a line is dropped: the descriptor's number may already name another file.
+  return Object.assign((line: string) => {
+    if (open) writeAll(fd, line);
+  }, {
+    close: () => {
+      if (open) closeSync(fd);
+      open = false;
+    },
+  });
 }
 
 function statOrNull(path: string): Stats | null {

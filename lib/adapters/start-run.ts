@@ -123,8 +123,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   let failure: LoomError | null = null;
   let comparing: ComparingExecutor | undefined;
   const sandbox: { state: SandboxState | null } = { state: null };
+  // Files the run opened (the recording): closed when it ends, whatever the ending.
+  const opened: Array<() => void> = [];
   try {
-    const prepared = await prepare(input, options, { known, store, now, sandbox });
+    const prepared = await prepare(input, options, { known, store, now, sandbox, opened });
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
     for (const call of known.calls) options.onEvent?.({ type: "model-called", ...call, step: 0 });
     options.onEvent?.({
@@ -158,6 +160,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     failure = error;
   } finally {
     store.clear();
+    for (const close of opened) close();
   }
 
   let outcome: Outcome;
@@ -234,11 +237,12 @@ type Prepared = { request: SliceRequest; provider: Provider; executor: Executor 
 async function prepare(
   input: RunInput,
   options: StartOptions,
-  { known, store, now, sandbox }: {
+  { known, store, now, sandbox, opened }: {
     known: CatalogKnown;
     store: ResultStore;
     now: () => number;
     sandbox: { state: SandboxState | null };
+    opened: Array<() => void>;
   },
 ): Promise<Prepared> {
   const env = options.env ?? process.env;
@@ -324,7 +328,7 @@ async function prepare(
     if (replay) executor = new ComparingExecutor(executor, replay.recording.executions);
   }
   if (options.record) {
-    const sink = openRecording(options.record, { request, sliceName: known.slice, pending });
+    const sink = openRecording(options.record, { request, sliceName: known.slice, pending, opened });
     provider = new RecordingProvider(provider, sink);
     executor = new RecordingExecutor(executor, sink, { store });
   }
@@ -348,11 +352,18 @@ function readCatalog(path: string, name: string) {
 /** Opens the recording: its header, then what was recorded before it; the returned sink appends the rest. */
 function openRecording(
   path: string,
-  { request, sliceName, pending }: { request: SliceRequest; sliceName: string | null; pending: RecordingEntry[] },
+  { request, sliceName, pending, opened }: {
+    request: SliceRequest;
+    sliceName: string | null;
+    pending: RecordingEntry[];
+    opened: Array<() => void>;
+  },
 ): RecordingSink {
   let write: (line: string) => void;
   try {
-    write = openLineSink(path);
+    const sink = openLineSink(path);
+    opened.push(sink.close);
+    write = sink;
   } catch (error) {
     throw new StartupError(`Cannot write the recording ${JSON.stringify(path)}: ${ioCode(error)}`, "record_unwritable");
   }
