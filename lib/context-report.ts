@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { LookupKind } from "./answer.ts";
 import { NORMAL_OUTCOMES, Outcome } from "./outcome.ts";
 import { addUsage, NULL_USAGE, Phase, Usage } from "./turn.ts";
+import { Cost } from "./prices.ts";
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -68,6 +69,10 @@ export const ContextReport = z.strictObject({
   final_usage: Usage.nullable().describe("Usage of a run that ended normally (completed, step limit, suspended)"),
   partial_usage: Usage.nullable().describe("Usage observed before the run ended with an error"),
   calls: z.array(CallRecord).describe("One entry per model call, in order"),
+  cost: Cost.nullable().optional().describe(
+    "The money the usage counters imply at a dated price table; null when the model has no known price or a " +
+      "counter was not reported (never estimated from bytes); absent in reports of older versions",
+  ),
 });
 export type ContextReport = z.infer<typeof ContextReport>;
 

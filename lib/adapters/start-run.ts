@@ -38,6 +38,7 @@ import { providerForModel } from "./providers/provider-for-model.ts";
 import { createWorkspaceExecutor } from "./create-workspace-executor.ts";
 import type { PreviewSizes } from "../render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
+import { BUILT_IN_PRICES, costOf, priceOf, type PriceTable } from "../prices.ts";
 
 /** The options of a library run (runWithOptions). */
 export type RunOptions = {
@@ -99,6 +100,8 @@ export type StartOptions = RunOptions & {
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
   trace?: (line: TraceLine) => void;
+  /** The price table the report's cost comes from (default: the built-in one). */
+  prices?: PriceTable;
 };
 
 /** Runs a slice from any input and writes its report once, whatever the outcome. */
@@ -116,8 +119,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   let loop: LoopResult | null = null;
   let failure: LoomError | null = null;
   let comparing: ComparingExecutor | undefined;
+  let model: string | null = null;
   try {
     const prepared = await prepare(input, options, { known, store, now });
+    model = prepared.request.model;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
     for (const call of known.calls) options.onEvent?.({ type: "model-called", ...call, step: 0 });
     options.onEvent?.({
@@ -173,6 +178,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       calls: known.calls,
       elapsedMs: now() - started,
     });
+  }
+  // The cost block (SPEC §6) when the model has a price; replays bill nothing.
+  if (model !== null && !options.replay) {
+    report = { ...report, cost: costOf(report.usage, priceOf(options.prices ?? BUILT_IN_PRICES, model)) };
   }
   let reportPath = known.reportPath ?? null;
   let unwritable = false;
