@@ -28,6 +28,7 @@ See docs/eval.md.
 
 Options:
   --model PROVIDER/MODEL  a model to evaluate (repeatable)
+  --task ID, --tag TAG    only these tasks, or the tasks with one of these tags (repeatable)
   --policies A,B          context policies, the first is the baseline (default legacy,bounded)
   --repeats N             runs per task, model and policy (default 1)
   --jobs J                pairs run at once (default 1)
@@ -55,6 +56,8 @@ error, 130 interrupted (what finished is kept; --resume continues).
 /** The flags of loom eval, in one table (parsing, help and completions read the same names). */
 export const EVAL_OPTIONS = {
   model: { type: "string", multiple: true },
+  task: { type: "string", multiple: true },
+  tag: { type: "string", multiple: true },
   policies: { type: "string" },
   repeats: { type: "string" },
   jobs: { type: "string" },
@@ -152,7 +155,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     deadlineMs: millisecondsOption("--provider-deadline-ms", values["provider-deadline-ms"]),
     timeoutMs: millisecondsOption("--provider-idle-timeout-ms", values["provider-idle-timeout-ms"]),
   };
-  const loaded = loadSuiteFile(positionals[0], { cwd: io.cwd });
+  const loaded = selectTasks(loadSuiteFile(positionals[0], { cwd: io.cwd }), { ids: values.task, tags: values.tag });
   const key = evalKey(loaded, { tasks: taskHashes(loaded), prices, settings });
   if (!values.quiet) io.stderr(preflight(loaded, { settings, shard, prices }));
   const { file, interrupted } = await runEval(loaded, key, {
@@ -175,6 +178,19 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   if (!values.quiet) io.stderr(`loom eval: wrote ${join(out, "eval.json")}\n`);
   if (interrupted) return EXIT_CODES.interrupted;
   return file.complete ? 0 : EXIT_CODES.failed;
+}
+
+/** The tasks --task and --tag name (all without either); an unknown id is a usage error. */
+function selectTasks(loaded: LoadedSuite, { ids, tags }: { ids?: string[]; tags?: string[] }): LoadedSuite {
+  if (!ids && !tags) return loaded;
+  for (const id of ids ?? []) {
+    if (!loaded.tasks.some((t) => t.id === id)) {
+      throw new UsageError(`--task ${JSON.stringify(id)}: no such task in ${loaded.name}`);
+    }
+  }
+  const tasks = loaded.tasks.filter((t) => ids?.includes(t.id) || t.tags.some((tag) => tags?.includes(tag)));
+  if (tasks.length === 0) throw new UsageError(`--tag: no task of ${loaded.name} has ${tags!.join(" or ")}`);
+  return { ...loaded, tasks };
 }
 
 /**

@@ -7,7 +7,9 @@ import { UsageError } from "../errors.ts";
 import type { EvalFile, EvalRow } from "../eval/eval-file.ts";
 import { failureClass } from "../eval/failure-class.ts";
 import { runCheck } from "./eval-check.ts";
-import { buildEvalFile, readEvalFile } from "./eval-run.ts";
+import { readEvalFile } from "./eval-run.ts";
+import { buildEvalFile } from "../eval/assemble.ts";
+import { VERSION } from "../version.ts";
 import { loadSuiteFile, taskHashes } from "./eval-suite-file.ts";
 import { applyChanges, type Changes, createWorkspace } from "./eval-workspace.ts";
 import { writeFileAtomic } from "./files.ts";
@@ -69,7 +71,7 @@ export async function rescoreEval(
   };
   await Promise.all(Array.from({ length: Math.max(1, jobs) }, worker));
   const { rows: _, summary: __, kind: _k, schema_version: _s, loom_version: _l, ...base } = file;
-  const rescored = buildEvalFile(base, { rows, dropped: file.summary.dropped_pairs });
+  const rescored = buildEvalFile(base, { rows, dropped: file.summary.dropped_pairs, version: VERSION });
   if (!signal?.aborted) writeFileAtomic(path, `${JSON.stringify(rescored, null, 2)}\n`);
   return rescored;
 }

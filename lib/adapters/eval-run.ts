@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { requestBytes } from "../context-report.ts";
 import { canonicalJson, digestOf } from "../digest.ts";
 import { UsageError } from "../errors.ts";
-import { EVAL_SCHEMA_VERSION, EvalFile, type EvalKey, type EvalRow, type EvalSettings } from "../eval/eval-file.ts";
+import { EvalFile, type EvalKey, type EvalRow, type EvalSettings } from "../eval/eval-file.ts";
+import { buildEvalFile as assemble, keyMismatch } from "../eval/assemble.ts";
 import { failureClass } from "../eval/failure-class.ts";
 import {
   allPairs,
@@ -22,7 +23,6 @@ import {
   type Shard,
   shardPairs,
 } from "../eval/matrix.ts";
-import { summarize } from "../eval/summary.ts";
 import type { PriceTable } from "../prices.ts";
 import type { SliceRequest } from "../slice.ts";
 import { readJson } from "../json-text.ts";
@@ -78,18 +78,6 @@ export function evalKey(loaded: LoadedSuite, { tasks, prices, settings }: {
   };
 }
 
-/** Why two keys cannot be mixed, in words (the first difference), or null when they match. */
-export function keyMismatch(a: EvalKey, b: EvalKey): string | null {
-  if (a.loom_version !== b.loom_version) return `Loom versions differ (${a.loom_version} vs ${b.loom_version})`;
-  if (a.suite !== b.suite) return "the suite file changed";
-  for (const task of new Set([...Object.keys(a.tasks), ...Object.keys(b.tasks)])) {
-    if (a.tasks[task] !== b.tasks[task]) return `task ${JSON.stringify(task)} changed (its files, check or settings)`;
-  }
-  if (a.prices !== b.prices) return "the price table changed";
-  if (a.settings !== b.settings) return "the settings differ (models, policies, repeats, seed, margin, retries…)";
-  return null;
-}
-
 export function readEvalFile(path: string): EvalFile {
   const json = readJson(readFileSync(path, "utf8"));
   if (!json.ok) throw new UsageError(`${JSON.stringify(path)} is not JSON`, "eval_invalid");
@@ -101,38 +89,6 @@ export function readEvalFile(path: string): EvalFile {
     );
   }
   return parsed.data;
-}
-
-/** Canonical row order: suite task order, model, repeat, policy order, attempt. */
-export function sortRows(rows: EvalRow[], settings: EvalSettings, tasks: readonly string[]): EvalRow[] {
-  const rank = (list: readonly string[], x: string) => list.indexOf(x);
-  return [...rows].sort((a, b) =>
-    rank(tasks, a.task) - rank(tasks, b.task) || rank(settings.models, a.model) - rank(settings.models, b.model) ||
-    a.repeat - b.repeat || rank(settings.policies, a.policy) - rank(settings.policies, b.policy) ||
-    a.attempt - b.attempt
-  );
-}
-
-export function buildEvalFile(
-  base: Omit<EvalFile, "rows" | "summary" | "kind" | "schema_version" | "loom_version">,
-  { rows, dropped }: { rows: EvalRow[]; dropped: string[] },
-): EvalFile {
-  const sorted = sortRows(rows, base.settings, base.suite.tasks);
-  return {
-    kind: "eval",
-    schema_version: EVAL_SCHEMA_VERSION,
-    loom_version: VERSION,
-    ...base,
-    rows: sorted,
-    summary: summarize(sorted, {
-      tasks: base.suite.tasks,
-      policies: base.settings.policies,
-      repeats: base.settings.repeats,
-      margin: base.settings.margin,
-      seed: base.settings.seed,
-      droppedPairs: [...dropped].sort(),
-    }),
-  };
 }
 
 const pairStem = (p: Pair) => runId({ ...p, policy: "legacy" }).replace(/\.legacy\./, ".");
@@ -188,7 +144,7 @@ export async function runEval(
     stopped,
   });
   const write = () => {
-    const file = buildEvalFile(base(), { rows, dropped });
+    const file = assemble(base(), { rows, dropped, version: VERSION });
     writeFileAtomic(evalPath, `${JSON.stringify(file, null, 2)}\n`);
     return file;
   };

@@ -3,7 +3,10 @@
 import type { EvalFile, PairSummary, PolicySummary } from "./eval-file.ts";
 
 const pct = (x: number) => `${Math.round(x * 100)}`;
-const signed = (x: number) => `${x > 0 ? "+" : x < 0 ? "−" : "±"}${Math.abs(Math.round(x * 100))}`;
+const signed = (x: number) => {
+  const points = Math.round(x * 100);
+  return points === 0 ? "0" : `${points > 0 ? "+" : "−"}${Math.abs(points)}`;
+};
 const usd = (x: number | null) => (x === null ? "n/a" : `$${x < 0.01 ? x.toFixed(5) : x.toFixed(4)}`);
 const ratio = (x: number) => `${x.toFixed(2)}×`;
 
