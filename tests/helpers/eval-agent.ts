@@ -122,7 +122,13 @@ export async function startEvalAgent(options: AgentOptions = {}): Promise<EvalAg
     const task = marker[1];
     calls.set(task, (calls.get(task) ?? 0) + 1);
     const status = options.failRequests?.(count, task) ?? null;
-    if (status !== null) return anthropicError(status, { type: "overloaded_error", message: "Overloaded" });
+    if (status !== null) {
+      return anthropicError(status, {
+        type: "overloaded_error",
+        message: "Overloaded",
+        headers: { "retry-after": "0" },
+      });
+    }
     const key = marker[0];
     let state = runs.get(key);
     if (!state) {
