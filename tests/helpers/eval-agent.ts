@@ -101,6 +101,8 @@ export type AgentOptions = {
   lookups?: boolean;
   /** Answer these 1-based request numbers (over the whole server) with an HTTP error instead. */
   failRequests?: (n: number, task: string) => number | null;
+  /** Answer every call after this many milliseconds, as a model would (default 0: at once). */
+  latencyMs?: number;
 };
 
 const MARKER = /\[loom eval run ([a-z0-9._-]+?)\.[^ ]+ attempt (\d+) ([0-9a-f]+)\]/;
@@ -136,7 +138,11 @@ export async function startEvalAgent(options: AgentOptions = {}): Promise<EvalAg
       runs.set(key, state);
     }
     const value = decide(task, text, state, options);
-    return anthropicAnswer(value, { usage: usageOf(text, JSON.stringify(value), seen), model: "claude-sonnet-4-5" });
+    const answer = anthropicAnswer(value, {
+      usage: usageOf(text, JSON.stringify(value), seen),
+      model: "claude-sonnet-4-5",
+    });
+    return options.latencyMs ? { ...answer, delayMs: options.latencyMs } : answer;
   };
   agent.server = await startAnthropicServer(respond);
   agent.close = () => agent.server.close();
