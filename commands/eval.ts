@@ -48,6 +48,7 @@ Options:
   --provider-deadline-ms N, --provider-idle-timeout-ms N   as for loom run
   --json                  print eval.json's summary as JSON instead of text
   --quiet                 no progress line
+  -h, --help              show this help
 
 Exit codes: 0 every pair finished, 1 stopped early (--max-cost) or a suite task is invalid (validate), 2 usage
 error, 130 interrupted (what finished is kept; --resume continues).

@@ -320,3 +320,37 @@ test(
     });
   },
 );
+
+test("--max-cost stops starting new pairs once spent: what ran is kept, the file says why, exit 1", SLOW, async () => {
+  await withAgent({}, async (agent, dir) => {
+    const out = join(dir, "out");
+    const tasks = ["--task", "range-off-by-one", "--task", "duration-parse", "--task", "lru-eviction"];
+    const run = await loomEval(agent, ["evals/", "--model", MODEL, ...tasks, "--max-cost", "0.001", "--out", out]);
+    assert.equal(run.code, 1, run.stderr);
+    const file = readEval(out);
+    assert.equal(file.rows.length, 2, "one pair ran, then the cap stopped the rest");
+    assert.match(file.stopped ?? "", /^--max-cost 0.001 reached \(\$0\.\d+ spent\)$/);
+    assert.equal(file.complete, false);
+    assert.match(run.stdout, /INCOMPLETE; stopped: --max-cost/);
+  });
+});
+
+test("loom eval --help lists every flag of its table; bad flags are one-line usage errors", async () => {
+  const { EVAL_OPTIONS } = await import("../commands/eval.ts");
+  const { io, out } = fakeIo({ cwd: ROOT });
+  assert.equal(await main(["eval", "--help"], io), 0);
+  for (const name of Object.keys(EVAL_OPTIONS)) assert.ok(out.stdout.includes(`--${name}`), `--${name} in the help`);
+  const cases: [string[], RegExp][] = [
+    [["evals/"], /Missing --model/],
+    [["evals/", "--model", "m/x", "--shard", "3/2"], /--shard "3\/2": expected i\/n/],
+    [["evals/", "--model", "m/x", "--policies", "legacy,lean"], /unknown policy "lean"/],
+    [["evals/", "--model", "m/x", "--repeats", "0"], /--repeats "0": expected a whole number ≥ 1/],
+    [["evals/", "--model", "m/x", "--task", "nope"], /--task "nope": no such task/],
+  ];
+  for (const [args, pattern] of cases) {
+    const bad = fakeIo({ cwd: ROOT });
+    assert.equal(await main(["eval", ...args], bad.io), 2, args.join(" "));
+    assert.match(bad.out.stderr, pattern);
+    assert.equal(bad.out.stderr.trim().split("\n").length, 1);
+  }
+});

@@ -4,6 +4,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Check } from "../eval/suite.ts";
+import { InterruptedError } from "../errors.ts";
 import { reportsSkippedTests } from "../eval/failure-class.ts";
 import { MISSING_PROGRAM_EXIT_CODE, runProcess } from "./process.ts";
 import { chooseSandbox } from "./create-workspace-executor.ts";
@@ -68,7 +69,7 @@ export async function runCheck(
       output: result.output,
     };
   } catch (error) {
-    if ((error as Error).name === "InterruptedError") throw error;
+    if (error instanceof InterruptedError) throw error;
     return {
       ran: false,
       passed: false,

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requestBytes } from "../context-report.ts";
 import { canonicalJson, digestOf } from "../digest.ts";
-import { UsageError } from "../errors.ts";
+import { InterruptedError, UsageError } from "../errors.ts";
 import { EvalFile, type EvalKey, type EvalRow, type EvalSettings } from "../eval/eval-file.ts";
 import { buildEvalFile as assemble, keyMismatch } from "../eval/assemble.ts";
 import { failureClass } from "../eval/failure-class.ts";
@@ -285,13 +285,19 @@ async function runOne(
       const changes = changesSince(before, workspace);
       writeFileAtomic(join(dir, "changes.json"), `${JSON.stringify(changes)}\n`);
       writeFileAtomic(join(dir, "changes.txt"), describeChanges(changes));
-      const checked = await runCheck(task.check, workspace, {
-        suiteDir: loaded.dir,
-        sandbox: options.sandbox,
-        env: options.env,
-        signal: options.signal,
-        secretEnvNames: secretEnvNames(),
-      });
+      let checked;
+      try {
+        checked = await runCheck(task.check, workspace, {
+          suiteDir: loaded.dir,
+          sandbox: options.sandbox,
+          env: options.env,
+          signal: options.signal,
+          secretEnvNames: secretEnvNames(),
+        });
+      } catch (error) {
+        if (error instanceof InterruptedError) return "interrupted";
+        throw error;
+      }
       if (options.signal?.aborted) return "interrupted";
       writeFileAtomic(join(dir, "check.txt"), checked.output);
       check = checked;
