@@ -2,57 +2,36 @@
 // (startRun, sandbox included) in a fresh workspace copy, then the hidden check in a fresh sandbox. Artifacts land
 // under DIR/runs/; DIR/eval.json is rewritten atomically after every pair, so an interrupt keeps what finished and
 // --resume continues from it — only when every content hash still matches.
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { requestBytes } from "../context-report.ts";
 import { canonicalJson, digestOf } from "../digest.ts";
-import { InterruptedError, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import { EvalFile, type EvalKey, type EvalRow, type EvalSettings } from "../eval/eval-file.ts";
 import { buildEvalFile as assemble, keyMismatch } from "../eval/assemble.ts";
-import { failureClass } from "../eval/failure-class.ts";
 import {
   allPairs,
   type Pair,
   pairKey,
   runId,
-  type RunKey,
   schedule,
   type ScheduledPair,
   type Shard,
   shardPairs,
 } from "../eval/matrix.ts";
 import type { PriceTable } from "../prices.ts";
-import type { SliceRequest } from "../slice.ts";
 import { readJson } from "../json-text.ts";
 import { formatZodError } from "../zod-error.ts";
 import { VERSION } from "../version.ts";
-import type { Provider } from "../turn.ts";
-import { changesSince, createWorkspace, describeChanges, snapshot } from "./eval-workspace.ts";
-import { runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
 import { writeFileAtomic } from "./files.ts";
-import type { SandboxMode } from "./sandbox.ts";
-import { secretEnvNames, startRun } from "./start-run.ts";
+import { type AttemptSettings, runAttempt } from "./eval-attempt.ts";
 
-export type EvalOptions = {
-  out: string;
-  settings: EvalSettings;
+export type EvalOptions = AttemptSettings & {
   shard: Shard | null;
   jobs: number;
   resume: boolean;
-  prices: PriceTable;
   maxCost: number | null;
-  sandbox: SandboxMode;
-  env: Record<string, string | undefined>;
-  signal?: AbortSignal;
-  http?: { timeoutMs?: number; deadlineMs?: number };
-  /** Tests and the benchmark: a provider per run instead of the one the model names. */
-  provider?: (run: RunKey) => Provider | undefined;
   onProgress?: (progress: EvalProgress) => void;
-  warn?: (message: string) => void;
-  now?: () => number;
 };
 
 export type EvalProgress = {
@@ -151,7 +130,7 @@ export async function runEval(
   write();
 
   const started = now();
-  let doneAtStart = rows.filter((r) => r.counted).length;
+  const doneAtStart = rows.filter((r) => r.counted).length + dropped.length * settings.policies.length;
   const spent = () => rows.reduce((s, r) => s + (r.cost?.total ?? 0), 0);
   const progress = () => {
     const counted = rows.filter((r) => r.counted);
@@ -188,7 +167,6 @@ export async function runEval(
   };
   await Promise.all(Array.from({ length: Math.max(1, options.jobs) }, () => next()));
   if (interrupted) stopped = "interrupted";
-  doneAtStart = 0;
   return { file: write(), interrupted };
 }
 
@@ -204,7 +182,7 @@ async function runPair(
   for (let attempt = first; attempt <= options.settings.retries + 1; attempt++) {
     const attemptRows: EvalRow[] = [];
     for (const [i, policy] of pair.policies.entries()) {
-      const row = await runOne({ ...pair, policy }, {
+      const row = await runAttempt({ ...pair, policy }, {
         attempt,
         order: position * pair.policies.length + i,
         loaded,
@@ -219,125 +197,4 @@ async function runPair(
     if (!infra) return { rows: out, dropped: false };
   }
   return { rows: out, dropped: true };
-}
-
-/** One run: fresh workspace, the run lifecycle, the hidden check, the artifacts; "interrupted" keeps nothing. */
-async function runOne(
-  run: RunKey,
-  { attempt, order, loaded, options, now }: {
-    attempt: number;
-    order: number;
-    loaded: LoadedSuite;
-    options: EvalOptions;
-    now: () => number;
-  },
-): Promise<EvalRow | "interrupted"> {
-  const begun = now();
-  const task = loaded.tasks.find((t) => t.id === run.task)!;
-  const id = runId(run);
-  const dir = join(options.out, "runs", id, `attempt-${attempt}`);
-  rmSync(dir, { recursive: true, force: true });
-  const scratch = mkdtempSync(join(tmpdir(), "loom-eval-"));
-  const workspace = join(scratch, "workspace");
-  try {
-    let setupError: string | null = null;
-    let before = new Map<string, string>();
-    try {
-      createWorkspace(task, { suiteDir: loaded.dir, dest: workspace });
-      before = snapshot(workspace);
-    } catch (error) {
-      setupError = (error as Error).message;
-    }
-    // The marker makes each run's prefix unique, so no run can read a cache another run wrote.
-    const marker = options.settings.cache_marker
-      ? `[loom eval run ${id} attempt ${attempt} ${randomBytes(6).toString("hex")}]\n\n`
-      : "";
-    const request: SliceRequest = {
-      intent: task.intent,
-      instructions: marker + task.instructions,
-      workspace,
-      actions: task.actions,
-      test: task.test!,
-      model: run.model,
-      limits: { max_steps: task.max_steps },
-      ...(task.commands.length ? { commands: task.commands } : {}),
-    };
-    const afterSetup = now();
-    const result = setupError === null
-      ? await startRun({ request }, {
-        contextPolicy: run.policy,
-        contextReport: join(dir, "report.json"),
-        record: join(dir, "recording.jsonl"),
-        signal: options.signal,
-        env: options.env,
-        sandbox: options.sandbox,
-        prices: options.prices,
-        warn: options.warn,
-        http: options.http,
-        provider: options.provider?.(run),
-      })
-      : null;
-    const runEnd = now();
-    if (result?.outcome === "interrupted" && options.signal?.aborted) return "interrupted";
-    const ranLoop = result !== null && result.outcome !== "startup_failed";
-    let check = null;
-    if (ranLoop) {
-      const changes = changesSince(before, workspace);
-      writeFileAtomic(join(dir, "changes.json"), `${JSON.stringify(changes)}\n`);
-      writeFileAtomic(join(dir, "changes.txt"), describeChanges(changes));
-      let checked;
-      try {
-        checked = await runCheck(task.check, workspace, {
-          suiteDir: loaded.dir,
-          sandbox: options.sandbox,
-          env: options.env,
-          signal: options.signal,
-          secretEnvNames: secretEnvNames(),
-        });
-      } catch (error) {
-        if (error instanceof InterruptedError) return "interrupted";
-        throw error;
-      }
-      if (options.signal?.aborted) return "interrupted";
-      writeFileAtomic(join(dir, "check.txt"), checked.output);
-      check = checked;
-    }
-    const report = result?.report ?? null;
-    const outcome = result?.outcome ?? "startup_failed";
-    const errorCode = result ? result.error?.code ?? null : "workspace_setup_failed";
-    if (setupError !== null) writeFileAtomic(join(dir, "error.txt"), `${setupError}\n`);
-    const row: EvalRow = {
-      id,
-      task: run.task,
-      model: run.model,
-      policy: run.policy,
-      repeat: run.repeat,
-      attempt,
-      counted: true,
-      order,
-      outcome,
-      error_code: errorCode,
-      check: check && {
-        passed: check.passed,
-        exit_code: check.exit_code,
-        timed_out: check.timed_out,
-        skipped_tests: check.skipped_tests,
-        duration_ms: check.duration_ms,
-      },
-      class: failureClass({ outcome, error_code: errorCode, check }),
-      steps: result?.steps ?? 0,
-      model_calls: report?.model_calls ?? 0,
-      usage: report?.usage ?? { input: null, cache_read: null, cache_write: null, output: null },
-      cost: report?.cost ?? null,
-      wall_ms: runEnd - afterSetup,
-      overhead_ms: 0,
-      checkpoints: report?.checkpoints ?? 0,
-      lookups: report ? report.retrievals.result + report.retrievals.list_history + report.retrievals.read_history : 0,
-      request_bytes: report ? requestBytes(report.phases).total : 0,
-    };
-    row.overhead_ms = Math.max(0, now() - begun - row.wall_ms);
-    return row;
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
 }
