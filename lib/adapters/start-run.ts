@@ -179,8 +179,8 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       elapsedMs: now() - started,
     });
   }
-  // The cost block (SPEC §6) when the model has a price; replays bill nothing.
-  if (model !== null && !options.replay) {
+  // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
+  if (model !== null) {
     report = { ...report, cost: costOf(report.usage, priceOf(options.prices ?? BUILT_IN_PRICES, model)) };
   }
   let reportPath = known.reportPath ?? null;
