@@ -41,6 +41,7 @@ Options:
   --margin POINTS         non-inferiority margin in percentage points (default 5)
   --max-cost USD          stop starting new runs once this much has been spent
   --retries N             re-runs of a pair after an infra failure before it is dropped (default 2)
+  --run-timeout SECONDS   the same wall-clock cap for every run (default 1800); the check decides what it left
   --step-protocol NAME    two-call (default)
   --no-cache-marker       do not start each run's prefix with a per-run marker (provider caches may then be shared
                           between runs, which favours whichever policy runs second)
@@ -70,6 +71,7 @@ export const EVAL_OPTIONS = {
   margin: { type: "string" },
   "max-cost": { type: "string" },
   retries: { type: "string" },
+  "run-timeout": { type: "string" },
   "step-protocol": { type: "string" },
   "no-cache-marker": { type: "boolean", default: false },
   sandbox: { type: "string" },
@@ -148,6 +150,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     seed: values.seed ?? "loom",
     margin: margin / 100,
     retries: count("--retries", values.retries, 2, { min: 0 }),
+    run_timeout_ms: count("--run-timeout", values["run-timeout"], 1800) * 1000,
     step_protocol: stepProtocol,
     cache_marker: !values["no-cache-marker"],
   };

@@ -354,3 +354,37 @@ test("loom eval --help lists every flag of its table; bad flags are one-line usa
     assert.equal(bad.out.stderr.trim().split("\n").length, 1);
   }
 });
+
+test(
+  "--run-timeout caps every run alike: a run stopped at the cap is checked as it is, and the eval goes on",
+  SLOW,
+  async () => {
+    await withAgent({ latencyMs: 400 }, async (agent, dir) => {
+      const out = join(dir, "out");
+      const run = await loomEval(agent, [
+        "evals/",
+        "--model",
+        MODEL,
+        "--task",
+        "range-off-by-one",
+        "--run-timeout",
+        "1",
+        "--out",
+        out,
+        "--quiet",
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      const rows = readEval(out).rows;
+      assert.equal(rows.length, 2);
+      for (const row of rows) {
+        assert.deepEqual([row.outcome, row.error_code, row.class, row.counted], [
+          "interrupted",
+          "run_timeout",
+          "unsolved",
+          true,
+        ]);
+        assert.ok(row.wall_ms < 5000, `${row.wall_ms} ms`);
+      }
+    });
+  },
+);

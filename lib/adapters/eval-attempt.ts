@@ -76,12 +76,21 @@ export async function runAttempt(
       ...(task.commands.length ? { commands: task.commands } : {}),
     };
     const afterSetup = now();
+    // The same wall-clock cap for every run: past it the run is stopped like an interrupt, and the check decides.
+    const cap = new AbortController();
+    const onAbort = () => cap.abort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      cap.abort();
+    }, options.settings.run_timeout_ms);
     const result = setupError === null
       ? await startRun({ request }, {
         contextPolicy: run.policy,
         contextReport: join(dir, "report.json"),
         record: join(dir, "recording.jsonl"),
-        signal: options.signal,
+        signal: cap.signal,
         env: options.env,
         sandbox: options.sandbox,
         prices: options.prices,
@@ -90,8 +99,10 @@ export async function runAttempt(
         provider: options.provider?.(run),
       })
       : null;
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
     const runEnd = now();
-    if (result?.outcome === "interrupted" && options.signal?.aborted) return "interrupted";
+    if (options.signal?.aborted) return "interrupted";
     const ranLoop = result !== null && result.outcome !== "startup_failed";
     let check = null;
     if (ranLoop) {
@@ -117,7 +128,7 @@ export async function runAttempt(
     }
     const report = result?.report ?? null;
     const outcome = result?.outcome ?? "startup_failed";
-    const errorCode = result ? result.error?.code ?? null : "workspace_setup_failed";
+    const errorCode = timedOut ? "run_timeout" : result ? result.error?.code ?? null : "workspace_setup_failed";
     if (setupError !== null) writeFileAtomic(join(dir, "error.txt"), `${setupError}\n`);
     const row: EvalRow = {
       id,

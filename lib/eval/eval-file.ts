@@ -33,6 +33,9 @@ export const EvalSettings = z.strictObject({
   seed: z.string(),
   margin: z.number().positive().max(1).describe("Non-inferiority margin, as a fraction of tasks (0.05 = 5 points)"),
   retries: count.describe("Re-runs of a pair after an infra failure before it is dropped"),
+  run_timeout_ms: z.number().int().positive().describe(
+    "Wall-clock cap of every run; a run stopped at it ends with error_code run_timeout and is checked as it is",
+  ),
   step_protocol: z.string().nullable().describe("--step-protocol, when given"),
   cache_marker: z.boolean().describe("Each run's prefix starts with a per-run marker, so no run warms another's cache"),
 });

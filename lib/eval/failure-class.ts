@@ -22,6 +22,10 @@ export function isInfraError(code: string | null): boolean {
 }
 
 export function failureClass({ outcome, error_code, check }: Ending): FailureClass {
+  // A run stopped at the evaluation's time cap ended like any other: what it left is checked.
+  if (outcome === "interrupted" && error_code === "run_timeout" && check?.ran) {
+    return check.passed ? "solved" : "unsolved";
+  }
   if (outcome === "startup_failed" || outcome === "routing_failed" || outcome === "interrupted") return "infra";
   if (outcome === "failed" && isInfraError(error_code)) return "infra";
   if (check === null || !check.ran) return "infra";
