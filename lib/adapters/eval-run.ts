@@ -115,7 +115,12 @@ export async function runEval(
   let stopped: string | null = null;
   let interrupted = false;
   const base = () => ({
-    suite: { name: loaded.suite.name ?? null, path: loaded.file, tasks: taskIds },
+    suite: {
+      name: loaded.suite.name ?? null,
+      path: loaded.file,
+      tasks: taskIds,
+      tags: Object.fromEntries(loaded.tasks.map((t) => [t.id, t.tags])),
+    },
     key,
     settings,
     shard,

@@ -41,6 +41,7 @@ export function buildEvalFile(
     rows: sorted,
     summary: summarize(sorted, {
       tasks: base.suite.tasks,
+      tags: base.suite.tags,
       policies: base.settings.policies,
       repeats: base.settings.repeats,
       margin: base.settings.margin,

@@ -131,6 +131,11 @@ export const EvalSummary = z.strictObject({
   runs_without_cost: count,
   policies: z.array(PolicySummary),
   pairs: z.array(PairSummary),
+  per_tag: z.array(z.strictObject({
+    tag: z.string(),
+    tasks: count,
+    policies: z.record(z.string(), z.strictObject({ runs: count, solved: count, solve_rate: z.number() })),
+  })).describe("Per tag: the runs of its tasks under each policy, and the mean per-task solve rate"),
   per_task: z.array(z.strictObject({
     task: z.string(),
     policies: z.record(
@@ -151,7 +156,12 @@ export const EvalFile = z.strictObject({
   kind: z.literal("eval"),
   schema_version: z.literal(EVAL_SCHEMA_VERSION),
   loom_version: z.string(),
-  suite: z.strictObject({ name: z.string().nullable(), path: z.string(), tasks: z.array(z.string()) }),
+  suite: z.strictObject({
+    name: z.string().nullable(),
+    path: z.string(),
+    tasks: z.array(z.string()),
+    tags: z.record(z.string(), z.array(z.string())).describe("Each task's tags"),
+  }),
   key: EvalKey,
   settings: EvalSettings,
   shard: z.strictObject({ index: z.number().int().positive(), count: z.number().int().positive() }).nullable(),

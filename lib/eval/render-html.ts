@@ -78,6 +78,19 @@ td,th{border-bottom:1px solid #ddd;padding:.2em .6em;text-align:left}</style></h
 <table><tr><th>policy</th><th>solved</th><th>solve rate</th><th>95 % interval (0–100 %)</th><th>pass^${file.settings.repeats}</th><th>cost</th><th>per solved</th><th>median steps</th><th>calls</th></tr>
 ${policyRows}</table>
 ${s.pairs.map((pair) => pairBlock(pair, file)).join("\n")}
+${
+    s.per_tag.length
+      ? `<h2>Tags</h2>
+<table><tr><th>tag</th><th>tasks</th>${policies.map((p) => `<th>${escape(p)} solve rate</th>`).join("")}</tr>
+${
+        s.per_tag.map((t) =>
+          `<tr><td>${escape(t.tag)}</td><td>${t.tasks}</td>${
+            policies.map((p) => `<td>${pct(t.policies[p]?.solve_rate ?? 0)}</td>`).join("")
+          }</tr>`
+        ).join("\n")
+      }</table>`
+      : ""
+  }
 <h2>Tasks</h2>
 <table><tr><th>task</th>${
     policies.map((p) => `<th>${escape(p)} solved</th><th>mean cost</th><th>median steps</th>`).join("")

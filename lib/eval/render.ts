@@ -76,6 +76,16 @@ export function renderEvalText(file: EvalFile): string {
     }
   }
   const policies = file.settings.policies;
+  if (s.per_tag.length) {
+    lines.push("", "by tag (mean per-task solve rate):");
+    for (const t of s.per_tag) {
+      lines.push(
+        `  ${t.tag.padEnd(16)} ${t.tasks} tasks  ${
+          policies.map((p) => `${p} ${pct(t.policies[p]?.solve_rate ?? 0)} %`).join("  ")
+        }`,
+      );
+    }
+  }
   lines.push("", ["task".padEnd(28), ...policies.map((p) => `${p} solved / cost / steps`.padEnd(34))].join(" "));
   for (const row of s.per_task) {
     lines.push(

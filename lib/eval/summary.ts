@@ -19,8 +19,10 @@ type Cell = { runs: EvalRow[]; solved: number; rate: number; meanCost: number | 
 
 export function summarize(
   rows: readonly EvalRow[],
-  { tasks, policies, repeats, margin, seed, droppedPairs }: {
+  { tasks, tags = {}, policies, repeats, margin, seed, droppedPairs }: {
     tasks: readonly string[];
+    /** Each task's tags, for the per-tag figures. */
+    tags?: Readonly<Record<string, readonly string[]>>;
     policies: readonly ContextPolicyName[];
     repeats: number;
     margin: number;
@@ -90,6 +92,23 @@ export function summarize(
     runs_without_cost: counted.filter((row) => row.cost === null).length,
     policies: policySummaries,
     pairs: pairSummaries,
+    per_tag: [...new Set(measured.flatMap((task) => tags[task] ?? []))].sort().map((tag) => {
+      const tagged = measured.filter((task) => tags[task]?.includes(tag));
+      return {
+        tag,
+        tasks: tagged.length,
+        policies: Object.fromEntries(policies.map((policy) => {
+          const taskCells = tagged.map((task) => cells.get(task)!.get(policy)).filter((c): c is Cell =>
+            c !== undefined
+          );
+          return [policy, {
+            runs: sum(taskCells.map((c) => c.runs.length)),
+            solved: sum(taskCells.map((c) => c.solved)),
+            solve_rate: taskCells.length ? mean(taskCells.map((c) => c.rate)) : 0,
+          }];
+        })),
+      };
+    }),
     per_task: measured.map((task) => ({
       task,
       policies: Object.fromEntries(
