@@ -20,7 +20,10 @@ Usage:
               [--context-policy legacy|bounded] [--context-report PATH] [--workspace DIR --execute] [--jobs N] [--resume] [--json]
   loom report REPORT [REPORT…] [--json | --html FILE] [--label NAME…]
   loom report --merge AGGREGATE… [-o FILE]
-  loom schema catalog|request|recording|report|aggregate|events
+  loom eval   SUITE --model PROVIDER/MODEL [--policies legacy,bounded] [--repeats N] [--jobs J] [--out DIR]
+              [--shard i/n] [--resume] [--prices FILE] [--seed S] [--margin POINTS] [--max-cost USD]
+  loom eval   validate SUITE | rescore DIR
+  loom schema catalog|request|recording|report|aggregate|events|suite|eval|prices
   loom completions bash|zsh|fish
   loom help [COMMAND]        loom version
 
@@ -36,6 +39,7 @@ const COMMANDS: Record<string, Command> = {
   run: async (argv, io) => (await import("./commands/run.ts")).runCommand(argv, io),
   replay: async (argv, io) => (await import("./commands/replay.ts")).replayCommand(argv, io),
   report: async (argv, io) => (await import("./commands/report.ts")).reportCommand(argv, io),
+  eval: async (argv, io) => (await import("./commands/eval.ts")).evalCommand(argv, io),
   schema: async (argv, io) => (await import("./commands/schema.ts")).schemaCommand(argv, io),
   completions: async (argv, io) => (await import("./commands/completions.ts")).completionsCommand(argv, io),
 };

@@ -6,6 +6,7 @@ import type { Io } from "./io.ts";
 import { REPLAY_OPTIONS } from "./replay.ts";
 import { REPORT_OPTIONS } from "./report.ts";
 import { RUN_OPTIONS } from "./run.ts";
+import { EVAL_OPTIONS } from "./eval.ts";
 
 type OptionTable = Record<string, { type: "string" | "boolean"; short?: string }>;
 
@@ -17,6 +18,7 @@ function commandFlags(): Record<string, OptionTable> {
     run: RUN_OPTIONS,
     replay: REPLAY_OPTIONS,
     report: REPORT_OPTIONS,
+    eval: EVAL_OPTIONS,
     schema: {},
     completions: {},
     help: {},

@@ -9,12 +9,14 @@ import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
 import { parseCommandArgs } from "./options.ts";
 import { type OutputFormat, Reporter } from "./reporter.ts";
+import { evalReport, readEvalFiles } from "./eval-report.ts";
 
 export const REPORT_USAGE = `Usage: loom report REPORT [REPORT…] [--json | --html FILE] [--label NAME…]
        loom report --merge AGGREGATE… [-o FILE]
 
 Summarises one context report (written by --context-report) or compares several side by side,
-with ratios against the first. Aggregate reports from a batch replay are accepted too.
+with ratios against the first. Aggregate reports from a batch replay are accepted too, and an evaluation's
+DIR/eval.json (loom eval): its summary and per-task table; --merge joins the eval.json of its shards.
 
 Options:
   --json             print the summary or comparison as one JSON object
@@ -81,6 +83,9 @@ export async function reportCommand(argv: string[], io: Io): Promise<number> {
     io.stdout(REPORT_USAGE);
     return 0;
   }
+  // An evaluation's eval.json (and its shards) has its own summary.
+  const evals = readEvalFiles(options.files, io.cwd);
+  if (evals) return evalReport(evals, options, io);
   const loaded: NamedReport[] = [];
   for (const file of options.files) loaded.push(await loadReport(file, io.cwd));
   const reporter = new Reporter(io, { command: "report", format: options.format });

@@ -318,6 +318,7 @@ export function summarizeResult(result: RunResult): ResultSummary {
     request_bytes: { total: bytes.total, max: bytes.max },
     usage: result.report.usage,
     duration_ms: result.report.total_elapsed_ms,
+    ...(result.report.cost !== undefined ? { cost: result.report.cost } : {}),
     report_path: result.report_path,
     ...(result.replay ? { replay: result.replay } : {}),
     ...(result.sandbox !== undefined ? { sandbox: result.sandbox } : {}),
@@ -362,6 +363,7 @@ export function renderResultText(s: ResultSummary, { label }: { label: string })
       n(s.request_bytes.max)
     })`,
   );
+  if (s.cost) lines.push(`  cost: $${s.cost.total.toFixed(4)} (prices of ${s.cost.prices.date})`);
   if (s.replay) {
     lines.push(
       s.replay.differing_steps.length === 0

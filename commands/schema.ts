@@ -9,7 +9,8 @@ export { renderJsonSchema };
 const HELP = `loom schema ${Object.keys(SCHEMAS).join("|")}
 
 Prints a JSON Schema: of a catalog file, of a request file (loom run REQUEST), of one line of a recording, of a
-run's context report, of a batch's aggregate report, or of one line of --output-format stream-json (events).
+run's context report, of a batch's aggregate report, of one line of --output-format stream-json (events), of an
+evaluation suite (loom eval SUITE), of an evaluation's result (DIR/eval.json), or of a price table (--prices FILE).
 `;
 
 export function schemaCommand(argv: string[], io: Io): number {

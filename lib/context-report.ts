@@ -5,6 +5,7 @@ import type { LookupKind } from "./answer.ts";
 import { NORMAL_OUTCOMES, Outcome } from "./outcome.ts";
 import { addUsage, NULL_USAGE, Phase, Usage } from "./turn.ts";
 import { SandboxState } from "./sandbox-state.ts";
+import { Cost } from "./prices.ts";
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -70,6 +71,10 @@ export const ContextReport = z.strictObject({
   partial_usage: Usage.nullable().describe("Usage observed before the run ended with an error"),
   calls: z.array(CallRecord).describe("One entry per model call, in order"),
   sandbox: SandboxState.nullable().optional(),
+  cost: Cost.nullable().optional().describe(
+    "The money the usage counters imply at a dated price table; null when the model has no known price or a " +
+      "counter was not reported (never estimated from bytes); absent in reports of older versions",
+  ),
 });
 export type ContextReport = z.infer<typeof ContextReport>;
 

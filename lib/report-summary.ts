@@ -37,6 +37,8 @@ export type ReportSummary = {
   usage: Usage;
   usage_scope: "final" | "partial" | "sum";
   calls_recorded: number | null;
+  /** USD at the report's dated price table; null when it has none (or for an aggregate). */
+  cost: number | null;
   run_rows: AggregateReport["runs"] | null;
 };
 
@@ -83,6 +85,7 @@ export function summarizeReport(named: NamedReport): ReportSummary {
       usage: { ...a.usage },
       usage_scope: "sum",
       calls_recorded: null,
+      cost: null,
       run_rows: structuredClone(a.runs),
     };
   }
@@ -103,6 +106,7 @@ export function summarizeReport(named: NamedReport): ReportSummary {
     usage: { ...(c.final_usage ?? c.partial_usage ?? c.usage) },
     usage_scope: c.final_usage ? "final" : c.partial_usage ? "partial" : "sum",
     calls_recorded: c.calls.length,
+    cost: c.cost?.total ?? null,
     run_rows: null,
   };
 }
@@ -325,6 +329,7 @@ function renderOne(s: ReportSummary): string {
     ["total elapsed", formatMs(s.total_elapsed_ms)],
     ["usage", describeUsageScope(s)],
     ...USAGE_COUNTERS.map((c): [string, string] => [`  ${c.replace("_", " ")}`, usage(s.usage[c])]),
+    ...(s.cost === null ? [] : [["cost", `$${s.cost.toFixed(4)}`] as [string, string]]),
   ];
   const parts = [
     head,

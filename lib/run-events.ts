@@ -3,6 +3,7 @@
 // never payloads: no prompt, file content or command output (a finish summary is the model's own words and is in the
 // result, as in --output-format json). The result object is also exactly what --output-format json prints.
 import { z } from "zod";
+import { Cost } from "./prices.ts";
 import { ContextPolicyName } from "./policy.ts";
 import { Phase, Usage } from "./turn.ts";
 import { SandboxState } from "./sandbox-state.ts";
@@ -90,6 +91,7 @@ export const RunResultEvent = z.strictObject({
   request_bytes: z.strictObject({ total: count, max: count }),
   usage: Usage.describe("Provider usage summed over the run's calls (null counters were never reported)"),
   duration_ms: z.number().nonnegative(),
+  cost: Cost.nullable().optional().describe("The money the usage implies at a dated price table (SPEC §6)"),
   report_path: z.string().nullable(),
   route: z.strictObject({ via: z.string(), rule: z.number().int().nullable() }).nullable().optional(),
   replay: z.strictObject({ compared: count, differing_steps: z.array(count) }).optional(),

@@ -6,6 +6,9 @@ import { AggregateReport, ContextReport } from "./context-report.ts";
 import { SliceRequestFile } from "./slice.ts";
 import { RunEvent } from "./run-events.ts";
 import { RecordingEntry, RecordingHeader } from "./recording.ts";
+import { Suite } from "./eval/suite.ts";
+import { EvalFile } from "./eval/eval-file.ts";
+import { PriceTable } from "./prices.ts";
 
 /** A recording is JSONL: each line is the header (first) or an entry. */
 export const RecordingLine = z
@@ -19,6 +22,9 @@ export const SCHEMAS = {
   report: ContextReport,
   aggregate: AggregateReport,
   events: RunEvent,
+  suite: Suite,
+  eval: EvalFile,
+  prices: PriceTable,
 } as const satisfies Record<string, z.ZodType>;
 
 export type SchemaName = keyof typeof SCHEMAS;
@@ -31,6 +37,9 @@ export const SCHEMA_PATHS: Record<SchemaName, string> = {
   request: "schemas/request.schema.json",
   aggregate: "schemas/aggregate-report.schema.json",
   events: "schemas/events.schema.json",
+  suite: "schemas/suite.schema.json",
+  eval: "schemas/eval.schema.json",
+  prices: "schemas/prices.schema.json",
 };
 
 /** The exact text of a schema file: stable two-space JSON with a trailing newline. */

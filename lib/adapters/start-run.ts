@@ -39,6 +39,7 @@ import { createWorkspaceExecutor } from "./create-workspace-executor.ts";
 import type { PreviewSizes } from "../render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
+import { BUILT_IN_PRICES, costOf, priceOf, type PriceTable } from "../prices.ts";
 
 /** The options of a library run (runWithOptions). */
 export type RunOptions = {
@@ -103,6 +104,8 @@ export type StartOptions = RunOptions & {
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
   trace?: (line: TraceLine) => void;
+  /** The price table the report's cost comes from (default: the built-in one). */
+  prices?: PriceTable;
 };
 
 /** Runs a slice from any input and writes its report once, whatever the outcome. */
@@ -125,8 +128,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   const sandbox: { state: SandboxState | null } = { state: null };
   // Files the run opened (the recording): closed when it ends, whatever the ending.
   const opened: Array<() => void> = [];
+  let model: string | null = null;
   try {
     const prepared = await prepare(input, options, { known, store, now, sandbox, opened });
+    model = prepared.request.model;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
     for (const call of known.calls) options.onEvent?.({ type: "model-called", ...call, step: 0 });
     options.onEvent?.({
@@ -186,6 +191,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     });
   }
   report = { ...report, sandbox: sandbox.state };
+  // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
+  if (model !== null) {
+    report = { ...report, cost: costOf(report.usage, priceOf(options.prices ?? BUILT_IN_PRICES, model)) };
+  }
   let reportPath = known.reportPath ?? null;
   let unwritable = false;
   if (reportPath !== null) {

@@ -13,6 +13,8 @@ export type ScriptedResponse = {
   rawBody?: string;
   /** Never answer: the connection stays open until the client gives up or the server closes. */
   hang?: boolean;
+  /** Answer after this many milliseconds (a model's latency). */
+  delayMs?: number;
 };
 
 export type ReceivedRequest = {
@@ -71,7 +73,8 @@ async function startServer(script: Script, wire: Wire): Promise<FakeProviderServ
       const response = typeof script === "function" ? script(received, index) : script[index];
       if (!response) return send(res, { status: 400, body: wire.exhausted(index) });
       if (response.hang) return;
-      send(res, response);
+      if (response.delayMs) setTimeout(() => send(res, response), response.delayMs);
+      else send(res, response);
     });
   });
   server.on("connection", (socket: Socket) => {

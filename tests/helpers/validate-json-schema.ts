@@ -6,6 +6,7 @@ export type JsonSchemaNode = Record<string, unknown>;
 
 const KEYWORDS = new Set([
   "$schema",
+  "pattern",
   "description",
   "type",
   "const",
@@ -74,6 +75,9 @@ export function validateJsonSchema(schema: JsonSchemaNode, value: unknown, path 
   }
   if (typeof value === "string" && typeof schema.minLength === "number" && [...value].length < schema.minLength) {
     errors.push(`${path}: shorter than minLength`);
+  }
+  if (typeof value === "string" && typeof schema.pattern === "string" && !new RegExp(schema.pattern, "u").test(value)) {
+    errors.push(`${path}: does not match pattern`);
   }
   if (Array.isArray(value) && typeof schema.minItems === "number" && value.length < schema.minItems) {
     errors.push(`${path}: fewer than minItems`);

@@ -1,0 +1,68 @@
+// loom report DIR/eval.json [--json | --html FILE] and loom report --merge SHARD/eval.json… [-o FILE]: an evaluation's
+// summary and per-task table, or its shards joined into the file one process would have written.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { writeFileAtomic } from "../lib/adapters/files.ts";
+import { describeFsError, UsageError } from "../lib/errors.ts";
+import { mergeEvalFiles } from "../lib/eval/assemble.ts";
+import { EvalFile } from "../lib/eval/eval-file.ts";
+import { renderEvalHtml } from "../lib/eval/render-html.ts";
+import { renderEvalText } from "../lib/eval/render.ts";
+import { readJson } from "../lib/json-text.ts";
+import { VERSION } from "../lib/version.ts";
+import { formatZodError } from "../lib/zod-error.ts";
+import type { Io } from "./io.ts";
+import type { OutputFormat } from "./reporter.ts";
+
+/** The files parsed as eval.json when the first one is one (kind "eval"); null when it is some other report. */
+export function readEvalFiles(files: readonly string[], cwd: string): EvalFile[] | null {
+  const parsed: EvalFile[] = [];
+  for (const [i, file] of files.entries()) {
+    let text: string;
+    try {
+      text = readFileSync(resolve(cwd, file), "utf8");
+    } catch (error) {
+      if (i === 0) return null; // the report command says why, in its words
+      throw new UsageError(`Cannot read ${JSON.stringify(file)}: ${describeFsError(error)}`);
+    }
+    const json = readJson(text);
+    const kind = json.ok ? (json.value as { kind?: unknown } | null)?.kind : undefined;
+    if (kind !== "eval") {
+      if (i === 0) return null;
+      throw new UsageError(`${JSON.stringify(file)} is not an eval.json; evaluations are reported on their own`);
+    }
+    const result = EvalFile.safeParse(json.ok ? json.value : null);
+    if (!result.success) {
+      throw new UsageError(`${JSON.stringify(file)} is not a valid eval.json: ${formatZodError(result.error)}`);
+    }
+    parsed.push(result.data);
+  }
+  return parsed;
+}
+
+export function evalReport(
+  files: EvalFile[],
+  { format, merge }: { format: OutputFormat; merge: { output: string | null } | null },
+  io: Io,
+): number {
+  if (merge) {
+    const merged = mergeEvalFiles(files, { version: VERSION });
+    if (!merged.ok) throw new UsageError(`Cannot merge: ${merged.reason}`);
+    const text = `${JSON.stringify(merged.file, null, 2)}\n`;
+    if (merge.output === null) io.stdout(text);
+    else {
+      writeFileAtomic(resolve(io.cwd, merge.output), text);
+      io.stdout(renderEvalText(merged.file));
+    }
+    return 0;
+  }
+  if (files.length !== 1) throw new UsageError("Give one eval.json (or several shards with --merge)");
+  const [file] = files;
+  if (format === "json") io.stdout(`${JSON.stringify(file.summary, null, 2)}\n`);
+  else if (typeof format === "string") io.stdout(renderEvalText(file));
+  else {
+    writeFileAtomic(resolve(io.cwd, format.html), renderEvalHtml(file));
+    io.stdout(`${resolve(io.cwd, format.html)}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,291 @@
+// loom eval SUITE …: matched live evaluations (SPEC §12). `loom eval validate SUITE` proves a suite's checks honest;
+// `loom eval rescore DIR` re-runs the checks on the saved workspace changes without calling a model.
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describeFsError, UsageError } from "../lib/errors.ts";
+import type { EvalSettings } from "../lib/eval/eval-file.ts";
+import { parseShard } from "../lib/eval/matrix.ts";
+import { renderEvalText } from "../lib/eval/render.ts";
+import { BUILT_IN_PRICES, mergePrices, parsePrices, priceOf, type PriceTable } from "../lib/prices.ts";
+import { EXIT_CODES } from "../lib/outcome.ts";
+import { ContextPolicyName } from "../lib/policy.ts";
+import { evalKey, type EvalProgress, runEval } from "../lib/adapters/eval-run.ts";
+import { type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/adapters/eval-suite-file.ts";
+import { rescoreEval } from "../lib/adapters/eval-rescore.ts";
+import { validateSuite } from "../lib/adapters/eval-validate.ts";
+import type { Io } from "./io.ts";
+import { millisecondsOption, outputPathOption, parseCommandArgs, sandboxOption } from "./options.ts";
+
+const HELP = `loom eval SUITE --model PROVIDER/MODEL [--model …] [options]   run a matched evaluation
+loom eval validate SUITE [--jobs J]                              prove every task's check honest
+loom eval rescore DIR [--jobs J]                                 re-run the checks on saved workspace changes
+
+Runs every task × model × policy × repeat of SUITE (a suite file, or a folder with suite.jsonc) as a real run in a
+fresh workspace copy, pairs the runs that differ only in the policy, interleaves them in a seeded order, decides each
+with the task's hidden check, and writes DIR/eval.json (loom schema eval) with per-run rows and a summary whose unit is
+the task. Artifacts per run: DIR/runs/ID/attempt-N/ (context report, recording, workspace changes, check output).
+See docs/eval.md.
+
+Options:
+  --model PROVIDER/MODEL  a model to evaluate (repeatable)
+  --task ID, --tag TAG    only these tasks, or the tasks with one of these tags (repeatable)
+  --policies A,B          context policies, the first is the baseline (default legacy,bounded)
+  --repeats N             runs per task, model and policy (default 1)
+  --jobs J                pairs run at once (default 1)
+  --out DIR               where eval.json and runs/ go (default eval-out)
+  --shard i/n             run only shard i of n (whole pairs, deterministic); merge with loom report --merge
+  --resume                continue the evaluation in DIR (refused when a task, the suite, the prices, Loom's version
+                          or the settings changed)
+  --prices FILE           a price table (loom schema prices) overriding or adding to the built-in one
+  --seed S                seed of the run order and of the statistics (default "loom")
+  --margin POINTS         non-inferiority margin in percentage points (default 5)
+  --max-cost USD          stop starting new runs once this much has been spent
+  --retries N             re-runs of a pair after an infra failure before it is dropped (default 2)
+  --run-timeout SECONDS   the same wall-clock cap for every run (default 1800); the check decides what it left
+  --step-protocol NAME    two-call (default)
+  --no-cache-marker       do not start each run's prefix with a per-run marker (provider caches may then be shared
+                          between runs, which favours whichever policy runs second)
+  --sandbox MODE          auto (default), required or off (runs and checks)
+  --provider-deadline-ms N, --provider-idle-timeout-ms N   as for loom run
+  --json                  print eval.json's summary as JSON instead of text
+  --quiet                 no progress line
+  -h, --help              show this help
+
+Exit codes: 0 every pair finished, 1 stopped early (--max-cost) or a suite task is invalid (validate), 2 usage
+error, 130 interrupted (what finished is kept; --resume continues).
+`;
+
+/** The flags of loom eval, in one table (parsing, help and completions read the same names). */
+export const EVAL_OPTIONS = {
+  model: { type: "string", multiple: true },
+  task: { type: "string", multiple: true },
+  tag: { type: "string", multiple: true },
+  policies: { type: "string" },
+  repeats: { type: "string" },
+  jobs: { type: "string" },
+  out: { type: "string" },
+  shard: { type: "string" },
+  resume: { type: "boolean", default: false },
+  prices: { type: "string" },
+  seed: { type: "string" },
+  margin: { type: "string" },
+  "max-cost": { type: "string" },
+  retries: { type: "string" },
+  "run-timeout": { type: "string" },
+  "step-protocol": { type: "string" },
+  "no-cache-marker": { type: "boolean", default: false },
+  sandbox: { type: "string" },
+  "provider-deadline-ms": { type: "string" },
+  "provider-idle-timeout-ms": { type: "string" },
+  json: { type: "boolean", default: false },
+  quiet: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+function count(flag: string, value: string | undefined, fallback: number, { min = 1 } = {}): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected a whole number ≥ ${min}`);
+  }
+  return n;
+}
+
+function readPrices(file: string | undefined, cwd: string): PriceTable {
+  if (file === undefined) return BUILT_IN_PRICES;
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, file), "utf8");
+  } catch (error) {
+    throw new UsageError(`--prices ${JSON.stringify(file)}: ${describeFsError(error)}`);
+  }
+  return mergePrices(BUILT_IN_PRICES, parsePrices(text, { file }));
+}
+
+export async function evalCommand(argv: string[], io: Io): Promise<number> {
+  if (argv[0] === "validate" || argv[0] === "rescore") return await subcommand(argv[0], argv.slice(1), io);
+  const { values, positionals } = parseCommandArgs(argv, EVAL_OPTIONS, { command: "eval" });
+  if (values.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    throw new UsageError("Expected one SUITE (a suite file or folder; see loom eval --help)");
+  }
+  const models = values.model ?? [];
+  if (models.length === 0) throw new UsageError("Missing --model PROVIDER/MODEL (see loom eval --help)");
+  const policies = (values.policies ?? "legacy,bounded").split(",").map((p) => p.trim());
+  for (const p of policies) {
+    if (!ContextPolicyName.safeParse(p).success) {
+      throw new UsageError(
+        `--policies: unknown policy ${JSON.stringify(p)} (expected ${ContextPolicyName.options.join(", ")})`,
+      );
+    }
+  }
+  if (new Set(policies).size !== policies.length) throw new UsageError("--policies names a policy twice");
+  const shard = values.shard === undefined ? null : parseShard(values.shard);
+  if (values.shard !== undefined && shard === null) {
+    throw new UsageError(`--shard ${JSON.stringify(values.shard)}: expected i/n with 1 ≤ i ≤ n, e.g. 2/4`);
+  }
+  const margin = values.margin === undefined ? 5 : Number(values.margin);
+  if (!(margin > 0 && margin <= 100)) {
+    throw new UsageError(`--margin ${JSON.stringify(values.margin)}: expected points in (0, 100]`);
+  }
+  const maxCost = values["max-cost"] === undefined ? null : Number(values["max-cost"]);
+  if (maxCost !== null && !(maxCost >= 0)) {
+    throw new UsageError(`--max-cost ${JSON.stringify(values["max-cost"])}: expected USD ≥ 0`);
+  }
+  const stepProtocol = values["step-protocol"] ?? null;
+  if (stepProtocol !== null && stepProtocol !== "two-call") {
+    throw new UsageError(`--step-protocol ${JSON.stringify(stepProtocol)}: this build runs two-call only`);
+  }
+  const sandbox = sandboxOption(values.sandbox) ??
+    (io.env.LOOM_SANDBOX === "off" || io.env.LOOM_SANDBOX === "required" ? io.env.LOOM_SANDBOX : "auto");
+  const out = outputPathOption("--out", values.out ?? "eval-out", { cwd: io.cwd, folder: true });
+  const prices = readPrices(values.prices, io.cwd);
+  const settings: EvalSettings = {
+    models,
+    policies: policies as ContextPolicyName[],
+    repeats: count("--repeats", values.repeats, 1),
+    seed: values.seed ?? "loom",
+    margin: margin / 100,
+    retries: count("--retries", values.retries, 2, { min: 0 }),
+    run_timeout_ms: count("--run-timeout", values["run-timeout"], 1800) * 1000,
+    step_protocol: stepProtocol,
+    cache_marker: !values["no-cache-marker"],
+  };
+  const jobs = count("--jobs", values.jobs, 1);
+  const http = {
+    deadlineMs: millisecondsOption("--provider-deadline-ms", values["provider-deadline-ms"]),
+    timeoutMs: millisecondsOption("--provider-idle-timeout-ms", values["provider-idle-timeout-ms"]),
+  };
+  const loaded = selectTasks(loadSuiteFile(positionals[0], { cwd: io.cwd }), { ids: values.task, tags: values.tag });
+  const key = evalKey(loaded, { tasks: taskHashes(loaded), prices, settings });
+  if (!values.quiet) io.stderr(preflight(loaded, { settings, shard, prices }));
+  const { file, interrupted } = await runEval(loaded, key, {
+    out,
+    settings,
+    shard,
+    jobs,
+    resume: values.resume,
+    prices,
+    maxCost,
+    sandbox,
+    env: io.env,
+    signal: io.signal,
+    http,
+    warn: (message) => io.stderr(`loom eval: ${message}\n`),
+    onProgress: values.quiet ? undefined : progressLine(io),
+  });
+  if (!values.quiet && io.isTTY) io.stderr("\n");
+  io.stdout(values.json ? `${JSON.stringify(file.summary, null, 2)}\n` : renderEvalText(file));
+  if (!values.quiet) io.stderr(`loom eval: wrote ${join(out, "eval.json")}\n`);
+  if (interrupted) return EXIT_CODES.interrupted;
+  return file.complete ? 0 : EXIT_CODES.failed;
+}
+
+/** The tasks --task and --tag name (all without either); an unknown id is a usage error. */
+function selectTasks(loaded: LoadedSuite, { ids, tags }: { ids?: string[]; tags?: string[] }): LoadedSuite {
+  if (!ids && !tags) return loaded;
+  for (const id of ids ?? []) {
+    if (!loaded.tasks.some((t) => t.id === id)) {
+      throw new UsageError(`--task ${JSON.stringify(id)}: no such task in ${loaded.name}`);
+    }
+  }
+  const tasks = loaded.tasks.filter((t) => ids?.includes(t.id) || t.tags.some((tag) => tags?.includes(tag)));
+  if (tasks.length === 0) throw new UsageError(`--tag: no task of ${loaded.name} has ${tags!.join(" or ")}`);
+  return { ...loaded, tasks };
+}
+
+/**
+ * A rough pre-flight estimate: every run at its step limit, two calls per step, each call with 16k uncached input
+ * tokens (the bounded ceiling, 64 KiB, at 4 bytes per token) and 300 output tokens. Legacy can exceed it on long
+ * tasks; --max-cost is the guard.
+ */
+function preflight(
+  loaded: LoadedSuite,
+  { settings, shard, prices }: {
+    settings: EvalSettings;
+    shard: { index: number; count: number } | null;
+    prices: PriceTable;
+  },
+): string {
+  const runsPerModel = loaded.tasks.length * settings.policies.length * settings.repeats;
+  const share = shard ? 1 / shard.count : 1;
+  let estimate = 0;
+  const unpriced: string[] = [];
+  for (const model of settings.models) {
+    const price = priceOf(prices, model);
+    if (!price) {
+      unpriced.push(model);
+      continue;
+    }
+    const calls = loaded.tasks.reduce((s, t) => s + 2 * t.max_steps, 0) * settings.policies.length * settings.repeats;
+    estimate += share * calls * (16_000 * price.input + 300 * price.output) / 1e6;
+  }
+  const runs = Math.ceil(runsPerModel * settings.models.length * share);
+  return `loom eval: ${loaded.tasks.length} tasks × ${settings.models.length} model(s) × ${settings.policies.length} policies × ${settings.repeats} repeat(s)${
+    shard ? `, shard ${shard.index}/${shard.count}` : ""
+  } ≈ ${runs} runs; pre-flight cost estimate ≤ $${
+    estimate.toFixed(2)
+  } (every run at its step limit, 2 calls per step, 16k input + 300 output tokens per call)${
+    unpriced.length ? `; no price for ${unpriced.join(", ")} (cost: null)` : ""
+  }\n`;
+}
+
+function progressLine(io: Io): (p: EvalProgress) => void {
+  return (p) => {
+    const eta = p.eta_ms === null ? "ETA –" : `ETA ${formatDuration(p.eta_ms)}`;
+    const line = `eval: ${p.done}/${p.total} runs · ${p.solved} solved · ${p.infra} infra · $${
+      p.spent.toFixed(4)
+    } spent · ${eta}`;
+    io.stderr(io.isTTY ? `\r\x1b[2K${line}` : `${line}\n`);
+  };
+}
+
+function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s < 60
+    ? `${s}s`
+    : s < 3600
+    ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`
+    : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
+}
+
+const SUB_OPTIONS = {
+  jobs: { type: "string" },
+  sandbox: { type: "string" },
+  json: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+async function subcommand(name: "validate" | "rescore", argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, SUB_OPTIONS, { command: `eval ${name}` });
+  if (values.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    throw new UsageError(`Expected one ${name === "validate" ? "SUITE" : "DIR"} (see loom eval --help)`);
+  }
+  const jobs = count("--jobs", values.jobs, 2);
+  const sandbox = sandboxOption(values.sandbox) ?? "auto";
+  if (name === "validate") {
+    const loaded = loadSuiteFile(positionals[0], { cwd: io.cwd });
+    const results = await validateSuite(loaded, { jobs, sandbox, env: io.env, signal: io.signal });
+    if (values.json) io.stdout(`${JSON.stringify(results, null, 2)}\n`);
+    else {
+      for (const r of results) {
+        io.stdout(`${r.ok ? "ok  " : "FAIL"} ${r.task}${r.ok ? "" : `: ${r.problems.join("; ")}`}\n`);
+      }
+      const bad = results.filter((r) => !r.ok).length;
+      io.stdout(`${results.length - bad}/${results.length} tasks valid\n`);
+    }
+    if (io.signal.aborted) return EXIT_CODES.interrupted;
+    return results.every((r) => r.ok) ? 0 : EXIT_CODES.failed;
+  }
+  const dir = resolve(io.cwd, positionals[0]);
+  const file = await rescoreEval(dir, { jobs, sandbox, env: io.env, signal: io.signal, cwd: io.cwd });
+  io.stdout(values.json ? `${JSON.stringify(file.summary, null, 2)}\n` : renderEvalText(file));
+  return io.signal.aborted ? EXIT_CODES.interrupted : 0;
+}

@@ -1,0 +1,6 @@
+// The settings page header.
+import { displayName } from "../users.mjs";
+
+export function settingsHeader(user) {
+  return "Settings · " + displayName(user);
+}

@@ -1,0 +1,6 @@
+// The team page header.
+import { displayName } from "../users.mjs";
+
+export function teamHeader(user) {
+  return "Team · " + displayName(user);
+}

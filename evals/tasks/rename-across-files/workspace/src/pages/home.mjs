@@ -1,0 +1,6 @@
+// The home page header.
+import { getUserName } from "../users.mjs";
+
+export function homeHeader(user) {
+  return "Home · " + getUserName(user);
+}

@@ -1,0 +1,6 @@
+// The invoices page header.
+import { getUserName } from "../users.mjs";
+
+export function invoicesHeader(user) {
+  return "Invoices · " + getUserName(user);
+}

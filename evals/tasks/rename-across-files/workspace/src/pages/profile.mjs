@@ -1,0 +1,6 @@
+// The profile page header.
+import { getUserName } from "../users.mjs";
+
+export function profileHeader(user) {
+  return "Profile · " + getUserName(user);
+}

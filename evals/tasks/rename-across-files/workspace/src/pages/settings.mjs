@@ -1,0 +1,6 @@
+// The settings page header.
+import { getUserName } from "../users.mjs";
+
+export function settingsHeader(user) {
+  return "Settings · " + getUserName(user);
+}

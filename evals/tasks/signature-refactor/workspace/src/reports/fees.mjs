@@ -1,0 +1,7 @@
+// The fees report line.
+import { formatPrice } from "../format.mjs";
+
+export function feesLine(total) {
+  const net = total * 1.6;
+  return "fees: " + formatPrice(net, "GBP");
+}

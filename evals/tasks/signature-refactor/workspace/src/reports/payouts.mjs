@@ -1,0 +1,7 @@
+// The payouts report line.
+import { formatPrice } from "../format.mjs";
+
+export function payoutsLine(total) {
+  const net = total * 1.8;
+  return "payouts: " + formatPrice(net, "EUR");
+}

@@ -1,0 +1,7 @@
+// The refunds report line.
+import { formatPrice } from "../format.mjs";
+
+export function refundsLine(total) {
+  const net = total * 1.5;
+  return "refunds: " + formatPrice(net, "USD");
+}

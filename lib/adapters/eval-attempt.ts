@@ -1,0 +1,167 @@
+// One attempt of one run of an evaluation: a fresh workspace, the run lifecycle (startRun, sandbox included), the
+// hidden check on what the run left, the artifacts under DIR/runs/ID/attempt-N/, and the row for eval.json.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { requestBytes } from "../context-report.ts";
+import { InterruptedError } from "../errors.ts";
+import type { EvalRow, EvalSettings } from "../eval/eval-file.ts";
+import { failureClass } from "../eval/failure-class.ts";
+import { runId, type RunKey } from "../eval/matrix.ts";
+import type { PriceTable } from "../prices.ts";
+import type { SliceRequest } from "../slice.ts";
+import type { Provider } from "../turn.ts";
+import { runCheck } from "./eval-check.ts";
+import type { LoadedSuite } from "./eval-suite-file.ts";
+import { changesSince, createWorkspace, describeChanges, snapshot } from "./eval-workspace.ts";
+import { writeFileAtomic } from "./files.ts";
+import type { SandboxMode } from "./sandbox.ts";
+import { secretEnvNames, startRun } from "./start-run.ts";
+
+/** What every run of an evaluation shares. */
+export type AttemptSettings = {
+  out: string;
+  settings: EvalSettings;
+  prices: PriceTable;
+  sandbox: SandboxMode;
+  env: Record<string, string | undefined>;
+  signal?: AbortSignal;
+  http?: { timeoutMs?: number; deadlineMs?: number };
+  /** Tests and the benchmark: a provider per run instead of the one the model names. */
+  provider?: (run: RunKey) => Provider | undefined;
+  warn?: (message: string) => void;
+  now?: () => number;
+};
+
+/** One run: fresh workspace, the run lifecycle, the hidden check, the artifacts; "interrupted" keeps nothing. */
+export async function runAttempt(
+  run: RunKey,
+  { attempt, order, loaded, options, now }: {
+    attempt: number;
+    order: number;
+    loaded: LoadedSuite;
+    options: AttemptSettings;
+    now: () => number;
+  },
+): Promise<EvalRow | "interrupted"> {
+  const begun = now();
+  const task = loaded.tasks.find((t) => t.id === run.task)!;
+  const id = runId(run);
+  const dir = join(options.out, "runs", id, `attempt-${attempt}`);
+  rmSync(dir, { recursive: true, force: true });
+  const scratch = mkdtempSync(join(tmpdir(), "loom-eval-"));
+  const workspace = join(scratch, "workspace");
+  try {
+    let setupError: string | null = null;
+    let before = new Map<string, string>();
+    try {
+      createWorkspace(task, { suiteDir: loaded.dir, dest: workspace });
+      before = snapshot(workspace);
+    } catch (error) {
+      setupError = (error as Error).message;
+    }
+    // The marker makes each run's prefix unique, so no run can read a cache another run wrote.
+    const marker = options.settings.cache_marker
+      ? `[loom eval run ${id} attempt ${attempt} ${randomBytes(6).toString("hex")}]\n\n`
+      : "";
+    const request: SliceRequest = {
+      intent: task.intent,
+      instructions: marker + task.instructions,
+      workspace,
+      actions: task.actions,
+      test: task.test!,
+      model: run.model,
+      limits: { max_steps: task.max_steps },
+      ...(task.commands.length ? { commands: task.commands } : {}),
+    };
+    const afterSetup = now();
+    // The same wall-clock cap for every run: past it the run is stopped like an interrupt, and the check decides.
+    const cap = new AbortController();
+    const onAbort = () => cap.abort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      cap.abort();
+    }, options.settings.run_timeout_ms);
+    const result = setupError === null
+      ? await startRun({ request }, {
+        contextPolicy: run.policy,
+        contextReport: join(dir, "report.json"),
+        record: join(dir, "recording.jsonl"),
+        signal: cap.signal,
+        env: options.env,
+        sandbox: options.sandbox,
+        prices: options.prices,
+        warn: options.warn,
+        http: options.http,
+        provider: options.provider?.(run),
+      })
+      : null;
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+    const runEnd = now();
+    if (options.signal?.aborted) return "interrupted";
+    const ranLoop = result !== null && result.outcome !== "startup_failed";
+    let check = null;
+    if (ranLoop) {
+      const changes = changesSince(before, workspace);
+      writeFileAtomic(join(dir, "changes.json"), `${JSON.stringify(changes)}\n`);
+      writeFileAtomic(join(dir, "changes.txt"), describeChanges(changes));
+      let checked;
+      try {
+        checked = await runCheck(task.check, workspace, {
+          suiteDir: loaded.dir,
+          sandbox: options.sandbox,
+          env: options.env,
+          signal: options.signal,
+          secretEnvNames: secretEnvNames(),
+        });
+      } catch (error) {
+        if (error instanceof InterruptedError) return "interrupted";
+        throw error;
+      }
+      if (options.signal?.aborted) return "interrupted";
+      writeFileAtomic(join(dir, "check.txt"), checked.output);
+      check = checked;
+    }
+    const report = result?.report ?? null;
+    const outcome = result?.outcome ?? "startup_failed";
+    const errorCode = timedOut ? "run_timeout" : result ? result.error?.code ?? null : "workspace_setup_failed";
+    if (setupError !== null) writeFileAtomic(join(dir, "error.txt"), `${setupError}\n`);
+    const row: EvalRow = {
+      id,
+      task: run.task,
+      model: run.model,
+      policy: run.policy,
+      repeat: run.repeat,
+      attempt,
+      counted: true,
+      order,
+      outcome,
+      error_code: errorCode,
+      check: check && {
+        passed: check.passed,
+        exit_code: check.exit_code,
+        timed_out: check.timed_out,
+        skipped_tests: check.skipped_tests,
+        duration_ms: check.duration_ms,
+      },
+      class: failureClass({ outcome, error_code: errorCode, check }),
+      steps: result?.steps ?? 0,
+      model_calls: report?.model_calls ?? 0,
+      usage: report?.usage ?? { input: null, cache_read: null, cache_write: null, output: null },
+      cost: report?.cost ?? null,
+      wall_ms: runEnd - afterSetup,
+      overhead_ms: 0,
+      checkpoints: report?.checkpoints ?? 0,
+      lookups: report ? report.retrievals.result + report.retrievals.list_history + report.retrievals.read_history : 0,
+      request_bytes: report ? requestBytes(report.phases).total : 0,
+    };
+    row.overhead_ms = Math.max(0, now() - begun - row.wall_ms);
+    return row;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,77 @@
+// loom eval rescore DIR: re-runs the hidden checks on the workspace changes each run saved, without calling a model,
+// and rewrites DIR/eval.json with the new checks, classes and summary. Refused when a task's files changed since.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { UsageError } from "../errors.ts";
+import type { EvalFile, EvalRow } from "../eval/eval-file.ts";
+import { failureClass } from "../eval/failure-class.ts";
+import { runCheck } from "./eval-check.ts";
+import { readEvalFile } from "./eval-run.ts";
+import { buildEvalFile } from "../eval/assemble.ts";
+import { VERSION } from "../version.ts";
+import { loadSuiteFile, taskHashes } from "./eval-suite-file.ts";
+import { applyChanges, type Changes, createWorkspace } from "./eval-workspace.ts";
+import { writeFileAtomic } from "./files.ts";
+import type { SandboxMode } from "./sandbox.ts";
+
+export async function rescoreEval(
+  dir: string,
+  { jobs, sandbox, env, signal, cwd }: {
+    jobs: number;
+    sandbox: SandboxMode;
+    env: Record<string, string | undefined>;
+    signal?: AbortSignal;
+    cwd: string;
+  },
+): Promise<EvalFile> {
+  const path = join(dir, "eval.json");
+  if (!existsSync(path)) throw new UsageError(`${JSON.stringify(dir)} holds no eval.json`);
+  const file = readEvalFile(path);
+  const loaded = loadSuiteFile(file.suite.path, { cwd });
+  const hashes = taskHashes(loaded);
+  for (const task of file.suite.tasks) {
+    if (hashes[task] !== file.key.tasks[task]) {
+      throw new UsageError(`Cannot rescore: task ${JSON.stringify(task)} changed since the evaluation ran`);
+    }
+  }
+  const rows: EvalRow[] = [...file.rows];
+  let next = 0;
+  const worker = async () => {
+    while (next < rows.length && !signal?.aborted) {
+      const i = next++;
+      const row = rows[i];
+      const runDir = join(dir, "runs", row.id, `attempt-${row.attempt}`);
+      const changesPath = join(runDir, "changes.json");
+      if (row.check === null || !existsSync(changesPath)) continue;
+      const task = loaded.tasks.find((t) => t.id === row.task)!;
+      const scratch = mkdtempSync(join(tmpdir(), "loom-rescore-"));
+      try {
+        const workspace = join(scratch, "workspace");
+        createWorkspace(task, { suiteDir: loaded.dir, dest: workspace });
+        applyChanges(workspace, JSON.parse(readFileSync(changesPath, "utf8")) as Changes);
+        const check = await runCheck(task.check, workspace, { suiteDir: loaded.dir, sandbox, env, signal });
+        if (signal?.aborted) return;
+        writeFileAtomic(join(runDir, "check.txt"), check.output);
+        rows[i] = {
+          ...row,
+          check: {
+            passed: check.passed,
+            exit_code: check.exit_code,
+            timed_out: check.timed_out,
+            skipped_tests: check.skipped_tests,
+            duration_ms: check.duration_ms,
+          },
+          class: failureClass({ outcome: row.outcome, error_code: row.error_code, check }),
+        };
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, jobs) }, worker));
+  const { rows: _, summary: __, kind: _k, schema_version: _s, loom_version: _l, ...base } = file;
+  const rescored = buildEvalFile(base, { rows, dropped: file.summary.dropped_pairs, version: VERSION });
+  if (!signal?.aborted) writeFileAtomic(path, `${JSON.stringify(rescored, null, 2)}\n`);
+  return rescored;
+}

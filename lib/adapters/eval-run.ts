@@ -1,0 +1,205 @@
+// Runs an evaluation: every pair of the (shard of the) matrix in its seeded order, each run a real `loom run` lifecycle
+// (startRun, sandbox included) in a fresh workspace copy, then the hidden check in a fresh sandbox. Artifacts land
+// under DIR/runs/; DIR/eval.json is rewritten atomically after every pair, so an interrupt keeps what finished and
+// --resume continues from it — only when every content hash still matches.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { canonicalJson, digestOf } from "../digest.ts";
+import { UsageError } from "../errors.ts";
+import { EvalFile, type EvalKey, type EvalRow, type EvalSettings } from "../eval/eval-file.ts";
+import { buildEvalFile as assemble, keyMismatch } from "../eval/assemble.ts";
+import {
+  allPairs,
+  type Pair,
+  pairKey,
+  runId,
+  schedule,
+  type ScheduledPair,
+  type Shard,
+  shardPairs,
+} from "../eval/matrix.ts";
+import type { PriceTable } from "../prices.ts";
+import { readJson } from "../json-text.ts";
+import { formatZodError } from "../zod-error.ts";
+import { VERSION } from "../version.ts";
+import type { LoadedSuite } from "./eval-suite-file.ts";
+import { writeFileAtomic } from "./files.ts";
+import { type AttemptSettings, runAttempt } from "./eval-attempt.ts";
+
+export type EvalOptions = AttemptSettings & {
+  shard: Shard | null;
+  jobs: number;
+  resume: boolean;
+  maxCost: number | null;
+  onProgress?: (progress: EvalProgress) => void;
+};
+
+export type EvalProgress = {
+  done: number;
+  total: number;
+  solved: number;
+  infra: number;
+  spent: number;
+  eta_ms: number | null;
+};
+
+export function evalKey(loaded: LoadedSuite, { tasks, prices, settings }: {
+  tasks: Record<string, string>;
+  prices: PriceTable;
+  settings: EvalSettings;
+}): EvalKey {
+  return {
+    suite: digestOf(loaded.text),
+    tasks,
+    prices: digestOf(canonicalJson(prices)),
+    loom_version: VERSION,
+    settings: digestOf(canonicalJson(settings)),
+  };
+}
+
+export function readEvalFile(path: string): EvalFile {
+  const json = readJson(readFileSync(path, "utf8"));
+  if (!json.ok) throw new UsageError(`${JSON.stringify(path)} is not JSON`, "eval_invalid");
+  const parsed = EvalFile.safeParse(json.value);
+  if (!parsed.success) {
+    throw new UsageError(
+      `${JSON.stringify(path)} is not a valid eval.json: ${formatZodError(parsed.error)}`,
+      "eval_invalid",
+    );
+  }
+  return parsed.data;
+}
+
+const pairStem = (p: Pair) => runId({ ...p, policy: "legacy" }).replace(/\.legacy\./, ".");
+
+/** Runs the evaluation; returns the file as last written and how it ended. */
+export async function runEval(
+  loaded: LoadedSuite,
+  key: EvalKey,
+  options: EvalOptions,
+): Promise<{ file: EvalFile; interrupted: boolean }> {
+  const now = options.now ?? (() => performance.now());
+  const { settings, shard, out } = options;
+  const evalPath = join(out, "eval.json");
+  const taskIds = loaded.tasks.map((t) => t.id);
+  let rows: EvalRow[] = [];
+  let dropped: string[] = [];
+  if (existsSync(evalPath)) {
+    if (!options.resume) {
+      throw new UsageError(
+        `${JSON.stringify(evalPath)} already holds an evaluation: add --resume, or choose another --out`,
+      );
+    }
+    const previous = readEvalFile(evalPath);
+    const mismatch = keyMismatch(previous.key, key);
+    if (mismatch) throw new UsageError(`Cannot resume ${JSON.stringify(evalPath)}: ${mismatch}`, "eval_key_mismatch");
+    if (canonicalJson(previous.shard) !== canonicalJson(shard)) {
+      throw new UsageError(`Cannot resume ${JSON.stringify(evalPath)}: it holds another shard`, "eval_key_mismatch");
+    }
+    rows = previous.rows;
+    dropped = previous.summary.dropped_pairs;
+  }
+  const whole = schedule(allPairs({ tasks: taskIds, models: settings.models, repeats: settings.repeats }), {
+    policies: settings.policies,
+    seed: settings.seed,
+  });
+  const mine = new Set(
+    shardPairs(allPairs({ tasks: taskIds, models: settings.models, repeats: settings.repeats }), shard).map(pairKey),
+  );
+  const order = new Map(whole.map((p, i) => [pairKey(p), i]));
+  const finished = (p: Pair) =>
+    rows.some((r) => r.counted && pairKey(r) === pairKey(p)) || dropped.includes(pairStem(p));
+  const queue = whole.filter((p) => mine.has(pairKey(p)) && !finished(p));
+  const total = whole.filter((p) => mine.has(pairKey(p))).length * settings.policies.length;
+
+  let stopped: string | null = null;
+  let interrupted = false;
+  const base = () => ({
+    suite: {
+      name: loaded.suite.name ?? null,
+      path: loaded.file,
+      tasks: taskIds,
+      tags: Object.fromEntries(loaded.tasks.map((t) => [t.id, t.tags])),
+    },
+    key,
+    settings,
+    shard,
+    complete: whole.every((p) => !mine.has(pairKey(p)) || finished(p)),
+    stopped,
+  });
+  const write = () => {
+    const file = assemble(base(), { rows, dropped, version: VERSION });
+    writeFileAtomic(evalPath, `${JSON.stringify(file, null, 2)}\n`);
+    return file;
+  };
+  write();
+
+  const started = now();
+  const doneAtStart = rows.filter((r) => r.counted).length + dropped.length * settings.policies.length;
+  const spent = () => rows.reduce((s, r) => s + (r.cost?.total ?? 0), 0);
+  const progress = () => {
+    const counted = rows.filter((r) => r.counted);
+    const done = counted.length + dropped.length * settings.policies.length;
+    const rate = (now() - started) / Math.max(1, done - doneAtStart);
+    options.onProgress?.({
+      done,
+      total,
+      solved: counted.filter((r) => r.class === "solved").length,
+      infra: rows.filter((r) => r.class === "infra").length,
+      spent: spent(),
+      eta_ms: done > doneAtStart ? rate * (total - done) : null,
+    });
+  };
+  progress();
+
+  const next = async (): Promise<void> => {
+    while (queue.length > 0 && !interrupted && stopped === null) {
+      if (options.maxCost !== null && spent() >= options.maxCost) {
+        stopped = `--max-cost ${options.maxCost} reached ($${spent().toFixed(4)} spent)`;
+        break;
+      }
+      const pair = queue.shift()!;
+      const result = await runPair(pair, order.get(pairKey(pair))!, { loaded, options, rows, now });
+      if (result === "interrupted") {
+        interrupted = true;
+        break;
+      }
+      rows = [...rows, ...result.rows];
+      if (result.dropped) dropped = [...dropped, pairStem(pair)];
+      write();
+      progress();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.jobs) }, () => next()));
+  if (interrupted) stopped = "interrupted";
+  return { file: write(), interrupted };
+}
+
+/** Runs both halves of a pair; an infra failure of either re-runs both, up to `retries` times, then drops it. */
+async function runPair(
+  pair: ScheduledPair,
+  position: number,
+  { loaded, options, rows, now }: { loaded: LoadedSuite; options: EvalOptions; rows: EvalRow[]; now: () => number },
+): Promise<{ rows: EvalRow[]; dropped: boolean } | "interrupted"> {
+  const previous = rows.filter((r) => pairKey(r) === pairKey(pair));
+  const first = previous.reduce((m, r) => Math.max(m, r.attempt), 0) + 1;
+  const out: EvalRow[] = [];
+  for (let attempt = first; attempt <= options.settings.retries + 1; attempt++) {
+    const attemptRows: EvalRow[] = [];
+    for (const [i, policy] of pair.policies.entries()) {
+      const row = await runAttempt({ ...pair, policy }, {
+        attempt,
+        order: position * pair.policies.length + i,
+        loaded,
+        options,
+        now,
+      });
+      if (row === "interrupted") return "interrupted";
+      attemptRows.push(row);
+    }
+    const infra = attemptRows.some((r) => r.class === "infra");
+    out.push(...attemptRows.map((r) => ({ ...r, counted: !infra })));
+    if (!infra) return { rows: out, dropped: false };
+  }
+  return { rows: out, dropped: true };
+}

@@ -1,0 +1,118 @@
+// Reads a suite file (or a folder holding suite.jsonc / suite.json), resolves its tasks against defaults and catalog
+// slices, checks what only the filesystem can tell (folders exist, the check lives outside the workspace), and
+// computes the content hashes that resume and merge compare.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { loadCatalog } from "../catalog.ts";
+import { canonicalJson, digestOf } from "../digest.ts";
+import { describeFsError, UsageError } from "../errors.ts";
+import { parseSuite, type ResolvedTask, resolveTask, type Suite } from "../eval/suite.ts";
+import { commitTree, folderHash } from "./eval-workspace.ts";
+
+export type LoadedSuite = {
+  /** The suite file's absolute path, and its name as the user gave it (for messages). */
+  file: string;
+  name: string;
+  dir: string;
+  text: string;
+  suite: Suite;
+  tasks: (ResolvedTask & { test: NonNullable<ResolvedTask["test"]> })[];
+};
+
+const SUITE_NAMES = ["suite.jsonc", "suite.json"];
+
+export function loadSuiteFile(path: string, { cwd }: { cwd: string }): LoadedSuite {
+  let file = resolve(cwd, path);
+  if (isDirectory(file)) {
+    const found = SUITE_NAMES.map((name) => join(file, name)).find((candidate) => existsSync(candidate));
+    if (!found) throw new UsageError(`Suite folder ${JSON.stringify(path)} has no ${SUITE_NAMES.join(" or ")}`);
+    file = found;
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`Cannot read suite ${JSON.stringify(path)}: ${describeFsError(error)}`, "suite_unreadable");
+  }
+  const name = relative(cwd, file) || file;
+  const suite = parseSuite(text, { file: name });
+  const dir = dirname(file);
+  return { file, name, dir, text, suite, tasks: suite.tasks.map((task) => resolveChecked(suite, task, { dir, name })) };
+}
+
+function resolveChecked(
+  suite: Suite,
+  raw: Suite["tasks"][number],
+  { dir, name }: { dir: string; name: string },
+): LoadedSuite["tasks"][number] {
+  let task = resolveTask(suite, raw);
+  const where = (field: string) => `Invalid suite ${JSON.stringify(name)}: task ${JSON.stringify(task.id)}: ${field}`;
+  if (task.slice) task = fromSlice(task, { dir, where });
+  if (task.test === null) throw new UsageError(where("test: expected a test here, in defaults or from its slice"));
+  const folder = (field: string, path: string) => {
+    if (!isDirectory(resolve(dir, path))) {
+      throw new UsageError(where(`${field}: ${JSON.stringify(path)} is not a folder (relative to the suite file)`));
+    }
+  };
+  if (task.source.kind === "folder") folder("workspace", task.source.path);
+  else folder("git.repo", task.source.repo);
+  if (task.check.files !== undefined) {
+    folder("check.files", task.check.files);
+    const root = resolve(dir, task.source.kind === "folder" ? task.source.path : task.source.repo);
+    const check = resolve(dir, task.check.files);
+    if (check === root || check.startsWith(root + sep) || root.startsWith(check + sep)) {
+      throw new UsageError(where("check.files: the hidden check must live outside the workspace"));
+    }
+  }
+  if (task.solution !== null) folder("solution", task.solution);
+  return task as LoadedSuite["tasks"][number];
+}
+
+/** A catalog slice supplies what the task leaves out: instructions, actions, test, limits, commands. */
+function fromSlice(
+  task: ResolvedTask,
+  { dir, where }: { dir: string; where: (field: string) => string },
+): ResolvedTask {
+  const { catalog, name } = task.slice!;
+  let text: string;
+  try {
+    text = readFileSync(resolve(dir, catalog), "utf8");
+  } catch (error) {
+    throw new UsageError(where(`slice.catalog: cannot read ${JSON.stringify(catalog)}: ${describeFsError(error)}`));
+  }
+  const loaded = loadCatalog(text, { file: catalog });
+  const slice = Object.hasOwn(loaded.slices, name) ? loaded.slices[name] : undefined;
+  if (!slice) throw new UsageError(where(`slice.name: no slice ${JSON.stringify(name)} in ${JSON.stringify(catalog)}`));
+  return {
+    ...task,
+    instructions: slice.instructions,
+    actions: slice.actions,
+    test: task.test ?? slice.test,
+    max_steps: slice.limits.max_steps,
+    commands: slice.commands ?? task.commands,
+  };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+const sha = (text: string): string => digestOf(text);
+
+/** Per task: a hash of its workspace files (or commit tree), its check files, and its resolved settings. */
+export function taskHashes(loaded: LoadedSuite): Record<string, string> {
+  return Object.fromEntries(loaded.tasks.map((task) => {
+    const source = task.source.kind === "folder"
+      ? folderHash(resolve(loaded.dir, task.source.path))
+      : commitTree({ repo: resolve(loaded.dir, task.source.repo), commit: task.source.commit, task: task.id });
+    const check = task.check.files ? folderHash(resolve(loaded.dir, task.check.files)) : "";
+    const { solution: _, ...settings } = task;
+    return [task.id, sha(canonicalJson({ source, check, settings }))];
+  }));
+}
+
+export const hashText = sha;

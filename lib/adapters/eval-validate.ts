@@ -1,0 +1,124 @@
+// loom eval validate: proves each task's hidden check honest. The check must fail on the initial workspace, for an
+// agent that does nothing (but run the visible test), and for an agent that only makes the visible test pass by
+// editing it; it must pass on the reference solution 3 times out of 3; and it lives outside the workspace (checked
+// when the suite loads). Skipped tests count as failures (lib/eval/failure-class.ts).
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { extname, join, resolve, sep } from "node:path";
+import { runCheck } from "./eval-check.ts";
+import type { LoadedSuite } from "./eval-suite-file.ts";
+import { createWorkspace } from "./eval-workspace.ts";
+import { runProcess } from "./process.ts";
+import type { SandboxMode } from "./sandbox.ts";
+import { chooseSandbox } from "./create-workspace-executor.ts";
+
+export type TaskValidation = { task: string; ok: boolean; problems: string[]; reference_passes: number };
+
+export const REFERENCE_TRIES = 3;
+
+type Options = { jobs: number; sandbox: SandboxMode; env: Record<string, string | undefined>; signal?: AbortSignal };
+
+export async function validateSuite(loaded: LoadedSuite, options: Options): Promise<TaskValidation[]> {
+  const results: TaskValidation[] = new Array(loaded.tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < loaded.tasks.length && !options.signal?.aborted) {
+      const i = next++;
+      results[i] = await validateTask(loaded, loaded.tasks[i], options);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.jobs) }, worker));
+  return results.filter(Boolean);
+}
+
+/** A stand-in that makes a test file pass whatever the code does. */
+function passingTest(path: string): string {
+  const ext = extname(path);
+  if (ext === ".py") return "import sys\nsys.exit(0)\n";
+  if ([".js", ".mjs", ".cjs", ".ts"].includes(ext)) return "process.exit(0);\n";
+  return "#!/bin/sh\nexit 0\n";
+}
+
+async function validateTask(
+  loaded: LoadedSuite,
+  task: LoadedSuite["tasks"][number],
+  { sandbox, env, signal }: Options,
+): Promise<TaskValidation> {
+  const problems: string[] = [];
+  const scratch = mkdtempSync(join(tmpdir(), "loom-validate-"));
+  let n = 0;
+  const fresh = (): string => {
+    const dest = join(scratch, `w${n++}`);
+    createWorkspace(task, { suiteDir: loaded.dir, dest });
+    return dest;
+  };
+  const check = (workspace: string) => runCheck(task.check, workspace, { suiteDir: loaded.dir, sandbox, env, signal });
+  const visibleTest = async (workspace: string) => {
+    const bwrap = chooseSandbox(sandbox, { env });
+    return await runProcess({ argv: task.test.command, cwd: workspace, timeoutMs: task.test.timeout_ms }, {
+      signal,
+      env,
+      ...(bwrap ? { sandbox: { bwrap, policy: {}, root: workspace } } : {}),
+    });
+  };
+  const mustFail = async (label: string, workspace: string) => {
+    const result = await check(workspace);
+    if (!result.ran) problems.push(`the check could not run on ${label}: ${firstLine(result.output)}`);
+    else if (result.passed) problems.push(`the check passes on ${label}`);
+  };
+  let passes = 0;
+  try {
+    await mustFail("the initial workspace", fresh());
+
+    const idle = fresh();
+    await visibleTest(idle);
+    await mustFail("a do-nothing agent's workspace", idle);
+
+    const testOnly = fresh();
+    const testFiles = task.test.command.slice(1).filter((arg) => {
+      const path = resolve(testOnly, arg);
+      return path.startsWith(testOnly + sep) && existsSync(path);
+    });
+    if (testFiles.length === 0) {
+      problems.push("the visible test command names no workspace file, so a test-only edit cannot be tried");
+    }
+    for (const file of testFiles) writeFileSync(resolve(testOnly, file), passingTest(file));
+    if (testFiles.length > 0) await mustFail("a workspace whose visible test was edited to pass", testOnly);
+
+    if (task.solution === null) problems.push("no reference solution");
+    else {
+      for (let i = 0; i < REFERENCE_TRIES; i++) {
+        const solved = fresh();
+        cpSync(resolve(loaded.dir, task.solution), solved, { recursive: true, force: true });
+        const result = await check(solved);
+        if (result.passed) passes++;
+        else if (i === 0 || passes > 0) {
+          problems.push(
+            `the check fails on the reference solution (${
+              result.timed_out ? "timed out" : result.skipped_tests ? "skipped tests" : `exit ${result.exit_code}`
+            }: ${firstLine(result.output)})`,
+          );
+        }
+        if (i === 0) {
+          const test = await visibleTest(solved);
+          if (test.exitCode !== 0) {
+            problems.push(`the visible test fails on the reference solution (exit ${test.exitCode})`);
+          }
+        }
+      }
+      if (passes < REFERENCE_TRIES && passes > 0) {
+        problems.push(`the reference passed ${passes}/${REFERENCE_TRIES} times`);
+      }
+    }
+  } catch (error) {
+    problems.push((error as Error).message);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return { task: task.id, ok: problems.length === 0, problems: [...new Set(problems)], reference_passes: passes };
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
+  return line.length > 160 ? `${line.slice(0, 160)}…` : line;
+}

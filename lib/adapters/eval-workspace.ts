@@ -1,0 +1,147 @@
+// The workspaces of an evaluation: a fresh copy of a task's folder (or a commit checked out from a local repository
+// without network) for every run, a snapshot of its files, and the run's changes as data that can be saved and
+// applied again (loom eval rescore).
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { StartupError } from "../errors.ts";
+import type { ResolvedTask } from "../eval/suite.ts";
+
+/** Per file (relative path, "/"-separated): the sha256 of its bytes; a symbolic link hashes its target text. */
+export type Snapshot = Map<string, string>;
+
+/** What a run changed: new or changed files with their bytes (base64), and deleted files (null). */
+export type Changes = { files: Record<string, { base64: string } | { link: string } | null> };
+
+/** Fills `dest` (an empty or missing folder) with the task's initial workspace. */
+export function createWorkspace(task: ResolvedTask, { suiteDir, dest }: { suiteDir: string; dest: string }): void {
+  mkdirSync(dest, { recursive: true });
+  if (task.source.kind === "folder") {
+    const source = resolve(suiteDir, task.source.path);
+    try {
+      cpSync(source, dest, { recursive: true, verbatimSymlinks: true, errorOnExist: false, force: true });
+    } catch (error) {
+      throw new StartupError(
+        `Task ${JSON.stringify(task.id)}: cannot copy workspace ${JSON.stringify(task.source.path)}: ${
+          (error as Error).message
+        }`,
+        "workspace_copy_failed",
+      );
+    }
+    return;
+  }
+  checkoutCommit({ repo: resolve(suiteDir, task.source.repo), commit: task.source.commit, dest, task: task.id });
+}
+
+/** Git without network or user configuration: local clones only, no prompts, no hooks from the host. */
+const GIT_ENV = {
+  GIT_ALLOW_PROTOCOL: "file",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+};
+
+function git(args: string[], { cwd, task }: { cwd: string; task: string }): string {
+  const result = spawnSync("git", args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent", ...GIT_ENV },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  if (result.status !== 0) {
+    const why = result.error?.message ?? result.stderr.trim().split("\n")[0] ?? `exit ${result.status}`;
+    throw new StartupError(`Task ${JSON.stringify(task)}: git ${args[0]} failed: ${why}`, "workspace_checkout_failed");
+  }
+  return result.stdout;
+}
+
+/** The commit's tree, checked out into `dest` from the local repository; the clone's .git is removed afterwards. */
+function checkoutCommit({ repo, commit, dest, task }: { repo: string; commit: string; dest: string; task: string }) {
+  git(["clone", "--quiet", "--no-checkout", "--no-hardlinks", "--", repo, dest], { cwd: dirname(dest), task });
+  git(["-c", "advice.detachedHead=false", "checkout", "--quiet", commit], { cwd: dest, task });
+  rmSync(join(dest, ".git"), { recursive: true, force: true });
+}
+
+/** The tree hash of a commit in a local repository: what a git task's content hash rests on. */
+export function commitTree({ repo, commit, task }: { repo: string; commit: string; task: string }): string {
+  return git(["rev-parse", `${commit}^{tree}`], { cwd: repo, task }).trim();
+}
+
+function walk(root: string, visit: (rel: string, abs: string) => void, dir = root): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const abs = join(dir, entry.name);
+    if (entry.isDirectory()) walk(root, visit, abs);
+    else visit(relative(root, abs).split(sep).join("/"), abs);
+  }
+}
+
+export function snapshot(root: string): Snapshot {
+  const out: Snapshot = new Map();
+  walk(root, (rel, abs) => {
+    const stat = lstatSync(abs);
+    const bytes = stat.isSymbolicLink() ? `link:${readlinkSync(abs)}` : readFileSync(abs);
+    out.set(rel, createHash("sha256").update(bytes).digest("hex"));
+  });
+  return out;
+}
+
+/** One hash over a folder's file names and contents (the task's content key). */
+export function folderHash(root: string): string {
+  const hash = createHash("sha256");
+  for (const [path, digest] of snapshot(root)) hash.update(`${path}\u0000${digest}\n`);
+  return hash.digest("hex");
+}
+
+/** What changed from `before` to the folder's current files. */
+export function changesSince(before: Snapshot, root: string): Changes {
+  const after = snapshot(root);
+  const files: Changes["files"] = {};
+  for (const [path, digest] of after) {
+    if (before.get(path) === digest) continue;
+    const abs = join(root, path);
+    files[path] = lstatSync(abs).isSymbolicLink()
+      ? { link: readlinkSync(abs) }
+      : { base64: readFileSync(abs).toString("base64") };
+  }
+  for (const path of before.keys()) if (!after.has(path)) files[path] = null;
+  return { files };
+}
+
+/** Applies saved changes to a fresh workspace; refuses paths that would leave it. */
+export function applyChanges(root: string, changes: Changes): void {
+  for (const [path, change] of Object.entries(changes.files)) {
+    const target = resolve(root, path);
+    if (!target.startsWith(resolve(root) + sep)) throw new Error(`Change outside the workspace: ${path}`);
+    rmSync(target, { force: true, recursive: true });
+    if (change === null) continue;
+    mkdirSync(dirname(target), { recursive: true });
+    if ("link" in change) {
+      symlinkSync(change.link, target); // re-created as it was (its text), never followed
+    } else {
+      writeFileSync(target, Buffer.from(change.base64, "base64"));
+    }
+  }
+}
+
+/** A short readable listing of the changes (for humans; changes.json is what rescore applies). */
+export function describeChanges(changes: Changes): string {
+  const lines = Object.entries(changes.files).map(([path, change]) =>
+    change === null
+      ? `deleted  ${path}`
+      : "link" in change
+      ? `link     ${path} -> ${change.link}`
+      : `written  ${path} (${Buffer.from(change.base64, "base64").length} bytes)`
+  );
+  return lines.length ? `${lines.join("\n")}\n` : "(no changes)\n";
+}
