@@ -43,9 +43,14 @@ export async function runCheck(
 ): Promise<CheckResult> {
   const scratch = mkdtempSync(join(tmpdir(), "loom-check-"));
   const copy = join(scratch, "workspace");
-  const checkDir = check.files ? resolve(suiteDir, check.files) : null;
+  // The check's files are copied fresh beside the workspace copy, so nothing the run did can have touched them and
+  // the sandbox mounts Loom's own copy rather than a folder named by the suite.
+  const checkDir = check.files ? join(scratch, "check") : null;
   try {
     cpSync(workspace, copy, { recursive: true, verbatimSymlinks: true });
+    if (checkDir !== null) {
+      cpSync(resolve(suiteDir, check.files!), checkDir, { recursive: true, verbatimSymlinks: true });
+    }
     const bwrap = chooseSandbox(sandbox, { env });
     const result = await runProcess(
       { argv: checkArgv(check.command, checkDir), cwd: copy, timeoutMs: check.timeout_ms },
@@ -54,7 +59,7 @@ export async function runCheck(
         env: { ...env, ...(checkDir ? { LOOM_CHECK_DIR: checkDir } : {}) },
         passEnv: checkDir ? ["LOOM_CHECK_DIR"] : [],
         removeEnv: secretEnvNames,
-        ...(bwrap ? { sandbox: { bwrap, policy: { readOnly: checkDir ? [checkDir] : [] }, root: copy } } : {}),
+        ...(bwrap ? { sandbox: { bwrap, policy: { loomReadOnly: checkDir ? [checkDir] : [] }, root: copy } } : {}),
       },
     );
     const ran = result.exitCode !== MISSING_PROGRAM_EXIT_CODE;

@@ -25,6 +25,12 @@ export type SandboxPolicy = {
   network?: boolean;
   /** Absolute host paths mounted read-only at the same place (toolchains outside /usr, e.g. ~/.pyenv). */
   readOnly?: readonly string[];
+  /**
+   * Folders Loom itself prepared for this process (an evaluation's hidden check, copied fresh beside the workspace
+   * copy), mounted read-only as they are. Never taken from a request, catalog or recording: those go through
+   * `readOnly` and its limits.
+   */
+  loomReadOnly?: readonly string[];
 };
 
 /** Variables every child gets when set on the host; everything else must be named by the slice. */
@@ -219,6 +225,7 @@ function mountArgs(
     isAbsolute(p) && !underSystem(p) && readOnlyProblem(p, { workspace: root }) === null
   );
   for (const path of new Set(extra)) args.push("--ro-bind-try", path, path);
+  for (const path of policy.loomReadOnly ?? []) args.push("--ro-bind", path, path);
   args.push("--bind", root, root);
   args.push(...gitGuardArgs(root));
   args.push("--chdir", root);
