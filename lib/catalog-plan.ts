@@ -117,6 +117,10 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
       limits: entry.limits,
       ...(entry.commands ? { commands: entry.commands } : {}),
       ...(entry.sandbox ?? defaults.sandbox ? { sandbox: { ...defaults.sandbox, ...entry.sandbox } } : {}),
+      ...definedOnly({
+        step_protocol: entry.step_protocol ?? defaults.step_protocol,
+        previews: entry.previews ?? defaults.previews,
+      }),
     };
     // No model's key reaches the slice's test or command processes.
     const secretEnvNames = Object.values(catalog.models).flatMap((m) => (m.api_key_env ? [m.api_key_env] : []));
@@ -152,4 +156,9 @@ async function chooseSlice(
   const route: Routed = { slice: result.slice, via: result.via, rule: result.rule };
   options.onRouting?.({ kind: "routed", route });
   return route;
+}
+
+/** The entries whose value is defined (a request leaves unset settings out). */
+function definedOnly<T extends Record<string, unknown>>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -4,6 +4,7 @@
 import { type ArchivedEvent, type Bulk, type EventValue, isBulk } from "./events.ts";
 import type { ResultStore } from "./store.ts";
 import { utf8Length } from "./digest.ts";
+import type { PreviewMode } from "./policy.ts";
 
 export const NEWEST_PREVIEW_BYTES = 8 * 1024;
 export const RETAINED_PREVIEW_BYTES = 512;
@@ -22,6 +23,17 @@ export const PREVIEW_SIZES: PreviewSizes = {
   retained: RETAINED_PREVIEW_BYTES,
   upTo: RETAINED_PREVIEW_MAX_BYTES,
   newest: NEWEST_PREVIEW_BYTES,
+};
+
+/**
+ * The preview choices users have (`--previews`, a catalog slice or default, the request): compact shows the SPEC's
+ * floor and pays least; balanced (the default) grows a preview while the tail has room; wide shows more of each output
+ * and retires sooner.
+ */
+export const PREVIEW_MODES: Record<PreviewMode, PreviewSizes> = {
+  compact: { retained: RETAINED_PREVIEW_BYTES, upTo: RETAINED_PREVIEW_BYTES, newest: NEWEST_PREVIEW_BYTES },
+  balanced: PREVIEW_SIZES,
+  wide: { retained: 1024, upTo: 4 * 1024, newest: NEWEST_PREVIEW_BYTES },
 };
 
 /** Sizes below the floors (512 B retained, 8 KiB newest), or out of order, are refused. */

@@ -107,7 +107,7 @@ function fixerAnswer(wire: Wire, body: any, edits: Record<string, string>[]): un
       return { action: "run_tests", reason: "Test the latest revision" };
     }
     if (!state.tests_current) {
-      if (state.lookups_used === 0 && state.latest_revision === "r0") {
+      if (candidates.lookups_used === 0 && state.latest_revision === "r0") {
         // The lookup key as this API's schema spells it ("$result", or an alias where "$" is not allowed).
         const key = answerSchema(wire, body).anyOf.flatMap((s: any) => Object.keys(s.properties ?? {})).find((
           k: string,
