@@ -6,6 +6,7 @@ import type { Comparison } from "./comparison.ts";
 import { COST_SECTIONS, type CostModel } from "./cost.ts";
 import type { SystemSummary } from "./summarize.ts";
 import { SYSTEMS } from "./workloads.ts";
+import { renderProtocols } from "./protocols-markdown.ts";
 
 const int = (n: number) => Math.round(n).toLocaleString("en-US");
 const fix = (
@@ -128,6 +129,7 @@ export function renderResults(r: BenchResults): string {
       textColumns: 3,
     }),
     "",
+    ...renderProtocols(r.protocols),
     ...renderComparison(r),
     "## Request bytes, per system",
     "",

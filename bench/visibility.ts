@@ -55,11 +55,16 @@ export function addVisibility(into: Visibility, from: Visibility): void {
   into.visible += from.visible;
 }
 
-/** Scores the request that produced a step's action. */
-export function scoreStep(into: Visibility, learned: readonly string[] | undefined, request: TurnRequest): void {
-  if (!learned || learned.length === 0) return;
+/** Scores the request that produced a step's action; returns how many of its identifiers the request missed. */
+export function scoreStep(into: Visibility, learned: readonly string[] | undefined, request: TurnRequest): number {
+  if (!learned || learned.length === 0) return 0;
   const text = visibleText(request);
   into.steps += 1;
   into.identifiers += learned.length;
-  for (const id of learned) if (text.includes(id)) into.visible += 1;
+  let missed = 0;
+  for (const id of learned) {
+    if (text.includes(id)) into.visible += 1;
+    else missed += 1;
+  }
+  return missed;
 }

@@ -115,11 +115,11 @@ export function runResponseSchema(actions: readonly ActionName[]): { json: JsonS
  */
 export const stepDecision = (action: ActionName) =>
   z.strictObject({
-    action: z.enum([action]).describe("The action to take next"),
-    reason: z.string().optional().describe("Why, briefly"),
-    args: takesArgs(action)
-      ? ActionArguments[action].describe(`The arguments of ${action}`)
-      : ActionArguments[action].optional().describe(`${action} takes no arguments`),
+    // No descriptions on the wrapper: the tasks section says what action, reason and args are once, where the
+    // schema would repeat it for every action on every call.
+    action: z.enum([action]),
+    reason: z.string().optional(),
+    args: takesArgs(action) ? ActionArguments[action] : ActionArguments[action].optional(),
   });
 
 const takesArgs = (action: ActionName) => Object.keys(ActionArguments[action].shape).length > 0;
