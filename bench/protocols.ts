@@ -40,7 +40,12 @@ export type ProtocolCell = {
   calls_per_step: number | null;
   calls_per_step_with_recovery: number | null;
   /** Runs over 1.03x legacy of the same protocol under some scenario or in bytes; the worst. */
-  runs_over_legacy: { count: number; worst: { name: string; scenario: string; ratio: number } | null };
+  runs_over_legacy: {
+    count: number;
+    worst: { name: string; scenario: string; ratio: number } | null;
+    /** Runs over 1.03x per figure (bytes, each scenario). */
+    by_figure: Record<string, number>;
+  };
   /** Legacy and bounded: runs whose outcome and execution reports equal legacy two-call's. */
   agreeing: number | null;
 };
@@ -73,6 +78,7 @@ export function summarizeProtocols(rows: readonly ProtocolRow[]): { cells: Proto
       const recovered = (id: ScenarioId) => cost[id] + recoveryCost(t.recovery, scenario(id));
       let over = 0;
       let worst: ProtocolCell["runs_over_legacy"]["worst"] = null;
+      const byFigure: Record<string, number> = Object.fromEntries(["bytes", ...SCENARIO_IDS].map((k) => [k, 0]));
       if (contender !== "legacy") {
         for (const r of rows) {
           const mine = r.runs[protocol][contender];
@@ -86,7 +92,10 @@ export function summarizeProtocols(rows: readonly ProtocolRow[]): { cells: Proto
           let runOver = false;
           for (const [scenario, x, y] of figures) {
             if (y === 0) continue;
-            if (x > 1.03 * y) runOver = true;
+            if (x > 1.03 * y) {
+              runOver = true;
+              byFigure[scenario] += 1;
+            }
             if (!worst || x / y > worst.ratio) worst = { name: r.name, scenario, ratio: x / y };
           }
           if (runOver) over += 1;
@@ -120,7 +129,7 @@ export function summarizeProtocols(rows: readonly ProtocolRow[]): { cells: Proto
         checkpoints_per_100_calls: t.checkpoints === null || t.calls === 0 ? null : (100 * t.checkpoints) / t.calls,
         calls_per_step: ratio(t.calls, t.steps),
         calls_per_step_with_recovery: ratio(t.calls + t.recovery.calls, t.steps),
-        runs_over_legacy: { count: over, worst },
+        runs_over_legacy: { count: over, worst, by_figure: byFigure },
         agreeing,
       });
     }

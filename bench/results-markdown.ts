@@ -6,7 +6,7 @@ import type { Comparison } from "./comparison.ts";
 import { COST_SECTIONS, type CostModel } from "./cost.ts";
 import type { SystemSummary } from "./summarize.ts";
 import { SYSTEMS } from "./workloads.ts";
-import { renderProtocols } from "./protocols-markdown.ts";
+import { renderClosingNote, renderProtocols } from "./protocols-markdown.ts";
 
 const int = (n: number) => Math.round(n).toLocaleString("en-US");
 const fix = (
@@ -130,6 +130,15 @@ export function renderResults(r: BenchResults): string {
     }),
     "",
     ...renderProtocols(r.protocols),
+    ...renderClosingNote({
+      protocols: r.protocols,
+      boundedSections: r.comparison.shipped.bounded.sections.anthropic,
+      frontier: r.frontier,
+      boundedCost: r.comparison.shipped.bounded.cost_ratio.anthropic,
+      workingStatePerCall: r.anatomy.small.bounded.requests === 0
+        ? 0
+        : r.anatomy.small.bounded.parts.working_state / r.anatomy.small.bounded.requests,
+    }),
     ...renderComparison(r),
     "## Request bytes, per system",
     "",

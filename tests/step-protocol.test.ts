@@ -9,6 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ContextReport } from "../lib/context-report.ts";
+import { loadCatalog } from "../lib/catalog.ts";
+import { planCatalogRun } from "../lib/catalog-plan.ts";
 import { type ActionName, takesArguments } from "../lib/actions.ts";
 import { LOOKUPS_PER_STAGE, parseStepDecision, stepResponseSchema } from "../lib/answer.ts";
 import { canonicalJson } from "../lib/digest.ts";
@@ -301,4 +303,47 @@ test("loom replay --step-protocol: a two-call recording replays in one call per 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a catalog slice's step_protocol and previews reach the request; the defaults fill in; a bad value names its field", async () => {
+  const catalogText = (slice: Record<string, unknown>, defaults: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      models: { m: { kind: "openai-compatible", model: "local" } },
+      defaults: { workspace: ".", ...defaults },
+      slices: {
+        fix: {
+          description: "Fix it",
+          intent: "{{request}}",
+          instructions: "Work.",
+          actions: ["read_file"],
+          test: { command: ["true"], timeout_ms: 1000 },
+          model: "m",
+          limits: { max_steps: 3 },
+          ...slice,
+        },
+      },
+    });
+  const plan = (text: string) =>
+    planCatalogRun({ catalog: loadCatalog(text, { file: "c.json" }), file: "/tmp/c.json", text: "go", slice: "fix" }, {
+      provider: () => new ScriptedProvider([]),
+      now: () => 0,
+      reportPathProblem: () => null,
+    });
+  const own = await plan(
+    catalogText({ step_protocol: "single-call", previews: "wide" }, { step_protocol: "two-call" }),
+  );
+  assert.ok(own.ok);
+  assert.equal(own.request.step_protocol, "single-call");
+  assert.equal(own.request.previews, "wide");
+  const inherited = await plan(catalogText({}, { step_protocol: "single-call", previews: "compact" }));
+  assert.ok(inherited.ok);
+  assert.equal(inherited.request.step_protocol, "single-call");
+  assert.equal(inherited.request.previews, "compact");
+  const none = await plan(catalogText({}));
+  assert.ok(none.ok);
+  assert.equal("step_protocol" in none.request, false);
+  assert.throws(
+    () => loadCatalog(catalogText({ step_protocol: "three-call" }), { file: "c.json" }),
+    /slices\.fix\.step_protocol/,
+  );
 });
