@@ -1,4 +1,5 @@
-// The governed loop: selection -> arguments -> execution, until finish, a limit, a failure or a suspension.
+// The governed loop: selection -> arguments -> execution (or, single-call, one call for the action with its
+// arguments -> execution), until finish, a limit, a failure or a suspension.
 // Pure orchestration: the provider, executor and clock are passed in (recording wraps the provider and executor).
 import { ACTION_DESCRIPTIONS, ActionArguments, type ActionName, takesArguments } from "./actions.ts";
 import {
@@ -262,7 +263,8 @@ const refusedAt = (step: number, result: { code: string; reason: string }): Exec
 
 /**
  * The single-call step: one stage whose answer is the action with its arguments. Its lookups count against the
- * selection stage (the ninth suspends); an invalid answer is re-asked once, as an arguments answer would be.
+ * selection stage (the ninth suspends); an answer whose action, or whose arguments, are invalid is re-asked once for
+ * each, as the two stages of a two-call step would be.
  */
 async function decideInOneCall(
   run: StageRun,

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ContextReport } from "../lib/context-report.ts";
+import { runWithOptions } from "../api.ts";
 import { loadCatalog } from "../lib/catalog.ts";
 import { planCatalogRun } from "../lib/catalog-plan.ts";
 import { type ActionName, takesArguments } from "../lib/actions.ts";
@@ -346,4 +347,30 @@ test("a catalog slice's step_protocol and previews reach the request; the defaul
     () => loadCatalog(catalogText({ step_protocol: "three-call" }), { file: "c.json" }),
     /slices\.fix\.step_protocol/,
   );
+});
+
+test("runWithOptions: stepProtocol single-call runs one call per step in a real workspace; the request's own setting works too", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-steps-lib-"));
+  try {
+    const request = sliceRequest({ workspace: dir, actions: ["print"] });
+    const answers = [
+      at(1, "selection", { action: "print", args: { text: "hello" } }),
+      at(2, "selection", { action: "finish", reason: "done", args: ARGS.finish }),
+    ];
+    const viaOption = await runWithOptions(request, {
+      stepProtocol: "single-call",
+      provider: new ScriptedProvider(answers),
+    });
+    const viaRequest = await runWithOptions({ ...request, step_protocol: "single-call" }, {
+      provider: new ScriptedProvider(answers),
+    });
+    for (const result of [viaOption, viaRequest]) {
+      assert.equal(result.outcome, "completed");
+      assert.deepEqual(result.printed, ["hello"]);
+      assert.equal(result.report.model_calls, 2);
+      assert.equal(result.report.step_protocol, "single-call");
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
