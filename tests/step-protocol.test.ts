@@ -21,7 +21,8 @@ import { convertToStrictJsonSchema } from "../lib/providers/convert-to-strict-js
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
 import type { RecordedAnswer } from "../lib/recording.ts";
 import type { ExecutionReport } from "../lib/reports.ts";
-import { convertAnswers, ScriptedProvider } from "../lib/replay.ts";
+import { convertAnswers, convertRecording, recordingProtocol, ScriptedProvider } from "../lib/replay.ts";
+import { parseRecording } from "../lib/recording.ts";
 import { availableActions } from "../lib/slice.ts";
 import { ResultStore } from "../lib/store.ts";
 import { NULL_USAGE, type Phase } from "../lib/turn.ts";
@@ -369,6 +370,19 @@ test("runWithOptions: stepProtocol single-call runs one call per step in a real 
       assert.deepEqual(result.printed, ["hello"]);
       assert.equal(result.report.model_calls, 2);
       assert.equal(result.report.step_protocol, "single-call");
+    }
+    // A single-call run's recording says so in its slice, and replays under either protocol to the same end.
+    const record = join(dir, "run.jsonl");
+    await runWithOptions(request, { stepProtocol: "single-call", provider: new ScriptedProvider(answers), record });
+    const recording = parseRecording(readFileSync(record, "utf8"));
+    assert.equal(recording.header.slice.step_protocol, "single-call");
+    assert.equal(recordingProtocol(recording), "single-call");
+    for (const protocol of ["single-call", "two-call"] as const) {
+      const converted = convertRecording(recording, protocol);
+      const replayed = await run(converted.answers, { protocol });
+      assert.equal(replayed.result.outcome, "completed");
+      assert.deepEqual(replayed.executor.calls.map((c) => c.action), ["print", "finish"]);
+      assert.equal(replayed.result.report.model_calls, protocol === "two-call" ? 4 : 2);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
