@@ -231,7 +231,7 @@ export function renderClosingNote(n: NoteInputs): string[] {
     }; 1.6× would need the tail's cost cut by ${
       (100 * Math.max(0, 1 - 1.6 / (b2.over_own_f2.anthropic ?? 1.6)) / Math.max(tail, 1e-9)).toFixed(0)
     } %, which the 32-48 KiB window the release note fixes does not allow without showing less.`,
-    `- **Visibility ≥ masking-5's on every system: ${status(6)}** (${n.protocols.targets[6]?.figure ?? ""}). The ` +
+    `- **Visibility ≥ masking-5's on every system: ${status(6)}**: ${visibilityBySystem(n.protocols)}. The ` +
     "misses are in events the 48 KiB window retired and in cut previews; wide previews (1-4 KiB) raise visibility to " +
     `${fix(wide?.visibility)} pooled (${
       Object.entries(wide?.visibility_by_system ?? {}).filter(([, v]) => v !== null && v !== undefined).map(([s, v]) =>
@@ -245,4 +245,16 @@ export function renderClosingNote(n: NoteInputs): string[] {
     "legacy), and bounded pays its working state.",
     "",
   ];
+}
+
+/** Per system, whether two-call bounded shows at least what masking-5 shows, with both figures. */
+function visibilityBySystem(p: ProtocolResults): string {
+  const parts = Object.entries(p.systems).flatMap(([system, table]) => {
+    const at = (c: Contender) => table?.find((x) => x.protocol === "two-call" && x.contender === c)?.visibility;
+    const mine = at("bounded");
+    const peer = at("masking-5");
+    if (mine === null || mine === undefined || peer === null || peer === undefined) return [];
+    return [`${mine >= peer ? "holds" : "not"} on ${system} (${fix(mine)} against masking-5's ${fix(peer)})`];
+  });
+  return parts.join("; ");
 }
