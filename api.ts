@@ -29,6 +29,8 @@ export function runWithOptions(request: SliceRequest, options: RunOptions = {}):
     secretEnvNames,
     sandbox,
     warn,
+    stepProtocol,
+    previewMode,
   } = options;
   return startRun({ request }, {
     contextPolicy,
@@ -42,5 +44,7 @@ export function runWithOptions(request: SliceRequest, options: RunOptions = {}):
     secretEnvNames,
     sandbox,
     warn,
+    stepProtocol,
+    previewMode,
   });
 }

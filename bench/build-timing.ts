@@ -129,15 +129,13 @@ function oneRound(
     const state = (view: TailView) => ({
       ...briefing,
       recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained: view.retains }),
-      step,
-      max_steps: ARCHIVE_MAX_EVENTS + 1,
-      lookups_used: 0,
-      archive: { events: archive.length, retired: view.retired },
     });
+    // The counters ride on the candidates, as the loop sends them.
+    const counters = { step, max_steps: ARCHIVE_MAX_EVENTS + 1, lookups_used: 0 };
     measure({
       phase: "selection",
       responseSchema: selectionResponseSchema(actions),
-      candidates: selectionCandidates,
+      candidates: { ...selectionCandidates, ...counters },
       state,
       lookups: [],
     });
@@ -145,7 +143,7 @@ function oneRound(
       measure({
         phase: "arguments",
         responseSchema: argumentsResponseSchema(source.action),
-        candidates: { section: "candidates", action: source.action },
+        candidates: { section: "candidates", action: source.action, ...counters },
         state,
         lookups: [],
       });

@@ -4,9 +4,22 @@
 import { runNumbers } from "./workloads.ts";
 import { utf8Length } from "../lib/digest.ts";
 import type { Recording } from "../lib/recording.ts";
-import type { PreviewSizes } from "../lib/render-event.ts";
+import { NEWEST_PREVIEW_BYTES, type PreviewSizes } from "../lib/render-event.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/turn.ts";
+import type { StepProtocol } from "../lib/policy.ts";
+import { convertRecording } from "../lib/replay.ts";
 import { addCosts, type Costs, emptyCosts, RunCost } from "./cost.ts";
+import {
+  addFloors,
+  addRecovery,
+  emptyFloors,
+  emptyRecovery,
+  type FloorCall,
+  type Floors,
+  floorsOf,
+  type Recovery,
+  RECOVERY_RESPONSE_BYTES,
+} from "./prices.ts";
 import { type Peer, PeerRun, PEERS } from "./peers.ts";
 import { addVisibility, emptyVisibility, learnedIdentifiers, scoreStep, type Visibility } from "./visibility.ts";
 import { replayRecording } from "./workloads.ts";
@@ -22,10 +35,28 @@ export type ContenderRun = {
   visibility: Visibility;
   /** Bounded: checkpoints; clearing: clearings; legacy and masking: null (no such event). */
   checkpoints: number | null;
+  /** Steps that made at least one model call. */
+  steps: number;
+  /** The lookup calls the steps whose request missed an identifier their action uses would pay. */
+  recovery: Recovery;
+  /** The floor of this run's step protocol (measured on legacy's requests; zero for the other contenders). */
+  floors: Floors;
+  /** Legacy and bounded: the run's outcome and canonical execution reports (to compare protocols and policies). */
+  result?: { outcome: string; reports: string };
 };
 
 export function emptyContenderRun(): ContenderRun {
-  return { calls: 0, bytes: 0, maxBytes: 0, costs: emptyCosts(), visibility: emptyVisibility(), checkpoints: null };
+  return {
+    calls: 0,
+    bytes: 0,
+    maxBytes: 0,
+    costs: emptyCosts(),
+    visibility: emptyVisibility(),
+    checkpoints: null,
+    steps: 0,
+    recovery: emptyRecovery(),
+    floors: emptyFloors(),
+  };
 }
 
 export function addContenderRun(into: ContenderRun, from: ContenderRun): void {
@@ -35,17 +66,29 @@ export function addContenderRun(into: ContenderRun, from: ContenderRun): void {
   addCosts(into.costs, from.costs);
   addVisibility(into.visibility, from.visibility);
   if (from.checkpoints !== null) into.checkpoints = (into.checkpoints ?? 0) + from.checkpoints;
+  into.steps += from.steps;
+  addRecovery(into.recovery, from.recovery);
+  addFloors(into.floors, from.floors);
 }
 
 /** Measures one contender's requests: bytes, cache costs, and visibility at the last request of each step. */
+/**
+ * The most of the newest event the floor counts: the 8 KiB of its output a bounded request must show (SPEC 3.2), and
+ * 1 KiB for its action, arguments and status. Legacy shows more of a large output; no policy has to.
+ */
+export const FLOOR_NEWEST_MAX_BYTES = NEWEST_PREVIEW_BYTES + 1024;
+
 class Meter {
   readonly run = emptyContenderRun();
   readonly #cost = new RunCost();
   readonly #learned: Map<number, string[]>;
-  #pending: { step: number; request: TurnRequest } | null = null;
+  #pending: { step: number; request: TurnRequest; bytes: number; candidates: number } | null = null;
+  /** What each call must show at least, for the floor (only for the contender that measures it). */
+  readonly #floor: FloorCall[] | null;
 
-  constructor(learned: Map<number, string[]>) {
+  constructor(learned: Map<number, string[]>, { floor = false }: { floor?: boolean } = {}) {
     this.#learned = learned;
+    this.#floor = floor ? [] : null;
   }
 
   add(request: TurnRequest, step: number): void {
@@ -53,19 +96,35 @@ class Meter {
     this.run.calls += 1;
     this.run.bytes += bytes;
     this.run.maxBytes = Math.max(this.run.maxBytes, bytes);
-    this.#cost.add(request);
+    const parts = this.#cost.add(request);
+    this.#floor?.push({
+      step,
+      fixed: parts["tools / response format"] + parts.prefix,
+      candidates: parts.candidates + parts.lookups,
+      newest: Math.min(parts.newest, FLOOR_NEWEST_MAX_BYTES),
+    });
     if (this.#pending && this.#pending.step !== step) this.flush();
-    this.#pending = { step, request };
+    if (this.#pending?.step !== step) this.run.steps += 1;
+    this.#pending = { step, request, bytes, candidates: parts.candidates + parts.lookups };
   }
 
   flush(): void {
-    if (this.#pending) scoreStep(this.run.visibility, this.#learned.get(this.#pending.step), this.#pending.request);
+    const pending = this.#pending;
+    if (pending) {
+      const missed = scoreStep(this.run.visibility, this.#learned.get(pending.step), pending.request);
+      if (missed > 0) {
+        this.run.recovery.calls += 1;
+        this.run.recovery.cachedBytes += pending.bytes - pending.candidates;
+        this.run.recovery.uncachedBytes += pending.candidates + RECOVERY_RESPONSE_BYTES;
+      }
+    }
     this.#pending = null;
   }
 
   finish(): ContenderRun {
     this.flush();
     this.run.costs = this.#cost.totals;
+    if (this.#floor) this.run.floors = floorsOf(this.#floor);
     return this.run;
   }
 }
@@ -113,11 +172,18 @@ export async function measureBounded(recording: Recording, previews: PreviewSize
   return run;
 }
 
-/** Replays `recording` under legacy (rendering the peers from it) and bounded; one ContenderRun each. */
-export async function compareRecording(recording: Recording): Promise<Record<Contender, ContenderRun>> {
+/**
+ * Replays `recording` under legacy (rendering the peers from it) and bounded; one ContenderRun each. `protocol`
+ * converts the recorded answers to that step protocol first (default: the recording's own).
+ */
+export async function compareRecording(
+  original: Recording,
+  { protocol }: { protocol?: StepProtocol } = {},
+): Promise<Record<Contender, ContenderRun>> {
+  const recording = protocol ? convertRecording(original, protocol) : original;
   const learned = learnedIdentifiers(recording);
   const steps = recording.answers.map((a) => a.step);
-  const legacy = new Meter(learned);
+  const legacy = new Meter(learned, { floor: true });
   const peerMeters = Object.fromEntries(PEERS.map((p) => [p, new Meter(learned)])) as Record<Peer, Meter>;
   const peers = new PeerRun();
   let rendered: Record<Peer, TurnRequest> | null = null;
@@ -125,7 +191,7 @@ export async function compareRecording(recording: Recording): Promise<Record<Con
     { meter: legacy, render: (r: TurnRequest) => (rendered = peers.render(r), r) },
     ...PEERS.map((p) => ({ meter: peerMeters[p], render: () => rendered![p] })),
   ];
-  await replayRecording(recording, "legacy", { wrap: (p) => new Observer(p, steps, meters) });
+  const legacyResult = await replayRecording(recording, "legacy", { wrap: (p) => new Observer(p, steps, meters) });
   const bounded = new Meter(learned);
   const boundedResult = await replayRecording(recording, "bounded", {
     wrap: (p) => new Observer(p, steps, [{ meter: bounded, render: (r) => r }]),
@@ -136,6 +202,10 @@ export async function compareRecording(recording: Recording): Promise<Record<Con
     ...Object.fromEntries(PEERS.map((p) => [p, peerMeters[p].finish()])),
   } as Record<Contender, ContenderRun>;
   out.bounded.checkpoints = runNumbers(boundedResult).checkpoints;
+  for (const [contender, result] of [["legacy", legacyResult], ["bounded", boundedResult]] as const) {
+    const numbers = runNumbers(result);
+    out[contender].result = { outcome: numbers.outcome, reports: numbers.reports };
+  }
   out.clearing.checkpoints = peers.clearings;
   return out;
 }

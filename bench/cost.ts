@@ -50,6 +50,8 @@ export type Costs = {
   /** Share of input tokens read from the cache, per caching model. */
   cachedTokens: { anthropic: number; openai: number };
   anthropicWriteTokens: number;
+  /** Input tokens of the OpenAI bodies (`tokens` counts the Anthropic ones). */
+  openaiTokens: number;
   sections: { anthropic: SectionCosts; "gpt-5": SectionCosts };
 };
 
@@ -60,6 +62,7 @@ export function emptyCosts(): Costs {
     cost: { anthropic: 0, "gpt-4.1": 0, "gpt-5": 0, "no cache": 0 },
     cachedTokens: { anthropic: 0, openai: 0 },
     anthropicWriteTokens: 0,
+    openaiTokens: 0,
     sections: { anthropic: emptySectionCosts(), "gpt-5": emptySectionCosts() },
   };
 }
@@ -71,6 +74,7 @@ export function addCosts(into: Costs, from: Costs): void {
   into.cachedTokens.anthropic += from.cachedTokens.anthropic;
   into.cachedTokens.openai += from.cachedTokens.openai;
   into.anthropicWriteTokens += from.anthropicWriteTokens;
+  into.openaiTokens += from.openaiTokens;
   for (const model of ["anthropic", "gpt-5"] as const) {
     for (const s of COST_SECTIONS) into.sections[model][s] += from.sections[model][s];
   }
@@ -211,12 +215,21 @@ export class RunCost {
   readonly #anthropicCache = new Set<string>();
   readonly #openaiRecent: { ids: number[]; segments: Segment[] }[] = [];
 
-  add(request: TurnRequest): void {
+  /** Adds one request; returns the bytes of its Anthropic body by section (for the floor). */
+  add(request: TurnRequest): Record<CostSection, number> {
     const one = emptyCosts();
     one.requests = 1;
-    this.#anthropic(anthropicSegments(request), one);
+    const segments = anthropicSegments(request);
+    this.#anthropic(segments, one);
     this.#openai(openaiSegments(request), one);
     addCosts(this.totals, one);
+    const bytes = emptySectionCosts();
+    let label: CostSection = "tools / response format";
+    for (const s of segments) {
+      if (s.label) label = s.label;
+      bytes[label] += utf8Length(s.text);
+    }
+    return bytes;
   }
 
   #anthropic(segments: Segment[], into: Costs): void {
@@ -289,6 +302,7 @@ export class RunCost {
     for (const s of segments) total += utf8Length(s.text);
     const tokens = (b: number) => b / BYTES_PER_TOKEN;
     into.cachedTokens.openai += tokens(cached);
+    into.openaiTokens += tokens(total);
     for (const model of ["gpt-4.1", "gpt-5"] as const) {
       into.cost[model] += tokens(cached) * OPENAI_CACHED[model] + tokens(total - cached);
     }

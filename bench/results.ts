@@ -2,6 +2,7 @@
 // renderer does not import the script that runs it).
 import type { Anatomy } from "./anatomy.ts";
 import type { Comparison, ComparisonTarget, FrontierPoint } from "./comparison.ts";
+import type { ProtocolResults } from "./protocols-markdown.ts";
 import type { Machine, PeakRss, Startup } from "./machine.ts";
 import type { BuildTiming, SystemSummary, Target } from "./summarize.ts";
 import type { System } from "./workloads.ts";
@@ -36,6 +37,8 @@ export type BenchResults = {
     runs: { system: System; name: string; [contender: string]: unknown }[];
   };
   comparison_targets: ComparisonTarget[];
+  /** Both step protocols × policies × peers, the floors, the price scenarios. */
+  protocols: ProtocolResults;
   frontier: FrontierPoint[];
   runs: {
     system: System;

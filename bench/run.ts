@@ -6,14 +6,18 @@ import { fileURLToPath } from "node:url";
 import { type Anatomy, MeasuringProvider } from "./anatomy.ts";
 import { compareRecording, type ContenderRun, measureBounded } from "./compare.ts";
 import { type ComparisonRow, evaluateComparisonTargets, summarizeComparison, summarizeFrontier } from "./comparison.ts";
-import { NEWEST_PREVIEW_BYTES, type PreviewSizes } from "../lib/render-event.ts";
+import { NEWEST_PREVIEW_BYTES, PREVIEW_MODES, type PreviewSizes } from "../lib/render-event.ts";
+import { evaluateProtocolTargets, type ProtocolRow, summarizeProtocols } from "./protocols.ts";
 
-const DEFAULT_PREVIEWS_LABEL = "512 B-2 KiB by room (default)";
-/** Retained previews the frontier measures besides the default: the floor alone, and fixed larger sizes. */
-const FRONTIER_PREVIEWS: [string, PreviewSizes][] = [512, 1024, 2048, 4096].map((size) => [
-  size === 512 ? "512 B (the floor)" : `${size / 1024} KiB`,
-  { retained: size, upTo: size, newest: NEWEST_PREVIEW_BYTES },
-]);
+const DEFAULT_PREVIEWS_LABEL = "512 B-2 KiB by room (default; --previews balanced)";
+/** Retained previews the frontier measures besides the default: the floor alone, fixed larger sizes, and wide. */
+const FRONTIER_PREVIEWS: [string, PreviewSizes][] = [
+  ...[512, 1024, 2048, 4096].map((size): [string, PreviewSizes] => [
+    size === 512 ? "512 B (the floor; --previews compact)" : `${size / 1024} KiB`,
+    { retained: size, upTo: size, newest: NEWEST_PREVIEW_BYTES },
+  ]),
+  ["1-4 KiB by room (--previews wide)", PREVIEW_MODES.wide],
+];
 import { measureBuildTimes, stepsOf } from "./build-timing.ts";
 import { describeMachine, measureStartup, PeakRss } from "./machine.ts";
 import type { BenchResults } from "./results.ts";
@@ -183,6 +187,46 @@ const comparison = {
 const comparisonTargets = evaluateComparisonTargets({ shipped: comparison.shipped, systems: comparison.systems });
 log(`compared ${comparisonRows.length} workloads with the peers under the caching cost models`);
 
+// 2d. Both step protocols: the same comparison with each step's answers merged into one call (single-call).
+const protocolRows: ProtocolRow[] = [];
+for (const [i, workload] of workloads.entries()) {
+  const { recording } = loadWorkload(workload);
+  protocolRows.push({
+    system: workload.system,
+    name: workload.name,
+    runs: {
+      "two-call": comparisonRows[i].runs,
+      "single-call": await compareRecording(recording, { protocol: "single-call" }),
+    },
+  });
+}
+peak.sample();
+const protocolSystems = Object.fromEntries(
+  SYSTEMS.map((s) => [s, summarizeProtocols(protocolRows.filter((r) => r.system === s))]),
+) as Record<System, ReturnType<typeof summarizeProtocols>>;
+const protocolShipped = summarizeProtocols(protocolRows.filter((r) => isShipped(r.system)));
+const protocols = {
+  shipped: protocolShipped.cells,
+  systems: Object.fromEntries(SYSTEMS.map((s) => [s, protocolSystems[s].cells])) as Record<
+    System,
+    typeof protocolShipped.cells
+  >,
+  floors: {
+    shipped: protocolShipped.floors,
+    systems: Object.fromEntries(SYSTEMS.map((s) => [s, protocolSystems[s].floors])) as Record<
+      System,
+      typeof protocolShipped.floors
+    >,
+  },
+  targets: evaluateProtocolTargets({
+    shipped: protocolShipped.cells,
+    systems: Object.fromEntries(
+      SYSTEMS.filter((s) => protocolRows.some((r) => r.system === s)).map((s) => [s, protocolSystems[s].cells]),
+    ),
+  }),
+};
+log(`compared ${protocolRows.length} workloads under both step protocols`);
+
 // 2c. The frontier: bounded with other retained previews (the 48/32 KiB rule unchanged), against the same legacy runs.
 const variants = new Map<string, ContenderRun[]>([[DEFAULT_PREVIEWS_LABEL, comparisonRows.map((r) => r.runs.bounded)]]);
 for (const [label, previews] of FRONTIER_PREVIEWS) {
@@ -226,6 +270,7 @@ const results: BenchResults = {
   targets,
   comparison,
   comparison_targets: comparisonTargets,
+  protocols,
   frontier,
   runs: rows.map((r) => ({
     system: r.system,
@@ -252,4 +297,6 @@ const previous = existsSync(here("RESULTS.md")) ? readFileSync(here("RESULTS.md"
 writeFileSync(here("RESULTS.md"), keepStartupSection(renderResults(results), previous));
 log(`wrote bench/RESULTS.md and bench/results.json in ${results.bench_seconds.toFixed(1)} s`);
 process.stdout.write(`${renderComparisonTable(results)}\n`);
-for (const t of [...targets, ...comparisonTargets]) log(`${t.met ? "met    " : "NOT MET"}  ${t.target}: ${t.figure}`);
+for (const t of [...targets, ...comparisonTargets, ...protocols.targets]) {
+  log(`${t.met ? "met    " : "NOT MET"}  ${t.target}: ${t.figure}`);
+}

@@ -1,7 +1,8 @@
 // Information visibility: of the identifiers (paths, names, dotted symbols) in a step's action arguments that the
 // agent learned from an earlier observation (and that the intent and instructions do not already hold), the share
 // present in the request that produced the action. A proxy for "the model still sees what it uses". The checkpoint
-// section is left out of the search: a section that lists identifiers would raise the figure without showing work.
+// section is left out of the search: a section that lists identifiers would raise the figure without showing work;
+// so is the selection's reason an arguments request repeats (the model's own words of the same step).
 import type { Recording } from "../lib/recording.ts";
 import type { TurnRequest } from "../lib/turn.ts";
 
@@ -40,9 +41,19 @@ export function learnedIdentifiers(recording: Recording): Map<number, string[]> 
   return byStep;
 }
 
-/** The request text searched for identifiers: every section but the checkpoint. */
+/**
+ * The request text searched for identifiers: every section but the checkpoint, and without the reason the candidates
+ * of a two-call arguments request repeat — the model's own words of this very step, which a single-call request never
+ * has, so the two protocols are scored alike.
+ */
 export function visibleText(request: TurnRequest): string {
-  return JSON.stringify(request.sections.filter((s) => s.section !== "checkpoint"));
+  return JSON.stringify(
+    request.sections.filter((s) => s.section !== "checkpoint").map((s) => {
+      if (s.section !== "candidates" || s.reason === undefined) return s;
+      const { reason: _, ...rest } = s;
+      return rest;
+    }),
+  );
 }
 
 export type Visibility = { steps: number; identifiers: number; visible: number };
@@ -55,11 +66,16 @@ export function addVisibility(into: Visibility, from: Visibility): void {
   into.visible += from.visible;
 }
 
-/** Scores the request that produced a step's action. */
-export function scoreStep(into: Visibility, learned: readonly string[] | undefined, request: TurnRequest): void {
-  if (!learned || learned.length === 0) return;
+/** Scores the request that produced a step's action; returns how many of its identifiers the request missed. */
+export function scoreStep(into: Visibility, learned: readonly string[] | undefined, request: TurnRequest): number {
+  if (!learned || learned.length === 0) return 0;
   const text = visibleText(request);
   into.steps += 1;
   into.identifiers += learned.length;
-  for (const id of learned) if (text.includes(id)) into.visible += 1;
+  let missed = 0;
+  for (const id of learned) {
+    if (text.includes(id)) into.visible += 1;
+    else missed += 1;
+  }
+  return missed;
 }

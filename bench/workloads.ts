@@ -11,7 +11,8 @@ import { canonicalJson, utf8Length } from "../lib/digest.ts";
 import { importTrajectory } from "../lib/importers/index.ts";
 import { textOf } from "../lib/importers/source.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
-import { RecordedExecutor, ScriptedProvider } from "../lib/replay.ts";
+import { convertRecording, RecordedExecutor, ScriptedProvider } from "../lib/replay.ts";
+import type { StepProtocol } from "../lib/policy.ts";
 import type { Provider } from "../lib/turn.ts";
 import type { PreviewSizes } from "../lib/render-event.ts";
 import { OPENHANDS_STYLE_SEEDS, openhandsStyleRecording } from "../tests/fixtures/openhands-style.ts";
@@ -130,16 +131,21 @@ function historyBytes(text: string, format: Workload["format"]): number | null {
   return bytes;
 }
 
-/** Replays a recording in-process; `wrap` may wrap the scripted provider (to look at each request). */
+/**
+ * Replays a recording in-process; `wrap` may wrap the scripted provider (to look at each request). `protocol`
+ * converts the recorded answers to that step protocol first (default: the recording's own).
+ */
 export function replayRecording(
-  recording: Recording,
+  original: Recording,
   policy: ContextPolicyName,
-  { wrap, now = () => performance.now(), previews }: {
+  { wrap, now = () => performance.now(), previews, protocol }: {
     wrap?: (provider: Provider) => Provider;
     now?: () => number;
     previews?: PreviewSizes;
+    protocol?: StepProtocol;
   } = {},
 ): Promise<RunResult> {
+  const recording = protocol ? convertRecording(original, protocol) : original;
   const scripted = new ScriptedProvider(recording.answers);
   return startRun({ request: { ...recording.header.slice, workspace: "." } }, {
     contextPolicy: policy,

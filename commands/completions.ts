@@ -28,6 +28,8 @@ function commandFlags(): Record<string, OptionTable> {
 
 const VALUES: Record<string, string[]> = {
   "context-policy": ["legacy", "bounded"],
+  "step-protocol": ["two-call", "single-call"],
+  previews: ["compact", "balanced", "wide"],
   from: ["auto", "loom", "mini-swe-agent", "swe-agent", "openai-messages"],
   "output-format": ["text", "json", "stream-json"],
 };

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { outputFolderProblem, outputPathProblem } from "../lib/adapters/files.ts";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { SANDBOX_MODES, type SandboxMode } from "../lib/adapters/sandbox.ts";
-import { ContextPolicyName } from "../lib/policy.ts";
+import { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
 import { UsageError } from "../lib/errors.ts";
 
 export function policyOption(value: unknown): ContextPolicyName {
@@ -12,6 +12,22 @@ export function policyOption(value: unknown): ContextPolicyName {
   throw new UsageError(
     `--context-policy ${JSON.stringify(value)}: expected ${ContextPolicyName.options.join(" or ")}`,
   );
+}
+
+/** --step-protocol two-call|single-call, or undefined when absent. */
+export function stepProtocolOption(value: unknown): StepProtocol | undefined {
+  if (value === undefined) return undefined;
+  const parsed = StepProtocol.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new UsageError(`--step-protocol ${JSON.stringify(value)}: expected ${StepProtocol.options.join(" or ")}`);
+}
+
+/** --previews compact|balanced|wide, or undefined when absent. */
+export function previewsOption(value: unknown): PreviewMode | undefined {
+  if (value === undefined) return undefined;
+  const parsed = PreviewMode.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new UsageError(`--previews ${JSON.stringify(value)}: expected ${PreviewMode.options.join(", ")}`);
 }
 
 /** parseArgs with positionals, whose complaints become a one-line usage error (exit 2). */

@@ -20,6 +20,8 @@ export type BatchOptions = {
   jobs: number;
   from: string;
   policy: ContextPolicyName;
+  /** More flags each child replay gets (--step-protocol, --previews). */
+  flags?: string[];
   reportPath?: string;
   reportsDir?: string;
   /** Skip recordings whose per-recording report already exists and is complete. */
@@ -138,6 +140,7 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
         from,
         "--context-policy",
         policy,
+        ...(options.flags ?? []),
         "--context-report",
         reportPath,
         "--json",

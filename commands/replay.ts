@@ -8,7 +8,15 @@ import { describeJson } from "../lib/importers/source.ts";
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
 import type { Io } from "./io.ts";
-import { outputFormatOption, outputPathOption, parseCommandArgs, policyOption, sandboxOption } from "./options.ts";
+import {
+  outputFormatOption,
+  outputPathOption,
+  parseCommandArgs,
+  policyOption,
+  previewsOption,
+  sandboxOption,
+  stepProtocolOption,
+} from "./options.ts";
 import { defaultJobs, replayBatch } from "./replay-batch.ts";
 import { traceWriter } from "./trace-file.ts";
 import { Reporter } from "./reporter.ts";
@@ -24,6 +32,9 @@ Options:
   --from FORMAT           auto (default: detect per file), or force one of loom, mini-swe-agent, swe-agent,
                           openai-messages
   --context-policy NAME   legacy (default) or bounded
+  --step-protocol NAME    two-call or single-call (default: the recording's own); the recorded answers are merged
+                          (two-call -> single-call) or split (single-call -> two-call) to fit
+  --previews SIZE         bounded previews of retained outputs: compact, balanced (default) or wide
   --context-report PATH   write the context report (for several recordings: the aggregate report)
   --reports-dir DIR       per-recording reports when replaying several (default: beside the aggregate)
   --workspace DIR         with --execute: the workspace to execute in
@@ -47,6 +58,8 @@ did not complete or could not be replayed, 130 when interrupted. 2 is a usage er
 export const REPLAY_OPTIONS = {
   from: { type: "string", default: "auto" },
   "context-policy": { type: "string", default: "legacy" },
+  "step-protocol": { type: "string" },
+  previews: { type: "string" },
   "context-report": { type: "string" },
   "reports-dir": { type: "string" },
   workspace: { type: "string" },
@@ -74,6 +87,8 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     throw new UsageError(`--from ${JSON.stringify(from)}: expected one of ${FORMATS.join(", ")}`);
   }
   const policy = policyOption(values["context-policy"]);
+  const stepProtocol = stepProtocolOption(values["step-protocol"]);
+  const previewMode = previewsOption(values.previews);
   const format = outputFormatOption({ json: values.json, format: values["output-format"] });
   if (values.execute && !values.workspace) throw new UsageError("--execute needs --workspace DIR");
   if (values.workspace && !values.execute) throw new UsageError("--workspace is only used with --execute");
@@ -107,7 +122,20 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
       throw new UsageError("--output-format stream-json follows one recording; a batch prints json (one summary)");
     }
     const reporter = new Reporter(io, { command: "replay", format, quiet: values.quiet });
-    return replayBatch(files, { io, reporter, jobs, from, policy, reportPath, reportsDir, resume: values.resume });
+    return replayBatch(files, {
+      io,
+      reporter,
+      jobs,
+      from,
+      policy,
+      reportPath,
+      reportsDir,
+      resume: values.resume,
+      flags: [
+        ...(stepProtocol ? ["--step-protocol", stepProtocol] : []),
+        ...(previewMode ? ["--previews", previewMode] : []),
+      ],
+    });
   }
 
   if (values.resume) throw new UsageError("--resume continues a batch (several recordings or a folder)");
@@ -120,6 +148,8 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const result = await startRun({ request: { ...recording.header.slice, workspace } }, {
     contextPolicy: policy,
     contextReport: reportPath,
+    stepProtocol,
+    previewMode,
     replay: { recording, execute: values.execute },
     sandbox,
     // --quiet: the result and the report say whether the run was sandboxed (sandbox.active).

@@ -15,7 +15,9 @@ import {
   outputPathOption,
   parseCommandArgs,
   policyOption,
+  previewsOption,
   sandboxOption,
+  stepProtocolOption,
 } from "./options.ts";
 import { Reporter } from "./reporter.ts";
 import { traceWriter } from "./trace-file.ts";
@@ -43,6 +45,10 @@ Options:
   --slice NAME            with --catalog: run this slice, skipping routing
   --workspace DIR         the workspace (overrides the request's or the catalog's)
   --context-policy NAME   legacy (default) or bounded
+  --step-protocol NAME    two-call (default: a selection call, then an arguments call per step) or single-call
+                          (one call per step: the action with its arguments)
+  --previews SIZE         bounded previews of retained outputs: compact (512 B), balanced (default, 512 B-2 KiB)
+                          or wide (1-4 KiB)
   --context-report PATH   write the context report (also when the run fails)
   --record PATH           write a recorded workflow (JSONL) that loom replay reproduces
   --sandbox MODE          auto (default), required or off: where test and command processes run (docs/sandbox.md)
@@ -62,6 +68,8 @@ export const RUN_OPTIONS = {
   slice: { type: "string" },
   workspace: { type: "string" },
   "context-policy": { type: "string" },
+  "step-protocol": { type: "string" },
+  previews: { type: "string" },
   "context-report": { type: "string" },
   record: { type: "string" },
   sandbox: { type: "string" },
@@ -114,7 +122,10 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   return reporter.run(result, { label: `run ${"catalog" in plan.input ? result.report.slice ?? "" : ""}`.trim() });
 }
 
-type PlanOptions = Pick<StartOptions, "contextPolicy" | "contextReport" | "record" | "trace" | "sandbox" | "http">;
+type PlanOptions = Pick<
+  StartOptions,
+  "contextPolicy" | "contextReport" | "record" | "trace" | "sandbox" | "http" | "stepProtocol" | "previewMode"
+>;
 type RunPlan = { input: RunInput; options: PlanOptions } | { unstarted: LoomError; options: PlanOptions };
 
 /** The flags, validated, as a run's input and options. A bad flag is a usage error (main.ts prints it). */
@@ -150,7 +161,9 @@ async function planRun(
     deadlineMs: millisecondsOption("--provider-deadline-ms", flag("provider-deadline-ms")),
     timeoutMs: millisecondsOption("--provider-idle-timeout-ms", flag("provider-idle-timeout-ms")),
   };
-  const options = { contextPolicy, contextReport, record, trace, sandbox, http };
+  const stepProtocol = stepProtocolOption(flag("step-protocol"));
+  const previewMode = previewsOption(flag("previews"));
+  const options = { contextPolicy, contextReport, record, trace, sandbox, http, stepProtocol, previewMode };
 
   const prompt = flag("model") !== undefined;
   if (prompt && catalog !== undefined) throw new UsageError("--model runs a prompt; a catalog names its own models");

@@ -109,6 +109,67 @@ export function runResponseSchema(actions: readonly ActionName[]): { json: JsonS
   return entry;
 }
 
+/**
+ * A single-call answer for one action: its name, an optional reason, and its arguments (`args`, absent or `{}` for an
+ * action without arguments). The name is a one-value enum, not a const, so OpenAI's strict mode takes the schema.
+ */
+export const stepDecision = (action: ActionName) =>
+  z.strictObject({
+    // No descriptions on the wrapper: the tasks section says what action, reason and args are once, where the
+    // schema would repeat it for every action on every call.
+    action: z.enum([action]),
+    reason: z.string().optional(),
+    args: takesArgs(action) ? ActionArguments[action] : ActionArguments[action].optional(),
+  });
+
+const takesArgs = (action: ActionName) => Object.keys(ActionArguments[action].shape).length > 0;
+
+/**
+ * The response schema of every request of a single-call run: each action with its arguments, or a lookup. One schema
+ * for the whole run, like the two-call run's, so the prompt cache keeps one chain.
+ */
+export function stepResponseSchema(actions: readonly ActionName[]): { json: JsonSchema; text: string } {
+  const key = `step:${actions.join(",")}`;
+  let entry = schemaCache.get(key);
+  if (!entry) {
+    const json = {
+      anyOf: [
+        ...actions.map((a) => toJson(stepDecision(a))),
+        toJson(ResultLookup),
+        toJson(ListHistoryLookup),
+        toJson(ReadHistoryLookup),
+      ],
+    };
+    entry = { json, text: JSON.stringify(json) };
+    schemaCache.set(key, entry);
+  }
+  return entry;
+}
+
+const StepHead = (actions: readonly ActionName[]) =>
+  z.object({ action: z.enum(actions as [ActionName, ...ActionName[]]), args: z.unknown().optional() });
+
+/**
+ * Validates a single-call answer: first which action it names (among `actions`), then its arguments against that
+ * action's schema, exactly as an arguments answer is checked. The value is `{action, reason?, args}`.
+ */
+export function parseStepDecision(
+  actions: readonly ActionName[],
+  value: unknown,
+  { formatError }: { formatError: (e: z.ZodError) => string },
+): Decision {
+  const head = StepHead(actions).safeParse(value);
+  if (!head.success) return { ok: false, error: formatError(head.error), part: "selection" };
+  const action = head.data.action;
+  const whole = stepDecision(action).safeParse(value);
+  if (!whole.success) {
+    const inArgs = whole.error.issues.every((issue) => issue.path[0] === "args");
+    return { ok: false, error: formatError(whole.error), part: inArgs ? "arguments" : "selection" };
+  }
+  const { reason, args } = whole.data as { reason?: string; args?: Record<string, unknown> };
+  return { ok: true, value: { action, ...(reason === undefined ? {} : { reason }), args: args ?? {} } };
+}
+
 /** The response schema of an arguments request: the action's arguments, or a lookup. */
 export function argumentsResponseSchema(action: ActionName): { json: JsonSchema; text: string } {
   return cached(`arguments:${action}`, () => ActionArguments[action]);
@@ -116,7 +177,8 @@ export function argumentsResponseSchema(action: ActionName): { json: JsonSchema;
 
 export type Decision =
   | { ok: true; value: Record<string, unknown> }
-  | { ok: false; error: string };
+  /** `part`: which part of a single-call answer was wrong (each part has its own re-ask, as each two-call stage). */
+  | { ok: false; error: string; part?: "selection" | "arguments" };
 
 export function parseDecision(
   schema: z.ZodType,
@@ -149,8 +211,16 @@ export const TASKS = {
   lookups: LOOKUP_HELP,
 } as const;
 
+/** What a single-call run asks on every request: the action and its arguments in one answer. */
+export const STEP_TASK =
+  `Choose the next action and give its arguments in one answer: {"action": NAME, "reason": WHY, "args": {...}} ` +
+  `with the arguments the response schema gives that action ("args" may be left out when it takes none). Events ` +
+  `show what happened (the newest last; long outputs as head and tail with a reference, the newest one's middle in ` +
+  `its own section); the working state comes from execution reports.`;
+
 /** The candidates' one line: which of the tasks this request asks. */
 export const TASK_LINES = {
   selection: "Selection: choose the next action (see Tasks).",
   arguments: "Arguments: give the arguments of the chosen action (see Tasks).",
+  step: "Step: choose the next action with its arguments (see Tasks).",
 } as const;

@@ -57,10 +57,6 @@ export type WorkingState = {
   tests_current: boolean;
   last_refusal: RefusalView | null;
   recent_artifacts: ArtifactView[];
-  step: number;
-  max_steps: number;
-  lookups_used: number;
-  archive: { events: number; retired: number };
 };
 
 export function initialBriefing(revision = "r0"): Briefing {
@@ -81,7 +77,7 @@ export function initialBriefing(revision = "r0"): Briefing {
 export function viewBriefing(
   briefing: Briefing,
   { retained, abbreviate = (d) => d }: { retained: (step: number) => boolean; abbreviate?: (digest: string) => string },
-): Pick<WorkingState, "latest_revision" | "last_test" | "tests_current" | "last_refusal" | "recent_artifacts"> {
+): WorkingState {
   const { last_test, last_test_step, last_refusal } = briefing;
   let test: LastTestView | null = last_test && { ...last_test, output: abbreviate(last_test.output) };
   if (last_test && last_test_step !== null && retained(last_test_step)) {

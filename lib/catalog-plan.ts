@@ -120,6 +120,10 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
       ...(entry.workspace_ignore ?? defaults.workspace_ignore
         ? { workspace_ignore: entry.workspace_ignore ?? defaults.workspace_ignore }
         : {}),
+      ...definedOnly({
+        step_protocol: entry.step_protocol ?? defaults.step_protocol,
+        previews: entry.previews ?? defaults.previews,
+      }),
     };
     // No model's key reaches the slice's test or command processes.
     const secretEnvNames = Object.values(catalog.models).flatMap((m) => (m.api_key_env ? [m.api_key_env] : []));
@@ -155,4 +159,9 @@ async function chooseSlice(
   const route: Routed = { slice: result.slice, via: result.via, rule: result.rule };
   options.onRouting?.({ kind: "routed", route });
   return route;
+}
+
+/** The entries whose value is defined (a request leaves unset settings out). */
+function definedOnly<T extends Record<string, unknown>>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,7 +1,7 @@
 // The catalog: models, slices and routes from one JSON or JSONC file. The zod schema is the type and the source of
 // the JSON Schema editors validate with; loadCatalog renders every failure as the file, the field path and what was
 // expected.
-import { ContextPolicyName } from "./policy.ts";
+import { ContextPolicyName, PreviewMode, StepProtocol } from "./policy.ts";
 import { z } from "zod";
 import { StartupError } from "./errors.ts";
 import { ProviderConfig } from "./providers/provider-config.ts";
@@ -56,6 +56,8 @@ export const CatalogSlice = z.strictObject({
   workspace: Path.optional().describe("Workspace directory, relative to the catalog file; --workspace overrides it"),
   workspace_ignore: WorkspaceIgnore.optional(),
   context_policy: ContextPolicyName.optional().describe("legacy or bounded; --context-policy overrides it"),
+  step_protocol: StepProtocol.optional().describe("two-call (default) or single-call; --step-protocol overrides it"),
+  previews: PreviewMode.optional().describe("compact, balanced (default) or wide; --previews overrides it"),
   context_report: Path.optional().describe(
     "Context report path, relative to the catalog file; --context-report overrides it",
   ),
@@ -98,6 +100,8 @@ export const CatalogDefaults = z.strictObject({
   context_policy: ContextPolicyName.optional().describe(
     "Policy of slices that name none, and of the classification request",
   ),
+  step_protocol: StepProtocol.optional().describe("Step protocol of slices that name none"),
+  previews: PreviewMode.optional().describe("Bounded previews of slices that name none"),
   context_report: Path.optional().describe(
     "Context report path, relative to the catalog file; also used for routing failures",
   ),

@@ -1,5 +1,5 @@
 // The context report (schema version 1): measurements only — no prompts, payloads, file contents or secrets.
-import { ContextPolicyName } from "./policy.ts";
+import { ContextPolicyName, StepProtocol } from "./policy.ts";
 import { z } from "zod";
 import type { LookupKind } from "./answer.ts";
 import { NORMAL_OUTCOMES, Outcome } from "./outcome.ts";
@@ -36,6 +36,10 @@ export const ContextReport = z.strictObject({
   schema_version: z.literal(REPORT_SCHEMA_VERSION),
   loom_version: z.string(),
   policy: ContextPolicyName,
+  step_protocol: StepProtocol.optional().describe(
+    "two-call (a selection and an arguments call per step) or single-call (one call per step); absent in reports of " +
+      "runs that never reached the loop",
+  ),
   slice: z.string().nullable().describe("Catalog slice name, when routed from a catalog"),
   outcome: Outcome,
   error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
@@ -123,6 +127,11 @@ export class ReportBuilder {
       partial_usage: null,
       calls: [],
     };
+  }
+
+  /** The step protocol the loop runs under. */
+  setStepProtocol(protocol: StepProtocol): void {
+    this.#report.step_protocol = protocol;
   }
 
   get report(): Readonly<ContextReport> {

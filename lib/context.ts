@@ -13,7 +13,7 @@ import {
 } from "./budget.ts";
 import { utf8Length } from "./digest.ts";
 import { BudgetError } from "./errors.ts";
-import type { SealedEvent } from "./events.ts";
+import { type Bulk, isBulk, type SealedEvent } from "./events.ts";
 import type { ContextPolicyName } from "./policy.ts";
 import {
   checkPreviewSizes,
@@ -23,6 +23,7 @@ import {
   renderLegacy,
   renderNewestView,
   renderRetained,
+  REPEAT_MIN_BYTES,
 } from "./render-event.ts";
 import type { ResultStore } from "./store.ts";
 import type { JsonSchema, Phase, Section, TurnRequest } from "./turn.ts";
@@ -174,6 +175,8 @@ export class BoundedContext implements ContextPolicy {
   #retired = 0;
   readonly #store: ResultStore;
   readonly #previews: PreviewSizes;
+  /** Outputs (by digest) a retained event showed, and the step of the first: a repeat is shown as a reference. */
+  readonly #shown = new Map<string, number>();
 
   constructor({ instructions, intent, tasks, store, previews = PREVIEW_SIZES }: ContextOptions) {
     this.#base = prefixOf({ instructions, intent, tasks });
@@ -203,8 +206,17 @@ export class BoundedContext implements ContextPolicy {
     let used = this.#tailRetainedBytes + (this.#checkpointFragment?.bytes ?? 0);
     for (const f of this.#base) used += f.bytes;
     const limit = entryPreviewBytes(this.#previews, RETIRE_TRIGGER_BYTES - used);
-    const retained = fragment(renderRetained(sealed.event, this.#store, limit));
-    const view = renderNewestView(sealed.event, this.#store, { retained: limit, newest: this.#previews.newest });
+    // An output a retained or retired event already showed (the same digest) is named by its step, never sent twice.
+    const shownAt = (bulk: Bulk) => (bulk.bytes >= REPEAT_MIN_BYTES ? this.#shown.get(bulk.ref) ?? null : null);
+    const retained = fragment(renderRetained(sealed.event, this.#store, limit, { shownAt }));
+    const view = renderNewestView(sealed.event, this.#store, {
+      retained: limit,
+      newest: this.#previews.newest,
+      shownAt,
+    });
+    for (const value of Object.values(sealed.event.fields)) {
+      if (isBulk(value) && !this.#shown.has(value.ref)) this.#shown.set(value.ref, sealed.event.step);
+    }
     const newest = view ? fragment({ section: "newest", step: sealed.event.step, view }) : null;
     this.#tail.push({ sealed, retained, newest });
     this.#tailRetainedBytes += retained.bytes;

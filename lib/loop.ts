@@ -1,7 +1,17 @@
-// The governed loop: selection -> arguments -> execution, until finish, a limit, a failure or a suspension.
+// The governed loop: selection -> arguments -> execution (or, single-call, one call for the action with its
+// arguments -> execution), until finish, a limit, a failure or a suspension.
 // Pure orchestration: the provider, executor and clock are passed in (recording wraps the provider and executor).
 import { ACTION_DESCRIPTIONS, ActionArguments, type ActionName, takesArguments } from "./actions.ts";
-import { parseDecision, runResponseSchema, selectionDecision, TASK_LINES, TASKS } from "./answer.ts";
+import {
+  parseDecision,
+  parseStepDecision,
+  runResponseSchema,
+  selectionDecision,
+  STEP_TASK,
+  stepResponseSchema,
+  TASK_LINES,
+  TASKS,
+} from "./answer.ts";
 import { Archive } from "./archive.ts";
 import {
   applyReport,
@@ -12,8 +22,8 @@ import {
   type WorkingState,
 } from "./briefing.ts";
 import { createContext, type TailView } from "./context.ts";
-import type { PreviewSizes } from "./render-event.ts";
-import type { ContextPolicyName } from "./policy.ts";
+import { PREVIEW_MODES, type PreviewSizes } from "./render-event.ts";
+import type { ContextPolicyName, StepProtocol } from "./policy.ts";
 import { type CallRecord, type ContextReport, ReportBuilder } from "./context-report.ts";
 import { errorMessage, InterruptedError, LoomError } from "./errors.ts";
 import type { Outcome } from "./outcome.ts";
@@ -46,7 +56,7 @@ export type LoopOptions = {
   onEvent?: (event: LoopEvent) => void;
   /** Model calls made before the loop for this run (catalog classification), measured into its report. */
   priorCalls?: CallRecord[];
-  /** Bounded preview sizes above the SPEC's floors (the benchmark's frontier only). */
+  /** Bounded preview sizes above the SPEC's floors (the benchmark's frontier); default: the request's `previews`. */
   previews?: PreviewSizes;
 };
 
@@ -75,15 +85,17 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   const { policy, executor, store, now, signal } = options;
   const started = now();
   const actions = availableActions(request);
+  const protocol: StepProtocol = request.step_protocol ?? "two-call";
   const context = createContext(policy, {
     instructions: request.instructions,
     intent: request.intent,
-    tasks: tasksSection(request, actions),
+    tasks: tasksSection(request, actions, protocol),
     store,
-    previews: options.previews,
+    previews: options.previews ?? PREVIEW_MODES[request.previews ?? "balanced"],
   });
   const archive = new Archive(options.archiveLimits);
   const builder = new ReportBuilder({ policy, version: options.version, slice: options.slice ?? null });
+  builder.setStepProtocol(protocol);
   for (const call of options.priorCalls ?? []) builder.recordCall(call);
   const run: StageRun = {
     context,
@@ -106,14 +118,16 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   let step = 0;
   let invalidSteps = 0;
 
-  const state = (lookupsUsed: number) => (view: TailView): WorkingState => ({
-    ...viewBriefing(briefing, { retained: view.retains, abbreviate: (digest) => store.abbreviate(digest) }),
+  // The working state changes only when an execution report changes the briefing (or retirement the tail it names):
+  // the counters that move on every call ride on the candidates (SPEC §4).
+  const state = (view: TailView): WorkingState =>
+    viewBriefing(briefing, { retained: view.retains, abbreviate: (digest) => store.abbreviate(digest) });
+  const counters = (lookupsUsed: number) => ({
     step,
     max_steps: request.limits.max_steps,
     lookups_used: lookupsUsed,
-    archive: { events: archive.length, retired: view.retired },
   });
-  const selection = selectionStage(actions);
+  const selection = protocol === "single-call" ? singleCallStage(actions) : selectionStage(actions);
   const capacity = (at: number) => ({
     outcome: "archive_capacity_exceeded" as const,
     error: {
@@ -140,7 +154,9 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       step += 1;
       builder.recordStep(step);
 
-      const decided = await decide(run, { step, selection, state });
+      const decided = protocol === "single-call"
+        ? await decideInOneCall(run, { step, selection, state, counters })
+        : await decide(run, { step, selection, state, counters });
       if (decided.kind === "suspend") {
         ended = { outcome: "suspended", error: { code: "lookup_limit", message: `Run suspended: ${decided.reason}` } };
         break;
@@ -222,22 +238,80 @@ type Decided =
     refusal: ExecutionReport | null;
   };
 
+type StageShape = {
+  schema: Stage["schema"];
+  /** The candidates section without the counters. */
+  candidates: Omit<ReturnType<Stage["candidates"]>, "step" | "max_steps" | "lookups_used">;
+  validate: Stage["validate"];
+  expected: string;
+};
+
+type Counters = (lookupsUsed: number) => { step: number; max_steps: number; lookups_used: number };
+
+/** A stage's candidates function: its own candidates, then the counters of this call. */
+const withCounters = (candidates: StageShape["candidates"], counters: Counters) => (used: number) => ({
+  ...candidates,
+  ...counters(used),
+});
+
+const refusedAt = (step: number, result: { code: string; reason: string }): ExecutionReport => ({
+  kind: "refusal",
+  step,
+  code: result.code,
+  reason: result.reason,
+});
+
+/**
+ * The single-call step: one stage whose answer is the action with its arguments. Its lookups count against the
+ * selection stage (the ninth suspends); an answer whose action, or whose arguments, are invalid is re-asked once for
+ * each, as the two stages of a two-call step would be.
+ */
+async function decideInOneCall(
+  run: StageRun,
+  { step, selection, state, counters }: {
+    step: number;
+    selection: StageShape;
+    state: Stage["state"];
+    counters: Counters;
+  },
+): Promise<Decided> {
+  const { candidates, ...rest } = selection;
+  const answered = await runStage(run, {
+    ...rest,
+    phase: "selection",
+    step,
+    state,
+    candidates: withCounters(candidates, counters),
+  });
+  if (answered.kind === "suspend") return answered;
+  if (answered.kind === "refuse") return { kind: "step", action: null, args: {}, refusal: refusedAt(step, answered) };
+  const { action, reason: given, args } = answered.value as {
+    action: ActionName;
+    reason?: string;
+    args: Record<string, unknown>;
+  };
+  const reason = typeof given === "string" && given !== "" ? given : undefined;
+  return { kind: "step", action, args, reason, refusal: null };
+}
+
 /** The selection stage, then the arguments stage when the action takes arguments. */
 async function decide(
   run: StageRun,
-  { step, selection, state }: {
+  { step, selection, state, counters }: {
     step: number;
-    selection: Pick<Stage, "schema" | "candidates" | "validate" | "expected">;
+    selection: StageShape;
     state: Stage["state"];
+    counters: Counters;
   },
 ): Promise<Decided> {
-  const selected = await runStage(run, { ...selection, phase: "selection", step, state });
-  const refused = (result: { code: string; reason: string }): ExecutionReport => ({
-    kind: "refusal",
+  const selected = await runStage(run, {
+    ...selection,
+    phase: "selection",
     step,
-    code: result.code,
-    reason: result.reason,
+    state,
+    candidates: withCounters(selection.candidates, counters),
   });
+  const refused = (result: { code: string; reason: string }) => refusedAt(step, result);
   if (selected.kind === "suspend") return selected;
   if (selected.kind === "refuse") return { kind: "step", action: null, args: {}, refusal: refused(selected) };
   const action = selected.value.action as ActionName;
@@ -251,12 +325,12 @@ async function decide(
     // One response schema for both phases: one prompt-cache chain per run (each phase validates its own answer).
     schema: selection.schema,
     validate: (value) => parseDecision(ActionArguments[action], value, zodError),
-    candidates: {
+    candidates: withCounters({
       section: "candidates",
       task: TASK_LINES.arguments,
       action,
       ...(reason ? { reason: clipText(reason, MESSAGE_LIMIT) } : {}),
-    },
+    }, counters),
     expected: `the arguments of ${action} as the response schema describes`,
   });
   if (argued.kind === "decision") return { kind: "step", action, args: argued.value, reason, refusal: null };
@@ -268,11 +342,16 @@ async function decide(
  * What each phase asks, the lookup syntax and the actions — with which commands run_command may run and what run_tests
  * runs, so the model need not find out by refusal. The same on every call: it goes in the stable prefix.
  */
-function tasksSection(request: SliceRequest, actions: ActionName[]): Extract<Section, { section: "tasks" }> {
+function tasksSection(
+  request: SliceRequest,
+  actions: ActionName[],
+  protocol: StepProtocol,
+): Extract<Section, { section: "tasks" }> {
   return {
     section: "tasks",
-    selection: TASKS.selection,
-    arguments: TASKS.arguments,
+    ...(protocol === "single-call"
+      ? { selection: STEP_TASK }
+      : { selection: TASKS.selection, arguments: TASKS.arguments }),
     lookups: TASKS.lookups,
     actions: actions.map((name) => {
       const entry = { name, description: ACTION_DESCRIPTIONS[name] };
@@ -283,8 +362,19 @@ function tasksSection(request: SliceRequest, actions: ActionName[]): Extract<Sec
   };
 }
 
+/** The one stage of a single-call step: the action and its arguments, validated as the arguments phase does. */
+function singleCallStage(actions: ActionName[]): StageShape {
+  return {
+    schema: stepResponseSchema(actions),
+    validate: (value) => parseStepDecision(actions, value, zodError),
+    candidates: { section: "candidates", task: TASK_LINES.step },
+    expected: `{"action": one of ${JSON.stringify(actions)}, "reason": optional text, "args": that action's ` +
+      `arguments as the response schema describes}`,
+  };
+}
+
 /** The selection stage of every step; its candidates only name the phase (the tasks are in the prefix). */
-function selectionStage(actions: ActionName[]): Pick<Stage, "schema" | "candidates" | "validate" | "expected"> {
+function selectionStage(actions: ActionName[]): StageShape {
   const decision = selectionDecision(actions);
   return {
     schema: runResponseSchema(actions),

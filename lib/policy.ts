@@ -3,3 +3,18 @@ import { z } from "zod";
 
 export const ContextPolicyName = z.enum(["legacy", "bounded"]);
 export type ContextPolicyName = z.infer<typeof ContextPolicyName>;
+
+/**
+ * How many model calls a step takes: `two-call` (a selection call, then an arguments call for an action with
+ * arguments) or `single-call` (one call answers with the action and its arguments). Either works with either policy.
+ */
+export const StepProtocol = z.enum(["two-call", "single-call"]);
+export type StepProtocol = z.infer<typeof StepProtocol>;
+
+/**
+ * How much of each retained output a bounded request previews: `compact` (512 B, the SPEC's floor), `balanced` (512 B
+ * to 2 KiB by the room the tail has left; the default), `wide` (1 to 4 KiB by room). The newest output shows 8 KiB in
+ * each.
+ */
+export const PreviewMode = z.enum(["compact", "balanced", "wide"]);
+export type PreviewMode = z.infer<typeof PreviewMode>;

@@ -4,6 +4,7 @@
 import { type ArchivedEvent, type Bulk, type EventValue, isBulk } from "./events.ts";
 import type { ResultStore } from "./store.ts";
 import { utf8Length } from "./digest.ts";
+import type { PreviewMode } from "./policy.ts";
 
 export const NEWEST_PREVIEW_BYTES = 8 * 1024;
 export const RETAINED_PREVIEW_BYTES = 512;
@@ -22,6 +23,17 @@ export const PREVIEW_SIZES: PreviewSizes = {
   retained: RETAINED_PREVIEW_BYTES,
   upTo: RETAINED_PREVIEW_MAX_BYTES,
   newest: NEWEST_PREVIEW_BYTES,
+};
+
+/**
+ * The preview choices users have (`--previews`, a catalog slice or default, the request): compact shows the SPEC's
+ * floor and pays least; balanced (the default) grows a preview while the tail has room; wide shows more of each output
+ * and retires sooner.
+ */
+export const PREVIEW_MODES: Record<PreviewMode, PreviewSizes> = {
+  compact: { retained: RETAINED_PREVIEW_BYTES, upTo: RETAINED_PREVIEW_BYTES, newest: NEWEST_PREVIEW_BYTES },
+  balanced: PREVIEW_SIZES,
+  wide: { retained: 1024, upTo: 4 * 1024, newest: NEWEST_PREVIEW_BYTES },
 };
 
 /** Sizes below the floors (512 B retained, 8 KiB newest), or out of order, are refused. */
@@ -162,8 +174,22 @@ export function renderRetained(
   event: ArchivedEvent,
   store: ResultStore,
   limit: number = RETAINED_PREVIEW_BYTES,
+  { shownAt = () => null }: { shownAt?: (bulk: Bulk) => number | null } = {},
 ): Record<string, unknown> {
-  return render(event, (bulk) => preview(bulk, store, limit));
+  return render(event, (bulk) => {
+    const step = shownAt(bulk);
+    return step === null ? preview(bulk, store, limit) : repeated(bulk, store, step);
+  });
+}
+
+/** An output at least this large that an earlier event already showed is shown as a reference to that step. */
+export const REPEAT_MIN_BYTES = 128;
+
+/** An output identical to one an earlier step showed: a reference to that step, never the bytes again. */
+export type Repeated = { ref: string; bytes: number; same_as_step: number };
+
+function repeated(bulk: Bulk, store: ResultStore, step: number): Repeated {
+  return { ref: store.abbreviate(bulk.ref), bytes: bulk.bytes, same_as_step: step };
 }
 
 /**
@@ -175,21 +201,27 @@ export function renderRetained(
 export function renderNewestView(
   event: ArchivedEvent,
   store: ResultStore,
-  { retained = RETAINED_PREVIEW_BYTES, newest = NEWEST_PREVIEW_BYTES }: { retained?: number; newest?: number } = {},
+  { retained = RETAINED_PREVIEW_BYTES, newest = NEWEST_PREVIEW_BYTES, shownAt = () => null }: {
+    retained?: number;
+    newest?: number;
+    /** The step that already showed this output (its retained rendering is then a reference), or null. */
+    shownAt?: (bulk: Bulk) => number | null;
+  } = {},
 ): Record<string, unknown> | null {
   const view: Record<string, unknown> = {};
-  const visit = (key: string, value: EventValue | undefined) => {
+  const visit = (key: string, value: EventValue | undefined, outputs: boolean) => {
     if (value === undefined) return;
     let cut = false;
     const more = mapBulk(value, (bulk) => {
+      if (outputs && shownAt(bulk) !== null) return null;
       const c = continuation(bulk, store, { retained, limit: newest });
       if (c) cut = true;
       return c;
     });
     if (cut) view[key] = more;
   };
-  if (event.args) visit("args", event.args);
-  visit("note", event.note);
-  for (const [k, v] of Object.entries(event.fields)) visit(k, v);
+  if (event.args) visit("args", event.args, false);
+  visit("note", event.note, false);
+  for (const [k, v] of Object.entries(event.fields)) visit(k, v, true);
   return Object.keys(view).length > 0 ? view : null;
 }

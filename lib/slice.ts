@@ -1,6 +1,7 @@
 // SliceRequest: everything one slice needs.
 import { z } from "zod";
 import { ActionName } from "./actions.ts";
+import { PreviewMode, StepProtocol } from "./policy.ts";
 
 export const TestSpec = z.strictObject({
   command: z.array(z.string()).min(1).describe("argv of the test command, run in the workspace without a shell"),
@@ -50,6 +51,14 @@ export const SliceRequest = z.strictObject({
     .describe('argv prefixes run_command may run, e.g. [["node", "--version"]]; none when absent'),
   sandbox: SandboxSettings.optional().describe("Where test and command processes run and what they see"),
   workspace_ignore: WorkspaceIgnore.optional(),
+  step_protocol: StepProtocol.optional().describe(
+    "two-call (default: a selection call, then an arguments call) or single-call (one call per step); " +
+      "--step-protocol overrides it",
+  ),
+  previews: PreviewMode.optional().describe(
+    "Bounded only: compact (512 B), balanced (default: 512 B-2 KiB by room) or wide (1-4 KiB by room) previews of " +
+      "retained outputs; --previews overrides it",
+  ),
 });
 export type SliceRequest = z.infer<typeof SliceRequest>;
 

@@ -35,10 +35,13 @@ export type Stage = {
   phase: "selection" | "arguments";
   step: number;
   schema: RequestParts["responseSchema"];
-  candidates: RequestParts["candidates"];
-  /** The working state, given the lookups answered so far in this stage. */
-  state: (lookupsUsed: number) => RequestParts["state"];
-  validate: (value: unknown) => { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+  /** The candidates, given the lookups answered so far in this stage (they carry the counters). */
+  candidates: (lookupsUsed: number) => RequestParts["candidates"];
+  /** The working state: it changes only with the execution reports, never between the calls of a stage. */
+  state: RequestParts["state"];
+  validate: (
+    value: unknown,
+  ) => { ok: true; value: Record<string, unknown> } | { ok: false; error: string; part?: "selection" | "arguments" };
   /** What a valid answer looks like, for the re-ask. */
   expected: string;
 };
@@ -54,20 +57,22 @@ export async function runStage(run: StageRun, stage: Stage): Promise<StageResult
   const { phase, step } = stage;
   const lookups: unknown[] = [];
   let used = 0;
-  let reasked = false;
+  // One re-ask per part: a stage's answer, or each of the two parts of a single-call answer (the action, its
+  // arguments), as the two stages of a two-call step would have had.
+  const reasked = new Set<string>();
   for (;;) {
     const parts: RequestParts = {
       phase,
       responseSchema: stage.schema,
-      candidates: stage.candidates,
-      state: stage.state(used),
+      candidates: stage.candidates(used),
+      state: stage.state,
       lookups,
     };
     const answer = await ask(run, parts, step);
     const lookup = asLookup(answer.value);
     /** Adds an entry to this stage's lookups, as the policy lets the next request carry it; false when omitted. */
     const add = (entry: Record<string, unknown>): boolean => {
-      const fitted = context.fitLookup({ ...parts, state: stage.state(used) }, entry);
+      const fitted = context.fitLookup({ ...parts, candidates: stage.candidates(used) }, entry);
       lookups.push(fitted.entry);
       return !fitted.omitted;
     };
@@ -104,8 +109,11 @@ export async function runStage(run: StageRun, stage: Stage): Promise<StageResult
           `and is incomplete (${error}); answer with less text, e.g. a smaller edit`,
       };
     }
-    if (reasked) return { kind: "refuse", code: "invalid_answer", reason: `Invalid ${phase} answer twice: ${error}` };
-    reasked = true;
+    const part = decision.part ?? phase;
+    if (reasked.has(part)) {
+      return { kind: "refuse", code: "invalid_answer", reason: `Invalid ${part} answer twice: ${error}` };
+    }
+    reasked.add(part);
     add({
       invalid_answer:
         `Your answer did not match the response schema (${error}); expected ${stage.expected}, or a lookup. Answer again.`,

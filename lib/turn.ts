@@ -15,8 +15,10 @@ export type Section =
    */
   | {
     section: "tasks";
+    /** What a selection request asks (or, in a single-call run, what every request asks). */
     selection: string;
-    arguments: string;
+    /** What an arguments request asks; absent in a single-call run, which has none. */
+    arguments?: string;
     /** How either phase may look things up instead of answering. */
     lookups: string;
     actions: { name: string; description: string; allowed?: string[][]; command?: string[] }[];
@@ -38,6 +40,13 @@ export type Section =
     action?: string;
     /** The reason given when the action was selected. */
     reason?: string;
+    /**
+     * The counters that move on every call (step of max_steps, lookups used in this stage): here, after the events,
+     * so the working state keeps its bytes until an execution report changes it.
+     */
+    step?: number;
+    max_steps?: number;
+    lookups_used?: number;
     slices?: { name: string; description: string }[];
   }
   | { section: "lookups"; responses: unknown[] };

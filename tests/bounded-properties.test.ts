@@ -181,15 +181,25 @@ test("bounded: retirement happens only when needed, the tail never exceeds 64, n
         // the working state describes the tail this very request carries
         const state = (r.sections.find((s) =>
           s.section === "working_state"
-        ) as { state: { archive: { retired: number }; recent_artifacts: Record<string, unknown>[] } }).state;
-        assert.equal(
-          state.archive.retired,
-          (checkpoint?.checkpoint.retired as number | undefined) ?? 0,
-          `request ${i}: working state retired count`,
-        );
-        const shownSteps = new Set(events.map((e) =>
-          e.step
-        ));
+        ) as { state: { recent_artifacts: Record<string, unknown>[] } }).state;
+        // no counter that moves on every call (SPEC §4): those ride on the candidates, the retired count on the
+        // checkpoint, which counts exactly the events before the tail's first
+        for (const key of ["step", "max_steps", "lookups_used", "archive"]) {
+          assert.ok(!(key in state), key);
+        }
+        const candidates = r.sections.find((s) =>
+          s.section === "candidates"
+        ) as Record<string, unknown>;
+        assert.equal(typeof candidates.step, "number");
+        assert.equal(typeof candidates.lookups_used, "number");
+        if (events.length > 0) {
+          assert.equal(
+            (checkpoint?.checkpoint.retired as number | undefined) ?? 0,
+            (events[0].step as number) - 1,
+            `request ${i}: checkpoint retired count`,
+          );
+        }
+        const shownSteps = new Set(events.map((e) => e.step));
         for (const a of state.recent_artifacts) {
           if ("step" in a) {
             assert.ok(

@@ -96,8 +96,19 @@ function section(text: string, label: string): any {
  */
 function fixerAnswer(wire: Wire, body: any, edits: Record<string, string>[]): unknown {
   const text = promptText(wire, body);
-  const state = section(text, "Working state");
   const candidates = section(text, "Candidates");
+  // A single-call step: the selection this model would make, with the arguments it would give for it.
+  if (typeof candidates.task === "string" && candidates.task.startsWith("Step:")) {
+    const chosen = decide(wire, body, text, edits, candidates) as Record<string, unknown>;
+    if (typeof chosen.action !== "string" || chosen.action === "run_tests") return chosen;
+    const args = decide(wire, body, text, edits, { action: chosen.action });
+    return { ...chosen, args };
+  }
+  return decide(wire, body, text, edits, candidates);
+}
+
+function decide(wire: Wire, body: any, text: string, edits: Record<string, string>[], candidates: any): unknown {
+  const state = section(text, "Working state");
   const events: any[] = section(text, "Events (oldest first)") ?? [];
   // What it has read it remembers from the events (working state lists only the few most recent artifacts).
   const read = events.find((e) => e.action === "read_file" && e.args.path === "src/slug.mjs");
@@ -107,7 +118,7 @@ function fixerAnswer(wire: Wire, body: any, edits: Record<string, string>[]): un
       return { action: "run_tests", reason: "Test the latest revision" };
     }
     if (!state.tests_current) {
-      if (state.lookups_used === 0 && state.latest_revision === "r0") {
+      if (candidates.lookups_used === 0 && state.latest_revision === "r0") {
         // The lookup key as this API's schema spells it ("$result", or an alias where "$" is not allowed).
         const key = answerSchema(wire, body).anyOf.flatMap((s: any) => Object.keys(s.properties ?? {})).find((
           k: string,
@@ -283,6 +294,36 @@ function assertProgressOnly(stderr: string, key: string) {
 }
 
 // ---- tests ----
+
+for (const wire of ["anthropic", "openai"] as const) {
+  test(
+    `dist/loom run --step-protocol single-call fixes the example project against the ${
+      NAMES[wire]
+    }-shaped server in one call per step, the schema enforced`,
+    E2E,
+    async (t) => {
+      const s = await sandbox(t, wire);
+      const run = await runExample(s, ["--step-protocol", "single-call"]);
+      assert.equal(run.code, 0, run.stderr);
+      const result = JSON.parse(run.stdout);
+      assert.equal(result.outcome, "completed");
+      assert.equal(result.steps, 8, "read, test, edit, test, edit, test, print, finish");
+      assert.equal(nodeTest(s.workspace), 0, "node test.mjs passes in the workspace copy");
+      const report = readJson(join(s.dir, "report.json"));
+      assert.equal(report.step_protocol, "single-call");
+      assert.equal(report.phases.arguments.requests, 0);
+      // One call per step, plus the one $result lookup.
+      assert.equal(report.model_calls, 9);
+      assert.equal(s.server.requests.length, 9);
+      // Every request carries the same response schema, enforced: strict for OpenAI, the forced tool for Anthropic.
+      const schemas = s.server.requests.map((r: any) =>
+        JSON.stringify(wire === "openai" ? r.body.response_format : r.body.tools)
+      );
+      assert.equal(new Set(schemas).size, 1);
+      if (wire === "openai") assert.equal((s.server.requests[0].body as any).response_format.json_schema.strict, true);
+    },
+  );
+}
 
 for (const wire of WIRES) {
   const name = NAMES[wire];

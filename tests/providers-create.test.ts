@@ -137,3 +137,38 @@ test("createProvider: an injected fetch is used for the call", async () => {
   assert.deepEqual(answer.value, { action: "finish" });
   assert.deepEqual(urls, ["http://127.0.0.1:9/v1/chat/completions"]);
 });
+
+test("createProvider: cache_ttl 1h marks every Anthropic cache breakpoint with a 1-hour lifetime; 5m leaves the default", async () => {
+  const server = await startAnthropicServer([
+    anthropicAnswer({ action: "finish" }),
+    anthropicAnswer({ action: "finish" }),
+  ]);
+  try {
+    const env = { ANTHROPIC_API_KEY: "ka", ANTHROPIC_BASE_URL: server.baseUrl };
+    for (const cache_ttl of ["1h", "5m"] as const) {
+      await createProvider({ kind: "anthropic", model: "m", cache_ttl }, { env }).complete(sampleTurnRequest(), {
+        model: "m",
+      });
+    }
+    const markers = server.requests.map((r) => {
+      const body = r.body as {
+        system?: { cache_control?: unknown }[];
+        messages: { content: { cache_control?: unknown }[] }[];
+      };
+      return [...(body.system ?? []), ...body.messages[0].content].flatMap((b) =>
+        b.cache_control ? [b.cache_control] : []
+      );
+    });
+    assert.ok(markers[0].length > 0);
+    assert.ok(markers[0].every((m) => JSON.stringify(m) === '{"type":"ephemeral","ttl":"1h"}'));
+    assert.ok(markers[1].length > 0);
+    assert.ok(markers[1].every((m) => JSON.stringify(m) === '{"type":"ephemeral"}'));
+  } finally {
+    await server.close();
+  }
+  const wrong = startupError(() =>
+    createProvider({ kind: "openai", model: "m", cache_ttl: "1h" }, { env: { OPENAI_API_KEY: "k" } })
+  );
+  assert.match(wrong.message, /cache_ttl applies only to kind "anthropic", not "openai"/);
+  assert.equal(ProviderConfig.safeParse({ kind: "anthropic", model: "m", cache_ttl: "2h" }).success, false);
+});

@@ -14,6 +14,9 @@ import {
 import { createEvent } from "../lib/events.ts";
 import { ResultStore } from "../lib/store.ts";
 import { utf8Length } from "../lib/digest.ts";
+import { runLoop } from "../lib/loop.ts";
+import { ScriptedProvider } from "../lib/replay.ts";
+import { give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 
 test("headAndTail shows at least the limit, cut on character boundaries, and counts what it leaves out", () => {
   fc.assert(
@@ -110,4 +113,44 @@ test("an output only a little over the preview is shown whole, with no reference
   const cut = renderRetained(event(far), store).output as { ref: string; omitted: number };
   assert.equal(cut.omitted, 900 - 512);
   assert.match(cut.ref, /^sha256:[0-9a-f]{12}$/);
+});
+
+test("bounded: an output an earlier step showed is named by that step, never sent again; small repeats stay inline", async () => {
+  const big = "def parse(x):\n    return x\n".repeat(200);
+  const small = "ok\n";
+  const reads = [big, small, "other output\n".repeat(50), big, small, big];
+  const store = new ResultStore();
+  const answers = [
+    ...reads.flatMap((_, i) => [pick("read_file"), give({ path: `f${i}.py` })]),
+    pick("finish"),
+    give({ status: "success", summary: "done" }),
+  ];
+  const provider = new ScriptedProvider(answers, { keepRequests: true });
+  let t = 0;
+  const result = await runLoop(sliceRequest(), {
+    policy: "bounded",
+    provider,
+    executor: new ScriptedExecutor(store, reads.slice()),
+    store,
+    now: () => (t += 1),
+    version: "test",
+  });
+  assert.equal(result.outcome, "completed");
+  const last = provider.requests.at(-1)!;
+  const events = (last.sections.find((s) => s.section === "events") as { events: Record<string, unknown>[] }).events;
+  const output = (step: number) => events.find((e) => e.step === step)!.result;
+  assert.equal(typeof output(1) === "object" && "head" in (output(1) as object), true, "the first showing previews");
+  for (const step of [4, 6]) {
+    assert.deepEqual(output(step), {
+      ref: store.abbreviate(store.put(big).digest),
+      bytes: utf8Length(big),
+      same_as_step: 1,
+    });
+  }
+  assert.equal(output(5), small, "a repeat too small to be worth a reference is shown");
+  // The newest view does not continue a repeated output either.
+  const atSix = provider.requests.find((r) =>
+    r.sections.some((s) => s.section === "candidates" && (s as { step?: number }).step === 7)
+  )!;
+  assert.equal(atSix.sections.some((s) => s.section === "newest"), false);
 });

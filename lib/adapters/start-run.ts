@@ -5,7 +5,7 @@ import { closeSync, constants, openSync, readdirSync, readFileSync, statSync, un
 import { join, resolve } from "node:path";
 import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog-plan.ts";
 import { loadCatalog } from "../catalog.ts";
-import type { ContextPolicyName } from "../policy.ts";
+import type { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
 import { type ContextReport, unstartedReport } from "../context-report.ts";
 import { describeFsError, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
 import type { Executor } from "../executor.ts";
@@ -21,9 +21,9 @@ import {
   type RecordingEntry,
   recordingLine,
 } from "../recording.ts";
-import { ComparingExecutor, RecordedExecutor, ScriptedProvider } from "../replay.ts";
+import { ComparingExecutor, convertAnswers, RecordedExecutor, recordingProtocol, ScriptedProvider } from "../replay.ts";
 import type { Routed } from "../routing.ts";
-import { SliceRequest } from "../slice.ts";
+import { availableActions, SliceRequest } from "../slice.ts";
 import { ResultStore } from "../store.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent } from "../run-events.ts";
 import { createTracer, type TraceLine } from "../trace.ts";
@@ -64,6 +64,11 @@ export type RunOptions = {
   sandbox?: SandboxMode;
   /** Where the notice that processes run unsandboxed goes (once per process); default: stderr. */
   warn?: (message: string) => void;
+  /** "two-call" or "single-call" model calls per step; overrides the request's (and the catalog's) step_protocol. A
+   * replay converts the recorded answers to it. */
+  stepProtocol?: StepProtocol;
+  /** Bounded previews: "compact", "balanced" or "wide"; overrides the request's (and the catalog's) previews. */
+  previewMode?: PreviewMode;
 };
 
 /** A run's result. `outcome` says what happened, including a run that never started; the report has landed. */
@@ -296,6 +301,8 @@ async function prepare(
     provider ??= traced((http) => createProvider(plan.model, { env, ...http }));
     secretNames = [...secretNames, ...plan.secretEnvNames];
   }
+  if (options.stepProtocol) request = { ...request, step_protocol: options.stepProtocol };
+  if (options.previewMode) request = { ...request, previews: options.previewMode };
   const replay = options.replay;
   if (replay) {
     // A catalog run's classification call is replayed into the report as it was measured; the loop gets the rest.
@@ -309,7 +316,9 @@ async function prepare(
       checkpoint: false,
       lookup: false,
     }));
-    provider ??= traced(() => new ScriptedProvider(answers));
+    const protocol = { from: recordingProtocol(replay.recording), to: request.step_protocol ?? "two-call" } as const;
+    const script = convertAnswers(answers, { ...protocol, actions: availableActions(request) });
+    provider ??= traced(() => new ScriptedProvider(script));
   }
   // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
   provider ??= traced((http) => providerForModel(request.model, { env, http }));

@@ -18,7 +18,7 @@ import { wrapResponseSchema } from "./wrap-response-schema.ts";
 /** The API accepts at most this many cache_control markers per request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
 
-type TextBlock = { type: "text"; text: string; cache_control?: { type: "ephemeral" } };
+type TextBlock = { type: "text"; text: string; cache_control?: { type: "ephemeral"; ttl?: "1h" } };
 
 export type AnthropicTool = { name: string; description: string; input_schema: JsonSchema };
 
@@ -91,9 +91,12 @@ function messageBlocks(rest: readonly Section[]): { blocks: TextBlock[]; breakpo
 
 export function convertToAnthropicRequest(
   request: TurnRequest,
-  { model, maxTokens, tools: sent = [] }: {
+  { model, maxTokens, tools: sent = [], cacheTtl = "5m" }: {
     model: string;
     maxTokens: number;
+    /** The cache's lifetime: 5m (the API's default, left unsaid) or 1h (said on every marker: a request mixing
+     * lifetimes must put the longer ones first, so all are one). */
+    cacheTtl?: "5m" | "1h";
     /** The `tools` of the previous body this adapter sent; the new body keeps them, in order, and adds its own. */
     tools?: readonly AnthropicTool[];
   },
@@ -106,7 +109,9 @@ export function convertToAnthropicRequest(
     ...system.breakpoints.map((i) => system.blocks[i]),
     ...content.breakpoints.map((i) => content.blocks[i]),
   ].slice(-MAX_CACHE_BREAKPOINTS);
-  for (const block of marked) block.cache_control = { type: "ephemeral" };
+  for (const block of marked) {
+    block.cache_control = cacheTtl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
+  }
 
   const { schema, aliases } = encodePropertyKeys(wrapResponseSchema(request.response_schema));
   const tool: AnthropicTool = {

@@ -9,6 +9,10 @@ export type ProviderKind = z.infer<typeof ProviderKind>;
 export const ResponseFormatMode = z.enum(["json_schema", "json_object", "none"]);
 export type ResponseFormatMode = z.infer<typeof ResponseFormatMode>;
 
+/** How long Anthropic keeps a cached prefix: 5 minutes (default; writes cost 1.25x input) or 1 hour (2x). */
+export const CacheTtl = z.enum(["5m", "1h"]);
+export type CacheTtl = z.infer<typeof CacheTtl>;
+
 export const ProviderConfig = z.strictObject({
   kind: ProviderKind.describe(
     "Which wire format: the Anthropic Messages API, the OpenAI API, or an OpenAI-compatible local server",
@@ -30,6 +34,11 @@ export const ProviderConfig = z.strictObject({
   max_tokens: z.number().int().positive().optional().describe("Output token limit per call"),
   response_format: ResponseFormatMode.optional().describe(
     "openai-compatible only: json_schema (default), json_object, or none when the server supports neither",
+  ),
+  cache_ttl: CacheTtl.optional().describe(
+    "anthropic only: how long the prompt cache keeps the stable prefix and the events, 5m (default; writes cost " +
+      "1.25x input) or 1h (writes 2x): 1h pays when calls are more than 5 minutes apart (slow tests, a human in the " +
+      "loop)",
   ),
   idle_timeout_ms: z.number().int().positive().optional().describe(
     "An attempt fails when nothing (not even headers) arrives for this long; retried. Default 30000; " +

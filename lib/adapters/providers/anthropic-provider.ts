@@ -1,6 +1,7 @@
 // The Anthropic Messages API adapter: pure converters around one POST /v1/messages, retried.
 import { convertAnthropicResponse } from "../../providers/convert-anthropic-response.ts";
 import { convertToAnthropicRequest } from "../../providers/convert-to-anthropic-request.ts";
+import type { CacheTtl } from "../../providers/provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
@@ -9,12 +10,14 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 const PROVIDER = "Anthropic API";
 
 export function createAnthropicProvider(
-  { apiKey, keyEnv, baseUrl, model, maxTokens }: {
+  { apiKey, keyEnv, baseUrl, model, maxTokens, cacheTtl }: {
     apiKey: string;
     keyEnv: string;
     baseUrl: string;
     model: string;
     maxTokens: number;
+    /** The prompt cache's lifetime: 5m (default) or 1h. */
+    cacheTtl?: CacheTtl;
   },
   { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
     HttpOptions = {},
@@ -24,7 +27,11 @@ export function createAnthropicProvider(
     name: "anthropic",
     capabilities: { prompt_caching: true, schema_enforcement: true },
     complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
-      const { body, aliases } = convertToAnthropicRequest(request, { model: model || options.model, maxTokens });
+      const { body, aliases } = convertToAnthropicRequest(request, {
+        model: model || options.model,
+        maxTokens,
+        cacheTtl,
+      });
       const headers = { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION };
       const deadlineAt = now() + deadlineMs;
       return withRetry(

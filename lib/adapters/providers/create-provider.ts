@@ -29,7 +29,7 @@ function isUrl(text: string): boolean {
 export function createProvider(config: ProviderConfig, { env, ...http }: CreateProviderOptions): Provider {
   const parsed = ProviderConfig.safeParse(config);
   if (!parsed.success) throw new StartupError(`Invalid model configuration: ${formatZodError(parsed.error)}`);
-  const { kind, model, base_url, api_key_env, max_tokens, response_format } = parsed.data;
+  const { kind, model, base_url, api_key_env, max_tokens, response_format, cache_ttl } = parsed.data;
   const { idle_timeout_ms, deadline_ms, max_response_bytes } = parsed.data;
   // The caller's limits (flags such as --provider-deadline-ms) override the configuration's, as flags do elsewhere.
   http.timeoutMs ??= idle_timeout_ms;
@@ -37,6 +37,9 @@ export function createProvider(config: ProviderConfig, { env, ...http }: CreateP
   http.maxResponseBytes ??= max_response_bytes;
   if (response_format !== undefined && kind !== "openai-compatible") {
     throw new StartupError(`Model "${model}": response_format applies only to kind "openai-compatible", not "${kind}"`);
+  }
+  if (cache_ttl !== undefined && kind !== "anthropic") {
+    throw new StartupError(`Model "${model}": cache_ttl applies only to kind "anthropic", not "${kind}"`);
   }
 
   const keyEnv = api_key_env ?? DEFAULT_KEY_ENVS[kind];
@@ -76,6 +79,7 @@ export function createProvider(config: ProviderConfig, { env, ...http }: CreateP
         baseUrl,
         model,
         maxTokens: max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+        cacheTtl: cache_ttl,
       },
       http,
     );

@@ -1,0 +1,118 @@
+// Price scenarios: the same cache behaviour (what is read, written or sent uncached, from bench/cost.ts) priced
+// several ways, and the floor of a step protocol under each. Prices are per input token, relative to an uncached one.
+import { BYTES_PER_TOKEN, type Costs } from "./cost.ts";
+
+/**
+ * A scenario prices Anthropic's three kinds of input (cache write, cache read, uncached) or OpenAI's two (cached,
+ * uncached). Anthropic 1h: a one-hour cache_ttl writes at 2x (same hits in a replay, which has no clock).
+ */
+export type PriceScenario =
+  | { id: string; label: string; kind: "anthropic"; write: number; read: number }
+  | { id: string; label: string; kind: "openai"; read: number };
+
+export const PRICE_SCENARIOS = [
+  { id: "anthropic", label: "Anthropic 5m (w 1.25, r 0.10)", kind: "anthropic", write: 1.25, read: 0.1 },
+  { id: "anthropic-1h", label: "Anthropic 1h (w 2, r 0.10)", kind: "anthropic", write: 2, read: 0.1 },
+  { id: "anthropic-r0.05", label: "read 0.05 (w 1.25)", kind: "anthropic", write: 1.25, read: 0.05 },
+  { id: "anthropic-r0.025", label: "read 0.025 (w 1.25)", kind: "anthropic", write: 1.25, read: 0.025 },
+  { id: "gpt-4.1", label: "GPT-4.1 (cached 0.25)", kind: "openai", read: 0.25 },
+  { id: "gpt-5", label: "GPT-5 (cached 0.10)", kind: "openai", read: 0.1 },
+] as const satisfies readonly PriceScenario[];
+export type ScenarioId = (typeof PRICE_SCENARIOS)[number]["id"];
+export const SCENARIO_IDS = PRICE_SCENARIOS.map((s) => s.id) as ScenarioId[];
+
+/** A run's input cost (token units) under a scenario, from its measured cache behaviour. */
+export function scenarioCost(costs: Costs, scenario: PriceScenario): number {
+  if (scenario.kind === "openai") {
+    const cached = costs.cachedTokens.openai;
+    return cached * scenario.read + (costs.openaiTokens - cached);
+  }
+  const read = costs.cachedTokens.anthropic;
+  const write = costs.anthropicWriteTokens;
+  return read * scenario.read + write * scenario.write + (costs.tokens - read - write);
+}
+
+export function scenarioCosts(costs: Costs): Record<ScenarioId, number> {
+  return Object.fromEntries(PRICE_SCENARIOS.map((s) => [s.id, scenarioCost(costs, s)])) as Record<ScenarioId, number>;
+}
+
+/** What one model call must show at least (bytes of the Anthropic body, by part), and the step it belongs to. */
+export type FloorCall = {
+  step: number;
+  /** Tools (response format) and the prefix: instructions, intent, tasks. */
+  fixed: number;
+  /** Candidates and lookup responses: new on every call. */
+  candidates: number;
+  /** The newest event (the output the step reacts to). */
+  newest: number;
+};
+
+/** The write price a scenario charges for a cached prefix (OpenAI has no write premium). */
+const writePrice = (s: PriceScenario) => (s.kind === "anthropic" ? s.write : 1);
+
+/**
+ * The floor of a protocol under a scenario, in token units: every call shows the tools and prefix (written once,
+ * read after), its candidates uncached, and the newest output. F2 lets the calls of a step that share one newest
+ * event cache it (min(w + r(k - 1), k) per byte over its k calls); F1 (strict) counts each newest output once,
+ * uncached, whatever the number of calls. No policy can pay less than F2 under this protocol.
+ */
+export function floorCost(
+  calls: readonly FloorCall[],
+  scenario: PriceScenario,
+  { strict = false }: { strict?: boolean } = {},
+): number {
+  const w = writePrice(scenario);
+  const r = scenario.read;
+  let bytes = 0;
+  calls.forEach((call, i) => {
+    bytes += (i === 0 ? w : r) * call.fixed + call.candidates;
+  });
+  const groups = new Map<number, { k: number; n: number }>();
+  for (const call of calls) {
+    const g = groups.get(call.step) ?? { k: 0, n: call.newest };
+    g.k += 1;
+    groups.set(call.step, g);
+  }
+  for (const { k, n } of groups.values()) bytes += (strict ? 1 : Math.min(w + r * (k - 1), k)) * n;
+  return bytes / BYTES_PER_TOKEN;
+}
+
+export type Floors = { f2: Record<ScenarioId, number>; f1: Record<ScenarioId, number> };
+
+export function floorsOf(calls: readonly FloorCall[]): Floors {
+  const each = (strict: boolean) =>
+    Object.fromEntries(PRICE_SCENARIOS.map((s) => [s.id, floorCost(calls, s, { strict })])) as Record<
+      ScenarioId,
+      number
+    >;
+  return { f2: each(false), f1: each(true) };
+}
+
+export const emptyFloors = (): Floors => floorsOf([]);
+
+export function addFloors(into: Floors, from: Floors): void {
+  for (const id of SCENARIO_IDS) {
+    into.f2[id] += from.f2[id];
+    into.f1[id] += from.f1[id];
+  }
+}
+
+/**
+ * Recovery: a step whose action uses an identifier its request did not show pays one lookup call, modelled as its
+ * request sent again with everything before the candidates read from the cache, and the candidates plus a 1 KiB
+ * lookup response uncached.
+ */
+export const RECOVERY_RESPONSE_BYTES = 1024;
+
+export type Recovery = { calls: number; cachedBytes: number; uncachedBytes: number };
+export const emptyRecovery = (): Recovery => ({ calls: 0, cachedBytes: 0, uncachedBytes: 0 });
+
+export function addRecovery(into: Recovery, from: Recovery): void {
+  into.calls += from.calls;
+  into.cachedBytes += from.cachedBytes;
+  into.uncachedBytes += from.uncachedBytes;
+}
+
+export function recoveryCost(recovery: Recovery, scenario: PriceScenario): number {
+  return (recovery.cachedBytes * scenario.read + recovery.uncachedBytes) / BYTES_PER_TOKEN;
+}
