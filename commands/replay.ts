@@ -4,6 +4,7 @@ import { basename, join, resolve } from "node:path";
 import { startRun } from "../lib/adapters/start-run.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { describeJsonFailure, readJson } from "../lib/json-text.ts";
+import { digestOf } from "../lib/digest.ts";
 import { describeJson } from "../lib/importers/source.ts";
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
@@ -112,15 +113,15 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
 
   if (values.resume) throw new UsageError("--resume continues a batch (several recordings or a folder)");
   const file = files[0];
-  const recording = file === "-"
-    ? parseRecordingText(await io.readStdin(), { name: "stdin", from })
-    : loadRecording(file, from);
+  const text = file === "-" ? await io.readStdin() : readRecordingText(file);
+  // Its digest goes into the report: batches resume and pair runs by the recording, not its name or position.
+  const recording = parseRecordingText(text, { name: file === "-" ? "stdin" : basename(file), from });
   const reporter = new Reporter(io, { command: "replay", format, quiet: values.quiet });
   const workspace = values.workspace ? resolve(io.cwd, values.workspace) : ".";
   const result = await startRun({ request: { ...recording.header.slice, workspace } }, {
     contextPolicy: policy,
     contextReport: reportPath,
-    replay: { recording, execute: values.execute },
+    replay: { recording, execute: values.execute, digest: digestOf(text) },
     sandbox,
     warn: (message) => io.stderr(`loom replay: ${message}\n`),
     signal: io.signal,
@@ -131,14 +132,12 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   return reporter.run(result, { label: `replay ${file === "-" ? "stdin" : basename(file)}` });
 }
 
-export function loadRecording(file: string, from: string): Recording {
-  let text: string;
+function readRecordingText(file: string): string {
   try {
-    text = readFileSync(file, "utf8");
+    return readFileSync(file, "utf8");
   } catch (error) {
     throw new UsageError(`Cannot read recording ${JSON.stringify(file)}: ${describeFsError(error)}`);
   }
-  return parseRecordingText(text, { name: basename(file), from });
 }
 
 /** A recording's text in the format given (or detected, for auto); a forced format that does not fit names what was found. */

@@ -8,6 +8,7 @@ import { addUsage, NULL_USAGE, Phase, Usage } from "./turn.ts";
 export const REPORT_SCHEMA_VERSION = 1;
 
 const count = z.number().int().nonnegative();
+const RecordingDigest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
 export const PhaseStats = z.strictObject({
   requests: count.describe("Model requests in this phase (executions for the execution phase)"),
@@ -68,6 +69,9 @@ export const ContextReport = z.strictObject({
   final_usage: Usage.nullable().describe("Usage of a run that ended normally (completed, step limit, suspended)"),
   partial_usage: Usage.nullable().describe("Usage observed before the run ended with an error"),
   calls: z.array(CallRecord).describe("One entry per model call, in order"),
+  recording: RecordingDigest.optional().describe(
+    "A replay's recording: sha256 of its bytes as read (absent for a run), so batches pair and resume by recording",
+  ),
 });
 export type ContextReport = z.infer<typeof ContextReport>;
 
@@ -218,6 +222,7 @@ export const AggregateReport = z.strictObject({
       request_bytes: count,
       max_request_bytes: count,
       checkpoints: count,
+      recording: RecordingDigest.optional().describe("The run's recording (sha256 of its bytes): its identity"),
     }),
   ),
   outcomes: z.record(z.string(), count),
@@ -291,6 +296,7 @@ export function aggregateReports(
       request_bytes: requestBytes(report.phases).total,
       max_request_bytes: requestBytes(report.phases).max,
       checkpoints: report.checkpoints,
+      ...(report.recording ? { recording: report.recording } : {}),
     })),
     ...totals,
   };

@@ -85,7 +85,11 @@ export type RunInput =
 export type StartOptions = RunOptions & {
   /** Replay a recording: its answers script the provider; its executions stand in for the workspace unless `execute`
    * (then the workspace executes for real and each report is compared with the recorded one). */
-  replay?: { recording: Recording; execute: boolean };
+  replay?: {
+    recording: Recording;
+    execute: boolean; /** sha256 of the recording's bytes, kept in the report. */
+    digest?: string;
+  };
   /** Replace the workspace executors; gets the run's result store. */
   executor?: (store: ResultStore) => Executor;
   /** Provider limits from flags (the idle timeout and deadline); they override a catalog model's own settings. */
@@ -174,6 +178,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       elapsedMs: now() - started,
     });
   }
+  if (options.replay?.digest) report = { ...report, recording: options.replay.digest };
   let reportPath = known.reportPath ?? null;
   let unwritable = false;
   if (reportPath !== null) {
