@@ -1,7 +1,9 @@
 // One self-contained HTML page for `loom report --html`: the summary table and two SVG charts, no scripts, no network.
 import type { NamedReport } from "./report-load.ts";
+import { alignRuns, type RunRow } from "./report-pairs.ts";
 import {
   comparisonRows,
+  describeRunPairing,
   formatBytes,
   formatCount,
   formatMs,
@@ -176,19 +178,32 @@ export function renderReportHtml(
       }]
       : []
   );
-  const runSeries = (pick: (row: { request_bytes: number; max_request_bytes: number }) => number): RunSeries[] =>
-    reports.flatMap((r, index) =>
-      r.kind === "aggregate" && r.report.runs.length > 0
-        ? [{
-          index,
-          label: `[${index + 1}] ${r.file} (${r.report.policy})`,
-          names: r.report.runs.map((row) => row.name),
-          values: r.report.runs.map(pick),
-        }]
-        : []
-    );
-  const perRunTotal = runSeries((row) => row.request_bytes);
-  const perRunMax = runSeries((row) => row.max_request_bytes);
+  const aggregates = reports.flatMap((r, index) =>
+    r.kind === "aggregate" && r.report.runs.length > 0 ? [{ index, file: r.file, report: r.report }] : []
+  );
+  // One group of bars per recording, every aggregate's run of it side by side: paired by recording, not position.
+  const aligned = alignRuns(aggregates.map((a) => a.report.runs));
+  const runSeries = (pick: (row: RunRow) => number, { paired }: { paired: boolean }): RunSeries[] =>
+    aggregates.map(({ index, file, report }, k) => ({
+      index,
+      label: `[${index + 1}] ${file} (${report.policy})`,
+      names: paired ? aligned.names : report.runs.map((row) => row.name),
+      values: paired
+        ? aligned.columns.map((column) => column[k] === null ? null : pick(report.runs[column[k]!]))
+        : report.runs.map(pick),
+    }));
+  const perRunTotal = runSeries((row) => row.request_bytes, { paired: true });
+  const distributionTotal = runSeries((row) => row.request_bytes, { paired: false });
+  const perRunMax = runSeries((row) => row.max_request_bytes, { paired: false });
+  const pairingNotes = doc.comparisons.flatMap((c, k) =>
+    c.runs
+      ? [
+        `<p class="note pairing" data-series="${k + 1}">${
+          escapeHtml(describeRunPairing(c.runs, { index: k + 1 }))
+        }</p>`,
+      ]
+      : []
+  );
   const skipped = reports.flatMap((r, i) =>
     (r.kind === "run" && r.report.calls.length > 0) || (r.kind === "aggregate" && r.report.runs.length > 0)
       ? []
@@ -238,9 +253,16 @@ ${
 </section>`;
   const aggregateSections = perRunTotal.length === 0 ? "" : `<section id="per-run">
 <h2>Request bytes per run</h2>
-<p class="note">One bar per run of each aggregate, in the batch's order${
-    perRunTotal.length > 1 ? " (runs matched by position)" : ""
-  }.</p>
+<p class="note">${
+    perRunTotal.length > 1
+      ? `One group per recording, in [${
+        aggregates[0].index + 1
+      }]'s order, with each aggregate's run of it: runs are paired by ${
+        aligned.paired_by === "recording" ? "recording (sha256 of its bytes)" : "recording file name"
+      }, never by position; a gap is a run the aggregate lacks.`
+      : "One bar per run, in the batch's order."
+  }</p>
+${pairingNotes.join("\n")}
 ${
     responsive((frame, suffix) =>
       runBars({ id: `chart-per-run${suffix}`, series: perRunTotal, frame, title: "request bytes" })
@@ -255,7 +277,7 @@ ${
     responsive((frame, suffix) =>
       distributionChart({
         id: `chart-distribution-total${suffix}`,
-        series: perRunTotal,
+        series: distributionTotal,
         frame,
         title: "request bytes per run",
       })

@@ -5,7 +5,12 @@ import assert from "node:assert/strict";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import fc from "fast-check";
 import { main } from "../main.ts";
+import { aggregateReports, ReportBuilder } from "../lib/context-report.ts";
+import type { ContextPolicyName } from "../lib/policy.ts";
+import { pairRuns } from "../lib/report-pairs.ts";
+import { VERSION } from "../lib/version.ts";
 import { ROOT } from "./helpers/binary.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 
@@ -82,4 +87,127 @@ test("--resume refuses a report whose recording has changed since, and one made 
   const older = await loom(["replay", folder, "--quiet", "--resume", "--reports-dir", "runs"], dir);
   assert.equal(older.code, 2);
   assert.match(older.stderr, /1-a\.json" was made under loom 0\.0\.1, not loom \d+\.\d+\.\d+;/);
+});
+
+const digest = (n: number) => `sha256:${n.toString(16).padStart(64, "0")}`;
+
+/** An aggregate whose runs are [name, recording number, request bytes], in the order given. */
+function aggregateOf(policy: ContextPolicyName, runs: [string, number, number][]) {
+  return aggregateReports(
+    runs.map(([name, recording, bytes]) => {
+      const b = new ReportBuilder({ policy, version: VERSION });
+      b.recordCall({
+        phase: "selection",
+        step: 1,
+        request_bytes: bytes,
+        elapsed_ms: 1,
+        usage: { input: null, cache_read: null, cache_write: null, output: null },
+        checkpoint: false,
+        lookup: false,
+      });
+      const report = b.finish({ outcome: "completed", error: null, totalElapsedMs: 1 });
+      return { name, path: null, report: { ...report, recording: digest(recording) } };
+    }),
+    { version: VERSION, policy },
+  );
+}
+
+test("a comparison of two aggregates pairs runs by recording, lists the unmatched, in text, JSON and HTML", async (t) => {
+  const dir = tempDir(t);
+  // The baseline merged shards [x y][z]; the other batch merged [z][x w] (and y is missing, w is new).
+  writeFileSync(
+    join(dir, "legacy.json"),
+    JSON.stringify(aggregateOf("legacy", [["x", 1, 100], ["y", 2, 200], ["z", 3, 300]])),
+  );
+  writeFileSync(
+    join(dir, "bounded.json"),
+    JSON.stringify(aggregateOf("bounded", [["z", 3, 330], ["x", 1, 110], ["w", 4, 999]])),
+  );
+
+  const json = await loom(["report", "legacy.json", "bounded.json", "--json"], dir);
+  assert.equal(json.code, 0, json.stderr);
+  const [comparison] = JSON.parse(json.stdout).comparisons;
+  assert.deepEqual(comparison.runs, {
+    paired_by: "recording",
+    paired: 2,
+    only_in_baseline: ["y"],
+    only_in_report: ["w"],
+    paired_request_bytes: { baseline: 400, report: 440, ratio: 1.1 },
+  });
+
+  const text = await loom(["report", "legacy.json", "bounded.json"], dir);
+  assert.match(
+    text.stdout,
+    /^\[2\] runs paired with \[1\] by recording \(sha256\): 2 paired, only in \[1\]: y; only in \[2\]: w \(the totals above include them\); request bytes over the paired runs alone: 1\.10×$/m,
+  );
+
+  const html = await loom(["report", "legacy.json", "bounded.json", "--html", "r.html"], dir);
+  assert.equal(html.code, 0, html.stderr);
+  const page = readFileSync(join(dir, "r.html"), "utf8");
+  const chart = page.slice(
+    page.indexOf('id="chart-per-run"'),
+    page.indexOf("</svg>", page.indexOf('id="chart-per-run"')),
+  );
+  const bars = [...chart.matchAll(/<g class="bars"[^>]*data-series="(\d)"[^>]*>(.*?)<\/g>/g)].map((
+    [, series, rects],
+  ) => ({
+    series,
+    runs: [...rects.matchAll(/data-run="(\w)" data-slot="(\d)"[^>]*><title>[^<]*· ([\d.]+ B)</g)].map((m) =>
+      m.slice(1).join(" ")
+    ),
+  }));
+  assert.deepEqual(bars, [
+    { series: "0", runs: ["x 0 100 B", "y 1 200 B", "z 2 300 B"] },
+    { series: "1", runs: ["x 0 110 B", "z 2 330 B", "w 3 999 B"] },
+  ]);
+  assert.match(page, /runs are paired by recording \(sha256 of its bytes\), never by position/);
+  assert.match(
+    page,
+    /<p class="note pairing" data-series="1">\[2\] runs paired with \[1\] by recording \(sha256\): 2 paired, only in \[1\]: y; only in \[2\]: w/,
+  );
+});
+
+test("pairing: renamed recordings pair by digest, copies of one recording pair by name first, and old reports by name", () => {
+  const row = (name: string, recording?: number) => ({
+    name,
+    report: null,
+    outcome: "completed" as const,
+    model_calls: 1,
+    request_bytes: 1,
+    max_request_bytes: 1,
+    checkpoints: 0,
+    ...(recording === undefined ? {} : { recording: digest(recording) }),
+  });
+  assert.deepEqual(pairRuns([row("a", 1), row("b", 1), row("c", 2)], [row("b", 1), row("renamed", 2), row("a", 1)]), {
+    paired_by: "recording",
+    pairs: [[0, 2], [1, 0], [2, 1]],
+    only_in_baseline: [],
+    only_in_report: [],
+  });
+  const old = pairRuns([row("a"), row("b", 1)], [row("b", 1), row("a", 1)]);
+  assert.equal(old.paired_by, "name");
+  assert.deepEqual(old.pairs, [[0, 1], [1, 0]]);
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.constantFrom("a", "b", "c"), fc.integer({ min: 0, max: 3 })), { maxLength: 8 }),
+      fc.array(fc.tuple(fc.constantFrom("a", "b", "c"), fc.integer({ min: 0, max: 3 })), { maxLength: 8 }),
+      (left, right) => {
+        const l = left.map(([n, r]) => row(n, r)),
+          r = right.map(([n, d]) => row(n, d));
+        const p = pairRuns(l, r);
+        // Every pair is one recording; every run is paired or listed once; pairs never share a run.
+        for (const [i, j] of p.pairs) {
+          assert.equal(l[i].recording, r[j].recording);
+        }
+        assert.equal(p.pairs.length + p.only_in_baseline.length, l.length);
+        assert.equal(p.pairs.length + p.only_in_report.length, r.length);
+        assert.equal(new Set(p.pairs.map(([, j]) => j)).size, p.pairs.length);
+        // As many pairs as the recordings the two share, counted with copies.
+        const count = (rows: typeof l) =>
+          rows.reduce((m, x) => m.set(x.recording!, (m.get(x.recording!) ?? 0) + 1), new Map<string, number>());
+        const cl = count(l), cr = count(r);
+        assert.equal(p.pairs.length, [...cl].reduce((n, [k, c]) => n + Math.min(c, cr.get(k) ?? 0), 0));
+      },
+    ),
+  );
 });
