@@ -6,75 +6,24 @@ import { describeFsError, UsageError } from "../lib/errors.ts";
 import { describeJsonFailure, readJson } from "../lib/json-text.ts";
 import { digestOf } from "../lib/digest.ts";
 import { describeJson } from "../lib/importers/source.ts";
-import { detectFormat, IMPORT_FORMATS, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
+import { detectFormat, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
 import type { Io } from "./io.ts";
-import { outputFormatOption, outputPathOption, parseCommandArgs, policyOption, sandboxOption } from "./options.ts";
+import { parseCommand } from "./cli-spec.ts";
+import { userSettings } from "./config.ts";
+import { outputFormatOption, outputPathOption, policyOption, sandboxOption } from "./options.ts";
+import { REPLAY_FORMATS, REPLAY_SPEC } from "./specs.ts";
 import { defaultJobs, replayBatch } from "./replay-batch.ts";
 import { traceWriter } from "./trace-file.ts";
 import { Reporter } from "./reporter.ts";
 
-const HELP = `loom replay RECORDING… [options]
-
-RECORDING is a file, a folder of recordings, or - for one recording on stdin.
-
-Drives the governed loop from recorded workflows: the recorded model answers in order, and the recorded execution
-reports (no workspace needed) or, with --execute, real execution against --workspace.
-
-Options:
-  --from FORMAT           auto (default: detect per file), or force one of loom, mini-swe-agent, swe-agent,
-                          openai-messages
-  --context-policy NAME   legacy (default) or bounded
-  --context-report PATH   write the context report (for several recordings: the aggregate report)
-  --reports-dir DIR       per-recording reports when replaying several (default: beside the aggregate)
-  --workspace DIR         with --execute: the workspace to execute in
-  --execute               execute for real and compare each report with the recorded one
-  --sandbox MODE          with --execute: auto (default), required or off (docs/sandbox.md)
-  --jobs N                replay several recordings in N parallel workers (default: the CPU count)
-  --resume                skip recordings whose per-recording report exists and is complete (a batch that was
-                          interrupted continues where it stopped)
-  --trace FILE            write a request trace: one JSON line per model call with the TurnRequest exactly as
-                          measured (it holds the prompts and recorded outputs; reports never do)
-  --output-format FORMAT  text (default), json (one result object; a batch: its summary with a row per recording)
-                          or stream-json (one recording: one JSON event per line, then the result)
-  --json                  short for --output-format json
-  --quiet                 no progress on stderr
-
-Exit codes: one recording exits as a run does (0 completed, 1 failed or executed differently, 3 startup failure,
-4 suspended, 5 archive capacity exceeded, 6 step limit, 7 no valid answer). Several recordings: 0 when every one completed, 1 when any
-did not complete or could not be replayed, 130 when interrupted. 2 is a usage error.
-`;
-
-export const REPLAY_OPTIONS = {
-  from: { type: "string", default: "auto" },
-  "context-policy": { type: "string", default: "legacy" },
-  "context-report": { type: "string" },
-  "reports-dir": { type: "string" },
-  workspace: { type: "string" },
-  execute: { type: "boolean", default: false },
-  sandbox: { type: "string" },
-  jobs: { type: "string" },
-  resume: { type: "boolean", default: false },
-  trace: { type: "string" },
-  "output-format": { type: "string" },
-  json: { type: "boolean", default: false },
-  quiet: { type: "boolean", default: false },
-  help: { type: "boolean", short: "h", default: false },
-} as const;
-
-export const FORMATS = ["loom", ...IMPORT_FORMATS, "auto"] as const;
+export const FORMATS = REPLAY_FORMATS;
 
 export async function replayCommand(argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, REPLAY_OPTIONS, { command: "replay" });
-  if (values.help) {
-    io.stdout(HELP);
-    return 0;
-  }
-  const from = values.from as string;
-  if (!(FORMATS as readonly string[]).includes(from)) {
-    throw new UsageError(`--from ${JSON.stringify(from)}: expected one of ${FORMATS.join(", ")}`);
-  }
-  const policy = policyOption(values["context-policy"]);
+  const { values, positionals } = parseCommand(REPLAY_SPEC, argv, { command: "replay" });
+  const from = values.from ?? "auto";
+  // flag > LOOM_CONTEXT_POLICY > the config file's context_policy > legacy
+  const policy = policyOption(userSettings(io, { context_policy: values["context-policy"] }).context_policy.value);
   const format = outputFormatOption({ json: values.json, format: values["output-format"] });
   if (values.execute && !values.workspace) throw new UsageError("--execute needs --workspace DIR");
   if (values.workspace && !values.execute) throw new UsageError("--workspace is only used with --execute");
@@ -121,7 +70,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const result = await startRun({ request: { ...recording.header.slice, workspace } }, {
     contextPolicy: policy,
     contextReport: reportPath,
-    replay: { recording, execute: values.execute, digest: digestOf(text) },
+    replay: { recording, execute: values.execute === true, digest: digestOf(text) },
     sandbox,
     warn: (message) => io.stderr(`loom replay: ${message}\n`),
     signal: io.signal,

@@ -7,32 +7,9 @@ import { UsageError } from "../lib/errors.ts";
 import { describeReadError, type NamedReport, parseReport } from "../lib/report-load.ts";
 import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
-import { parseCommandArgs } from "./options.ts";
+import { parseCommand } from "./cli-spec.ts";
+import { REPORT_SPEC } from "./specs.ts";
 import { type OutputFormat, Reporter } from "./reporter.ts";
-
-export const REPORT_USAGE = `Usage: loom report REPORT [REPORT…] [--json | --html FILE] [--label NAME…]
-       loom report --merge AGGREGATE… [-o FILE]
-
-Summarises one context report (written by --context-report) or compares several side by side,
-with ratios against the first. Aggregate reports from a batch replay are accepted too.
-
-Options:
-  --json             print the summary or comparison as one JSON object
-  --html FILE        write a self-contained HTML page with charts to FILE and print its path
-  --label NAME       name a report in the output (once per report, in order; default: its file name)
-  --merge            merge the aggregate reports of a batch's shards into one aggregate (same policy)
-  -o, --output FILE  with --merge: write the merged aggregate to FILE (default: stdout)
-  -h, --help         show this help
-`;
-
-export const REPORT_OPTIONS = {
-  json: { type: "boolean" },
-  html: { type: "string" },
-  label: { type: "string", multiple: true },
-  merge: { type: "boolean" },
-  output: { type: "string", short: "o" },
-  help: { type: "boolean", short: "h" },
-} as const;
 
 type ReportOptions = {
   files: string[];
@@ -41,9 +18,8 @@ type ReportOptions = {
   merge: { output: string | null } | null;
 };
 
-function parseReportArgs(argv: string[]): ReportOptions | "help" {
-  const { values, positionals } = parseCommandArgs(argv, REPORT_OPTIONS, { command: "report" });
-  if (values.help) return "help";
+function parseReportArgs(argv: string[]): ReportOptions {
+  const { values, positionals } = parseCommand(REPORT_SPEC, argv, { command: "report" });
   if (positionals.length === 0) {
     throw new UsageError("Missing REPORT: give at least one context report file (see loom report --help)");
   }
@@ -77,10 +53,6 @@ async function loadReport(file: string, cwd: string): Promise<NamedReport> {
 /** Bad input is a usage error (exit 2): main.ts prints it as one line naming the file and what was wrong. */
 export async function reportCommand(argv: string[], io: Io): Promise<number> {
   const options = parseReportArgs(argv);
-  if (options === "help") {
-    io.stdout(REPORT_USAGE);
-    return 0;
-  }
   const loaded: NamedReport[] = [];
   for (const file of options.files) loaded.push(await loadReport(file, io.cwd));
   const reporter = new Reporter(io, { command: "report", format: options.format });

@@ -2,6 +2,7 @@
 // printed by `loom schema NAME` and shipped in schemas/ (kept equal by tests and scripts/gen-schemas.ts).
 import { z } from "zod";
 import { Catalog } from "./catalog.ts";
+import { UserConfig } from "./config.ts";
 import { AggregateReport, ContextReport } from "./context-report.ts";
 import { SliceRequestFile } from "./slice.ts";
 import { RunEvent } from "./run-events.ts";
@@ -19,6 +20,7 @@ export const SCHEMAS = {
   report: ContextReport,
   aggregate: AggregateReport,
   events: RunEvent,
+  config: UserConfig,
 } as const satisfies Record<string, z.ZodType>;
 
 export type SchemaName = keyof typeof SCHEMAS;
@@ -31,6 +33,7 @@ export const SCHEMA_PATHS: Record<SchemaName, string> = {
   request: "schemas/request.schema.json",
   aggregate: "schemas/aggregate-report.schema.json",
   events: "schemas/events.schema.json",
+  config: "schemas/config.schema.json",
 };
 
 /** The exact text of a schema file: stable two-space JSON with a trailing newline. */

@@ -48,13 +48,13 @@ test("deno.json names no other version", () => {
 test("--version shows the commit and build date the build put in, 'unknown' for what it left out", () => {
   assert.equal(
     versionLine({ commit: "1a2b3c4d5e6f", date: "2026-12-01T02:03:04Z" }),
-    `${version} (commit 1a2b3c4d5e6f, built 2026-12-01T02:03:04Z)`,
+    `loom ${version} (commit 1a2b3c4d5e6f, built 2026-12-01T02:03:04Z)`,
   );
   assert.equal(
     versionLine({ commit: null, date: "2026-12-01T02:03:04Z" }),
-    `${version} (commit unknown, built 2026-12-01T02:03:04Z)`,
+    `loom ${version} (commit unknown, built 2026-12-01T02:03:04Z)`,
   );
-  assert.equal(versionLine({ commit: null, date: null }), `${version} (from source)`);
+  assert.equal(versionLine({ commit: null, date: null }), `loom ${version} (from source)`);
   // Tests run from source: nothing was defined.
   assert.deepEqual(BUILD, { commit: null, date: null });
 });

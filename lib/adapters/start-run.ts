@@ -43,6 +43,8 @@ import type { SandboxMode } from "./sandbox.ts";
 export type RunOptions = {
   /** "legacy" (default) or "bounded". */
   contextPolicy?: ContextPolicyName;
+  /** The policy when neither contextPolicy nor the catalog names one (the user's LOOM_CONTEXT_POLICY or config). */
+  defaultPolicy?: ContextPolicyName;
   /** Write the context report here (atomically), for every outcome. */
   contextReport?: string;
   /** The model provider; default: the one the request's model ("PROVIDER/MODEL") names, keys from the environment. */
@@ -92,6 +94,8 @@ export type StartOptions = RunOptions & {
   };
   /** Replace the workspace executors; gets the run's result store. */
   executor?: (store: ResultStore) => Executor;
+  /** The provider's API base URL for a request's "PROVIDER/MODEL" (--base-url); catalogs name their own. */
+  baseUrl?: string;
   /** Provider limits from flags (the idle timeout and deadline); they override a catalog model's own settings. */
   http?: { timeoutMs?: number; deadlineMs?: number };
   /** Where providers read their credentials (default: the process environment). */
@@ -110,7 +114,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   const now = options.now ?? (() => performance.now());
   const started = now();
   const known: CatalogKnown = {
-    policy: options.contextPolicy ?? "legacy",
+    policy: options.contextPolicy ?? options.defaultPolicy ?? "legacy",
     reportPath: options.contextReport,
     slice: options.replay?.recording.header.slice_name ?? null,
     route: null,
@@ -259,6 +263,7 @@ async function prepare(
     const { name, ...rest } = input.catalog;
     const plan = await planCatalogRun({ ...rest, catalog: readCatalog(rest.file, name) }, {
       policy: options.contextPolicy,
+      defaultPolicy: options.defaultPolicy,
       contextReport: options.contextReport,
       provider: (model) => record(traced((http) => createProvider(model, { env, ...http }))),
       now,
@@ -289,7 +294,7 @@ async function prepare(
     provider ??= traced(() => new ScriptedProvider(answers));
   }
   // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
-  provider ??= traced((http) => providerForModel(request.model, { env, http }));
+  provider ??= traced((http) => providerForModel(request.model, { env, http, baseUrl: options.baseUrl }));
 
   let executor = options.executor?.(store);
   if (!executor && replay && !replay.execute) executor = new RecordedExecutor(replay.recording.executions, { store });

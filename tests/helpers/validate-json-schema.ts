@@ -6,6 +6,7 @@ export type JsonSchemaNode = Record<string, unknown>;
 
 const KEYWORDS = new Set([
   "$schema",
+  "pattern",
   "description",
   "type",
   "const",
@@ -71,6 +72,9 @@ export function validateJsonSchema(schema: JsonSchemaNode, value: unknown, path 
     if (typeof schema.exclusiveMinimum === "number" && value <= schema.exclusiveMinimum) {
       errors.push(`${path}: not above exclusiveMinimum`);
     }
+  }
+  if (typeof value === "string" && typeof schema.pattern === "string" && !new RegExp(schema.pattern).test(value)) {
+    errors.push(`${path}: does not match ${schema.pattern}`);
   }
   if (typeof value === "string" && typeof schema.minLength === "number" && [...value].length < schema.minLength) {
     errors.push(`${path}: shorter than minLength`);

@@ -8,7 +8,7 @@ const KINDS = ["anthropic", "openai", "openai-compatible"] as const;
 
 export function providerForModel(
   model: string,
-  { env, http = {} }: { env: Record<string, string | undefined>; http?: HttpOptions },
+  { env, http = {}, baseUrl }: { env: Record<string, string | undefined>; http?: HttpOptions; baseUrl?: string },
 ): Provider {
   const slash = model.indexOf("/");
   const kind = slash === -1 ? "" : model.slice(0, slash);
@@ -21,7 +21,10 @@ export function providerForModel(
     );
   }
   const id = model.slice(slash + 1);
-  const provider = createProvider({ kind: kind as (typeof KINDS)[number], model: id }, { env, ...http });
+  const provider = createProvider(
+    { kind: kind as (typeof KINDS)[number], model: id, ...(baseUrl ? { base_url: baseUrl } : {}) },
+    { env, ...http },
+  );
   // The slice names "PROVIDER/MODEL"; the API knows only MODEL.
   return {
     name: provider.name,
