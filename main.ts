@@ -94,6 +94,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
 }
 
 /**
+ * What stderr can do: redraw a live line (a terminal, but not a dumb one), its width, and colour (never with a
+ * non-empty NO_COLOR: https://no-color.org).
+ */
+export function terminal(
+  { isTTY, columns, env }: { isTTY: boolean; columns?: number; env: Record<string, string | undefined> },
+): Pick<Io, "isTTY" | "columns" | "color"> {
+  const live = isTTY && env.TERM !== "dumb";
+  return { isTTY: live, columns: live ? columns : undefined, color: live && !env.NO_COLOR };
+}
+
+/**
  * All of a stream as UTF-8 text, read without blocking the event loop (a blocking read would hold SIGINT and SIGTERM
  * back until the writer closes the pipe). Rejects with InterruptedError as soon as the signal aborts.
  */
@@ -128,7 +139,7 @@ if (import.meta.main) {
     readStdin: () => readAll(process.stdin, controller.signal),
     env: process.env,
     cwd: process.cwd(),
-    isTTY: Boolean(process.stderr.isTTY),
+    ...terminal({ isTTY: Boolean(process.stderr.isTTY), columns: process.stderr.columns, env: process.env }),
     signal: controller.signal,
   };
   const code = await main(process.argv.slice(2), io);
