@@ -75,7 +75,7 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
     "base-url": {
       value: "URL",
       group: PROMPT,
-      default: "LOOM_BASE_URL, then the config's base_url, then the provider's",
+      default: "LOOM_PROVIDER_BASE_URL, then the config's base_url, then the provider's",
       description: "the provider's API base URL, e.g. an OpenAI-compatible server at http://127.0.0.1:8080/v1",
     },
     "max-steps": {
@@ -269,7 +269,7 @@ export const CONFIG_SPEC = {
   summary: "show the settings in effect and where each came from (flag, environment, config file, built-in)",
   usage: ["[--json]"],
   description: `Loom reads defaults from $XDG_CONFIG_HOME/loom/config.jsonc (else ~/.config/loom/config.jsonc;
-JSONC; schema: loom schema config), under the environment (LOOM_MODEL, LOOM_CONTEXT_POLICY, LOOM_BASE_URL) and the
+JSONC; schema: loom schema config), under the environment (LOOM_MODEL, LOOM_CONTEXT_POLICY, LOOM_PROVIDER_BASE_URL) and the
 flags: flag > environment > config file > built-in.`,
   flags: { json: { description: "print the settings as one JSON object" } },
   positionalsAreFiles: false,

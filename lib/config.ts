@@ -37,7 +37,7 @@ export type Setting<T> = {
 export const SETTINGS = {
   model: { flag: "--model", env: "LOOM_MODEL", field: "model", builtIn: null },
   context_policy: { flag: "--context-policy", env: "LOOM_CONTEXT_POLICY", field: "context_policy", builtIn: "legacy" },
-  base_url: { flag: "--base-url", env: "LOOM_BASE_URL", field: "base_url", builtIn: null },
+  base_url: { flag: "--base-url", env: "LOOM_PROVIDER_BASE_URL", field: "base_url", builtIn: null },
 } as const satisfies Record<string, { flag: string; env: string; field: keyof UserConfig; builtIn: string | null }>;
 export type SettingName = keyof typeof SETTINGS;
 

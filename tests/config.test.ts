@@ -1,4 +1,4 @@
-// Defaults people expect: LOOM_MODEL, LOOM_CONTEXT_POLICY, LOOM_BASE_URL and a user config file
+// Defaults people expect: LOOM_MODEL, LOOM_CONTEXT_POLICY, LOOM_PROVIDER_BASE_URL and a user config file
 // ($XDG_CONFIG_HOME/loom/config.jsonc) under one precedence — flag > environment > config file > built-in — shown by
 // `loom config` with where each value came from; --base-url for an OpenAI-compatible server on any port.
 import { test } from "node:test";
@@ -82,7 +82,10 @@ test("loom config shows each setting, its value and where it came from; --json s
   assert.match(text.stdout, new RegExp(`^config file: ${join(dir, "xdg", "loom", "config.jsonc")}$`, "m"));
   assert.match(text.stdout, /^model +anthropic\/claude-from-env +LOOM_MODEL$/m);
   assert.match(text.stdout, /^context_policy +bounded +config file$/m);
-  assert.match(text.stdout, /^base_url +— +not set \(--base-url, LOOM_BASE_URL or "base_url" in the config file\)$/m);
+  assert.match(
+    text.stdout,
+    /^base_url +— +not set \(--base-url, LOOM_PROVIDER_BASE_URL or "base_url" in the config file\)$/m,
+  );
   const json = JSON.parse((await loom(["config", "--json"], { cwd: dir, env })).stdout);
   assert.deepEqual(json.settings.model, {
     value: "anthropic/claude-from-env",
