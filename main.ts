@@ -94,14 +94,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
 }
 
 /**
- * What stderr can do: redraw a live line (a terminal, but not a dumb one), its width, and colour (never with a
+ * What stderr can do: redraw a live line (a terminal), its width, and colour (not on a dumb terminal, never with a
  * non-empty NO_COLOR: https://no-color.org).
  */
 export function terminal(
   { isTTY, columns, env }: { isTTY: boolean; columns?: number; env: Record<string, string | undefined> },
 ): Pick<Io, "isTTY" | "columns" | "color"> {
-  const live = isTTY && env.TERM !== "dumb";
-  return { isTTY: live, columns: live ? columns : undefined, color: live && !env.NO_COLOR };
+  return { isTTY, columns: isTTY ? columns : undefined, color: isTTY && env.TERM !== "dumb" && !env.NO_COLOR };
 }
 
 /**

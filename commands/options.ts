@@ -1,5 +1,6 @@
 // Option parsing shared by the commands: flags become validated values or a usage error.
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { outputFolderProblem, outputPathProblem } from "../lib/adapters/files.ts";
 import type { ParseArgsConfig } from "node:util";
 import { type Flag, parseCommand } from "./cli-spec.ts";
@@ -67,15 +68,21 @@ export function millisecondsOption(flag: string, value: unknown): number | undef
   return ms;
 }
 
-/** The absolute path of a file flag (resolved against cwd), or a usage error naming the flag and the path. */
+/**
+ * The absolute path of a file flag (resolved against cwd), or a usage error naming the flag and the path. A missing
+ * folder is created when the file is written, and `notice` says so first: never silently — as root, nothing else
+ * would tell that a mistyped `--context-report /ect/r.json` made /ect.
+ */
 export function outputPathOption(
   flag: string,
   value: string,
-  { cwd, folder = false }: { cwd: string; folder?: boolean },
+  { cwd, folder = false, notice }: { cwd: string; folder?: boolean; notice?: (message: string) => void },
 ): string {
   const path = resolve(cwd, value);
   const problem = folder ? outputFolderProblem(path) : outputPathProblem(path);
   if (problem) throw new UsageError(`${flag} ${JSON.stringify(value)}: ${problem}`);
+  const missing = folder ? path : dirname(path);
+  if (notice && !existsSync(missing)) notice(`${flag}: creating the folder ${JSON.stringify(missing)}`);
   return path;
 }
 

@@ -22,6 +22,7 @@ export const FORMATS = REPLAY_FORMATS;
 export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(REPLAY_SPEC, argv, { command: "replay" });
   const from = values.from ?? "auto";
+  const notice = (message: string) => io.stderr(`loom replay: ${message}\n`);
   // flag > LOOM_CONTEXT_POLICY > the config file's context_policy > legacy
   const policy = policyOption(userSettings(io, { context_policy: values["context-policy"] }).context_policy.value);
   const format = outputFormatOption({ json: values.json, format: values["output-format"] });
@@ -36,15 +37,15 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   if (positionals.length === 0) throw new UsageError("No recording given (loom replay RECORDING…)");
   // Where reports go is checked before anything runs: a replay must not end in an unwritable path.
   const reportPath = values["context-report"]
-    ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd })
+    ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd, notice })
     : undefined;
   const reportsDir = values["reports-dir"]
-    ? outputPathOption("--reports-dir", values["reports-dir"], { cwd: io.cwd, folder: true })
+    ? outputPathOption("--reports-dir", values["reports-dir"], { cwd: io.cwd, folder: true, notice })
     : undefined;
   if (positionals.includes("-") && positionals.length > 1) {
     throw new UsageError("- (stdin) is one recording: give it alone, not with other recordings");
   }
-  const tracePath = values.trace ? outputPathOption("--trace", values.trace, { cwd: io.cwd }) : undefined;
+  const tracePath = values.trace ? outputPathOption("--trace", values.trace, { cwd: io.cwd, notice }) : undefined;
   const files = positionals[0] === "-" ? ["-"] : expandRecordings(positionals.map((p) => resolve(io.cwd, p)), from);
 
   const folder = positionals.some((p) => isDirectory(resolve(io.cwd, p)));

@@ -56,7 +56,7 @@ export async function reportCommand(argv: string[], io: Io): Promise<number> {
   const loaded: NamedReport[] = [];
   for (const file of options.files) loaded.push(await loadReport(file, io.cwd));
   const reporter = new Reporter(io, { command: "report", format: options.format });
-  if (options.merge) return reporter.merged(merge(loaded), { output: options.merge.output });
+  if (options.merge) return reporter.merged(merge(loaded), { output: options.merge.output, shards: loaded.length });
   // Reports are shown by their label, else their file name: full paths crowd every table and legend.
   return reporter.reports(loaded.map((r, i) => ({ ...r, file: options.labels[i] ?? basename(r.file) })));
 }

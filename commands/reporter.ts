@@ -255,13 +255,16 @@ export class Reporter {
     return EXIT_CODES.completed;
   }
 
-  /** `loom report --merge`: the merged aggregate to a file (its path printed) or to stdout. */
-  merged(report: AggregateReport, { output }: { output: string | null }): number {
+  /**
+   * `loom report --merge`: the merged aggregate to stdout, or with -o to a file — then stdout stays empty, as with
+   * cp or curl -o, and one line on stderr says what was written.
+   */
+  merged(report: AggregateReport, { output, shards }: { output: string | null; shards: number }): number {
     const text = `${JSON.stringify(report, null, 2)}\n`;
     if (output === null) this.#io.stdout(text);
     else {
       this.#write(output, text);
-      this.#io.stdout(`${output}\n`);
+      this.#io.stderr(`merged ${plural(shards, "shard")} (${plural(report.runs.length, "run")}) into ${output}\n`);
     }
     return EXIT_CODES.completed;
   }

@@ -87,10 +87,16 @@ async function planRun(
   const baseUrl = settings.base_url.value ?? undefined;
   // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
   const report = flag("context-report");
-  const contextReport = report ? outputPathOption("--context-report", report, { cwd: io.cwd }) : undefined;
-  const record = flag("record") ? outputPathOption("--record", flag("record")!, { cwd: io.cwd }) : undefined;
+  const contextReport = report
+    ? outputPathOption("--context-report", report, { cwd: io.cwd, notice: note(io) })
+    : undefined;
+  const record = flag("record")
+    ? outputPathOption("--record", flag("record")!, { cwd: io.cwd, notice: note(io) })
+    : undefined;
   const workspace = flag("workspace") ? resolve(io.cwd, flag("workspace")!) : undefined;
-  const tracePath = flag("trace") ? outputPathOption("--trace", flag("trace")!, { cwd: io.cwd }) : undefined;
+  const tracePath = flag("trace")
+    ? outputPathOption("--trace", flag("trace")!, { cwd: io.cwd, notice: note(io) })
+    : undefined;
   const trace = tracePath ? traceWriter(tracePath, { shown: flag("trace")! }) : undefined;
   const sandbox = sandboxOption(flag("sandbox"));
   const http = {
@@ -170,6 +176,11 @@ async function requestText(source: string, io: Io): Promise<string> {
 function nonEmpty(text: string): string {
   if (text.trim() === "") throw new UsageError("The request is empty");
   return text.trim();
+}
+
+/** A one-line notice on stderr ("creating the folder …"). */
+function note(io: Io): (message: string) => void {
+  return (message) => io.stderr(`loom run: ${message}\n`);
 }
 
 function isHttpUrl(text: string): boolean {

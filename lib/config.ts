@@ -35,10 +35,25 @@ export type Setting<T> = {
 
 /** Each setting: its flag, its environment variable, its config field and its built-in default (null: none). */
 export const SETTINGS = {
-  model: { flag: "--model", env: "LOOM_MODEL", field: "model", builtIn: null },
-  context_policy: { flag: "--context-policy", env: "LOOM_CONTEXT_POLICY", field: "context_policy", builtIn: "legacy" },
-  base_url: { flag: "--base-url", env: "LOOM_PROVIDER_BASE_URL", field: "base_url", builtIn: null },
-} as const satisfies Record<string, { flag: string; env: string; field: keyof UserConfig; builtIn: string | null }>;
+  model: { flag: "--model", env: "LOOM_MODEL", field: "model", builtIn: null, expected: "PROVIDER/MODEL" },
+  context_policy: {
+    flag: "--context-policy",
+    env: "LOOM_CONTEXT_POLICY",
+    field: "context_policy",
+    builtIn: "legacy",
+    expected: ContextPolicyName.options.join(" or "),
+  },
+  base_url: {
+    flag: "--base-url",
+    env: "LOOM_PROVIDER_BASE_URL",
+    field: "base_url",
+    builtIn: null,
+    expected: "an http(s) URL",
+  },
+} as const satisfies Record<
+  string,
+  { flag: string; env: string; field: keyof UserConfig; builtIn: string | null; expected: string }
+>;
 export type SettingName = keyof typeof SETTINGS;
 
 export type Settings = { [K in SettingName]: Setting<string> };
@@ -69,7 +84,7 @@ export function resolveSettings(
     if (fromEnv !== undefined) {
       const checked = UserConfig.shape[s.field].safeParse(fromEnv);
       if (!checked.success) {
-        return { ok: false, message: `${s.env} ${JSON.stringify(fromEnv)}: ${checked.error.issues[0].message}` };
+        return { ok: false, message: `${s.env} ${JSON.stringify(fromEnv)}: expected ${s.expected}` };
       }
     }
     const flag = flags[name];

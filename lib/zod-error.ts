@@ -56,6 +56,12 @@ export function describeIssues(error: z.ZodError, { schema }: { schema?: z.ZodTy
       const inner = issue.issues[0]?.message ?? issue.message;
       return [`${formatIssuePath(issue.path)}: invalid name, ${inner}`];
     }
+    // An enum: zod says 'Invalid option: expected one of "a"|"b"'; say it as the catalog's errors do.
+    if (issue.code === "invalid_value" && issue.values.length > 1) {
+      return [
+        `${formatIssuePath(issue.path)}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`,
+      ];
+    }
     // Zod words its own defaults "Invalid input: expected …"; keep only what was expected.
     return [`${formatIssuePath(issue.path)}: ${issue.message.replace(/^Invalid input: /, "")}`];
   });

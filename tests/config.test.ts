@@ -7,6 +7,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import fc from "fast-check";
+import { z } from "zod";
+import { formatZodError } from "../lib/zod-error.ts";
 import { main } from "../main.ts";
 import { resolveSettings, type SettingName, SETTINGS } from "../lib/config.ts";
 import { openAIAnswer, startOpenAIServer } from "./helpers/fake-provider-servers.ts";
@@ -162,4 +164,19 @@ test('LOOM_MODEL makes loom run "TEXT" a prompt; --base-url reaches an OpenAI-co
   assert.match(missing.stderr, /Cannot read request "request\.json"/);
   const badUrl = await loom(["run", "x y", "--base-url", "localhost:8080"], { cwd: dir, env });
   assert.match(badUrl.stderr, /^loom run: --base-url "localhost:8080": expected an http\(s\) URL\n$/);
+});
+
+test("enum errors are worded, not zod's raw text: in the config file, a variable and any validated file", async (t) => {
+  const dir = home(t, `{ "context_policy": "tight" }`);
+  const bad = await loom(["config"], { cwd: dir, env: { XDG_CONFIG_HOME: join(dir, "xdg") } });
+  assert.match(bad.stderr, /config\.jsonc: context_policy: expected one of "legacy", "bounded"\n$/);
+  assert.doesNotMatch(bad.stderr, /Invalid option|\|/);
+  const env = await loom(["config"], {
+    cwd: dir,
+    env: { LOOM_CONTEXT_POLICY: "tight", XDG_CONFIG_HOME: join(dir, "none") },
+  });
+  assert.equal(env.stderr, 'loom config: LOOM_CONTEXT_POLICY "tight": expected legacy or bounded\n');
+  const parsed = z.strictObject({ mode: z.enum(["auto", "off"]) }).safeParse({ mode: "on" });
+  assert.ok(!parsed.success);
+  assert.equal(formatZodError(parsed.error), 'mode: expected one of "auto", "off"');
 });
