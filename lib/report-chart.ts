@@ -212,15 +212,20 @@ export function lineChart({ id, series, thresholds, markers, frame = WIDE, peaks
     top,
     bottom: top + plotH - 4,
   });
-  thresholds.forEach((t, i) => {
+  // The lines go under the series; their labels are drawn last (SVG paints in document order), so no series covers them.
+  thresholds.forEach((t) => {
     const ly = y(t.bytes);
     out.push(
       `<g class="threshold" data-bytes="${t.bytes}"><line x1="${frame.left}" x2="${frame.width - frame.right}" y1="${
         fixed(ly)
-      }" y2="${fixed(ly)}" stroke="${t.color}" stroke-dasharray="${t.dash}"/>` +
-        `<text x="${frame.left + 8}" y="${fixed(labelYs[i])}" fill="${t.color}">${t.label}</text></g>`,
+      }" y2="${fixed(ly)}" stroke="${t.color}" stroke-dasharray="${t.dash}"/></g>`,
     );
   });
+  const thresholdLabels = thresholds.map((t, i) =>
+    `<g class="threshold-label" data-bytes="${t.bytes}"><text x="${frame.left + 8}" y="${
+      fixed(labelYs[i])
+    }" fill="${t.color}">${t.label}</text></g>`
+  );
   for (const s of series) {
     const color = colorOf(s.index);
     const pts = s.values.map((v, i) => `${fixed(x(i + 1))},${fixed(y(v))}`);
@@ -255,7 +260,7 @@ export function lineChart({ id, series, thresholds, markers, frame = WIDE, peaks
       );
     }
   }
-  out.push(legendSvg, `</svg>`);
+  out.push(...thresholdLabels, legendSvg, `</svg>`);
   return out.join("\n");
 }
 

@@ -117,7 +117,7 @@ svg .tick-mark { stroke: #adb5bd; }
 svg .tick, svg .legend text { fill: #343a40; }
 svg .axis-title { fill: var(--muted); font-size: 13px; }
 svg .threshold line { stroke-width: 1.5; }
-svg .threshold text { font-size: 12px; font-weight: 600; paint-order: stroke; stroke: #fff; stroke-width: 4px; stroke-linejoin: round; }
+svg .threshold-label text { font-size: 12px; font-weight: 600; paint-order: stroke; stroke: #fff; stroke-width: 4px; stroke-linejoin: round; }
 svg polyline.series { stroke-width: 2.2; stroke-linejoin: round; }
 svg .checkpoint, svg .legend-checkpoint { fill: #fff; stroke-width: 2; }
 svg .legend-checkpoint { stroke: #495057; }
@@ -128,7 +128,18 @@ svg .box-label { fill: var(--ink); font-size: 13px; }
 .headline .big { font-size: 44px; font-weight: 700; line-height: 1.1; font-variant-numeric: tabular-nums; }
 .headline .figure.better .big { color: #2b8a3e; }
 .headline .caption { color: var(--muted); font-size: 14px; overflow-wrap: anywhere; }
-.table-scroll { overflow-x: auto; }
+/* A table wider than the screen scrolls, and shows it: shadows at the edges with more columns, a scrollbar that stays
+   drawn, the row labels held in place, and a hint on narrow screens. */
+.table-scroll { overflow-x: auto; background:
+  linear-gradient(to right, #fff 30%, rgba(255,255,255,0)) left / 40px 100% no-repeat local,
+  linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right / 40px 100% no-repeat local,
+  radial-gradient(farthest-side at 0 50%, rgba(0,0,0,.25), transparent) left / 14px 100% no-repeat scroll,
+  radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.25), transparent) right / 14px 100% no-repeat scroll; }
+.table-scroll::-webkit-scrollbar { height: 10px; }
+.table-scroll::-webkit-scrollbar-track { background: #f1f3f5; border-radius: 5px; }
+.table-scroll::-webkit-scrollbar-thumb { background: #adb5bd; border-radius: 5px; }
+table.summary th:first-child, table.summary td:first-child { position: sticky; left: 0; background: #fff; z-index: 1; }
+.scroll-hint { display: none; }
 .narrow { display: none; }
 @media (max-width: 640px) {
   body { font-size: 16px; }
@@ -140,6 +151,7 @@ svg .box-label { fill: var(--ink); font-size: 13px; }
   .cards { grid-template-columns: 1fr; }
   .headline .big { font-size: 38px; }
   table.summary th, table.summary td { padding: 4px 6px; font-size: 14px; }
+  .scroll-hint { display: block; }
 }
 `;
 
@@ -319,7 +331,11 @@ ${
   }
 <section id="summary">
 <h2>All measurements</h2>
-<div class="table-scroll">
+${
+    several
+      ? `<p class="note scroll-hint">The table scrolls sideways: one column per report →</p>\n`
+      : ""
+  }<div class="table-scroll">
 <table class="summary">
 <thead>${head}</thead>
 <tbody>
