@@ -218,3 +218,11 @@ test("did-you-mean suggests only a close word: within a third of its length, or 
     assert.equal(didYouMean(name, Object.keys(flagsOf(COMMAND_SPECS.run))), name);
   }));
 });
+
+test("the README shows loom --help's usage lines, as generated", async () => {
+  const usage = (await loom(["--help"])).stdout;
+  const lines = usage.slice(usage.indexOf("Usage:\n") + 7, usage.indexOf("\n\n", usage.indexOf("Usage:\n")))
+    .split("\n").map((l) => l.slice(2));
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  assert.ok(readme.includes(`\`\`\`\n${lines.join("\n")}\n\`\`\``), "README's usage block is loom --help's");
+});
