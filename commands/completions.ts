@@ -10,7 +10,7 @@ export type Shell = (typeof SHELLS)[number];
 type Entry = { path: string; spec: CommandSpec };
 
 /** Every command and subcommand, as the words that name it. */
-export function commandPaths(specs: Readonly<Record<string, CommandSpec>> = COMMAND_SPECS, prefix = ""): Entry[] {
+export function commandPaths(specs: Specs = COMMAND_SPECS, prefix = ""): Entry[] {
   return Object.entries(specs).flatMap(([name, spec]) => {
     const path = prefix ? `${prefix} ${name}` : name;
     return [{ path, spec }, ...commandPaths(spec.subcommands ?? {}, path)];
@@ -24,15 +24,17 @@ function brief(text: string): string {
 }
 
 /** The words completed where a command takes positionals: its fixed words, then its subcommands. */
-function positionalWords(spec: CommandSpec): string[] {
-  if (spec === COMMAND_SPECS.help) return commandPaths().map((e) => e.path.split(" ")[0]);
+function positionalWords(spec: CommandSpec, specs: Specs): string[] {
+  if (spec === specs.help) return Object.keys(specs);
   return [...(spec.words ?? []), ...Object.keys(spec.subcommands ?? {})];
 }
 
+type Specs = Readonly<Record<string, CommandSpec>>;
+
 const filesAfter = (spec: CommandSpec) => spec.words === undefined && spec.positionalsAreFiles !== false;
 
-function bash(entries: Entry[]): string {
-  const top = Object.keys(COMMAND_SPECS);
+function bash(entries: Entry[], specs: Specs): string {
+  const top = Object.keys(specs);
   const paths = entries.map((e) => JSON.stringify(e.path)).join("|");
   const values: string[] = [];
   const cases: string[] = [];
@@ -53,7 +55,7 @@ function bash(entries: Entry[]): string {
       [name, f],
     ) => [`--${name}`, ...(f.short ? [`-${f.short}`] : [])]);
     cases.push(
-      `    "${path}") flags="${flags.join(" ")}"; words="${positionalWords(spec).join(" ")}"; files=${
+      `    "${path}") flags="${flags.join(" ")}"; words="${positionalWords(spec, specs).join(" ")}"; files=${
         filesAfter(spec) ? 1 : 0
       } ;;`,
     );
@@ -116,13 +118,13 @@ function zshFlag(name: string, flag: Flag): string {
   return flag.short ? `${exclusive}${names}${described}` : `${exclusive}'--${name}${described.slice(1)}`;
 }
 
-function zsh(entries: Entry[]): string {
-  const describe = (specs: Readonly<Record<string, CommandSpec>>) =>
-    Object.entries(specs).map(([name, s]) => `'${name}:${zshQuote(brief(s.summary)).replace(/:/g, "\\:")}'`).join(" ");
+function zsh(entries: Entry[], specs: Specs): string {
+  const describe = (table: Specs) =>
+    Object.entries(table).map(([name, s]) => `'${name}:${zshQuote(brief(s.summary)).replace(/:/g, "\\:")}'`).join(" ");
   const paths = entries.map((e) => JSON.stringify(e.path)).join("|");
   const cases = entries.map(({ path, spec }) => {
-    const specs = Object.entries(flagsOf(spec)).map(([name, flag]) => zshFlag(name, flag));
-    const words = positionalWords(spec);
+    const flagSpecs = Object.entries(flagsOf(spec)).map(([name, flag]) => zshFlag(name, flag));
+    const words = positionalWords(spec, specs);
     const subs = spec.subcommands ? `local -a subcommands; subcommands=(${describe(spec.subcommands)}); ` : "";
     const positional = spec.subcommands
       ? `'*:argument:{_describe -t subcommands subcommand subcommands${filesAfter(spec) ? "; _files" : ""}}'`
@@ -131,13 +133,13 @@ function zsh(entries: Entry[]): string {
       : filesAfter(spec)
       ? `'*:file:_files'`
       : `'*:argument: '`;
-    return `    (${JSON.stringify(path)}) ${subs}_arguments -s ${[...specs, positional].join(" ")} ;;`;
+    return `    (${JSON.stringify(path)}) ${subs}_arguments -s ${[...flagSpecs, positional].join(" ")} ;;`;
   }).join("\n");
   return `#compdef loom
 # zsh completion for loom: save as _loom in a folder on $fpath, or eval "$(loom completions zsh)" after compinit
 _loom() {
   local -a commands
-  commands=(${describe(COMMAND_SPECS)})
+  commands=(${describe(specs)})
   if (( CURRENT == 2 )); then
     _describe -t commands command commands
     return
@@ -162,24 +164,24 @@ compdef _loom loom
 
 const fishQuote = (text: string) => `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 
-function fish(entries: Entry[]): string {
+function fish(entries: Entry[], specs: Specs): string {
   const lines = [
     "# fish completion for loom: loom completions fish > ~/.config/fish/completions/loom.fish",
     "complete -c loom -f",
-    ...Object.entries(COMMAND_SPECS).map(([name, spec]) =>
+    ...Object.entries(specs).map(([name, spec]) =>
       `complete -c loom -n __fish_use_subcommand -a ${name} -d ${fishQuote(brief(spec.summary))}`
     ),
   ];
   for (const { path, spec } of entries) {
     const [command, sub] = path.split(" ");
-    const siblings = Object.keys(COMMAND_SPECS[command].subcommands ?? {});
+    const siblings = Object.keys(specs[command].subcommands ?? {});
     // A command's own flags apply until one of its subcommands is given; a subcommand's once it is.
     const when = sub
       ? `__fish_seen_subcommand_from ${command}; and __fish_seen_subcommand_from ${sub}`
       : siblings.length > 0
       ? `__fish_seen_subcommand_from ${command}; and not __fish_seen_subcommand_from ${siblings.join(" ")}`
       : `__fish_seen_subcommand_from ${command}`;
-    const words = positionalWords(spec);
+    const words = positionalWords(spec, specs);
     if (spec.subcommands) {
       for (const [name, s] of Object.entries(spec.subcommands)) {
         lines.push(`complete -c loom -n ${fishQuote(when)} -a ${name} -d ${fishQuote(brief(s.summary))}`);
@@ -206,9 +208,9 @@ function fish(entries: Entry[]): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function completionScript(shell: Shell): string {
-  const entries = commandPaths();
-  return shell === "bash" ? bash(entries) : shell === "zsh" ? zsh(entries) : fish(entries);
+export function completionScript(shell: Shell, specs: Specs = COMMAND_SPECS): string {
+  const entries = commandPaths(specs);
+  return shell === "bash" ? bash(entries, specs) : shell === "zsh" ? zsh(entries, specs) : fish(entries, specs);
 }
 
 export function completionsCommand(argv: string[], io: Io): Promise<number> {

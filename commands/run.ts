@@ -46,7 +46,15 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
 
 type PlanOptions = Pick<
   StartOptions,
-  "contextPolicy" | "defaultPolicy" | "contextReport" | "record" | "trace" | "sandbox" | "http" | "baseUrl"
+  | "contextPolicy"
+  | "defaultPolicy"
+  | "contextReport"
+  | "record"
+  | "trace"
+  | "sandbox"
+  | "http"
+  | "baseUrl"
+  | "defaultBaseUrl"
 >;
 type RunPlan = { input: RunInput; options: PlanOptions } | { unstarted: LoomError; options: PlanOptions };
 
@@ -84,7 +92,10 @@ async function planRun(
   const userDefault = settings.context_policy.source !== "flag" && settings.context_policy.source !== "built-in";
   const contextPolicy = catalog === undefined || settings.context_policy.source === "flag" ? policy : undefined;
   const defaultPolicy = catalog !== undefined && userDefault ? policy : undefined;
-  const baseUrl = settings.base_url.value ?? undefined;
+  // The config file's base_url is below the environment: a provider's own variable (ANTHROPIC_BASE_URL, …) wins.
+  const fromConfig = settings.base_url.source === "config";
+  const baseUrl = fromConfig ? undefined : settings.base_url.value ?? undefined;
+  const defaultBaseUrl = fromConfig ? settings.base_url.value ?? undefined : undefined;
   // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
   const report = flag("context-report");
   const contextReport = report
@@ -103,7 +114,17 @@ async function planRun(
     deadlineMs: millisecondsOption("--provider-deadline-ms", flag("provider-deadline-ms")),
     timeoutMs: millisecondsOption("--provider-idle-timeout-ms", flag("provider-idle-timeout-ms")),
   };
-  const options = { contextPolicy, defaultPolicy, contextReport, record, trace, sandbox, http, baseUrl };
+  const options = {
+    contextPolicy,
+    defaultPolicy,
+    contextReport,
+    record,
+    trace,
+    sandbox,
+    http,
+    baseUrl,
+    defaultBaseUrl,
+  };
 
   if (catalog !== undefined && flag("model") !== undefined) {
     throw new UsageError("--model runs a prompt; a catalog names its own models");

@@ -9,7 +9,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { main } from "../main.ts";
-import { didYouMean, flagsOf, parseCommand, renderExitCodes, usageLines } from "../commands/cli-spec.ts";
+import {
+  didYouMean,
+  findSpec,
+  flagsOf,
+  parseCommand,
+  renderExitCodes,
+  renderHelp,
+  usageLines,
+} from "../commands/cli-spec.ts";
 import { commandPaths, completionScript } from "../commands/completions.ts";
 import { COMMAND_SPECS, EXIT_CODE_TEXT } from "../commands/specs.ts";
 import { EXIT_CODES } from "../lib/outcome.ts";
@@ -225,4 +233,67 @@ test("the README shows loom --help's usage lines, as generated", async () => {
     .split("\n").map((l) => l.slice(2));
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
   assert.ok(readme.includes(`\`\`\`\n${lines.join("\n")}\n\`\`\``), "README's usage block is loom --help's");
+});
+
+test("every command main.ts runs has a spec (so its help, usage line and completions exist), and every spec a command", async () => {
+  const { COMMANDS } = await import("../main.ts");
+  for (const name of Object.keys(COMMANDS)) assert.ok(Object.hasOwn(COMMAND_SPECS, name), `${name} has no spec`);
+  for (const name of Object.keys(COMMAND_SPECS)) {
+    assert.ok(Object.hasOwn(COMMANDS, name) || name === "help" || name === "version", `the spec ${name} runs nothing`);
+  }
+});
+
+test("a command with subcommands is data too: help, parsing and bash completion follow the spec", {
+  skip: hasBash ? false : "bash is not installed",
+}, (t) => {
+  // The shape of a command other branches add: `loom eval SUITE --model …`, `loom eval validate SUITE`.
+  const specs = {
+    ...COMMAND_SPECS,
+    eval: {
+      summary: "evaluate a suite",
+      usage: ["SUITE --model P/M [options]"],
+      flags: {
+        model: { short: "m", value: "P/M", multiple: true, description: "a model (repeatable)" },
+        policies: { value: "A,B", description: "the policies" },
+        resume: { description: "continue" },
+      },
+      subcommands: {
+        validate: { summary: "check a suite", usage: ["SUITE"], flags: { json: { description: "as JSON" } } },
+        rescore: { summary: "score again", usage: ["DIR"], flags: {} },
+      },
+    },
+  } as const;
+  const help = renderHelp("eval", specs.eval);
+  assert.match(
+    help,
+    /^Usage: loom eval SUITE --model P\/M \[options\]\n {7}loom eval validate SUITE\n {7}loom eval rescore DIR\n/,
+  );
+  assert.match(help, /^Subcommands:\n {2}validate {4}check a suite\n {2}rescore {5}score again$/m);
+  assert.deepEqual(
+    parseCommand(specs.eval, ["s.json", "-m", "a/b", "--model", "c/d"], { command: "eval" }).values,
+    { model: ["a/b", "c/d"] },
+  );
+  const found = findSpec(specs, ["eval", "validate"]);
+  assert.ok("spec" in found && found.path === "eval validate");
+  const dir = mkdtempSync(join(tmpdir(), "loom-complete-sub-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const script = join(dir, "loom.bash");
+  writeFileSync(script, completionScript("bash", specs));
+  const complete = (...words: string[]) =>
+    execFileSync("bash", [
+      "-c",
+      `source ${JSON.stringify(script)}; COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(" ")}); COMP_CWORD=${
+        words.length - 1
+      }; _loom; printf '%s\\n' "\${COMPREPLY[@]}"`,
+    ], { encoding: "utf8", cwd: dir }).split("\n").filter(Boolean);
+  assert.deepEqual(complete("loom", "ev"), ["eval"]);
+  assert.ok(complete("loom", "eval", "").includes("validate"));
+  assert.deepEqual(complete("loom", "eval", "--re"), ["--resume"]);
+  assert.deepEqual(complete("loom", "eval", "validate", "--"), ["--json", "--help"]);
+  const fish = completionScript("fish", specs);
+  assert.match(fish, /__fish_seen_subcommand_from eval; and __fish_seen_subcommand_from validate' -l json/);
+  assert.match(
+    fish,
+    /__fish_seen_subcommand_from eval; and not __fish_seen_subcommand_from validate rescore' -s m -l model/,
+  );
 });

@@ -11,7 +11,12 @@ import { z } from "zod";
 import { formatZodError } from "../lib/zod-error.ts";
 import { main } from "../main.ts";
 import { resolveSettings, type SettingName, SETTINGS } from "../lib/config.ts";
-import { openAIAnswer, startOpenAIServer } from "./helpers/fake-provider-servers.ts";
+import {
+  anthropicAnswer,
+  openAIAnswer,
+  startAnthropicServer,
+  startOpenAIServer,
+} from "./helpers/fake-provider-servers.ts";
 import { ROOT } from "./helpers/binary.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 
@@ -179,4 +184,42 @@ test("enum errors are worded, not zod's raw text: in the config file, a variable
   const parsed = z.strictObject({ mode: z.enum(["auto", "off"]) }).safeParse({ mode: "on" });
   assert.ok(!parsed.success);
   assert.equal(formatZodError(parsed.error), 'mode: expected one of "auto", "off"');
+});
+
+test("the config's base_url is below the provider's own variable; --base-url is above it", async (t) => {
+  const dir = home(t, `{ "base_url": "http://127.0.0.1:9/v1" }`);
+  cpSync(resolve(ROOT, "testdata/example-project"), join(dir, "ws"), { recursive: true });
+  const answers = [{ action: "finish" }, { status: "success", summary: "Done." }];
+  const server = await startAnthropicServer((_r, i) => anthropicAnswer(answers[i % 2]));
+  t.after(() => server.close());
+  const env = {
+    XDG_CONFIG_HOME: join(dir, "xdg"),
+    ANTHROPIC_API_KEY: "sk-ant-config-test-0123456789",
+    ANTHROPIC_BASE_URL: server.baseUrl,
+  };
+  const viaVariable = await loom(["run", "Look around", "-m", "anthropic/claude-test", "-w", "ws", "-q"], {
+    cwd: dir,
+    env,
+  });
+  assert.equal(viaVariable.code, 0, viaVariable.stderr);
+  assert.equal(server.requests.length, 2, "ANTHROPIC_BASE_URL won over the config file");
+  const viaFlag = await loom(
+    [
+      "run",
+      "Look around",
+      "-m",
+      "anthropic/claude-test",
+      "-w",
+      "ws",
+      "-q",
+      "--base-url",
+      "http://127.0.0.1:9",
+      "--provider-deadline-ms",
+      "2000",
+    ],
+    { cwd: dir, env },
+  );
+  assert.equal(viaFlag.code, 1);
+  assert.match(viaFlag.stderr, /Could not reach .*127\.0\.0\.1:9/, "--base-url won over ANTHROPIC_BASE_URL");
+  assert.equal(server.requests.length, 2);
 });

@@ -96,6 +96,8 @@ export type StartOptions = RunOptions & {
   executor?: (store: ResultStore) => Executor;
   /** The provider's API base URL for a request's "PROVIDER/MODEL" (--base-url); catalogs name their own. */
   baseUrl?: string;
+  /** The same from the user's config file: below the provider's own variable (ANTHROPIC_BASE_URL, …). */
+  defaultBaseUrl?: string;
   /** Provider limits from flags (the idle timeout and deadline); they override a catalog model's own settings. */
   http?: { timeoutMs?: number; deadlineMs?: number };
   /** Where providers read their credentials (default: the process environment). */
@@ -294,7 +296,14 @@ async function prepare(
     provider ??= traced(() => new ScriptedProvider(answers));
   }
   // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
-  provider ??= traced((http) => providerForModel(request.model, { env, http, baseUrl: options.baseUrl }));
+  provider ??= traced((http) =>
+    providerForModel(request.model, {
+      env,
+      http,
+      baseUrl: options.baseUrl,
+      defaultBaseUrl: options.defaultBaseUrl,
+    })
+  );
 
   let executor = options.executor?.(store);
   if (!executor && replay && !replay.execute) executor = new RecordedExecutor(replay.recording.executions, { store });
