@@ -25,7 +25,9 @@ export function loadUserConfig(env: Record<string, string | undefined>): LoadedC
   const json = readJson(text);
   if (!json.ok) throw new UsageError(`${path}: not valid JSON: ${describeJsonFailure(json)}`);
   const parsed = UserConfig.safeParse(json.value);
-  if (!parsed.success) throw new UsageError(`${path}: ${formatZodError(parsed.error, { schema: UserConfig })}`);
+  if (!parsed.success) {
+    throw new UsageError(`${path}: ${formatZodError(parsed.error, { schema: UserConfig, worded: true })}`);
+  }
   return { path, found: true, config: parsed.data };
 }
 

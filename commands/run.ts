@@ -256,7 +256,7 @@ async function readRequest(
   const request = SliceRequestFile.safeParse(json.value, { error: MISSING_FIELDS });
   if (!request.success) {
     throw new UsageError(
-      `${name}: invalid SliceRequest: ${formatZodError(request.error, { schema: SliceRequestFile })}`,
+      `${name}: invalid SliceRequest: ${formatZodError(request.error, { schema: SliceRequestFile, worded: true })}`,
     );
   }
   const { $schema: _, ...slice } = request.data;

@@ -183,7 +183,20 @@ test("enum errors are worded, not zod's raw text: in the config file, a variable
   assert.equal(env.stderr, 'loom config: LOOM_CONTEXT_POLICY "tight": expected legacy or bounded\n');
   const parsed = z.strictObject({ mode: z.enum(["auto", "off"]) }).safeParse({ mode: "on" });
   assert.ok(!parsed.success);
-  assert.equal(formatZodError(parsed.error), 'mode: expected one of "auto", "off"');
+  assert.equal(formatZodError(parsed.error, { worded: true }), 'mode: expected one of "auto", "off"');
+  const sizes = z.strictObject({
+    command: z.array(z.string()).min(1),
+    timeout: z.number().positive(),
+    name: z.string(),
+  })
+    .safeParse({ command: [], timeout: 0 });
+  assert.ok(!sizes.success);
+  assert.equal(
+    formatZodError(sizes.error, { worded: true }),
+    "command: expected a non-empty list; timeout: expected more than 0; name: required field missing (expected string)",
+  );
+  // The loop's re-asks keep zod's wording, so replays of earlier recordings send the same bytes.
+  assert.match(formatZodError(parsed.error), /^mode: Invalid option: expected one of "auto"\|"off"$/);
 });
 
 test("the config's base_url is below the provider's own variable; --base-url is above it", async (t) => {
