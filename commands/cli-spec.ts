@@ -28,7 +28,7 @@ export type CommandSpec = {
   summary: string;
   /** The synopses, each after "loom COMMAND": `"TEXT" --model PROVIDER/MODEL [options]`. */
   usage: readonly string[];
-  /** What the command does, in paragraphs (help wraps nothing: write lines under 100 columns). */
+  /** What the command does, in paragraphs (help wraps them; indented lines are kept as written). */
   description?: string;
   flags: Flags;
   /** The words a positional may be, when they are a fixed set (completed and checked); else positionals are files. */
@@ -217,7 +217,10 @@ export function usageLines(path: string, spec: CommandSpec): string[] {
 export function renderHelp(path: string, spec: CommandSpec): string {
   const usage = usageLines(path, spec);
   const out = [`Usage: ${usage[0]}`, ...usage.slice(1).map((u) => `       ${u}`), ""];
-  if (spec.description) out.push(spec.description.trim(), "");
+  // Paragraphs are wrapped to the width; a paragraph with indented lines (a table, commands) is kept as written.
+  for (const paragraph of (spec.description ?? "").trim().split(/\n\s*\n/).filter(Boolean)) {
+    out.push(...(/^ {2}/m.test(paragraph) ? paragraph.split("\n") : wrap(paragraph, WIDTH)), "");
+  }
   const flags = Object.entries(flagsOf(spec));
   const column = Math.min(34, Math.max(...flags.map(([name, f]) => flagSynopsis(name, f).length)) + 4);
   const groups = [...new Set(flags.map(([, f]) => f.group ?? "Options"))];
