@@ -211,3 +211,51 @@ test("pairing: renamed recordings pair by digest, copies of one recording pair b
     ),
   );
 });
+
+test("the README's shard-and-merge recipe, merged in two orders: every run is compared with its own recording", async (t) => {
+  const dir = tempDir(t);
+  const folder = join(dir, "recordings");
+  mkdirSync(folder);
+  cpSync(FIX_BUG, join(folder, "a.jsonl"));
+  cpSync(SUSPEND, join(folder, "b.jsonl"));
+  cpSync(FIX_BUG, join(folder, "c.jsonl"));
+  cpSync(SUSPEND, join(folder, "d.jsonl"));
+  const shards = [["a.jsonl", "b.jsonl"], ["c.jsonl", "d.jsonl"]].map((s) => s.map((f) => join(folder, f)));
+  for (const policy of ["legacy", "bounded"]) {
+    for (const [i, shard] of shards.entries()) {
+      const r = await loom(
+        ["replay", ...shard, "-q", "--context-policy", policy, "--context-report", `${policy}-${i}.json`],
+        dir,
+      );
+      assert.equal(r.code, 1, r.stderr);
+    }
+  }
+  // The legacy shards merged in order, the bounded ones the other way round.
+  assert.equal((await loom(["report", "--merge", "legacy-0.json", "legacy-1.json", "-o", "legacy.json"], dir)).code, 0);
+  assert.equal(
+    (await loom(["report", "--merge", "bounded-1.json", "bounded-0.json", "-o", "bounded.json"], dir)).code,
+    0,
+  );
+  const json = await loom(["report", "legacy.json", "bounded.json", "--json"], dir);
+  const doc = JSON.parse(json.stdout);
+  assert.deepEqual(doc.comparisons[0].runs.paired_by, "recording");
+  assert.equal(doc.comparisons[0].runs.paired, 4);
+  assert.deepEqual([doc.comparisons[0].runs.only_in_baseline, doc.comparisons[0].runs.only_in_report], [[], []]);
+  const legacy = JSON.parse(readFileSync(join(dir, "legacy.json"), "utf8"));
+  const bounded = JSON.parse(readFileSync(join(dir, "bounded.json"), "utf8"));
+  assert.deepEqual(legacy.runs.map((r: { name: string }) => r.name), ["a.jsonl", "b.jsonl", "c.jsonl", "d.jsonl"]);
+  assert.deepEqual(bounded.runs.map((r: { name: string }) => r.name), ["c.jsonl", "d.jsonl", "a.jsonl", "b.jsonl"]);
+  // In the HTML, each group of bars is one recording under both policies.
+  assert.equal((await loom(["report", "legacy.json", "bounded.json", "--html", "r.html"], dir)).code, 0);
+  const page = readFileSync(join(dir, "r.html"), "utf8");
+  const start = page.indexOf('id="chart-per-run"');
+  const chart = page.slice(start, page.indexOf("</svg>", start));
+  const slots = (series: number) =>
+    Object.fromEntries(
+      [...[...chart.matchAll(new RegExp(`data-series="${series}"[^>]*>(.*?)</g>`, "g"))][0][1].matchAll(
+        /data-run="([^"]+)" data-slot="(\d+)"/g,
+      )].map((m) => [m[1], m[2]]),
+    );
+  assert.deepEqual(slots(1), slots(0));
+  assert.deepEqual(slots(0), { "a.jsonl": "0", "b.jsonl": "1", "c.jsonl": "2", "d.jsonl": "3" });
+});
