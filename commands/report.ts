@@ -72,6 +72,24 @@ function merge(reports: NamedReport[]): AggregateReport {
       policy: r.report.policy,
     })
   );
+  // A run of the same recording under the same name in two shards would be counted twice (a shard given twice, or
+  // shards that overlap): refused, naming both.
+  const seen = new Map<string, number>();
+  shards.forEach((shard, i) => {
+    for (const run of shard.runs) {
+      if (run.recording === undefined) continue;
+      const key = `${run.recording} ${run.name}`;
+      const earlier = seen.get(key);
+      if (earlier !== undefined && earlier !== i) {
+        throw new UsageError(
+          `${JSON.stringify(reports[earlier].file)} and ${JSON.stringify(reports[i].file)} both hold the run of ${
+            JSON.stringify(run.name)
+          } (the same recording): merged, it would count twice`,
+        );
+      }
+      seen.set(key, i);
+    }
+  });
   const merged = mergeAggregates(shards, { version: VERSION });
   if (!merged.ok) {
     throw new UsageError(`The shards were replayed under different policies (${merged.policies.join(", ")})`);

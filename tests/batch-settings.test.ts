@@ -245,6 +245,13 @@ test("the README's shard-and-merge recipe, merged in two orders: every run is co
   const bounded = JSON.parse(readFileSync(join(dir, "bounded.json"), "utf8"));
   assert.deepEqual(legacy.runs.map((r: { name: string }) => r.name), ["a.jsonl", "b.jsonl", "c.jsonl", "d.jsonl"]);
   assert.deepEqual(bounded.runs.map((r: { name: string }) => r.name), ["c.jsonl", "d.jsonl", "a.jsonl", "b.jsonl"]);
+  // Shards that overlap (or one given twice) would count runs twice: refused.
+  const twice = await loom(["report", "--merge", "legacy-0.json", "legacy-0.json", "legacy-1.json"], dir);
+  assert.equal(twice.code, 2);
+  assert.equal(
+    twice.stderr,
+    'loom report: "legacy-0.json" and "legacy-0.json" both hold the run of "a.jsonl" (the same recording): merged, it would count twice\n',
+  );
   // In the HTML, each group of bars is one recording under both policies.
   assert.equal((await loom(["report", "legacy.json", "bounded.json", "--html", "r.html"], dir)).code, 0);
   const page = readFileSync(join(dir, "r.html"), "utf8");
