@@ -297,3 +297,37 @@ test("a command with subcommands is data too: help, parsing and bash completion 
     /__fish_seen_subcommand_from eval; and not __fish_seen_subcommand_from validate rescore' -s m -l model/,
   );
 });
+
+const hasShell = (shell: string) => spawnSync(shell, ["-c", "exit 0"]).status === 0;
+
+test("zsh and fish accept their scripts; fish completes each choice flag with its choices and describes each flag", {
+  skip: hasShell("fish") || hasShell("zsh") ? false : "neither zsh nor fish is installed",
+}, (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-complete-shells-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  if (hasShell("zsh")) {
+    writeFileSync(join(dir, "_loom"), completionScript("zsh"));
+    execFileSync("zsh", ["-n", join(dir, "_loom")]);
+  } else t.diagnostic("zsh not installed: its script's syntax not checked");
+  if (!hasShell("fish")) return t.diagnostic("fish not installed: its completions not exercised");
+  const script = join(dir, "loom.fish");
+  writeFileSync(script, completionScript("fish"));
+  execFileSync("fish", ["-n", script]);
+  const complete = (line: string) =>
+    execFileSync("fish", ["-c", `source ${JSON.stringify(script)}; complete -C ${JSON.stringify(line)}`], {
+      encoding: "utf8",
+      cwd: dir,
+    }).split("\n").filter(Boolean).map((l) => l.split("\t"));
+  for (const { path, spec } of ENTRIES.filter((e) => !e.path.includes(" "))) {
+    for (const [name, flag] of Object.entries(flagsOf(spec))) {
+      const offered = complete(`loom ${path} --${name}`);
+      const self = offered.find(([word]) => word === `--${name}`);
+      assert.ok(self, `fish: loom ${path} --${name}`);
+      assert.ok(self[1]?.length > 0, `fish describes loom ${path} --${name}`);
+      if (flag.values) {
+        assert.deepEqual(complete(`loom ${path} --${name} `).map(([w]) => w).sort(), [...flag.values].sort());
+      }
+    }
+  }
+  assert.deepEqual(complete("loom schema ").map(([w]) => w).sort(), [...COMMAND_SPECS.schema.words!].sort());
+});
