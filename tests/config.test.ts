@@ -236,3 +236,27 @@ test("the config's base_url is below the provider's own variable; --base-url is 
   assert.match(viaFlag.stderr, /Could not reach .*127\.0\.0\.1:9/, "--base-url won over ANTHROPIC_BASE_URL");
   assert.equal(server.requests.length, 2);
 });
+
+test("with a default model, loom run - is a prompt unless stdin holds a JSON object (a request)", async (t) => {
+  const dir = home(t);
+  cpSync(resolve(ROOT, "testdata/example-project"), join(dir, "ws"), { recursive: true });
+  const server = await startOpenAIServer((_r, i) =>
+    openAIAnswer([{ action: "finish" }, { status: "success", summary: "Read it." }][Math.min(i, 1)])
+  );
+  t.after(() => server.close());
+  const env = {
+    XDG_CONFIG_HOME: join(dir, "none"),
+    LOOM_MODEL: "openai-compatible/m",
+    LOOM_PROVIDER_BASE_URL: server.baseUrl,
+  };
+  const run = async (stdin: string) => {
+    const { io, out } = fakeIo({ cwd: dir, env, stdin });
+    return { code: await main(["run", "-", "-w", "ws", "-q", "--json"], io), ...out };
+  };
+  const prompt = await run("Read the README\n");
+  assert.equal(prompt.code, 0, prompt.stderr);
+  assert.equal(JSON.parse(prompt.stdout).summary, "Read it.");
+  const request = await run('{ "intent": "x" }');
+  assert.equal(request.code, 2);
+  assert.match(request.stderr, /^loom run: stdin: invalid SliceRequest: instructions: required field missing/);
+});
