@@ -72,6 +72,10 @@ function merge(reports: NamedReport[]): AggregateReport {
       policy: r.report.policy,
     })
   );
+  const merged = mergeAggregates(shards, { version: VERSION });
+  if (!merged.ok) {
+    throw new UsageError(`The shards were replayed under different policies (${merged.policies.join(", ")})`);
+  }
   // A run of the same recording under the same name in two shards would be counted twice (a shard given twice, or
   // shards that overlap): refused, naming both.
   const seen = new Map<string, number>();
@@ -90,9 +94,5 @@ function merge(reports: NamedReport[]): AggregateReport {
       seen.set(key, i);
     }
   });
-  const merged = mergeAggregates(shards, { version: VERSION });
-  if (!merged.ok) {
-    throw new UsageError(`The shards were replayed under different policies (${merged.policies.join(", ")})`);
-  }
   return merged.report;
 }
