@@ -58,3 +58,13 @@ test("--version shows the commit and build date the build put in, 'unknown' for 
   // Tests run from source: nothing was defined.
   assert.deepEqual(BUILD, { commit: null, date: null });
 });
+
+test("the newest released entry names what landed since 0.4.0: sandbox, stream-json, --trace, prompt runs, --resume, --merge", () => {
+  const changelog = read("CHANGELOG.md");
+  const start = changelog.indexOf(`## [${version}]`);
+  const entry = changelog.slice(start, changelog.indexOf("\n## [", start + 1));
+  assert.notEqual(version, "0.4.0", "the version moved past 0.4.0");
+  for (const feature of ["andbox", "stream-json", "--trace", 'loom run "TEXT"', "--resume", "--merge", "LOOM_MODEL"]) {
+    assert.ok(entry.includes(feature), `the ${version} entry names ${feature}`);
+  }
+});
