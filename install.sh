@@ -114,11 +114,14 @@ binary="${binary%.zip}/$exe"
 [ -f "$binary" ] || fail "$archive holds no $exe"
 
 mkdir -p "$prefix/bin" || fail "cannot create $prefix/bin"
-# Copy beside the target, then rename: a running loom is never left half-written.
-cp "$binary" "$prefix/bin/.$exe.new" && chmod 755 "$prefix/bin/.$exe.new" && mv -f "$prefix/bin/.$exe.new" "$prefix/bin/$exe" ||
-  fail "cannot write $prefix/bin/$exe"
-
-installed=$("$prefix/bin/$exe" --version) || fail "$prefix/bin/$exe does not run on this machine"
+# Copy beside the target under a temporary name, check that it runs here, then rename over the old one: a wrong
+# target or a broken download never replaces a loom that works, and a running loom is never left half-written.
+new="$prefix/bin/.$exe.new.$$"
+trap 'rm -rf "$tmp"; rm -f "$new"' EXIT INT TERM
+cp "$binary" "$new" && chmod 755 "$new" || fail "cannot write $new"
+installed=$("$new" --version 2>/dev/null) ||
+  fail "the downloaded $exe ($target) does not run on this machine; $prefix/bin/$exe is unchanged"
+mv -f "$new" "$prefix/bin/$exe" || fail "cannot write $prefix/bin/$exe"
 echo "install.sh: installed $prefix/bin/$exe ($installed)"
 case ":${PATH:-}:" in
   *":$prefix/bin:"*) ;;

@@ -6,84 +6,105 @@ import { Buffer } from "node:buffer";
 import { errorMessage, InterruptedError, UsageError } from "./lib/errors.ts";
 import { EXIT_CODES } from "./lib/outcome.ts";
 import { VERSION, versionLine } from "./lib/version.ts";
+import type { CommandSpec } from "./commands/cli-spec.ts";
 import type { Io } from "./commands/io.ts";
-
-const USAGE = `loom ${VERSION} — runs LLM agent slices with a bounded working context
-
-Usage:
-  loom run    "TEXT" --model PROVIDER/MODEL [--workspace DIR] [--max-steps N] [--actions A,B,…]
-              [--test-command CMD] [--allow-command CMD]…
-  loom run    REQUEST | - | --catalog FILE "TEXT" [--slice NAME] [--workspace DIR]
-              [--context-policy legacy|bounded] [--context-report PATH] [--record PATH] [--trace FILE]
-              [--output-format text|json|stream-json | --json]
-  loom replay RECORDING… | - [--from auto|loom|mini-swe-agent|swe-agent|openai-messages]
-              [--context-policy legacy|bounded] [--context-report PATH] [--workspace DIR --execute] [--jobs N] [--resume] [--json]
-  loom report REPORT [REPORT…] [--json | --html FILE] [--label NAME…]
-  loom report --merge AGGREGATE… [-o FILE]
-  loom eval   SUITE --model PROVIDER/MODEL [--policies legacy,bounded] [--repeats N] [--jobs J] [--out DIR]
-              [--shard i/n] [--resume] [--prices FILE] [--seed S] [--margin POINTS] [--max-cost USD]
-  loom eval   validate SUITE | rescore DIR
-  loom schema catalog|request|recording|report|aggregate|events|suite|eval|prices
-  loom completions bash|zsh|fish
-  loom help [COMMAND]        loom version
-
-Run "loom help COMMAND" (or "loom COMMAND --help") for a command's options. Exit codes: 0 completed, 1 failed, 2 usage error,
-3 routing or startup failure, 4 suspended, 5 archive capacity exceeded, 6 step limit, 130 interrupted.
-`;
 
 type Command = (argv: string[], io: Io) => Promise<number>;
 
-// Loaded on first use, so `loom --version`, `--help` and a usage error do not evaluate the providers, importers and
-// schemas behind the commands.
-const COMMANDS: Record<string, Command> = {
+// Loaded on first use, so `loom --version` does not evaluate the specs, providers, importers and schemas behind the
+// commands. What each command accepts is its spec in commands/specs.ts.
+export const COMMANDS: Record<string, Command> = {
   run: async (argv, io) => (await import("./commands/run.ts")).runCommand(argv, io),
   replay: async (argv, io) => (await import("./commands/replay.ts")).replayCommand(argv, io),
   report: async (argv, io) => (await import("./commands/report.ts")).reportCommand(argv, io),
   eval: async (argv, io) => (await import("./commands/eval.ts")).evalCommand(argv, io),
   schema: async (argv, io) => (await import("./commands/schema.ts")).schemaCommand(argv, io),
+  config: async (argv, io) => (await import("./commands/config.ts")).configCommand(argv, io),
   completions: async (argv, io) => (await import("./commands/completions.ts")).completionsCommand(argv, io),
 };
 
-const COMMAND_NAMES = [...Object.keys(COMMANDS), "help", "version"];
+const VERSION_FLAGS = ["--version", "-V", "-v"];
 
 export async function main(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined) {
-    // No command is a usage error: the usage goes where errors go.
-    io.stderr(USAGE);
-    return EXIT_CODES.usage;
-  }
-  if (name === "--help" || name === "-h" || (name === "help" && rest.length === 0)) {
-    io.stdout(USAGE);
-    return 0;
-  }
-  if (name === "--version" || name === "-V" || name === "-v" || name === "version") {
+  if (VERSION_FLAGS.includes(name) || (name === "version" && rest.length === 0)) {
     io.stdout(`${versionLine()}\n`);
     return 0;
   }
-  // "loom help run" is "loom run --help".
-  const [commandName, args] = name === "help" ? [rest[0], ["--help"]] : [name, rest];
-  const command = Object.hasOwn(COMMANDS, commandName) ? COMMANDS[commandName] : undefined;
-  if (!command) {
-    io.stderr(
-      `loom: unknown command ${JSON.stringify(commandName)} (expected ${COMMAND_NAMES.join(", ")}; see loom --help)\n`,
-    );
+  const { COMMAND_SPECS, EXIT_CODE_TEXT } = await import("./commands/specs.ts");
+  const { didYouMean, findSpec, parseCommand, renderHelp, renderMainUsage } = await import("./commands/cli-spec.ts");
+  const usage = () =>
+    renderMainUsage(COMMAND_SPECS, {
+      title: `loom ${VERSION} — runs LLM agent slices with a bounded working context`,
+      exitCodes: EXIT_CODE_TEXT,
+    });
+  if (name === undefined) {
+    // No command is a usage error: the usage goes where errors go.
+    io.stderr(usage());
     return EXIT_CODES.usage;
   }
+  if (name === "--help" || name === "-h" || (name === "help" && rest.length === 0)) {
+    io.stdout(usage());
+    return 0;
+  }
+  const names = Object.keys(COMMAND_SPECS);
+  const unknown = (word: string, known: string[], within: string) => {
+    const close = didYouMean(word, known);
+    io.stderr(
+      `loom: unknown ${within} ${JSON.stringify(word)}${close ? `; did you mean ${close}?` : ""} (expected ${
+        known.join(", ")
+      }; see loom --help)\n`,
+    );
+    return EXIT_CODES.usage;
+  };
+  if (name === "help") {
+    // "loom help run" is "loom run --help"; "loom help eval validate" a subcommand's; "loom help --help" help's own.
+    const found = findSpec(COMMAND_SPECS, rest[0] === "--help" || rest[0] === "-h" ? ["help"] : rest);
+    if ("unknown" in found) return unknown(found.unknown.split(" ").at(-1)!, found.known, "command");
+    io.stdout(renderHelp(found.path, found.spec));
+    return 0;
+  }
+  // A command still parsing its own flags (no spec in commands/specs.ts yet) runs as it is; tests/cli-spec.test.ts
+  // fails until it has one, since its help and completions cannot be generated.
+  if (!Object.hasOwn(COMMAND_SPECS, name) && !Object.hasOwn(COMMANDS, name)) return unknown(name, names, "command");
+  // The command and its subcommand: "eval validate SUITE" is the spec at ["eval", "validate"].
+  let path = name, spec: CommandSpec | undefined = COMMAND_SPECS[name], args = rest;
+  while (args.length > 0 && spec?.subcommands && Object.hasOwn(spec.subcommands, args[0])) {
+    [path, spec, args] = [`${path} ${args[0]}`, spec.subcommands[args[0]], args.slice(1)];
+  }
   try {
-    return await command(args, io);
+    // Flags are checked against the spec before the command loads: a mistyped one costs no provider or importer.
+    if (spec && parseCommand(spec, args, { command: path }).help) {
+      io.stdout(renderHelp(path, spec));
+      return 0;
+    }
+    if (name === "version") {
+      io.stdout(`${versionLine()}\n`);
+      return 0;
+    }
+    return await COMMANDS[name](rest, io);
   } catch (error) {
     // A command returns its result's exit code; what it throws is bad input, or a bug.
     if (error instanceof UsageError) {
       // run and replay promise a result object to pipelines that asked for JSON, bad input included.
       const { outputFormatOfArgv } = await import("./commands/options.ts");
       const { Reporter } = await import("./commands/reporter.ts");
-      const format = commandName === "run" || commandName === "replay" ? outputFormatOfArgv(args) : "text";
-      return new Reporter(io, { command: commandName, format }).usageError(error);
+      const format = name === "run" || name === "replay" ? outputFormatOfArgv(rest) : "text";
+      return new Reporter(io, { command: path, format }).usageError(error);
     }
-    io.stderr(`loom ${commandName}: internal error: ${errorMessage(error)}\n`);
+    io.stderr(`loom ${path}: internal error: ${errorMessage(error)}\n`);
     return EXIT_CODES.internal_error;
   }
+}
+
+/**
+ * What stderr can do: redraw a live line (a terminal), its width, and colour (not on a dumb terminal, never with a
+ * non-empty NO_COLOR: https://no-color.org).
+ */
+export function terminal(
+  { isTTY, columns, env }: { isTTY: boolean; columns?: number; env: Record<string, string | undefined> },
+): Pick<Io, "isTTY" | "columns" | "color"> {
+  return { isTTY, columns: isTTY ? columns : undefined, color: isTTY && env.TERM !== "dumb" && !env.NO_COLOR };
 }
 
 /**
@@ -121,7 +142,7 @@ if (import.meta.main) {
     readStdin: () => readAll(process.stdin, controller.signal),
     env: process.env,
     cwd: process.cwd(),
-    isTTY: Boolean(process.stderr.isTTY),
+    ...terminal({ isTTY: Boolean(process.stderr.isTTY), columns: process.stderr.columns, env: process.env }),
     signal: controller.signal,
   };
   const code = await main(process.argv.slice(2), io);

@@ -64,7 +64,7 @@ if (import.meta.main) {
     ], {
       stdout: () => {},
       stderr: (text) => process.stderr.write(text),
-      readStdin: async () => "",
+      readStdin: () => Promise.resolve(""),
       env: { ...process.env, ANTHROPIC_BASE_URL: agent.server.baseUrl, ANTHROPIC_API_KEY: "sk-ant-bench" },
       cwd: root,
       isTTY: false,

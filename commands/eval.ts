@@ -14,73 +14,9 @@ import { type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/adapters/eva
 import { rescoreEval } from "../lib/adapters/eval-rescore.ts";
 import { validateSuite } from "../lib/adapters/eval-validate.ts";
 import type { Io } from "./io.ts";
-import { millisecondsOption, outputPathOption, parseCommandArgs, sandboxOption } from "./options.ts";
-
-const HELP = `loom eval SUITE --model PROVIDER/MODEL [--model …] [options]   run a matched evaluation
-loom eval validate SUITE [--jobs J]                              prove every task's check honest
-loom eval rescore DIR [--jobs J]                                 re-run the checks on saved workspace changes
-
-Runs every task × model × policy × repeat of SUITE (a suite file, or a folder with suite.jsonc) as a real run in a
-fresh workspace copy, pairs the runs that differ only in the policy, interleaves them in a seeded order, decides each
-with the task's hidden check, and writes DIR/eval.json (loom schema eval) with per-run rows and a summary whose unit is
-the task. Artifacts per run: DIR/runs/ID/attempt-N/ (context report, recording, workspace changes, check output).
-See docs/eval.md.
-
-Options:
-  --model PROVIDER/MODEL  a model to evaluate (repeatable)
-  --task ID, --tag TAG    only these tasks, or the tasks with one of these tags (repeatable)
-  --policies A,B          context policies, the first is the baseline (default legacy,bounded)
-  --repeats N             runs per task, model and policy (default 1)
-  --jobs J                pairs run at once (default 1)
-  --out DIR               where eval.json and runs/ go (default eval-out)
-  --shard i/n             run only shard i of n (whole pairs, deterministic); merge with loom report --merge
-  --resume                continue the evaluation in DIR (refused when a task, the suite, the prices, Loom's version
-                          or the settings changed)
-  --prices FILE           a price table (loom schema prices) overriding or adding to the built-in one
-  --seed S                seed of the run order and of the statistics (default "loom")
-  --margin POINTS         non-inferiority margin in percentage points (default 5)
-  --max-cost USD          stop starting new runs once this much has been spent
-  --retries N             re-runs of a pair after an infra failure before it is dropped (default 2)
-  --run-timeout SECONDS   the same wall-clock cap for every run (default 1800); the check decides what it left
-  --step-protocol NAME    two-call (default)
-  --no-cache-marker       do not start each run's prefix with a per-run marker (provider caches may then be shared
-                          between runs, which favours whichever policy runs second)
-  --sandbox MODE          auto (default), required or off (runs and checks)
-  --provider-deadline-ms N, --provider-idle-timeout-ms N   as for loom run
-  --json                  print eval.json's summary as JSON instead of text
-  --quiet                 no progress line
-  -h, --help              show this help
-
-Exit codes: 0 every pair finished, 1 stopped early (--max-cost) or a suite task is invalid (validate), 2 usage
-error, 130 interrupted (what finished is kept; --resume continues).
-`;
-
-/** The flags of loom eval, in one table (parsing, help and completions read the same names). */
-export const EVAL_OPTIONS = {
-  model: { type: "string", multiple: true },
-  task: { type: "string", multiple: true },
-  tag: { type: "string", multiple: true },
-  policies: { type: "string" },
-  repeats: { type: "string" },
-  jobs: { type: "string" },
-  out: { type: "string" },
-  shard: { type: "string" },
-  resume: { type: "boolean", default: false },
-  prices: { type: "string" },
-  seed: { type: "string" },
-  margin: { type: "string" },
-  "max-cost": { type: "string" },
-  retries: { type: "string" },
-  "run-timeout": { type: "string" },
-  "step-protocol": { type: "string" },
-  "no-cache-marker": { type: "boolean", default: false },
-  sandbox: { type: "string" },
-  "provider-deadline-ms": { type: "string" },
-  "provider-idle-timeout-ms": { type: "string" },
-  json: { type: "boolean", default: false },
-  quiet: { type: "boolean", default: false },
-  help: { type: "boolean", short: "h", default: false },
-} as const;
+import { parseCommand } from "./cli-spec.ts";
+import { millisecondsOption, outputPathOption, sandboxOption, stepProtocolOption } from "./options.ts";
+import { EVAL_SPEC } from "./specs.ts";
 
 function count(flag: string, value: string | undefined, fallback: number, { min = 1 } = {}): number {
   if (value === undefined) return fallback;
@@ -104,11 +40,7 @@ function readPrices(file: string | undefined, cwd: string): PriceTable {
 
 export async function evalCommand(argv: string[], io: Io): Promise<number> {
   if (argv[0] === "validate" || argv[0] === "rescore") return await subcommand(argv[0], argv.slice(1), io);
-  const { values, positionals } = parseCommandArgs(argv, EVAL_OPTIONS, { command: "eval" });
-  if (values.help) {
-    io.stdout(HELP);
-    return 0;
-  }
+  const { values, positionals } = parseCommand(EVAL_SPEC, argv, { command: "eval" });
   if (positionals.length !== 1) {
     throw new UsageError("Expected one SUITE (a suite file or folder; see loom eval --help)");
   }
@@ -135,10 +67,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   if (maxCost !== null && !(maxCost >= 0)) {
     throw new UsageError(`--max-cost ${JSON.stringify(values["max-cost"])}: expected USD ≥ 0`);
   }
-  const stepProtocol = values["step-protocol"] ?? null;
-  if (stepProtocol !== null && stepProtocol !== "two-call") {
-    throw new UsageError(`--step-protocol ${JSON.stringify(stepProtocol)}: this build runs two-call only`);
-  }
+  const stepProtocol = stepProtocolOption(values["step-protocol"]) ?? null;
   const sandbox = sandboxOption(values.sandbox) ??
     (io.env.LOOM_SANDBOX === "off" || io.env.LOOM_SANDBOX === "required" ? io.env.LOOM_SANDBOX : "auto");
   const out = outputPathOption("--out", values.out ?? "eval-out", { cwd: io.cwd, folder: true });
@@ -167,7 +96,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     settings,
     shard,
     jobs,
-    resume: values.resume,
+    resume: values.resume === true,
     prices,
     maxCost,
     sandbox,
@@ -252,19 +181,8 @@ function formatDuration(ms: number): string {
     : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
 }
 
-const SUB_OPTIONS = {
-  jobs: { type: "string" },
-  sandbox: { type: "string" },
-  json: { type: "boolean", default: false },
-  help: { type: "boolean", short: "h", default: false },
-} as const;
-
 async function subcommand(name: "validate" | "rescore", argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, SUB_OPTIONS, { command: `eval ${name}` });
-  if (values.help) {
-    io.stdout(HELP);
-    return 0;
-  }
+  const { values, positionals } = parseCommand(EVAL_SPEC.subcommands[name], argv, { command: `eval ${name}` });
   if (positionals.length !== 1) {
     throw new UsageError(`Expected one ${name === "validate" ? "SUITE" : "DIR"} (see loom eval --help)`);
   }

@@ -7,6 +7,10 @@ export type Io = {
   cwd: string;
   /** stderr is a terminal (live progress) */
   isTTY: boolean;
+  /** The terminal's width when stderr is one: a live line never passes it (it would wrap and scroll). */
+  columns?: number;
+  /** Colour on stderr: a terminal, NO_COLOR unset, TERM not dumb. */
+  color?: boolean;
   /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal;
 };

@@ -1,10 +1,13 @@
 // Option parsing shared by the commands: flags become validated values or a usage error.
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { outputFolderProblem, outputPathProblem } from "../lib/adapters/files.ts";
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { ParseArgsConfig } from "node:util";
+import { type Flag, parseCommand } from "./cli-spec.ts";
 import { SANDBOX_MODES, type SandboxMode } from "../lib/adapters/sandbox.ts";
 import { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
 import { UsageError } from "../lib/errors.ts";
+import { OUTPUT_FORMATS } from "./specs.ts";
 
 export function policyOption(value: unknown): ContextPolicyName {
   const parsed = ContextPolicyName.safeParse(value);
@@ -31,26 +34,38 @@ export function previewsOption(value: unknown): PreviewMode | undefined {
 }
 
 /** parseArgs with positionals, whose complaints become a one-line usage error (exit 2). */
+/**
+ * The old-style entry point: a node:util parseArgs options table, parsed by the spec engine (one-line errors,
+ * did-you-mean). A command's flags belong in its spec in commands/specs.ts, where help and completions see them;
+ * this stays for tables not yet moved there.
+ */
 export function parseCommandArgs<O extends NonNullable<ParseArgsConfig["options"]>>(
   argv: string[],
   options: O,
   { command }: { command: string },
-) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
-  } catch (error) {
-    // Keep the first sentence: the runtime's advice about "--" is noise here.
-    throw new UsageError(`${(error as Error).message.split(". ")[0]} (see loom ${command} --help)`);
+): {
+  values: {
+    [K in keyof O]?: O[K] extends { type: "boolean" } ? boolean : O[K] extends { multiple: true } ? string[]
+    : string;
+  };
+  positionals: string[];
+} {
+  const flags: Record<string, Flag> = {};
+  for (const [name, option] of Object.entries(options)) {
+    if (name === "help") continue;
+    flags[name] = {
+      description: name,
+      ...(option.short ? { short: option.short } : {}),
+      ...(option.type === "string" ? { value: "VALUE" } : {}),
+      ...(option.multiple ? { multiple: true } : {}),
+    };
   }
-  // An empty argument is never meant: as a path it would resolve to the current folder (`loom replay ""`).
-  if (parsed.positionals.some((arg) => arg === "")) {
-    throw new UsageError(`An argument is empty; give a path (see loom ${command} --help)`);
+  const parsed = parseCommand({ summary: command, usage: [], flags }, argv, { command });
+  const values: Record<string, unknown> = { ...parsed.values, ...(parsed.help ? { help: true } : {}) };
+  for (const [name, option] of Object.entries(options)) {
+    if (values[name] === undefined && option.default !== undefined) values[name] = option.default;
   }
-  for (const [name, value] of Object.entries(parsed.values)) {
-    if (value === "") throw new UsageError(`--${name} is empty; give a value (see loom ${command} --help)`);
-  }
-  return parsed;
+  return { values: values as never, positionals: parsed.positionals };
 }
 
 /** --sandbox MODE, validated. */
@@ -70,19 +85,25 @@ export function millisecondsOption(flag: string, value: unknown): number | undef
   return ms;
 }
 
-/** The absolute path of a file flag (resolved against cwd), or a usage error naming the flag and the path. */
+/**
+ * The absolute path of a file flag (resolved against cwd), or a usage error naming the flag and the path. A missing
+ * folder is created when the file is written, and `notice` says so first: never silently — as root, nothing else
+ * would tell that a mistyped `--context-report /ect/r.json` made /ect.
+ */
 export function outputPathOption(
   flag: string,
   value: string,
-  { cwd, folder = false }: { cwd: string; folder?: boolean },
+  { cwd, folder = false, notice }: { cwd: string; folder?: boolean; notice?: (message: string) => void },
 ): string {
   const path = resolve(cwd, value);
   const problem = folder ? outputFolderProblem(path) : outputPathProblem(path);
   if (problem) throw new UsageError(`${flag} ${JSON.stringify(value)}: ${problem}`);
+  const missing = folder ? path : dirname(path);
+  if (notice && !existsSync(missing)) notice(`${flag}: creating the folder ${JSON.stringify(missing)}`);
   return path;
 }
 
-export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+export { OUTPUT_FORMATS };
 export type RunOutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** --output-format text|json|stream-json, with --json as the short form of json. */

@@ -9,6 +9,7 @@ import { selfCommand } from "../lib/adapters/platform.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { aggregateReports, ContextReport, requestBytes } from "../lib/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
+import { digestOf } from "../lib/digest.ts";
 import { EXIT_CODES } from "../lib/outcome.ts";
 import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
@@ -73,6 +74,41 @@ export async function replayBatch(files: string[], options: BatchOptions): Promi
   }
 }
 
+/** What a batch is replayed under, as a resumed report must match it. */
+export type BatchSettings = { policy: ContextPolicyName; version: string; recording: string };
+
+/**
+ * The settings --resume compares, in the order it reports them: a report made under any other value is refused, so
+ * an aggregate never mixes runs made under different settings. A new setting of a run is one entry here.
+ */
+export const RESUMED_SETTINGS: readonly {
+  /** How the refusal names the setting's value: "--context-policy bounded", "loom 0.4.0". */
+  describe: (value: string | null) => string;
+  of: (report: ContextReport) => string | null;
+  wanted: (batch: BatchSettings) => string;
+}[] = [
+  {
+    describe: (value) => `--context-policy ${value}`,
+    of: (report) => report.policy,
+    wanted: (batch) => batch.policy,
+  },
+  { describe: (value) => `loom ${value}`, of: (report) => report.loom_version, wanted: (batch) => batch.version },
+  {
+    describe: (value) => value === null ? "an unnamed recording" : `recording ${value.slice(0, 19)}…`,
+    of: (report) => report.recording ?? null,
+    wanted: (batch) => batch.recording,
+  },
+];
+
+/** The first setting a report was made under that differs from the batch's, as words; null when all match. */
+export function settingsMismatch(report: ContextReport, batch: BatchSettings): string | null {
+  for (const setting of RESUMED_SETTINGS) {
+    const found = setting.of(report), wanted = setting.wanted(batch);
+    if (found !== wanted) return `made under ${setting.describe(found)}, not ${setting.describe(wanted)}`;
+  }
+  return null;
+}
+
 /** A per-recording report left by an earlier batch that ran to an end (any outcome but interrupted), or null. */
 function completeReport(path: string): ContextReport | null {
   try {
@@ -80,6 +116,15 @@ function completeReport(path: string): ContextReport | null {
     return report.outcome === "interrupted" ? null : report;
   } catch {
     return null;
+  }
+}
+
+/** sha256 of a recording's bytes, as a replay puts it in its report; "unreadable" matches no report. */
+function recordingDigestOf(file: string): string {
+  try {
+    return digestOf(readFileSync(file, "utf8"));
+  } catch {
+    return "unreadable";
   }
 }
 
@@ -93,10 +138,16 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
     join(reportsDir, reportName(basename(files[index]), { index, count: files.length }));
   let resumed = 0;
   if (options.resume) {
+    const refused: string[] = [];
     files.forEach((file, index) => {
       const reportPath = reportPathOf(index);
       const report = completeReport(reportPath);
       if (!report) return;
+      const mismatch = settingsMismatch(report, { policy, version: VERSION, recording: recordingDigestOf(file) });
+      if (mismatch) {
+        refused.push(`${JSON.stringify(reportPath)} was ${mismatch}`);
+        return;
+      }
       rows[index] = {
         file,
         name: basename(file),
@@ -109,6 +160,13 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       };
       resumed++;
     });
+    if (refused.length > 0) {
+      throw new UsageError(
+        `--resume: ${refused[0]}${
+          refused.length > 1 ? ` (and ${refused.length - 1} more)` : ""
+        }; replay into another --reports-dir, or without --resume to replace them`,
+      );
+    }
   }
   const pending = files.map((_, i) => i).filter((i) => rows[i] === undefined);
   const started = now();

@@ -4,89 +4,34 @@ import { basename, join, resolve } from "node:path";
 import { startRun } from "../lib/adapters/start-run.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { describeJsonFailure, readJson } from "../lib/json-text.ts";
+import { digestOf } from "../lib/digest.ts";
 import { describeJson } from "../lib/importers/source.ts";
-import { detectFormat, IMPORT_FORMATS, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
+import { detectFormat, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
 import { parseRecording, type Recording } from "../lib/recording.ts";
 import type { Io } from "./io.ts";
+import { parseCommand } from "./cli-spec.ts";
+import { userSettings } from "./config.ts";
 import {
   outputFormatOption,
   outputPathOption,
-  parseCommandArgs,
   policyOption,
   previewsOption,
   sandboxOption,
   stepProtocolOption,
 } from "./options.ts";
+import { REPLAY_FORMATS, REPLAY_SPEC } from "./specs.ts";
 import { defaultJobs, replayBatch } from "./replay-batch.ts";
 import { traceWriter } from "./trace-file.ts";
 import { Reporter } from "./reporter.ts";
 
-const HELP = `loom replay RECORDING… [options]
-
-RECORDING is a file, a folder of recordings, or - for one recording on stdin.
-
-Drives the governed loop from recorded workflows: the recorded model answers in order, and the recorded execution
-reports (no workspace needed) or, with --execute, real execution against --workspace.
-
-Options:
-  --from FORMAT           auto (default: detect per file), or force one of loom, mini-swe-agent, swe-agent,
-                          openai-messages
-  --context-policy NAME   legacy (default) or bounded
-  --step-protocol NAME    two-call or single-call (default: the recording's own); the recorded answers are merged
-                          (two-call -> single-call) or split (single-call -> two-call) to fit
-  --previews SIZE         bounded previews of retained outputs: compact, balanced (default) or wide
-  --context-report PATH   write the context report (for several recordings: the aggregate report)
-  --reports-dir DIR       per-recording reports when replaying several (default: beside the aggregate)
-  --workspace DIR         with --execute: the workspace to execute in
-  --execute               execute for real and compare each report with the recorded one
-  --sandbox MODE          with --execute: auto (default), required or off (docs/sandbox.md)
-  --jobs N                replay several recordings in N parallel workers (default: the CPU count)
-  --resume                skip recordings whose per-recording report exists and is complete (a batch that was
-                          interrupted continues where it stopped)
-  --trace FILE            write a request trace: one JSON line per model call with the TurnRequest exactly as
-                          measured (it holds the prompts and recorded outputs; reports never do)
-  --output-format FORMAT  text (default), json (one result object; a batch: its summary with a row per recording)
-                          or stream-json (one recording: one JSON event per line, then the result)
-  --json                  short for --output-format json
-  --quiet                 no progress on stderr
-
-Exit codes: one recording exits as a run does (0 completed, 1 failed or executed differently, 3 startup failure,
-4 suspended, 5 archive capacity exceeded, 6 step limit, 7 no valid answer). Several recordings: 0 when every one completed, 1 when any
-did not complete or could not be replayed, 130 when interrupted. 2 is a usage error.
-`;
-
-export const REPLAY_OPTIONS = {
-  from: { type: "string", default: "auto" },
-  "context-policy": { type: "string", default: "legacy" },
-  "step-protocol": { type: "string" },
-  previews: { type: "string" },
-  "context-report": { type: "string" },
-  "reports-dir": { type: "string" },
-  workspace: { type: "string" },
-  execute: { type: "boolean", default: false },
-  sandbox: { type: "string" },
-  jobs: { type: "string" },
-  resume: { type: "boolean", default: false },
-  trace: { type: "string" },
-  "output-format": { type: "string" },
-  json: { type: "boolean", default: false },
-  quiet: { type: "boolean", default: false },
-  help: { type: "boolean", short: "h", default: false },
-} as const;
-
-export const FORMATS = ["loom", ...IMPORT_FORMATS, "auto"] as const;
+export const FORMATS = REPLAY_FORMATS;
 
 export async function replayCommand(argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, REPLAY_OPTIONS, { command: "replay" });
-  if (values.help) {
-    io.stdout(HELP);
-    return 0;
-  }
-  const from = values.from as string;
-  if (!(FORMATS as readonly string[]).includes(from)) {
-    throw new UsageError(`--from ${JSON.stringify(from)}: expected one of ${FORMATS.join(", ")}`);
-  }
-  const policy = policyOption(values["context-policy"]);
+  const { values, positionals } = parseCommand(REPLAY_SPEC, argv, { command: "replay" });
+  const from = values.from ?? "auto";
+  const notice = (message: string) => io.stderr(`loom replay: ${message}\n`);
+  // flag > LOOM_CONTEXT_POLICY > the config file's context_policy > legacy
+  const policy = policyOption(userSettings(io, { context_policy: values["context-policy"] }).context_policy.value);
   const stepProtocol = stepProtocolOption(values["step-protocol"]);
   const previewMode = previewsOption(values.previews);
   const format = outputFormatOption({ json: values.json, format: values["output-format"] });
@@ -101,15 +46,15 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   if (positionals.length === 0) throw new UsageError("No recording given (loom replay RECORDING…)");
   // Where reports go is checked before anything runs: a replay must not end in an unwritable path.
   const reportPath = values["context-report"]
-    ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd })
+    ? outputPathOption("--context-report", values["context-report"], { cwd: io.cwd, notice })
     : undefined;
   const reportsDir = values["reports-dir"]
-    ? outputPathOption("--reports-dir", values["reports-dir"], { cwd: io.cwd, folder: true })
+    ? outputPathOption("--reports-dir", values["reports-dir"], { cwd: io.cwd, folder: true, notice })
     : undefined;
   if (positionals.includes("-") && positionals.length > 1) {
     throw new UsageError("- (stdin) is one recording: give it alone, not with other recordings");
   }
-  const tracePath = values.trace ? outputPathOption("--trace", values.trace, { cwd: io.cwd }) : undefined;
+  const tracePath = values.trace ? outputPathOption("--trace", values.trace, { cwd: io.cwd, notice }) : undefined;
   const files = positionals[0] === "-" ? ["-"] : expandRecordings(positionals.map((p) => resolve(io.cwd, p)), from);
 
   const folder = positionals.some((p) => isDirectory(resolve(io.cwd, p)));
@@ -140,9 +85,9 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
 
   if (values.resume) throw new UsageError("--resume continues a batch (several recordings or a folder)");
   const file = files[0];
-  const recording = file === "-"
-    ? parseRecordingText(await io.readStdin(), { name: "stdin", from })
-    : loadRecording(file, from);
+  const text = file === "-" ? await io.readStdin() : readRecordingText(file);
+  // Its digest goes into the report: batches resume and pair runs by the recording, not its name or position.
+  const recording = parseRecordingText(text, { name: file === "-" ? "stdin" : basename(file), from });
   const reporter = new Reporter(io, { command: "replay", format, quiet: values.quiet });
   const workspace = values.workspace ? resolve(io.cwd, values.workspace) : ".";
   const result = await startRun({ request: { ...recording.header.slice, workspace } }, {
@@ -150,7 +95,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     contextReport: reportPath,
     stepProtocol,
     previewMode,
-    replay: { recording, execute: values.execute },
+    replay: { recording, execute: values.execute === true, digest: digestOf(text) },
     sandbox,
     // --quiet: the result and the report say whether the run was sandboxed (sandbox.active).
     warn: values.quiet ? () => {} : (message) => io.stderr(`loom replay: ${message}\n`),
@@ -162,14 +107,12 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   return reporter.run(result, { label: `replay ${file === "-" ? "stdin" : basename(file)}` });
 }
 
-export function loadRecording(file: string, from: string): Recording {
-  let text: string;
+function readRecordingText(file: string): string {
   try {
-    text = readFileSync(file, "utf8");
+    return readFileSync(file, "utf8");
   } catch (error) {
     throw new UsageError(`Cannot read recording ${JSON.stringify(file)}: ${describeFsError(error)}`);
   }
-  return parseRecordingText(text, { name: basename(file), from });
 }
 
 /** A recording's text in the format given (or detected, for auto); a forced format that does not fit names what was found. */

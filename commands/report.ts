@@ -7,34 +7,10 @@ import { UsageError } from "../lib/errors.ts";
 import { describeReadError, type NamedReport, parseReport } from "../lib/report-load.ts";
 import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
-import { parseCommandArgs } from "./options.ts";
+import { parseCommand } from "./cli-spec.ts";
+import { REPORT_SPEC } from "./specs.ts";
 import { type OutputFormat, Reporter } from "./reporter.ts";
 import { evalReport, readEvalFiles } from "./eval-report.ts";
-
-export const REPORT_USAGE = `Usage: loom report REPORT [REPORT…] [--json | --html FILE] [--label NAME…]
-       loom report --merge AGGREGATE… [-o FILE]
-
-Summarises one context report (written by --context-report) or compares several side by side,
-with ratios against the first. Aggregate reports from a batch replay are accepted too, and an evaluation's
-DIR/eval.json (loom eval): its summary and per-task table; --merge joins the eval.json of its shards.
-
-Options:
-  --json             print the summary or comparison as one JSON object
-  --html FILE        write a self-contained HTML page with charts to FILE and print its path
-  --label NAME       name a report in the output (once per report, in order; default: its file name)
-  --merge            merge the aggregate reports of a batch's shards into one aggregate (same policy)
-  -o, --output FILE  with --merge: write the merged aggregate to FILE (default: stdout)
-  -h, --help         show this help
-`;
-
-export const REPORT_OPTIONS = {
-  json: { type: "boolean" },
-  html: { type: "string" },
-  label: { type: "string", multiple: true },
-  merge: { type: "boolean" },
-  output: { type: "string", short: "o" },
-  help: { type: "boolean", short: "h" },
-} as const;
 
 type ReportOptions = {
   files: string[];
@@ -43,9 +19,8 @@ type ReportOptions = {
   merge: { output: string | null } | null;
 };
 
-function parseReportArgs(argv: string[]): ReportOptions | "help" {
-  const { values, positionals } = parseCommandArgs(argv, REPORT_OPTIONS, { command: "report" });
-  if (values.help) return "help";
+function parseReportArgs(argv: string[]): ReportOptions {
+  const { values, positionals } = parseCommand(REPORT_SPEC, argv, { command: "report" });
   if (positionals.length === 0) {
     throw new UsageError("Missing REPORT: give at least one context report file (see loom report --help)");
   }
@@ -79,17 +54,13 @@ async function loadReport(file: string, cwd: string): Promise<NamedReport> {
 /** Bad input is a usage error (exit 2): main.ts prints it as one line naming the file and what was wrong. */
 export async function reportCommand(argv: string[], io: Io): Promise<number> {
   const options = parseReportArgs(argv);
-  if (options === "help") {
-    io.stdout(REPORT_USAGE);
-    return 0;
-  }
   // An evaluation's eval.json (and its shards) has its own summary.
   const evals = readEvalFiles(options.files, io.cwd);
   if (evals) return evalReport(evals, options, io);
   const loaded: NamedReport[] = [];
   for (const file of options.files) loaded.push(await loadReport(file, io.cwd));
   const reporter = new Reporter(io, { command: "report", format: options.format });
-  if (options.merge) return reporter.merged(merge(loaded), { output: options.merge.output });
+  if (options.merge) return reporter.merged(merge(loaded), { output: options.merge.output, shards: loaded.length });
   // Reports are shown by their label, else their file name: full paths crowd every table and legend.
   return reporter.reports(loaded.map((r, i) => ({ ...r, file: options.labels[i] ?? basename(r.file) })));
 }
@@ -109,5 +80,23 @@ function merge(reports: NamedReport[]): AggregateReport {
   if (!merged.ok) {
     throw new UsageError(`The shards were replayed under different policies (${merged.policies.join(", ")})`);
   }
+  // A run of the same recording under the same name in two shards would be counted twice (a shard given twice, or
+  // shards that overlap): refused, naming both.
+  const seen = new Map<string, number>();
+  shards.forEach((shard, i) => {
+    for (const run of shard.runs) {
+      if (run.recording === undefined) continue;
+      const key = `${run.recording} ${run.name}`;
+      const earlier = seen.get(key);
+      if (earlier !== undefined && earlier !== i) {
+        throw new UsageError(
+          `${JSON.stringify(reports[earlier].file)} and ${JSON.stringify(reports[i].file)} both hold the run of ${
+            JSON.stringify(run.name)
+          } (the same recording): merged, it would count twice`,
+        );
+      }
+      seen.set(key, i);
+    }
+  });
   return merged.report;
 }

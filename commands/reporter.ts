@@ -85,7 +85,7 @@ export class Reporter {
       const line = `step ${p.step}/${p.max_steps} ${p.phase} ${n(p.request_bytes)} B${
         p.checkpoint ? " (checkpoint)" : ""
       }`;
-      this.#io.stderr(this.#io.isTTY ? `\r\x1b[2K${line}` : `${line}\n`);
+      this.#io.stderr(this.#io.isTTY ? this.#live(line) : `${line}\n`);
     };
   }
 
@@ -182,7 +182,7 @@ export class Reporter {
   batchProgress(p: BatchProgress): void {
     if (this.#quiet) return;
     if (this.#io.isTTY) {
-      this.#io.stderr(`\r\x1b[2K${batchProgressLine(p)}`);
+      this.#io.stderr(this.#live(batchProgressLine(p)));
       return;
     }
     const tenth = Math.floor(p.done / Math.max(1, Math.floor(p.total / 10)));
@@ -256,13 +256,16 @@ export class Reporter {
     return EXIT_CODES.completed;
   }
 
-  /** `loom report --merge`: the merged aggregate to a file (its path printed) or to stdout. */
-  merged(report: AggregateReport, { output }: { output: string | null }): number {
+  /**
+   * `loom report --merge`: the merged aggregate to stdout, or with -o to a file — then stdout stays empty, as with
+   * cp or curl -o, and one line on stderr says what was written.
+   */
+  merged(report: AggregateReport, { output, shards }: { output: string | null; shards: number }): number {
     const text = `${JSON.stringify(report, null, 2)}\n`;
     if (output === null) this.#io.stdout(text);
     else {
       this.#write(output, text);
-      this.#io.stdout(`${output}\n`);
+      this.#io.stderr(`merged ${plural(shards, "shard")} (${plural(report.runs.length, "run")}) into ${output}\n`);
     }
     return EXIT_CODES.completed;
   }
@@ -281,8 +284,17 @@ export class Reporter {
     if (this.#io.isTTY && !this.#quiet) this.#io.stderr("\r\x1b[2K");
   }
 
+  /** A live line: redrawn in place, clipped to the terminal's width, its first word bold where colour is on. */
+  #live(line: string): string {
+    const clipped = fitLine(line, this.#io.columns);
+    if (!this.#io.color) return `\r\x1b[2K${clipped}`;
+    const space = clipped.indexOf(" ");
+    return `\r\x1b[2K\x1b[1m${clipped.slice(0, space)}\x1b[22m${clipped.slice(space)}`;
+  }
+
   #error(message: string): void {
-    this.#io.stderr(`loom ${this.#command}: ${message}\n`);
+    const prefix = `loom ${this.#command}:`;
+    this.#io.stderr(`${this.#io.color ? `\x1b[31m${prefix}\x1b[39m` : prefix} ${message}\n`);
   }
 }
 
@@ -406,6 +418,16 @@ export function formatDuration(ms: number): string {
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/**
+ * A line that fits a terminal of `columns`: cut with "…" one column short of the edge (a character in the last column
+ * wraps on some terminals). The parts of a progress line come most important first, so the cut takes the least.
+ */
+export function fitLine(line: string, columns: number | undefined): string {
+  if (columns === undefined || columns < 2) return line;
+  const chars = [...line];
+  return chars.length <= columns - 1 ? line : `${chars.slice(0, Math.max(0, columns - 2)).join("")}…`;
 }
 
 /** The batch's progress line: done/total, not completed, running, elapsed, ETA (from the pace so far) and a file. */

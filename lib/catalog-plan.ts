@@ -48,6 +48,8 @@ export type RoutingNote =
 export type PlanOptions = {
   /** --context-policy and --context-report (absolute): they win over the catalog's settings. */
   policy?: ContextPolicyName;
+  /** The user's default (LOOM_CONTEXT_POLICY, the config file), below the catalog's own settings. */
+  defaultPolicy?: ContextPolicyName;
   contextReport?: string;
   /** Makes the provider of a catalog model (may fail for a missing credential). */
   provider: (model: ProviderConfig) => Provider;
@@ -69,7 +71,7 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
     path: string | undefined,
   ) => (path === undefined ? undefined : resolve(dirname(input.file), path));
   const known: CatalogKnown = {
-    policy: options.policy ?? defaults.context_policy ?? "legacy",
+    policy: options.policy ?? defaults.context_policy ?? options.defaultPolicy ?? "legacy",
     reportPath: options.contextReport,
     slice: null,
     route: null,
@@ -98,7 +100,8 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
     const entry = catalog.slices[name];
     known.slice = name;
     reportPath(fromCatalog(entry.context_report ?? defaults.context_report));
-    known.policy = options.policy ?? entry.context_policy ?? defaults.context_policy ?? "legacy";
+    known.policy = options.policy ?? entry.context_policy ?? defaults.context_policy ?? options.defaultPolicy ??
+      "legacy";
     const workspace = input.workspace ?? fromCatalog(entry.workspace ?? defaults.workspace);
     if (workspace === undefined) {
       throw new StartupError(

@@ -10,6 +10,7 @@ import { Cost } from "./prices.ts";
 export const REPORT_SCHEMA_VERSION = 1;
 
 const count = z.number().int().nonnegative();
+const RecordingDigest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
 export const PhaseStats = z.strictObject({
   requests: count.describe("Model requests in this phase (executions for the execution phase)"),
@@ -78,6 +79,9 @@ export const ContextReport = z.strictObject({
   cost: Cost.nullable().optional().describe(
     "The money the usage counters imply at a dated price table; null when the model has no known price or a " +
       "counter was not reported (never estimated from bytes); absent in reports of older versions",
+  ),
+  recording: RecordingDigest.optional().describe(
+    "A replay's recording: sha256 of its bytes as read (absent for a run), so batches pair and resume by recording",
   ),
 });
 export type ContextReport = z.infer<typeof ContextReport>;
@@ -234,6 +238,7 @@ export const AggregateReport = z.strictObject({
       request_bytes: count,
       max_request_bytes: count,
       checkpoints: count,
+      recording: RecordingDigest.optional().describe("The run's recording (sha256 of its bytes): its identity"),
     }),
   ),
   outcomes: z.record(z.string(), count),
@@ -307,6 +312,7 @@ export function aggregateReports(
       request_bytes: requestBytes(report.phases).total,
       max_request_bytes: requestBytes(report.phases).max,
       checkpoints: report.checkpoints,
+      ...(report.recording ? { recording: report.recording } : {}),
     })),
     ...totals,
   };

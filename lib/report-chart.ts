@@ -212,15 +212,20 @@ export function lineChart({ id, series, thresholds, markers, frame = WIDE, peaks
     top,
     bottom: top + plotH - 4,
   });
-  thresholds.forEach((t, i) => {
+  // The lines go under the series; their labels are drawn last (SVG paints in document order), so no series covers them.
+  thresholds.forEach((t) => {
     const ly = y(t.bytes);
     out.push(
       `<g class="threshold" data-bytes="${t.bytes}"><line x1="${frame.left}" x2="${frame.width - frame.right}" y1="${
         fixed(ly)
-      }" y2="${fixed(ly)}" stroke="${t.color}" stroke-dasharray="${t.dash}"/>` +
-        `<text x="${frame.left + 8}" y="${fixed(labelYs[i])}" fill="${t.color}">${t.label}</text></g>`,
+      }" y2="${fixed(ly)}" stroke="${t.color}" stroke-dasharray="${t.dash}"/></g>`,
     );
   });
+  const thresholdLabels = thresholds.map((t, i) =>
+    `<g class="threshold-label" data-bytes="${t.bytes}"><text x="${frame.left + 8}" y="${
+      fixed(labelYs[i])
+    }" fill="${t.color}">${t.label}</text></g>`
+  );
   for (const s of series) {
     const color = colorOf(s.index);
     const pts = s.values.map((v, i) => `${fixed(x(i + 1))},${fixed(y(v))}`);
@@ -255,15 +260,18 @@ export function lineChart({ id, series, thresholds, markers, frame = WIDE, peaks
       );
     }
   }
-  out.push(legendSvg, `</svg>`);
+  out.push(...thresholdLabels, legendSvg, `</svg>`);
   return out.join("\n");
 }
 
 /** An aggregate's runs as one series of per-run values (request bytes, or largest request). */
-export type RunSeries = { index: number; label: string; names: string[]; values: number[] };
+export type RunSeries = { index: number; label: string; names: string[]; values: (number | null)[] };
+
+const present = (values: (number | null)[]): number[] => values.filter((v): v is number => v !== null);
 
 /**
- * Per-run bars: one group per run (in the aggregates' order, matched by position), one bar per aggregate. A log axis
+ * Per-run bars: one group per run (paired by recording: see report-pairs.ts), one bar per aggregate, none where an
+ * aggregate lacks the run. A log axis
  * when one aggregate's runs dwarf another's.
  */
 export function runBars({ id, series, frame = WIDE, title }: {
@@ -281,8 +289,8 @@ export function runBars({ id, series, frame = WIDE, title }: {
   const height = frame.height + top;
   const plotW = frame.width - frame.left - frame.right, plotH = height - top - frame.bottom;
   const runs = Math.max(1, ...series.map((s) => s.values.length));
-  const peaks = series.map((s) => Math.max(0, ...s.values));
-  const scale = yScale(series.flatMap((s) => s.values), { peaks });
+  const peaks = series.map((s) => Math.max(0, ...present(s.values)));
+  const scale = yScale(series.flatMap((s) => present(s.values)), { peaks });
   const y = (bytes: number) => top + plotH - scale.at(bytes) * plotH;
   const slot = plotW / runs;
   const bar = Math.max(0.6, (slot * 0.8) / Math.max(1, series.length));
@@ -303,17 +311,18 @@ export function runBars({ id, series, frame = WIDE, title }: {
   );
   series.forEach((s, k) => {
     out.push(
-      `<g class="bars" id="${id}-series-${s.index}" data-series="${s.index}" data-bars="${s.values.length}" fill="${
-        colorOf(s.index)
-      }">` +
+      `<g class="bars" id="${id}-series-${s.index}" data-series="${s.index}" data-bars="${
+        present(s.values).length
+      }" fill="${colorOf(s.index)}">` +
         s.values.map((v, r) => {
+          if (v === null) return "";
           const x0 = frame.left + r * slot + slot * 0.1 + k * bar;
           const y0 = y(v);
-          return `<rect x="${fixed(x0)}" y="${fixed(y0)}" width="${fixed(bar)}" height="${
-            fixed(Math.max(0, top + plotH - y0))
-          }"><title>${escapeHtml(s.label)} · run ${r + 1} ${escapeHtml(s.names[r] ?? "")} · ${
-            formatBytes(v)
-          }</title></rect>`;
+          return `<rect data-run="${escapeHtml(s.names[r] ?? "")}" data-slot="${r}" x="${fixed(x0)}" y="${
+            fixed(y0)
+          }" width="${fixed(bar)}" height="${fixed(Math.max(0, top + plotH - y0))}"><title>${
+            escapeHtml(s.label)
+          } · run ${r + 1} ${escapeHtml(s.names[r] ?? "")} · ${formatBytes(v)}</title></rect>`;
         }).join("") + `</g>`,
     );
   });
@@ -345,8 +354,8 @@ export function distributionChart({ id, series, frame = WIDE, title }: {
   const rowsH = series.length * (row + (frame.width < 600 ? 18 : 0));
   const height = top + rowsH + 44;
   const left = labelW + (frame.width < 600 ? 12 : 16), right = frame.width - frame.right - 10;
-  const peaks = series.map((s) => Math.max(0, ...s.values));
-  const scale = yScale(series.flatMap((s) => s.values), { peaks });
+  const peaks = series.map((s) => Math.max(0, ...present(s.values)));
+  const scale = yScale(series.flatMap((s) => present(s.values)), { peaks });
   const x = (b: number) => left + scale.at(b) * (right - left);
   const out: string[] = [
     `<svg id="${id}" class="chart" viewBox="0 0 ${frame.width} ${height}" width="${frame.width}" height="${height}" role="img" data-scale="${scale.kind}">`,
@@ -366,7 +375,7 @@ export function distributionChart({ id, series, frame = WIDE, title }: {
     }</text>`,
   );
   series.forEach((s, k) => {
-    const f = fiveNumbers(s.values);
+    const f = fiveNumbers(present(s.values));
     const narrow = frame.width < 600;
     const cy = top + k * (row + (narrow ? 18 : 0)) + (narrow ? 18 : 0) + row / 2;
     const color = colorOf(s.index);
@@ -386,7 +395,7 @@ export function distributionChart({ id, series, frame = WIDE, title }: {
         }" stroke="${color}" stroke-width="4"/>` +
         `<title>${escapeHtml(s.label)}: min ${formatBytes(f.min)}, quartiles ${formatBytes(f.q1)} / ${
           formatBytes(f.median)
-        } / ${formatBytes(f.q3)}, max ${formatBytes(f.max)} over ${s.values.length} runs</title></g>`,
+        } / ${formatBytes(f.q3)}, max ${formatBytes(f.max)} over ${present(s.values).length} runs</title></g>`,
     );
   });
   out.push(`</svg>`);

@@ -1,7 +1,9 @@
 // One self-contained HTML page for `loom report --html`: the summary table and two SVG charts, no scripts, no network.
 import type { NamedReport } from "./report-load.ts";
+import { alignRuns, type RunRow } from "./report-pairs.ts";
 import {
   comparisonRows,
+  describeRunPairing,
   formatBytes,
   formatCount,
   formatMs,
@@ -115,7 +117,7 @@ svg .tick-mark { stroke: #adb5bd; }
 svg .tick, svg .legend text { fill: #343a40; }
 svg .axis-title { fill: var(--muted); font-size: 13px; }
 svg .threshold line { stroke-width: 1.5; }
-svg .threshold text { font-size: 12px; font-weight: 600; paint-order: stroke; stroke: #fff; stroke-width: 4px; stroke-linejoin: round; }
+svg .threshold-label text { font-size: 12px; font-weight: 600; paint-order: stroke; stroke: #fff; stroke-width: 4px; stroke-linejoin: round; }
 svg polyline.series { stroke-width: 2.2; stroke-linejoin: round; }
 svg .checkpoint, svg .legend-checkpoint { fill: #fff; stroke-width: 2; }
 svg .legend-checkpoint { stroke: #495057; }
@@ -126,7 +128,18 @@ svg .box-label { fill: var(--ink); font-size: 13px; }
 .headline .big { font-size: 44px; font-weight: 700; line-height: 1.1; font-variant-numeric: tabular-nums; }
 .headline .figure.better .big { color: #2b8a3e; }
 .headline .caption { color: var(--muted); font-size: 14px; overflow-wrap: anywhere; }
-.table-scroll { overflow-x: auto; }
+/* A table wider than the screen scrolls, and shows it: shadows at the edges with more columns, a scrollbar that stays
+   drawn, the row labels held in place, and a hint on narrow screens. */
+.table-scroll { overflow-x: auto; background:
+  linear-gradient(to right, #fff 30%, rgba(255,255,255,0)) left / 40px 100% no-repeat local,
+  linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right / 40px 100% no-repeat local,
+  radial-gradient(farthest-side at 0 50%, rgba(0,0,0,.25), transparent) left / 14px 100% no-repeat scroll,
+  radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.25), transparent) right / 14px 100% no-repeat scroll; }
+.table-scroll::-webkit-scrollbar { height: 10px; }
+.table-scroll::-webkit-scrollbar-track { background: #f1f3f5; border-radius: 5px; }
+.table-scroll::-webkit-scrollbar-thumb { background: #adb5bd; border-radius: 5px; }
+table.summary th:first-child, table.summary td:first-child { position: sticky; left: 0; background: #fff; z-index: 1; }
+.scroll-hint { display: none; }
 .narrow { display: none; }
 @media (max-width: 640px) {
   body { font-size: 16px; }
@@ -138,6 +151,7 @@ svg .box-label { fill: var(--ink); font-size: 13px; }
   .cards { grid-template-columns: 1fr; }
   .headline .big { font-size: 38px; }
   table.summary th, table.summary td { padding: 4px 6px; font-size: 14px; }
+  .scroll-hint { display: block; }
 }
 `;
 
@@ -176,19 +190,32 @@ export function renderReportHtml(
       }]
       : []
   );
-  const runSeries = (pick: (row: { request_bytes: number; max_request_bytes: number }) => number): RunSeries[] =>
-    reports.flatMap((r, index) =>
-      r.kind === "aggregate" && r.report.runs.length > 0
-        ? [{
-          index,
-          label: `[${index + 1}] ${r.file} (${r.report.policy})`,
-          names: r.report.runs.map((row) => row.name),
-          values: r.report.runs.map(pick),
-        }]
-        : []
-    );
-  const perRunTotal = runSeries((row) => row.request_bytes);
-  const perRunMax = runSeries((row) => row.max_request_bytes);
+  const aggregates = reports.flatMap((r, index) =>
+    r.kind === "aggregate" && r.report.runs.length > 0 ? [{ index, file: r.file, report: r.report }] : []
+  );
+  // One group of bars per recording, every aggregate's run of it side by side: paired by recording, not position.
+  const aligned = alignRuns(aggregates.map((a) => a.report.runs));
+  const runSeries = (pick: (row: RunRow) => number, { paired }: { paired: boolean }): RunSeries[] =>
+    aggregates.map(({ index, file, report }, k) => ({
+      index,
+      label: `[${index + 1}] ${file} (${report.policy})`,
+      names: paired ? aligned.names : report.runs.map((row) => row.name),
+      values: paired
+        ? aligned.columns.map((column) => column[k] === null ? null : pick(report.runs[column[k]!]))
+        : report.runs.map(pick),
+    }));
+  const perRunTotal = runSeries((row) => row.request_bytes, { paired: true });
+  const distributionTotal = runSeries((row) => row.request_bytes, { paired: false });
+  const perRunMax = runSeries((row) => row.max_request_bytes, { paired: false });
+  const pairingNotes = doc.comparisons.flatMap((c, k) =>
+    c.runs
+      ? [
+        `<p class="note pairing" data-series="${k + 1}">${
+          escapeHtml(describeRunPairing(c.runs, { index: k + 1 }))
+        }</p>`,
+      ]
+      : []
+  );
   const skipped = reports.flatMap((r, i) =>
     (r.kind === "run" && r.report.calls.length > 0) || (r.kind === "aggregate" && r.report.runs.length > 0)
       ? []
@@ -238,9 +265,16 @@ ${
 </section>`;
   const aggregateSections = perRunTotal.length === 0 ? "" : `<section id="per-run">
 <h2>Request bytes per run</h2>
-<p class="note">One bar per run of each aggregate, in the batch's order${
-    perRunTotal.length > 1 ? " (runs matched by position)" : ""
-  }.</p>
+<p class="note">${
+    perRunTotal.length > 1
+      ? `One group per recording, in [${
+        aggregates[0].index + 1
+      }]'s order, with each aggregate's run of it: runs are paired by ${
+        aligned.paired_by === "recording" ? "recording (sha256 of its bytes)" : "recording file name"
+      }, never by position; a gap is a run the aggregate lacks.`
+      : "One bar per run, in the batch's order."
+  }</p>
+${pairingNotes.join("\n")}
 ${
     responsive((frame, suffix) =>
       runBars({ id: `chart-per-run${suffix}`, series: perRunTotal, frame, title: "request bytes" })
@@ -255,7 +289,7 @@ ${
     responsive((frame, suffix) =>
       distributionChart({
         id: `chart-distribution-total${suffix}`,
-        series: perRunTotal,
+        series: distributionTotal,
         frame,
         title: "request bytes per run",
       })
@@ -297,7 +331,11 @@ ${
   }
 <section id="summary">
 <h2>All measurements</h2>
-<div class="table-scroll">
+${
+    several
+      ? `<p class="note scroll-hint">The table scrolls sideways: one column per report →</p>\n`
+      : ""
+  }<div class="table-scroll">
 <table class="summary">
 <thead>${head}</thead>
 <tbody>

@@ -43,7 +43,7 @@ export function parseReport(text: string, { file }: { file: string }): NamedRepo
     const what = aggregate ? "aggregate report" : "context report";
     throw new UsageError(
       `Report ${name} is not a valid ${what}: ${
-        formatZodError(parsed.error, { schema: aggregate ? AggregateReport : ContextReport })
+        formatZodError(parsed.error, { schema: aggregate ? AggregateReport : ContextReport, worded: true })
       }`,
       "report_invalid",
     );

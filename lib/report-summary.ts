@@ -2,6 +2,7 @@
 import type { ContextPolicyName } from "./policy.ts";
 import { type AggregateReport, type ContextReport, requestBytes } from "./context-report.ts";
 import type { NamedReport } from "./report-load.ts";
+import { type PairedBy, pairRuns } from "./report-pairs.ts";
 import type { Usage } from "./turn.ts";
 
 export const MODEL_PHASES = ["classification", "selection", "arguments"] as const;
@@ -42,8 +43,26 @@ export type ReportSummary = {
   run_rows: AggregateReport["runs"] | null;
 };
 
+/**
+ * Two aggregates' runs paired by recording: how many pairs, the runs found on one side only, and request bytes summed
+ * over the pairs alone (the like-for-like figure when the batches did not replay the same recordings).
+ */
+export type RunsComparison = {
+  paired_by: PairedBy;
+  paired: number;
+  only_in_baseline: string[];
+  only_in_report: string[];
+  paired_request_bytes: { baseline: number; report: number; ratio: number | null };
+};
+
 /** Ratios of one report against the first (value / baseline); null when either is null or the baseline is 0. */
-export type Comparison = { file: string; baseline: string; ratios: Record<string, unknown> };
+export type Comparison = {
+  file: string;
+  baseline: string;
+  ratios: Record<string, unknown>;
+  /** Two aggregates: their runs paired by recording; null when either is a single run's report. */
+  runs: RunsComparison | null;
+};
 
 export type SummaryDocument = {
   format: typeof SUMMARY_FORMAT;
@@ -168,9 +187,43 @@ export function summarizeReports(reports: NamedReport[]): SummaryDocument {
   const comparisons = first === undefined ? [] : rest.map((s): Comparison => {
     const ratios: Record<string, unknown> = {};
     for (const m of METRICS) setPath(ratios, m.key, ratio(m.value(s), m.value(first)));
-    return { file: s.file, baseline: first.file, ratios };
+    return { file: s.file, baseline: first.file, ratios, runs: compareRuns(first, s) };
   });
   return { format: SUMMARY_FORMAT, version: SUMMARY_VERSION, reports: summaries, comparisons };
+}
+
+function compareRuns(baseline: ReportSummary, report: ReportSummary): RunsComparison | null {
+  if (baseline.run_rows === null || report.run_rows === null) return null;
+  const pairing = pairRuns(baseline.run_rows, report.run_rows);
+  const left = sum(pairing.pairs.map(([i]) => baseline.run_rows![i].request_bytes));
+  const right = sum(pairing.pairs.map(([, j]) => report.run_rows![j].request_bytes));
+  return {
+    paired_by: pairing.paired_by,
+    paired: pairing.pairs.length,
+    only_in_baseline: pairing.only_in_baseline,
+    only_in_report: pairing.only_in_report,
+    paired_request_bytes: { baseline: left, report: right, ratio: ratio(right, left) },
+  };
+}
+
+/** One line per compared aggregate: how its runs paired with the baseline's, and which had no partner. */
+export function describeRunPairing(runs: RunsComparison, { index }: { index: number }): string {
+  const who = `[${index + 1}]`;
+  const by = runs.paired_by === "recording" ? "recording (sha256)" : "recording file name";
+  const unmatched = [
+    runs.only_in_baseline.length > 0 ? `only in [1]: ${listNames(runs.only_in_baseline)}` : "",
+    runs.only_in_report.length > 0 ? `only in ${who}: ${listNames(runs.only_in_report)}` : "",
+  ].filter(Boolean);
+  const bytes = unmatched.length > 0 && runs.paired > 0
+    ? `; request bytes over the paired runs alone: ${formatRatio(runs.paired_request_bytes.ratio) || "—"}`
+    : "";
+  return `${who} runs paired with [1] by ${by}: ${runs.paired} paired${
+    unmatched.length > 0 ? `, ${unmatched.join("; ")} (the totals above include them)` : ", none unmatched"
+  }${bytes}`;
+}
+
+function listNames(names: string[], { most = 8 } = {}): string {
+  return names.length <= most ? names.join(", ") : `${names.slice(0, most).join(", ")} and ${names.length - most} more`;
 }
 
 // ---- formatting (shared by the text and HTML renderers) ----
@@ -378,6 +431,8 @@ function renderComparison(doc: SummaryDocument): string {
     }),
   ]);
   lines.push(table([["", ...names], ...cells]));
+  const pairings = doc.comparisons.flatMap((c, k) => c.runs ? [describeRunPairing(c.runs, { index: k + 1 })] : []);
+  if (pairings.length > 0) lines.push("", ...pairings);
   return lines.join("\n") + "\n";
 }
 

@@ -2,6 +2,7 @@
 // printed by `loom schema NAME` and shipped in schemas/ (kept equal by tests and scripts/gen-schemas.ts).
 import { z } from "zod";
 import { Catalog } from "./catalog.ts";
+import { UserConfig } from "./config.ts";
 import { AggregateReport, ContextReport } from "./context-report.ts";
 import { SliceRequestFile } from "./slice.ts";
 import { RunEvent } from "./run-events.ts";
@@ -25,6 +26,7 @@ export const SCHEMAS = {
   suite: Suite,
   eval: EvalFile,
   prices: PriceTable,
+  config: UserConfig,
 } as const satisfies Record<string, z.ZodType>;
 
 export type SchemaName = keyof typeof SCHEMAS;
@@ -40,6 +42,7 @@ export const SCHEMA_PATHS: Record<SchemaName, string> = {
   suite: "schemas/suite.schema.json",
   eval: "schemas/eval.schema.json",
   prices: "schemas/prices.schema.json",
+  config: "schemas/config.schema.json",
 };
 
 /** The exact text of a schema file: stable two-space JSON with a trailing newline. */

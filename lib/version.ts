@@ -13,8 +13,11 @@ export const BUILD: { commit: string | null; date: string | null } = {
   date: typeof LOOM_BUILD_DATE === "string" && LOOM_BUILD_DATE !== "" ? LOOM_BUILD_DATE : null,
 };
 
-/** `loom --version`: "0.4.0 (commit 1a2b3c4, built 2026-12-01)", "(…commit unknown…)" outside git, "(from source)". */
+/**
+ * `loom --version`: "loom 0.5.0 (commit 1a2b3c4, built 2026-12-01)", "(…commit unknown…)" outside git, "(from
+ * source)": the program's name first, as `git --version` and `node --version` users expect in a log.
+ */
 export function versionLine(build: { commit: string | null; date: string | null } = BUILD): string {
-  if (build.commit === null && build.date === null) return `${VERSION} (from source)`;
-  return `${VERSION} (commit ${build.commit ?? "unknown"}, built ${build.date ?? "unknown"})`;
+  if (build.commit === null && build.date === null) return `loom ${VERSION} (from source)`;
+  return `loom ${VERSION} (commit ${build.commit ?? "unknown"}, built ${build.date ?? "unknown"})`;
 }

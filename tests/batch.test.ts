@@ -183,7 +183,8 @@ test("loom report --merge joins the shards' aggregates into one that validates a
   await runLoom(["replay", folder, "--quiet", "--context-report", "whole.json"], { cwd: dir });
   const merged = await runLoom(["report", "--merge", "a.json", "b.json", "-o", "all.json"], { cwd: dir });
   assert.equal(merged.code, 0, merged.stderr);
-  assert.equal(merged.stdout, "all.json\n");
+  assert.equal(merged.stdout, "", "-o writes the file; stdout stays empty");
+  assert.equal(merged.stderr, "merged 2 shards (4 runs) into all.json\n");
   const all = JSON.parse(readFileSync(join(dir, "all.json"), "utf8"));
   const whole = JSON.parse(readFileSync(join(dir, "whole.json"), "utf8"));
   const schema = JSON.parse((await runLoom(["schema", "aggregate"], { cwd: dir })).stdout);

@@ -26,7 +26,7 @@ test("loom version, -v and --version print the version; loom help COMMAND is COM
   for (const args of [["version"], ["-v"], ["--version"]]) {
     const r = await runLoom(args, { cwd: ROOT });
     assert.equal(r.code, 0);
-    assert.ok(r.stdout.startsWith(`${version} (`) && r.stdout.endsWith(")\n"), r.stdout);
+    assert.ok(r.stdout.startsWith(`loom ${version} (`) && r.stdout.endsWith(")\n"), r.stdout);
   }
   for (const command of ["run", "replay", "report", "schema", "completions"]) {
     const viaHelp = await runLoom(["help", command], { cwd: ROOT });
@@ -68,7 +68,7 @@ test("loom completions bash|zsh|fish print scripts each shell accepts, completin
   }
   const bad = await runLoom(["completions", "powershell"], { cwd: ROOT });
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /^loom completions: Expected one shell: bash, zsh, fish/);
+  assert.match(bad.stderr, /^loom completions: Unknown shell "powershell" \(expected one of bash, zsh, fish\)\n$/);
 });
 
 test("loom schema request describes the request file: the bundled example (with its $schema) validates", async () => {

@@ -98,7 +98,7 @@ test("loom run refuses an unwritable --context-report or --record before any mod
       assert.equal(s.requestsSent(), 0, "nothing ran against the model");
     }
   }
-  // A folder that does not exist yet is fine: it is created.
+  // A folder that does not exist yet is fine: it is created, and stderr says so first.
   const fine = await s.loom([
     "run",
     s.request,
@@ -109,6 +109,8 @@ test("loom run refuses an unwritable --context-report or --record before any mod
     "--quiet",
   ]);
   assert.equal(fine.code, 0, fine.err);
+  assert.match(fine.err, /^loom run: --context-report: creating the folder ".*new[\\/]deeper"$/m);
+  assert.match(fine.err, /^loom run: --record: creating the folder ".*new"$/m);
   assert.equal(JSON.parse(readFileSync(join(s.dir, "new/deeper/r.json"), "utf8")).outcome, "completed");
   assert.ok(existsSync(join(s.dir, "new/run.jsonl")));
 });

@@ -185,7 +185,7 @@ test("usage errors exit 2 with one line: unknown command, unknown flag, bad poli
   const version = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version;
   // compile.sh puts in the commit (unknown outside a git checkout) and the UTC build date.
   const line = new RegExp(
-    `^${
+    `^loom ${
       version.replaceAll(".", "\\.")
     } \\(commit ([0-9a-f]{7,40}(-dirty)?|unknown), built \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)\\n$`,
   );

@@ -31,5 +31,5 @@ test("dist/loom --sandbox accepts auto, required and off only", async (t) => {
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const run = await runLoom(["run", "request.json", "--sandbox", "maybe"], { cwd: dir });
   assert.equal(run.code, 2, run.stderr);
-  assert.match(run.stderr, /--sandbox "maybe": expected auto, required, off/);
+  assert.match(run.stderr, /--sandbox "maybe": expected one of auto, required, off/);
 });

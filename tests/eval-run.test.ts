@@ -353,17 +353,18 @@ test("--max-cost stops starting new pairs once spent: what ran is kept, the file
   });
 });
 
-test("loom eval --help lists every flag of its table; bad flags are one-line usage errors", async () => {
-  const { EVAL_OPTIONS } = await import("../commands/eval.ts");
+test("loom eval --help lists every flag of its spec; bad flags are one-line usage errors", async () => {
+  const { EVAL_SPEC } = await import("../commands/specs.ts");
   const { io, out } = fakeIo({ cwd: ROOT });
   assert.equal(await main(["eval", "--help"], io), 0);
-  for (const name of Object.keys(EVAL_OPTIONS)) assert.ok(out.stdout.includes(`--${name}`), `--${name} in the help`);
+  for (const name of Object.keys(EVAL_SPEC.flags)) assert.ok(out.stdout.includes(`--${name}`), `--${name} in the help`);
   const cases: [string[], RegExp][] = [
     [["evals/"], /Missing --model/],
     [["evals/", "--model", "m/x", "--shard", "3/2"], /--shard "3\/2": expected i\/n/],
     [["evals/", "--model", "m/x", "--policies", "legacy,lean"], /unknown policy "lean"/],
     [["evals/", "--model", "m/x", "--repeats", "0"], /--repeats "0": expected a whole number ≥ 1/],
     [["evals/", "--model", "m/x", "--task", "nope"], /--task "nope": no such task/],
+    [["evals/", "--model", "m/x", "--step-protocol", "one-call"], /--step-protocol "one-call": expected two-call or/],
   ];
   for (const [args, pattern] of cases) {
     const bad = fakeIo({ cwd: ROOT });

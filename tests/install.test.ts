@@ -2,8 +2,19 @@
 // (127.0.0.1 only) serves that folder as a release, and install.sh installs from it into a temporary prefix. When the
 // release cannot be built here (no bash, tar or curl/wget, or the build fails) the tests skip with one line.
 import assert from "node:assert/strict";
-import { execFile, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { Buffer } from "node:buffer";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,10 +54,12 @@ const releaseTest = (name: string, fn: () => Promise<void>) =>
   cannotBuild ? test.skip(`${name} (skipped: ${cannotBuild})`, () => {}) : test(name, { timeout: 180_000 }, fn);
 
 /** Serves the release folder; `tamper` names a file whose bytes are served changed. */
-async function serve({ tamper }: { tamper?: string } = {}): Promise<{ url: string; server: Server }> {
+async function serve(
+  { tamper, folder = release }: { tamper?: string; folder?: string } = {},
+): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
     const name = decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname.slice(1));
-    const path = join(release, name);
+    const path = join(folder, name);
     if (name.includes("/") || !existsSync(path)) {
       response.writeHead(404).end("not found");
       return;
@@ -85,8 +98,8 @@ releaseTest("install.sh picks this machine's archive, checks it and installs a l
     assert.ok(existsSync(loom));
     const v = spawnSync(loom, ["--version"], { encoding: "utf8" });
     assert.equal(v.status, 0);
-    assert.match(v.stdout, new RegExp(`^${version.replaceAll(".", "\\.")} \\(commit `));
-    assert.match(r.stdout, new RegExp(`installed ${prefix}/bin/loom \\(${version.replaceAll(".", "\\.")} `));
+    assert.match(v.stdout, new RegExp(`^loom ${version.replaceAll(".", "\\.")} \\(commit `));
+    assert.match(r.stdout, new RegExp(`installed ${prefix}/bin/loom \\(loom ${version.replaceAll(".", "\\.")} `));
   } finally {
     server.close();
   }
@@ -124,3 +137,52 @@ releaseTest("install.sh names the version it was asked for and the target a rele
     server.close();
   }
 });
+
+const canPack = process.platform !== "win32" && has("tar") && (has("curl") || has("wget")) &&
+  (has("sha256sum") || has("shasum"));
+
+test(
+  "install.sh checks the new binary under a temporary name first: one that cannot start leaves the old loom working",
+  {
+    skip: canPack ? false : "needs sh, tar, curl or wget, and sha256sum or shasum",
+  },
+  async () => {
+    // A release for the wrong machine: its loom is not an executable of this one.
+    const dir = mkdtempSync(join(tmpdir(), "loom-wrong-target-"));
+    temps.push(dir);
+    const name = "loom-0.0.2-linux-x64";
+    mkdirSync(join(dir, "pack", name), { recursive: true });
+    writeFileSync(
+      join(dir, "pack", name, "loom"),
+      Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0xff]),
+      {
+        mode: 0o755,
+      },
+    );
+    mkdirSync(join(dir, "release"));
+    execFileSync("tar", ["-czf", join(dir, "release", `${name}.tar.gz`), "-C", join(dir, "pack"), name]);
+    const digest = createHash("sha256").update(readFileSync(join(dir, "release", `${name}.tar.gz`))).digest("hex");
+    writeFileSync(join(dir, "release", "SHA256SUMS"), `${digest}  ${name}.tar.gz\n`);
+    // The loom installed before: it works.
+    const prefix = join(dir, "prefix");
+    mkdirSync(join(prefix, "bin"), { recursive: true });
+    const old = '#!/bin/sh\necho "loom 0.0.1 (the old one)"\n';
+    writeFileSync(join(prefix, "bin", "loom"), old, { mode: 0o755 });
+    const { url, server } = await serve({ folder: join(dir, "release") });
+    try {
+      const r = await install({ LOOM_BASE_URL: url, LOOM_PREFIX: prefix, LOOM_TARGET: "linux-x64" });
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `install\\.sh: the downloaded loom \\(linux-x64\\) does not run on this machine; ${prefix}/bin/loom is unchanged\\n$`,
+        ),
+      );
+      assert.equal(readFileSync(join(prefix, "bin", "loom"), "utf8"), old);
+      assert.equal(execFileSync(join(prefix, "bin", "loom"), { encoding: "utf8" }), "loom 0.0.1 (the old one)\n");
+      assert.deepEqual(readdirSync(join(prefix, "bin")), ["loom"], "no temporary file left behind");
+    } finally {
+      server.close();
+    }
+  },
+);

@@ -199,7 +199,7 @@ test("threshold labels never overprint: at least a line of text apart at every s
   // A linear axis up to 1 MiB puts the three lines 3 px apart; the labels still are not.
   const html = renderReportHtml([named("b.json", simulated("bounded", 60, { growth: 20_000 }))]);
   const labels = [
-    ...chart(html, "chart-per-call").matchAll(/<g class="threshold"[^>]*>.*?<text x="[\d.]+" y="([\d.]+)"/g),
+    ...chart(html, "chart-per-call").matchAll(/<g class="threshold-label"[^>]*><text x="[\d.]+" y="([\d.]+)"/g),
   ]
     .map((m) => Number(m[1]));
   assert.equal(labels.length, 3);

@@ -156,9 +156,12 @@ test("a prompt's flags are checked before anything runs, in words", async (t) =>
   const cases: [string[], RegExp][] = [
     [
       ["run", "fix it"],
-      /^loom run: "fix it" is not a request file; to run it as a prompt, give --model PROVIDER\/MODEL$/,
+      /^loom run: "fix it" is not a request file; to run it as a prompt, give --model PROVIDER\/MODEL \(or set LOOM_MODEL; see loom config\)$/,
     ],
-    [["run", "x", "--max-steps", "3"], /^loom run: --max-steps is for a prompt: give --model too$/],
+    [
+      ["run", "x", "--max-steps", "3"],
+      /^loom run: --max-steps is for a prompt: give --model too \(or set LOOM_MODEL\)$/,
+    ],
     [["run", "x", "--model", "anthropic/m", "--actions", "read_file,fly"], /unknown action "fly" \(expected some of /],
     [["run", "x", "--model", "anthropic/m", "--actions", "run_command"], /--actions run_command needs --allow-command/],
     [["run", "x", "--model", "anthropic/m", "--test-command", "npm 'test"], /Unterminated ' quote/],

@@ -48,13 +48,23 @@ test("deno.json names no other version", () => {
 test("--version shows the commit and build date the build put in, 'unknown' for what it left out", () => {
   assert.equal(
     versionLine({ commit: "1a2b3c4d5e6f", date: "2026-12-01T02:03:04Z" }),
-    `${version} (commit 1a2b3c4d5e6f, built 2026-12-01T02:03:04Z)`,
+    `loom ${version} (commit 1a2b3c4d5e6f, built 2026-12-01T02:03:04Z)`,
   );
   assert.equal(
     versionLine({ commit: null, date: "2026-12-01T02:03:04Z" }),
-    `${version} (commit unknown, built 2026-12-01T02:03:04Z)`,
+    `loom ${version} (commit unknown, built 2026-12-01T02:03:04Z)`,
   );
-  assert.equal(versionLine({ commit: null, date: null }), `${version} (from source)`);
+  assert.equal(versionLine({ commit: null, date: null }), `loom ${version} (from source)`);
   // Tests run from source: nothing was defined.
   assert.deepEqual(BUILD, { commit: null, date: null });
+});
+
+test("the newest released entry names what landed since 0.4.0: sandbox, stream-json, --trace, prompt runs, --resume, --merge", () => {
+  const changelog = read("CHANGELOG.md");
+  const start = changelog.indexOf(`## [${version}]`);
+  const entry = changelog.slice(start, changelog.indexOf("\n## [", start + 1));
+  assert.notEqual(version, "0.4.0", "the version moved past 0.4.0");
+  for (const feature of ["andbox", "stream-json", "--trace", 'loom run "TEXT"', "--resume", "--merge", "LOOM_MODEL"]) {
+    assert.ok(entry.includes(feature), `the ${version} entry names ${feature}`);
+  }
 });

@@ -88,6 +88,8 @@ export async function runAttempt(
     const result = setupError === null
       ? await startRun({ request }, {
         contextPolicy: run.policy,
+        // Both policies of a pair run under the same protocol; a task's request may name one when the flag does not.
+        ...(options.settings.step_protocol ? { stepProtocol: options.settings.step_protocol } : {}),
         contextReport: join(dir, "report.json"),
         record: join(dir, "recording.jsonl"),
         signal: cap.signal,

@@ -45,6 +45,8 @@ import { BUILT_IN_PRICES, costOf, priceOf, type PriceTable } from "../prices.ts"
 export type RunOptions = {
   /** "legacy" (default) or "bounded". */
   contextPolicy?: ContextPolicyName;
+  /** The policy when neither contextPolicy nor the catalog names one (the user's LOOM_CONTEXT_POLICY or config). */
+  defaultPolicy?: ContextPolicyName;
   /** Write the context report here (atomically), for every outcome. */
   contextReport?: string;
   /** The model provider; default: the one the request's model ("PROVIDER/MODEL") names, keys from the environment. */
@@ -95,9 +97,17 @@ export type RunInput =
 export type StartOptions = RunOptions & {
   /** Replay a recording: its answers script the provider; its executions stand in for the workspace unless `execute`
    * (then the workspace executes for real and each report is compared with the recorded one). */
-  replay?: { recording: Recording; execute: boolean };
+  replay?: {
+    recording: Recording;
+    execute: boolean; /** sha256 of the recording's bytes, kept in the report. */
+    digest?: string;
+  };
   /** Replace the workspace executors; gets the run's result store. */
   executor?: (store: ResultStore) => Executor;
+  /** The provider's API base URL for a request's "PROVIDER/MODEL" (--base-url); catalogs name their own. */
+  baseUrl?: string;
+  /** The same from the user's config file: below the provider's own variable (ANTHROPIC_BASE_URL, …). */
+  defaultBaseUrl?: string;
   /** Provider limits from flags (the idle timeout and deadline); they override a catalog model's own settings. */
   http?: { timeoutMs?: number; deadlineMs?: number };
   /** Where providers read their credentials (default: the process environment). */
@@ -120,7 +130,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   // Loom's own files are reached from folders pinned now, before any process of the run can plant a link on the way.
   for (const path of [options.contextReport, options.record]) if (path) pinOutputPath(path);
   const known: CatalogKnown = {
-    policy: options.contextPolicy ?? "legacy",
+    policy: options.contextPolicy ?? options.defaultPolicy ?? "legacy",
     reportPath: options.contextReport,
     slice: options.replay?.recording.header.slice_name ?? null,
     route: null,
@@ -200,6 +210,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   if (model !== null) {
     report = { ...report, cost: costOf(report.usage, priceOf(options.prices ?? BUILT_IN_PRICES, model)) };
   }
+  if (options.replay?.digest) report = { ...report, recording: options.replay.digest };
   let reportPath = known.reportPath ?? null;
   let unwritable = false;
   if (reportPath !== null) {
@@ -287,6 +298,7 @@ async function prepare(
     const { name, ...rest } = input.catalog;
     const plan = await planCatalogRun({ ...rest, catalog: readCatalog(rest.file, name) }, {
       policy: options.contextPolicy,
+      defaultPolicy: options.defaultPolicy,
       contextReport: options.contextReport,
       provider: (model) => record(traced((http) => createProvider(model, { env, ...http }))),
       now,
@@ -321,7 +333,14 @@ async function prepare(
     provider ??= traced(() => new ScriptedProvider(script));
   }
   // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
-  provider ??= traced((http) => providerForModel(request.model, { env, http }));
+  provider ??= traced((http) =>
+    providerForModel(request.model, {
+      env,
+      http,
+      baseUrl: options.baseUrl,
+      defaultBaseUrl: options.defaultBaseUrl,
+    })
+  );
 
   let executor = options.executor?.(store);
   if (!executor && replay && !replay.execute) executor = new RecordedExecutor(replay.recording.executions, { store });

@@ -1,6 +1,7 @@
 // DIR/eval.json (SPEC §12, `loom schema eval`): the key that resume and merge compare, one row per run, and the
 // summary computed from the rows (lib/eval/summary.ts).
 import { z } from "zod";
+import { StepProtocol } from "../policy.ts";
 import { ContextPolicyName } from "../policy.ts";
 import { Outcome } from "../outcome.ts";
 import { Usage } from "../turn.ts";
@@ -36,7 +37,7 @@ export const EvalSettings = z.strictObject({
   run_timeout_ms: z.number().int().positive().describe(
     "Wall-clock cap of every run; a run stopped at it ends with error_code run_timeout and is checked as it is",
   ),
-  step_protocol: z.string().nullable().describe("--step-protocol, when given"),
+  step_protocol: StepProtocol.nullable().describe("--step-protocol, when given"),
   cache_marker: z.boolean().describe("Each run's prefix starts with a per-run marker, so no run warms another's cache"),
 });
 export type EvalSettings = z.infer<typeof EvalSettings>;

@@ -1,9 +1,10 @@
 // Headless Chromium for page tests: find the browser, dump a page's DOM, take a screenshot, read screenshot pixels.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { inflateSync } from "node:zlib";
 
 /** Path of a Chromium binary, or null when none is installed (Debian's package installs /usr/bin/chromium). */
@@ -132,4 +133,39 @@ export function countColor(image: Image, hex: string, { tolerance = 24 }: { tole
     }
   }
   return count;
+}
+
+/**
+ * Measures a page's layout in Chromium at a window size: `measure` is the body of a script run after the page laid
+ * out, returning a JSON-able value. The page's own CSP (no scripts) is lifted from a copy for the measurement only.
+ */
+export async function measureLayout<T>(
+  binary: string,
+  { html, width, height = 2400, measure }: { html: string; width: number; height?: number; measure: string },
+): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), "loom-layout-"));
+  try {
+    const page = join(dir, "page.html");
+    const script = `<script>window.addEventListener("load", () => { const value = (() => { ${measure} })(); ` +
+      `const pre = document.createElement("pre"); pre.id = "layout-result"; pre.textContent = JSON.stringify(value); ` +
+      `document.body.appendChild(pre); });</script>`;
+    const copy = html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, "").replace(
+      "</body>",
+      `${script}</body>`,
+    );
+    await writeFile(page, copy);
+    const dom = await runChromium(binary, [
+      `--window-size=${width},${height}`,
+      "--virtual-time-budget=5000",
+      "--dump-dom",
+      pathToFileURL(page).href,
+    ]);
+    const found = dom.match(/<pre id="layout-result">([^<]*)<\/pre>/);
+    if (!found) throw new Error("the layout script did not run");
+    return JSON.parse(
+      found[1].replaceAll("&quot;", '"').replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&"),
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -73,6 +73,9 @@ export function validateJsonSchema(schema: JsonSchemaNode, value: unknown, path 
       errors.push(`${path}: not above exclusiveMinimum`);
     }
   }
+  if (typeof value === "string" && typeof schema.pattern === "string" && !new RegExp(schema.pattern).test(value)) {
+    errors.push(`${path}: does not match ${schema.pattern}`);
+  }
   if (typeof value === "string" && typeof schema.minLength === "number" && [...value].length < schema.minLength) {
     errors.push(`${path}: shorter than minLength`);
   }

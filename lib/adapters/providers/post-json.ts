@@ -123,7 +123,10 @@ export async function postJson(
         retryable: true,
       });
     }
-    throw new ProviderError(`Could not reach ${provider} at ${new URL(url).origin}: ${describeNetworkError(error)}`, {
+    // A provider named by its base URL ("OpenAI-compatible server at http://…") is not named twice.
+    const origin = new URL(url).origin;
+    const where = provider.includes(origin) ? provider : `${provider} at ${origin}`;
+    throw new ProviderError(`Could not reach ${where}: ${describeNetworkError(error)}`, {
       code: "provider_unreachable",
       retryable: true,
     });

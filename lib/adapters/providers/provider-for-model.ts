@@ -1,5 +1,6 @@
 // Resolves a SliceRequest model string ("PROVIDER/MODEL") to a provider adapter.
 import { createProvider } from "./create-provider.ts";
+import { BASE_URL_ENVS } from "../../providers/provider-config.ts";
 import { StartupError } from "../../errors.ts";
 import type { Provider } from "../../turn.ts";
 import type { HttpOptions } from "./post-json.ts";
@@ -8,7 +9,14 @@ const KINDS = ["anthropic", "openai", "openai-compatible"] as const;
 
 export function providerForModel(
   model: string,
-  { env, http = {} }: { env: Record<string, string | undefined>; http?: HttpOptions },
+  { env, http = {}, baseUrl, defaultBaseUrl }: {
+    env: Record<string, string | undefined>;
+    http?: HttpOptions;
+    /** Wins over the provider's variable (--base-url). */
+    baseUrl?: string;
+    /** Used when the provider's variable (ANTHROPIC_BASE_URL, OPENAI_BASE_URL) is unset (the user's config). */
+    defaultBaseUrl?: string;
+  },
 ): Provider {
   const slash = model.indexOf("/");
   const kind = slash === -1 ? "" : model.slice(0, slash);
@@ -21,7 +29,12 @@ export function providerForModel(
     );
   }
   const id = model.slice(slash + 1);
-  const provider = createProvider({ kind: kind as (typeof KINDS)[number], model: id }, { env, ...http });
+  const variable = BASE_URL_ENVS[kind as (typeof KINDS)[number]];
+  const base = baseUrl ?? (variable && env[variable]?.trim() ? undefined : defaultBaseUrl);
+  const provider = createProvider(
+    { kind: kind as (typeof KINDS)[number], model: id, ...(base ? { base_url: base } : {}) },
+    { env, ...http },
+  );
   // The slice names "PROVIDER/MODEL"; the API knows only MODEL.
   return {
     name: provider.name,

@@ -1,0 +1,454 @@
+// Every command's spec: its flags (types, choices from the zod vocabularies, defaults, descriptions), usage lines and
+// examples. Parsing, help, `loom help COMMAND`, the usage lines of `loom --help`, shell completions and did-you-mean
+// are all generated from these (commands/cli-spec.ts); a new command, subcommand or flag is one entry here.
+import { SANDBOX_MODES } from "../lib/adapters/sandbox.ts";
+import { IMPORT_FORMATS } from "../lib/importers/index.ts";
+import { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
+import { PROMPT_DEFAULTS } from "../lib/prompt-request.ts";
+import { SCHEMAS } from "../lib/schemas.ts";
+import type { CommandSpec, Flag } from "./cli-spec.ts";
+
+export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+export const REPLAY_FORMATS = ["auto", "loom", ...IMPORT_FORMATS] as const;
+export const SHELLS = ["bash", "zsh", "fish"] as const;
+
+/** Flags run and replay share, each written once. */
+const shared = {
+  "context-policy": {
+    value: "NAME",
+    values: ContextPolicyName.options,
+    default: "legacy, or LOOM_CONTEXT_POLICY, or the config's context_policy",
+    description: "the context policy",
+  },
+  "context-report": {
+    value: "PATH",
+    complete: "file",
+    description: "write the context report (also when the run fails)",
+  },
+  "step-protocol": {
+    value: "NAME",
+    values: StepProtocol.options,
+    default: "two-call (replay: the recording's own)",
+    description: "two-call (a selection call, then an arguments call per step) or single-call (one call per step)",
+  },
+  previews: {
+    value: "SIZE",
+    values: PreviewMode.options,
+    default: "balanced",
+    description: "bounded previews of retained outputs: compact (512 B), balanced (512 B-2 KiB) or wide (1-4 KiB)",
+  },
+  sandbox: {
+    value: "MODE",
+    values: SANDBOX_MODES,
+    default: "auto",
+    description: "where test and command processes run (docs/sandbox.md)",
+  },
+  "output-format": {
+    value: "FORMAT",
+    values: OUTPUT_FORMATS,
+    default: "text",
+    description:
+      "text for people, json (one result object) or stream-json (one JSON event per line as the run happens, then the result; schema: loom schema events)",
+  },
+  json: { description: "short for --output-format json" },
+  quiet: { short: "q", description: "no progress on stderr" },
+  trace: {
+    value: "FILE",
+    complete: "file",
+    description:
+      "write a request trace: one JSON line per model call with the TurnRequest exactly as measured and the provider request body as sent (it holds prompts and workspace content; never credentials)",
+  },
+} as const satisfies Record<string, Flag>;
+
+const PROMPT = "Prompt options";
+
+export const RUN_SPEC = {
+  summary: "run a slice: a prompt, a request file, or a request routed through a catalog",
+  usage: [
+    '"TEXT" [-m PROVIDER/MODEL] [options]',
+    "REQUEST [options]",
+    '--catalog FILE "TEXT" [--slice NAME] [options]',
+  ],
+  description:
+    `TEXT is a prompt (or - for stdin) when a model is given: --model, else LOOM_MODEL, else the config file's
+"model" (loom config shows which). REQUEST is a SliceRequest file (JSON or JSONC; loom schema request), or -
+for one on stdin. A prompt runs in --workspace (default: the current folder) with --max-steps ${PROMPT_DEFAULTS.maxSteps}, the actions
+read_file, list_files, search, edit_file, write_file, print and finish, plus run_tests with --test-command and
+run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, openai/… or openai-compatible/…
+(README: Providers).`,
+  flags: {
+    model: {
+      short: "m",
+      value: "PROVIDER/MODEL",
+      group: PROMPT,
+      default: "LOOM_MODEL, then the config's model",
+      description: "the model (makes TEXT a prompt)",
+    },
+    "base-url": {
+      value: "URL",
+      group: PROMPT,
+      default: "LOOM_PROVIDER_BASE_URL, then the config's base_url, then the provider's",
+      description: "the provider's API base URL, e.g. an OpenAI-compatible server at http://127.0.0.1:8080/v1",
+    },
+    "max-steps": {
+      value: "N",
+      group: PROMPT,
+      default: String(PROMPT_DEFAULTS.maxSteps),
+      description: "at most N executed actions",
+    },
+    actions: { value: "A,B,…", group: PROMPT, description: "exactly these actions (finish is always offered)" },
+    "test-command": {
+      value: "CMD",
+      group: PROMPT,
+      description: 'what run_tests runs, split like a shell would (no shell runs it), e.g. "npm test"',
+    },
+    "test-timeout": {
+      value: "SECONDS",
+      group: PROMPT,
+      default: String(PROMPT_DEFAULTS.testTimeoutSeconds),
+      description: "kill the tests after this long",
+    },
+    "allow-command": {
+      value: "CMD",
+      multiple: true,
+      group: PROMPT,
+      description: 'an argv prefix run_command may run, e.g. "git diff"',
+    },
+    instructions: {
+      value: "TEXT",
+      group: PROMPT,
+      default: "read, make the smallest change, check it, summarise",
+      description: "how to work",
+    },
+    catalog: {
+      short: "c",
+      value: "FILE",
+      complete: "file",
+      description: "route the request through a catalog (JSON or JSONC)",
+    },
+    slice: { value: "NAME", description: "with --catalog: run this slice, skipping routing" },
+    workspace: {
+      short: "w",
+      value: "DIR",
+      complete: "folder",
+      description: "the workspace (overrides the request's or the catalog's)",
+    },
+    "context-policy": shared["context-policy"],
+    "step-protocol": shared["step-protocol"],
+    previews: shared.previews,
+    "context-report": shared["context-report"],
+    record: {
+      value: "PATH",
+      complete: "file",
+      description: "write a recorded workflow (JSONL) that loom replay reproduces",
+    },
+    sandbox: shared.sandbox,
+    "provider-deadline-ms": {
+      value: "N",
+      default: "60000",
+      description: "a model call, retries included, ends within N ms",
+    },
+    "provider-idle-timeout-ms": {
+      value: "N",
+      default: "30000",
+      description: "an attempt that receives nothing for N ms fails and is retried",
+    },
+    trace: shared.trace,
+    "output-format": shared["output-format"],
+    json: shared.json,
+    quiet: shared.quiet,
+  },
+  positionalsAreFiles: false,
+  examples: [
+    {
+      command:
+        'loom run "Fix the failing test in src/slug.ts" -m anthropic/claude-sonnet-4-5 --test-command "npm test"',
+      says: "a prompt in the current folder, with run_tests offered",
+    },
+    {
+      command: 'LOOM_MODEL=openai-compatible/qwen3 loom run "Explain src/" --base-url http://127.0.0.1:8080/v1',
+      says: "a local OpenAI-compatible server on any port",
+    },
+    { command: "loom run request.json --context-policy bounded --json", says: "a request file; one result object" },
+  ],
+} as const satisfies CommandSpec;
+
+export const REPLAY_SPEC = {
+  summary: "drive the loop from recorded workflows (Loom's own or other agents'), one or a batch",
+  usage: ["RECORDING… | - [options]"],
+  description: `RECORDING is a file, a folder of recordings, or - for one recording on stdin. The recorded model answers
+drive the governed loop in order, with the recorded execution reports (no workspace needed) or, with --execute, real
+execution against --workspace. Several recordings (or a folder) are a batch: parallel workers, a progress line, one
+aggregate report and one report per recording.
+
+Exit codes: one recording exits as a run does (1 also when re-execution differed). A batch: 0 when every recording
+completed, 1 when any did not or could not be replayed, 130 when interrupted; 2 is a usage error.`,
+  flags: {
+    from: {
+      value: "FORMAT",
+      values: REPLAY_FORMATS,
+      default: "auto: detect per file",
+      description: "the recordings' format",
+    },
+    "context-policy": shared["context-policy"],
+    "step-protocol": {
+      ...shared["step-protocol"],
+      description: "replay under this protocol: a two-call recording's answers are merged, a single-call one's split",
+    },
+    previews: shared.previews,
+    "context-report": {
+      ...shared["context-report"],
+      description: "write the context report (for several recordings: the aggregate report)",
+    },
+    "reports-dir": {
+      value: "DIR",
+      complete: "folder",
+      default: "beside the aggregate, NAME.runs",
+      description: "per-recording reports of a batch",
+    },
+    workspace: { short: "w", value: "DIR", complete: "folder", description: "with --execute: where to execute" },
+    execute: { description: "execute for real and compare each report with the recorded one" },
+    sandbox: { ...shared.sandbox, description: "with --execute: where test and command processes run" },
+    jobs: { short: "j", value: "N", default: "the CPU count", description: "replay a batch in N parallel workers" },
+    resume: {
+      description:
+        "skip recordings whose report exists, is complete and was made under the same settings (policy, version, recording); a report made under others is refused",
+    },
+    trace: { ...shared.trace, description: "write a request trace of one recording (one JSON line per model call)" },
+    "output-format": {
+      ...shared["output-format"],
+      description:
+        "text, json (one result object; a batch: its summary with a row per recording) or stream-json (one recording: its events, then the result)",
+    },
+    json: shared.json,
+    quiet: shared.quiet,
+  },
+  examples: [
+    { command: "loom replay run.jsonl --context-policy bounded", says: "one recording under the bounded policy" },
+    {
+      command: "loom replay trajectories/ -j 4 --context-report legacy.json",
+      says: "a batch: legacy.json and legacy.runs/",
+    },
+    {
+      command: "loom replay trajectories/ --context-report legacy.json --resume",
+      says: "continue an interrupted batch",
+    },
+  ],
+} as const satisfies CommandSpec;
+
+export const REPORT_SPEC = {
+  summary: "summarise a context report or compare several (text, JSON or an HTML page); merge shards",
+  usage: ["REPORT [REPORT…] [--json | --html FILE] [--label NAME…]", "--merge AGGREGATE… [-o FILE]"],
+  description:
+    `Summarises one context report (what loom run and loom replay write) or compares several side by side, with
+ratios against the first. Batch aggregates are accepted too; two aggregates' runs are paired by recording (never by
+position), and runs found in one of them only are listed.`,
+  flags: {
+    json: { description: "print the summary or comparison as one JSON object" },
+    html: {
+      value: "FILE",
+      complete: "file",
+      description: "write a self-contained HTML page with charts to FILE and print its path",
+    },
+    label: {
+      value: "NAME",
+      multiple: true,
+      default: "the file name",
+      description: "name a report in the output (once per report, in order)",
+    },
+    merge: { description: "merge the aggregate reports of a batch's shards into one (same policy)" },
+    output: {
+      short: "o",
+      value: "FILE",
+      complete: "file",
+      default: "stdout",
+      description: "with --merge: write the merged aggregate to FILE",
+    },
+  },
+  examples: [
+    { command: "loom report legacy.json bounded.json", says: "side by side, with ratios against legacy.json" },
+    { command: "loom report legacy.json bounded.json --html report.html", says: "an HTML page with charts" },
+    { command: "loom report --merge shard-1.json shard-2.json -o all.json", says: "one aggregate from two shards" },
+  ],
+} as const satisfies CommandSpec;
+
+const EVAL_SUB_FLAGS = {
+  jobs: { short: "j", value: "J", default: "2", description: "tasks checked at once" },
+  sandbox: shared.sandbox,
+  json: { description: "print the results as JSON" },
+} as const satisfies Record<string, Flag>;
+
+export const EVAL_SPEC = {
+  summary: "run a matched evaluation of context policies on a suite of tasks; validate a suite; rescore",
+  usage: ["SUITE -m PROVIDER/MODEL [-m …] [options]"],
+  description:
+    `Runs every task × model × policy × repeat of SUITE (a suite file, or a folder with suite.jsonc) as a real
+run in a fresh workspace copy, pairs the runs that differ only in the policy, interleaves them in a seeded order,
+decides each with the task's hidden check, and writes DIR/eval.json (loom schema eval) with per-run rows and a
+summary whose unit is the task. Artifacts per run: DIR/runs/ID/attempt-N/ (context report, recording, workspace
+changes, check output). See docs/eval.md.`,
+  flags: {
+    model: { short: "m", value: "PROVIDER/MODEL", multiple: true, description: "a model to evaluate (repeatable)" },
+    task: { value: "ID", multiple: true, description: "only these tasks (repeatable)" },
+    tag: { value: "TAG", multiple: true, description: "only the tasks with one of these tags (repeatable)" },
+    policies: {
+      value: "A,B",
+      default: "legacy,bounded",
+      description: "context policies, the first is the baseline",
+    },
+    repeats: { value: "N", default: "1", description: "runs per task, model and policy" },
+    jobs: { short: "j", value: "J", default: "1", description: "pairs run at once" },
+    out: {
+      short: "o",
+      value: "DIR",
+      complete: "folder",
+      default: "eval-out",
+      description: "where eval.json and runs/ go",
+    },
+    shard: {
+      value: "i/n",
+      description: "run only shard i of n (whole pairs, deterministic); merge with loom report --merge",
+    },
+    resume: {
+      description:
+        "continue the evaluation in DIR (refused when a task, the suite, the prices, Loom's version or the " +
+        "settings changed)",
+    },
+    prices: {
+      value: "FILE",
+      complete: "file",
+      description: "a price table (loom schema prices) overriding or adding to the built-in one",
+    },
+    seed: { value: "S", default: "loom", description: "seed of the run order and of the statistics" },
+    margin: { value: "POINTS", default: "5", description: "non-inferiority margin in percentage points" },
+    "max-cost": { value: "USD", description: "stop starting new runs once this much has been spent" },
+    retries: {
+      value: "N",
+      default: "2",
+      description: "re-runs of a pair after an infra failure before it is dropped",
+    },
+    "run-timeout": {
+      value: "SECONDS",
+      default: "1800",
+      description: "the same wall-clock cap for every run; the check decides what it left",
+    },
+    "step-protocol": { ...shared["step-protocol"], default: "two-call" },
+    "no-cache-marker": {
+      description: "do not start each run's prefix with a per-run marker (provider caches may then be shared between " +
+        "runs, which favours whichever policy runs second)",
+    },
+    sandbox: { ...shared.sandbox, description: "where runs and checks run (docs/sandbox.md)" },
+    "provider-deadline-ms": {
+      value: "N",
+      default: "60000",
+      description: "a model call, retries included, ends within N ms",
+    },
+    "provider-idle-timeout-ms": {
+      value: "N",
+      default: "30000",
+      description: "an attempt that receives nothing for N ms fails and is retried",
+    },
+    json: { description: "print eval.json's summary as JSON instead of text" },
+    quiet: { short: "q", description: "no progress line" },
+  },
+  examples: [
+    {
+      command: "loom eval evals/ -m anthropic/claude-sonnet-4-5 --repeats 2 --out eval-out",
+      says: "legacy against bounded on the shipped suite, two repeats",
+    },
+    { command: "loom eval evals/ -m openai/gpt-5 --shard 1/4 --out shard-1", says: "one of four shards" },
+  ],
+  subcommands: {
+    validate: {
+      summary: "prove every task's check honest: fails before, passes on the reference solution, not fooled",
+      usage: ["SUITE [--jobs J]"],
+      flags: EVAL_SUB_FLAGS,
+    },
+    rescore: {
+      summary: "re-run the checks on the saved workspace changes of DIR, without calling a model",
+      usage: ["DIR [--jobs J]"],
+      flags: EVAL_SUB_FLAGS,
+    },
+  },
+} as const satisfies CommandSpec;
+
+export const SCHEMA_SPEC = {
+  summary: "print the JSON Schema of a file Loom reads or writes",
+  usage: [`${Object.keys(SCHEMAS).join("|")}`],
+  description: `Prints a JSON Schema generated from the zod schema: of a catalog file, a request file (loom run
+REQUEST), one line of a recording, a run's context report, a batch's aggregate report, one event of
+the stream-json output (events), an evaluation suite (loom eval SUITE), an evaluation's result
+(DIR/eval.json), a price table (--prices FILE), or the user config file.`,
+  flags: {},
+  words: Object.keys(SCHEMAS),
+  word: "schema",
+  examples: [{ command: "loom schema request > request.schema.json", says: "for editors ($schema)" }],
+} as const satisfies CommandSpec;
+
+export const CONFIG_SPEC = {
+  summary: "show the settings in effect and where each came from (flag, environment, config file, built-in)",
+  usage: ["[--json]"],
+  description: `Loom reads defaults from $XDG_CONFIG_HOME/loom/config.jsonc (else ~/.config/loom/config.jsonc;
+JSONC; schema: loom schema config), under the environment (LOOM_MODEL, LOOM_CONTEXT_POLICY, LOOM_PROVIDER_BASE_URL) and the
+flags: flag > environment > config file > built-in.`,
+  flags: { json: { description: "print the settings as one JSON object" } },
+  positionalsAreFiles: false,
+  examples: [{ command: "LOOM_MODEL=anthropic/claude-sonnet-4-5 loom config", says: "model comes from LOOM_MODEL" }],
+} as const satisfies CommandSpec;
+
+export const COMPLETIONS_SPEC = {
+  summary: "print a completion script for bash, zsh or fish",
+  usage: [SHELLS.join("|")],
+  description: `Completes commands, flags (with descriptions) and their values:
+  bash  eval "$(loom completions bash)"  (e.g. in ~/.bashrc)
+  zsh   loom completions zsh > "\${fpath[1]}/_loom"
+  fish  loom completions fish > ~/.config/fish/completions/loom.fish`,
+  flags: {},
+  words: SHELLS,
+  word: "shell",
+} as const satisfies CommandSpec;
+
+export const VERSION_SPEC = {
+  summary: "print loom's version, commit and build date (also -v, -V, --version)",
+  usage: [""],
+  description: `Prints "loom X.Y.Z (commit …, built …)": the commit and UTC build date the binary was built from,
+"(from source)" when run from a checkout.`,
+  flags: {},
+  positionalsAreFiles: false,
+} as const satisfies CommandSpec;
+
+export const HELP_SPEC = {
+  summary: "show the help of loom or of a command",
+  usage: ["[COMMAND [SUBCOMMAND]]"],
+  flags: {},
+  positionalsAreFiles: false,
+} as const satisfies CommandSpec;
+
+/** Every command, in the order `loom --help` lists them. */
+export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
+  run: RUN_SPEC,
+  replay: REPLAY_SPEC,
+  report: REPORT_SPEC,
+  eval: EVAL_SPEC,
+  schema: SCHEMA_SPEC,
+  config: CONFIG_SPEC,
+  completions: COMPLETIONS_SPEC,
+  help: HELP_SPEC,
+  version: VERSION_SPEC,
+};
+
+/** What each exit code means, for `loom --help` and the README (tests/cli-spec.test.ts holds both to lib/outcome.ts). */
+export const EXIT_CODE_TEXT: readonly (readonly [number, string])[] = [
+  [0, "completed (a slice the model finished with status failure still completed: check status)"],
+  [1, "failed, or a replay whose re-execution differed, or a batch where any recording did not complete"],
+  [2, "usage error: bad flags or arguments; an unreadable or invalid request, recording, report or config file"],
+  [
+    3,
+    "routing or startup failure: an unreadable or invalid catalog, unknown model, missing key or workspace, no route",
+  ],
+  [4, "suspended"],
+  [5, "archive capacity exceeded"],
+  [6, "step limit"],
+  [7, "no valid answer (invalid_answers: three steps in a row whose answer failed validation twice)"],
+  [130, "interrupted (SIGINT or SIGTERM); the report still lands"],
+];

@@ -1,0 +1,116 @@
+// The HTML report at narrow widths, measured in headless Chromium (layout assertions, not pixels): the measurements
+// table scrolls sideways and shows it, and the threshold labels are drawn above the series.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { ContextPolicyName } from "../lib/policy.ts";
+import { type ContextReport, ReportBuilder } from "../lib/context-report.ts";
+import { renderReportHtml } from "../lib/report-html.ts";
+import { findChromium, measureLayout } from "./helpers/chromium.ts";
+
+/** A run whose requests grow past 48 KiB; bounded falls back to ~31 KiB there. */
+function simulated(policy: ContextPolicyName, steps: number): ContextReport {
+  const b = new ReportBuilder({ policy, version: "0.5.0" });
+  let bytes = 20_000;
+  for (let step = 1; step <= steps; step++) {
+    b.recordStep(step);
+    const checkpoint = policy === "bounded" && bytes > 49_152;
+    if (checkpoint) bytes = 31_000;
+    const usage = { input: null, cache_read: null, cache_write: null, output: null };
+    b.recordCall({ phase: "selection", step, request_bytes: bytes, elapsed_ms: 5, usage, checkpoint, lookup: false });
+    bytes += 3000;
+  }
+  return b.finish({ outcome: "completed", totalElapsedMs: steps * 10 });
+}
+
+const page = renderReportHtml([
+  { file: "a-long-report-name-legacy.json", kind: "run", report: simulated("legacy", 30) },
+  { file: "a-long-report-name-bounded.json", kind: "run", report: simulated("bounded", 30) },
+]);
+
+test("in the markup, every threshold label comes after every series of its chart (SVG paints in document order)", () => {
+  for (const id of ["chart-per-call", "chart-per-call-narrow"]) {
+    const start = page.indexOf(`<svg id="${id}"`);
+    const svg = page.slice(start, page.indexOf("</svg>", start));
+    const lastSeries = Math.max(svg.lastIndexOf("<polyline"), svg.lastIndexOf('class="points"'));
+    const labels = [...svg.matchAll(/class="threshold-label"/g)].map((m) => m.index!);
+    assert.equal(labels.length, 3, id);
+    for (const at of labels) assert.ok(at > lastSeries, `${id}: a threshold label is drawn before a series`);
+  }
+});
+
+const chromium = findChromium();
+
+type Layout = {
+  pageWidth: number;
+  viewport: number;
+  overflowX: string;
+  scrolls: boolean;
+  hint: boolean;
+  sticky: string;
+  lastColumnRight: number;
+  wrapRight: number;
+  labels: { hits: number; covered: number }[];
+};
+
+const MEASURE = `
+  const wrap = document.querySelector("#summary .table-scroll");
+  const hint = document.querySelector(".scroll-hint");
+  const narrow = window.innerWidth <= 640;
+  const svg = document.getElementById(narrow ? "chart-per-call-narrow" : "chart-per-call");
+  const cells = wrap.querySelectorAll("thead th");
+  const labels = [...svg.querySelectorAll(".threshold-label text")].map((text) => {
+    text.scrollIntoView({ block: "center" });
+    const r = text.getBoundingClientRect();
+    let hits = 0, covered = 0;
+    for (let i = 1; i < 10; i++) for (let j = 1; j < 4; j++) {
+      const stack = document.elementsFromPoint(r.left + (r.width * i) / 10, r.top + (r.height * j) / 4);
+      const at = stack.indexOf(text);
+      if (at === 0) hits++;
+      else if (at > 0) covered++;
+    }
+    return { hits, covered };
+  });
+  return {
+    pageWidth: document.documentElement.scrollWidth,
+    viewport: window.innerWidth,
+    overflowX: getComputedStyle(wrap).overflowX,
+    scrolls: wrap.scrollWidth > wrap.clientWidth,
+    hint: hint !== null && getComputedStyle(hint).display !== "none",
+    sticky: getComputedStyle(wrap.querySelector("tbody td")).position,
+    lastColumnRight: cells[cells.length - 1].getBoundingClientRect().right,
+    wrapRight: wrap.getBoundingClientRect().right,
+    labels,
+  };
+`;
+
+test(
+  "at 420 px the table scrolls sideways and says so, the page itself does not; at 1200 px it fits; labels are on top",
+  {
+    skip: chromium === null && !process.env.CI
+      ? "Chromium is not installed (Debian: apt-get install -y chromium)"
+      : false,
+  },
+  async () => {
+    assert.ok(chromium, "CI is set, so Chromium must be installed");
+    const phone = await measureLayout<Layout>(chromium, { html: page, width: 420, measure: MEASURE });
+    assert.ok(
+      phone.pageWidth <= phone.viewport,
+      `the page is ${phone.pageWidth} px wide in a ${phone.viewport} px window`,
+    );
+    assert.equal(phone.overflowX, "auto");
+    assert.ok(phone.scrolls, "the second report's column is past the edge: the table must scroll");
+    assert.ok(phone.lastColumnRight > phone.wrapRight, "the last column starts beyond the visible part");
+    assert.ok(phone.hint, "a hint says the table scrolls");
+    assert.equal(phone.sticky, "sticky", "the row labels stay in place while the columns scroll");
+    const desktop = await measureLayout<Layout>(chromium, { html: page, width: 1200, measure: MEASURE });
+    assert.ok(!desktop.scrolls, "at 1200 px both reports fit");
+    assert.ok(!desktop.hint, "no hint where nothing scrolls");
+    for (const [name, layout] of [["420 px", phone], ["1200 px", desktop]] as const) {
+      assert.equal(layout.labels.length, 3, name);
+      for (const [i, label] of layout.labels.entries()) {
+        assert.ok(label.hits > 0, `${name}: threshold label ${i} is hit nowhere`);
+        assert.equal(label.covered, 0, `${name}: threshold label ${i} is covered at ${label.covered} points`);
+      }
+    }
+  },
+);
