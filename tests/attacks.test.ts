@@ -23,6 +23,7 @@ import { createWorkspaceExecutor } from "../lib/adapters/create-workspace-execut
 import { findBubblewrap } from "../lib/adapters/sandbox.ts";
 import { startRun } from "../lib/adapters/start-run.ts";
 import { parseRecording } from "../lib/recording.ts";
+import { ScriptedProvider } from "../lib/replay.ts";
 import { traceWriter } from "../commands/trace-file.ts";
 import { ExecutionReport } from "../lib/reports.ts";
 import type { SliceRequest } from "../lib/slice.ts";
@@ -689,3 +690,41 @@ bothTest("a workspace Loom cannot write ends the run at start-up: exit 3, startu
     0,
   ]);
 });
+
+test(
+  "a writer that escaped a test changes the workspace while the model thinks: the run ends with tests_current false",
+  {
+    timeout: 60_000,
+  },
+  async (t) => {
+    const arena = makeArena({ "m.py": "x = 1\n" });
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    // Unsandboxed, and without the process token (env -i): nothing can tell the writer is the test's.
+    const slice = attackSlice({
+      test: {
+        command: ["sh", "-c", "setsid env -i /bin/sh -c 'sleep 0.3; echo late > m.py' >/dev/null 2>&1 & sleep 0.1"],
+        timeout_ms: 30_000,
+      },
+      sandbox: { mode: "off" },
+    });
+    const recording = parseRecording(recordingOf(slice, [{ action: "run_tests", args: {} }]));
+    const scripted = new ScriptedProvider(recording.answers);
+    // The model takes a second to answer, as a real one does; the writer writes meanwhile.
+    const slow = {
+      name: scripted.name,
+      capabilities: scripted.capabilities,
+      complete: async (...args: Parameters<ScriptedProvider["complete"]>) => {
+        await new Promise((r) => setTimeout(r, 500));
+        return scripted.complete(...args);
+      },
+    };
+    const result = await startRun({ request: { ...recording.header.slice, workspace: arena.workspace } }, {
+      provider: slow,
+      sandbox: "off",
+      warn: () => {},
+    });
+    assert.equal(result.outcome, "completed", JSON.stringify(result.error));
+    assert.equal(readFileSync(join(arena.workspace, "m.py"), "utf8"), "late\n");
+    assert.deepEqual([result.last_test?.revision, result.revision, result.tests_current], ["r0", "r1", false]);
+  },
+);

@@ -301,3 +301,29 @@ test("workspace_ignore: coverage a test writes is no change when the slice says 
     }
   }
 });
+
+test("a change after the last action (a writer that escaped, no sandbox) is a new revision when the run ends", async () => {
+  const root = tempRoot();
+  try {
+    // env -i: the writer carries no process token, so nothing can tell it is the test's; it writes after the test.
+    const executor = new WorkspaceExecutor({
+      root,
+      store: new ResultStore(),
+      test: {
+        command: ["sh", "-c", "setsid env -i /bin/sh -c 'sleep 0.4; echo late > m.py' >/dev/null 2>&1 & sleep 0.1"],
+        timeout_ms: 30_000,
+      },
+      commands: [],
+      commandTimeoutMs: 30_000,
+    });
+    const report = ExecutionReport.parse(await executor.execute("run_tests", {}, { step: 1 }));
+    assert.equal(testsCurrent([report]), true);
+    assert.equal(executor.settle(), null, "nothing changed yet");
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.equal(readFileSync(join(root, "m.py"), "utf8"), "late\n");
+    assert.equal(executor.settle(), "r1");
+    assert.equal(executor.settle(), null, "counted once");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -36,6 +36,7 @@ import { createProvider } from "./providers/create-provider.ts";
 import type { HttpOptions } from "./providers/post-json.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
 import { createWorkspaceExecutor } from "./create-workspace-executor.ts";
+import type { WorkspaceExecutor } from "./workspace-executor.ts";
 import type { PreviewSizes } from "../render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
@@ -140,7 +141,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   let loop: LoopResult | null = null;
   let failure: LoomError | null = null;
   let comparing: ComparingExecutor | undefined;
-  const sandbox: { state: SandboxState | null } = { state: null };
+  const sandbox: { state: SandboxState | null; workspace?: WorkspaceExecutor } = { state: null };
   // Files the run opened (the recording): closed when it ends, whatever the ending.
   const opened: Array<() => void> = [];
   let model: string | null = null;
@@ -175,6 +176,9 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       priorCalls: known.calls,
       previews: options.previews,
     });
+    // A change after the last action (a leftover writer) is a revision no test passed.
+    const settled = sandbox.workspace?.settle() ?? null;
+    if (settled !== null) loop = { ...loop, revision: settled, tests_current: false };
   } catch (error) {
     if (!(error instanceof LoomError)) throw error;
     failure = error;
@@ -266,7 +270,7 @@ async function prepare(
     known: CatalogKnown;
     store: ResultStore;
     now: () => number;
-    sandbox: { state: SandboxState | null };
+    sandbox: { state: SandboxState | null; workspace?: WorkspaceExecutor };
     opened: Array<() => void>;
   },
 ): Promise<Prepared> {
@@ -361,6 +365,7 @@ async function prepare(
       warn: options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)),
     });
     sandbox.state = workspace.sandboxState;
+    sandbox.workspace = workspace;
     executor = workspace;
     if (replay) executor = new ComparingExecutor(executor, replay.recording.executions);
   }

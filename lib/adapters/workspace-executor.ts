@@ -110,6 +110,16 @@ export class WorkspaceExecutor implements Executor {
     return `r${this.#revision}`;
   }
 
+  /**
+   * One more look when the run ends: a change since the last action (a writer a test left behind, changing files
+   * while the model was asked) makes a new revision, which no test has passed. Returns it, or null when nothing changed
+   * (or the workspace was never looked at: no action could change it).
+   */
+  settle(): string | null {
+    if (!this.#looked || !this.#changed()) return null;
+    return this.#bump();
+  }
+
   async execute(
     action: ActionName,
     args: Record<string, unknown>,
