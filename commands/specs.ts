@@ -307,7 +307,7 @@ changes, check output). See docs/eval.md.`,
     },
     shard: {
       value: "i/n",
-      description: "run only shard i of n (whole pairs, deterministic); merge with loom report --merge",
+      description: "run only shard i of n (whole pairs, deterministic); loom report merges the shards",
     },
     resume: {
       description:
@@ -378,7 +378,7 @@ export const SCHEMA_SPEC = {
   description: `Prints a JSON Schema generated from the zod schema: of a catalog file, a request file (loom run
 REQUEST), one line of a recording, a run's context report, a batch's aggregate report, one event of
 the stream-json output (events), an evaluation suite (loom eval SUITE), an evaluation's result
-(DIR/eval.json), a price table (--prices FILE), or the user config file.`,
+(DIR/eval.json), a price table (given to loom eval), or the user config file.`,
   flags: {},
   words: Object.keys(SCHEMAS),
   word: "schema",

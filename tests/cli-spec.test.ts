@@ -106,8 +106,16 @@ test("completions offer exactly the spec's flags per command, and its choices af
     const offered = line.match(/flags="([^"]*)"/)![1].split(" ").filter(Boolean).sort();
     const expected = Object.entries(flags).flatMap(([n, f]) => [`--${n}`, ...(f.short ? [`-${f.short}`] : [])]).sort();
     assert.deepEqual(offered, expected, `bash ${path}`);
+    // fish: a command's own flags apply until one of its subcommands is given, a subcommand's once it is.
+    const [command, sub] = path.split(" ");
+    const siblings = Object.keys(COMMAND_SPECS[command].subcommands ?? {});
+    const when = sub
+      ? `${command}; and __fish_seen_subcommand_from ${sub}`
+      : siblings.length > 0
+      ? `${command}; and not __fish_seen_subcommand_from ${siblings.join(" ")}`
+      : command;
     const fishFlags = fish.split("\n").filter((l) =>
-      l.includes(`__fish_seen_subcommand_from ${path}'`) && / -l /.test(l)
+      l.includes(`__fish_seen_subcommand_from ${when}'`) && / -l /.test(l)
     )
       .map((l) => l.match(/ -l ([a-z-]+)/)![1]).sort();
     assert.deepEqual(fishFlags, Object.keys(flags).sort(), `fish ${path}`);

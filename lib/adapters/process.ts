@@ -42,8 +42,10 @@ export type ProcessResult = {
 export const MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
 export const MISSING_PROGRAM_EXIT_CODE = 127;
 
-// Once the leader has exited, leftovers are killed; this bounds the wait for pipes held by escaped processes.
+// Once the leader has exited, leftovers are killed; the pipes are then read until they stay quiet this long (output
+// still in them on a busy machine is kept), and never longer than CLOSE_LIMIT_MS (a pipe an escaped process holds).
 const CLOSE_GRACE_MS = 250;
+const CLOSE_LIMIT_MS = 5_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The environment a child sees: the allow-list plus the names passed, without the names removed. */
@@ -220,7 +222,12 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
       stdio: ["ignore", "pipe", "pipe"],
       windowsHide: true,
     });
-    const onData = (chunk: Uint8Array) => output.push(chunk);
+    let exitedAt: number | null = null;
+    let chunks = 0;
+    const onData = (chunk: Uint8Array) => {
+      output.push(chunk);
+      chunks++;
+    };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
 
@@ -267,12 +274,25 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
       // Background processes the command left behind belong to it: kill them so none outlives the action.
       killGroup();
       if (token) killMarked(token);
-      graceTimer = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        finish(leaderExit, output.text());
-      }, CLOSE_GRACE_MS);
+      exitedAt = now();
+      armClose();
     });
+    // After the leader's exit: close the pipes once no data came for CLOSE_GRACE_MS (or CLOSE_LIMIT_MS passed).
+    function armClose(): void {
+      clearTimeout(graceTimer);
+      const left = CLOSE_LIMIT_MS - (now() - exitedAt!);
+      const seen = chunks;
+      graceTimer = setTimeout(() => {
+        // A loop that was busy fires timers before it reads the pipes: one poll phase first, then decide.
+        setImmediate(() => {
+          if (settled) return;
+          if (chunks !== seen && now() - exitedAt! < CLOSE_LIMIT_MS) return armClose();
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          finish(leaderExit, output.text());
+        });
+      }, Math.max(0, Math.min(CLOSE_GRACE_MS, left)));
+    }
     child.on("close", (code) => finish(leaderExit ?? code, output.text()));
   });
 }
