@@ -6,7 +6,9 @@ import { availableParallelism, cpus, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { outputFolderProblem, writeFileAtomic } from "../lib/adapters/files.ts";
 import { selfCommand } from "../lib/adapters/platform.ts";
-import type { ContextPolicyName } from "../lib/policy.ts";
+import type { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
+import { parseRecording } from "../lib/recording.ts";
+import { recordingProtocol } from "../lib/replay.ts";
 import { aggregateReports, ContextReport, requestBytes } from "../lib/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
 import { digestOf } from "../lib/digest.ts";
@@ -21,8 +23,9 @@ export type BatchOptions = {
   jobs: number;
   from: string;
   policy: ContextPolicyName;
-  /** More flags each child replay gets (--step-protocol, --previews). */
-  flags?: string[];
+  /** --step-protocol and --previews, when given: each child replay gets them, and --resume compares them. */
+  stepProtocol?: StepProtocol;
+  previewMode?: PreviewMode;
   reportPath?: string;
   reportsDir?: string;
   /** Skip recordings whose per-recording report already exists and is complete. */
@@ -75,7 +78,14 @@ export async function replayBatch(files: string[], options: BatchOptions): Promi
 }
 
 /** What a batch is replayed under, as a resumed report must match it. */
-export type BatchSettings = { policy: ContextPolicyName; version: string; recording: string };
+export type BatchSettings = {
+  policy: ContextPolicyName;
+  version: string;
+  recording: string;
+  /** The protocol and previews a replay of this recording runs under: the flag's, else the recording's own. */
+  protocol: StepProtocol;
+  previews: PreviewMode;
+};
 
 /**
  * The settings --resume compares, in the order it reports them: a report made under any other value is refused, so
@@ -85,7 +95,7 @@ export const RESUMED_SETTINGS: readonly {
   /** How the refusal names the setting's value: "--context-policy bounded", "loom 0.4.0". */
   describe: (value: string | null) => string;
   of: (report: ContextReport) => string | null;
-  wanted: (batch: BatchSettings) => string;
+  wanted: (batch: BatchSettings) => string | null;
 }[] = [
   {
     describe: (value) => `--context-policy ${value}`,
@@ -97,6 +107,17 @@ export const RESUMED_SETTINGS: readonly {
     describe: (value) => value === null ? "an unnamed recording" : `recording ${value.slice(0, 19)}…`,
     of: (report) => report.recording ?? null,
     wanted: (batch) => batch.recording,
+  },
+  {
+    describe: (value) => `--step-protocol ${value ?? "two-call"}`,
+    of: (report) => report.step_protocol ?? "two-call",
+    wanted: (batch) => batch.protocol,
+  },
+  {
+    // Previews shape bounded requests only.
+    describe: (value) => `--previews ${value}`,
+    of: (report) => report.policy === "bounded" ? report.previews ?? "balanced" : null,
+    wanted: (batch) => batch.policy === "bounded" ? batch.previews : null,
   },
 ];
 
@@ -119,13 +140,33 @@ function completeReport(path: string): ContextReport | null {
   }
 }
 
-/** sha256 of a recording's bytes, as a replay puts it in its report; "unreadable" matches no report. */
-function recordingDigestOf(file: string): string {
+/**
+ * What a replay of `file` is made under besides the policy and version: its recording's sha256 ("unreadable" matches
+ * no report), and the protocol and previews the flags ask for, else the recording's own (an imported trajectory is a
+ * two-call recording with balanced previews).
+ */
+function recordingSettings(
+  file: string,
+  { stepProtocol, previewMode }: Pick<BatchOptions, "stepProtocol" | "previewMode">,
+): Pick<BatchSettings, "recording" | "protocol" | "previews"> {
+  let text: string;
   try {
-    return digestOf(readFileSync(file, "utf8"));
+    text = readFileSync(file, "utf8");
   } catch {
-    return "unreadable";
+    return { recording: "unreadable", protocol: stepProtocol ?? "two-call", previews: previewMode ?? "balanced" };
   }
+  let own: { protocol: StepProtocol; previews: PreviewMode } = { protocol: "two-call", previews: "balanced" };
+  try {
+    const recording = parseRecording(text);
+    own = { protocol: recordingProtocol(recording), previews: recording.header.slice.previews ?? "balanced" };
+  } catch {
+    // another agent's trajectory: imported as two-call
+  }
+  return {
+    recording: digestOf(text),
+    protocol: stepProtocol ?? own.protocol,
+    previews: previewMode ?? own.previews,
+  };
 }
 
 async function batch(files: string[], options: BatchOptions, reportsDir: string, keep: boolean): Promise<number> {
@@ -143,7 +184,7 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       const reportPath = reportPathOf(index);
       const report = completeReport(reportPath);
       if (!report) return;
-      const mismatch = settingsMismatch(report, { policy, version: VERSION, recording: recordingDigestOf(file) });
+      const mismatch = settingsMismatch(report, { policy, version: VERSION, ...recordingSettings(file, options) });
       if (mismatch) {
         refused.push(`${JSON.stringify(reportPath)} was ${mismatch}`);
         return;
@@ -198,7 +239,8 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
         from,
         "--context-policy",
         policy,
-        ...(options.flags ?? []),
+        ...(options.stepProtocol ? ["--step-protocol", options.stepProtocol] : []),
+        ...(options.previewMode ? ["--previews", options.previewMode] : []),
         "--context-report",
         reportPath,
         "--json",

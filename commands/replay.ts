@@ -76,10 +76,8 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
       reportPath,
       reportsDir,
       resume: values.resume,
-      flags: [
-        ...(stepProtocol ? ["--step-protocol", stepProtocol] : []),
-        ...(previewMode ? ["--previews", previewMode] : []),
-      ],
+      stepProtocol,
+      previewMode,
     });
   }
 

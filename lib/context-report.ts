@@ -1,5 +1,5 @@
 // The context report (schema version 1): measurements only — no prompts, payloads, file contents or secrets.
-import { ContextPolicyName, StepProtocol } from "./policy.ts";
+import { ContextPolicyName, PreviewMode, StepProtocol } from "./policy.ts";
 import { z } from "zod";
 import type { LookupKind } from "./answer.ts";
 import { NORMAL_OUTCOMES, Outcome } from "./outcome.ts";
@@ -40,6 +40,10 @@ export const ContextReport = z.strictObject({
   step_protocol: StepProtocol.optional().describe(
     "two-call (a selection and an arguments call per step) or single-call (one call per step); absent in reports of " +
       "runs that never reached the loop",
+  ),
+  previews: PreviewMode.optional().describe(
+    "Bounded only: how much of each retained output its requests preview (compact, balanced, wide); absent for " +
+      "legacy and in reports of older versions",
   ),
   slice: z.string().nullable().describe("Catalog slice name, when routed from a catalog"),
   outcome: Outcome,
@@ -136,6 +140,11 @@ export class ReportBuilder {
   /** The step protocol the loop runs under. */
   setStepProtocol(protocol: StepProtocol): void {
     this.#report.step_protocol = protocol;
+  }
+
+  /** The previews a bounded loop shows retained outputs with. */
+  setPreviews(mode: PreviewMode): void {
+    this.#report.previews = mode;
   }
 
   get report(): Readonly<ContextReport> {

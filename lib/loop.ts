@@ -96,6 +96,8 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   const archive = new Archive(options.archiveLimits);
   const builder = new ReportBuilder({ policy, version: options.version, slice: options.slice ?? null });
   builder.setStepProtocol(protocol);
+  // A benchmark's own preview sizes name no mode.
+  if (policy === "bounded" && options.previews === undefined) builder.setPreviews(request.previews ?? "balanced");
   for (const call of options.priorCalls ?? []) builder.recordCall(call);
   const run: StageRun = {
     context,

@@ -1,5 +1,5 @@
-// Batches that cannot lie: --resume refuses reports made under other settings (policy, version, recording), and a
-// comparison of two aggregates pairs their runs by recording, never by position.
+// Batches that cannot lie: --resume refuses reports made under other settings (policy, version, recording, step
+// protocol, previews), and a comparison of two aggregates pairs their runs by recording, never by position.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -87,6 +87,40 @@ test("--resume refuses a report whose recording has changed since, and one made 
   const older = await loom(["replay", folder, "--quiet", "--resume", "--reports-dir", "runs"], dir);
   assert.equal(older.code, 2);
   assert.match(older.stderr, /1-a\.json" was made under loom 0\.0\.1, not loom \d+\.\d+\.\d+;/);
+});
+
+test("--resume refuses reports made under another step protocol or other previews, and takes matching ones", async (t) => {
+  const dir = tempDir(t);
+  const folder = join(dir, "recordings");
+  mkdirSync(folder);
+  cpSync(FIX_BUG, join(folder, "a.jsonl"));
+  cpSync(FIX_BUG, join(folder, "b.jsonl"));
+  const bounded = ["--context-policy", "bounded", "--reports-dir", "runs"];
+  const single = await loom(["replay", folder, "--quiet", ...bounded, "--step-protocol", "single-call"], dir);
+  assert.equal(single.code, 0, single.stderr);
+  const report = JSON.parse(readFileSync(join(dir, "runs", "1-a.json"), "utf8"));
+  assert.equal(report.step_protocol, "single-call");
+  assert.equal(report.previews, "balanced");
+
+  // The recording is two-call: without the flag a resumed batch replays two-call, so the single-call reports differ.
+  const own = await loom(["replay", folder, "--quiet", "--resume", ...bounded], dir);
+  assert.equal(own.code, 2);
+  assert.match(own.stderr, /1-a\.json" was made under --step-protocol single-call, not --step-protocol two-call/);
+  assert.equal(own.stderr.split("\n").length, 2, "one line");
+
+  const wide = await loom(
+    ["replay", folder, "--quiet", "--resume", ...bounded, "--step-protocol", "single-call", "--previews", "wide"],
+    dir,
+  );
+  assert.equal(wide.code, 2);
+  assert.match(wide.stderr, /was made under --previews balanced, not --previews wide/);
+
+  const same = await loom(
+    ["replay", folder, "--quiet", "--resume", "--json", ...bounded, "--step-protocol", "single-call"],
+    dir,
+  );
+  assert.equal(same.code, 0, same.stderr);
+  assert.equal(JSON.parse(same.stdout).resumed, 2);
 });
 
 const digest = (n: number) => `sha256:${n.toString(16).padStart(64, "0")}`;
