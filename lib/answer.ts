@@ -65,11 +65,12 @@ function withoutSafeIntegerBounds(node: unknown): unknown {
   return out;
 }
 
-function cached(key: string, make: () => z.ZodType): { json: JsonSchema; text: string } {
+/** A response schema made once per key: any of the decisions `make` gives, or a lookup. */
+function cached(key: string, make: () => z.ZodType[]): { json: JsonSchema; text: string } {
   let entry = schemaCache.get(key);
   if (!entry) {
     const json = {
-      anyOf: [toJson(make()), toJson(ResultLookup), toJson(ListHistoryLookup), toJson(ReadHistoryLookup)],
+      anyOf: [...make().map(toJson), toJson(ResultLookup), toJson(ListHistoryLookup), toJson(ReadHistoryLookup)],
     };
     entry = { json, text: JSON.stringify(json) };
     schemaCache.set(key, entry);
@@ -79,7 +80,7 @@ function cached(key: string, make: () => z.ZodType): { json: JsonSchema; text: s
 
 /** The response schema of a selection request: a decision among `actions`, or a lookup. */
 export function selectionResponseSchema(actions: readonly ActionName[]): { json: JsonSchema; text: string } {
-  return cached(`selection:${actions.join(",")}`, () => selectionDecision(actions));
+  return cached(`selection:${actions.join(",")}`, () => [selectionDecision(actions)]);
 }
 
 /**
@@ -89,24 +90,10 @@ export function selectionResponseSchema(actions: readonly ActionName[]): { json:
  * answer (selectionDecision, ActionArguments[action]).
  */
 export function runResponseSchema(actions: readonly ActionName[]): { json: JsonSchema; text: string } {
-  const key = `run:${actions.join(",")}`;
-  let entry = schemaCache.get(key);
-  if (!entry) {
-    const json = {
-      anyOf: [
-        toJson(selectionDecision(actions)),
-        ...actions.filter((a) => Object.keys(ActionArguments[a].shape).length > 0).map((a) =>
-          toJson(ActionArguments[a])
-        ),
-        toJson(ResultLookup),
-        toJson(ListHistoryLookup),
-        toJson(ReadHistoryLookup),
-      ],
-    };
-    entry = { json, text: JSON.stringify(json) };
-    schemaCache.set(key, entry);
-  }
-  return entry;
+  return cached(`run:${actions.join(",")}`, () => [
+    selectionDecision(actions),
+    ...actions.filter(takesArgs).map((a) => ActionArguments[a]),
+  ]);
 }
 
 /**
@@ -129,21 +116,7 @@ const takesArgs = (action: ActionName) => Object.keys(ActionArguments[action].sh
  * for the whole run, like the two-call run's, so the prompt cache keeps one chain.
  */
 export function stepResponseSchema(actions: readonly ActionName[]): { json: JsonSchema; text: string } {
-  const key = `step:${actions.join(",")}`;
-  let entry = schemaCache.get(key);
-  if (!entry) {
-    const json = {
-      anyOf: [
-        ...actions.map((a) => toJson(stepDecision(a))),
-        toJson(ResultLookup),
-        toJson(ListHistoryLookup),
-        toJson(ReadHistoryLookup),
-      ],
-    };
-    entry = { json, text: JSON.stringify(json) };
-    schemaCache.set(key, entry);
-  }
-  return entry;
+  return cached(`step:${actions.join(",")}`, () => actions.map(stepDecision));
 }
 
 const StepHead = (actions: readonly ActionName[]) =>
@@ -172,7 +145,7 @@ export function parseStepDecision(
 
 /** The response schema of an arguments request: the action's arguments, or a lookup. */
 export function argumentsResponseSchema(action: ActionName): { json: JsonSchema; text: string } {
-  return cached(`arguments:${action}`, () => ActionArguments[action]);
+  return cached(`arguments:${action}`, () => [ActionArguments[action]]);
 }
 
 export type Decision =
