@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { InterruptedError } from "../errors.ts";
 import { type Bubblewrap, childEnv, sandboxedArgv, type SandboxPolicy, whichProgram } from "./sandbox.ts";
+import { makePidsLimit, SANDBOX_MAX_PROCESSES } from "./pids-limit.ts";
 
 export type ProcessSpec = {
   /** Program and arguments; run without a shell. */
@@ -28,6 +29,8 @@ export type ProcessOptions = {
   now?: () => number;
   /** Captured-output cap (default 2 MiB); head and tail are kept. */
   maxOutputBytes?: number;
+  /** Sandboxed: at most this many processes at once, where a pids cgroup can be made (default 1024). */
+  maxProcesses?: number;
 };
 
 export type ProcessResult = {
@@ -166,6 +169,7 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
     sandbox,
     now = Date.now,
     maxOutputBytes = MAX_OUTPUT_BYTES,
+    maxProcesses = SANDBOX_MAX_PROCESSES,
   } = options;
   const started = now();
   if (signal?.aborted) return Promise.reject(new InterruptedError());
@@ -206,6 +210,9 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
       policy: sandbox.policy,
     });
   }
+  // A fork bomb inside the sandbox meets the pids cgroup's limit instead of the machine's.
+  const pids = sandbox ? makePidsLimit({ max: maxProcesses }) : null;
+  if (pids) [command, ...commandArgs] = pids.wrap([command, ...commandArgs]);
 
   return new Promise<ProcessResult>((resolve, reject) => {
     const output = new HeadTailBuffer(maxOutputBytes);
@@ -256,6 +263,7 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
       if (settled) return;
       settled = true;
       if (token) killMarked(token);
+      pids?.release();
       clearTimeout(timer);
       clearTimeout(graceTimer);
       signal?.removeEventListener("abort", onAbort);
