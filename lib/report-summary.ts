@@ -40,6 +40,11 @@ export type ReportSummary = {
   calls_recorded: number | null;
   /** USD at the report's dated price table; null when it has none (or for an aggregate). */
   cost: number | null;
+  /** A run's step protocol and (bounded) previews; null for an aggregate or a report that does not name them. */
+  step_protocol: string | null;
+  previews: string | null;
+  /** A run's sandbox: the mode in force and whether processes really ran in an OS sandbox; null when none ran. */
+  sandbox: { mode: string; active: boolean } | null;
   run_rows: AggregateReport["runs"] | null;
 };
 
@@ -105,6 +110,9 @@ export function summarizeReport(named: NamedReport): ReportSummary {
       usage_scope: "sum",
       calls_recorded: null,
       cost: null,
+      step_protocol: null,
+      previews: null,
+      sandbox: null,
       run_rows: structuredClone(a.runs),
     };
   }
@@ -126,6 +134,9 @@ export function summarizeReport(named: NamedReport): ReportSummary {
     usage_scope: c.final_usage ? "final" : c.partial_usage ? "partial" : "sum",
     calls_recorded: c.calls.length,
     cost: c.cost?.total ?? null,
+    step_protocol: c.step_protocol ?? null,
+    previews: c.previews ?? null,
+    sandbox: c.sandbox ? { mode: c.sandbox.mode, active: c.sandbox.active } : null,
     run_rows: null,
   };
 }
@@ -335,6 +346,14 @@ function renderOne(s: ReportSummary): string {
   const head = s.kind === "aggregate" ? `Aggregate report ${s.file} (${s.runs} runs)` : `Context report ${s.file}`;
   const facts: [string, string][] = [
     ["policy", s.policy],
+    ...(s.step_protocol ? [["step protocol", s.step_protocol] as [string, string]] : []),
+    ...(s.previews ? [["previews", s.previews] as [string, string]] : []),
+    ...(s.sandbox
+      ? [["sandbox", `${s.sandbox.mode} (${s.sandbox.active ? "processes ran sandboxed" : "not sandboxed"})`] as [
+        string,
+        string,
+      ]]
+      : []),
     ...(s.kind === "run" ? [["slice", s.slice ?? NONE] as [string, string]] : []),
     [s.kind === "run" ? "outcome" : "outcomes", formatOutcome(s)],
     ...(s.kind === "run"
