@@ -256,3 +256,17 @@ test("a report compared with itself has ratio 1 for every measurement with a non
     for (const r of ratios) assert.equal(r, 1);
   }));
 });
+
+test("a run's summary names its step protocol, previews and sandbox; one that names none shows no such line", () => {
+  const b = new ReportBuilder({ policy: "bounded", version: "0.5.0" });
+  b.setStepProtocol("single-call");
+  b.setPreviews("wide");
+  const report = { ...b.finish({ outcome: "completed", error: null, totalElapsedMs: 5 }) };
+  report.sandbox = { mode: "required", active: true, workspace_ignore: [] };
+  const [named] = summarizeReports([{ file: "r.json", kind: "run", report }]).reports;
+  assert.equal(named.step_protocol, "single-call");
+  assert.equal(named.previews, "wide");
+  assert.deepEqual(named.sandbox, { mode: "required", active: true });
+  const [plain] = summarizeReports([{ file: "l.json", kind: "run", report: legacy() }]).reports;
+  assert.deepEqual([plain.step_protocol, plain.previews, plain.sandbox], [null, null, null]);
+});
