@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import { configPath, resolveSettings, type SettingName, SETTINGS, type Settings, UserConfig } from "../lib/config.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
-import { describeJsonFailure, readJson } from "../lib/json-text.ts";
-import { formatZodError } from "../lib/zod-error.ts";
+import { describeJsonFailure, readJson } from "../lib/text/json-text.ts";
+import { formatZodError } from "../lib/text/zod-error.ts";
 import { parseCommand } from "./cli-spec.ts";
 import type { Io } from "./io.ts";
 import { CONFIG_SPEC } from "./specs.ts";

@@ -3,19 +3,19 @@
 import { resolve } from "node:path";
 import { writeFileAtomic } from "../lib/adapters/files.ts";
 import type { RunResult } from "../lib/adapters/start-run.ts";
-import type { RoutingNote } from "../lib/catalog-plan.ts";
+import type { RoutingNote } from "../lib/catalog/plan.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
-import { type AggregateReport, requestBytes } from "../lib/context-report.ts";
+import { type AggregateReport, requestBytes } from "../lib/report/context-report.ts";
 import { describeFsError, InterruptedError, type LoomError, UsageError } from "../lib/errors.ts";
-import type { Progress } from "../lib/stage.ts";
+import type { Progress } from "../lib/loop/stage.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent, type RunResultEvent } from "../lib/run-events.ts";
-import { NULL_USAGE } from "../lib/turn.ts";
+import { NULL_USAGE } from "../lib/loop/turn.ts";
 import { EXIT_CODES } from "../lib/outcome.ts";
-import { renderReportHtml } from "../lib/report-html.ts";
-import type { NamedReport } from "../lib/report-load.ts";
-import { renderSummaryText, summarizeReports } from "../lib/report-summary.ts";
+import { renderReportHtml } from "../lib/report/html.ts";
+import type { NamedReport } from "../lib/report/load.ts";
+import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
 import type { Io } from "./io.ts";
-import { escapeControl } from "../lib/safe-text.ts";
+import { escapeControl } from "../lib/text/safe-text.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json" | { html: string };
 

@@ -1,7 +1,7 @@
 // One small error hierarchy. Each error's exit code comes from the one table in outcome.ts; errors become user text
 // in the reporter (commands/reporter.ts) and, for usage errors and bugs, in main.ts.
 import { EXIT_CODES } from "./outcome.ts";
-import { safeMessage } from "./safe-text.ts";
+import { safeMessage } from "./text/safe-text.ts";
 
 export class LoomError extends Error {
   readonly code: string;

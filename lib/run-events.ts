@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { Cost } from "./prices.ts";
 import { ContextPolicyName } from "./policy.ts";
-import { Phase, Usage } from "./turn.ts";
+import { Phase, Usage } from "./loop/turn.ts";
 import { SandboxState } from "./sandbox-state.ts";
 
 /** Version of the event and result format; bumped on a breaking change. */

@@ -1,6 +1,6 @@
 // SliceRequest: everything one slice needs.
 import { z } from "zod";
-import { ActionName } from "./actions.ts";
+import { ActionName } from "./loop/actions.ts";
 import { PreviewMode, StepProtocol } from "./policy.ts";
 
 export const TestSpec = z.strictObject({

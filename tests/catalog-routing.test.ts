@@ -2,9 +2,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { CEILING_BYTES } from "../lib/budget.ts";
-import { Catalog } from "../lib/catalog.ts";
-import { utf8Length } from "../lib/digest.ts";
+import { CEILING_BYTES } from "../lib/context/budget.ts";
+import { Catalog } from "../lib/catalog/catalog.ts";
+import { utf8Length } from "../lib/context/digest.ts";
 import { InterruptedError, ProviderError, RoutingError, StartupError } from "../lib/errors.ts";
 import {
   checkClassificationCeiling,
@@ -13,8 +13,8 @@ import {
   readClassificationAnswer,
   type RouteOptions,
   routeRequest,
-} from "../lib/routing.ts";
-import type { ModelAnswer, Provider, TurnRequest, Usage } from "../lib/turn.ts";
+} from "../lib/catalog/routing.ts";
+import type { ModelAnswer, Provider, TurnRequest, Usage } from "../lib/loop/turn.ts";
 
 const USAGE: Usage = { input: 120, cache_read: null, cache_write: null, output: 7 };
 

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
-import { type Catalog, catalogJsonSchema, loadCatalog, parseJsonc, renderIntent } from "../lib/catalog.ts";
+import { type Catalog, catalogJsonSchema, loadCatalog, parseJsonc, renderIntent } from "../lib/catalog/catalog.ts";
 import { LoomError, StartupError } from "../lib/errors.ts";
 import { main } from "../main.ts";
 import { renderJsonSchema } from "../commands/schema.ts";
@@ -239,7 +239,11 @@ test("renderIntent puts the request text in verbatim, even with replacement patt
 
 test("schemas/catalog.schema.json equals the JSON Schema generated from the zod schema", () => {
   const shipped = readFileSync(resolve(ROOT, "schemas/catalog.schema.json"), "utf8");
-  assert.equal(shipped, renderJsonSchema("catalog"), "regenerate schemas/catalog.schema.json from lib/catalog.ts");
+  assert.equal(
+    shipped,
+    renderJsonSchema("catalog"),
+    "regenerate schemas/catalog.schema.json from lib/catalog/catalog.ts",
+  );
   assert.deepEqual(JSON.parse(shipped), catalogJsonSchema());
 });
 

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseJsonc } from "../lib/catalog.ts";
+import { parseJsonc } from "../lib/catalog/catalog.ts";
 import {
   anthropicAnswer,
   type FakeProviderServer,

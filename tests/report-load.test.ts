@@ -5,9 +5,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../main.ts";
-import { aggregateReports, ReportBuilder } from "../lib/context-report.ts";
+import { aggregateReports, ReportBuilder } from "../lib/report/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
-import { parseReport } from "../lib/report-load.ts";
+import { parseReport } from "../lib/report/load.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 
 const CANARY = "CANARY-7f3c2a";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { LoomError, StartupError } from "../lib/errors.ts";
-import { escapeControl, redactUrlUserinfo, safeMessage } from "../lib/safe-text.ts";
+import { escapeControl, redactUrlUserinfo, safeMessage } from "../lib/text/safe-text.ts";
 import { runLoom } from "./helpers/binary.ts";
 
 test("redactUrlUserinfo hides user and password in every URL, and leaves other @ signs alone", () => {

@@ -3,33 +3,39 @@
 // happened; only a bug throws.
 import { closeSync, constants, openSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog-plan.ts";
-import { loadCatalog } from "../catalog.ts";
+import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog/plan.ts";
+import { loadCatalog } from "../catalog/catalog.ts";
 import type { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
-import { type ContextReport, unstartedReport } from "../context-report.ts";
+import { type ContextReport, unstartedReport } from "../report/context-report.ts";
 import { describeFsError, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
-import type { Executor } from "../executor.ts";
-import { type LoopResult, runLoop } from "../loop.ts";
-import type { Progress } from "../stage.ts";
+import type { Executor } from "../loop/executor.ts";
+import { type LoopResult, runLoop } from "../loop/loop.ts";
+import type { Progress } from "../loop/stage.ts";
 import { EXIT_CODES, type Outcome } from "../outcome.ts";
 import { DEFAULT_KEY_ENVS } from "../providers/provider-config.ts";
-import { RecordingExecutor, RecordingProvider, type RecordingSink } from "../recorder.ts";
+import { RecordingExecutor, RecordingProvider, type RecordingSink } from "../recording/recorder.ts";
 import {
   type Recording,
   RECORDING_FORMAT,
   RECORDING_VERSION,
   type RecordingEntry,
   recordingLine,
-} from "../recording.ts";
-import { ComparingExecutor, convertAnswers, RecordedExecutor, recordingProtocol, ScriptedProvider } from "../replay.ts";
-import type { Routed } from "../routing.ts";
+} from "../recording/recording.ts";
+import {
+  ComparingExecutor,
+  convertAnswers,
+  RecordedExecutor,
+  recordingProtocol,
+  ScriptedProvider,
+} from "../recording/replay.ts";
+import type { Routed } from "../catalog/routing.ts";
 import { availableActions, SliceRequest } from "../slice.ts";
-import { ResultStore } from "../store.ts";
+import { ResultStore } from "../context/store.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent } from "../run-events.ts";
-import { createTracer, type TraceLine } from "../trace.ts";
-import type { Provider } from "../turn.ts";
+import { createTracer, type TraceLine } from "../recording/trace.ts";
+import type { Provider } from "../loop/turn.ts";
 import { VERSION } from "../version.ts";
-import { formatZodError } from "../zod-error.ts";
+import { formatZodError } from "../text/zod-error.ts";
 import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "./files.ts";
 import { captureBodies } from "./providers/capture-bodies.ts";
 import { createProvider } from "./providers/create-provider.ts";
@@ -37,7 +43,7 @@ import type { HttpOptions } from "./providers/post-json.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
 import { createWorkspaceExecutor } from "./create-workspace-executor.ts";
 import type { WorkspaceExecutor } from "./workspace-executor.ts";
-import type { PreviewSizes } from "../render-event.ts";
+import type { PreviewSizes } from "../context/render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
 import { BUILT_IN_PRICES, costOf, priceOf, type PriceTable } from "../prices.ts";

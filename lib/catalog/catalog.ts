@@ -1,15 +1,15 @@
 // The catalog: models, slices and routes from one JSON or JSONC file. The zod schema is the type and the source of
 // the JSON Schema editors validate with; loadCatalog renders every failure as the file, the field path and what was
 // expected.
-import { ContextPolicyName, PreviewMode, StepProtocol } from "./policy.ts";
+import { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
 import { z } from "zod";
-import { StartupError } from "./errors.ts";
-import { ProviderConfig } from "./providers/provider-config.ts";
-import { SandboxSettings, SliceRequest, WorkspaceIgnore } from "./slice.ts";
-import { describeJsonFailure, parseJsonc } from "./json-text.ts";
-import { describeIssues, MISSING_FIELDS } from "./zod-error.ts";
+import { StartupError } from "../errors.ts";
+import { ProviderConfig } from "../providers/provider-config.ts";
+import { SandboxSettings, SliceRequest, WorkspaceIgnore } from "../slice.ts";
+import { describeJsonFailure, parseJsonc } from "../text/json-text.ts";
+import { describeIssues, MISSING_FIELDS } from "../text/zod-error.ts";
 
-export { type JsoncResult, parseJsonc } from "./json-text.ts";
+export { type JsoncResult, parseJsonc } from "../text/json-text.ts";
 
 /** Where the request text goes in a slice's intent template. */
 export const REQUEST_PLACEHOLDER = "{{request}}";

@@ -2,13 +2,13 @@
 // result like any other input. Pure: the classification provider, the clock and the output-path check are passed in.
 import { dirname, resolve } from "node:path";
 import { type Catalog, renderIntent } from "./catalog.ts";
-import type { ContextPolicyName } from "./policy.ts";
-import type { CallRecord } from "./context-report.ts";
-import { LoomError, StartupError } from "./errors.ts";
-import type { ProviderConfig } from "./providers/provider-config.ts";
+import type { ContextPolicyName } from "../policy.ts";
+import type { CallRecord } from "../report/context-report.ts";
+import { LoomError, StartupError } from "../errors.ts";
+import type { ProviderConfig } from "../providers/provider-config.ts";
 import { type Routed, routeRequest } from "./routing.ts";
-import type { SliceRequest } from "./slice.ts";
-import type { Provider } from "./turn.ts";
+import type { SliceRequest } from "../slice.ts";
+import type { Provider } from "../loop/turn.ts";
 
 /** A request to route through a catalog, with the command-line settings that override the catalog's. */
 export type CatalogInput = {

@@ -1,13 +1,13 @@
 // Routing a request to a catalog slice: pattern rules, then an optional classification call, then the default.
 // Pure: the provider and the clock are passed in.
-import type { ContextPolicyName } from "./policy.ts";
+import type { ContextPolicyName } from "../policy.ts";
 import { z } from "zod";
-import { CEILING_BYTES } from "./budget.ts";
+import { CEILING_BYTES } from "../context/budget.ts";
 import type { Catalog } from "./catalog.ts";
-import type { CallRecord } from "./context-report.ts";
-import { utf8Length } from "./digest.ts";
-import { errorMessage, InterruptedError, LoomError, RoutingError, StartupError } from "./errors.ts";
-import { NULL_USAGE, type Provider, type TurnRequest } from "./turn.ts";
+import type { CallRecord } from "../report/context-report.ts";
+import { utf8Length } from "../context/digest.ts";
+import { errorMessage, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
+import { NULL_USAGE, type Provider, type TurnRequest } from "../loop/turn.ts";
 
 export type RouteVia = "slice_flag" | "pattern" | "classification" | "default";
 

@@ -12,9 +12,9 @@ import {
   triggerReachable,
 } from "./budget.ts";
 import { utf8Length } from "./digest.ts";
-import { BudgetError } from "./errors.ts";
+import { BudgetError } from "../errors.ts";
 import { type Bulk, isBulk, type SealedEvent } from "./events.ts";
-import type { ContextPolicyName } from "./policy.ts";
+import type { ContextPolicyName } from "../policy.ts";
 import {
   checkPreviewSizes,
   entryPreviewBytes,
@@ -26,7 +26,7 @@ import {
   REPEAT_MIN_BYTES,
 } from "./render-event.ts";
 import type { ResultStore } from "./store.ts";
-import type { JsonSchema, Phase, Section, TurnRequest } from "./turn.ts";
+import type { JsonSchema, Phase, Section, TurnRequest } from "../loop/turn.ts";
 
 export type RequestParts = {
   phase: Phase;

@@ -4,7 +4,7 @@
 import { type ArchivedEvent, type Bulk, type EventValue, isBulk } from "./events.ts";
 import type { ResultStore } from "./store.ts";
 import { utf8Length } from "./digest.ts";
-import type { PreviewMode } from "./policy.ts";
+import type { PreviewMode } from "../policy.ts";
 
 export const NEWEST_PREVIEW_BYTES = 8 * 1024;
 export const RETAINED_PREVIEW_BYTES = 512;

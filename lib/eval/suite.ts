@@ -1,10 +1,10 @@
 // An evaluation suite (SPEC §12): tasks, each a workspace source, what the agent is asked and shown, and the hidden
 // check that decides whether the run solved it. Parsed once here; every error names the file, the task and the field.
 import { z } from "zod";
-import { ActionName } from "../actions.ts";
-import { describeJsonFailure, parseJsonc } from "../json-text.ts";
+import { ActionName } from "../loop/actions.ts";
+import { describeJsonFailure, parseJsonc } from "../text/json-text.ts";
 import { UsageError } from "../errors.ts";
-import { describeIssues, MISSING_FIELDS } from "../zod-error.ts";
+import { describeIssues, MISSING_FIELDS } from "../text/zod-error.ts";
 
 const Argv = z.array(z.string().min(1)).min(1);
 const Path = z.string().min(1);

@@ -12,7 +12,7 @@ import {
   TASK_LINES,
   TASKS,
 } from "./answer.ts";
-import { Archive } from "./archive.ts";
+import { Archive } from "../context/archive.ts";
 import {
   applyReport,
   type Briefing,
@@ -20,24 +20,24 @@ import {
   type LastTest,
   viewBriefing,
   type WorkingState,
-} from "./briefing.ts";
-import { createContext, type TailView } from "./context.ts";
-import { PREVIEW_MODES, type PreviewSizes } from "./render-event.ts";
-import type { ContextPolicyName, StepProtocol } from "./policy.ts";
-import { type CallRecord, type ContextReport, ReportBuilder } from "./context-report.ts";
-import { errorMessage, InterruptedError, LoomError } from "./errors.ts";
-import type { Outcome } from "./outcome.ts";
+} from "../context/briefing.ts";
+import { createContext, type TailView } from "../context/context.ts";
+import { PREVIEW_MODES, type PreviewSizes } from "../context/render-event.ts";
+import type { ContextPolicyName, StepProtocol } from "../policy.ts";
+import { type CallRecord, type ContextReport, ReportBuilder } from "../report/context-report.ts";
+import { errorMessage, InterruptedError, LoomError } from "../errors.ts";
+import type { Outcome } from "../outcome.ts";
 import type { Section } from "./turn.ts";
-import { createEvent } from "./events.ts";
+import { createEvent } from "../context/events.ts";
 import type { Executor } from "./executor.ts";
 import type { ExecutionReport } from "./reports.ts";
-import { availableActions, type SliceRequest } from "./slice.ts";
-import type { ResultStore } from "./store.ts";
+import { availableActions, type SliceRequest } from "../slice.ts";
+import type { ResultStore } from "../context/store.ts";
 import { type Progress, runStage, type Stage, type StageRun } from "./stage.ts";
 import type { Provider } from "./turn.ts";
-import type { LoopEvent } from "./run-events.ts";
-import { formatZodError } from "./zod-error.ts";
-import { clipText, MESSAGE_LIMIT } from "./clip.ts";
+import type { LoopEvent } from "../run-events.ts";
+import { formatZodError } from "../text/zod-error.ts";
+import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
 
 export type { Progress };
 

@@ -1,14 +1,14 @@
 // One stage of a step: ask the model, validate its answer, answer its lookups, re-ask once after an invalid answer.
 // Every call that was sent is measured into the report, also when it failed.
 import { asLookup, lookupKind, LOOKUPS_PER_STAGE } from "./answer.ts";
-import type { Archive } from "./archive.ts";
-import { clipText, echo, MESSAGE_LIMIT } from "./clip.ts";
-import type { ContextPolicy, RequestParts } from "./context.ts";
-import type { ReportBuilder } from "./context-report.ts";
-import { InterruptedError, ProviderError } from "./errors.ts";
-import { answerLookup } from "./lookups.ts";
-import type { LoopEvent } from "./run-events.ts";
-import type { ResultStore } from "./store.ts";
+import type { Archive } from "../context/archive.ts";
+import { clipText, echo, MESSAGE_LIMIT } from "../text/clip.ts";
+import type { ContextPolicy, RequestParts } from "../context/context.ts";
+import type { ReportBuilder } from "../report/context-report.ts";
+import { InterruptedError, ProviderError } from "../errors.ts";
+import { answerLookup } from "../context/lookups.ts";
+import type { LoopEvent } from "../run-events.ts";
+import type { ResultStore } from "../context/store.ts";
 import { type ModelAnswer, NULL_USAGE, type Phase, type Provider } from "./turn.ts";
 
 /** What the loop reports while it asks. */

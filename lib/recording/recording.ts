@@ -1,13 +1,13 @@
 // Recorded workflows: versioned JSONL. Line 1 is the header; then answers and executions in the order they happened.
-import { tooDeep } from "./json-depth.ts";
+import { tooDeep } from "../text/json-depth.ts";
 import { z } from "zod";
-import { ActionName } from "./actions.ts";
-import { RecordingError } from "./errors.ts";
-import { ExecutionReport, reportRefs } from "./reports.ts";
-import { SliceRequest } from "./slice.ts";
-import { Phase, StopReason, Usage } from "./turn.ts";
-import { readJson } from "./json-text.ts";
-import { formatZodError } from "./zod-error.ts";
+import { ActionName } from "../loop/actions.ts";
+import { RecordingError } from "../errors.ts";
+import { ExecutionReport, reportRefs } from "../loop/reports.ts";
+import { SliceRequest } from "../slice.ts";
+import { Phase, StopReason, Usage } from "../loop/turn.ts";
+import { readJson } from "../text/json-text.ts";
+import { formatZodError } from "../text/zod-error.ts";
 
 export const RECORDING_FORMAT = "loom-recording";
 export const RECORDING_VERSION = 1;

@@ -1,16 +1,16 @@
 // Replay: the scripted provider answers with recorded answers in order; the recorded executor hands back the
 // recorded execution reports (loading their bulk into the store), so no workspace is needed.
-import { canonicalJson } from "./digest.ts";
-import { RecordingError } from "./errors.ts";
-import type { Executor } from "./executor.ts";
-import { type ActionName, takesArguments } from "./actions.ts";
-import { asLookup } from "./answer.ts";
-import type { StepProtocol } from "./policy.ts";
+import { canonicalJson } from "../context/digest.ts";
+import { RecordingError } from "../errors.ts";
+import type { Executor } from "../loop/executor.ts";
+import { type ActionName, takesArguments } from "../loop/actions.ts";
+import { asLookup } from "../loop/answer.ts";
+import type { StepProtocol } from "../policy.ts";
 import type { RecordedAnswer, RecordedExecution, Recording } from "./recording.ts";
-import { availableActions } from "./slice.ts";
-import { comparableReport, type ExecutionReport } from "./reports.ts";
-import type { ResultStore } from "./store.ts";
-import { type CompleteOptions, type ModelAnswer, NULL_USAGE, type Provider, type TurnRequest } from "./turn.ts";
+import { availableActions } from "../slice.ts";
+import { comparableReport, type ExecutionReport } from "../loop/reports.ts";
+import type { ResultStore } from "../context/store.ts";
+import { type CompleteOptions, type ModelAnswer, NULL_USAGE, type Provider, type TurnRequest } from "../loop/turn.ts";
 
 export class ScriptedProvider implements Provider {
   readonly name = "scripted";

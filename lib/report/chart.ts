@@ -1,6 +1,6 @@
 // SVG charts for the HTML report: the y scale (linear, or log when one series dwarfs another), line charts of request
 // bytes per call with threshold lines whose labels never collide, and per-run bars and distributions for aggregates.
-import { formatBytes } from "./report-summary.ts";
+import { formatBytes } from "./summary.ts";
 
 /** Distinct, colour-blind-friendly series colours; series i is report i everywhere on the page. */
 export const SERIES_COLORS = ["#1f77b4", "#e8590c", "#2b8a3e", "#c2255c", "#7048e8", "#0c8599", "#a07e00", "#8c564b"];

@@ -1,11 +1,11 @@
 // The context report (schema version 1): measurements only — no prompts, payloads, file contents or secrets.
-import { ContextPolicyName, PreviewMode, StepProtocol } from "./policy.ts";
+import { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
 import { z } from "zod";
-import type { LookupKind } from "./answer.ts";
-import { NORMAL_OUTCOMES, Outcome } from "./outcome.ts";
-import { addUsage, NULL_USAGE, Phase, Usage } from "./turn.ts";
-import { SandboxState } from "./sandbox-state.ts";
-import { Cost } from "./prices.ts";
+import type { LookupKind } from "../loop/answer.ts";
+import { NORMAL_OUTCOMES, Outcome } from "../outcome.ts";
+import { addUsage, NULL_USAGE, Phase, Usage } from "../loop/turn.ts";
+import { SandboxState } from "../sandbox-state.ts";
+import { Cost } from "../prices.ts";
 
 export const REPORT_SCHEMA_VERSION = 1;
 

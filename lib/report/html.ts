@@ -1,6 +1,6 @@
 // One self-contained HTML page for `loom report --html`: the summary table and two SVG charts, no scripts, no network.
-import type { NamedReport } from "./report-load.ts";
-import { alignRuns, type RunRow } from "./report-pairs.ts";
+import type { NamedReport } from "./load.ts";
+import { alignRuns, type RunRow } from "./pairs.ts";
 import {
   comparisonRows,
   describeRunPairing,
@@ -12,7 +12,7 @@ import {
   ratio,
   summarizeReports,
   type SummaryDocument,
-} from "./report-summary.ts";
+} from "./summary.ts";
 
 import {
   colorOf,
@@ -26,9 +26,9 @@ import {
   type Series,
   THRESHOLDS,
   WIDE,
-} from "./report-chart.ts";
+} from "./chart.ts";
 
-export { escapeHtml, formatAxisBytes, SERIES_COLORS, THRESHOLDS, yScale } from "./report-chart.ts";
+export { escapeHtml, formatAxisBytes, SERIES_COLORS, THRESHOLDS, yScale } from "./chart.ts";
 
 /** The same chart twice: wide for desktops, narrow for phones (CSS shows one), so text stays readable at 420 px. */
 function responsive(draw: (frame: Frame, suffix: string) => string): string {

@@ -1,8 +1,8 @@
 // Parses and validates the text of a report file: a run's ContextReport or a batch's AggregateReport.
 import { AggregateReport, ContextReport, REPORT_SCHEMA_VERSION } from "./context-report.ts";
-import { UsageError } from "./errors.ts";
-import { describeJsonFailure, readJson } from "./json-text.ts";
-import { formatZodError } from "./zod-error.ts";
+import { UsageError } from "../errors.ts";
+import { describeJsonFailure, readJson } from "../text/json-text.ts";
+import { formatZodError } from "../text/zod-error.ts";
 
 export type LoadedReport =
   | { kind: "run"; report: ContextReport }

@@ -1,9 +1,9 @@
 // Summaries and side-by-side comparisons of context reports, as data (for --json and HTML) and as plain text.
-import type { ContextPolicyName } from "./policy.ts";
+import type { ContextPolicyName } from "../policy.ts";
 import { type AggregateReport, type ContextReport, requestBytes } from "./context-report.ts";
-import type { NamedReport } from "./report-load.ts";
-import { type PairedBy, pairRuns } from "./report-pairs.ts";
-import type { Usage } from "./turn.ts";
+import type { NamedReport } from "./load.ts";
+import { type PairedBy, pairRuns } from "./pairs.ts";
+import type { Usage } from "../loop/turn.ts";
 
 export const MODEL_PHASES = ["classification", "selection", "arguments"] as const;
 export const PHASES = [...MODEL_PHASES, "execution"] as const;

@@ -3,7 +3,7 @@
 // "function" results), Anthropic Messages (content blocks text / tool_use / tool_result, `system` at the top), OpenAI
 // Responses items (message / function_call / function_call_output, whole response objects), LangChain and Gemini
 // message dumps, and per-line wrappers ({type, message} transcripts, {type: "response_item", payload} rollouts).
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../../errors.ts";
 import { contentText, Reader } from "./chat-reader.ts";
 import { describeJson, firstString, isRecord } from "./source.ts";
 import type { ChatMessage, Fail } from "./chat-message.ts";

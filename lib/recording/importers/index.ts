@@ -1,6 +1,6 @@
 // Importing other agents' recorded trajectories as Loom recorded workflows: format detection and dispatch.
 import { z } from "zod";
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../../errors.ts";
 import type { Recording } from "../recording.ts";
 import { importMiniSweAgent, MINI_SWE_AGENT_EXPECTED } from "./mini-swe-agent.ts";
 import { importOpenAiMessages, OPENAI_MESSAGES_EXPECTED } from "./openai-messages.ts";

@@ -3,7 +3,7 @@
 // <returncode>/<output>. Version 2 (`"mini-swe-agent-1.1"`): the model's native messages plus `extra` — parsed
 // `extra.actions`, tool calls answered by role "tool" messages (or Responses items), observations carrying
 // `extra.returncode`, format errors as user messages with `extra.interrupt_type`, and a final role "exit" message.
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../../errors.ts";
 import type { Recording } from "../recording.ts";
 import { type ChatMessage, readChatLog } from "./chat.ts";
 import { observationOf } from "./mini-swe-agent-observation.ts";

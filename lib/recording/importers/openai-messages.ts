@@ -1,6 +1,6 @@
 // Chat logs with tool calls (OpenAI Chat Completions and Responses, Anthropic Messages and the dumps agents write of
 // them, read into one shape by chat.ts): each tool call is a step, answered by the tool result that names its id.
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../../errors.ts";
 import type { Recording } from "../recording.ts";
 import { type ChatMessage, readChatLog } from "./chat.ts";
 import { type ImportedStep, reasonOf, recordingFromSteps } from "./step.ts";

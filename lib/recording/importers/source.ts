@@ -1,7 +1,7 @@
 // Reading another agent's file: JSON parsing, message text, and one-line descriptions for clear errors.
-import { UsageError } from "../errors.ts";
-import { tooDeep } from "../json-depth.ts";
-import { describeJsonFailure, readJson } from "../json-text.ts";
+import { UsageError } from "../../errors.ts";
+import { tooDeep } from "../../text/json-depth.ts";
+import { describeJsonFailure, readJson } from "../../text/json-text.ts";
 
 /**
  * Parses a trajectory file; malformed JSON is one line naming the file and the parser's complaint. A leading byte

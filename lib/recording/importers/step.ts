@@ -1,7 +1,7 @@
 // The common shape every importer produces (one entry per model decision) and its mapping to a Loom recording.
-import { ACTION_NAMES, type ActionName } from "../actions.ts";
-import { digestOf } from "../digest.ts";
-import { UsageError } from "../errors.ts";
+import { ACTION_NAMES, type ActionName } from "../../loop/actions.ts";
+import { digestOf } from "../../context/digest.ts";
+import { UsageError } from "../../errors.ts";
 import {
   type RecordedAnswer,
   type RecordedExecution,
@@ -9,9 +9,9 @@ import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
 } from "../recording.ts";
-import type { ExecutionReport } from "../reports.ts";
+import type { ExecutionReport } from "../../loop/reports.ts";
 import { mayChangeFiles } from "./command-effect.ts";
-import { NULL_USAGE, type Usage } from "../turn.ts";
+import { NULL_USAGE, type Usage } from "../../loop/turn.ts";
 
 type StepBase = {
   /** The model's own words for this decision (its thought), verbatim; omitted when empty. */

@@ -2,7 +2,7 @@
 // history[] (the messages the model saw; 1.x function calling adds tool_calls / tool_call_ids and role "tool") and
 // info {exit_status, submission, model_stats}. Files with only history are read from it; a RetryAgent file reads its
 // chosen attempt (or the last one of `attempts`).
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../../errors.ts";
 import type { Recording } from "../recording.ts";
 import { describeJson, firstString, isRecord, textOf } from "./source.ts";
 import { type ImportedStep, reasonOf, recordingFromSteps } from "./step.ts";
