@@ -2,14 +2,14 @@
 // examples. Parsing, help, `loom help COMMAND`, the usage lines of `loom --help`, shell completions and did-you-mean
 // are all generated from these (commands/cli-spec.ts); a new command, subcommand or flag is one entry here.
 import { SANDBOX_MODES } from "../lib/adapters/sandbox.ts";
-import { IMPORT_FORMATS } from "../lib/recording/importers/index.ts";
+import { RECORDING_FORMATS } from "../lib/recording/format.ts";
 import { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
 import { PROMPT_DEFAULTS } from "../lib/catalog/prompt-request.ts";
 import { SCHEMAS } from "../lib/schemas.ts";
 import type { CommandSpec, Flag } from "./cli-spec.ts";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
-export const REPLAY_FORMATS = ["auto", "loom", ...IMPORT_FORMATS] as const;
+export const REPLAY_FORMATS = ["auto", ...RECORDING_FORMATS] as const;
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 
 /** Flags run and replay share, each written once. */
