@@ -46,7 +46,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   }
   const models = values.model ?? [];
   if (models.length === 0) throw new UsageError("Missing --model PROVIDER/MODEL (see loom eval --help)");
-  const policies = (values.policies ?? "legacy,bounded").split(",").map((p) => p.trim());
+  const policies = (values.policies ?? ContextPolicyName.options.join(",")).split(",").map((p) => p.trim());
   for (const p of policies) {
     if (!ContextPolicyName.safeParse(p).success) {
       throw new UsageError(

@@ -128,7 +128,9 @@ export function outputFormatOfArgv(argv: string[]): RunOutputFormat {
   argv.forEach((arg, i) => {
     if (arg === "--json") format = "json";
     const value = arg === "--output-format" ? argv[i + 1] : arg.startsWith("--output-format=") ? arg.slice(16) : null;
-    if (value === "json" || value === "stream-json") format = value;
+    if (value !== null && value !== "text" && (OUTPUT_FORMATS as readonly string[]).includes(value)) {
+      format = value as RunOutputFormat;
+    }
   });
   return format;
 }

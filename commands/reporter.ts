@@ -10,14 +10,15 @@ import { describeFsError, InterruptedError, type LoomError, UsageError } from ".
 import type { Progress } from "../lib/loop/stage.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent, type RunResultEvent } from "../lib/run-events.ts";
 import { NULL_USAGE } from "../lib/loop/turn.ts";
-import { EXIT_CODES } from "../lib/outcome.ts";
+import { BEFORE_A_STEP, EXIT_CODES } from "../lib/outcome.ts";
 import { renderReportHtml } from "../lib/report/html.ts";
 import type { NamedReport } from "../lib/report/load.ts";
 import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
 import type { Io } from "./io.ts";
+import type { OUTPUT_FORMATS } from "./specs.ts";
 import { escapeControl } from "../lib/text/safe-text.ts";
 
-export type OutputFormat = "text" | "json" | "stream-json" | { html: string };
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number] | { html: string };
 
 /** The result object of --output-format json, and the last line of stream-json. */
 export type ResultSummary = RunResultEvent;
@@ -300,8 +301,7 @@ export class Reporter {
 
 /** A run that ended before its first step: in text, its one error line on stderr says it all. */
 function neverStarted(result: RunResult): boolean {
-  const before: readonly string[] = ["startup_failed", "routing_failed", "interrupted"];
-  return result.steps === 0 && before.includes(result.outcome);
+  return result.steps === 0 && BEFORE_A_STEP.has(result.outcome);
 }
 
 export function summarizeResult(result: RunResult): ResultSummary {

@@ -8,6 +8,7 @@ import { writeUnstartedReport } from "../lib/adapters/start-run.ts";
 import { describeJsonFailure, readJson } from "../lib/text/json-text.ts";
 import { type SliceRequest, SliceRequestFile } from "../lib/slice.ts";
 import { formatZodError, MISSING_FIELDS } from "../lib/text/zod-error.ts";
+import { DEFAULT_POLICY } from "../lib/policy.ts";
 import type { Io } from "./io.ts";
 import { parseCommand, type Values } from "./cli-spec.ts";
 import { userSettings } from "./config.ts";
@@ -33,7 +34,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     // Interrupted while reading the request from stdin: the run never started, but its report still lands.
     if (plan.unstarted instanceof InterruptedError && plan.options.contextReport) {
       writeUnstartedReport(plan.options.contextReport, {
-        policy: plan.options.contextPolicy ?? plan.options.defaultPolicy ?? "legacy",
+        policy: plan.options.contextPolicy ?? plan.options.defaultPolicy ?? DEFAULT_POLICY,
         outcome: "interrupted",
         error: plan.unstarted,
       });

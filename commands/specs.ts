@@ -3,7 +3,14 @@
 // are all generated from these (commands/cli-spec.ts); a new command, subcommand or flag is one entry here.
 import { SANDBOX_MODES } from "../lib/adapters/sandbox.ts";
 import { RECORDING_FORMATS } from "../lib/recording/format.ts";
-import { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
+import {
+  ContextPolicyName,
+  DEFAULT_POLICY,
+  DEFAULT_PREVIEW_MODE,
+  DEFAULT_STEP_PROTOCOL,
+  PreviewMode,
+  StepProtocol,
+} from "../lib/policy.ts";
 import { PROMPT_DEFAULTS } from "../lib/catalog/prompt-request.ts";
 import { SCHEMAS } from "../lib/schemas.ts";
 import type { CommandSpec, Flag } from "./cli-spec.ts";
@@ -17,7 +24,7 @@ const shared = {
   "context-policy": {
     value: "NAME",
     values: ContextPolicyName.options,
-    default: "legacy, or LOOM_CONTEXT_POLICY, or the config's context_policy",
+    default: `${DEFAULT_POLICY}, or LOOM_CONTEXT_POLICY, or the config's context_policy`,
     description: "the context policy",
   },
   "context-report": {
@@ -28,13 +35,13 @@ const shared = {
   "step-protocol": {
     value: "NAME",
     values: StepProtocol.options,
-    default: "two-call (replay: the recording's own)",
+    default: `${DEFAULT_STEP_PROTOCOL} (replay: the recording's own)`,
     description: "two-call (a selection call, then an arguments call per step) or single-call (one call per step)",
   },
   previews: {
     value: "SIZE",
     values: PreviewMode.options,
-    default: "balanced",
+    default: DEFAULT_PREVIEW_MODE,
     description: "bounded previews of retained outputs: compact (512 B), balanced (512 B-2 KiB) or wide (1-4 KiB)",
   },
   sandbox: {
@@ -293,7 +300,7 @@ changes, check output). See docs/eval.md.`,
     tag: { value: "TAG", multiple: true, description: "only the tasks with one of these tags (repeatable)" },
     policies: {
       value: "A,B",
-      default: "legacy,bounded",
+      default: ContextPolicyName.options.join(","),
       description: "context policies, the first is the baseline",
     },
     repeats: { value: "N", default: "1", description: "runs per task, model and policy" },
@@ -332,7 +339,7 @@ changes, check output). See docs/eval.md.`,
       default: "1800",
       description: "the same wall-clock cap for every run; the check decides what it left",
     },
-    "step-protocol": { ...shared["step-protocol"], default: "two-call" },
+    "step-protocol": { ...shared["step-protocol"], default: DEFAULT_STEP_PROTOCOL },
     "no-cache-marker": {
       description: "do not start each run's prefix with a per-run marker (provider caches may then be shared between " +
         "runs, which favours whichever policy runs second)",

@@ -6,6 +6,8 @@ import { z } from "zod";
 import { Cost } from "./prices.ts";
 import { ContextPolicyName } from "./policy.ts";
 import { Phase, Usage } from "./loop/turn.ts";
+import { FinishStatus } from "./loop/reports.ts";
+import { LookupKind } from "./loop/answer.ts";
 import { SandboxState } from "./sandbox-state.ts";
 
 /** Version of the event and result format; bumped on a breaking change. */
@@ -54,7 +56,7 @@ export const LookupAnswered = z.strictObject({
   type: z.literal("lookup-answered"),
   step: count,
   phase: Phase,
-  kind: z.enum(["result", "list_history", "read_history"]).nullable().describe("null for a malformed lookup"),
+  kind: LookupKind.nullable().describe("null for a malformed lookup"),
   error: z.boolean(),
   omitted: z.boolean().describe("The response did not fit under the ceiling and was replaced by an error entry"),
 }).describe("A lookup the model asked for was answered in the next request");
@@ -78,7 +80,7 @@ export const RunResultEvent = z.strictObject({
   outcome: z.string().describe("A run outcome, or usage_error / internal_error when no run happened"),
   exit_code: z.number().int(),
   slice: z.string().nullable(),
-  status: z.enum(["success", "failure"]).nullable().describe("The model's finish status, when it finished"),
+  status: FinishStatus.nullable().describe("The model's finish status, when it finished"),
   summary: z.string().nullable().describe("The model's finish summary, whole"),
   steps: count,
   revision: z.string(),

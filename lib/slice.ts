@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ActionName } from "./loop/actions.ts";
 import { PreviewMode, StepProtocol } from "./policy.ts";
+import { SandboxMode } from "./sandbox-state.ts";
 
 export const TestSpec = z.strictObject({
   command: z.array(z.string()).min(1).describe("argv of the test command, run in the workspace without a shell"),
@@ -16,7 +17,7 @@ export const Limits = z.strictObject({
 });
 
 export const SandboxSettings = z.strictObject({
-  mode: z.enum(["auto", "required", "off"]).optional().describe(
+  mode: SandboxMode.optional().describe(
     "auto (default): sandbox test and command processes when the OS sandbox is available, say once when not; " +
       "required: refuse to start without it (exit 3); off: run them unsandboxed. --sandbox overrides it",
   ),

@@ -5,9 +5,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { SandboxMode } from "../sandbox-state.ts";
 
-export const SANDBOX_MODES = ["auto", "required", "off"] as const;
-export type SandboxMode = (typeof SANDBOX_MODES)[number];
+export const SANDBOX_MODES = SandboxMode.options;
+export type { SandboxMode };
 
 const STRENGTH: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
 

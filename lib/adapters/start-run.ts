@@ -5,7 +5,13 @@ import { closeSync, constants, openSync, readdirSync, readFileSync, statSync, un
 import { join, resolve } from "node:path";
 import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog/plan.ts";
 import { loadCatalog } from "../catalog/catalog.ts";
-import type { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
+import {
+  type ContextPolicyName,
+  DEFAULT_POLICY,
+  DEFAULT_STEP_PROTOCOL,
+  type PreviewMode,
+  type StepProtocol,
+} from "../policy.ts";
 import { type ContextReport, unstartedReport } from "../report/context-report.ts";
 import { describeFsError, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
 import type { Executor } from "../loop/executor.ts";
@@ -137,7 +143,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   // Loom's own files are reached from folders pinned now, before any process of the run can plant a link on the way.
   for (const path of [options.contextReport, options.record]) if (path) pinOutputPath(path);
   const known: CatalogKnown = {
-    policy: options.contextPolicy ?? options.defaultPolicy ?? "legacy",
+    policy: options.contextPolicy ?? options.defaultPolicy ?? DEFAULT_POLICY,
     reportPath: options.contextReport,
     slice: options.replay?.recording.header.slice_name ?? null,
     route: null,
@@ -338,7 +344,10 @@ async function prepare(
       checkpoint: false,
       lookup: false,
     }));
-    const protocol = { from: recordingProtocol(replay.recording), to: request.step_protocol ?? "two-call" } as const;
+    const protocol = {
+      from: recordingProtocol(replay.recording),
+      to: request.step_protocol ?? DEFAULT_STEP_PROTOCOL,
+    } as const;
     const script = convertAnswers(answers, { ...protocol, actions: availableActions(request) });
     provider ??= traced(() => new ScriptedProvider(script));
   }

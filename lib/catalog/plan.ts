@@ -2,7 +2,7 @@
 // result like any other input. Pure: the classification provider, the clock and the output-path check are passed in.
 import { dirname, resolve } from "node:path";
 import { type Catalog, renderIntent } from "./catalog.ts";
-import type { ContextPolicyName } from "../policy.ts";
+import { type ContextPolicyName, DEFAULT_POLICY } from "../policy.ts";
 import type { CallRecord } from "../report/context-report.ts";
 import { LoomError, StartupError } from "../errors.ts";
 import type { ProviderConfig } from "../providers/provider-config.ts";
@@ -71,7 +71,7 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
     path: string | undefined,
   ) => (path === undefined ? undefined : resolve(dirname(input.file), path));
   const known: CatalogKnown = {
-    policy: options.policy ?? defaults.context_policy ?? options.defaultPolicy ?? "legacy",
+    policy: options.policy ?? defaults.context_policy ?? options.defaultPolicy ?? DEFAULT_POLICY,
     reportPath: options.contextReport,
     slice: null,
     route: null,
@@ -101,7 +101,7 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
     known.slice = name;
     reportPath(fromCatalog(entry.context_report ?? defaults.context_report));
     known.policy = options.policy ?? entry.context_policy ?? defaults.context_policy ?? options.defaultPolicy ??
-      "legacy";
+      DEFAULT_POLICY;
     const workspace = input.workspace ?? fromCatalog(entry.workspace ?? defaults.workspace);
     if (workspace === undefined) {
       throw new StartupError(

@@ -1,5 +1,6 @@
 // The built-in actions: name, argument schema (the schema is the type) and what the model is told.
 import { z } from "zod";
+import { FinishStatus } from "./reports.ts";
 
 export const ACTION_NAMES = [
   "read_file",
@@ -43,7 +44,7 @@ export const ActionArguments = {
   }),
   print: z.strictObject({ text: z.string().describe("Text to show the user") }),
   finish: z.strictObject({
-    status: z.enum(["success", "failure"]).describe("Whether the task was accomplished"),
+    status: FinishStatus.describe("Whether the task was accomplished"),
     summary: z.string().describe("What was done, in a few sentences"),
   }),
 } satisfies Record<ActionName, z.ZodType>;

@@ -2,7 +2,7 @@
 // model is generated from them once and cached.
 import { z } from "zod";
 import { ActionArguments, ActionName } from "./actions.ts";
-import type { JsonSchema } from "./turn.ts";
+import type { JsonSchema, StepPhase } from "./turn.ts";
 
 export const LOOKUPS_PER_STAGE = 8;
 
@@ -18,7 +18,9 @@ export const ReadHistoryLookup = z.strictObject({
 export const Lookup = z.union([ResultLookup, ListHistoryLookup, ReadHistoryLookup]);
 export type Lookup = z.infer<typeof Lookup>;
 
-export type LookupKind = "result" | "list_history" | "read_history";
+/** What a lookup asks for: the one list of lookup kinds. */
+export const LookupKind = z.enum(["result", "list_history", "read_history"]);
+export type LookupKind = z.infer<typeof LookupKind>;
 
 export function lookupKind(lookup: Lookup): LookupKind {
   if ("$result" in lookup) return "result";
@@ -178,7 +180,7 @@ export function argumentsResponseSchema(action: ActionName): { json: JsonSchema;
 export type Decision =
   | { ok: true; value: Record<string, unknown> }
   /** `part`: which part of a single-call answer was wrong (each part has its own re-ask, as each two-call stage). */
-  | { ok: false; error: string; part?: "selection" | "arguments" };
+  | { ok: false; error: string; part?: StepPhase };
 
 export function parseDecision(
   schema: z.ZodType,

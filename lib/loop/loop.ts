@@ -23,14 +23,14 @@ import {
 } from "../context/briefing.ts";
 import { createContext, type TailView } from "../context/context.ts";
 import { PREVIEW_MODES, type PreviewSizes } from "../context/render-event.ts";
-import type { ContextPolicyName, StepProtocol } from "../policy.ts";
+import { type ContextPolicyName, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL, type StepProtocol } from "../policy.ts";
 import { type CallRecord, type ContextReport, ReportBuilder } from "../report/context-report.ts";
 import { errorMessage, InterruptedError, LoomError } from "../errors.ts";
 import type { Outcome } from "../outcome.ts";
 import type { Section } from "./turn.ts";
 import { createEvent } from "../context/events.ts";
 import type { Executor } from "./executor.ts";
-import type { ExecutionReport } from "./reports.ts";
+import type { ExecutionReport, FinishStatus } from "./reports.ts";
 import { availableActions, type SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
 import { type Progress, runStage, type Stage, type StageRun } from "./stage.ts";
@@ -63,7 +63,7 @@ export type LoopOptions = {
 export type LoopResult = {
   outcome: Outcome;
   error: { code: string; message: string } | null;
-  finish: { status: "success" | "failure"; summary: string } | null;
+  finish: { status: FinishStatus; summary: string } | null;
   steps: number;
   revision: string;
   last_test: LastTest | null;
@@ -85,19 +85,21 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   const { policy, executor, store, now, signal } = options;
   const started = now();
   const actions = availableActions(request);
-  const protocol: StepProtocol = request.step_protocol ?? "two-call";
+  const protocol: StepProtocol = request.step_protocol ?? DEFAULT_STEP_PROTOCOL;
   const context = createContext(policy, {
     instructions: request.instructions,
     intent: request.intent,
     tasks: tasksSection(request, actions, protocol),
     store,
-    previews: options.previews ?? PREVIEW_MODES[request.previews ?? "balanced"],
+    previews: options.previews ?? PREVIEW_MODES[request.previews ?? DEFAULT_PREVIEW_MODE],
   });
   const archive = new Archive(options.archiveLimits);
   const builder = new ReportBuilder({ policy, version: options.version, slice: options.slice ?? null });
   builder.setStepProtocol(protocol);
   // A benchmark's own preview sizes name no mode.
-  if (policy === "bounded" && options.previews === undefined) builder.setPreviews(request.previews ?? "balanced");
+  if (policy === "bounded" && options.previews === undefined) {
+    builder.setPreviews(request.previews ?? DEFAULT_PREVIEW_MODE);
+  }
   for (const call of options.priorCalls ?? []) builder.recordCall(call);
   const run: StageRun = {
     context,

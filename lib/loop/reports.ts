@@ -62,9 +62,13 @@ export const RefusalReport = z.strictObject({
   code: z.string().describe("Machine-readable reason, e.g. path_outside_workspace"),
   reason: z.string().describe("One line for the model and the user"),
 });
+/** How the model says a slice ended when it finishes: the one list of finish statuses. */
+export const FinishStatus = z.enum(["success", "failure"]);
+export type FinishStatus = z.infer<typeof FinishStatus>;
+
 export const FinishReport = z.strictObject({
   kind: z.literal("finish"),
-  status: z.enum(["success", "failure"]),
+  status: FinishStatus,
   summary: z.string(),
 });
 

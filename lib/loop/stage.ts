@@ -9,7 +9,7 @@ import { InterruptedError, ProviderError } from "../errors.ts";
 import { answerLookup } from "../context/lookups.ts";
 import type { LoopEvent } from "../run-events.ts";
 import type { ResultStore } from "../context/store.ts";
-import { type ModelAnswer, NULL_USAGE, type Phase, type Provider } from "./turn.ts";
+import { type ModelAnswer, NULL_USAGE, type Phase, type Provider, type StepPhase } from "./turn.ts";
 
 /** What the loop reports while it asks. */
 export type Progress = { step: number; phase: Phase; request_bytes: number; checkpoint: boolean; max_steps: number };
@@ -32,7 +32,7 @@ export type StageRun = {
 
 /** One stage: its phase and step, what it asks for, and how an answer is checked. */
 export type Stage = {
-  phase: "selection" | "arguments";
+  phase: StepPhase;
   step: number;
   schema: RequestParts["responseSchema"];
   /** The candidates, given the lookups answered so far in this stage (they carry the counters). */
@@ -41,7 +41,7 @@ export type Stage = {
   state: RequestParts["state"];
   validate: (
     value: unknown,
-  ) => { ok: true; value: Record<string, unknown> } | { ok: false; error: string; part?: "selection" | "arguments" };
+  ) => { ok: true; value: Record<string, unknown> } | { ok: false; error: string; part?: StepPhase };
   /** What a valid answer looks like, for the re-ask. */
   expected: string;
 };

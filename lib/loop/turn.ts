@@ -3,6 +3,8 @@ import { z } from "zod";
 
 export const Phase = z.enum(["classification", "selection", "arguments"]);
 export type Phase = z.infer<typeof Phase>;
+/** The phases of a step (classification happens once, before the loop). */
+export type StepPhase = Exclude<Phase, "classification">;
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -1,6 +1,12 @@
 // Batch replay's pure rules: the settings a resumed per-recording report must have been made under, and the name
 // each recording's report gets. The batch itself (child processes, files) is commands/replay-batch.ts.
-import type { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
+import {
+  type ContextPolicyName,
+  DEFAULT_PREVIEW_MODE,
+  DEFAULT_STEP_PROTOCOL,
+  type PreviewMode,
+  type StepProtocol,
+} from "../policy.ts";
 import type { ContextReport } from "../report/context-report.ts";
 import { digestOf } from "../context/digest.ts";
 import { parseRecording } from "./recording.ts";
@@ -38,14 +44,14 @@ export const RESUMED_SETTINGS: readonly {
     wanted: (batch) => batch.recording,
   },
   {
-    describe: (value) => `--step-protocol ${value ?? "two-call"}`,
-    of: (report) => report.step_protocol ?? "two-call",
+    describe: (value) => `--step-protocol ${value ?? DEFAULT_STEP_PROTOCOL}`,
+    of: (report) => report.step_protocol ?? DEFAULT_STEP_PROTOCOL,
     wanted: (batch) => batch.protocol,
   },
   {
     // Previews shape bounded requests only.
     describe: (value) => `--previews ${value}`,
-    of: (report) => report.policy === "bounded" ? report.previews ?? "balanced" : null,
+    of: (report) => report.policy === "bounded" ? report.previews ?? DEFAULT_PREVIEW_MODE : null,
     wanted: (batch) => batch.policy === "bounded" ? batch.previews : null,
   },
 ];
@@ -69,12 +75,19 @@ export function recordingSettings(
   { stepProtocol, previewMode }: { stepProtocol?: StepProtocol; previewMode?: PreviewMode },
 ): Pick<BatchSettings, "recording" | "protocol" | "previews"> {
   if (text === null) {
-    return { recording: "unreadable", protocol: stepProtocol ?? "two-call", previews: previewMode ?? "balanced" };
+    return {
+      recording: "unreadable",
+      protocol: stepProtocol ?? DEFAULT_STEP_PROTOCOL,
+      previews: previewMode ?? DEFAULT_PREVIEW_MODE,
+    };
   }
-  let own: { protocol: StepProtocol; previews: PreviewMode } = { protocol: "two-call", previews: "balanced" };
+  let own: { protocol: StepProtocol; previews: PreviewMode } = {
+    protocol: DEFAULT_STEP_PROTOCOL,
+    previews: DEFAULT_PREVIEW_MODE,
+  };
   try {
     const recording = parseRecording(text);
-    own = { protocol: recordingProtocol(recording), previews: recording.header.slice.previews ?? "balanced" };
+    own = { protocol: recordingProtocol(recording), previews: recording.header.slice.previews ?? DEFAULT_PREVIEW_MODE };
   } catch {
     // another agent's trajectory: imported as two-call
   }

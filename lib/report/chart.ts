@@ -1,6 +1,9 @@
 // SVG charts for the HTML report: the y scale (linear, or log when one series dwarfs another), line charts of request
 // bytes per call with threshold lines whose labels never collide, and per-run bars and distributions for aggregates.
+import { CEILING_BYTES, RETIRE_TARGET_BYTES, RETIRE_TRIGGER_BYTES } from "../context/budget.ts";
 import { formatBytes } from "./summary.ts";
+
+const kib = (bytes: number) => `${bytes / 1024} KiB`;
 
 /** Distinct, colour-blind-friendly series colours; series i is report i everywhere on the page. */
 export const SERIES_COLORS = ["#1f77b4", "#e8590c", "#2b8a3e", "#c2255c", "#7048e8", "#0c8599", "#a07e00", "#8c564b"];
@@ -9,9 +12,14 @@ export type Threshold = { bytes: number; label: string; color: string; dash: str
 
 /** The lines SPEC §3.2 draws its rules on (grey, so no series colour is mistaken for one): retirement target, retirement trigger, hard ceiling. */
 export const THRESHOLDS: readonly Threshold[] = [
-  { bytes: 32_768, label: "32 KiB retirement target", color: "#868e96", dash: "3 4" },
-  { bytes: 49_152, label: "48 KiB retirement trigger", color: "#5c636a", dash: "8 5" },
-  { bytes: 65_536, label: "64 KiB hard ceiling", color: "#212529", dash: "14 4" },
+  { bytes: RETIRE_TARGET_BYTES, label: `${kib(RETIRE_TARGET_BYTES)} retirement target`, color: "#868e96", dash: "3 4" },
+  {
+    bytes: RETIRE_TRIGGER_BYTES,
+    label: `${kib(RETIRE_TRIGGER_BYTES)} retirement trigger`,
+    color: "#5c636a",
+    dash: "8 5",
+  },
+  { bytes: CEILING_BYTES, label: `${kib(CEILING_BYTES)} hard ceiling`, color: "#212529", dash: "14 4" },
 ] as const;
 
 /** A chart's drawing box: the page draws each chart twice, wide for desktops and narrow (readable at 420 px) for phones. */
@@ -45,9 +53,9 @@ export function yScale(
   const peak = Math.max(1, ...values);
   const positivePeaks = peaks.filter((p) => p > 0);
   const dwarfs = positivePeaks.length > 1 && Math.max(...positivePeaks) >= DWARF_RATIO * Math.min(...positivePeaks);
-  if (allowLog && (dwarfs || peak > 8 * 65_536)) {
+  if (allowLog && (dwarfs || peak > 8 * CEILING_BYTES)) {
     const positive = values.filter((v) => v > 0);
-    const lo = 2 ** Math.floor(Math.log2(Math.max(256, Math.min(...positive, 65_536) / 1.2)));
+    const lo = 2 ** Math.floor(Math.log2(Math.max(256, Math.min(...positive, CEILING_BYTES) / 1.2)));
     const hi = 2 ** Math.ceil(Math.log2(peak * 1.05));
     const span = Math.max(1, Math.log2(hi / lo));
     const every = Math.ceil(span / 8);

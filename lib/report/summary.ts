@@ -3,9 +3,9 @@ import type { ContextPolicyName } from "../policy.ts";
 import { type AggregateReport, type ContextReport, requestBytes } from "./context-report.ts";
 import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
-import type { Usage } from "../loop/turn.ts";
+import { Phase, type Usage } from "../loop/turn.ts";
 
-export const MODEL_PHASES = ["classification", "selection", "arguments"] as const;
+export const MODEL_PHASES = Phase.options;
 export const PHASES = [...MODEL_PHASES, "execution"] as const;
 export const USAGE_COUNTERS = ["input", "cache_read", "cache_write", "output"] as const;
 

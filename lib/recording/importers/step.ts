@@ -9,7 +9,7 @@ import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
 } from "../recording.ts";
-import type { ExecutionReport } from "../../loop/reports.ts";
+import type { ExecutionReport, FinishStatus } from "../../loop/reports.ts";
 import { mayChangeFiles } from "./command-effect.ts";
 import { NULL_USAGE, type Usage } from "../../loop/turn.ts";
 
@@ -42,7 +42,7 @@ export type RefusedStep = StepBase & {
 /** Text the model addressed to the user without acting. */
 export type PrintStep = StepBase & { kind: "print"; text: string };
 
-export type FinishStep = StepBase & { kind: "finish"; status: "success" | "failure"; summary: string };
+export type FinishStep = StepBase & { kind: "finish"; status: FinishStatus; summary: string };
 
 export type ImportedStep = CommandStep | RefusedStep | PrintStep | FinishStep;
 

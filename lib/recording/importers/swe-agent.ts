@@ -3,6 +3,7 @@
 // info {exit_status, submission, model_stats}. Files with only history are read from it; a RetryAgent file reads its
 // chosen attempt (or the last one of `attempts`).
 import { UsageError } from "../../errors.ts";
+import type { FinishStatus } from "../../loop/reports.ts";
 import type { Recording } from "../recording.ts";
 import { describeJson, firstString, isRecord, textOf } from "./source.ts";
 import { type ImportedStep, reasonOf, recordingFromSteps } from "./step.ts";
@@ -122,7 +123,7 @@ function stepOf(s: RawStep, info: Info, { last }: { last: boolean }): ImportedSt
 }
 
 /** "submitted" is a success; "exit_cost", "submitted (exit_context)" and the like mean a limit or error ended it. */
-function statusOf(exitStatus: string): "success" | "failure" {
+function statusOf(exitStatus: string): FinishStatus {
   return exitStatus === SUBMITTED ? "success" : "failure";
 }
 
