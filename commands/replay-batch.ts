@@ -10,7 +10,7 @@ import type { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy
 import { type BatchSettings, recordingSettings, reportName, settingsMismatch } from "../lib/recording/batch.ts";
 import { aggregateReports, ContextReport, requestBytes } from "../lib/report/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
-import { EXIT_CODES } from "../lib/outcome.ts";
+import { endingOf } from "../lib/ending.ts";
 import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
 import type { BatchRunRow, BatchSummary, Reporter } from "./reporter.ts";
@@ -122,7 +122,7 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       rows[index] = {
         file,
         name: basename(file),
-        exit: EXIT_CODES[report.outcome],
+        exit: endingOf({ ran: report.outcome, errorCode: report.error?.code }).exitCode,
         report,
         reportPath,
         stderr: "",

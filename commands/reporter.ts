@@ -6,11 +6,12 @@ import type { RunResult } from "../lib/adapters/start-run.ts";
 import type { RoutingNote } from "../lib/catalog/plan.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { type AggregateReport, requestBytes } from "../lib/report/context-report.ts";
-import { describeFsError, InterruptedError, type LoomError, UsageError } from "../lib/errors.ts";
+import { describeFsError, errorMessage, type LoomError, UsageError } from "../lib/errors.ts";
+import { endingOf, INTERNAL_ERROR } from "../lib/ending.ts";
 import type { Progress } from "../lib/loop/stage.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent, type RunResultEvent } from "../lib/run-events.ts";
 import { NULL_USAGE } from "../lib/loop/turn.ts";
-import { BEFORE_A_STEP, EXIT_CODES } from "../lib/outcome.ts";
+import { BEFORE_A_STEP } from "../lib/outcome.ts";
 import { renderReportHtml } from "../lib/report/html.ts";
 import type { NamedReport } from "../lib/report/load.ts";
 import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
@@ -132,21 +133,36 @@ export class Reporter {
    * it): no report, the error's own exit code, and with --json still one result object.
    */
   unstarted(error: LoomError): number {
-    const outcome = error instanceof InterruptedError ? "interrupted" : "startup_failed";
-    this.#resultWithoutRun({ outcome, exitCode: error.exitCode, error: { code: error.code, message: error.message } });
+    const { outcome, exitCode } = endingOf({ threw: error });
+    this.#resultWithoutRun({ outcome, exitCode, error: { code: error.code, message: error.message } });
     this.#error(error.message);
-    return error.exitCode;
+    return exitCode;
   }
 
   /** Bad command-line input (exit 2): one line on stderr and, with json or stream-json, still one result object. */
   usageError(error: LoomError): number {
-    this.#resultWithoutRun({
-      outcome: "usage_error",
-      exitCode: EXIT_CODES.usage,
-      error: { code: error.code, message: error.message },
-    });
+    const { exitCode } = endingOf({ threw: error });
+    this.#resultWithoutRun({ outcome: "usage_error", exitCode, error: { code: error.code, message: error.message } });
     this.#error(error.message);
-    return EXIT_CODES.usage;
+    return exitCode;
+  }
+
+  /**
+   * What a command threw besides bad input: a bug in Loom outside a run (a run's own bugs end it as failed, with its
+   * report), or an interrupt. One line on stderr and, with json or stream-json, still one result object (outcome
+   * internal_error for a bug).
+   */
+  thrown(error: unknown): number {
+    const { ending, outcome, code, exitCode } = endingOf({ threw: error });
+    const bug = ending === INTERNAL_ERROR;
+    const message = bug ? `internal error: ${errorMessage(error)}` : errorMessage(error);
+    this.#resultWithoutRun({
+      outcome: bug ? INTERNAL_ERROR : outcome,
+      exitCode,
+      error: { code: code ?? INTERNAL_ERROR, message },
+    });
+    this.#error(message);
+    return exitCode;
   }
 
   #resultWithoutRun(
@@ -240,8 +256,9 @@ export class Reporter {
       );
     }
     // Unreadable recordings have no report, so they count as not completed too.
-    const ending = interrupted ? "interrupted" : summary.completed === summary.recordings ? "completed" : "failed";
-    return EXIT_CODES[ending];
+    return endingOf({
+      ran: interrupted ? "interrupted" : summary.completed === summary.recordings ? "completed" : "failed",
+    }).exitCode;
   }
 
   /** One report summarised or several compared: text, JSON, or a self-contained HTML page written to a file. */
@@ -254,7 +271,7 @@ export class Reporter {
       const doc = summarizeReports(reports);
       this.#io.stdout(format === "json" ? `${JSON.stringify(doc, null, 2)}\n` : renderSummaryText(doc));
     }
-    return EXIT_CODES.completed;
+    return endingOf({ ran: "completed" }).exitCode;
   }
 
   /**
@@ -268,7 +285,7 @@ export class Reporter {
       this.#write(output, text);
       this.#io.stderr(`merged ${plural(shards, "shard")} (${plural(report.runs.length, "run")}) into ${output}\n`);
     }
-    return EXIT_CODES.completed;
+    return endingOf({ ran: "completed" }).exitCode;
   }
 
   /** Writes a file the user named (atomically, into an existing folder); failure is a usage error in words. */

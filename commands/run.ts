@@ -9,6 +9,7 @@ import { describeJsonFailure, readJson } from "../lib/text/json-text.ts";
 import { type SliceRequest, SliceRequestFile } from "../lib/slice.ts";
 import { formatZodError, MISSING_FIELDS } from "../lib/text/zod-error.ts";
 import { DEFAULT_POLICY } from "../lib/policy.ts";
+import { endingOf } from "../lib/ending.ts";
 import type { Io } from "./io.ts";
 import { parseCommand, type Values } from "./cli-spec.ts";
 import { userSettings } from "./config.ts";
@@ -35,7 +36,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     if (plan.unstarted instanceof InterruptedError && plan.options.contextReport) {
       writeUnstartedReport(plan.options.contextReport, {
         policy: plan.options.contextPolicy ?? plan.options.defaultPolicy ?? DEFAULT_POLICY,
-        outcome: "interrupted",
+        outcome: endingOf({ threw: plan.unstarted }).outcome,
         error: plan.unstarted,
       });
     }

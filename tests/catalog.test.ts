@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { type Catalog, catalogJsonSchema, loadCatalog, parseJsonc, renderIntent } from "../lib/catalog/catalog.ts";
 import { LoomError, StartupError } from "../lib/errors.ts";
+import { endingOf } from "../lib/ending.ts";
 import { main } from "../main.ts";
 import { renderJsonSchema } from "../commands/schema.ts";
 import type { Io } from "../commands/io.ts";
@@ -78,7 +79,7 @@ test("a wrong type names the file, the field path and what was expected", () => 
   value.slices["fix-tests"].test.timeout_ms = "30s";
   const error = loadError(value);
   assert.equal(error.code, "catalog_invalid");
-  assert.equal(error.exitCode, 3);
+  assert.equal(endingOf({ threw: error }).exitCode, 3);
   assert.match(
     error.message,
     /^Invalid catalog "catalogs\/team\.jsonc": slices\.fix-tests\.test\.timeout_ms: .*expected number, received string/,

@@ -11,6 +11,7 @@ import { type RunResult, startRun } from "../lib/adapters/start-run.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { canonicalJson, digestOf } from "../lib/context/digest.ts";
 import { UsageError } from "../lib/errors.ts";
+import { endingOf } from "../lib/ending.ts";
 import { detectFormat, type ImportFormat, importTrajectory } from "../lib/recording/importers/index.ts";
 import { parseRecording, type RecordedExecution, type Recording, recordingLine } from "../lib/recording/recording.ts";
 import { RecordedExecutor, ScriptedProvider } from "../lib/recording/replay.ts";
@@ -87,7 +88,7 @@ async function assertReplays(
 function assertUsageError(fn: () => unknown, pattern: RegExp): void {
   assert.throws(fn, (error: unknown) => {
     assert.ok(error instanceof UsageError, String(error));
-    assert.equal(error.exitCode, 2);
+    assert.equal(endingOf({ threw: error }).exitCode, 2);
     assert.ok(!error.message.includes("\n"), error.message);
     assert.match(error.message, pattern);
     return true;

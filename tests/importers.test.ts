@@ -8,6 +8,7 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { digestOf, utf8Length } from "../lib/context/digest.ts";
 import { UsageError } from "../lib/errors.ts";
+import { endingOf } from "../lib/ending.ts";
 import { detectFormat, type ImportFormat, importTrajectory } from "../lib/recording/importers/index.ts";
 import { parseRecording, type RecordedExecution, type Recording, recordingLine } from "../lib/recording/recording.ts";
 import { NULL_USAGE } from "../lib/loop/turn.ts";
@@ -565,7 +566,7 @@ for (const [file, expected] of MALFORMED) {
       () => importText(text, "openai-messages", file),
       (error: unknown) => {
         assert.ok(error instanceof UsageError);
-        assert.equal(error.exitCode, 2);
+        assert.equal(endingOf({ threw: error }).exitCode, 2);
         assert.ok(!error.message.includes("\n"), error.message);
         assert.match(error.message, expected);
         return true;

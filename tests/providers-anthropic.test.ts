@@ -5,6 +5,7 @@ import { loadWorkload, replayRecording } from "../bench/workloads.ts";
 import { argumentsResponseSchema, runResponseSchema, selectionResponseSchema } from "../lib/loop/answer.ts";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
+import { endingOf } from "../lib/ending.ts";
 import {
   type AnthropicRequestBody,
   type AnthropicTool,
@@ -544,7 +545,7 @@ test("anthropic: aborting the signal while the call hangs interrupts it", async 
     controller.abort();
     const error = await rejection(call);
     assert.ok(error instanceof InterruptedError);
-    assert.equal(error.exitCode, 130);
+    assert.equal(endingOf({ threw: error }).exitCode, 130);
   });
 });
 

@@ -13,11 +13,12 @@ import {
   type StepProtocol,
 } from "../policy.ts";
 import { type ContextReport, unstartedReport } from "../report/context-report.ts";
-import { describeFsError, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
+import { describeFsError, LoomError, StartupError } from "../errors.ts";
+import { endingOf } from "../ending.ts";
 import type { Executor } from "../loop/executor.ts";
 import { type LoopResult, runLoop } from "../loop/loop.ts";
 import type { Progress } from "../loop/stage.ts";
-import { EXIT_CODES, type Outcome } from "../outcome.ts";
+import type { Outcome } from "../outcome.ts";
 import { DEFAULT_KEY_ENVS } from "../providers/provider-config.ts";
 import { RecordingExecutor, RecordingProvider, type RecordingSink } from "../recording/recorder.ts";
 import {
@@ -205,11 +206,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   if (loop) {
     ({ outcome, error, report } = loop);
   } else {
-    outcome = failure instanceof InterruptedError
-      ? "interrupted"
-      : failure instanceof RoutingError
-      ? "routing_failed"
-      : "startup_failed";
+    outcome = endingOf({ threw: failure }).outcome;
     error = { code: failure!.code, message: failure!.message };
     report = unstartedReport({
       policy: known.policy,
@@ -242,20 +239,19 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     }
   }
   const replay = comparing ? { compared: comparing.compared, differing_steps: comparing.differing } : undefined;
-  const ending = outcome !== "completed"
-    ? outcome
-    : unwritable
-    ? "failed"
-    : replay && replay.differing_steps.length > 0
-    ? "diverged"
-    : "completed";
+  const { exitCode } = endingOf({
+    ran: outcome,
+    errorCode: loop?.error?.code,
+    reportUnwritten: unwritable,
+    diverged: replay !== undefined && replay.differing_steps.length > 0,
+  });
   return {
     ...(loop ?? notStarted),
     outcome,
     error,
     report,
     report_path: reportPath,
-    exit_code: EXIT_CODES[ending],
+    exit_code: exitCode,
     ...("catalog" in input ? { route: known.route } : {}),
     ...(replay ? { replay } : {}),
     sandbox: sandbox.state,

@@ -27,6 +27,7 @@ import { type ContextPolicyName, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL, ty
 import { type CallRecord, type ContextReport, ReportBuilder } from "../report/context-report.ts";
 import { errorMessage, InterruptedError, LoomError } from "../errors.ts";
 import type { Outcome } from "../outcome.ts";
+import { endingOf } from "../ending.ts";
 import type { Section } from "./turn.ts";
 import { createEvent } from "../context/events.ts";
 import type { Executor } from "./executor.ts";
@@ -393,22 +394,25 @@ function failure(
   caught: unknown,
   signal: AbortSignal | undefined,
 ): { outcome: Outcome; error: LoopResult["error"]; reportError?: LoopResult["error"] } {
-  if (caught instanceof InterruptedError || signal?.aborted) {
+  const { outcome, code } = endingOf({ threw: caught, aborted: signal?.aborted, inRun: true });
+  if (outcome === "interrupted") {
     const message = caught instanceof InterruptedError ? caught.message : "Interrupted";
-    return { outcome: "interrupted", error: { code: "interrupted", message } };
+    return { outcome, error: { code: code!, message } };
   }
   if (caught instanceof LoomError) {
     return {
-      outcome: "failed",
-      error: { code: caught.code, message: caught.message },
-      reportError: { code: caught.code, message: caught.reportMessage },
+      outcome,
+      error: { code: code!, message: caught.message },
+      reportError: { code: code!, message: caught.reportMessage },
     };
   }
+  // A bug: the run's report says internal_error (never the message, which may quote anything); endingOf gives it the
+  // table's internal_error exit code.
   return {
-    outcome: "failed",
-    error: { code: "internal_error", message: errorMessage(caught) },
+    outcome,
+    error: { code: code!, message: errorMessage(caught) },
     reportError: {
-      code: "internal_error",
+      code: code!,
       message: `Internal error (${caught instanceof Error ? caught.name : typeof caught}); the message is on stderr`,
     },
   };
