@@ -12,7 +12,7 @@ import { CONFIG_SPEC } from "./specs.ts";
 export type LoadedConfig = { path: string | null; found: boolean; config: UserConfig };
 
 /** The config file, validated; a missing file is an empty config, a bad one a usage error naming file and field. */
-export function loadUserConfig(env: Record<string, string | undefined>): LoadedConfig {
+function loadUserConfig(env: Record<string, string | undefined>): LoadedConfig {
   const path = configPath(env);
   if (path === null) return { path, found: false, config: {} };
   let text: string;

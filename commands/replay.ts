@@ -128,7 +128,7 @@ const EXTENSIONS: Record<string, RegExp> = {
 const NOT_RECORDINGS = new Set(["preds.json", "results.json"]);
 
 /** Files as given; folders expand to their recordings of the chosen format, sorted. */
-export function expandRecordings(paths: string[], from: string): string[] {
+function expandRecordings(paths: string[], from: string): string[] {
   const out: string[] = [];
   for (const path of paths) {
     if (isDirectory(path)) {

@@ -321,7 +321,7 @@ function neverStarted(result: RunResult): boolean {
   return result.steps === 0 && BEFORE_A_STEP.has(result.outcome);
 }
 
-export function summarizeResult(result: RunResult): ResultSummary {
+function summarizeResult(result: RunResult): ResultSummary {
   const bytes = requestBytes(result.report.phases);
   return {
     type: "result",
@@ -360,7 +360,7 @@ export function summarizeResult(result: RunResult): ResultSummary {
 const n = (x: number) => x.toLocaleString("en-US");
 
 /** "1 recording", "2 recordings", "1,024 request bytes". */
-export function plural(count: number, noun: string, many = `${noun}s`): string {
+function plural(count: number, noun: string, many = `${noun}s`): string {
   return `${n(count)} ${count === 1 ? noun : many}`;
 }
 
@@ -407,10 +407,10 @@ export function renderResultText(s: ResultSummary, { label }: { label: string })
 }
 
 /** Summary lines shown in text output; a longer summary (an imported run's whole patch) is clipped, whole in --json. */
-export const SUMMARY_LINES = 3;
+const SUMMARY_LINES = 3;
 const SUMMARY_LINE_CHARS = 200;
 
-export function clipSummary(summary: string): string[] {
+function clipSummary(summary: string): string[] {
   const all = summary.trimEnd().split("\n");
   const shown = all.slice(0, SUMMARY_LINES).map((line) =>
     line.length > SUMMARY_LINE_CHARS ? `${line.slice(0, SUMMARY_LINE_CHARS)}…` : line
@@ -430,7 +430,7 @@ export type BatchProgress = {
 };
 
 /** "1m05s", "42s", "2h03m". */
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;

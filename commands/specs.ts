@@ -16,7 +16,7 @@ import { SCHEMAS } from "../lib/schemas.ts";
 import type { CommandSpec, Flag } from "./cli-spec.ts";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
-export const REPLAY_FORMATS = ["auto", ...RECORDING_FORMATS] as const;
+const REPLAY_FORMATS = ["auto", ...RECORDING_FORMATS] as const;
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 
 /** Flags run and replay share, each written once. */
@@ -415,7 +415,7 @@ export const COMPLETIONS_SPEC = {
   word: "shell",
 } as const satisfies CommandSpec;
 
-export const VERSION_SPEC = {
+const VERSION_SPEC = {
   summary: "print loom's version, commit and build date (also -v, -V, --version)",
   usage: [""],
   description: `Prints "loom X.Y.Z (commit …, built …)": the commit and UTC build date the binary was built from,
@@ -424,7 +424,7 @@ export const VERSION_SPEC = {
   positionalsAreFiles: false,
 } as const satisfies CommandSpec;
 
-export const HELP_SPEC = {
+const HELP_SPEC = {
   summary: "show the help of loom or of a command",
   usage: ["[COMMAND [SUBCOMMAND]]"],
   flags: {},

@@ -31,7 +31,8 @@ export type Ended = {
   exitCode: number;
 };
 
-const ended = (ending: Ending, outcome: Outcome, code: string | null): Ended => ({
+/** An ending, the error's code, and the outcome a run's report says (the ending itself when it is a run's). */
+const ended = (ending: Ending, code: string | null, outcome: Outcome = ending as Outcome): Ended => ({
   ending,
   outcome,
   code,
@@ -42,17 +43,17 @@ const ended = (ending: Ending, outcome: Outcome, code: string | null): Ended => 
 export function endingOf(happened: Happened): Ended {
   if ("ran" in happened) {
     const { ran, errorCode = null, reportUnwritten, diverged } = happened;
-    if (errorCode === INTERNAL_ERROR) return ended("internal_error", ran, INTERNAL_ERROR);
-    if (ran !== "completed") return ended(ran, ran, errorCode);
-    if (reportUnwritten) return ended("failed", "completed", "report_unwritable");
-    return diverged ? ended("diverged", "completed", "diverged") : ended("completed", "completed", null);
+    if (errorCode === INTERNAL_ERROR) return ended("internal_error", INTERNAL_ERROR, ran);
+    if (ran !== "completed") return ended(ran, errorCode);
+    if (reportUnwritten) return ended("failed", "report_unwritable", "completed");
+    return diverged ? ended("diverged", "diverged", "completed") : ended("completed", null);
   }
   const { threw, aborted, inRun } = happened;
-  if (threw instanceof InterruptedError || aborted) return ended("interrupted", "interrupted", "interrupted");
-  if (inRun && threw instanceof LoomError) return ended("failed", "failed", threw.code);
-  if (threw instanceof UsageError) return ended("usage", "startup_failed", threw.code);
-  if (threw instanceof RoutingError) return ended("routing_failed", "routing_failed", threw.code);
-  if (threw instanceof StartupError) return ended("startup_failed", "startup_failed", threw.code);
-  if (threw instanceof LoomError) return ended("failed", "failed", threw.code);
-  return ended("internal_error", "failed", INTERNAL_ERROR);
+  if (threw instanceof InterruptedError || aborted) return ended("interrupted", "interrupted");
+  if (inRun && threw instanceof LoomError) return ended("failed", threw.code);
+  if (threw instanceof UsageError) return ended("usage", threw.code, "startup_failed");
+  if (threw instanceof RoutingError) return ended("routing_failed", threw.code);
+  if (threw instanceof StartupError) return ended("startup_failed", threw.code);
+  if (threw instanceof LoomError) return ended("failed", threw.code);
+  return ended("internal_error", INTERNAL_ERROR, "failed");
 }

@@ -8,7 +8,7 @@ import { describeIssues, MISSING_FIELDS } from "./text/zod-error.ts";
 
 const Rate = z.number().nonnegative();
 
-export const ModelPrice = z.strictObject({
+const ModelPrice = z.strictObject({
   input: Rate.describe("USD per million uncached input tokens"),
   output: Rate.describe("USD per million output tokens"),
   cache_read: Rate.describe("USD per million input tokens read from the prompt cache (OpenAI: cached input)"),

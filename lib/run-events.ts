@@ -15,7 +15,7 @@ export const OUTPUT_FORMAT_VERSION = 1;
 
 const count = z.number().int().nonnegative();
 
-export const RunStarted = z.strictObject({
+const RunStarted = z.strictObject({
   type: z.literal("run-started"),
   format_version: z.literal(OUTPUT_FORMAT_VERSION),
   loom_version: z.string(),
@@ -27,14 +27,14 @@ export const RunStarted = z.strictObject({
   sandbox: SandboxState.nullable(),
 }).describe("The run is about to make its first model call (routing, if any, is done)");
 
-export const RouteChosen = z.strictObject({
+const RouteChosen = z.strictObject({
   type: z.literal("route-chosen"),
   slice: z.string(),
   via: z.string().describe("pattern, classification, default or slice_flag"),
   rule: z.number().int().nullable().describe("Index of the pattern rule that matched, from 0"),
 }).describe("A catalog request was routed to a slice");
 
-export const ModelCalled = z.strictObject({
+const ModelCalled = z.strictObject({
   type: z.literal("model-called"),
   step: count.describe("0 for the classification call before the first step"),
   phase: Phase,
@@ -45,14 +45,14 @@ export const ModelCalled = z.strictObject({
   elapsed_ms: z.number().nonnegative(),
 }).describe("A model call returned");
 
-export const CheckpointTaken = z.strictObject({
+const CheckpointTaken = z.strictObject({
   type: z.literal("checkpoint-taken"),
   step: count,
   phase: Phase,
   retired: count.describe("Events retired from the tail into the checkpoint"),
 }).describe("Old events were retired into a checkpoint (the cacheable prefix changed)");
 
-export const LookupAnswered = z.strictObject({
+const LookupAnswered = z.strictObject({
   type: z.literal("lookup-answered"),
   step: count,
   phase: Phase,
@@ -61,7 +61,7 @@ export const LookupAnswered = z.strictObject({
   omitted: z.boolean().describe("The response did not fit under the ceiling and was replaced by an error entry"),
 }).describe("A lookup the model asked for was answered in the next request");
 
-export const StepExecuted = z.strictObject({
+const StepExecuted = z.strictObject({
   type: z.literal("step-executed"),
   step: count,
   action: z.string().nullable().describe("The chosen action; null when the step was refused before one was chosen"),

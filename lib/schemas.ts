@@ -12,7 +12,7 @@ import { EvalFile } from "./eval/eval-file.ts";
 import { PriceTable } from "./prices.ts";
 
 /** A recording is JSONL: each line is the header (first) or an entry. */
-export const RecordingLine = z
+const RecordingLine = z
   .union([RecordingHeader, RecordingEntry])
   .describe("One line of a Loom recording (JSONL): the header on line 1, then answers and executions");
 

@@ -9,7 +9,7 @@ export const TestSpec = z.strictObject({
   timeout_ms: z.number().int().positive().describe("Kill the test process group after this many milliseconds"),
 });
 
-export const Limits = z.strictObject({
+const Limits = z.strictObject({
   max_steps: z.number().int().positive().describe("Maximum number of executed actions"),
   command_timeout_ms: z.number().int().positive().optional().describe(
     "Timeout for run_command (default: test timeout)",

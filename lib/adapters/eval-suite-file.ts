@@ -114,5 +114,3 @@ export function taskHashes(loaded: LoadedSuite): Record<string, string> {
     return [task.id, sha(canonicalJson({ source, check, settings }))];
   }));
 }
-
-export const hashText = sha;

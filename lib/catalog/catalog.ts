@@ -12,7 +12,7 @@ import { describeIssues, MISSING_FIELDS } from "../text/zod-error.ts";
 export { type JsoncResult, parseJsonc } from "../text/json-text.ts";
 
 /** Where the request text goes in a slice's intent template. */
-export const REQUEST_PLACEHOLDER = "{{request}}";
+const REQUEST_PLACEHOLDER = "{{request}}";
 
 const Name = z
   .string()
@@ -36,7 +36,7 @@ function isRegExp(pattern: string): boolean {
  * relative to the catalog (workspace). */
 const { instructions, actions, test, limits, commands } = SliceRequest.shape;
 
-export const CatalogSlice = z.strictObject({
+const CatalogSlice = z.strictObject({
   description: z.string().min(1).describe(
     "What the slice is for, in a line; classification chooses among slices by it",
   ),
@@ -64,7 +64,7 @@ export const CatalogSlice = z.strictObject({
 });
 export type CatalogSlice = z.infer<typeof CatalogSlice>;
 
-export const PatternRule = z.strictObject({
+const PatternRule = z.strictObject({
   pattern: z
     .string()
     .min(1)
@@ -75,7 +75,7 @@ export const PatternRule = z.strictObject({
 });
 export type PatternRule = z.infer<typeof PatternRule>;
 
-export const Classification = z.strictObject({
+const Classification = z.strictObject({
   model: Name.describe("Name of the entry in models that classifies"),
   slices: z.array(Name).min(1).optional().describe("Candidate slices, in this order; all slices when absent"),
   instructions: z.string().min(1).optional().describe(
@@ -84,7 +84,7 @@ export const Classification = z.strictObject({
 });
 export type Classification = z.infer<typeof Classification>;
 
-export const Routes = z.strictObject({
+const Routes = z.strictObject({
   rules: z.array(PatternRule).optional().describe("Pattern rules, tried first, in order; the first match wins"),
   classification: Classification.optional().describe("A model call choosing among named slices, when no rule matched"),
   default: Name.optional().describe(
@@ -93,7 +93,7 @@ export const Routes = z.strictObject({
 });
 export type Routes = z.infer<typeof Routes>;
 
-export const CatalogDefaults = z.strictObject({
+const CatalogDefaults = z.strictObject({
   sandbox: SandboxSettings.optional().describe("Sandbox settings of every slice (a slice's own win, key by key)"),
   workspace: Path.optional().describe("Workspace of slices that name none, relative to the catalog file"),
   workspace_ignore: WorkspaceIgnore.optional(),

@@ -13,7 +13,7 @@ export const PROMPT_DEFAULTS = {
 } as const;
 
 /** Actions offered by default: everything that needs no further setting (run_tests and run_command need a command). */
-export const DEFAULT_PROMPT_ACTIONS: readonly ActionName[] = [
+const DEFAULT_PROMPT_ACTIONS: readonly ActionName[] = [
   "read_file",
   "list_files",
   "search",

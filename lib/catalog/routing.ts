@@ -22,7 +22,7 @@ export type RouteResult =
   | ({ ok: true; calls: CallRecord[] } & Routed)
   | { ok: false; error: LoomError; calls: CallRecord[] };
 
-export const CLASSIFICATION_INSTRUCTIONS =
+const CLASSIFICATION_INSTRUCTIONS =
   "Choose the one slice that should handle the request given as the intent. The candidates section lists the slices " +
   'with what each is for. Answer with the JSON object {"slice": NAME}, NAME being one of the candidates\' names.';
 
@@ -39,7 +39,7 @@ export function matchRule(catalog: Catalog, request: string): { slice: string; r
 }
 
 /** Candidate slices of the classification, in catalog order unless it lists its own. */
-export function classificationCandidates(catalog: Catalog): string[] {
+function classificationCandidates(catalog: Catalog): string[] {
   return catalog.routes?.classification?.slices ?? Object.keys(catalog.slices);
 }
 

@@ -3,8 +3,8 @@ import { type Digest, DigestIndex } from "./digest.ts";
 import { type SealedEvent, summarizeEvent } from "./events.ts";
 
 export const ARCHIVE_MAX_EVENTS = 4096;
-export const ARCHIVE_MAX_BYTES = 16 * 1024 * 1024;
-export const HISTORY_PAGE_SIZE = 32;
+const ARCHIVE_MAX_BYTES = 16 * 1024 * 1024;
+const HISTORY_PAGE_SIZE = 32;
 
 export type HistoryEntry = { seq: number; digest: Digest; kind: string; summary: string; bytes: number };
 export type HistoryPage = { entries: HistoryEntry[]; next_offset: number | null };

@@ -2,7 +2,7 @@
 import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
 import type { ExecutionReport } from "../loop/reports.ts";
 
-export const RECENT_ARTIFACTS = 3;
+const RECENT_ARTIFACTS = 3;
 
 export type LastTest = {
   revision: string;

@@ -15,7 +15,7 @@ export const TAIL_TARGET = 32;
  * Below the trigger, a tail needs at least this much room to be worth keeping under it: with less (a prefix within
  * 8 KiB of 48 KiB), every step would retire the step before it, so such a run is held to the ceiling instead.
  */
-export const MIN_ROOM_BYTES = 8 * 1024;
+const MIN_ROOM_BYTES = 8 * 1024;
 
 /**
  * Whether retiring can bring a request usefully under the trigger: the newest event alone fits under it, and the

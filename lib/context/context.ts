@@ -122,7 +122,7 @@ function prefixOf({ instructions, intent, tasks }: Omit<ContextOptions, "store" 
 }
 
 /** The rolling transcript: every event with its bulk inline. No ceiling, nothing retired. */
-export class LegacyContext implements ContextPolicy {
+class LegacyContext implements ContextPolicy {
   readonly name = "legacy" as const;
   readonly retiredCount = 0;
   readonly #prefix: Fragment[];

@@ -2,9 +2,8 @@ import { createHash } from "node:crypto";
 
 export type Digest = `sha256:${string}`;
 
-export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
 /** A reference names a digest whole or by a prefix of at least this many hex digits. */
-export const SHORT_DIGEST_HEX = 12;
+const SHORT_DIGEST_HEX = 12;
 export const REF_DIGEST_PATTERN = /^sha256:[0-9a-f]{12,64}$/;
 
 const PREFIX = "sha256:".length;

@@ -6,11 +6,11 @@ import type { ExecutionReport, ReportOf } from "../loop/reports.ts";
 import type { ResultStore } from "./store.ts";
 
 /** Strings longer than this (arguments, reasons) are kept in the result store, not in the event. */
-export const INLINE_STRING_LIMIT = 512;
+const INLINE_STRING_LIMIT = 512;
 
 export type Bulk = { ref: Digest; bytes: number };
 
-export const EVENT_KINDS = {
+const EVENT_KINDS = {
   read: "file-read",
   list: "files-listed",
   search: "search-finished",
@@ -131,7 +131,7 @@ export function createEvent(
   return sealEvent(event);
 }
 
-export function sealEvent(event: ArchivedEvent): SealedEvent {
+function sealEvent(event: ArchivedEvent): SealedEvent {
   const canonical = canonicalJson(event);
   return { event, digest: digestOf(canonical), bytes: utf8Length(canonical), canonical };
 }

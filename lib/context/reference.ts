@@ -109,7 +109,7 @@ export function select(content: string, selection: Selection): SelectResult {
 }
 
 /** RFC 6901. */
-export function resolvePointer(
+function resolvePointer(
   document: unknown,
   pointer: string,
 ): { ok: true; value: unknown } | { ok: false; error: string } {

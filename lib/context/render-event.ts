@@ -10,9 +10,9 @@ export const NEWEST_PREVIEW_BYTES = 8 * 1024;
 export const RETAINED_PREVIEW_BYTES = 512;
 
 /** A retained preview grows up to this much while the tail has room (see `entryPreviewBytes`). */
-export const RETAINED_PREVIEW_MAX_BYTES = 2 * 1024;
+const RETAINED_PREVIEW_MAX_BYTES = 2 * 1024;
 /** …taking this share (1/8) of the room left below the retirement trigger. */
-export const ROOM_SHARE = 8;
+const ROOM_SHARE = 8;
 
 /**
  * How much a retained event's preview shows (`retained`, up to `upTo` while the tail has room) and how much the newest
@@ -91,7 +91,7 @@ export function headAndTail(text: string, limit: number): { head: string; tail: 
  * more bytes than its preview (as legacy shows it: nothing is left out, so no reference is needed); else head and
  * tail with the count left out and the reference.
  */
-export function preview(bulk: Bulk, store: ResultStore, limit: number): string | Preview {
+function preview(bulk: Bulk, store: ResultStore, limit: number): string | Preview {
   const content = store.get(bulk.ref) ?? "";
   const cut = headAndTail(content, limit);
   if (!cut) return content;
@@ -113,7 +113,7 @@ const PREVIEW_WRAPPER_BYTES = 256;
  * `rest`, the reference to exactly the part still missing. Retained head + this + retained tail is the value, or
  * `limit` bytes of it. Null when the retained preview shows the whole value.
  */
-export function continuation(
+function continuation(
   bulk: Bulk,
   store: ResultStore,
   { retained, limit }: { retained: number; limit: number },

@@ -17,7 +17,7 @@ export function keyMismatch(a: EvalKey, b: EvalKey): string | null {
 }
 
 /** Canonical row order: suite task order, model, repeat, policy order, attempt. */
-export function sortRows(rows: EvalRow[], settings: EvalSettings, tasks: readonly string[]): EvalRow[] {
+function sortRows(rows: EvalRow[], settings: EvalSettings, tasks: readonly string[]): EvalRow[] {
   const rank = (list: readonly string[], x: string) => list.indexOf(x);
   return [...rows].sort((a, b) =>
     rank(tasks, a.task) - rank(tasks, b.task) || rank(settings.models, a.model) - rank(settings.models, b.model) ||

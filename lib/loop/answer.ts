@@ -6,13 +6,13 @@ import type { JsonSchema, StepPhase } from "./turn.ts";
 
 export const LOOKUPS_PER_STAGE = 8;
 
-export const ResultLookup = z.strictObject({
+const ResultLookup = z.strictObject({
   $result: z.string().describe("sha256:<hex> with an optional #bytes=, #lines= or #/pointer selection"),
 });
-export const ListHistoryLookup = z.strictObject({
+const ListHistoryLookup = z.strictObject({
   $list_history: z.number().int().nonnegative().describe("Offset into the archive; 0 = first event"),
 });
-export const ReadHistoryLookup = z.strictObject({
+const ReadHistoryLookup = z.strictObject({
   $read_history: z.string().describe("Digest of an archived event, with an optional selection"),
 });
 export const Lookup = z.union([ResultLookup, ListHistoryLookup, ReadHistoryLookup]);
@@ -115,7 +115,7 @@ export function runResponseSchema(actions: readonly ActionName[]): { json: JsonS
  * A single-call answer for one action: its name, an optional reason, and its arguments (`args`, absent or `{}` for an
  * action without arguments). The name is a one-value enum, not a const, so OpenAI's strict mode takes the schema.
  */
-export const stepDecision = (action: ActionName) =>
+const stepDecision = (action: ActionName) =>
   z.strictObject({
     // No descriptions on the wrapper: the tasks section says what action, reason and args are once, where the
     // schema would repeat it for every action on every call.
@@ -191,8 +191,6 @@ export function parseDecision(
   if (parsed.success) return { ok: true, value: parsed.data as Record<string, unknown> };
   return { ok: false, error: formatError(parsed.error) };
 }
-
-export { ActionName };
 
 const LOOKUP_HELP =
   `Before answering you may look things up, at most ${LOOKUPS_PER_STAGE} times in this phase (answers are shown below and last for this ` +

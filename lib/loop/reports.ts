@@ -1,38 +1,38 @@
 // Typed execution reports: the only source of the working state.
 import { z } from "zod";
 
-export const Ref = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe(
+const Ref = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe(
   "A result-store reference: sha256:<64 hex> of the bytes",
 );
-export const Revision = z.string().regex(/^r\d+$/).describe(
+const Revision = z.string().regex(/^r\d+$/).describe(
   "Loom's workspace revision counter: r0 at start, +1 per change to the workspace (an edit, or files a command or a test run changed)",
 );
 
-export const ReadReport = z.strictObject({
+const ReadReport = z.strictObject({
   kind: z.literal("read"),
   path: z.string().describe("Workspace-relative path that was read"),
   result: Ref.describe("The file's content"),
 });
-export const ListReport = z.strictObject({
+const ListReport = z.strictObject({
   kind: z.literal("list"),
   path: z.string(),
   count: z.number().int().nonnegative().describe("Number of entries listed"),
   result: Ref.describe("The listing, one path per line"),
 });
-export const SearchReport = z.strictObject({
+const SearchReport = z.strictObject({
   kind: z.literal("search"),
   query: z.string(),
   path: z.string(),
   matches: z.number().int().nonnegative(),
   result: Ref.describe("Matching lines as path:line:text"),
 });
-export const EditReport = z.strictObject({
+const EditReport = z.strictObject({
   kind: z.literal("edit"),
   paths: z.array(z.string()).describe("Workspace-relative paths changed"),
   revision_before: Revision,
   revision_after: Revision,
 });
-export const TestReport = z.strictObject({
+const TestReport = z.strictObject({
   kind: z.literal("test"),
   revision: Revision.describe("The workspace revision the tests ran on"),
   exit_code: z.number().int().nullable().describe("Exit status; null when killed or unknown"),
@@ -43,7 +43,7 @@ export const TestReport = z.strictObject({
     "Present when the test run changed the workspace: the new revision (the tests ran on `revision`)",
   ),
 });
-export const CommandReport = z.strictObject({
+const CommandReport = z.strictObject({
   kind: z.literal("command"),
   argv: z.array(z.string()),
   exit_code: z.number().int().nullable(),
@@ -52,11 +52,11 @@ export const CommandReport = z.strictObject({
   revision_before: Revision.optional().describe("Present when the command changed the workspace: the revision before"),
   revision_after: Revision.optional().describe("Present when the command changed the workspace: the new revision"),
 });
-export const PrintReport = z.strictObject({
+const PrintReport = z.strictObject({
   kind: z.literal("print"),
   text: Ref.describe("The printed text"),
 });
-export const RefusalReport = z.strictObject({
+const RefusalReport = z.strictObject({
   kind: z.literal("refusal"),
   step: z.number().int().positive(),
   code: z.string().describe("Machine-readable reason, e.g. path_outside_workspace"),
@@ -66,7 +66,7 @@ export const RefusalReport = z.strictObject({
 export const FinishStatus = z.enum(["success", "failure"]);
 export type FinishStatus = z.infer<typeof FinishStatus>;
 
-export const FinishReport = z.strictObject({
+const FinishReport = z.strictObject({
   kind: z.literal("finish"),
   status: FinishStatus,
   summary: z.string(),

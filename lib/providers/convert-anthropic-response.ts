@@ -9,7 +9,7 @@ import { malformedResponse } from "./malformed-response.ts";
 import { mapAnthropicStopReason } from "./map-anthropic-stop-reason.ts";
 import { parseAnswerText, unwrapAnswer } from "./parse-answer.ts";
 
-export const AnthropicResponse = z.looseObject({
+const AnthropicResponse = z.looseObject({
   type: z.literal("message").optional(),
   content: z.array(
     z.looseObject({

@@ -7,7 +7,7 @@ import { malformedResponse } from "./malformed-response.ts";
 import { mapOpenAIStopReason } from "./map-openai-stop-reason.ts";
 import { dropNullOptionals, parseAnswerText, unwrapAnswer } from "./parse-answer.ts";
 
-export const OpenAIResponse = z.looseObject({
+const OpenAIResponse = z.looseObject({
   choices: z
     .array(
       z.looseObject({

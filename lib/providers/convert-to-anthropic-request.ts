@@ -36,7 +36,7 @@ export type AnthropicRequestBody = {
  * schema for both, so the tools and tool_choice are the same on every call and the cache is one chain), `classify`
  * for routing.
  */
-export function anthropicToolName(request: TurnRequest): string {
+function anthropicToolName(request: TurnRequest): string {
   return request.phase === "classification" ? "classify" : "answer";
 }
 

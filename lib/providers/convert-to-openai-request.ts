@@ -8,7 +8,7 @@ import type { ResponseFormatMode } from "./provider-config.ts";
 import { renderAnswerFormat, renderSection, splitPrefix } from "./render-sections.ts";
 import { wrapResponseSchema } from "./wrap-response-schema.ts";
 
-export const OPENAI_SCHEMA_NAME = "answer";
+const OPENAI_SCHEMA_NAME = "answer";
 
 export type OpenAIRequestBody = {
   model: string;

@@ -26,7 +26,7 @@ export type BatchSettings = {
  * The settings --resume compares, in the order it reports them: a report made under any other value is refused, so
  * an aggregate never mixes runs made under different settings. A new setting of a run is one entry here.
  */
-export const RESUMED_SETTINGS: readonly {
+const RESUMED_SETTINGS: readonly {
   /** How the refusal names the setting's value: "--context-policy bounded", "loom 0.4.0". */
   describe: (value: string | null) => string;
   of: (report: ContextReport) => string | null;

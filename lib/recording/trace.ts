@@ -4,7 +4,7 @@
 import { utf8Length } from "../context/digest.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest, Usage } from "../loop/turn.ts";
 
-export const TRACE_VERSION = 1;
+const TRACE_VERSION = 1;
 
 export type TraceLine = {
   trace_version: typeof TRACE_VERSION;
@@ -57,15 +57,4 @@ export function createTracer({ write }: { write: (line: TraceLine) => void }): {
       },
     }),
   };
-}
-
-/**
- * Wraps a provider so that each call writes one trace line. `takeBodies` returns (and forgets) the bodies the
- * provider's HTTP layer sent since the last call; none for a provider that sends nothing (replay).
- */
-export function tracingProvider(
-  inner: Provider,
-  { write, takeBodies }: { write: (line: TraceLine) => void; takeBodies?: () => unknown[] },
-): Provider {
-  return createTracer({ write }).wrap(inner, { takeBodies });
 }

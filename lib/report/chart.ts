@@ -39,14 +39,14 @@ const fixed = (n: number) => String(Math.round(n * 10) / 10);
 export type YScale = { kind: "linear" | "log"; max: number; ticks: number[]; at: (bytes: number) => number };
 
 /** When one series' peak is this many times another's, a linear axis would flatten the smaller: use a log axis. */
-export const DWARF_RATIO = 4;
+const DWARF_RATIO = 4;
 
 /**
  * Linear with power-of-two KiB steps (so 32/48/64 KiB fall on or between ticks), unless one series dwarfs another
  * (`peaks` differ by DWARF_RATIO or more) or everything dwarfs the 64 KiB ceiling: then a log2 scale, so a bounded
  * series stays readable beside a legacy one that grows to hundreds of KiB.
  */
-export function yScale(
+function yScale(
   values: number[],
   { allowLog = true, peaks = [] }: { allowLog?: boolean; peaks?: number[] } = {},
 ): YScale {
@@ -78,7 +78,7 @@ function callStep(count: number, most: number): number {
   return 10_000;
 }
 
-export function formatAxisBytes(bytes: number): string {
+function formatAxisBytes(bytes: number): string {
   const trim = (n: number) => String(Number(n.toFixed(2)));
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${trim(bytes / 1024)} KiB`;
@@ -339,7 +339,7 @@ export function runBars({ id, series, frame = WIDE, title }: {
 }
 
 /** Quantiles of a distribution: the five numbers a box plot draws. */
-export function fiveNumbers(values: number[]): { min: number; q1: number; median: number; q3: number; max: number } {
+function fiveNumbers(values: number[]): { min: number; q1: number; median: number; q3: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => {
     if (sorted.length === 0) return 0;

@@ -12,7 +12,7 @@ export const REPORT_SCHEMA_VERSION = 1;
 const count = z.number().int().nonnegative();
 const RecordingDigest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
-export const PhaseStats = z.strictObject({
+const PhaseStats = z.strictObject({
   requests: count.describe("Model requests in this phase (executions for the execution phase)"),
   request_bytes: z.strictObject({
     total: count.describe("Sum of request bytes: UTF-8 length of JSON.stringify(TurnRequest)"),

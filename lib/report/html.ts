@@ -28,7 +28,7 @@ import {
   WIDE,
 } from "./chart.ts";
 
-export { escapeHtml, formatAxisBytes, SERIES_COLORS, THRESHOLDS, yScale } from "./chart.ts";
+export { SERIES_COLORS } from "./chart.ts";
 
 /** The same chart twice: wide for desktops, narrow for phones (CSS shows one), so text stays readable at 420 px. */
 function responsive(draw: (frame: Frame, suffix: string) => string): string {

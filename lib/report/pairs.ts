@@ -18,7 +18,7 @@ export type RunPairing = {
 };
 
 /** The identity runs are paired by; the k-th run of an identity pairs with the k-th (copies of one recording). */
-export function pairedBy(aggregates: readonly (readonly RunRow[])[]): PairedBy {
+function pairedBy(aggregates: readonly (readonly RunRow[])[]): PairedBy {
   return aggregates.every((runs) => runs.every((r) => r.recording !== undefined)) ? "recording" : "name";
 }
 

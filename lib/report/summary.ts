@@ -5,12 +5,12 @@ import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
 import { Phase, type Usage } from "../loop/turn.ts";
 
-export const MODEL_PHASES = Phase.options;
-export const PHASES = [...MODEL_PHASES, "execution"] as const;
-export const USAGE_COUNTERS = ["input", "cache_read", "cache_write", "output"] as const;
+const MODEL_PHASES = Phase.options;
+const PHASES = [...MODEL_PHASES, "execution"] as const;
+const USAGE_COUNTERS = ["input", "cache_read", "cache_write", "output"] as const;
 
-export const SUMMARY_FORMAT = "loom-report-summary";
-export const SUMMARY_VERSION = 1;
+const SUMMARY_FORMAT = "loom-report-summary";
+const SUMMARY_VERSION = 1;
 
 /** One report reduced to what a reader compares; run-only fields are null for an aggregate. */
 export type ReportSummary = {
@@ -73,7 +73,7 @@ export type SummaryDocument = {
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
-export function summarizeReport(named: NamedReport): ReportSummary {
+function summarizeReport(named: NamedReport): ReportSummary {
   const { phases } = named.report;
   const request_bytes = requestBytes(phases);
   const r = named.report;
@@ -143,7 +143,7 @@ type Metric = {
 };
 
 /** The compared measurements, in display order; `key` is the path in a Comparison's `ratios`. */
-export const METRICS: readonly Metric[] = [
+const METRICS: readonly Metric[] = [
   { key: ["model_calls"], label: "model calls", value: (s) => s.model_calls, format: formatCount },
   ...MODEL_PHASES.map((p): Metric => ({
     key: ["request_bytes", p],
@@ -262,7 +262,7 @@ export function formatOutcome(s: ReportSummary): string {
   return `${s.runs} runs: ${parts.join(", ") || "none"}`;
 }
 
-export function describeUsageScope(s: ReportSummary): string {
+function describeUsageScope(s: ReportSummary): string {
   if (s.usage_scope === "final") return "final (the run ended normally)";
   if (s.usage_scope === "partial") return "partial (observed before the run ended with an error)";
   return s.kind === "aggregate" ? "sum over all runs" : "sum over all calls";

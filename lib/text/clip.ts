@@ -6,7 +6,7 @@ import { headAndTail } from "../context/render-event.ts";
 /** The most a message (refusal reason, validation error) may take, in UTF-8 bytes. */
 export const MESSAGE_LIMIT = 512;
 /** A model answer is repeated beside its lookup response only up to this size. */
-export const ECHO_LIMIT = 256;
+const ECHO_LIMIT = 256;
 
 /** Head and tail of `text` within `limit` bytes, with an ellipsis between; short text is returned as is. */
 export function clipText(text: string, limit: number): string {

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { clipText } from "./clip.ts";
 
-export function formatIssuePath(path: readonly PropertyKey[]): string {
+function formatIssuePath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return "(root)";
   let out = "";
   for (const part of path) {

@@ -6,7 +6,7 @@ import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 
-export const ANTHROPIC_VERSION = "2023-06-01";
+const ANTHROPIC_VERSION = "2023-06-01";
 const PROVIDER = "Anthropic API";
 
 export function createAnthropicProvider(

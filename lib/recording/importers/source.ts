@@ -81,10 +81,6 @@ function partText(part: unknown): string {
   return `[${typeof type === "string" ? type : "non-text"} part not imported]`;
 }
 
-export function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, " ").trim();
-}
-
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -55,7 +55,7 @@ export type ImportedTask = {
   command_timeout_ms?: number;
 };
 
-export const DEFAULT_TEST = { command: ["true"], timeout_ms: 60_000 };
+const DEFAULT_TEST = { command: ["true"], timeout_ms: 60_000 };
 
 /** Each step becomes a selection answer, an arguments answer and one execution, numbered from 1. */
 export function recordingFromSteps(task: ImportedTask, steps: ImportedStep[]): Recording {

@@ -34,9 +34,9 @@ const FINISH_TOOLS = new Set([
 const SUMMARY_FIELDS = ["message", "summary", "result", "final_answer", "answer", "output", "text", "content"];
 const FAILED = new Set(["failure", "failed", "fail", "error", "false", "partial"]);
 
-export const BASH = ["bash", "-c"];
+const BASH = ["bash", "-c"];
 
-export function isShellTool(name: string): boolean {
+function isShellTool(name: string): boolean {
   const lower = name.toLowerCase();
   return SHELL_TOOLS.has(lower) || /(^|[_.:-])(bash|shell)([_.:-]|$)/.test(lower);
 }
@@ -82,7 +82,7 @@ export function finishOf(call: ToolCall): Pick<FinishStep, "kind" | "status" | "
   return { kind: "finish", status: failed ? "failure" : "success", summary };
 }
 
-export function parseArgs(text: string): Record<string, unknown> | undefined {
+function parseArgs(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
     return isRecord(value) ? value : undefined;
