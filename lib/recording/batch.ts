@@ -66,9 +66,9 @@ export function settingsMismatch(report: ContextReport, batch: BatchSettings): s
 }
 
 /**
- * What a replay of a recording's text (null: unreadable) is made under besides the policy and version: its recording's sha256 ("unreadable" matches
- * no report), and the protocol and previews the flags ask for, else the recording's own (an imported trajectory is a
- * two-call recording with balanced previews).
+ * What a replay of a recording's text (null: unreadable) is made under besides the policy and version: the text's
+ * sha256 ("unreadable" matches no report), and the protocol and previews the flags ask for, else the recording's own
+ * (an imported trajectory is a two-call recording with balanced previews).
  */
 export function recordingSettings(
   text: string | null,

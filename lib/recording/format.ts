@@ -43,7 +43,7 @@ function isLoomHeader(text: string): boolean {
 }
 
 /** --from auto: a Loom recording by its header line, else whichever importer recognises the JSON (or JSONL). */
-function detectRecordingFormat(text: string, name: string): string {
+export function detectRecordingFormat(text: string, name: string): string {
   if (isLoomHeader(text)) return "loom";
   let json: unknown;
   const whole = readJson(text);
