@@ -97,12 +97,8 @@ export class Reporter {
     return (event) => this.#io.stdout(`${JSON.stringify(event)}\n`);
   }
 
-  /** How a catalog run is being routed, on stderr (and as an event in stream-json). */
+  /** How a catalog run is being routed, on stderr (the lifecycle's route-chosen event says it in stream-json). */
   routing(note: RoutingNote): void {
-    if (note.kind === "routed") {
-      const { slice, via, rule } = note.route;
-      this.onEvent?.({ type: "route-chosen", slice, via, rule });
-    }
     if (this.#quiet) return;
     if (note.kind === "classification") {
       this.#io.stderr(`classification ${n(note.bytes)} B (${plural(note.candidates.length, "candidate slice")})\n`);

@@ -6,7 +6,9 @@ import { z } from "zod";
 import { Cost } from "./prices.ts";
 import { ContextPolicyName } from "./policy.ts";
 import { Phase, Usage } from "./loop/turn.ts";
-import { FinishStatus } from "./loop/reports.ts";
+import { type ExecutionReport, FinishStatus } from "./loop/reports.ts";
+import { clipText } from "./text/clip.ts";
+import { safeMessage } from "./text/safe-text.ts";
 import { LookupKind } from "./loop/answer.ts";
 import { SandboxState } from "./sandbox-state.ts";
 
@@ -14,6 +16,11 @@ import { SandboxState } from "./sandbox-state.ts";
 export const OUTPUT_FORMAT_VERSION = 1;
 
 const count = z.number().int().nonnegative();
+
+/** The most of a command's argv a step event repeats, in UTF-8 bytes. */
+const TARGET_LIMIT = 120;
+const StepStatus = z.enum(["ok", "failed", "timed_out", "refused"]);
+type StepStatus = z.infer<typeof StepStatus>;
 
 const RunStarted = z.strictObject({
   type: z.literal("run-started"),
@@ -72,7 +79,36 @@ const StepExecuted = z.strictObject({
   timed_out: z.boolean().nullable().describe("For test and command reports: whether it was killed at its timeout"),
   refusal: z.string().nullable().describe("For a refusal: its code"),
   elapsed_ms: z.number().nonnegative().describe("Time spent executing (0 for a refusal before execution)"),
+  target: z.string().nullable().describe(
+    `What the action worked on: its path, or the command's argv joined and clipped to ${TARGET_LIMIT} bytes ` +
+      "(credentials in URLs redacted); null for actions without one (run_tests, print, finish). Never file contents",
+  ),
+  status: StepStatus.describe(
+    "ok; failed (a test or command exited non-zero or was killed, or the model finished with failure); timed_out; " +
+      "refused",
+  ),
+  revision: z.string().describe("The workspace revision after the step (r0 at start, +1 per change)"),
 }).describe("A step's action was executed (or refused) and its typed report recorded");
+
+/** What a step event says of an executed step: its target, its status (never contents, output or secrets). */
+export function stepOutcome(
+  args: Record<string, unknown>,
+  report: ExecutionReport,
+): { target: string | null; status: StepStatus } {
+  const path = typeof args.path === "string" ? args.path : null;
+  const argv = Array.isArray(args.argv) && args.argv.every((a) => typeof a === "string") ? args.argv : null;
+  const target = path ?? (argv ? clipText(safeMessage(argv.join(" ")), TARGET_LIMIT) : null);
+  const status: StepStatus = report.kind === "refusal"
+    ? "refused"
+    : (report.kind === "test" || report.kind === "command") && report.timed_out
+    ? "timed_out"
+    : (report.kind === "test" || report.kind === "command") && report.exit_code !== 0
+    ? "failed"
+    : report.kind === "finish" && report.status === "failure"
+    ? "failed"
+    : "ok";
+  return { target, status };
+}
 
 export const RunResultEvent = z.strictObject({
   type: z.literal("result"),
@@ -101,7 +137,7 @@ export const RunResultEvent = z.strictObject({
 }).describe("How the run ended: the last line of stream-json, the one object of --output-format json");
 export type RunResultEvent = z.infer<typeof RunResultEvent>;
 
-/** The events the loop itself emits (the command adds run-started, route-chosen and the result). */
+/** The events the loop itself emits (the lifecycle adds run-started and route-chosen, the command the result). */
 export type LoopEvent =
   | z.infer<typeof ModelCalled>
   | z.infer<typeof CheckpointTaken>

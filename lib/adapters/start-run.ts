@@ -129,7 +129,7 @@ export type StartOptions = RunOptions & {
   onRouting?: (note: RoutingNote) => void;
   /** Bounded preview sizes above the SPEC's floors: the benchmark's frontier only, never a CLI or catalog setting. */
   previews?: PreviewSizes;
-  /** run-started (after routing), the routing's model calls, then every loop event as it happens. */
+  /** The routing's model calls and route-chosen, then run-started, then every loop event as it happens. */
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
   trace?: (line: TraceLine) => void;
@@ -163,6 +163,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     model = prepared.request.model;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
     for (const call of known.calls) options.onEvent?.({ type: "model-called", ...call, step: 0 });
+    if (known.route) {
+      const { slice, via, rule } = known.route;
+      options.onEvent?.({ type: "route-chosen", slice, via, rule });
+    }
     options.onEvent?.({
       type: "run-started",
       format_version: OUTPUT_FORMAT_VERSION,

@@ -36,7 +36,7 @@ import { availableActions, type SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
 import { type Progress, runStage, type Stage, type StageRun } from "./stage.ts";
 import type { Provider } from "./turn.ts";
-import type { LoopEvent } from "../run-events.ts";
+import { type LoopEvent, stepOutcome } from "../run-events.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
 
@@ -177,6 +177,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       }
       reports.push(report);
       const ran = report.kind === "test" || report.kind === "command" ? report : null;
+      briefing = applyReport(briefing, report, { sizeOf: (digest) => store.size(digest) ?? 0, step });
       options.onEvent?.({
         type: "step-executed",
         step,
@@ -186,8 +187,9 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         timed_out: ran ? ran.timed_out : null,
         refusal: report.kind === "refusal" ? report.code : null,
         elapsed_ms: executedMs,
+        ...stepOutcome(args, report),
+        revision: briefing.latest_revision,
       });
-      briefing = applyReport(briefing, report, { sizeOf: (digest) => store.size(digest) ?? 0, step });
       if (report.kind === "refusal") builder.recordRefusal();
       if (report.kind === "print") printed.push(store.get(report.text) ?? "");
       if (report.kind === "finish") finish = { status: report.status, summary: report.summary };
