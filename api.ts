@@ -1,11 +1,11 @@
 // The library API: run(request) and runWithOptions(request, options). A run is a value: it resolves to a RunResult
 // whose outcome says what happened (startup failures included), and its context report, when asked for, has landed.
 import { type RunOptions, type RunResult, startRun } from "./lib/adapters/start-run.ts";
-import type { ContextReport } from "./lib/context-report.ts";
-import type { Progress } from "./lib/stage.ts";
+import type { ContextReport } from "./lib/report/context-report.ts";
+import type { Progress } from "./lib/loop/stage.ts";
 import type { Outcome } from "./lib/outcome.ts";
 import type { SliceRequest } from "./lib/slice.ts";
-import type { Provider } from "./lib/turn.ts";
+import type { Provider } from "./lib/loop/turn.ts";
 
 export type { ContextReport, Outcome, Progress, Provider, RunOptions, RunResult, SliceRequest };
 

@@ -3,7 +3,7 @@
 // place that exits.
 import process from "node:process";
 import { Buffer } from "node:buffer";
-import { errorMessage, InterruptedError, UsageError } from "./lib/errors.ts";
+import { InterruptedError, UsageError } from "./lib/errors.ts";
 import { EXIT_CODES } from "./lib/outcome.ts";
 import { VERSION, versionLine } from "./lib/version.ts";
 import type { CommandSpec } from "./commands/cli-spec.ts";
@@ -92,8 +92,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
       const format = name === "run" || name === "replay" ? outputFormatOfArgv(rest) : "text";
       return new Reporter(io, { command: path, format }).usageError(error);
     }
-    io.stderr(`loom ${path}: internal error: ${errorMessage(error)}\n`);
-    return EXIT_CODES.internal_error;
+    // A bug: said through the reporter too, so a pipeline that asked for JSON gets its result object.
+    const { outputFormatOfArgv } = await import("./commands/options.ts");
+    const { Reporter } = await import("./commands/reporter.ts");
+    const format = name === "run" || name === "replay" ? outputFormatOfArgv(rest) : "text";
+    return new Reporter(io, { command: path, format }).thrown(error);
   }
 }
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { type Anatomy, MeasuringProvider } from "./anatomy.ts";
 import { compareRecording, type ContenderRun, measureBounded } from "./compare.ts";
 import { type ComparisonRow, evaluateComparisonTargets, summarizeComparison, summarizeFrontier } from "./comparison.ts";
-import { NEWEST_PREVIEW_BYTES, PREVIEW_MODES, type PreviewSizes } from "../lib/render-event.ts";
+import { NEWEST_PREVIEW_BYTES, PREVIEW_MODES, type PreviewSizes } from "../lib/context/render-event.ts";
 import { evaluateProtocolTargets, type ProtocolRow, summarizeProtocols } from "./protocols.ts";
 
 const DEFAULT_PREVIEWS_LABEL = "512 B-2 KiB by room (default; --previews balanced)";

@@ -1,6 +1,6 @@
 // From per-run numbers to the benchmark's figures: per system and overall, and each target from issue 5 with
 // met / not met.
-import { CEILING_BYTES, RETIRE_TRIGGER_BYTES } from "../lib/budget.ts";
+import { CEILING_BYTES, RETIRE_TRIGGER_BYTES } from "../lib/context/budget.ts";
 import { addAnatomy, type Anatomy, emptyAnatomy } from "./anatomy.ts";
 import type { SizeSamples } from "./build-timing.ts";
 import { median, quantile, ratio, sum } from "./stats.ts";

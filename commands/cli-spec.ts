@@ -58,7 +58,7 @@ export function flagsOf(spec: CommandSpec): Flags {
 }
 
 /** "legacy or bounded", "one of auto, required, off". */
-export function expectedValues(values: readonly string[]): string {
+function expectedValues(values: readonly string[]): string {
   return values.length === 2 ? `${values[0]} or ${values[1]}` : `one of ${values.join(", ")}`;
 }
 
@@ -171,7 +171,7 @@ export function parseCommand<F extends Flags>(
 // ---- help ----
 
 /** "-m, --model PROVIDER/MODEL" as help and the usage lines show a flag. */
-export function flagSynopsis(name: string, flag: Flag): string {
+function flagSynopsis(name: string, flag: Flag): string {
   const placeholder = flag.value === undefined
     ? ""
     : flag.values && flag.values.join("|").length <= 28
@@ -181,7 +181,7 @@ export function flagSynopsis(name: string, flag: Flag): string {
 }
 
 /** A flag's description as help prints it: its text, its choices when the synopsis does not show them, its default. */
-export function flagDescription(flag: Flag): string {
+function flagDescription(flag: Flag): string {
   const shownChoices = flag.values && flag.values.join("|").length <= 28;
   const parts = [flag.description];
   if (flag.values && !shownChoices) parts.push(`(${expectedValues(flag.values)})`);

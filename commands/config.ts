@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import { configPath, resolveSettings, type SettingName, SETTINGS, type Settings, UserConfig } from "../lib/config.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
-import { describeJsonFailure, readJson } from "../lib/json-text.ts";
-import { formatZodError } from "../lib/zod-error.ts";
+import { describeJsonFailure, readJson } from "../lib/text/json-text.ts";
+import { formatZodError } from "../lib/text/zod-error.ts";
 import { parseCommand } from "./cli-spec.ts";
 import type { Io } from "./io.ts";
 import { CONFIG_SPEC } from "./specs.ts";
@@ -12,7 +12,7 @@ import { CONFIG_SPEC } from "./specs.ts";
 export type LoadedConfig = { path: string | null; found: boolean; config: UserConfig };
 
 /** The config file, validated; a missing file is an empty config, a bad one a usage error naming file and field. */
-export function loadUserConfig(env: Record<string, string | undefined>): LoadedConfig {
+function loadUserConfig(env: Record<string, string | undefined>): LoadedConfig {
   const path = configPath(env);
   if (path === null) return { path, found: false, config: {} };
   let text: string;

@@ -8,9 +8,9 @@ import { mergeEvalFiles } from "../lib/eval/assemble.ts";
 import { EvalFile } from "../lib/eval/eval-file.ts";
 import { renderEvalHtml } from "../lib/eval/render-html.ts";
 import { renderEvalText } from "../lib/eval/render.ts";
-import { readJson } from "../lib/json-text.ts";
+import { readJson } from "../lib/text/json-text.ts";
 import { VERSION } from "../lib/version.ts";
-import { formatZodError } from "../lib/zod-error.ts";
+import { formatZodError } from "../lib/text/zod-error.ts";
 import type { Io } from "./io.ts";
 import type { OutputFormat } from "./reporter.ts";
 

@@ -7,7 +7,7 @@ import type { EvalSettings } from "../lib/eval/eval-file.ts";
 import { parseShard } from "../lib/eval/matrix.ts";
 import { renderEvalText } from "../lib/eval/render.ts";
 import { BUILT_IN_PRICES, mergePrices, parsePrices, priceOf, type PriceTable } from "../lib/prices.ts";
-import { EXIT_CODES } from "../lib/outcome.ts";
+import { endingOf } from "../lib/ending.ts";
 import { ContextPolicyName } from "../lib/policy.ts";
 import { evalKey, type EvalProgress, runEval } from "../lib/adapters/eval-run.ts";
 import { type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/adapters/eval-suite-file.ts";
@@ -46,7 +46,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   }
   const models = values.model ?? [];
   if (models.length === 0) throw new UsageError("Missing --model PROVIDER/MODEL (see loom eval --help)");
-  const policies = (values.policies ?? "legacy,bounded").split(",").map((p) => p.trim());
+  const policies = (values.policies ?? ContextPolicyName.options.join(",")).split(",").map((p) => p.trim());
   for (const p of policies) {
     if (!ContextPolicyName.safeParse(p).success) {
       throw new UsageError(
@@ -109,8 +109,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   if (!values.quiet && io.isTTY) io.stderr("\n");
   io.stdout(values.json ? `${JSON.stringify(file.summary, null, 2)}\n` : renderEvalText(file));
   if (!values.quiet) io.stderr(`loom eval: wrote ${join(out, "eval.json")}\n`);
-  if (interrupted) return EXIT_CODES.interrupted;
-  return file.complete ? 0 : EXIT_CODES.failed;
+  return endingOf({ ran: interrupted ? "interrupted" : file.complete ? "completed" : "failed" }).exitCode;
 }
 
 /** The tasks --task and --tag name (all without either); an unknown id is a usage error. */
@@ -199,11 +198,12 @@ async function subcommand(name: "validate" | "rescore", argv: string[], io: Io):
       const bad = results.filter((r) => !r.ok).length;
       io.stdout(`${results.length - bad}/${results.length} tasks valid\n`);
     }
-    if (io.signal.aborted) return EXIT_CODES.interrupted;
-    return results.every((r) => r.ok) ? 0 : EXIT_CODES.failed;
+    return endingOf({
+      ran: io.signal.aborted ? "interrupted" : results.every((r) => r.ok) ? "completed" : "failed",
+    }).exitCode;
   }
   const dir = resolve(io.cwd, positionals[0]);
   const file = await rescoreEval(dir, { jobs, sandbox, env: io.env, signal: io.signal, cwd: io.cwd });
   io.stdout(values.json ? `${JSON.stringify(file.summary, null, 2)}\n` : renderEvalText(file));
-  return io.signal.aborted ? EXIT_CODES.interrupted : 0;
+  return endingOf({ ran: io.signal.aborted ? "interrupted" : "completed" }).exitCode;
 }

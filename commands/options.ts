@@ -2,8 +2,6 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { outputFolderProblem, outputPathProblem } from "../lib/adapters/files.ts";
-import type { ParseArgsConfig } from "node:util";
-import { type Flag, parseCommand } from "./cli-spec.ts";
 import { SANDBOX_MODES, type SandboxMode } from "../lib/adapters/sandbox.ts";
 import { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -31,41 +29,6 @@ export function previewsOption(value: unknown): PreviewMode | undefined {
   const parsed = PreviewMode.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new UsageError(`--previews ${JSON.stringify(value)}: expected ${PreviewMode.options.join(", ")}`);
-}
-
-/** parseArgs with positionals, whose complaints become a one-line usage error (exit 2). */
-/**
- * The old-style entry point: a node:util parseArgs options table, parsed by the spec engine (one-line errors,
- * did-you-mean). A command's flags belong in its spec in commands/specs.ts, where help and completions see them;
- * this stays for tables not yet moved there.
- */
-export function parseCommandArgs<O extends NonNullable<ParseArgsConfig["options"]>>(
-  argv: string[],
-  options: O,
-  { command }: { command: string },
-): {
-  values: {
-    [K in keyof O]?: O[K] extends { type: "boolean" } ? boolean : O[K] extends { multiple: true } ? string[]
-    : string;
-  };
-  positionals: string[];
-} {
-  const flags: Record<string, Flag> = {};
-  for (const [name, option] of Object.entries(options)) {
-    if (name === "help") continue;
-    flags[name] = {
-      description: name,
-      ...(option.short ? { short: option.short } : {}),
-      ...(option.type === "string" ? { value: "VALUE" } : {}),
-      ...(option.multiple ? { multiple: true } : {}),
-    };
-  }
-  const parsed = parseCommand({ summary: command, usage: [], flags }, argv, { command });
-  const values: Record<string, unknown> = { ...parsed.values, ...(parsed.help ? { help: true } : {}) };
-  for (const [name, option] of Object.entries(options)) {
-    if (values[name] === undefined && option.default !== undefined) values[name] = option.default;
-  }
-  return { values: values as never, positionals: parsed.positionals };
 }
 
 /** --sandbox MODE, validated. */
@@ -103,7 +66,6 @@ export function outputPathOption(
   return path;
 }
 
-export { OUTPUT_FORMATS };
 export type RunOutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** --output-format text|json|stream-json, with --json as the short form of json. */
@@ -128,7 +90,9 @@ export function outputFormatOfArgv(argv: string[]): RunOutputFormat {
   argv.forEach((arg, i) => {
     if (arg === "--json") format = "json";
     const value = arg === "--output-format" ? argv[i + 1] : arg.startsWith("--output-format=") ? arg.slice(16) : null;
-    if (value === "json" || value === "stream-json") format = value;
+    if (value !== null && value !== "text" && (OUTPUT_FORMATS as readonly string[]).includes(value)) {
+      format = value as RunOutputFormat;
+    }
   });
   return format;
 }

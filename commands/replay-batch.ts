@@ -7,12 +7,10 @@ import { basename, dirname, join } from "node:path";
 import { outputFolderProblem, writeFileAtomic } from "../lib/adapters/files.ts";
 import { selfCommand } from "../lib/adapters/platform.ts";
 import type { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
-import { parseRecording } from "../lib/recording.ts";
-import { recordingProtocol } from "../lib/replay.ts";
-import { aggregateReports, ContextReport, requestBytes } from "../lib/context-report.ts";
+import { type BatchSettings, recordingSettings, reportName, settingsMismatch } from "../lib/recording/batch.ts";
+import { aggregateReports, ContextReport, requestBytes } from "../lib/report/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
-import { digestOf } from "../lib/digest.ts";
-import { EXIT_CODES } from "../lib/outcome.ts";
+import { endingOf } from "../lib/ending.ts";
 import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
 import type { BatchRunRow, BatchSummary, Reporter } from "./reporter.ts";
@@ -77,59 +75,6 @@ export async function replayBatch(files: string[], options: BatchOptions): Promi
   }
 }
 
-/** What a batch is replayed under, as a resumed report must match it. */
-export type BatchSettings = {
-  policy: ContextPolicyName;
-  version: string;
-  recording: string;
-  /** The protocol and previews a replay of this recording runs under: the flag's, else the recording's own. */
-  protocol: StepProtocol;
-  previews: PreviewMode;
-};
-
-/**
- * The settings --resume compares, in the order it reports them: a report made under any other value is refused, so
- * an aggregate never mixes runs made under different settings. A new setting of a run is one entry here.
- */
-export const RESUMED_SETTINGS: readonly {
-  /** How the refusal names the setting's value: "--context-policy bounded", "loom 0.4.0". */
-  describe: (value: string | null) => string;
-  of: (report: ContextReport) => string | null;
-  wanted: (batch: BatchSettings) => string | null;
-}[] = [
-  {
-    describe: (value) => `--context-policy ${value}`,
-    of: (report) => report.policy,
-    wanted: (batch) => batch.policy,
-  },
-  { describe: (value) => `loom ${value}`, of: (report) => report.loom_version, wanted: (batch) => batch.version },
-  {
-    describe: (value) => value === null ? "an unnamed recording" : `recording ${value.slice(0, 19)}…`,
-    of: (report) => report.recording ?? null,
-    wanted: (batch) => batch.recording,
-  },
-  {
-    describe: (value) => `--step-protocol ${value ?? "two-call"}`,
-    of: (report) => report.step_protocol ?? "two-call",
-    wanted: (batch) => batch.protocol,
-  },
-  {
-    // Previews shape bounded requests only.
-    describe: (value) => `--previews ${value}`,
-    of: (report) => report.policy === "bounded" ? report.previews ?? "balanced" : null,
-    wanted: (batch) => batch.policy === "bounded" ? batch.previews : null,
-  },
-];
-
-/** The first setting a report was made under that differs from the batch's, as words; null when all match. */
-export function settingsMismatch(report: ContextReport, batch: BatchSettings): string | null {
-  for (const setting of RESUMED_SETTINGS) {
-    const found = setting.of(report), wanted = setting.wanted(batch);
-    if (found !== wanted) return `made under ${setting.describe(found)}, not ${setting.describe(wanted)}`;
-  }
-  return null;
-}
-
 /** A per-recording report left by an earlier batch that ran to an end (any outcome but interrupted), or null. */
 function completeReport(path: string): ContextReport | null {
   try {
@@ -140,33 +85,18 @@ function completeReport(path: string): ContextReport | null {
   }
 }
 
-/**
- * What a replay of `file` is made under besides the policy and version: its recording's sha256 ("unreadable" matches
- * no report), and the protocol and previews the flags ask for, else the recording's own (an imported trajectory is a
- * two-call recording with balanced previews).
- */
-function recordingSettings(
+/** What a replay of `file` is made under besides the policy and version (see recordingSettings). */
+function fileSettings(
   file: string,
-  { stepProtocol, previewMode }: Pick<BatchOptions, "stepProtocol" | "previewMode">,
+  flags: Pick<BatchOptions, "stepProtocol" | "previewMode">,
 ): Pick<BatchSettings, "recording" | "protocol" | "previews"> {
-  let text: string;
+  let text: string | null = null;
   try {
     text = readFileSync(file, "utf8");
   } catch {
-    return { recording: "unreadable", protocol: stepProtocol ?? "two-call", previews: previewMode ?? "balanced" };
+    // unreadable: matches no report
   }
-  let own: { protocol: StepProtocol; previews: PreviewMode } = { protocol: "two-call", previews: "balanced" };
-  try {
-    const recording = parseRecording(text);
-    own = { protocol: recordingProtocol(recording), previews: recording.header.slice.previews ?? "balanced" };
-  } catch {
-    // another agent's trajectory: imported as two-call
-  }
-  return {
-    recording: digestOf(text),
-    protocol: stepProtocol ?? own.protocol,
-    previews: previewMode ?? own.previews,
-  };
+  return recordingSettings(text, flags);
 }
 
 async function batch(files: string[], options: BatchOptions, reportsDir: string, keep: boolean): Promise<number> {
@@ -184,7 +114,7 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       const reportPath = reportPathOf(index);
       const report = completeReport(reportPath);
       if (!report) return;
-      const mismatch = settingsMismatch(report, { policy, version: VERSION, ...recordingSettings(file, options) });
+      const mismatch = settingsMismatch(report, { policy, version: VERSION, ...fileSettings(file, options) });
       if (mismatch) {
         refused.push(`${JSON.stringify(reportPath)} was ${mismatch}`);
         return;
@@ -192,7 +122,7 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       rows[index] = {
         file,
         name: basename(file),
-        exit: EXIT_CODES[report.outcome],
+        exit: endingOf({ ran: report.outcome, errorCode: report.error?.code }).exitCode,
         report,
         reportPath,
         stderr: "",
@@ -343,15 +273,6 @@ function runRow(
       (report ? null : lastError ? { code: "unreadable", message: lastError } : null),
     resumed: row.resumed,
   };
-}
-
-/**
- * The per-recording report's file name: its position in the batch, then the recording's name, so recordings with the
- * same name in different folders keep one report each ("01-fix-bug.json", "02-fix-bug.json").
- */
-export function reportName(file: string, { index, count }: { index: number; count: number }): string {
-  const position = String(index + 1).padStart(String(count).length, "0");
-  return `${position}-${file.replace(/\.[^.]+$/, "")}.json`;
 }
 
 function runChild(

@@ -3,11 +3,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { startRun } from "../lib/adapters/start-run.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
-import { describeJsonFailure, readJson } from "../lib/json-text.ts";
-import { digestOf } from "../lib/digest.ts";
-import { describeJson } from "../lib/importers/source.ts";
-import { detectFormat, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
-import { parseRecording, type Recording } from "../lib/recording.ts";
+import { digestOf } from "../lib/context/digest.ts";
+import { parseRecordingText } from "../lib/recording/format.ts";
 import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { userSettings } from "./config.ts";
@@ -19,12 +16,10 @@ import {
   sandboxOption,
   stepProtocolOption,
 } from "./options.ts";
-import { REPLAY_FORMATS, REPLAY_SPEC } from "./specs.ts";
+import { REPLAY_SPEC } from "./specs.ts";
 import { defaultJobs, replayBatch } from "./replay-batch.ts";
 import { traceWriter } from "./trace-file.ts";
 import { Reporter } from "./reporter.ts";
-
-export const FORMATS = REPLAY_FORMATS;
 
 export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(REPLAY_SPEC, argv, { command: "replay" });
@@ -113,69 +108,6 @@ function readRecordingText(file: string): string {
   }
 }
 
-/** A recording's text in the format given (or detected, for auto); a forced format that does not fit names what was found. */
-export function parseRecordingText(text: string, { name, from }: { name: string; from: string }): Recording {
-  const format = from === "auto" ? detectFileFormat(text, name) : from;
-  if (format !== "loom") return importTrajectory(text, { format: format as ImportFormat, name });
-  try {
-    return parseRecording(text, { name });
-  } catch (error) {
-    // --from loom on another agent's file: say what it is rather than what line 1 lacks.
-    if (!isLoomHeader(text)) {
-      let found: string | null = null;
-      try {
-        found = detectFileFormat(text, name);
-      } catch { /* not JSON at all: the recording's own error says where */ }
-      if (found && found !== "loom") {
-        throw new UsageError(
-          `${name}: expected a Loom recording (a "loom-recording" header line), found a ${found} trajectory (use --from ${found} or --from auto)`,
-        );
-      }
-    }
-    throw error;
-  }
-}
-
-function firstLine(text: string): string {
-  const end = text.indexOf("\n");
-  return end === -1 ? text : text.slice(0, end);
-}
-
-function isLoomHeader(text: string): boolean {
-  return firstLine(text).includes('"loom-recording"');
-}
-
-/** --from auto: a Loom recording by its header line, else whichever importer recognises the JSON (or JSONL). */
-function detectFileFormat(text: string, name: string): string {
-  if (isLoomHeader(text)) return "loom";
-  let json: unknown;
-  const whole = readJson(text);
-  if (whole.ok) json = whole.value;
-  else {
-    // JSONL chat logs: one message per line
-    const rows = text.split("\n").map((line, i) => ({ number: i + 1, line })).filter(({ line }) => line.trim() !== "");
-    const values: unknown[] = [];
-    for (const { number, line } of rows) {
-      const row = readJson(line);
-      if (row.ok) values.push(row.value);
-      // One line: the JSON error as is. Several: a JSON Lines file, placed by its line.
-      else if (rows.length === 1) throw new UsageError(`${name}: not valid JSON: ${describeJsonFailure(whole)}`);
-      else throw new UsageError(`${name}:${number}:${row.column}: not valid JSON: ${row.message}`);
-    }
-    if (values.length === 0) throw new UsageError(`${name}: empty file, so no format could be detected`);
-    json = values;
-  }
-  const found = detectFormat(json);
-  if (!found) {
-    throw new UsageError(
-      `${name}: not a recognised trajectory (expected ${FORMATS.filter((f) => f !== "auto").join(", ")}; found ${
-        describeJson(json)
-      })`,
-    );
-  }
-  return found;
-}
-
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -196,7 +128,7 @@ const EXTENSIONS: Record<string, RegExp> = {
 const NOT_RECORDINGS = new Set(["preds.json", "results.json"]);
 
 /** Files as given; folders expand to their recordings of the chosen format, sorted. */
-export function expandRecordings(paths: string[], from: string): string[] {
+function expandRecordings(paths: string[], from: string): string[] {
   const out: string[] = [];
   for (const path of paths) {
     if (isDirectory(path)) {

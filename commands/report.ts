@@ -2,9 +2,9 @@
 // `loom report --merge AGGREGATE… [-o FILE]`: merge the aggregates of a batch's shards.
 import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
-import { type AggregateReport, aggregateReports, mergeAggregates } from "../lib/context-report.ts";
+import { type AggregateReport, aggregateReports, mergeAggregates } from "../lib/report/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
-import { describeReadError, type NamedReport, parseReport } from "../lib/report-load.ts";
+import { describeReadError, type NamedReport, parseReport } from "../lib/report/load.ts";
 import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";

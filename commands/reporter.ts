@@ -3,21 +3,23 @@
 import { resolve } from "node:path";
 import { writeFileAtomic } from "../lib/adapters/files.ts";
 import type { RunResult } from "../lib/adapters/start-run.ts";
-import type { RoutingNote } from "../lib/catalog-plan.ts";
+import type { RoutingNote } from "../lib/catalog/plan.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
-import { type AggregateReport, requestBytes } from "../lib/context-report.ts";
-import { describeFsError, InterruptedError, type LoomError, UsageError } from "../lib/errors.ts";
-import type { Progress } from "../lib/stage.ts";
+import { type AggregateReport, requestBytes } from "../lib/report/context-report.ts";
+import { describeFsError, errorMessage, type LoomError, UsageError } from "../lib/errors.ts";
+import { endingOf, INTERNAL_ERROR } from "../lib/ending.ts";
+import type { Progress } from "../lib/loop/stage.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent, type RunResultEvent } from "../lib/run-events.ts";
-import { NULL_USAGE } from "../lib/turn.ts";
-import { EXIT_CODES } from "../lib/outcome.ts";
-import { renderReportHtml } from "../lib/report-html.ts";
-import type { NamedReport } from "../lib/report-load.ts";
-import { renderSummaryText, summarizeReports } from "../lib/report-summary.ts";
+import { NULL_USAGE } from "../lib/loop/turn.ts";
+import { BEFORE_A_STEP } from "../lib/outcome.ts";
+import { renderReportHtml } from "../lib/report/html.ts";
+import type { NamedReport } from "../lib/report/load.ts";
+import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
 import type { Io } from "./io.ts";
-import { escapeControl } from "../lib/safe-text.ts";
+import type { OUTPUT_FORMATS } from "./specs.ts";
+import { escapeControl } from "../lib/text/safe-text.ts";
 
-export type OutputFormat = "text" | "json" | "stream-json" | { html: string };
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number] | { html: string };
 
 /** The result object of --output-format json, and the last line of stream-json. */
 export type ResultSummary = RunResultEvent;
@@ -95,12 +97,8 @@ export class Reporter {
     return (event) => this.#io.stdout(`${JSON.stringify(event)}\n`);
   }
 
-  /** How a catalog run is being routed, on stderr (and as an event in stream-json). */
+  /** How a catalog run is being routed, on stderr (the lifecycle's route-chosen event says it in stream-json). */
   routing(note: RoutingNote): void {
-    if (note.kind === "routed") {
-      const { slice, via, rule } = note.route;
-      this.onEvent?.({ type: "route-chosen", slice, via, rule });
-    }
     if (this.#quiet) return;
     if (note.kind === "classification") {
       this.#io.stderr(`classification ${n(note.bytes)} B (${plural(note.candidates.length, "candidate slice")})\n`);
@@ -131,21 +129,36 @@ export class Reporter {
    * it): no report, the error's own exit code, and with --json still one result object.
    */
   unstarted(error: LoomError): number {
-    const outcome = error instanceof InterruptedError ? "interrupted" : "startup_failed";
-    this.#resultWithoutRun({ outcome, exitCode: error.exitCode, error: { code: error.code, message: error.message } });
+    const { outcome, exitCode } = endingOf({ threw: error });
+    this.#resultWithoutRun({ outcome, exitCode, error: { code: error.code, message: error.message } });
     this.#error(error.message);
-    return error.exitCode;
+    return exitCode;
   }
 
   /** Bad command-line input (exit 2): one line on stderr and, with json or stream-json, still one result object. */
   usageError(error: LoomError): number {
-    this.#resultWithoutRun({
-      outcome: "usage_error",
-      exitCode: EXIT_CODES.usage,
-      error: { code: error.code, message: error.message },
-    });
+    const { exitCode } = endingOf({ threw: error });
+    this.#resultWithoutRun({ outcome: "usage_error", exitCode, error: { code: error.code, message: error.message } });
     this.#error(error.message);
-    return EXIT_CODES.usage;
+    return exitCode;
+  }
+
+  /**
+   * What a command threw besides bad input: a bug in Loom outside a run (a run's own bugs end it as failed, with its
+   * report), or an interrupt. One line on stderr and, with json or stream-json, still one result object (outcome
+   * internal_error for a bug).
+   */
+  thrown(error: unknown): number {
+    const { ending, outcome, code, exitCode } = endingOf({ threw: error });
+    const bug = ending === INTERNAL_ERROR;
+    const message = bug ? `internal error: ${errorMessage(error)}` : errorMessage(error);
+    this.#resultWithoutRun({
+      outcome: bug ? INTERNAL_ERROR : outcome,
+      exitCode,
+      error: { code: code ?? INTERNAL_ERROR, message },
+    });
+    this.#error(message);
+    return exitCode;
   }
 
   #resultWithoutRun(
@@ -239,8 +252,9 @@ export class Reporter {
       );
     }
     // Unreadable recordings have no report, so they count as not completed too.
-    const ending = interrupted ? "interrupted" : summary.completed === summary.recordings ? "completed" : "failed";
-    return EXIT_CODES[ending];
+    return endingOf({
+      ran: interrupted ? "interrupted" : summary.completed === summary.recordings ? "completed" : "failed",
+    }).exitCode;
   }
 
   /** One report summarised or several compared: text, JSON, or a self-contained HTML page written to a file. */
@@ -253,7 +267,7 @@ export class Reporter {
       const doc = summarizeReports(reports);
       this.#io.stdout(format === "json" ? `${JSON.stringify(doc, null, 2)}\n` : renderSummaryText(doc));
     }
-    return EXIT_CODES.completed;
+    return endingOf({ ran: "completed" }).exitCode;
   }
 
   /**
@@ -267,7 +281,7 @@ export class Reporter {
       this.#write(output, text);
       this.#io.stderr(`merged ${plural(shards, "shard")} (${plural(report.runs.length, "run")}) into ${output}\n`);
     }
-    return EXIT_CODES.completed;
+    return endingOf({ ran: "completed" }).exitCode;
   }
 
   /** Writes a file the user named (atomically, into an existing folder); failure is a usage error in words. */
@@ -300,11 +314,10 @@ export class Reporter {
 
 /** A run that ended before its first step: in text, its one error line on stderr says it all. */
 function neverStarted(result: RunResult): boolean {
-  const before: readonly string[] = ["startup_failed", "routing_failed", "interrupted"];
-  return result.steps === 0 && before.includes(result.outcome);
+  return result.steps === 0 && BEFORE_A_STEP.has(result.outcome);
 }
 
-export function summarizeResult(result: RunResult): ResultSummary {
+function summarizeResult(result: RunResult): ResultSummary {
   const bytes = requestBytes(result.report.phases);
   return {
     type: "result",
@@ -343,7 +356,7 @@ export function summarizeResult(result: RunResult): ResultSummary {
 const n = (x: number) => x.toLocaleString("en-US");
 
 /** "1 recording", "2 recordings", "1,024 request bytes". */
-export function plural(count: number, noun: string, many = `${noun}s`): string {
+function plural(count: number, noun: string, many = `${noun}s`): string {
   return `${n(count)} ${count === 1 ? noun : many}`;
 }
 
@@ -390,10 +403,10 @@ export function renderResultText(s: ResultSummary, { label }: { label: string })
 }
 
 /** Summary lines shown in text output; a longer summary (an imported run's whole patch) is clipped, whole in --json. */
-export const SUMMARY_LINES = 3;
+const SUMMARY_LINES = 3;
 const SUMMARY_LINE_CHARS = 200;
 
-export function clipSummary(summary: string): string[] {
+function clipSummary(summary: string): string[] {
   const all = summary.trimEnd().split("\n");
   const shown = all.slice(0, SUMMARY_LINES).map((line) =>
     line.length > SUMMARY_LINE_CHARS ? `${line.slice(0, SUMMARY_LINE_CHARS)}…` : line
@@ -413,7 +426,7 @@ export type BatchProgress = {
 };
 
 /** "1m05s", "42s", "2h03m". */
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;

@@ -3,11 +3,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type RunInput, type StartOptions, startRun } from "../lib/adapters/start-run.ts";
 import { describeFsError, InterruptedError, LoomError, UsageError } from "../lib/errors.ts";
-import { promptRequest, splitCommand } from "../lib/prompt-request.ts";
+import { promptRequest, splitCommand } from "../lib/catalog/prompt-request.ts";
 import { writeUnstartedReport } from "../lib/adapters/start-run.ts";
-import { describeJsonFailure, readJson } from "../lib/json-text.ts";
+import { describeJsonFailure, readJson } from "../lib/text/json-text.ts";
 import { type SliceRequest, SliceRequestFile } from "../lib/slice.ts";
-import { formatZodError, MISSING_FIELDS } from "../lib/zod-error.ts";
+import { formatZodError, MISSING_FIELDS } from "../lib/text/zod-error.ts";
+import { DEFAULT_POLICY } from "../lib/policy.ts";
+import { endingOf } from "../lib/ending.ts";
 import type { Io } from "./io.ts";
 import { parseCommand, type Values } from "./cli-spec.ts";
 import { userSettings } from "./config.ts";
@@ -33,8 +35,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     // Interrupted while reading the request from stdin: the run never started, but its report still lands.
     if (plan.unstarted instanceof InterruptedError && plan.options.contextReport) {
       writeUnstartedReport(plan.options.contextReport, {
-        policy: plan.options.contextPolicy ?? plan.options.defaultPolicy ?? "legacy",
-        outcome: "interrupted",
+        policy: plan.options.contextPolicy ?? plan.options.defaultPolicy ?? DEFAULT_POLICY,
+        outcome: endingOf({ threw: plan.unstarted }).outcome,
         error: plan.unstarted,
       });
     }

@@ -2,14 +2,21 @@
 // examples. Parsing, help, `loom help COMMAND`, the usage lines of `loom --help`, shell completions and did-you-mean
 // are all generated from these (commands/cli-spec.ts); a new command, subcommand or flag is one entry here.
 import { SANDBOX_MODES } from "../lib/adapters/sandbox.ts";
-import { IMPORT_FORMATS } from "../lib/importers/index.ts";
-import { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
-import { PROMPT_DEFAULTS } from "../lib/prompt-request.ts";
+import { RECORDING_FORMATS } from "../lib/recording/format.ts";
+import {
+  ContextPolicyName,
+  DEFAULT_POLICY,
+  DEFAULT_PREVIEW_MODE,
+  DEFAULT_STEP_PROTOCOL,
+  PreviewMode,
+  StepProtocol,
+} from "../lib/policy.ts";
+import { PROMPT_DEFAULTS } from "../lib/catalog/prompt-request.ts";
 import { SCHEMAS } from "../lib/schemas.ts";
 import type { CommandSpec, Flag } from "./cli-spec.ts";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
-export const REPLAY_FORMATS = ["auto", "loom", ...IMPORT_FORMATS] as const;
+const REPLAY_FORMATS = ["auto", ...RECORDING_FORMATS] as const;
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 
 /** Flags run and replay share, each written once. */
@@ -17,7 +24,7 @@ const shared = {
   "context-policy": {
     value: "NAME",
     values: ContextPolicyName.options,
-    default: "legacy, or LOOM_CONTEXT_POLICY, or the config's context_policy",
+    default: `${DEFAULT_POLICY}, or LOOM_CONTEXT_POLICY, or the config's context_policy`,
     description: "the context policy",
   },
   "context-report": {
@@ -28,13 +35,13 @@ const shared = {
   "step-protocol": {
     value: "NAME",
     values: StepProtocol.options,
-    default: "two-call (replay: the recording's own)",
+    default: `${DEFAULT_STEP_PROTOCOL} (replay: the recording's own)`,
     description: "two-call (a selection call, then an arguments call per step) or single-call (one call per step)",
   },
   previews: {
     value: "SIZE",
     values: PreviewMode.options,
-    default: "balanced",
+    default: DEFAULT_PREVIEW_MODE,
     description: "bounded previews of retained outputs: compact (512 B), balanced (512 B-2 KiB) or wide (1-4 KiB)",
   },
   sandbox: {
@@ -293,7 +300,7 @@ changes, check output). See docs/eval.md.`,
     tag: { value: "TAG", multiple: true, description: "only the tasks with one of these tags (repeatable)" },
     policies: {
       value: "A,B",
-      default: "legacy,bounded",
+      default: ContextPolicyName.options.join(","),
       description: "context policies, the first is the baseline",
     },
     repeats: { value: "N", default: "1", description: "runs per task, model and policy" },
@@ -332,7 +339,7 @@ changes, check output). See docs/eval.md.`,
       default: "1800",
       description: "the same wall-clock cap for every run; the check decides what it left",
     },
-    "step-protocol": { ...shared["step-protocol"], default: "two-call" },
+    "step-protocol": { ...shared["step-protocol"], default: DEFAULT_STEP_PROTOCOL },
     "no-cache-marker": {
       description: "do not start each run's prefix with a per-run marker (provider caches may then be shared between " +
         "runs, which favours whichever policy runs second)",
@@ -408,7 +415,7 @@ export const COMPLETIONS_SPEC = {
   word: "shell",
 } as const satisfies CommandSpec;
 
-export const VERSION_SPEC = {
+const VERSION_SPEC = {
   summary: "print loom's version, commit and build date (also -v, -V, --version)",
   usage: [""],
   description: `Prints "loom X.Y.Z (commit …, built …)": the commit and UTC build date the binary was built from,
@@ -417,7 +424,7 @@ export const VERSION_SPEC = {
   positionalsAreFiles: false,
 } as const satisfies CommandSpec;
 
-export const HELP_SPEC = {
+const HELP_SPEC = {
   summary: "show the help of loom or of a command",
   usage: ["[COMMAND [SUBCOMMAND]]"],
   flags: {},

@@ -3,7 +3,7 @@
 // link (lib/adapters/files.ts): a test of the run that swaps the file for a symlink changes nothing outside.
 import { openLineSink } from "../lib/adapters/files.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
-import type { TraceLine } from "../lib/trace.ts";
+import type { TraceLine } from "../lib/recording/trace.ts";
 
 export function traceWriter(path: string, { shown }: { shown: string }): (line: TraceLine) => void {
   let write: (line: string) => void;

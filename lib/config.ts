@@ -2,7 +2,7 @@
 // with one precedence — flag > environment > config file > built-in — and each value's source kept, so `loom config`
 // can say where it came from.
 import { z } from "zod";
-import { ContextPolicyName } from "./policy.ts";
+import { ContextPolicyName, DEFAULT_POLICY } from "./policy.ts";
 
 const HttpUrl = z.string().refine((text) => {
   try {
@@ -40,7 +40,7 @@ export const SETTINGS = {
     flag: "--context-policy",
     env: "LOOM_CONTEXT_POLICY",
     field: "context_policy",
-    builtIn: "legacy",
+    builtIn: DEFAULT_POLICY,
     expected: ContextPolicyName.options.join(" or "),
   },
   base_url: {

@@ -1,46 +1,42 @@
-// One small error hierarchy. Each error's exit code comes from the one table in outcome.ts; errors become user text
-// in the reporter (commands/reporter.ts) and, for usage errors and bugs, in main.ts.
-import { EXIT_CODES } from "./outcome.ts";
-import { safeMessage } from "./safe-text.ts";
+// One small error hierarchy. An error carries a code; how it ends a command (outcome, exit code) is decided by
+// endingOf (lib/ending.ts), and errors become user text in the reporter (commands/reporter.ts).
+import { safeMessage } from "./text/safe-text.ts";
 
 export class LoomError extends Error {
   readonly code: string;
-  readonly exitCode: number;
   /** The message without text Loom did not write (a model's answer, a server's error body): what reports keep. */
   readonly reportMessage: string;
   constructor(
     code: string,
     message: string,
-    exitCode: number = EXIT_CODES.failed,
     { reportMessage = message }: { reportMessage?: string } = {},
   ) {
     // Every message is printed or written somewhere: no password in a URL, no raw control character, ever.
     super(safeMessage(message));
     this.name = new.target.name;
     this.code = code;
-    this.exitCode = exitCode;
     this.reportMessage = safeMessage(reportMessage);
   }
 }
 
-/** Bad command-line input or an unreadable input file: exit 2. */
+/** Bad command-line input or an unreadable input file (ends as usage: exit 2). */
 export class UsageError extends LoomError {
   constructor(message: string, code = "usage") {
-    super(code, message, EXIT_CODES.usage);
+    super(code, message);
   }
 }
 
-/** An invalid catalog, unknown slice or model, missing credential, missing workspace: exit 3. */
+/** An invalid catalog, unknown slice or model, missing credential, missing workspace (ends as startup_failed). */
 export class StartupError extends LoomError {
   constructor(message: string, code = "startup_failed") {
-    super(code, message, EXIT_CODES.startup_failed);
+    super(code, message);
   }
 }
 
-/** No route matched, or the classifier answered with an unknown slice: exit 3. */
+/** No route matched, or the classifier answered with an unknown slice (ends as routing_failed). */
 export class RoutingError extends LoomError {
   constructor(message: string, code = "routing_failed", { reportMessage }: { reportMessage?: string } = {}) {
-    super(code, message, EXIT_CODES.routing_failed, { reportMessage });
+    super(code, message, { reportMessage });
   }
 }
 
@@ -59,7 +55,7 @@ export class ProviderError extends LoomError {
       reportMessage?: string;
     } = {},
   ) {
-    super(code, message, EXIT_CODES.failed, { reportMessage });
+    super(code, message, { reportMessage });
     this.retryable = retryable;
     this.status = status;
     this.retryAfterMs = retryAfterMs;
@@ -69,7 +65,7 @@ export class ProviderError extends LoomError {
 /** The context budget could not be honoured: mandatory content is over the ceiling. */
 export class BudgetError extends LoomError {
   constructor(code: "context_ceiling_exceeded", message: string) {
-    super(code, message, EXIT_CODES.failed);
+    super(code, message);
   }
 }
 
@@ -82,7 +78,7 @@ export class RecordingError extends UsageError {
 
 export class InterruptedError extends LoomError {
   constructor(message = "Interrupted") {
-    super("interrupted", message, EXIT_CODES.interrupted);
+    super("interrupted", message);
   }
 }
 

@@ -36,5 +36,8 @@ export const EXIT_CODES: Readonly<Record<Ending, number>> = {
   interrupted: 130,
 };
 
+/** Outcomes a run can have ended with before its first step: a failed start or route, or an interrupt. */
+export const BEFORE_A_STEP: ReadonlySet<Outcome> = new Set(["startup_failed", "routing_failed", "interrupted"]);
+
 /** Outcomes that end a run as governed (usage is final), as opposed to an error (usage is partial). */
 export const NORMAL_OUTCOMES: ReadonlySet<Outcome> = new Set(["completed", "step_limit", "suspended"]);

@@ -3,6 +3,8 @@ import { z } from "zod";
 
 export const ContextPolicyName = z.enum(["legacy", "bounded"]);
 export type ContextPolicyName = z.infer<typeof ContextPolicyName>;
+/** The policy a run uses when nothing (flag, environment, config, catalog, request) names one. */
+export const DEFAULT_POLICY: ContextPolicyName = "legacy";
 
 /**
  * How many model calls a step takes: `two-call` (a selection call, then an arguments call for an action with
@@ -10,6 +12,7 @@ export type ContextPolicyName = z.infer<typeof ContextPolicyName>;
  */
 export const StepProtocol = z.enum(["two-call", "single-call"]);
 export type StepProtocol = z.infer<typeof StepProtocol>;
+export const DEFAULT_STEP_PROTOCOL: StepProtocol = "two-call";
 
 /**
  * How much of each retained output a bounded request previews: `compact` (512 B, the SPEC's floor), `balanced` (512 B
@@ -18,3 +21,4 @@ export type StepProtocol = z.infer<typeof StepProtocol>;
  */
 export const PreviewMode = z.enum(["compact", "balanced", "wide"]);
 export type PreviewMode = z.infer<typeof PreviewMode>;
+export const DEFAULT_PREVIEW_MODE: PreviewMode = "balanced";

@@ -2,13 +2,13 @@
 // provider did not report makes the cost null (counted apart), never an estimate from bytes.
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
-import { describeJsonFailure, parseJsonc } from "./json-text.ts";
-import type { Usage } from "./turn.ts";
-import { describeIssues, MISSING_FIELDS } from "./zod-error.ts";
+import { describeJsonFailure, parseJsonc } from "./text/json-text.ts";
+import type { Usage } from "./loop/turn.ts";
+import { describeIssues, MISSING_FIELDS } from "./text/zod-error.ts";
 
 const Rate = z.number().nonnegative();
 
-export const ModelPrice = z.strictObject({
+const ModelPrice = z.strictObject({
   input: Rate.describe("USD per million uncached input tokens"),
   output: Rate.describe("USD per million output tokens"),
   cache_read: Rate.describe("USD per million input tokens read from the prompt cache (OpenAI: cached input)"),

@@ -5,7 +5,11 @@
 import { z } from "zod";
 import { Cost } from "./prices.ts";
 import { ContextPolicyName } from "./policy.ts";
-import { Phase, Usage } from "./turn.ts";
+import { Phase, Usage } from "./loop/turn.ts";
+import { type ExecutionReport, FinishStatus } from "./loop/reports.ts";
+import { clipText } from "./text/clip.ts";
+import { safeMessage } from "./text/safe-text.ts";
+import { LookupKind } from "./loop/answer.ts";
 import { SandboxState } from "./sandbox-state.ts";
 
 /** Version of the event and result format; bumped on a breaking change. */
@@ -13,7 +17,12 @@ export const OUTPUT_FORMAT_VERSION = 1;
 
 const count = z.number().int().nonnegative();
 
-export const RunStarted = z.strictObject({
+/** The most of a command's argv a step event repeats, in UTF-8 bytes. */
+const TARGET_LIMIT = 120;
+const StepStatus = z.enum(["ok", "failed", "timed_out", "refused"]);
+type StepStatus = z.infer<typeof StepStatus>;
+
+const RunStarted = z.strictObject({
   type: z.literal("run-started"),
   format_version: z.literal(OUTPUT_FORMAT_VERSION),
   loom_version: z.string(),
@@ -25,14 +34,14 @@ export const RunStarted = z.strictObject({
   sandbox: SandboxState.nullable(),
 }).describe("The run is about to make its first model call (routing, if any, is done)");
 
-export const RouteChosen = z.strictObject({
+const RouteChosen = z.strictObject({
   type: z.literal("route-chosen"),
   slice: z.string(),
   via: z.string().describe("pattern, classification, default or slice_flag"),
   rule: z.number().int().nullable().describe("Index of the pattern rule that matched, from 0"),
 }).describe("A catalog request was routed to a slice");
 
-export const ModelCalled = z.strictObject({
+const ModelCalled = z.strictObject({
   type: z.literal("model-called"),
   step: count.describe("0 for the classification call before the first step"),
   phase: Phase,
@@ -43,23 +52,23 @@ export const ModelCalled = z.strictObject({
   elapsed_ms: z.number().nonnegative(),
 }).describe("A model call returned");
 
-export const CheckpointTaken = z.strictObject({
+const CheckpointTaken = z.strictObject({
   type: z.literal("checkpoint-taken"),
   step: count,
   phase: Phase,
   retired: count.describe("Events retired from the tail into the checkpoint"),
 }).describe("Old events were retired into a checkpoint (the cacheable prefix changed)");
 
-export const LookupAnswered = z.strictObject({
+const LookupAnswered = z.strictObject({
   type: z.literal("lookup-answered"),
   step: count,
   phase: Phase,
-  kind: z.enum(["result", "list_history", "read_history"]).nullable().describe("null for a malformed lookup"),
+  kind: LookupKind.nullable().describe("null for a malformed lookup"),
   error: z.boolean(),
   omitted: z.boolean().describe("The response did not fit under the ceiling and was replaced by an error entry"),
 }).describe("A lookup the model asked for was answered in the next request");
 
-export const StepExecuted = z.strictObject({
+const StepExecuted = z.strictObject({
   type: z.literal("step-executed"),
   step: count,
   action: z.string().nullable().describe("The chosen action; null when the step was refused before one was chosen"),
@@ -70,7 +79,36 @@ export const StepExecuted = z.strictObject({
   timed_out: z.boolean().nullable().describe("For test and command reports: whether it was killed at its timeout"),
   refusal: z.string().nullable().describe("For a refusal: its code"),
   elapsed_ms: z.number().nonnegative().describe("Time spent executing (0 for a refusal before execution)"),
+  target: z.string().nullable().describe(
+    `What the action worked on: its path, or the command's argv joined and clipped to ${TARGET_LIMIT} bytes ` +
+      "(credentials in URLs redacted); null for actions without one (run_tests, print, finish). Never file contents",
+  ),
+  status: StepStatus.describe(
+    "ok; failed (a test or command exited non-zero or was killed, or the model finished with failure); timed_out; " +
+      "refused",
+  ),
+  revision: z.string().describe("The workspace revision after the step (r0 at start, +1 per change)"),
 }).describe("A step's action was executed (or refused) and its typed report recorded");
+
+/** What a step event says of an executed step: its target, its status (never contents, output or secrets). */
+export function stepOutcome(
+  args: Record<string, unknown>,
+  report: ExecutionReport,
+): { target: string | null; status: StepStatus } {
+  const path = typeof args.path === "string" ? args.path : null;
+  const argv = Array.isArray(args.argv) && args.argv.every((a) => typeof a === "string") ? args.argv : null;
+  const target = path ?? (argv ? clipText(safeMessage(argv.join(" ")), TARGET_LIMIT) : null);
+  const status: StepStatus = report.kind === "refusal"
+    ? "refused"
+    : (report.kind === "test" || report.kind === "command") && report.timed_out
+    ? "timed_out"
+    : (report.kind === "test" || report.kind === "command") && report.exit_code !== 0
+    ? "failed"
+    : report.kind === "finish" && report.status === "failure"
+    ? "failed"
+    : "ok";
+  return { target, status };
+}
 
 export const RunResultEvent = z.strictObject({
   type: z.literal("result"),
@@ -78,7 +116,7 @@ export const RunResultEvent = z.strictObject({
   outcome: z.string().describe("A run outcome, or usage_error / internal_error when no run happened"),
   exit_code: z.number().int(),
   slice: z.string().nullable(),
-  status: z.enum(["success", "failure"]).nullable().describe("The model's finish status, when it finished"),
+  status: FinishStatus.nullable().describe("The model's finish status, when it finished"),
   summary: z.string().nullable().describe("The model's finish summary, whole"),
   steps: count,
   revision: z.string(),
@@ -99,7 +137,7 @@ export const RunResultEvent = z.strictObject({
 }).describe("How the run ended: the last line of stream-json, the one object of --output-format json");
 export type RunResultEvent = z.infer<typeof RunResultEvent>;
 
-/** The events the loop itself emits (the command adds run-started, route-chosen and the result). */
+/** The events the loop itself emits (the lifecycle adds run-started and route-chosen, the command the result). */
 export type LoopEvent =
   | z.infer<typeof ModelCalled>
   | z.infer<typeof CheckpointTaken>

@@ -2,8 +2,12 @@
 // stream's run-started event, so a run without one is never silent about it (docs/sandbox.md).
 import { z } from "zod";
 
+/** The sandbox modes, a floor: auto < required; off only when asked for. The one list of them. */
+export const SandboxMode = z.enum(["auto", "required", "off"]);
+export type SandboxMode = z.infer<typeof SandboxMode>;
+
 export const SandboxState = z.strictObject({
-  mode: z.enum(["auto", "required", "off"]).describe(
+  mode: SandboxMode.describe(
     "The mode the run used: the floor (--sandbox, else LOOM_SANDBOX, else auto) raised by the slice's sandbox.mode",
   ),
   active: z.boolean().describe("Whether processes really ran in the OS sandbox (false: unsandboxed)"),

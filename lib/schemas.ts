@@ -1,18 +1,18 @@
 // The JSON Schemas Loom publishes, generated from the zod schemas (the zod schema is the source of truth):
 // printed by `loom schema NAME` and shipped in schemas/ (kept equal by tests and scripts/gen-schemas.ts).
 import { z } from "zod";
-import { Catalog } from "./catalog.ts";
+import { Catalog } from "./catalog/catalog.ts";
 import { UserConfig } from "./config.ts";
-import { AggregateReport, ContextReport } from "./context-report.ts";
+import { AggregateReport, ContextReport } from "./report/context-report.ts";
 import { SliceRequestFile } from "./slice.ts";
 import { RunEvent } from "./run-events.ts";
-import { RecordingEntry, RecordingHeader } from "./recording.ts";
+import { RecordingEntry, RecordingHeader } from "./recording/recording.ts";
 import { Suite } from "./eval/suite.ts";
 import { EvalFile } from "./eval/eval-file.ts";
 import { PriceTable } from "./prices.ts";
 
 /** A recording is JSONL: each line is the header (first) or an entry. */
-export const RecordingLine = z
+const RecordingLine = z
   .union([RecordingHeader, RecordingEntry])
   .describe("One line of a Loom recording (JSONL): the header on line 1, then answers and executions");
 

@@ -1,14 +1,15 @@
 // SliceRequest: everything one slice needs.
 import { z } from "zod";
-import { ActionName } from "./actions.ts";
+import { ActionName } from "./loop/actions.ts";
 import { PreviewMode, StepProtocol } from "./policy.ts";
+import { SandboxMode } from "./sandbox-state.ts";
 
 export const TestSpec = z.strictObject({
   command: z.array(z.string()).min(1).describe("argv of the test command, run in the workspace without a shell"),
   timeout_ms: z.number().int().positive().describe("Kill the test process group after this many milliseconds"),
 });
 
-export const Limits = z.strictObject({
+const Limits = z.strictObject({
   max_steps: z.number().int().positive().describe("Maximum number of executed actions"),
   command_timeout_ms: z.number().int().positive().optional().describe(
     "Timeout for run_command (default: test timeout)",
@@ -16,7 +17,7 @@ export const Limits = z.strictObject({
 });
 
 export const SandboxSettings = z.strictObject({
-  mode: z.enum(["auto", "required", "off"]).optional().describe(
+  mode: SandboxMode.optional().describe(
     "auto (default): sandbox test and command processes when the OS sandbox is available, say once when not; " +
       "required: refuse to start without it (exit 3); off: run them unsandboxed. --sandbox overrides it",
   ),

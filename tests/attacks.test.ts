@@ -22,12 +22,12 @@ import process from "node:process";
 import { createWorkspaceExecutor } from "../lib/adapters/create-workspace-executor.ts";
 import { findBubblewrap } from "../lib/adapters/sandbox.ts";
 import { startRun } from "../lib/adapters/start-run.ts";
-import { parseRecording } from "../lib/recording.ts";
-import { ScriptedProvider } from "../lib/replay.ts";
+import { parseRecording } from "../lib/recording/recording.ts";
+import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { traceWriter } from "../commands/trace-file.ts";
-import { ExecutionReport } from "../lib/reports.ts";
+import { ExecutionReport } from "../lib/loop/reports.ts";
 import type { SliceRequest } from "../lib/slice.ts";
-import { ResultStore } from "../lib/store.ts";
+import { ResultStore } from "../lib/context/store.ts";
 import {
   type Arena,
   attackSlice,

@@ -2,14 +2,20 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { runLoop } from "../lib/loop.ts";
-import { ScriptedProvider } from "../lib/replay.ts";
-import { ResultStore } from "../lib/store.ts";
-import { utf8Length } from "../lib/digest.ts";
-import { CEILING_BYTES, RETIRE_TARGET_BYTES, RETIRE_TRIGGER_BYTES, TAIL_MAX, TAIL_TARGET } from "../lib/budget.ts";
-import { NEWEST_PREVIEW_BYTES, RETAINED_PREVIEW_BYTES } from "../lib/render-event.ts";
+import { runLoop } from "../lib/loop/loop.ts";
+import { ScriptedProvider } from "../lib/recording/replay.ts";
+import { ResultStore } from "../lib/context/store.ts";
+import { utf8Length } from "../lib/context/digest.ts";
+import {
+  CEILING_BYTES,
+  RETIRE_TARGET_BYTES,
+  RETIRE_TRIGGER_BYTES,
+  TAIL_MAX,
+  TAIL_TARGET,
+} from "../lib/context/budget.ts";
+import { NEWEST_PREVIEW_BYTES, RETAINED_PREVIEW_BYTES } from "../lib/context/render-event.ts";
 import { type Answer, answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
-import type { TurnRequest } from "../lib/turn.ts";
+import type { TurnRequest } from "../lib/loop/turn.ts";
 
 const ORDER = [
   "instructions",

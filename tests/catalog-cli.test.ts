@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "../main.ts";
-import { CEILING_BYTES } from "../lib/budget.ts";
-import { parseJsonc } from "../lib/catalog.ts";
+import { CEILING_BYTES } from "../lib/context/budget.ts";
+import { parseJsonc } from "../lib/catalog/catalog.ts";
 import {
   anthropicAnswer,
   openAIAnswer,

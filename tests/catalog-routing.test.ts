@@ -2,10 +2,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { CEILING_BYTES } from "../lib/budget.ts";
-import { Catalog } from "../lib/catalog.ts";
-import { utf8Length } from "../lib/digest.ts";
+import { CEILING_BYTES } from "../lib/context/budget.ts";
+import { Catalog } from "../lib/catalog/catalog.ts";
+import { utf8Length } from "../lib/context/digest.ts";
 import { InterruptedError, ProviderError, RoutingError, StartupError } from "../lib/errors.ts";
+import { endingOf } from "../lib/ending.ts";
 import {
   checkClassificationCeiling,
   classificationRequest,
@@ -13,8 +14,8 @@ import {
   readClassificationAnswer,
   type RouteOptions,
   routeRequest,
-} from "../lib/routing.ts";
-import type { ModelAnswer, Provider, TurnRequest, Usage } from "../lib/turn.ts";
+} from "../lib/catalog/routing.ts";
+import type { ModelAnswer, Provider, TurnRequest, Usage } from "../lib/loop/turn.ts";
 
 const USAGE: Usage = { input: 120, cache_read: null, cache_write: null, output: 7 };
 
@@ -194,7 +195,7 @@ test("under the bounded policy a classification request of 64 KiB passes and one
   const over = checkClassificationCeiling({ bytes: CEILING_BYTES + 1, policy: "bounded" });
   assert.ok(over instanceof RoutingError);
   assert.equal(over.code, "context_ceiling_exceeded");
-  assert.equal(over.exitCode, 3);
+  assert.equal(endingOf({ threw: over }).exitCode, 3);
   assert.match(over.message, /^Classification request is 65,537 bytes, over the 65,536-byte ceiling/);
   assert.equal(checkClassificationCeiling({ bytes: 10 * CEILING_BYTES, policy: "legacy" }), null);
 });

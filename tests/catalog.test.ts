@@ -5,8 +5,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
-import { type Catalog, catalogJsonSchema, loadCatalog, parseJsonc, renderIntent } from "../lib/catalog.ts";
+import { type Catalog, catalogJsonSchema, loadCatalog, parseJsonc, renderIntent } from "../lib/catalog/catalog.ts";
 import { LoomError, StartupError } from "../lib/errors.ts";
+import { endingOf } from "../lib/ending.ts";
 import { main } from "../main.ts";
 import { renderJsonSchema } from "../commands/schema.ts";
 import type { Io } from "../commands/io.ts";
@@ -78,7 +79,7 @@ test("a wrong type names the file, the field path and what was expected", () => 
   value.slices["fix-tests"].test.timeout_ms = "30s";
   const error = loadError(value);
   assert.equal(error.code, "catalog_invalid");
-  assert.equal(error.exitCode, 3);
+  assert.equal(endingOf({ threw: error }).exitCode, 3);
   assert.match(
     error.message,
     /^Invalid catalog "catalogs\/team\.jsonc": slices\.fix-tests\.test\.timeout_ms: .*expected number, received string/,
@@ -239,7 +240,11 @@ test("renderIntent puts the request text in verbatim, even with replacement patt
 
 test("schemas/catalog.schema.json equals the JSON Schema generated from the zod schema", () => {
   const shipped = readFileSync(resolve(ROOT, "schemas/catalog.schema.json"), "utf8");
-  assert.equal(shipped, renderJsonSchema("catalog"), "regenerate schemas/catalog.schema.json from lib/catalog.ts");
+  assert.equal(
+    shipped,
+    renderJsonSchema("catalog"),
+    "regenerate schemas/catalog.schema.json from lib/catalog/catalog.ts",
+  );
   assert.deepEqual(JSON.parse(shipped), catalogJsonSchema());
 });
 

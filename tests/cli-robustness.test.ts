@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { Readable } from "node:stream";
 import { main, readAll } from "../main.ts";
-import { parseJsonc } from "../lib/catalog.ts";
+import { parseJsonc } from "../lib/catalog/catalog.ts";
 import { InterruptedError } from "../lib/errors.ts";
 import {
   anthropicAnswer,

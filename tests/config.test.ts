@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import fc from "fast-check";
 import { z } from "zod";
-import { formatZodError } from "../lib/zod-error.ts";
+import { formatZodError } from "../lib/text/zod-error.ts";
 import { main } from "../main.ts";
 import { resolveSettings, type SettingName, SETTINGS } from "../lib/config.ts";
 import {

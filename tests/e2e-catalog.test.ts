@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseJsonc } from "../lib/catalog.ts";
+import { parseJsonc } from "../lib/catalog/catalog.ts";
 import {
   anthropicAnswer,
   type FakeProviderServer,
@@ -117,6 +117,37 @@ function assertNoJson(stderr: string): void {
 }
 
 // ---- runs that complete ----
+
+test(
+  "stream-json of a routed run: the classification call, route-chosen, run-started, then steps naming their targets",
+  E2E,
+  async (t) => {
+    const s = await sandbox(t, {
+      openai: [
+        openAIAnswer({ slice: "explain" }),
+        openAIAnswer({ action: "read_file", reason: "Look at truncateSlug" }),
+        openAIAnswer({ path: "src/slug.mjs" }),
+        openAIAnswer({ action: "finish" }),
+        openAIAnswer({ status: "success", summary: "Explained truncateSlug." }),
+      ],
+    });
+    const run = await s.loom(["-", "--catalog", EXAMPLE, "--workspace", "ws", "--output-format", "stream-json"], {
+      stdin: "What does truncateSlug do?\n",
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const events = lines(run.stdout).map((line) => JSON.parse(line));
+    assert.deepEqual(events.slice(0, 3).map((e) => e.type), ["model-called", "route-chosen", "run-started"]);
+    assert.deepEqual([events[0].step, events[0].phase], [0, "classification"]);
+    assert.deepEqual(events[1], { type: "route-chosen", slice: "explain", via: "classification", rule: null });
+    const steps = events.filter((e) => e.type === "step-executed");
+    assert.deepEqual(steps.map((e) => [e.action, e.target, e.status, e.revision]), [
+      ["read_file", "src/slug.mjs", "ok", "r0"],
+      ["finish", null, "ok", "r0"],
+    ]);
+    assert.ok(!run.stdout.includes("truncateSlug(slug"), "no file contents in the stream");
+    assert.equal(events.at(-1).type, "result");
+  },
+);
 
 test(
   "a request piped through stdin to dist/loom run --catalog … --json: one JSON object on stdout, classification-routed, stderr free of JSON",

@@ -6,12 +6,12 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ContextReport } from "../lib/context-report.ts";
-import { parseRecording } from "../lib/recording.ts";
+import { ContextReport } from "../lib/report/context-report.ts";
+import { parseRecording } from "../lib/recording/recording.ts";
 import { runWithOptions } from "../api.ts";
-import { ScriptedProvider } from "../lib/replay.ts";
-import { canonicalJson } from "../lib/digest.ts";
-import { comparableReport } from "../lib/reports.ts";
+import { ScriptedProvider } from "../lib/recording/replay.ts";
+import { canonicalJson } from "../lib/context/digest.ts";
+import { comparableReport } from "../lib/loop/reports.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const loom = join(root, "dist", "loom");

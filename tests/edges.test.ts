@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import fc from "fast-check";
 import { postJson } from "../lib/adapters/providers/post-json.ts";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
-import { redactUrlUserinfo } from "../lib/safe-text.ts";
+import { redactUrlUserinfo } from "../lib/text/safe-text.ts";
 import { renderResultText, type ResultSummary } from "../commands/reporter.ts";
 
 async function serve(

@@ -6,10 +6,10 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { isIgnored, parseIgnore } from "../lib/ignore-rules.ts";
+import { isIgnored, parseIgnore } from "../lib/text/ignore-rules.ts";
 import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
-import { ExecutionReport } from "../lib/reports.ts";
-import { ResultStore } from "../lib/store.ts";
+import { ExecutionReport } from "../lib/loop/reports.ts";
+import { ResultStore } from "../lib/context/store.ts";
 
 function tree(files: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), "loom-gitignore-"));

@@ -51,7 +51,27 @@ test("findCycles reports a two-module cycle, a longer one and a self-import, eac
 test("the repository's modules import one another without a cycle", () => {
   const modules = importGraph(ROOT, ["main.ts", "api.ts", "commands", "lib", "bench", "scripts", "tests"]);
   assert.ok(modules.size > 100, `only ${modules.size} modules found`);
-  assert.ok(modules.get("lib/loop.ts")?.includes("lib/stage.ts"), "the walker resolves relative imports");
+  assert.ok(modules.get("lib/loop/loop.ts")?.includes("lib/loop/stage.ts"), "the walker resolves relative imports");
   const cycles = findCycles(modules).map((cycle) => cycle.join(" -> "));
   assert.deepEqual(cycles, [], `import cycles:\n${cycles.join("\n")}`);
+});
+
+/** The floor a module stands on: main.ts and api.ts on top, then commands/, then lib/adapters/, then pure lib/. */
+function floorOf(module: string): number {
+  if (module === "main.ts" || module === "api.ts") return 3;
+  if (module.startsWith("commands/")) return 2;
+  if (module.startsWith("lib/adapters/")) return 1;
+  if (module.startsWith("lib/")) return 0;
+  return -1; // bench, scripts, tests: users of every floor
+}
+
+test("no module imports from a floor above its own (lib/ < lib/adapters/ < commands/ < main.ts, api.ts)", () => {
+  const modules = importGraph(ROOT, ["main.ts", "api.ts", "commands", "lib"]);
+  const upward = [...modules].flatMap(([module, imports]) =>
+    imports.filter((target) => floorOf(target) > floorOf(module)).map((target) => `${module} -> ${target}`)
+  );
+  assert.ok(modules.size > 120, `only ${modules.size} modules`);
+  assert.deepEqual(upward, []);
+  assert.equal(floorOf("lib/context/context.ts"), 0);
+  assert.ok(floorOf("commands/run.ts") > floorOf("lib/adapters/start-run.ts"));
 });

@@ -9,12 +9,13 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { type RunResult, startRun } from "../lib/adapters/start-run.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
-import { canonicalJson, digestOf } from "../lib/digest.ts";
+import { canonicalJson, digestOf } from "../lib/context/digest.ts";
 import { UsageError } from "../lib/errors.ts";
-import { detectFormat, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
-import { parseRecording, type RecordedExecution, type Recording, recordingLine } from "../lib/recording.ts";
-import { RecordedExecutor, ScriptedProvider } from "../lib/replay.ts";
-import { NULL_USAGE } from "../lib/turn.ts";
+import { endingOf } from "../lib/ending.ts";
+import { detectFormat, type ImportFormat, importTrajectory } from "../lib/recording/importers/index.ts";
+import { parseRecording, type RecordedExecution, type Recording, recordingLine } from "../lib/recording/recording.ts";
+import { RecordedExecutor, ScriptedProvider } from "../lib/recording/replay.ts";
+import { NULL_USAGE } from "../lib/loop/turn.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, FIXTURES), "utf8");
@@ -87,7 +88,7 @@ async function assertReplays(
 function assertUsageError(fn: () => unknown, pattern: RegExp): void {
   assert.throws(fn, (error: unknown) => {
     assert.ok(error instanceof UsageError, String(error));
-    assert.equal(error.exitCode, 2);
+    assert.equal(endingOf({ threw: error }).exitCode, 2);
     assert.ok(!error.message.includes("\n"), error.message);
     assert.match(error.message, pattern);
     return true;

@@ -6,11 +6,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { test } from "node:test";
 import fc from "fast-check";
-import { digestOf, utf8Length } from "../lib/digest.ts";
+import { digestOf, utf8Length } from "../lib/context/digest.ts";
 import { UsageError } from "../lib/errors.ts";
-import { detectFormat, type ImportFormat, importTrajectory } from "../lib/importers/index.ts";
-import { parseRecording, type RecordedExecution, type Recording, recordingLine } from "../lib/recording.ts";
-import { NULL_USAGE } from "../lib/turn.ts";
+import { endingOf } from "../lib/ending.ts";
+import { detectFormat, type ImportFormat, importTrajectory } from "../lib/recording/importers/index.ts";
+import { parseRecording, type RecordedExecution, type Recording, recordingLine } from "../lib/recording/recording.ts";
+import { NULL_USAGE } from "../lib/loop/turn.ts";
 import { workload, WORKLOADS, workloadTests } from "./helpers/workloads.ts";
 
 const FIXTURES = new URL("./fixtures/openai-messages/", import.meta.url);
@@ -565,7 +566,7 @@ for (const [file, expected] of MALFORMED) {
       () => importText(text, "openai-messages", file),
       (error: unknown) => {
         assert.ok(error instanceof UsageError);
-        assert.equal(error.exitCode, 2);
+        assert.equal(endingOf({ threw: error }).exitCode, 2);
         assert.ok(!error.message.includes("\n"), error.message);
         assert.match(error.message, expected);
         return true;
@@ -675,7 +676,7 @@ test("a plain messages[] log without tool calls imports as mini-swe-agent", () =
 });
 
 test("lib/importers stays pure: no process, runtime globals, clock, network or filesystem", () => {
-  const dir = fileURLToPath(new URL("../lib/importers/", import.meta.url));
+  const dir = fileURLToPath(new URL("../lib/recording/importers/", import.meta.url));
   const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
   assert.ok(files.length >= 5);
   for (const file of files) {

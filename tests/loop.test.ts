@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyReport, initialBriefing, viewBriefing } from "../lib/briefing.ts";
-import { type LoopOptions, MAX_INVALID_STEPS, runLoop } from "../lib/loop.ts";
+import { applyReport, initialBriefing, viewBriefing } from "../lib/context/briefing.ts";
+import { type LoopOptions, MAX_INVALID_STEPS, runLoop } from "../lib/loop/loop.ts";
 import { EXIT_CODES } from "../lib/outcome.ts";
-import { ScriptedProvider } from "../lib/replay.ts";
-import { ResultStore } from "../lib/store.ts";
-import { utf8Length } from "../lib/digest.ts";
+import { ScriptedProvider } from "../lib/recording/replay.ts";
+import { ResultStore } from "../lib/context/store.ts";
+import { utf8Length } from "../lib/context/digest.ts";
 import { type Answer, answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 import type { SliceRequest } from "../lib/slice.ts";
 

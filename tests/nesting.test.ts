@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { jsonDepth, MAX_JSON_DEPTH } from "../lib/json-depth.ts";
+import { jsonDepth, MAX_JSON_DEPTH } from "../lib/text/json-depth.ts";
 import { ROOT, runLoom } from "./helpers/binary.ts";
 
 test("jsonDepth counts brackets outside strings only", () => {

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { InterruptedError } from "../lib/errors.ts";
+import { endingOf } from "../lib/ending.ts";
 import { HeadTailBuffer, MAX_OUTPUT_BYTES, processEnv, runProcess } from "../lib/adapters/process.ts";
 
 const MARKER = /\n\[… (\d+) bytes omitted by loom …\]\n/;
@@ -143,7 +144,10 @@ test("an abort kills the process group and rejects with InterruptedError", async
     const pid = Number(await waitForFile(pidFile));
     assert.equal(isAlive(pid), true);
     controller.abort();
-    await assert.rejects(running, (error: unknown) => error instanceof InterruptedError && error.exitCode === 130);
+    await assert.rejects(
+      running,
+      (error: unknown) => error instanceof InterruptedError && endingOf({ threw: error }).exitCode === 130,
+    );
     assert.equal(await isGoneSoon(pid), true);
   });
 });

@@ -2,9 +2,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadWorkload, replayRecording } from "../bench/workloads.ts";
-import { argumentsResponseSchema, runResponseSchema, selectionResponseSchema } from "../lib/answer.ts";
+import { argumentsResponseSchema, runResponseSchema, selectionResponseSchema } from "../lib/loop/answer.ts";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
+import { endingOf } from "../lib/ending.ts";
 import {
   type AnthropicRequestBody,
   type AnthropicTool,
@@ -14,7 +15,7 @@ import {
 import { encodePropertyKeys } from "../lib/providers/encode-property-keys.ts";
 import { renderSection } from "../lib/providers/render-sections.ts";
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
-import type { CompleteOptions, Provider, Section, TurnRequest } from "../lib/turn.ts";
+import type { CompleteOptions, Provider, Section, TurnRequest } from "../lib/loop/turn.ts";
 import { workload, workloadTests } from "./helpers/workloads.ts";
 import {
   anthropicAnswer,
@@ -544,7 +545,7 @@ test("anthropic: aborting the signal while the call hangs interrupts it", async 
     controller.abort();
     const error = await rejection(call);
     assert.ok(error instanceof InterruptedError);
-    assert.equal(error.exitCode, 130);
+    assert.equal(endingOf({ threw: error }).exitCode, 130);
   });
 });
 

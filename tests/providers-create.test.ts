@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { StartupError } from "../lib/errors.ts";
+import { endingOf } from "../lib/ending.ts";
 import { ProviderConfig } from "../lib/providers/provider-config.ts";
 import {
   anthropicAnswer,
@@ -25,7 +26,7 @@ function startupError(run: () => unknown): StartupError {
 test("createProvider: a missing key is a startup error naming the variable (exit 3)", () => {
   const anthropic = startupError(() => createProvider({ kind: "anthropic", model: "m" }, { env: {} }));
   assert.equal(anthropic.code, "missing_credential");
-  assert.equal(anthropic.exitCode, 3);
+  assert.equal(endingOf({ threw: anthropic }).exitCode, 3);
   assert.match(anthropic.message, /ANTHROPIC_API_KEY/);
   assert.match(
     startupError(() => createProvider({ kind: "openai", model: "m" }, { env: { OPENAI_API_KEY: " " } })).message,

@@ -10,12 +10,12 @@ import {
   renderNewestView,
   renderRetained,
   RETAINED_PREVIEW_BYTES,
-} from "../lib/render-event.ts";
-import { createEvent } from "../lib/events.ts";
-import { ResultStore } from "../lib/store.ts";
-import { utf8Length } from "../lib/digest.ts";
-import { runLoop } from "../lib/loop.ts";
-import { ScriptedProvider } from "../lib/replay.ts";
+} from "../lib/context/render-event.ts";
+import { createEvent } from "../lib/context/events.ts";
+import { ResultStore } from "../lib/context/store.ts";
+import { utf8Length } from "../lib/context/digest.ts";
+import { runLoop } from "../lib/loop/loop.ts";
+import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 
 test("headAndTail shows at least the limit, cut on character boundaries, and counts what it leaves out", () => {

@@ -3,8 +3,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ContextPolicyName } from "../lib/policy.ts";
-import { type ContextReport, ReportBuilder } from "../lib/context-report.ts";
-import { renderReportHtml } from "../lib/report-html.ts";
+import { type ContextReport, ReportBuilder } from "../lib/report/context-report.ts";
+import { renderReportHtml } from "../lib/report/html.ts";
 import { findChromium, measureLayout } from "./helpers/chromium.ts";
 
 /** A run whose requests grow past 48 KiB; bounded falls back to ~31 KiB there. */

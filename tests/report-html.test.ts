@@ -8,12 +8,12 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { main } from "../main.ts";
 import type { Io } from "../commands/io.ts";
-import { aggregateReports, type ContextReport, ReportBuilder } from "../lib/context-report.ts";
-import { renderReportHtml, SERIES_COLORS } from "../lib/report-html.ts";
-import { spreadLabels } from "../lib/report-chart.ts";
+import { aggregateReports, type ContextReport, ReportBuilder } from "../lib/report/context-report.ts";
+import { renderReportHtml, SERIES_COLORS } from "../lib/report/html.ts";
+import { spreadLabels } from "../lib/report/chart.ts";
 import fc from "fast-check";
 import { runLoom } from "./helpers/binary.ts";
-import type { NamedReport } from "../lib/report-load.ts";
+import type { NamedReport } from "../lib/report/load.ts";
 import { countColor, dumpDom, findChromium, readPng, screenshot } from "./helpers/chromium.ts";
 
 const ARTIFACTS = fileURLToPath(new URL("./artifacts/", import.meta.url));

@@ -5,9 +5,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../main.ts";
-import { aggregateReports, ReportBuilder } from "../lib/context-report.ts";
+import { aggregateReports, ReportBuilder } from "../lib/report/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
-import { parseReport } from "../lib/report-load.ts";
+import { endingOf } from "../lib/ending.ts";
+import { parseReport } from "../lib/report/load.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 
 const CANARY = "CANARY-7f3c2a";
@@ -141,7 +142,7 @@ test("parseReport throws a UsageError whose code says which kind of bad input it
       parseReport(text, { file: "x" });
     } catch (error) {
       assert.ok(error instanceof UsageError);
-      assert.equal(error.exitCode, 2);
+      assert.equal(endingOf({ threw: error }).exitCode, 2);
       return error.code;
     }
     assert.fail("expected a UsageError");

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { ContextReport, ReportBuilder } from "../lib/context-report.ts";
+import { ContextReport, ReportBuilder } from "../lib/report/context-report.ts";
 import { renderSchemaFile, SCHEMA_FILES } from "../scripts/gen-schemas.ts";
 import { type JsonSchemaNode, validateJsonSchema } from "./helpers/validate-json-schema.ts";
 

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
 import { WorkspaceFingerprint } from "../lib/adapters/workspace-fingerprint.ts";
-import { mayChangeFiles } from "../lib/importers/command-effect.ts";
-import { applyReport, initialBriefing } from "../lib/briefing.ts";
-import { ExecutionReport } from "../lib/reports.ts";
-import { ResultStore } from "../lib/store.ts";
+import { mayChangeFiles } from "../lib/recording/importers/command-effect.ts";
+import { applyReport, initialBriefing } from "../lib/context/briefing.ts";
+import { ExecutionReport } from "../lib/loop/reports.ts";
+import { ResultStore } from "../lib/context/store.ts";
 
 function withExecutor(
   fn: (fx: {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runWithOptions } from "../api.ts";
-import { ScriptedProvider } from "../lib/replay.ts";
+import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { answer, give, pick, sliceRequest } from "./helpers/loop-builders.ts";
 
 const project = fileURLToPath(new URL("../testdata/example-project", import.meta.url));

@@ -76,6 +76,8 @@ test('loom run "TEXT" --model … --output-format stream-json: every line valida
   assert.equal(firstCall.phase, "selection");
   assert.equal(firstCall.usage.input, FULL_ANTHROPIC_USAGE.input_tokens);
   assert.deepEqual([tests.action, tests.report, tests.exit_code, tests.timed_out], ["run_tests", "test", 1, false]);
+  assert.deepEqual([tests.target, tests.status, tests.revision], [null, "failed", "r0"]);
+  assert.deepEqual(events.at(-2).status, "failed", "the model finished with failure");
   const result = events.at(-1);
   const report = JSON.parse(readFileSync(join(s.dir, "report.json"), "utf8"));
   assert.equal(result.outcome, "completed");

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { LoomError, StartupError } from "../lib/errors.ts";
-import { escapeControl, redactUrlUserinfo, safeMessage } from "../lib/safe-text.ts";
+import { escapeControl, redactUrlUserinfo, safeMessage } from "../lib/text/safe-text.ts";
 import { runLoom } from "./helpers/binary.ts";
 
 test("redactUrlUserinfo hides user and password in every URL, and leaves other @ signs alone", () => {
@@ -31,7 +31,7 @@ test("escapeControl leaves no control character, and printable text as it was", 
 });
 
 test("every LoomError's message and report message are made safe when the error is made", () => {
-  const error = new LoomError("x", 'Key "a\nb\u001b[2J" at http://u:secret@h/', 1, { reportMessage: "r\u001b" });
+  const error = new LoomError("x", 'Key "a\nb\u001b[2J" at http://u:secret@h/', { reportMessage: "r\u001b" });
   assert.equal(error.message, safeMessage('Key "a\nb\u001b[2J" at http://u:secret@h/'));
   assert.ok(!error.message.includes("secret") && !error.message.includes("\n") && !error.message.includes("\u001b"));
   assert.equal(error.reportMessage, "r\\e");

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runWithOptions } from "../api.ts";
 import { secretEnvNames } from "../lib/adapters/start-run.ts";
-import { ScriptedProvider } from "../lib/replay.ts";
+import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { give, pick, sliceRequest } from "./helpers/loop-builders.ts";
 
 test("a variable named in secretEnvNames and the providers' key variables are not visible to the slice's processes", async () => {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { emptyAnatomy, measureRequest, MeasuringProvider } from "../bench/anatomy.ts";
 import { listWorkloads, loadWorkload, replayRecording, runNumbers, type System, SYSTEMS } from "../bench/workloads.ts";
-import { CEILING_BYTES } from "../lib/budget.ts";
+import { CEILING_BYTES } from "../lib/context/budget.ts";
 import { WORKLOADS, workloadTests } from "./helpers/workloads.ts";
 
 const workloads = listWorkloads(WORKLOADS);

@@ -1,7 +1,7 @@
 // The real executors for one slice: where its processes run (the sandbox mode decided once, here) and what they see.
 import { StartupError } from "../errors.ts";
 import type { SandboxSettings, SliceRequest } from "../slice.ts";
-import type { ResultStore } from "../store.ts";
+import type { ResultStore } from "../context/store.ts";
 import { type Bubblewrap, effectiveMode, findBubblewrap, readOnlyProblem, type SandboxMode } from "./sandbox.ts";
 import { WorkspaceExecutor } from "./workspace-executor.ts";
 

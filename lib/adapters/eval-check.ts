@@ -31,7 +31,7 @@ export type CheckOptions = {
 };
 
 /** {check} in argv becomes the check folder's absolute path. */
-export function checkArgv(command: readonly string[], checkDir: string | null): string[] {
+function checkArgv(command: readonly string[], checkDir: string | null): string[] {
   return command.map((arg) => (checkDir === null ? arg : arg.split("{check}").join(checkDir)));
 }
 

@@ -4,7 +4,7 @@
 // --resume continues from it — only when every content hash still matches.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { canonicalJson, digestOf } from "../digest.ts";
+import { canonicalJson, digestOf } from "../context/digest.ts";
 import { UsageError } from "../errors.ts";
 import { EvalFile, type EvalKey, type EvalRow, type EvalSettings } from "../eval/eval-file.ts";
 import { buildEvalFile as assemble, keyMismatch } from "../eval/assemble.ts";
@@ -19,8 +19,8 @@ import {
   shardPairs,
 } from "../eval/matrix.ts";
 import type { PriceTable } from "../prices.ts";
-import { readJson } from "../json-text.ts";
-import { formatZodError } from "../zod-error.ts";
+import { readJson } from "../text/json-text.ts";
+import { formatZodError } from "../text/zod-error.ts";
 import { VERSION } from "../version.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
 import { writeFileAtomic } from "./files.ts";

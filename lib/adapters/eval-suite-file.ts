@@ -3,8 +3,8 @@
 // computes the content hashes that resume and merge compare.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { loadCatalog } from "../catalog.ts";
-import { canonicalJson, digestOf } from "../digest.ts";
+import { loadCatalog } from "../catalog/catalog.ts";
+import { canonicalJson, digestOf } from "../context/digest.ts";
 import { describeFsError, UsageError } from "../errors.ts";
 import { parseSuite, type ResolvedTask, resolveTask, type Suite } from "../eval/suite.ts";
 import { commitTree, folderHash } from "./eval-workspace.ts";
@@ -114,5 +114,3 @@ export function taskHashes(loaded: LoadedSuite): Record<string, string> {
     return [task.id, sha(canonicalJson({ source, check, settings }))];
   }));
 }
-
-export const hashText = sha;

@@ -14,7 +14,7 @@ import { chooseSandbox } from "./create-workspace-executor.ts";
 
 export type TaskValidation = { task: string; ok: boolean; problems: string[]; reference_passes: number };
 
-export const REFERENCE_TRIES = 3;
+const REFERENCE_TRIES = 3;
 
 type Options = { jobs: number; sandbox: SandboxMode; env: Record<string, string | undefined>; signal?: AbortSignal };
 

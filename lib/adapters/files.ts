@@ -39,7 +39,7 @@ type Pin = { path: string; fd: number | null; dev: number; ino: number };
 const pins = new Map<string, Pin>();
 
 /** A path a write was refused on: something on the way is a symbolic link Loom did not find there before the run. */
-export class OutputLinkError extends Error {
+class OutputLinkError extends Error {
   readonly code = "ELOOP";
   constructor(path: string) {
     super(`${JSON.stringify(path)} is a symbolic link; Loom does not write its own files through links`);
@@ -66,7 +66,7 @@ function pinValid(pin: Pin): boolean {
  * link planted below them. Called by the checks of output paths before a run starts; harmless to repeat. Returns
  * false when nothing could be pinned.
  */
-export function pinOutputFolder(dir: string): boolean {
+function pinOutputFolder(dir: string): boolean {
   let existing = resolve(dir);
   while (!isDirectory(existing) && dirname(existing) !== existing) existing = dirname(existing);
   if (!isDirectory(existing)) return false;

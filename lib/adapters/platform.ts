@@ -2,7 +2,7 @@
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
-export const runtime: "bun" | "deno" | "node" = "Bun" in globalThis ? "bun" : "Deno" in globalThis ? "deno" : "node";
+const runtime: "bun" | "deno" | "node" = "Bun" in globalThis ? "bun" : "Deno" in globalThis ? "deno" : "node";
 
 /** argv that starts this same loom again: the compiled binary alone, or the runtime plus main.ts. */
 export function selfCommand(mainUrl: string): string[] {

@@ -62,14 +62,14 @@ export function processEnv(
 }
 
 /** The variable that marks every process an unsandboxed action started, so the ones that escaped its group are found. */
-export const PROCESS_TOKEN_VARIABLE = "LOOM_PROCESS_TOKEN";
+const PROCESS_TOKEN_VARIABLE = "LOOM_PROCESS_TOKEN";
 
 /**
  * Kills every process (Linux: read from /proc) whose environment carries `token`: what an unsandboxed command left
  * behind outside its process group (setsid, daemons). Best effort: a process that clears its environment is not found;
  * the OS sandbox is what guarantees nothing outlives an action.
  */
-export function killMarked(token: string): number {
+function killMarked(token: string): number {
   if (process.platform !== "linux") return 0;
   const needle = `${PROCESS_TOKEN_VARIABLE}=${token}`;
   let killed = 0;
@@ -99,7 +99,7 @@ export function killMarked(token: string): number {
   return killed;
 }
 
-export function omissionMarker(bytes: number): string {
+function omissionMarker(bytes: number): string {
   return `\n[… ${bytes} bytes omitted by loom …]\n`;
 }
 

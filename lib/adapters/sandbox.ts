@@ -5,9 +5,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { SandboxMode } from "../sandbox-state.ts";
 
-export const SANDBOX_MODES = ["auto", "required", "off"] as const;
-export type SandboxMode = (typeof SANDBOX_MODES)[number];
+export const SANDBOX_MODES = SandboxMode.options;
+export type { SandboxMode };
 
 const STRENGTH: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
 
@@ -34,11 +35,11 @@ export type SandboxPolicy = {
 };
 
 /** Variables every child gets when set on the host; everything else must be named by the slice. */
-export const BASE_ENV_NAMES: readonly string[] = ["PATH", "LANG", "LANGUAGE", "TZ", "TERM", "NO_COLOR"];
+const BASE_ENV_NAMES: readonly string[] = ["PATH", "LANG", "LANGUAGE", "TZ", "TERM", "NO_COLOR"];
 const LOCALE_VARIABLE = /^LC_[A-Z_]+$/;
 
 /** HOME inside the sandbox: an empty, private directory on a fresh tmpfs. */
-export const SANDBOX_HOME = "/tmp/home";
+const SANDBOX_HOME = "/tmp/home";
 
 /**
  * The environment of a test or command process, built from an allow-list: PATH, the locale, TZ, TERM, NO_COLOR, and
@@ -67,7 +68,7 @@ export type Bubblewrap = {
 };
 
 /** Where bubblewrap is looked for, in order: fixed system locations, never PATH (a workspace could supply one). */
-export const TRUSTED_BWRAP_PATHS: readonly string[] = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
+const TRUSTED_BWRAP_PATHS: readonly string[] = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
 
 let probed: { key: string; found: Bubblewrap | null; reason: string } | undefined;
 
@@ -88,7 +89,7 @@ export function findBubblewrap(
 }
 
 /** Why a program file cannot be trusted to be the system's (owned by root, writable by no one else), or null. */
-export function untrustedProgram(path: string): string | null {
+function untrustedProgram(path: string): string | null {
   let info;
   try {
     info = statSync(path);
@@ -194,7 +195,7 @@ const ETC_ENTRIES = [
 ].map((name) => `/etc/${name}`);
 
 /** The sandbox's /tmp: a tmpfs of this size (the kernel's default is half the machine's memory). */
-export const SANDBOX_TMP_BYTES = 512 * 1024 * 1024;
+const SANDBOX_TMP_BYTES = 512 * 1024 * 1024;
 
 function mountArgs(
   { root, policy, programDirs, sizedTmp = false }: {

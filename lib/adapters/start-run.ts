@@ -3,33 +3,46 @@
 // happened; only a bug throws.
 import { closeSync, constants, openSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog-plan.ts";
-import { loadCatalog } from "../catalog.ts";
-import type { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
-import { type ContextReport, unstartedReport } from "../context-report.ts";
-import { describeFsError, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
-import type { Executor } from "../executor.ts";
-import { type LoopResult, runLoop } from "../loop.ts";
-import type { Progress } from "../stage.ts";
-import { EXIT_CODES, type Outcome } from "../outcome.ts";
+import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog/plan.ts";
+import { loadCatalog } from "../catalog/catalog.ts";
+import {
+  type ContextPolicyName,
+  DEFAULT_POLICY,
+  DEFAULT_STEP_PROTOCOL,
+  type PreviewMode,
+  type StepProtocol,
+} from "../policy.ts";
+import { type ContextReport, unstartedReport } from "../report/context-report.ts";
+import { describeFsError, LoomError, StartupError } from "../errors.ts";
+import { endingOf } from "../ending.ts";
+import type { Executor } from "../loop/executor.ts";
+import { type LoopResult, runLoop } from "../loop/loop.ts";
+import type { Progress } from "../loop/stage.ts";
+import type { Outcome } from "../outcome.ts";
 import { DEFAULT_KEY_ENVS } from "../providers/provider-config.ts";
-import { RecordingExecutor, RecordingProvider, type RecordingSink } from "../recorder.ts";
+import { RecordingExecutor, RecordingProvider, type RecordingSink } from "../recording/recorder.ts";
 import {
   type Recording,
   RECORDING_FORMAT,
   RECORDING_VERSION,
   type RecordingEntry,
   recordingLine,
-} from "../recording.ts";
-import { ComparingExecutor, convertAnswers, RecordedExecutor, recordingProtocol, ScriptedProvider } from "../replay.ts";
-import type { Routed } from "../routing.ts";
+} from "../recording/recording.ts";
+import {
+  ComparingExecutor,
+  convertAnswers,
+  RecordedExecutor,
+  recordingProtocol,
+  ScriptedProvider,
+} from "../recording/replay.ts";
+import type { Routed } from "../catalog/routing.ts";
 import { availableActions, SliceRequest } from "../slice.ts";
-import { ResultStore } from "../store.ts";
+import { ResultStore } from "../context/store.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent } from "../run-events.ts";
-import { createTracer, type TraceLine } from "../trace.ts";
-import type { Provider } from "../turn.ts";
+import { createTracer, type TraceLine } from "../recording/trace.ts";
+import type { Provider } from "../loop/turn.ts";
 import { VERSION } from "../version.ts";
-import { formatZodError } from "../zod-error.ts";
+import { formatZodError } from "../text/zod-error.ts";
 import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "./files.ts";
 import { captureBodies } from "./providers/capture-bodies.ts";
 import { createProvider } from "./providers/create-provider.ts";
@@ -37,7 +50,7 @@ import type { HttpOptions } from "./providers/post-json.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
 import { createWorkspaceExecutor } from "./create-workspace-executor.ts";
 import type { WorkspaceExecutor } from "./workspace-executor.ts";
-import type { PreviewSizes } from "../render-event.ts";
+import type { PreviewSizes } from "../context/render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
 import { BUILT_IN_PRICES, costOf, priceOf, type PriceTable } from "../prices.ts";
@@ -116,7 +129,7 @@ export type StartOptions = RunOptions & {
   onRouting?: (note: RoutingNote) => void;
   /** Bounded preview sizes above the SPEC's floors: the benchmark's frontier only, never a CLI or catalog setting. */
   previews?: PreviewSizes;
-  /** run-started (after routing), the routing's model calls, then every loop event as it happens. */
+  /** The routing's model calls and route-chosen, then run-started, then every loop event as it happens. */
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
   trace?: (line: TraceLine) => void;
@@ -131,7 +144,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   // Loom's own files are reached from folders pinned now, before any process of the run can plant a link on the way.
   for (const path of [options.contextReport, options.record]) if (path) pinOutputPath(path);
   const known: CatalogKnown = {
-    policy: options.contextPolicy ?? options.defaultPolicy ?? "legacy",
+    policy: options.contextPolicy ?? options.defaultPolicy ?? DEFAULT_POLICY,
     reportPath: options.contextReport,
     slice: options.replay?.recording.header.slice_name ?? null,
     route: null,
@@ -150,6 +163,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     model = prepared.request.model;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
     for (const call of known.calls) options.onEvent?.({ type: "model-called", ...call, step: 0 });
+    if (known.route) {
+      const { slice, via, rule } = known.route;
+      options.onEvent?.({ type: "route-chosen", slice, via, rule });
+    }
     options.onEvent?.({
       type: "run-started",
       format_version: OUTPUT_FORMAT_VERSION,
@@ -193,11 +210,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   if (loop) {
     ({ outcome, error, report } = loop);
   } else {
-    outcome = failure instanceof InterruptedError
-      ? "interrupted"
-      : failure instanceof RoutingError
-      ? "routing_failed"
-      : "startup_failed";
+    outcome = endingOf({ threw: failure }).outcome;
     error = { code: failure!.code, message: failure!.message };
     report = unstartedReport({
       policy: known.policy,
@@ -230,20 +243,19 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     }
   }
   const replay = comparing ? { compared: comparing.compared, differing_steps: comparing.differing } : undefined;
-  const ending = outcome !== "completed"
-    ? outcome
-    : unwritable
-    ? "failed"
-    : replay && replay.differing_steps.length > 0
-    ? "diverged"
-    : "completed";
+  const { exitCode } = endingOf({
+    ran: outcome,
+    errorCode: loop?.error?.code,
+    reportUnwritten: unwritable,
+    diverged: replay !== undefined && replay.differing_steps.length > 0,
+  });
   return {
     ...(loop ?? notStarted),
     outcome,
     error,
     report,
     report_path: reportPath,
-    exit_code: EXIT_CODES[ending],
+    exit_code: exitCode,
     ...("catalog" in input ? { route: known.route } : {}),
     ...(replay ? { replay } : {}),
     sandbox: sandbox.state,
@@ -332,7 +344,10 @@ async function prepare(
       checkpoint: false,
       lookup: false,
     }));
-    const protocol = { from: recordingProtocol(replay.recording), to: request.step_protocol ?? "two-call" } as const;
+    const protocol = {
+      from: recordingProtocol(replay.recording),
+      to: request.step_protocol ?? DEFAULT_STEP_PROTOCOL,
+    } as const;
     const script = convertAnswers(answers, { ...protocol, actions: availableActions(request) });
     provider ??= traced(() => new ScriptedProvider(script));
   }

@@ -18,7 +18,7 @@ import {
   type Stats,
   writeSync,
 } from "node:fs";
-import { isIgnored, parseIgnore, type ScopedRules } from "../ignore-rules.ts";
+import { isIgnored, parseIgnore, type ScopedRules } from "../text/ignore-rules.ts";
 import { compareCodeUnits, SKIPPED_DIRECTORIES } from "./workspace-paths.ts";
 
 const PROC_FD = "/proc/self/fd";

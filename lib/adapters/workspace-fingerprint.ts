@@ -23,7 +23,7 @@ import {
   readlinkSync,
   type Stats,
 } from "node:fs";
-import { isIgnored, parseIgnore, type ScopedRules } from "../ignore-rules.ts";
+import { isIgnored, parseIgnore, type ScopedRules } from "../text/ignore-rules.ts";
 
 /**
  * Paths whose changes are not changes of the workspace unless a slice says otherwise: the version-control folders at

@@ -53,7 +53,7 @@ export function resolveInside(root: string, relPath: string): ResolvedPath {
 }
 
 /** Workspace-relative, forward-slash form of an absolute path under root ("." for root itself). */
-export function toPosix(rel: string): string {
+function toPosix(rel: string): string {
   if (rel === "") return ".";
   return sep === "/" ? rel : rel.split(sep).join("/");
 }
@@ -181,7 +181,7 @@ function unsafeSed(args: readonly string[]): string | undefined {
  * The first sed command in `script` that reads (r, R), writes (w, W) or executes (e), or an `s` with a `w` or `e` flag;
  * anything this reader cannot follow counts as dangerous (it is a guard: refusing a harmless script is the safe error).
  */
-export function sedDangerousCommand(script: string): string | undefined {
+function sedDangerousCommand(script: string): string | undefined {
   let i = 0;
   const n = script.length;
   const skipSpace = () => {

@@ -2,10 +2,10 @@
 import { readEntry } from "./workspace-files.ts";
 import { resolveInside } from "./workspace-paths.ts";
 
-export const MAX_LISTED_FILES = 2000;
+const MAX_LISTED_FILES = 2000;
 export const MAX_SEARCH_MATCHES = 200;
-export const MAX_SEARCHED_FILE_BYTES = 1024 * 1024;
-export const MAX_MATCH_LINE_CHARS = 300;
+const MAX_SEARCHED_FILE_BYTES = 1024 * 1024;
+const MAX_MATCH_LINE_CHARS = 300;
 
 /** Lines for list_files: at most MAX_LISTED_FILES names, then a note of how many more there are. */
 export function listingLines(files: readonly string[]): { count: number; lines: string[] } {
@@ -27,7 +27,7 @@ export function matchLine(file: string, hit: { line: number; text: string }): st
 const UNSAFE_NAME = /^"|[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /** A workspace path as shown in a listing or a search result: as is, or JSON-quoted when it is unsafe on one line. */
-export function shownName(name: string): string {
+function shownName(name: string): string {
   if (!UNSAFE_NAME.test(name)) return name;
   return JSON.stringify(name).replace(
     /[\u007f-\u009f\u2028\u2029]/g,
@@ -70,7 +70,7 @@ export function matchingLines(text: string, query: string): Array<{ line: number
 }
 
 /** At most `max` UTF-16 units, ending in "…" when cut, never splitting a surrogate pair. */
-export function clip(text: string, max: number): string {
+function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   let cut = max - 1;
   const last = text.charCodeAt(cut - 1);

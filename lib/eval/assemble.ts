@@ -1,6 +1,6 @@
 // Putting an eval.json together from rows: the canonical row order, the summary, and the merge of shards — pure, so
 // a merge recomputes exactly what one process would have written.
-import { canonicalJson } from "../digest.ts";
+import { canonicalJson } from "../context/digest.ts";
 import { EVAL_SCHEMA_VERSION, type EvalFile, type EvalKey, type EvalRow, type EvalSettings } from "./eval-file.ts";
 import { summarize } from "./summary.ts";
 
@@ -17,7 +17,7 @@ export function keyMismatch(a: EvalKey, b: EvalKey): string | null {
 }
 
 /** Canonical row order: suite task order, model, repeat, policy order, attempt. */
-export function sortRows(rows: EvalRow[], settings: EvalSettings, tasks: readonly string[]): EvalRow[] {
+function sortRows(rows: EvalRow[], settings: EvalSettings, tasks: readonly string[]): EvalRow[] {
   const rank = (list: readonly string[], x: string) => list.indexOf(x);
   return [...rows].sort((a, b) =>
     rank(tasks, a.task) - rank(tasks, b.task) || rank(settings.models, a.model) - rank(settings.models, b.model) ||

@@ -15,7 +15,7 @@ export type Ending = {
  * Error codes that say the run's surroundings failed, not the agent. A request the provider refused as invalid
  * (provider_bad_request: too long for the model's context window, say) is the policy's doing, not infra.
  */
-export function isInfraError(code: string | null): boolean {
+function isInfraError(code: string | null): boolean {
   if (code === null || code === "provider_bad_request") return false;
   return code.startsWith("provider_") || code.startsWith("sandbox_") || code.startsWith("workspace_") ||
     code === "report_unwritable" || code === "record_unwritable" || code === "executor_failed";

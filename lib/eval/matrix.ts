@@ -37,7 +37,7 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export function shuffle<T>(items: readonly T[], random: () => number): T[] {
+function shuffle<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));

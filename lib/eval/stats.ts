@@ -84,7 +84,7 @@ export function meanInterval(
 }
 
 /** Patterns enumerated exactly up to this many; past it, this many seeded random patterns. */
-export const EXACT_PATTERNS = 2 ** 16;
+const EXACT_PATTERNS = 2 ** 16;
 
 /**
  * Two-sided paired sign-flip permutation test of mean(d) = 0: under the null each task's difference is as likely
@@ -171,7 +171,7 @@ export function geometricMeanRatio(pairs: readonly { a: number; b: number }[]): 
 }
 
 /** z(0.975) + z(0.80): a two-sided 5 % test with 80 % power. */
-export const POWER_FACTOR = normalQuantile(0.975) + normalQuantile(0.8);
+const POWER_FACTOR = normalQuantile(0.975) + normalQuantile(0.8);
 
 /**
  * The smallest true mean difference this design would detect (80 % power, 5 % level, normal approximation):

@@ -1,16 +1,16 @@
 // An evaluation suite (SPEC §12): tasks, each a workspace source, what the agent is asked and shown, and the hidden
 // check that decides whether the run solved it. Parsed once here; every error names the file, the task and the field.
 import { z } from "zod";
-import { ActionName } from "../actions.ts";
-import { describeJsonFailure, parseJsonc } from "../json-text.ts";
+import { ActionName } from "../loop/actions.ts";
+import { describeJsonFailure, parseJsonc } from "../text/json-text.ts";
 import { UsageError } from "../errors.ts";
-import { describeIssues, MISSING_FIELDS } from "../zod-error.ts";
+import { describeIssues, MISSING_FIELDS } from "../text/zod-error.ts";
 
 const Argv = z.array(z.string().min(1)).min(1);
 const Path = z.string().min(1);
 const Timeout = z.number().int().positive();
 
-export const TaskId = z.string().regex(
+const TaskId = z.string().regex(
   /^[a-z0-9][a-z0-9._-]{0,63}$/,
   "expected lowercase letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)",
 );
@@ -41,7 +41,7 @@ const Shared = {
   tags: z.array(z.string().min(1)).optional().describe("Labels for grouping results"),
 };
 
-export const SuiteTask = z.strictObject({
+const SuiteTask = z.strictObject({
   id: TaskId.describe("Unique task id (names the run folders)"),
   intent: z.string().min(1).describe("What the agent is asked to do"),
   workspace: Path.optional().describe("Folder copied fresh for every run, relative to the suite file"),
@@ -79,7 +79,7 @@ export const Suite = z.strictObject({
 }).describe("A Loom evaluation suite (loom eval SUITE); paths are relative to this file");
 export type Suite = z.infer<typeof Suite>;
 
-export const DEFAULT_ACTIONS: ActionName[] = [
+const DEFAULT_ACTIONS: ActionName[] = [
   "read_file",
   "list_files",
   "search",
@@ -89,8 +89,8 @@ export const DEFAULT_ACTIONS: ActionName[] = [
   "print",
   "finish",
 ];
-export const DEFAULT_MAX_STEPS = 40;
-export const DEFAULT_INSTRUCTIONS =
+const DEFAULT_MAX_STEPS = 40;
+const DEFAULT_INSTRUCTIONS =
   "Work in small steps: read what you need, make the change, run the tests, and finish when they pass on the " +
   "latest revision.";
 

@@ -1,7 +1,7 @@
 // How long to wait before the next attempt: the server's retry-after when it sent one, otherwise exponential
 // backoff with full jitter (a uniform draw below the exponential cap), so clients that failed together spread out.
 
-export const DEFAULT_BACKOFF = { baseMs: 500, maxMs: 8_000 } as const;
+const DEFAULT_BACKOFF = { baseMs: 500, maxMs: 8_000 } as const;
 
 /** attempt: 1 after the first failure. random: a draw in [0, 1). */
 export function backoffDelayMs(

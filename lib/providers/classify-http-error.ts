@@ -35,7 +35,7 @@ export function errorDetail(bodyText: string): string | null {
 }
 
 /** Removes every occurrence of the secret; belt and braces for server text we show. */
-export function redact(text: string, secret: string | null): string {
+function redact(text: string, secret: string | null): string {
   return secret && secret.length >= 4 ? text.split(secret).join("[redacted]") : text;
 }
 

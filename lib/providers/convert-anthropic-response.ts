@@ -1,15 +1,15 @@
 // Anthropic Messages API response -> ModelAnswer. The forced tool's input carries the answer; a text-only reply
 // (a refusal, or a model ignoring tool_choice) is parsed as JSON when it is JSON and kept as text otherwise.
 import { z } from "zod";
-import type { ModelAnswer } from "../turn.ts";
-import { formatZodError } from "../zod-error.ts";
+import type { ModelAnswer } from "../loop/turn.ts";
+import { formatZodError } from "../text/zod-error.ts";
 import { convertAnthropicUsage } from "./convert-anthropic-usage.ts";
 import { decodePropertyKeys, type KeyAliases } from "./encode-property-keys.ts";
 import { malformedResponse } from "./malformed-response.ts";
 import { mapAnthropicStopReason } from "./map-anthropic-stop-reason.ts";
 import { parseAnswerText, unwrapAnswer } from "./parse-answer.ts";
 
-export const AnthropicResponse = z.looseObject({
+const AnthropicResponse = z.looseObject({
   type: z.literal("message").optional(),
   content: z.array(
     z.looseObject({

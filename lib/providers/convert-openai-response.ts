@@ -1,13 +1,13 @@
 // OpenAI Chat Completions response (also from OpenAI-compatible servers) -> ModelAnswer.
 import { z } from "zod";
-import type { JsonSchema, ModelAnswer } from "../turn.ts";
-import { formatZodError } from "../zod-error.ts";
+import type { JsonSchema, ModelAnswer } from "../loop/turn.ts";
+import { formatZodError } from "../text/zod-error.ts";
 import { convertOpenAIUsage } from "./convert-openai-usage.ts";
 import { malformedResponse } from "./malformed-response.ts";
 import { mapOpenAIStopReason } from "./map-openai-stop-reason.ts";
 import { dropNullOptionals, parseAnswerText, unwrapAnswer } from "./parse-answer.ts";
 
-export const OpenAIResponse = z.looseObject({
+const OpenAIResponse = z.looseObject({
   choices: z
     .array(
       z.looseObject({

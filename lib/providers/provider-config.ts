@@ -2,7 +2,7 @@
 // environment variable that holds them.
 import { z } from "zod";
 
-export const ProviderKind = z.enum(["anthropic", "openai", "openai-compatible"]);
+const ProviderKind = z.enum(["anthropic", "openai", "openai-compatible"]);
 export type ProviderKind = z.infer<typeof ProviderKind>;
 
 /** How an OpenAI-compatible server is asked to constrain the answer. */

@@ -1,10 +1,10 @@
 // Small builders for loop tests: slice requests, scripted answers and an in-memory executor with real reports.
-import { ACTION_NAMES, type ActionName } from "../../lib/actions.ts";
-import type { ExecuteContext, Executor } from "../../lib/executor.ts";
-import type { ExecutionReport } from "../../lib/reports.ts";
+import { ACTION_NAMES, type ActionName } from "../../lib/loop/actions.ts";
+import type { ExecuteContext, Executor } from "../../lib/loop/executor.ts";
+import type { ExecutionReport } from "../../lib/loop/reports.ts";
 import type { SliceRequest } from "../../lib/slice.ts";
-import type { ResultStore } from "../../lib/store.ts";
-import { NULL_USAGE, type Phase, type Usage } from "../../lib/turn.ts";
+import type { ResultStore } from "../../lib/context/store.ts";
+import { NULL_USAGE, type Phase, type Usage } from "../../lib/loop/turn.ts";
 
 export function sliceRequest(overrides: Partial<SliceRequest> = {}): SliceRequest {
   return {

@@ -2,11 +2,11 @@
 import { convertAnthropicResponse } from "../../providers/convert-anthropic-response.ts";
 import { convertToAnthropicRequest } from "../../providers/convert-to-anthropic-request.ts";
 import type { CacheTtl } from "../../providers/provider-config.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../turn.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../loop/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 
-export const ANTHROPIC_VERSION = "2023-06-01";
+const ANTHROPIC_VERSION = "2023-06-01";
 const PROVIDER = "Anthropic API";
 
 export function createAnthropicProvider(

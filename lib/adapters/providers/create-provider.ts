@@ -1,7 +1,7 @@
 // Builds the provider a model configuration names. Credentials come only from the environment variable the
 // configuration (or the default for its kind) names; a missing one stops the run before any request.
 import { StartupError } from "../../errors.ts";
-import { withoutCredentials } from "../../safe-text.ts";
+import { withoutCredentials } from "../../text/safe-text.ts";
 import {
   BASE_URL_ENVS,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
@@ -9,8 +9,8 @@ import {
   DEFAULT_KEY_ENVS,
   ProviderConfig,
 } from "../../providers/provider-config.ts";
-import type { Provider } from "../../turn.ts";
-import { formatZodError } from "../../zod-error.ts";
+import type { Provider } from "../../loop/turn.ts";
+import { formatZodError } from "../../text/zod-error.ts";
 import { createAnthropicProvider } from "./anthropic-provider.ts";
 import { createOpenAIProvider } from "./openai-provider.ts";
 import type { HttpOptions } from "./post-json.ts";

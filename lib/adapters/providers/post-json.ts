@@ -2,7 +2,7 @@
 // received for that long, connecting included), a deadline for the whole call (retries included, see retry.ts) and a
 // cap on the response size — and the caller's AbortSignal, and turn every way it can fail into a typed error.
 import { InterruptedError, ProviderError } from "../../errors.ts";
-import { tooDeep } from "../../json-depth.ts";
+import { tooDeep } from "../../text/json-depth.ts";
 import { classifyHttpError } from "../../providers/classify-http-error.ts";
 import { describeNetworkError } from "../../providers/describe-network-error.ts";
 import { malformedResponse } from "../../providers/malformed-response.ts";

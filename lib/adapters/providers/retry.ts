@@ -3,9 +3,9 @@
 import { InterruptedError, ProviderError } from "../../errors.ts";
 import { backoffDelayMs } from "../../providers/backoff.ts";
 
-export const DEFAULT_MAX_ATTEMPTS = 4;
+const DEFAULT_MAX_ATTEMPTS = 4;
 /** A server asking for a longer pause than this gets a failure now rather than a silently stalled run. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 

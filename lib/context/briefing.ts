@@ -1,0 +1,148 @@
+// The working state, derived only from typed execution reports — never from file contents or model text.
+import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
+import type { ExecutionReport } from "../loop/reports.ts";
+
+const RECENT_ARTIFACTS = 3;
+
+export type LastTest = {
+  revision: string;
+  exit_code: number | null;
+  timed_out: boolean;
+  duration_ms: number;
+  output: string;
+};
+export type Artifact = { kind: string; path?: string; digest: string; bytes: number; step: number };
+
+/**
+ * How an artifact appears in a request: an artifact whose event is still in the tail is named by its step (the
+ * event right there shows its reference and size, so nothing is repeated); a retired one carries digest and bytes.
+ */
+export type ArtifactView = { kind: string; path?: string; step: number } | {
+  kind: string;
+  path?: string;
+  digest: string;
+  bytes: number;
+};
+
+export function viewArtifacts(
+  artifacts: readonly Artifact[],
+  { retained, abbreviate = (d) => d }: { retained: (step: number) => boolean; abbreviate?: (digest: string) => string },
+): ArtifactView[] {
+  return artifacts.map(({ kind, path, digest, bytes, step }) => {
+    const base = path === undefined ? { kind } : { kind, path };
+    return retained(step) ? { ...base, step } : { ...base, digest: abbreviate(digest), bytes };
+  });
+}
+
+export type Briefing = {
+  latest_revision: string;
+  last_test: LastTest | null;
+  /** The step of the last test run (null before the first). */
+  last_test_step: number | null;
+  tests_current: boolean;
+  last_refusal: { step: number; code: string; reason: string } | null;
+  recent_artifacts: Artifact[];
+};
+
+/**
+ * The last test and refusal as a request shows them: while their event is in the tail it shows the output reference
+ * and the reason, so the working state names the step instead of repeating them (as for artifacts).
+ */
+export type LastTestView = LastTest | (Omit<LastTest, "output"> & { step: number });
+export type RefusalView = { step: number; code: string; reason?: string };
+
+export type WorkingState = {
+  latest_revision: string;
+  last_test: LastTestView | null;
+  tests_current: boolean;
+  last_refusal: RefusalView | null;
+  recent_artifacts: ArtifactView[];
+};
+
+export function initialBriefing(revision = "r0"): Briefing {
+  return {
+    latest_revision: revision,
+    last_test: null,
+    last_test_step: null,
+    tests_current: false,
+    last_refusal: null,
+    recent_artifacts: [],
+  };
+}
+
+/**
+ * The briefing's part of the working state for a request whose tail holds the steps `retained` says; digests in the
+ * short form requests show (`abbreviate`, the result store's).
+ */
+export function viewBriefing(
+  briefing: Briefing,
+  { retained, abbreviate = (d) => d }: { retained: (step: number) => boolean; abbreviate?: (digest: string) => string },
+): WorkingState {
+  const { last_test, last_test_step, last_refusal } = briefing;
+  let test: LastTestView | null = last_test && { ...last_test, output: abbreviate(last_test.output) };
+  if (last_test && last_test_step !== null && retained(last_test_step)) {
+    const { output: _, ...rest } = last_test;
+    test = { step: last_test_step, ...rest };
+  }
+  return {
+    latest_revision: briefing.latest_revision,
+    last_test: test,
+    tests_current: briefing.tests_current,
+    last_refusal: last_refusal && retained(last_refusal.step)
+      ? { step: last_refusal.step, code: last_refusal.code }
+      : last_refusal,
+    recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained, abbreviate }),
+  };
+}
+
+/** Folds one report (of `step`) into the briefing. `sizeOf` gives the byte size of a stored result. */
+export function applyReport(
+  briefing: Briefing,
+  report: ExecutionReport,
+  { sizeOf, step }: { sizeOf: (digest: string) => number; step: number },
+): Briefing {
+  const next: Briefing = { ...briefing };
+  const artifact = (kind: string, digest: string, path?: string) => {
+    const bytes = sizeOf(digest);
+    const entry: Artifact = path === undefined ? { kind, digest, bytes, step } : { kind, path, digest, bytes, step };
+    next.recent_artifacts = [...briefing.recent_artifacts.filter((a) => a.digest !== digest), entry].slice(
+      -RECENT_ARTIFACTS,
+    );
+  };
+  switch (report.kind) {
+    case "edit":
+      next.latest_revision = report.revision_after;
+      break;
+    case "test": {
+      const { kind: _, revision_after, ...test } = report;
+      next.last_test = test;
+      next.last_test_step = step;
+      // Files the run changed make a new revision: the pass (or failure) was on the one before.
+      if (revision_after !== undefined) next.latest_revision = revision_after;
+      artifact("test", report.output);
+      break;
+    }
+    case "refusal":
+      // Reasons may quote what the model sent (a path, an argv); the working state must stay small.
+      next.last_refusal = { step: report.step, code: report.code, reason: clipText(report.reason, MESSAGE_LIMIT) };
+      break;
+    case "read":
+    case "list":
+    case "search":
+      artifact(report.kind, report.result, report.path);
+      break;
+    case "command":
+      if (report.revision_after !== undefined) next.latest_revision = report.revision_after;
+      artifact("command", report.output);
+      break;
+    case "print":
+      artifact("print", report.text);
+      break;
+    case "finish":
+      break;
+  }
+  // A pass on revision A never validates a later revision B.
+  next.tests_current = next.last_test !== null && next.last_test.revision === next.latest_revision &&
+    next.last_test.exit_code === 0 && !next.last_test.timed_out;
+  return next;
+}

@@ -1,0 +1,421 @@
+// The governed loop: selection -> arguments -> execution (or, single-call, one call for the action with its
+// arguments -> execution), until finish, a limit, a failure or a suspension.
+// Pure orchestration: the provider, executor and clock are passed in (recording wraps the provider and executor).
+import { ACTION_DESCRIPTIONS, ActionArguments, type ActionName, takesArguments } from "./actions.ts";
+import {
+  parseDecision,
+  parseStepDecision,
+  runResponseSchema,
+  selectionDecision,
+  STEP_TASK,
+  stepResponseSchema,
+  TASK_LINES,
+  TASKS,
+} from "./answer.ts";
+import { Archive } from "../context/archive.ts";
+import {
+  applyReport,
+  type Briefing,
+  initialBriefing,
+  type LastTest,
+  viewBriefing,
+  type WorkingState,
+} from "../context/briefing.ts";
+import { createContext, type TailView } from "../context/context.ts";
+import { PREVIEW_MODES, type PreviewSizes } from "../context/render-event.ts";
+import { type ContextPolicyName, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL, type StepProtocol } from "../policy.ts";
+import { type CallRecord, type ContextReport, ReportBuilder } from "../report/context-report.ts";
+import { errorMessage, InterruptedError, LoomError } from "../errors.ts";
+import type { Outcome } from "../outcome.ts";
+import { endingOf } from "../ending.ts";
+import type { Section } from "./turn.ts";
+import { createEvent } from "../context/events.ts";
+import type { Executor } from "./executor.ts";
+import type { ExecutionReport, FinishStatus } from "./reports.ts";
+import { availableActions, type SliceRequest } from "../slice.ts";
+import type { ResultStore } from "../context/store.ts";
+import { type Progress, runStage, type Stage, type StageRun } from "./stage.ts";
+import type { Provider } from "./turn.ts";
+import { type LoopEvent, stepOutcome } from "../run-events.ts";
+import { formatZodError } from "../text/zod-error.ts";
+import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
+
+export type { Progress };
+
+export type LoopOptions = {
+  policy: ContextPolicyName;
+  provider: Provider;
+  executor: Executor;
+  store: ResultStore;
+  now: () => number;
+  version: string;
+  signal?: AbortSignal;
+  slice?: string | null;
+  archiveLimits?: { maxEvents?: number; maxBytes?: number };
+  onProgress?: (progress: Progress) => void;
+  /** Each model call, checkpoint, lookup and executed step as it happens (for --output-format stream-json). */
+  onEvent?: (event: LoopEvent) => void;
+  /** Model calls made before the loop for this run (catalog classification), measured into its report. */
+  priorCalls?: CallRecord[];
+  /** Bounded preview sizes above the SPEC's floors (the benchmark's frontier); default: the request's `previews`. */
+  previews?: PreviewSizes;
+};
+
+export type LoopResult = {
+  outcome: Outcome;
+  error: { code: string; message: string } | null;
+  finish: { status: FinishStatus; summary: string } | null;
+  steps: number;
+  revision: string;
+  last_test: LastTest | null;
+  tests_current: boolean;
+  printed: string[];
+  reports: ExecutionReport[];
+  report: ContextReport;
+};
+
+const zodError = { formatError: (e: Parameters<typeof formatZodError>[0]) => formatZodError(e) };
+
+/**
+ * Steps in a row refused because the model never gave a valid answer (each after a re-ask) end the run: a model that
+ * cannot answer in the schema would otherwise burn every remaining step.
+ */
+export const MAX_INVALID_STEPS = 3;
+
+export async function runLoop(request: SliceRequest, options: LoopOptions): Promise<LoopResult> {
+  const { policy, executor, store, now, signal } = options;
+  const started = now();
+  const actions = availableActions(request);
+  const protocol: StepProtocol = request.step_protocol ?? DEFAULT_STEP_PROTOCOL;
+  const context = createContext(policy, {
+    instructions: request.instructions,
+    intent: request.intent,
+    tasks: tasksSection(request, actions, protocol),
+    store,
+    previews: options.previews ?? PREVIEW_MODES[request.previews ?? DEFAULT_PREVIEW_MODE],
+  });
+  const archive = new Archive(options.archiveLimits);
+  const builder = new ReportBuilder({ policy, version: options.version, slice: options.slice ?? null });
+  builder.setStepProtocol(protocol);
+  // A benchmark's own preview sizes name no mode.
+  if (policy === "bounded" && options.previews === undefined) {
+    builder.setPreviews(request.previews ?? DEFAULT_PREVIEW_MODE);
+  }
+  for (const call of options.priorCalls ?? []) builder.recordCall(call);
+  const run: StageRun = {
+    context,
+    provider: options.provider,
+    builder,
+    store,
+    archive,
+    model: request.model,
+    maxSteps: request.limits.max_steps,
+    now,
+    signal,
+    onProgress: options.onProgress,
+    onEvent: options.onEvent,
+  };
+  const reports: ExecutionReport[] = [];
+  const printed: string[] = [];
+  let briefing: Briefing = initialBriefing(executor.revision);
+  let finish: LoopResult["finish"] = null;
+  let ended: { outcome: Outcome; error: LoopResult["error"]; reportError?: LoopResult["error"] } | null = null;
+  let step = 0;
+  let invalidSteps = 0;
+
+  // The working state changes only when an execution report changes the briefing (or retirement the tail it names):
+  // the counters that move on every call ride on the candidates (SPEC §4).
+  const state = (view: TailView): WorkingState =>
+    viewBriefing(briefing, { retained: view.retains, abbreviate: (digest) => store.abbreviate(digest) });
+  const counters = (lookupsUsed: number) => ({
+    step,
+    max_steps: request.limits.max_steps,
+    lookups_used: lookupsUsed,
+  });
+  const selection = protocol === "single-call" ? singleCallStage(actions) : selectionStage(actions);
+  const capacity = (at: number) => ({
+    outcome: "archive_capacity_exceeded" as const,
+    error: {
+      code: "archive_capacity_exceeded",
+      message: `Archive capacity exceeded at step ${at}: it holds at most ${archive.limits.events} events and ` +
+        `${archive.limits.bytes} bytes (now ${archive.length} events, ${archive.bytes} bytes); no further model requests`,
+    },
+  });
+
+  try {
+    while (ended === null) {
+      if (signal?.aborted) throw new InterruptedError();
+      if (step >= request.limits.max_steps) {
+        const max = request.limits.max_steps;
+        const message = `Step limit reached: ${max} step${max === 1 ? "" : "s"} without finish`;
+        ended = { outcome: "step_limit", error: { code: "step_limit", message } };
+        break;
+      }
+      // A full archive could not keep the next step's event: ask the model nothing more.
+      if (archive.length >= archive.limits.events) {
+        ended = capacity(step + 1);
+        break;
+      }
+      step += 1;
+      builder.recordStep(step);
+
+      const decided = protocol === "single-call"
+        ? await decideInOneCall(run, { step, selection, state, counters })
+        : await decide(run, { step, selection, state, counters });
+      if (decided.kind === "suspend") {
+        ended = { outcome: "suspended", error: { code: "lookup_limit", message: `Run suspended: ${decided.reason}` } };
+        break;
+      }
+      const { action, args, reason } = decided;
+      let report = decided.refusal;
+      let executedMs = 0;
+      if (!report) {
+        const t0 = now();
+        report = await executor.execute(action!, args, { step, signal });
+        executedMs = Math.max(0, now() - t0);
+        builder.recordExecution(executedMs);
+      }
+      reports.push(report);
+      const ran = report.kind === "test" || report.kind === "command" ? report : null;
+      briefing = applyReport(briefing, report, { sizeOf: (digest) => store.size(digest) ?? 0, step });
+      options.onEvent?.({
+        type: "step-executed",
+        step,
+        action: action ?? null,
+        report: report.kind,
+        exit_code: ran ? ran.exit_code : null,
+        timed_out: ran ? ran.timed_out : null,
+        refusal: report.kind === "refusal" ? report.code : null,
+        elapsed_ms: executedMs,
+        ...stepOutcome(args, report),
+        revision: briefing.latest_revision,
+      });
+      if (report.kind === "refusal") builder.recordRefusal();
+      if (report.kind === "print") printed.push(store.get(report.text) ?? "");
+      if (report.kind === "finish") finish = { status: report.status, summary: report.summary };
+
+      const sealed = createEvent({ seq: archive.length + 1, step, action, args, reason, report }, store);
+      if (!archive.fits(sealed.bytes)) ended = capacity(step);
+      else {
+        archive.append(sealed);
+        context.append(sealed);
+        if (report.kind === "finish") ended = { outcome: "completed", error: null };
+      }
+      invalidSteps = report.kind === "refusal" && report.code === "invalid_answer" ? invalidSteps + 1 : 0;
+      if (ended === null && invalidSteps >= MAX_INVALID_STEPS) {
+        const message = `No valid answer in ${invalidSteps} steps in a row (each asked twice); the run stops ` +
+          `rather than spend its remaining ${request.limits.max_steps - step} steps`;
+        ended = { outcome: "invalid_answers", error: { code: "invalid_answers", message } };
+      }
+    }
+  } catch (caught) {
+    ended = failure(caught, signal);
+  }
+
+  builder.setArchive({ events: archive.length, bytes: archive.bytes });
+  const { outcome, error } = ended!;
+  const report = builder.finish({
+    outcome,
+    error: ended!.reportError ?? error,
+    totalElapsedMs: Math.max(0, now() - started),
+  });
+  archive.clear();
+  return {
+    outcome,
+    error,
+    finish,
+    steps: step,
+    revision: briefing.latest_revision,
+    last_test: briefing.last_test,
+    tests_current: briefing.tests_current,
+    printed,
+    reports,
+    report,
+  };
+}
+
+type Decided =
+  | { kind: "suspend"; reason: string }
+  | {
+    kind: "step";
+    action: ActionName | null;
+    args: Record<string, unknown>;
+    reason?: string;
+    /** The step's report when the model's answers already refused it. */
+    refusal: ExecutionReport | null;
+  };
+
+type StageShape = {
+  schema: Stage["schema"];
+  /** The candidates section without the counters. */
+  candidates: Omit<ReturnType<Stage["candidates"]>, "step" | "max_steps" | "lookups_used">;
+  validate: Stage["validate"];
+  expected: string;
+};
+
+type Counters = (lookupsUsed: number) => { step: number; max_steps: number; lookups_used: number };
+
+/** A stage's candidates function: its own candidates, then the counters of this call. */
+const withCounters = (candidates: StageShape["candidates"], counters: Counters) => (used: number) => ({
+  ...candidates,
+  ...counters(used),
+});
+
+const refusedAt = (step: number, result: { code: string; reason: string }): ExecutionReport => ({
+  kind: "refusal",
+  step,
+  code: result.code,
+  reason: result.reason,
+});
+
+/**
+ * The single-call step: one stage whose answer is the action with its arguments. Its lookups count against the
+ * selection stage (the ninth suspends); an answer whose action, or whose arguments, are invalid is re-asked once for
+ * each, as the two stages of a two-call step would be.
+ */
+async function decideInOneCall(
+  run: StageRun,
+  { step, selection, state, counters }: {
+    step: number;
+    selection: StageShape;
+    state: Stage["state"];
+    counters: Counters;
+  },
+): Promise<Decided> {
+  const { candidates, ...rest } = selection;
+  const answered = await runStage(run, {
+    ...rest,
+    phase: "selection",
+    step,
+    state,
+    candidates: withCounters(candidates, counters),
+  });
+  if (answered.kind === "suspend") return answered;
+  if (answered.kind === "refuse") return { kind: "step", action: null, args: {}, refusal: refusedAt(step, answered) };
+  const { action, reason: given, args } = answered.value as {
+    action: ActionName;
+    reason?: string;
+    args: Record<string, unknown>;
+  };
+  const reason = typeof given === "string" && given !== "" ? given : undefined;
+  return { kind: "step", action, args, reason, refusal: null };
+}
+
+/** The selection stage, then the arguments stage when the action takes arguments. */
+async function decide(
+  run: StageRun,
+  { step, selection, state, counters }: {
+    step: number;
+    selection: StageShape;
+    state: Stage["state"];
+    counters: Counters;
+  },
+): Promise<Decided> {
+  const selected = await runStage(run, {
+    ...selection,
+    phase: "selection",
+    step,
+    state,
+    candidates: withCounters(selection.candidates, counters),
+  });
+  const refused = (result: { code: string; reason: string }) => refusedAt(step, result);
+  if (selected.kind === "suspend") return selected;
+  if (selected.kind === "refuse") return { kind: "step", action: null, args: {}, refusal: refused(selected) };
+  const action = selected.value.action as ActionName;
+  const given = selected.value.reason;
+  const reason = typeof given === "string" && given !== "" ? given : undefined;
+  if (!takesArguments(action)) return { kind: "step", action, args: {}, reason, refusal: null };
+  const argued = await runStage(run, {
+    phase: "arguments",
+    step,
+    state,
+    // One response schema for both phases: one prompt-cache chain per run (each phase validates its own answer).
+    schema: selection.schema,
+    validate: (value) => parseDecision(ActionArguments[action], value, zodError),
+    candidates: withCounters({
+      section: "candidates",
+      task: TASK_LINES.arguments,
+      action,
+      ...(reason ? { reason: clipText(reason, MESSAGE_LIMIT) } : {}),
+    }, counters),
+    expected: `the arguments of ${action} as the response schema describes`,
+  });
+  if (argued.kind === "decision") return { kind: "step", action, args: argued.value, reason, refusal: null };
+  const code = argued.kind === "refuse" ? argued.code : "lookup_limit";
+  return { kind: "step", action, args: {}, reason, refusal: refused({ code, reason: argued.reason }) };
+}
+
+/**
+ * What each phase asks, the lookup syntax and the actions — with which commands run_command may run and what run_tests
+ * runs, so the model need not find out by refusal. The same on every call: it goes in the stable prefix.
+ */
+function tasksSection(
+  request: SliceRequest,
+  actions: ActionName[],
+  protocol: StepProtocol,
+): Extract<Section, { section: "tasks" }> {
+  return {
+    section: "tasks",
+    ...(protocol === "single-call"
+      ? { selection: STEP_TASK }
+      : { selection: TASKS.selection, arguments: TASKS.arguments }),
+    lookups: TASKS.lookups,
+    actions: actions.map((name) => {
+      const entry = { name, description: ACTION_DESCRIPTIONS[name] };
+      if (name === "run_command") return { ...entry, allowed: request.commands ?? [] };
+      if (name === "run_tests") return { ...entry, command: request.test.command };
+      return entry;
+    }),
+  };
+}
+
+/** The one stage of a single-call step: the action and its arguments, validated as the arguments phase does. */
+function singleCallStage(actions: ActionName[]): StageShape {
+  return {
+    schema: stepResponseSchema(actions),
+    validate: (value) => parseStepDecision(actions, value, zodError),
+    candidates: { section: "candidates", task: TASK_LINES.step },
+    expected: `{"action": one of ${JSON.stringify(actions)}, "reason": optional text, "args": that action's ` +
+      `arguments as the response schema describes}`,
+  };
+}
+
+/** The selection stage of every step; its candidates only name the phase (the tasks are in the prefix). */
+function selectionStage(actions: ActionName[]): StageShape {
+  const decision = selectionDecision(actions);
+  return {
+    schema: runResponseSchema(actions),
+    validate: (value) => parseDecision(decision, value, zodError),
+    candidates: { section: "candidates", task: TASK_LINES.selection },
+    expected: `{"action": one of ${JSON.stringify(actions)}, "reason": optional text}`,
+  };
+}
+
+/** How an error thrown inside the loop ends the run. Text Loom did not write stays out of the report's error. */
+function failure(
+  caught: unknown,
+  signal: AbortSignal | undefined,
+): { outcome: Outcome; error: LoopResult["error"]; reportError?: LoopResult["error"] } {
+  const { outcome, code } = endingOf({ threw: caught, aborted: signal?.aborted, inRun: true });
+  if (outcome === "interrupted") {
+    const message = caught instanceof InterruptedError ? caught.message : "Interrupted";
+    return { outcome, error: { code: code!, message } };
+  }
+  if (caught instanceof LoomError) {
+    return {
+      outcome,
+      error: { code: code!, message: caught.message },
+      reportError: { code: code!, message: caught.reportMessage },
+    };
+  }
+  // A bug: the run's report says internal_error (never the message, which may quote anything); endingOf gives it the
+  // table's internal_error exit code.
+  return {
+    outcome,
+    error: { code: code!, message: errorMessage(caught) },
+    reportError: {
+      code: code!,
+      message: `Internal error (${caught instanceof Error ? caught.name : typeof caught}); the message is on stderr`,
+    },
+  };
+}

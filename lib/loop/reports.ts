@@ -1,0 +1,109 @@
+// Typed execution reports: the only source of the working state.
+import { z } from "zod";
+
+const Ref = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe(
+  "A result-store reference: sha256:<64 hex> of the bytes",
+);
+const Revision = z.string().regex(/^r\d+$/).describe(
+  "Loom's workspace revision counter: r0 at start, +1 per change to the workspace (an edit, or files a command or a test run changed)",
+);
+
+const ReadReport = z.strictObject({
+  kind: z.literal("read"),
+  path: z.string().describe("Workspace-relative path that was read"),
+  result: Ref.describe("The file's content"),
+});
+const ListReport = z.strictObject({
+  kind: z.literal("list"),
+  path: z.string(),
+  count: z.number().int().nonnegative().describe("Number of entries listed"),
+  result: Ref.describe("The listing, one path per line"),
+});
+const SearchReport = z.strictObject({
+  kind: z.literal("search"),
+  query: z.string(),
+  path: z.string(),
+  matches: z.number().int().nonnegative(),
+  result: Ref.describe("Matching lines as path:line:text"),
+});
+const EditReport = z.strictObject({
+  kind: z.literal("edit"),
+  paths: z.array(z.string()).describe("Workspace-relative paths changed"),
+  revision_before: Revision,
+  revision_after: Revision,
+});
+const TestReport = z.strictObject({
+  kind: z.literal("test"),
+  revision: Revision.describe("The workspace revision the tests ran on"),
+  exit_code: z.number().int().nullable().describe("Exit status; null when killed or unknown"),
+  timed_out: z.boolean(),
+  duration_ms: z.number().nonnegative(),
+  output: Ref.describe("Combined stdout and stderr"),
+  revision_after: Revision.optional().describe(
+    "Present when the test run changed the workspace: the new revision (the tests ran on `revision`)",
+  ),
+});
+const CommandReport = z.strictObject({
+  kind: z.literal("command"),
+  argv: z.array(z.string()),
+  exit_code: z.number().int().nullable(),
+  timed_out: z.boolean(),
+  output: Ref.describe("Combined stdout and stderr"),
+  revision_before: Revision.optional().describe("Present when the command changed the workspace: the revision before"),
+  revision_after: Revision.optional().describe("Present when the command changed the workspace: the new revision"),
+});
+const PrintReport = z.strictObject({
+  kind: z.literal("print"),
+  text: Ref.describe("The printed text"),
+});
+const RefusalReport = z.strictObject({
+  kind: z.literal("refusal"),
+  step: z.number().int().positive(),
+  code: z.string().describe("Machine-readable reason, e.g. path_outside_workspace"),
+  reason: z.string().describe("One line for the model and the user"),
+});
+/** How the model says a slice ended when it finishes: the one list of finish statuses. */
+export const FinishStatus = z.enum(["success", "failure"]);
+export type FinishStatus = z.infer<typeof FinishStatus>;
+
+const FinishReport = z.strictObject({
+  kind: z.literal("finish"),
+  status: FinishStatus,
+  summary: z.string(),
+});
+
+export const ExecutionReport = z.discriminatedUnion("kind", [
+  ReadReport,
+  ListReport,
+  SearchReport,
+  EditReport,
+  TestReport,
+  CommandReport,
+  PrintReport,
+  RefusalReport,
+  FinishReport,
+]);
+export type ExecutionReport = z.infer<typeof ExecutionReport>;
+export type ReportOf<K extends ExecutionReport["kind"]> = Extract<ExecutionReport, { kind: K }>;
+
+/** The bulk references a report carries (each is a result-store digest). */
+export function reportRefs(report: ExecutionReport): string[] {
+  switch (report.kind) {
+    case "read":
+    case "list":
+    case "search":
+      return [report.result];
+    case "test":
+    case "command":
+      return [report.output];
+    case "print":
+      return [report.text];
+    default:
+      return [];
+  }
+}
+
+/** Reports compared across record and re-execution: wall-clock durations are not behaviour. */
+export function comparableReport(report: ExecutionReport): ExecutionReport {
+  return report.kind === "test" ? { ...report, duration_ms: 0 } : report;
+}

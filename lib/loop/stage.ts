@@ -1,0 +1,157 @@
+// One stage of a step: ask the model, validate its answer, answer its lookups, re-ask once after an invalid answer.
+// Every call that was sent is measured into the report, also when it failed.
+import { asLookup, lookupKind, LOOKUPS_PER_STAGE } from "./answer.ts";
+import type { Archive } from "../context/archive.ts";
+import { clipText, echo, MESSAGE_LIMIT } from "../text/clip.ts";
+import type { ContextPolicy, RequestParts } from "../context/context.ts";
+import type { ReportBuilder } from "../report/context-report.ts";
+import { InterruptedError, ProviderError } from "../errors.ts";
+import { answerLookup } from "../context/lookups.ts";
+import type { LoopEvent } from "../run-events.ts";
+import type { ResultStore } from "../context/store.ts";
+import { type ModelAnswer, NULL_USAGE, type Phase, type Provider, type StepPhase } from "./turn.ts";
+
+/** What the loop reports while it asks. */
+export type Progress = { step: number; phase: Phase; request_bytes: number; checkpoint: boolean; max_steps: number };
+
+/** What every stage of a run shares. */
+export type StageRun = {
+  context: ContextPolicy;
+  provider: Provider;
+  builder: ReportBuilder;
+  store: ResultStore;
+  archive: Archive;
+  model: string;
+  maxSteps: number;
+  now: () => number;
+  signal?: AbortSignal;
+  onProgress?: (progress: Progress) => void;
+  /** Model calls, checkpoints and lookups as they happen (for --output-format stream-json). */
+  onEvent?: (event: LoopEvent) => void;
+};
+
+/** One stage: its phase and step, what it asks for, and how an answer is checked. */
+export type Stage = {
+  phase: StepPhase;
+  step: number;
+  schema: RequestParts["responseSchema"];
+  /** The candidates, given the lookups answered so far in this stage (they carry the counters). */
+  candidates: (lookupsUsed: number) => RequestParts["candidates"];
+  /** The working state: it changes only with the execution reports, never between the calls of a stage. */
+  state: RequestParts["state"];
+  validate: (
+    value: unknown,
+  ) => { ok: true; value: Record<string, unknown> } | { ok: false; error: string; part?: StepPhase };
+  /** What a valid answer looks like, for the re-ask. */
+  expected: string;
+};
+
+export type StageResult =
+  | { kind: "decision"; value: Record<string, unknown> }
+  | { kind: "refuse"; code: string; reason: string }
+  | { kind: "suspend"; reason: string };
+
+/** Asks until the model gives a valid decision, spends its lookups, fails validation twice or is cut off. */
+export async function runStage(run: StageRun, stage: Stage): Promise<StageResult> {
+  const { context, store, archive, builder } = run;
+  const { phase, step } = stage;
+  const lookups: unknown[] = [];
+  let used = 0;
+  // One re-ask per part: a stage's answer, or each of the two parts of a single-call answer (the action, its
+  // arguments), as the two stages of a two-call step would have had.
+  const reasked = new Set<string>();
+  for (;;) {
+    const parts: RequestParts = {
+      phase,
+      responseSchema: stage.schema,
+      candidates: stage.candidates(used),
+      state: stage.state,
+      lookups,
+    };
+    const answer = await ask(run, parts, step);
+    const lookup = asLookup(answer.value);
+    /** Adds an entry to this stage's lookups, as the policy lets the next request carry it; false when omitted. */
+    const add = (entry: Record<string, unknown>): boolean => {
+      const fitted = context.fitLookup({ ...parts, candidates: stage.candidates(used) }, entry);
+      lookups.push(fitted.entry);
+      return !fitted.omitted;
+    };
+
+    if (lookup) {
+      used += 1;
+      if (used > LOOKUPS_PER_STAGE) {
+        const reason = `Lookup ${used} in the ${phase} phase of step ${step}: each stage permits ${LOOKUPS_PER_STAGE}`;
+        return phase === "selection" ? { kind: "suspend", reason } : { kind: "refuse", code: "lookup_limit", reason };
+      }
+      if (!lookup.ok) {
+        builder.recordRetrieval(null, { error: true });
+        const omitted = !add({ lookup: echo(answer.value), error: lookup.error });
+        run.onEvent?.({ type: "lookup-answered", step, phase, kind: null, error: true, omitted });
+        continue;
+      }
+      const response = answerLookup(lookup.lookup, { store, archive });
+      const omitted = !add({ ...response, lookup: echo(lookup.lookup) });
+      const kind = lookupKind(lookup.lookup);
+      builder.recordRetrieval(kind, { error: "error" in response, omitted });
+      run.onEvent?.({ type: "lookup-answered", step, phase, kind, error: "error" in response, omitted });
+      continue;
+    }
+
+    const decision = stage.validate(answer.value);
+    if (decision.ok) return { kind: "decision", value: decision.value };
+    const error = clipText(decision.error, MESSAGE_LIMIT);
+    // An answer cut at the output limit is not the model's mistake to repeat: asking again would cut it again.
+    if (answer.stop_reason === "max_tokens") {
+      return {
+        kind: "refuse",
+        code: "answer_truncated",
+        reason: `The ${phase} answer of step ${step} was cut off at the model's output token limit (max_tokens) ` +
+          `and is incomplete (${error}); answer with less text, e.g. a smaller edit`,
+      };
+    }
+    const part = decision.part ?? phase;
+    if (reasked.has(part)) {
+      return { kind: "refuse", code: "invalid_answer", reason: `Invalid ${part} answer twice: ${error}` };
+    }
+    reasked.add(part);
+    add({
+      invalid_answer:
+        `Your answer did not match the response schema (${error}); expected ${stage.expected}, or a lookup. Answer again.`,
+    });
+  }
+}
+
+/** One model call: build the request, report progress, and measure the call — a failed call that was sent too. */
+async function ask(run: StageRun, parts: RequestParts, step: number): Promise<ModelAnswer> {
+  const { context, builder, now, signal } = run;
+  if (signal?.aborted) throw new InterruptedError();
+  const built = context.build(parts);
+  if (built.checkpointed) {
+    builder.recordCheckpoint({ retired: built.retired });
+    run.onEvent?.({ type: "checkpoint-taken", step, phase: parts.phase, retired: built.retired });
+  }
+  run.onProgress?.({
+    step,
+    phase: parts.phase,
+    request_bytes: built.bytes,
+    checkpoint: built.checkpointed,
+    max_steps: run.maxSteps,
+  });
+  const call = { phase: parts.phase, step, request_bytes: built.bytes, checkpoint: built.checkpointed };
+  const started = now();
+  let answer: ModelAnswer;
+  try {
+    answer = await run.provider.complete(built.request, { model: run.model, signal, step });
+  } catch (error) {
+    // The request went out (and may be billed) though no answer came back: it counts, with the usage it reported.
+    if (error instanceof ProviderError || error instanceof InterruptedError) {
+      builder.recordCall({ ...call, elapsed_ms: Math.max(0, now() - started), usage: NULL_USAGE, lookup: false });
+    }
+    throw error;
+  }
+  const elapsed = Math.max(0, now() - started);
+  const record = { ...call, elapsed_ms: elapsed, usage: answer.usage, lookup: asLookup(answer.value) !== null };
+  builder.recordCall(record);
+  run.onEvent?.({ type: "model-called", ...record });
+  return answer;
+}

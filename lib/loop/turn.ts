@@ -1,0 +1,128 @@
+// Provider-neutral types we own: TurnRequest, ModelAnswer, Usage, Provider.
+import { z } from "zod";
+
+export const Phase = z.enum(["classification", "selection", "arguments"]);
+export type Phase = z.infer<typeof Phase>;
+/** The phases of a step (classification happens once, before the loop). */
+export type StepPhase = Exclude<Phase, "classification">;
+
+export type JsonSchema = Record<string, unknown>;
+
+export type Section =
+  | { section: "instructions"; text: string }
+  | { section: "intent"; text: string }
+  /**
+   * What each phase asks and the actions with what they may run: the same on every call of a run, so it sits in the
+   * stable prefix, cached, instead of after the events.
+   */
+  | {
+    section: "tasks";
+    /** What a selection request asks (or, in a single-call run, what every request asks). */
+    selection: string;
+    /** What an arguments request asks; absent in a single-call run, which has none. */
+    arguments?: string;
+    /** How either phase may look things up instead of answering. */
+    lookups: string;
+    actions: { name: string; description: string; allowed?: string[][]; command?: string[] }[];
+  }
+  | { section: "checkpoint"; checkpoint: unknown }
+  | { section: "events"; events: unknown[] }
+  /**
+   * The newest event's view (bounded): for each output, argument or reason its preview cuts, keyed as in the event,
+   * the part the preview left out (bytes `from`-`to`), so preview and view show up to 8 KiB and no byte twice. It sits
+   * after the events, so the events keep their bytes while it changes every step.
+   */
+  | { section: "newest"; step: number; view: Record<string, unknown> }
+  | { section: "working_state"; state: unknown }
+  | {
+    section: "candidates";
+    /** What to answer, in one paragraph (the request describes itself; nothing is sent outside it). */
+    task?: string;
+    actions?: { name: string; description: string; allowed?: string[][]; command?: string[] }[];
+    action?: string;
+    /** The reason given when the action was selected. */
+    reason?: string;
+    /**
+     * The counters that move on every call (step of max_steps, lookups used in this stage): here, after the events,
+     * so the working state keeps its bytes until an execution report changes it.
+     */
+    step?: number;
+    max_steps?: number;
+    lookups_used?: number;
+    slices?: { name: string; description: string }[];
+  }
+  | { section: "lookups"; responses: unknown[] };
+
+export type SectionName = Section["section"];
+
+/** Sections that form the stable prefix (cacheable until the next checkpoint). */
+export const PREFIX_SECTIONS: ReadonlySet<SectionName> = new Set(["instructions", "intent", "tasks", "checkpoint"]);
+
+/**
+ * One model call. Request bytes = UTF-8 length of JSON.stringify(turnRequest).
+ * Sections always come in this order: instructions, intent, [tasks], [checkpoint], events, [newest], [working_state], candidates,
+ * [lookups].
+ */
+export type TurnRequest = {
+  phase: Phase;
+  response_schema: JsonSchema;
+  sections: Section[];
+};
+
+export const Usage = z.strictObject({
+  input: z.number().int().nonnegative().nullable().describe(
+    "Input tokens not read from or written to the prompt cache (the four counters never overlap); null when not reported",
+  ),
+  cache_read: z.number().int().nonnegative().nullable().describe("Input tokens read from the provider's prompt cache"),
+  cache_write: z.number().int().nonnegative().nullable().describe(
+    "Input tokens written to the provider's prompt cache",
+  ),
+  output: z.number().int().nonnegative().nullable().describe("Output tokens"),
+});
+export type Usage = z.infer<typeof Usage>;
+
+export const NULL_USAGE: Usage = { input: null, cache_read: null, cache_write: null, output: null };
+
+/** Adds usage counters; a counter stays null only while no call reported it. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const add = (x: number | null, y: number | null) => (x === null && y === null ? null : (x ?? 0) + (y ?? 0));
+  return {
+    input: add(a.input, b.input),
+    cache_read: add(a.cache_read, b.cache_read),
+    cache_write: add(a.cache_write, b.cache_write),
+    output: add(a.output, b.output),
+  };
+}
+
+export const StopReason = z.enum(["end", "max_tokens", "tool_use", "refusal", "other"]);
+export type StopReason = z.infer<typeof StopReason>;
+
+export type ModelAnswer = {
+  /** The answer as parsed JSON; a string when the model's text was not JSON (validation then fails). */
+  value: unknown;
+  usage: Usage;
+  stop_reason?: StopReason;
+  /** The provider's own response body, kept beside the normalised answer (never written to reports). */
+  raw?: unknown;
+};
+
+export type ProviderCapabilities = {
+  /** The adapter marks the end of the stable prefix as a cache breakpoint. */
+  prompt_caching: boolean;
+  /** The API constrains the answer to the response schema. */
+  schema_enforcement: boolean;
+};
+
+/** `model` is the slice's model name; an adapter configured with a model id sends its own (the call may say "PROVIDER/MODEL"). */
+export type CompleteOptions = {
+  model: string;
+  signal?: AbortSignal;
+  /** The loop step the call belongs to (absent for classification), for recordings. */
+  step?: number;
+};
+
+export interface Provider {
+  readonly name: string;
+  readonly capabilities: ProviderCapabilities;
+  complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer>;
+}

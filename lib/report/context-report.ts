@@ -1,0 +1,351 @@
+// The context report (schema version 1): measurements only — no prompts, payloads, file contents or secrets.
+import { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
+import { z } from "zod";
+import type { LookupKind } from "../loop/answer.ts";
+import { NORMAL_OUTCOMES, Outcome } from "../outcome.ts";
+import { addUsage, NULL_USAGE, Phase, Usage } from "../loop/turn.ts";
+import { SandboxState } from "../sandbox-state.ts";
+import { Cost } from "../prices.ts";
+
+export const REPORT_SCHEMA_VERSION = 1;
+
+const count = z.number().int().nonnegative();
+const RecordingDigest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+
+const PhaseStats = z.strictObject({
+  requests: count.describe("Model requests in this phase (executions for the execution phase)"),
+  request_bytes: z.strictObject({
+    total: count.describe("Sum of request bytes: UTF-8 length of JSON.stringify(TurnRequest)"),
+    max: count.describe("Largest single request"),
+  }),
+  elapsed_ms: z.number().nonnegative().describe("Wall-clock time spent in this phase"),
+});
+export type PhaseStats = z.infer<typeof PhaseStats>;
+
+export const CallRecord = z.strictObject({
+  phase: Phase,
+  step: count.describe("Step the call belongs to (0 for classification)"),
+  request_bytes: count,
+  elapsed_ms: z.number().nonnegative(),
+  usage: Usage.describe("Provider-reported counters for this call"),
+  checkpoint: z.boolean().describe("A checkpoint was made just before this request (the cacheable prefix changed)"),
+  lookup: z.boolean().describe("The model answered with a lookup instead of a decision"),
+});
+export type CallRecord = z.infer<typeof CallRecord>;
+
+export const ContextReport = z.strictObject({
+  schema_version: z.literal(REPORT_SCHEMA_VERSION),
+  loom_version: z.string(),
+  policy: ContextPolicyName,
+  step_protocol: StepProtocol.optional().describe(
+    "two-call (a selection and an arguments call per step) or single-call (one call per step); absent in reports of " +
+      "runs that never reached the loop",
+  ),
+  previews: PreviewMode.optional().describe(
+    "Bounded only: how much of each retained output its requests preview (compact, balanced, wide); absent for " +
+      "legacy and in reports of older versions",
+  ),
+  slice: z.string().nullable().describe("Catalog slice name, when routed from a catalog"),
+  outcome: Outcome,
+  error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+  phases: z.strictObject({
+    classification: PhaseStats,
+    selection: PhaseStats,
+    arguments: PhaseStats,
+    execution: PhaseStats,
+  }),
+  steps: count.describe("Steps begun"),
+  model_calls: count,
+  checkpoints: count.describe("Checkpoints made (bounded policy)"),
+  prefix_changes: count.describe(
+    "Times the cacheable prefix changed between consecutive requests (each can invalidate a provider cache)",
+  ),
+  retired_events: count,
+  archive: z
+    .strictObject({ events: count, bytes: count })
+    .describe("Archive size at the end of the run"),
+  retrievals: z.strictObject({
+    result: count,
+    list_history: count,
+    read_history: count,
+    omitted: count.describe("Lookup responses omitted whole because they did not fit the ceiling"),
+    errors: count.describe(
+      "Lookups answered with an error: malformed or unknown reference, or not a valid lookup at all (counted here only)",
+    ),
+  }),
+  refusals: count,
+  total_elapsed_ms: z.number().nonnegative(),
+  usage: Usage.describe("Sum over all calls; null for a counter no call reported"),
+  final_usage: Usage.nullable().describe("Usage of a run that ended normally (completed, step limit, suspended)"),
+  partial_usage: Usage.nullable().describe("Usage observed before the run ended with an error"),
+  calls: z.array(CallRecord).describe("One entry per model call, in order"),
+  sandbox: SandboxState.nullable().optional(),
+  cost: Cost.nullable().optional().describe(
+    "The money the usage counters imply at a dated price table; null when the model has no known price or a " +
+      "counter was not reported (never estimated from bytes); absent in reports of older versions",
+  ),
+  recording: RecordingDigest.optional().describe(
+    "A replay's recording: sha256 of its bytes as read (absent for a run), so batches pair and resume by recording",
+  ),
+});
+export type ContextReport = z.infer<typeof ContextReport>;
+
+/** Request bytes over the model-call phases: their sum, and the largest single request. */
+export function requestBytes(phases: ContextReport["phases"]): { total: number; max: number } {
+  const calls = [phases.classification, phases.selection, phases.arguments];
+  return {
+    total: calls.reduce((sum, phase) => sum + phase.request_bytes.total, 0),
+    max: Math.max(...calls.map((phase) => phase.request_bytes.max)),
+  };
+}
+
+const emptyPhase = (): PhaseStats => ({ requests: 0, request_bytes: { total: 0, max: 0 }, elapsed_ms: 0 });
+
+/** Accumulates measurements during a run; pure (callers pass elapsed times in). */
+export class ReportBuilder {
+  readonly #report: ContextReport;
+
+  constructor(
+    { policy, version, slice = null }: { policy: ContextPolicyName; version: string; slice?: string | null },
+  ) {
+    this.#report = {
+      schema_version: REPORT_SCHEMA_VERSION,
+      loom_version: version,
+      policy,
+      slice,
+      outcome: "failed",
+      error: null,
+      phases: {
+        classification: emptyPhase(),
+        selection: emptyPhase(),
+        arguments: emptyPhase(),
+        execution: emptyPhase(),
+      },
+      steps: 0,
+      model_calls: 0,
+      checkpoints: 0,
+      prefix_changes: 0,
+      retired_events: 0,
+      archive: { events: 0, bytes: 0 },
+      retrievals: { result: 0, list_history: 0, read_history: 0, omitted: 0, errors: 0 },
+      refusals: 0,
+      total_elapsed_ms: 0,
+      usage: { ...NULL_USAGE },
+      final_usage: null,
+      partial_usage: null,
+      calls: [],
+    };
+  }
+
+  /** The step protocol the loop runs under. */
+  setStepProtocol(protocol: StepProtocol): void {
+    this.#report.step_protocol = protocol;
+  }
+
+  /** The previews a bounded loop shows retained outputs with. */
+  setPreviews(mode: PreviewMode): void {
+    this.#report.previews = mode;
+  }
+
+  get report(): Readonly<ContextReport> {
+    return this.#report;
+  }
+
+  recordCall(call: CallRecord): void {
+    const phase = this.#report.phases[call.phase];
+    phase.requests += 1;
+    phase.request_bytes.total += call.request_bytes;
+    phase.request_bytes.max = Math.max(phase.request_bytes.max, call.request_bytes);
+    phase.elapsed_ms += call.elapsed_ms;
+    this.#report.model_calls += 1;
+    this.#report.usage = addUsage(this.#report.usage, call.usage);
+    this.#report.calls.push(call);
+  }
+
+  recordExecution(elapsedMs: number): void {
+    const phase = this.#report.phases.execution;
+    phase.requests += 1;
+    phase.elapsed_ms += elapsedMs;
+  }
+
+  recordStep(step: number): void {
+    this.#report.steps = Math.max(this.#report.steps, step);
+  }
+
+  /** A checkpoint was made: it retired events and changed the cacheable prefix (so prefix_changes == checkpoints). */
+  recordCheckpoint({ retired }: { retired: number }): void {
+    this.#report.checkpoints += 1;
+    this.#report.retired_events += retired;
+    this.#report.prefix_changes = this.#report.checkpoints;
+  }
+
+  /** A lookup answered; `kind` null for an answer that was not a valid lookup at all. */
+  recordRetrieval(
+    kind: LookupKind | null,
+    { error = false, omitted = false } = {},
+  ): void {
+    if (kind) this.#report.retrievals[kind] += 1;
+    if (error) this.#report.retrievals.errors += 1;
+    if (omitted) this.#report.retrievals.omitted += 1;
+  }
+
+  recordRefusal(): void {
+    this.#report.refusals += 1;
+  }
+
+  setArchive(archive: { events: number; bytes: number }): void {
+    this.#report.archive = { ...archive };
+  }
+
+  /** Seals the report with its outcome; usage goes to final_usage or partial_usage accordingly. */
+  finish({ outcome, error = null, totalElapsedMs }: {
+    outcome: ContextReport["outcome"];
+    error?: { code: string; message: string } | null;
+    totalElapsedMs: number;
+  }): ContextReport {
+    const r = this.#report;
+    r.outcome = outcome;
+    r.error = error;
+    r.total_elapsed_ms = totalElapsedMs;
+    const normal = NORMAL_OUTCOMES.has(outcome);
+    r.final_usage = normal ? { ...r.usage } : null;
+    r.partial_usage = normal ? null : { ...r.usage };
+    return structuredClone(r);
+  }
+}
+
+/** The report of a run that never reached the loop (a startup or routing failure, or an interrupt before it). */
+export function unstartedReport(
+  { policy, version, slice, outcome, error, calls, elapsedMs }: {
+    policy: ContextPolicyName;
+    version: string;
+    slice: string | null;
+    outcome: Outcome;
+    error: { code: string; message: string };
+    /** Model calls made before the failure (catalog classification). */
+    calls: readonly CallRecord[];
+    elapsedMs: number;
+  },
+): ContextReport {
+  const builder = new ReportBuilder({ policy, version, slice });
+  for (const call of calls) builder.recordCall(call);
+  return builder.finish({ outcome, error, totalElapsedMs: Math.max(0, elapsedMs) });
+}
+
+/** Aggregate of several run reports (batch replay): sums, plus one row per run. */
+export const AggregateReport = z.strictObject({
+  schema_version: z.literal(REPORT_SCHEMA_VERSION),
+  kind: z.literal("aggregate"),
+  loom_version: z.string(),
+  policy: ContextPolicyName,
+  runs: z.array(
+    z.strictObject({
+      name: z.string().describe("Recording file name"),
+      report: z.string().nullable().describe("Path of the run's own report"),
+      outcome: Outcome,
+      model_calls: count,
+      request_bytes: count,
+      max_request_bytes: count,
+      checkpoints: count,
+      recording: RecordingDigest.optional().describe("The run's recording (sha256 of its bytes): its identity"),
+    }),
+  ),
+  outcomes: z.record(z.string(), count),
+  phases: ContextReport.shape.phases,
+  model_calls: count,
+  checkpoints: count,
+  prefix_changes: count,
+  total_elapsed_ms: z.number().nonnegative(),
+  usage: Usage,
+});
+export type AggregateReport = z.infer<typeof AggregateReport>;
+
+/** The figures an aggregate sums over its parts (runs, or the shards of a batch). */
+type Totals = Pick<
+  AggregateReport,
+  "phases" | "outcomes" | "model_calls" | "checkpoints" | "prefix_changes" | "total_elapsed_ms" | "usage"
+>;
+
+function sumTotals(parts: readonly Totals[]): Totals {
+  const phases = {
+    classification: emptyPhase(),
+    selection: emptyPhase(),
+    arguments: emptyPhase(),
+    execution: emptyPhase(),
+  };
+  const totals: Totals = {
+    phases,
+    outcomes: {},
+    model_calls: 0,
+    checkpoints: 0,
+    prefix_changes: 0,
+    total_elapsed_ms: 0,
+    usage: { ...NULL_USAGE },
+  };
+  for (const part of parts) {
+    for (const key of Object.keys(phases) as (keyof typeof phases)[]) {
+      const into = phases[key];
+      const from = part.phases[key];
+      into.requests += from.requests;
+      into.request_bytes.total += from.request_bytes.total;
+      into.request_bytes.max = Math.max(into.request_bytes.max, from.request_bytes.max);
+      into.elapsed_ms += from.elapsed_ms;
+    }
+    for (const [outcome, count] of Object.entries(part.outcomes)) {
+      totals.outcomes[outcome] = (totals.outcomes[outcome] ?? 0) + count;
+    }
+    totals.usage = addUsage(totals.usage, part.usage);
+    totals.model_calls += part.model_calls;
+    totals.checkpoints += part.checkpoints;
+    totals.prefix_changes += part.prefix_changes;
+    totals.total_elapsed_ms += part.total_elapsed_ms;
+  }
+  return totals;
+}
+
+export function aggregateReports(
+  entries: { name: string; path: string | null; report: ContextReport }[],
+  { version, policy }: { version: string; policy: ContextPolicyName },
+): AggregateReport {
+  const totals = sumTotals(entries.map(({ report }) => ({ ...report, outcomes: { [report.outcome]: 1 } })));
+  return {
+    schema_version: REPORT_SCHEMA_VERSION,
+    kind: "aggregate",
+    loom_version: version,
+    policy,
+    runs: entries.map(({ name, path, report }) => ({
+      name,
+      report: path,
+      outcome: report.outcome,
+      model_calls: report.model_calls,
+      request_bytes: requestBytes(report.phases).total,
+      max_request_bytes: requestBytes(report.phases).max,
+      checkpoints: report.checkpoints,
+      ...(report.recording ? { recording: report.recording } : {}),
+    })),
+    ...totals,
+  };
+}
+
+/**
+ * One aggregate from several (the shards of a batch split over machines): sums, maxima, outcome counts and the runs
+ * in the order given. Every shard must have replayed under the same policy.
+ */
+export function mergeAggregates(
+  shards: AggregateReport[],
+  { version }: { version: string },
+): { ok: true; report: AggregateReport } | { ok: false; policies: string[] } {
+  const policies = [...new Set(shards.map((s) => s.policy))];
+  if (policies.length !== 1) return { ok: false, policies };
+  return {
+    ok: true,
+    report: {
+      schema_version: REPORT_SCHEMA_VERSION,
+      kind: "aggregate",
+      loom_version: version,
+      policy: shards[0].policy,
+      runs: shards.flatMap((s) => s.runs),
+      ...sumTotals(shards),
+    },
+  };
+}

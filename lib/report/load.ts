@@ -1,0 +1,67 @@
+// Parses and validates the text of a report file: a run's ContextReport or a batch's AggregateReport.
+import { AggregateReport, ContextReport, REPORT_SCHEMA_VERSION } from "./context-report.ts";
+import { UsageError } from "../errors.ts";
+import { describeJsonFailure, readJson } from "../text/json-text.ts";
+import { formatZodError } from "../text/zod-error.ts";
+
+export type LoadedReport =
+  | { kind: "run"; report: ContextReport }
+  | { kind: "aggregate"; report: AggregateReport };
+
+/** A report together with the name the user gave it (its path), as every reader of reports needs both. */
+export type NamedReport = { file: string } & LoadedReport;
+
+/** Error codes, so callers and tests can tell the cases apart without matching message text. */
+export type ReportLoadErrorCode = "report_unreadable" | "report_not_json" | "report_invalid" | "report_version";
+
+/**
+ * Parses report text. Throws a UsageError (exit 2) naming the file and what was wrong.
+ * Messages never quote the file's content: reports are measurements, but a wrong file might not be.
+ */
+export function parseReport(text: string, { file }: { file: string }): NamedReport {
+  const name = JSON.stringify(file);
+  if (text.trim() === "") throw new UsageError(`Report ${name} is empty`, "report_not_json");
+  const json = readJson(text);
+  if (!json.ok) throw new UsageError(`Report ${name} is not JSON: ${describeJsonFailure(json)}`, "report_not_json");
+  const value = json.value;
+  if (value === null || typeof value !== "object" || Array.isArray(value) || !("schema_version" in value)) {
+    throw new UsageError(`Report ${name} is not a Loom context report (no "schema_version" field)`, "report_invalid");
+  }
+  const version = (value as { schema_version: unknown }).schema_version;
+  if (version !== REPORT_SCHEMA_VERSION) {
+    const shown = typeof version === "number"
+      ? String(version)
+      : `of type ${version === null ? "null" : typeof version}`;
+    throw new UsageError(
+      `Report ${name} has schema_version ${shown}; this Loom reads version ${REPORT_SCHEMA_VERSION}`,
+      "report_version",
+    );
+  }
+  const aggregate = (value as { kind?: unknown }).kind === "aggregate";
+  const parsed = (aggregate ? AggregateReport : ContextReport).safeParse(value);
+  if (!parsed.success) {
+    const what = aggregate ? "aggregate report" : "context report";
+    throw new UsageError(
+      `Report ${name} is not a valid ${what}: ${
+        formatZodError(parsed.error, { schema: aggregate ? AggregateReport : ContextReport, worded: true })
+      }`,
+      "report_invalid",
+    );
+  }
+  return aggregate
+    ? { file, kind: "aggregate", report: parsed.data as AggregateReport }
+    : { file, kind: "run", report: parsed.data as ContextReport };
+}
+
+/** The one-line reason for an unreadable path, from a filesystem error code (no OS-specific text). */
+export function describeReadError(file: string, code: string | undefined): UsageError {
+  const reasons: Record<string, string> = {
+    ENOENT: "no such file",
+    EACCES: "permission denied",
+    EPERM: "permission denied",
+    EISDIR: "it is a directory",
+    ENOTDIR: "a parent is not a directory",
+  };
+  const reason = (code && reasons[code]) ?? `read failed${code ? ` (${code})` : ""}`;
+  return new UsageError(`Cannot read report ${JSON.stringify(file)}: ${reason}`, "report_unreadable");
+}

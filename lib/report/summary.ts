@@ -1,0 +1,462 @@
+// Summaries and side-by-side comparisons of context reports, as data (for --json and HTML) and as plain text.
+import type { ContextPolicyName } from "../policy.ts";
+import { type AggregateReport, type ContextReport, requestBytes } from "./context-report.ts";
+import type { NamedReport } from "./load.ts";
+import { type PairedBy, pairRuns } from "./pairs.ts";
+import { Phase, type Usage } from "../loop/turn.ts";
+
+const MODEL_PHASES = Phase.options;
+const PHASES = [...MODEL_PHASES, "execution"] as const;
+const USAGE_COUNTERS = ["input", "cache_read", "cache_write", "output"] as const;
+
+const SUMMARY_FORMAT = "loom-report-summary";
+const SUMMARY_VERSION = 1;
+
+/** One report reduced to what a reader compares; run-only fields are null for an aggregate. */
+export type ReportSummary = {
+  file: string;
+  kind: "run" | "aggregate";
+  loom_version: string;
+  policy: ContextPolicyName;
+  slice: string | null;
+  runs: number;
+  outcome: ContextReport["outcome"] | null;
+  outcomes: Record<string, number>;
+  error: ContextReport["error"];
+  phases: ContextReport["phases"];
+  request_bytes: { total: number; max: number };
+  model_calls: number;
+  steps: number | null;
+  checkpoints: number;
+  prefix_changes: number;
+  retired_events: number | null;
+  retrievals: ContextReport["retrievals"] | null;
+  refusals: number | null;
+  archive: ContextReport["archive"] | null;
+  total_elapsed_ms: number;
+  /** final_usage of a normal end, partial_usage of an error, or the sum over an aggregate's runs. */
+  usage: Usage;
+  usage_scope: "final" | "partial" | "sum";
+  calls_recorded: number | null;
+  /** USD at the report's dated price table; null when it has none (or for an aggregate). */
+  cost: number | null;
+  /** A run's step protocol and (bounded) previews; null for an aggregate or a report that does not name them. */
+  step_protocol: string | null;
+  previews: string | null;
+  /** A run's sandbox: the mode in force and whether processes really ran in an OS sandbox; null when none ran. */
+  sandbox: { mode: string; active: boolean } | null;
+  run_rows: AggregateReport["runs"] | null;
+};
+
+/**
+ * Two aggregates' runs paired by recording: how many pairs, the runs found on one side only, and request bytes summed
+ * over the pairs alone (the like-for-like figure when the batches did not replay the same recordings).
+ */
+export type RunsComparison = {
+  paired_by: PairedBy;
+  paired: number;
+  only_in_baseline: string[];
+  only_in_report: string[];
+  paired_request_bytes: { baseline: number; report: number; ratio: number | null };
+};
+
+/** Ratios of one report against the first (value / baseline); null when either is null or the baseline is 0. */
+export type Comparison = {
+  file: string;
+  baseline: string;
+  ratios: Record<string, unknown>;
+  /** Two aggregates: their runs paired by recording; null when either is a single run's report. */
+  runs: RunsComparison | null;
+};
+
+export type SummaryDocument = {
+  format: typeof SUMMARY_FORMAT;
+  version: typeof SUMMARY_VERSION;
+  reports: ReportSummary[];
+  comparisons: Comparison[];
+};
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+function summarizeReport(named: NamedReport): ReportSummary {
+  const { phases } = named.report;
+  const request_bytes = requestBytes(phases);
+  const r = named.report;
+  const head = { file: named.file, kind: named.kind, loom_version: r.loom_version, policy: r.policy };
+  const measured = {
+    phases: structuredClone(phases),
+    request_bytes,
+    model_calls: r.model_calls,
+    checkpoints: r.checkpoints,
+    prefix_changes: r.prefix_changes,
+    total_elapsed_ms: r.total_elapsed_ms,
+  };
+  if (named.kind === "aggregate") {
+    const a = named.report;
+    return {
+      ...head,
+      slice: null,
+      runs: a.runs.length,
+      outcome: null,
+      outcomes: { ...a.outcomes },
+      error: null,
+      ...measured,
+      steps: null,
+      retired_events: null,
+      retrievals: null,
+      refusals: null,
+      archive: null,
+      usage: { ...a.usage },
+      usage_scope: "sum",
+      calls_recorded: null,
+      cost: null,
+      step_protocol: null,
+      previews: null,
+      sandbox: null,
+      run_rows: structuredClone(a.runs),
+    };
+  }
+  const c = named.report;
+  return {
+    ...head,
+    slice: c.slice,
+    runs: 1,
+    outcome: c.outcome,
+    outcomes: { [c.outcome]: 1 },
+    error: c.error ? { ...c.error } : null,
+    ...measured,
+    steps: c.steps,
+    retired_events: c.retired_events,
+    retrievals: { ...c.retrievals },
+    refusals: c.refusals,
+    archive: { ...c.archive },
+    usage: { ...(c.final_usage ?? c.partial_usage ?? c.usage) },
+    usage_scope: c.final_usage ? "final" : c.partial_usage ? "partial" : "sum",
+    calls_recorded: c.calls.length,
+    cost: c.cost?.total ?? null,
+    step_protocol: c.step_protocol ?? null,
+    previews: c.previews ?? null,
+    sandbox: c.sandbox ? { mode: c.sandbox.mode, active: c.sandbox.active } : null,
+    run_rows: null,
+  };
+}
+
+export function ratio(value: number | null, baseline: number | null): number | null {
+  if (value === null || baseline === null || baseline === 0) return null;
+  return Math.round((value / baseline) * 10_000) / 10_000;
+}
+
+type Metric = {
+  key: string[];
+  label: string;
+  value: (s: ReportSummary) => number | null;
+  format: (n: number) => string;
+};
+
+/** The compared measurements, in display order; `key` is the path in a Comparison's `ratios`. */
+const METRICS: readonly Metric[] = [
+  { key: ["model_calls"], label: "model calls", value: (s) => s.model_calls, format: formatCount },
+  ...MODEL_PHASES.map((p): Metric => ({
+    key: ["request_bytes", p],
+    label: `request bytes · ${p}`,
+    value: (s) => s.phases[p].request_bytes.total,
+    format: formatBytes,
+  })),
+  {
+    key: ["request_bytes", "total"],
+    label: "request bytes · total",
+    value: (s) => s.request_bytes.total,
+    format: formatBytes,
+  },
+  { key: ["max_request_bytes"], label: "largest request", value: (s) => s.request_bytes.max, format: formatBytes },
+  ...PHASES.map((p): Metric => ({
+    key: ["elapsed_ms", p],
+    label: `elapsed · ${p}`,
+    value: (s) => s.phases[p].elapsed_ms,
+    format: formatMs,
+  })),
+  { key: ["elapsed_ms", "total"], label: "elapsed · total", value: (s) => s.total_elapsed_ms, format: formatMs },
+  { key: ["checkpoints"], label: "checkpoints", value: (s) => s.checkpoints, format: formatCount },
+  { key: ["prefix_changes"], label: "prefix changes", value: (s) => s.prefix_changes, format: formatCount },
+  ...USAGE_COUNTERS.map((c): Metric => ({
+    key: ["usage", c],
+    label: `usage · ${c.replace("_", " ")}`,
+    value: (s) => s.usage[c],
+    format: formatCount,
+  })),
+];
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+  node[path[path.length - 1]] = value;
+}
+
+export function summarizeReports(reports: NamedReport[]): SummaryDocument {
+  const summaries = reports.map(summarizeReport);
+  const [first, ...rest] = summaries;
+  const comparisons = first === undefined ? [] : rest.map((s): Comparison => {
+    const ratios: Record<string, unknown> = {};
+    for (const m of METRICS) setPath(ratios, m.key, ratio(m.value(s), m.value(first)));
+    return { file: s.file, baseline: first.file, ratios, runs: compareRuns(first, s) };
+  });
+  return { format: SUMMARY_FORMAT, version: SUMMARY_VERSION, reports: summaries, comparisons };
+}
+
+function compareRuns(baseline: ReportSummary, report: ReportSummary): RunsComparison | null {
+  if (baseline.run_rows === null || report.run_rows === null) return null;
+  const pairing = pairRuns(baseline.run_rows, report.run_rows);
+  const left = sum(pairing.pairs.map(([i]) => baseline.run_rows![i].request_bytes));
+  const right = sum(pairing.pairs.map(([, j]) => report.run_rows![j].request_bytes));
+  return {
+    paired_by: pairing.paired_by,
+    paired: pairing.pairs.length,
+    only_in_baseline: pairing.only_in_baseline,
+    only_in_report: pairing.only_in_report,
+    paired_request_bytes: { baseline: left, report: right, ratio: ratio(right, left) },
+  };
+}
+
+/** One line per compared aggregate: how its runs paired with the baseline's, and which had no partner. */
+export function describeRunPairing(runs: RunsComparison, { index }: { index: number }): string {
+  const who = `[${index + 1}]`;
+  const by = runs.paired_by === "recording" ? "recording (sha256)" : "recording file name";
+  const unmatched = [
+    runs.only_in_baseline.length > 0 ? `only in [1]: ${listNames(runs.only_in_baseline)}` : "",
+    runs.only_in_report.length > 0 ? `only in ${who}: ${listNames(runs.only_in_report)}` : "",
+  ].filter(Boolean);
+  const bytes = unmatched.length > 0 && runs.paired > 0
+    ? `; request bytes over the paired runs alone: ${formatRatio(runs.paired_request_bytes.ratio) || "—"}`
+    : "";
+  return `${who} runs paired with [1] by ${by}: ${runs.paired} paired${
+    unmatched.length > 0 ? `, ${unmatched.join("; ")} (the totals above include them)` : ", none unmatched"
+  }${bytes}`;
+}
+
+function listNames(names: string[], { most = 8 } = {}): string {
+  return names.length <= most ? names.join(", ") : `${names.slice(0, most).join(", ")} and ${names.length - most} more`;
+}
+
+// ---- formatting (shared by the text and HTML renderers) ----
+
+export function formatCount(n: number): string {
+  const [int, frac] = String(n).split(".");
+  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return frac === undefined ? grouped : `${grouped}.${frac}`;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(2)} MiB`;
+}
+
+export function formatMs(ms: number): string {
+  if (ms > 0 && ms < 10) return `${ms.toFixed(1)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`;
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s`;
+}
+
+export function formatRatio(r: number | null): string {
+  if (r === null) return "";
+  return `${r >= 0.1 || r === 0 ? r.toFixed(2) : r.toPrecision(2)}×`;
+}
+
+const NOT_REPORTED = "not reported";
+const NONE = "—";
+
+export function formatOutcome(s: ReportSummary): string {
+  if (s.outcome !== null) return s.outcome;
+  const parts = Object.entries(s.outcomes).sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${n} ${k}`);
+  return `${s.runs} runs: ${parts.join(", ") || "none"}`;
+}
+
+function describeUsageScope(s: ReportSummary): string {
+  if (s.usage_scope === "final") return "final (the run ended normally)";
+  if (s.usage_scope === "partial") return "partial (observed before the run ended with an error)";
+  return s.kind === "aggregate" ? "sum over all runs" : "sum over all calls";
+}
+
+/** One row of the side-by-side table: a cell per report, and a ratio against the first for later reports. */
+export type TableRow = { label: string; cells: string[]; ratios: (number | null)[]; heading?: boolean };
+
+export function comparisonRows(doc: SummaryDocument): TableRow[] {
+  const reports = doc.reports;
+  const text = (label: string, cell: (s: ReportSummary) => string): TableRow => ({
+    label,
+    cells: reports.map(cell),
+    ratios: reports.map(() => null),
+  });
+  const rows: TableRow[] = [
+    text("kind", (s) => (s.kind === "aggregate" ? `aggregate of ${s.runs}` : "run")),
+    text("policy", (s) => s.policy),
+    text("outcome", formatOutcome),
+    text("error", (s) => s.error?.code ?? NONE),
+  ];
+  let group = "";
+  for (const m of METRICS) {
+    const [head, tail] = m.label.split(" · ");
+    if (tail !== undefined && head !== group) {
+      rows.push({
+        label: head,
+        cells: reports.map(() => ""),
+        ratios: [],
+        heading: true,
+      });
+    }
+    group = tail === undefined ? "" : head;
+    const values = reports.map(m.value);
+    rows.push({
+      label: tail === undefined ? m.label : `  ${tail}`,
+      cells: values.map((v) => (v === null ? NONE : m.format(v))),
+      ratios: values.map((v, i) => (i === 0 ? null : ratio(v, values[0]))),
+    });
+  }
+  const optional = (n: number | null) => (n === null ? NONE : formatCount(n));
+  rows.push(
+    text("usage scope", (s) => s.usage_scope),
+    text("steps", (s) => optional(s.steps)),
+    text("retired events", (s) => optional(s.retired_events)),
+    text(
+      "retrievals: result · list · read",
+      (
+        s,
+      ) => (s.retrievals === null
+        ? NONE
+        : `${s.retrievals.result} · ${s.retrievals.list_history} · ${s.retrievals.read_history}`),
+    ),
+    text("refusals", (s) => optional(s.refusals)),
+  );
+  return rows;
+}
+
+function table(rows: string[][], { right = [] as number[] } = {}): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows
+    .map((r) =>
+      r.map((cell, c) => (right.includes(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join("  ").trimEnd()
+    )
+    .join("\n");
+}
+
+function renderOne(s: ReportSummary): string {
+  const usage = (n: number | null) => (n === null ? NOT_REPORTED : formatCount(n));
+  const head = s.kind === "aggregate" ? `Aggregate report ${s.file} (${s.runs} runs)` : `Context report ${s.file}`;
+  const facts: [string, string][] = [
+    ["policy", s.policy],
+    ...(s.step_protocol ? [["step protocol", s.step_protocol] as [string, string]] : []),
+    ...(s.previews ? [["previews", s.previews] as [string, string]] : []),
+    ...(s.sandbox
+      ? [["sandbox", `${s.sandbox.mode} (${s.sandbox.active ? "processes ran sandboxed" : "not sandboxed"})`] as [
+        string,
+        string,
+      ]]
+      : []),
+    ...(s.kind === "run" ? [["slice", s.slice ?? NONE] as [string, string]] : []),
+    [s.kind === "run" ? "outcome" : "outcomes", formatOutcome(s)],
+    ...(s.kind === "run"
+      ? [["error", s.error ? `${s.error.code}: ${s.error.message}` : NONE] as [string, string]]
+      : []),
+    ["loom version", s.loom_version],
+  ];
+  const phaseRows = [
+    ["phase", "requests", "bytes total", "bytes max", "elapsed"],
+    ...PHASES.map((p) => {
+      const ph = s.phases[p];
+      const model = p !== "execution";
+      return [
+        p,
+        formatCount(ph.requests),
+        model ? formatBytes(ph.request_bytes.total) : NONE,
+        model ? formatBytes(ph.request_bytes.max) : NONE,
+        formatMs(ph.elapsed_ms),
+      ];
+    }),
+    [
+      "model phases",
+      formatCount(s.model_calls),
+      formatBytes(s.request_bytes.total),
+      formatBytes(s.request_bytes.max),
+      formatMs(sum(MODEL_PHASES.map((p) => s.phases[p].elapsed_ms))),
+    ],
+  ];
+  const counts: [string, string][] = [
+    [
+      "model calls",
+      formatCount(s.model_calls) + (s.calls_recorded === null ? "" : ` (per-call series: ${s.calls_recorded})`),
+    ],
+    ...(s.steps === null ? [] : [["steps", formatCount(s.steps)] as [string, string]]),
+    ["checkpoints", formatCount(s.checkpoints)],
+    ["prefix changes", formatCount(s.prefix_changes)],
+    ...(s.retired_events === null ? [] : [["retired events", formatCount(s.retired_events)] as [string, string]]),
+    ...(s.retrievals === null
+      ? []
+      : [["retrievals", Object.entries(s.retrievals).map(([k, n]) => `${k} ${n}`).join(" · ")] as [string, string]]),
+    ...(s.refusals === null ? [] : [["refusals", formatCount(s.refusals)] as [string, string]]),
+    ...(s.archive === null
+      ? []
+      : [["archive", `${formatCount(s.archive.events)} events · ${formatBytes(s.archive.bytes)}`] as [string, string]]),
+    ["total elapsed", formatMs(s.total_elapsed_ms)],
+    ["usage", describeUsageScope(s)],
+    ...USAGE_COUNTERS.map((c): [string, string] => [`  ${c.replace("_", " ")}`, usage(s.usage[c])]),
+    ...(s.cost === null ? [] : [["cost", `$${s.cost.toFixed(4)}`] as [string, string]]),
+  ];
+  const parts = [
+    head,
+    "",
+    table(facts.map(([k, v]) => [k, v])),
+    "",
+    table(phaseRows, { right: [1, 2, 3, 4] }),
+    "",
+    table(counts),
+  ];
+  if (s.run_rows !== null) {
+    parts.push(
+      "",
+      table([
+        ["run", "outcome", "calls", "request bytes", "largest request", "checkpoints"],
+        ...s.run_rows.map((
+          r,
+        ) => [
+          r.name,
+          r.outcome,
+          formatCount(r.model_calls),
+          formatBytes(r.request_bytes),
+          formatBytes(r.max_request_bytes),
+          formatCount(r.checkpoints),
+        ]),
+      ], { right: [2, 3, 4, 5] }),
+    );
+  }
+  return parts.join("\n") + "\n";
+}
+
+function renderComparison(doc: SummaryDocument): string {
+  const names = doc.reports.map((s, i) => `[${i + 1}] ${s.file}`);
+  const lines = [
+    `Comparing ${doc.reports.length} reports; ratios are against [1] ${doc.reports[0].file}`,
+    "",
+  ];
+  const rows = comparisonRows(doc);
+  const valueWidth = doc.reports.map((_, i) => Math.max(names[i].length, ...rows.map((r) => r.cells[i].length)));
+  const cells = rows.map((r) => [
+    r.label,
+    ...r.cells.map((c, i) => {
+      if (r.heading) return "";
+      const ratioText = i === 0 ? "" : formatRatio(r.ratios[i] ?? null);
+      return c.padStart(valueWidth[i]) + (ratioText ? `  ${ratioText}` : "");
+    }),
+  ]);
+  lines.push(table([["", ...names], ...cells]));
+  const pairings = doc.comparisons.flatMap((c, k) => c.runs ? [describeRunPairing(c.runs, { index: k + 1 })] : []);
+  if (pairings.length > 0) lines.push("", ...pairings);
+  return lines.join("\n") + "\n";
+}
+
+/** Plain text (no colour): one report in detail, or several side by side. */
+export function renderSummaryText(doc: SummaryDocument): string {
+  if (doc.reports.length === 1) return renderOne(doc.reports[0]);
+  return renderComparison(doc);
+}

@@ -1,0 +1,24 @@
+// Keeping text that comes from outside (a model's answer, a path it chose, a validation message quoting it) small
+// wherever it is repeated into requests or the working state, so it can never crowd out mandatory content.
+import { utf8Length } from "../context/digest.ts";
+import { headAndTail } from "../context/render-event.ts";
+
+/** The most a message (refusal reason, validation error) may take, in UTF-8 bytes. */
+export const MESSAGE_LIMIT = 512;
+/** A model answer is repeated beside its lookup response only up to this size. */
+const ECHO_LIMIT = 256;
+
+/** Head and tail of `text` within `limit` bytes, with an ellipsis between; short text is returned as is. */
+export function clipText(text: string, limit: number): string {
+  if (utf8Length(text) <= limit) return text;
+  // the cut may widen by up to 3 bytes per side to stay on character boundaries; the ellipsis takes 3
+  const cut = headAndTail(text, limit - 9);
+  return cut ? `${cut.head}…${cut.tail}` : text;
+}
+
+/** The model's answer as repeated in a lookup entry: whole when small, else a note of its size. */
+export function echo(value: unknown): unknown {
+  const json = JSON.stringify(value) ?? "null";
+  const bytes = utf8Length(json);
+  return bytes <= ECHO_LIMIT ? value : `(an answer of ${bytes} bytes, not repeated: ${clipText(json, 120)})`;
+}
