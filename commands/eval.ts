@@ -10,6 +10,7 @@ import { BUILT_IN_PRICES, mergePrices, parsePrices, priceOf, type PriceTable } f
 import { endingOf } from "../lib/ending.ts";
 import { ContextPolicyName } from "../lib/policy.ts";
 import { evalKey, type EvalProgress, runEval } from "../lib/adapters/eval-run.ts";
+import { providerForModel } from "../lib/adapters/providers/provider-for-model.ts";
 import { type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/adapters/eval-suite-file.ts";
 import { rescoreEval } from "../lib/adapters/eval-rescore.ts";
 import { validateSuite } from "../lib/adapters/eval-validate.ts";
@@ -90,6 +91,9 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   };
   const loaded = selectTasks(loadSuiteFile(positionals[0], { cwd: io.cwd }), { ids: values.task, tags: values.tag });
   const key = evalKey(loaded, { tasks: taskHashes(loaded), prices, settings });
+  // A model Loom cannot reach (unknown provider, missing key, bad base URL) would make every run an infra failure:
+  // one line and exit 3 now, before any run starts.
+  for (const model of models) providerForModel(model, { env: io.env, http });
   if (!values.quiet) io.stderr(preflight(loaded, { settings, shard, prices }));
   const { file, interrupted } = await runEval(loaded, key, {
     out,
@@ -109,7 +113,12 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   if (!values.quiet && io.isTTY) io.stderr("\n");
   io.stdout(values.json ? `${JSON.stringify(file.summary, null, 2)}\n` : renderEvalText(file));
   if (!values.quiet) io.stderr(`loom eval: wrote ${join(out, "eval.json")}\n`);
-  return endingOf({ ran: interrupted ? "interrupted" : file.complete ? "completed" : "failed" }).exitCode;
+  const dropped = file.summary.dropped_pairs.length;
+  if (dropped > 0) {
+    io.stderr(`loom eval: ${dropped} pair(s) dropped after infra failures on every attempt; see eval.json's rows\n`);
+  }
+  const ran = interrupted ? "interrupted" : file.complete && dropped === 0 ? "completed" : "failed";
+  return endingOf({ ran }).exitCode;
 }
 
 /** The tasks --task and --tag name (all without either); an unknown id is a usage error. */

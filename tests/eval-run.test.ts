@@ -2,7 +2,7 @@
 // hidden checks in fresh sandboxes, eval.json checked against the per-run reports it summarises.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../main.ts";
@@ -148,7 +148,9 @@ test(
         out,
         "--quiet",
       ]);
-      assert.equal(run.code, 0, run.stderr);
+      // A dropped pair leaves the evaluation short of what it set out to measure: exit 1, and stderr says why.
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stderr, /^loom eval: 1 pair\(s\) dropped after infra failures on every attempt/m);
       const file = readEval(out);
       const range = file.rows.filter((r) => r.task === "range-off-by-one");
       assert.equal(range.length, 4, "both halves ran twice");
@@ -351,6 +353,19 @@ test("--max-cost stops starting new pairs once spent: what ran is kept, the file
     assert.equal(file.complete, false);
     assert.match(run.stdout, /INCOMPLETE; stopped: --max-cost/);
   });
+});
+
+test("a model Loom cannot reach ends loom eval before any run: one line, exit 3, no output folder", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-eval-key-"));
+  try {
+    const { io, out } = fakeIo({ cwd: ROOT, env: { PATH: process.env.PATH } });
+    const code = await main(["eval", "evals/", "-m", "anthropic/claude-sonnet-4-5", "--out", join(dir, "out")], io);
+    assert.equal(code, 3);
+    assert.match(out.stderr, /^loom eval: .*needs an API key: set the environment variable ANTHROPIC_API_KEY\n$/);
+    assert.equal(existsSync(join(dir, "out")), false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("loom eval --help lists every flag of its spec; bad flags are one-line usage errors", async () => {
