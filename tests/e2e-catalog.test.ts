@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseJsonc } from "../lib/catalog/catalog.ts";
+import { foldReport } from "../lib/report/fold.ts";
 import {
   anthropicAnswer,
   type FakeProviderServer,
@@ -131,11 +132,28 @@ test(
         openAIAnswer({ status: "success", summary: "Explained truncateSlug." }),
       ],
     });
-    const run = await s.loom(["-", "--catalog", EXAMPLE, "--workspace", "ws", "--output-format", "stream-json"], {
-      stdin: "What does truncateSlug do?\n",
-    });
+    const reportPath = join(s.dir, "routed-report.json");
+    const run = await s.loom(
+      [
+        "-",
+        "--catalog",
+        EXAMPLE,
+        "--workspace",
+        "ws",
+        "--output-format",
+        "stream-json",
+        "--context-report",
+        reportPath,
+      ],
+      { stdin: "What does truncateSlug do?\n" },
+    );
     assert.equal(run.code, 0, run.stderr);
     const events = lines(run.stdout).map((line) => JSON.parse(line));
+    // The report, classification call included, is the fold of the stream.
+    assert.equal(
+      `${JSON.stringify(foldReport(events, { version: events[2].loom_version }), null, 2)}\n`,
+      readFileSync(reportPath, "utf8"),
+    );
     assert.deepEqual(events.slice(0, 3).map((e) => e.type), ["model-called", "route-chosen", "run-started"]);
     assert.deepEqual([events[0].step, events[0].phase], [0, "classification"]);
     assert.deepEqual(events[1], { type: "route-chosen", slice: "explain", via: "classification", rule: null });

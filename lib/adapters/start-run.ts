@@ -16,7 +16,7 @@ import { type ContextReport, unstartedReport } from "../report/context-report.ts
 import { describeFsError, LoomError, StartupError } from "../errors.ts";
 import { endingOf } from "../ending.ts";
 import type { Executor } from "../loop/executor.ts";
-import { type LoopResult, runLoop } from "../loop/loop.ts";
+import { type LoopResult, previewModeOf, runLoop } from "../loop/loop.ts";
 import type { Progress } from "../loop/stage.ts";
 import type { Outcome } from "../outcome.ts";
 import { DEFAULT_KEY_ENVS } from "../providers/provider-config.ts";
@@ -129,7 +129,8 @@ export type StartOptions = RunOptions & {
   onRouting?: (note: RoutingNote) => void;
   /** Bounded preview sizes above the SPEC's floors: the benchmark's frontier only, never a CLI or catalog setting. */
   previews?: PreviewSizes;
-  /** The routing's model calls and route-chosen, then run-started, then every loop event as it happens. */
+  /** The routing's model calls and route-chosen, then run-started, then every loop event as it happens, then
+   * run-ended (the fold of them all is the run report). */
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
   trace?: (line: TraceLine) => void;
@@ -158,15 +159,22 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   // Files the run opened (the recording): closed when it ends, whatever the ending.
   const opened: Array<() => void> = [];
   let model: string | null = null;
-  try {
-    const prepared = await prepare(input, options, { known, store, now, sandbox, opened });
-    model = prepared.request.model;
-    comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
+  // The routing's model calls and choice, once: after a successful preparation, or before a failed run's ending.
+  let routingAnnounced = false;
+  const announceRouting = () => {
+    if (routingAnnounced) return;
+    routingAnnounced = true;
     for (const call of known.calls) options.onEvent?.({ type: "model-called", ...call, step: 0 });
     if (known.route) {
       const { slice, via, rule } = known.route;
       options.onEvent?.({ type: "route-chosen", slice, via, rule });
     }
+  };
+  try {
+    const prepared = await prepare(input, options, { known, store, now, sandbox, opened });
+    model = prepared.request.model;
+    comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
+    announceRouting();
     options.onEvent?.({
       type: "run-started",
       format_version: OUTPUT_FORMAT_VERSION,
@@ -177,6 +185,8 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       max_steps: prepared.request.limits.max_steps,
       workspace: options.replay && !options.replay.execute ? null : resolve(prepared.request.workspace),
       sandbox: sandbox.state,
+      step_protocol: prepared.request.step_protocol ?? DEFAULT_STEP_PROTOCOL,
+      previews: previewModeOf(prepared.request, { policy: known.policy, previews: options.previews }),
     });
     loop = await runLoop(prepared.request, {
       onEvent: options.onEvent,
@@ -203,6 +213,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     store.clear();
     for (const close of opened) close();
   }
+  announceRouting();
 
   let outcome: Outcome;
   let error: RunResult["error"];
@@ -228,6 +239,19 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     report = { ...report, cost: costOf(report.usage, priceOf(options.prices ?? BUILT_IN_PRICES, model)) };
   }
   if (options.replay?.digest) report = { ...report, recording: options.replay.digest };
+  options.onEvent?.({
+    type: "run-ended",
+    policy: report.policy,
+    slice: report.slice,
+    outcome: report.outcome,
+    error: report.error,
+    steps: report.steps,
+    elapsed_ms: report.total_elapsed_ms,
+    archive: report.archive,
+    sandbox: sandbox.state,
+    ...("cost" in report ? { cost: report.cost } : {}),
+    ...(report.recording ? { recording: report.recording } : {}),
+  });
   let reportPath = known.reportPath ?? null;
   let unwritable = false;
   if (reportPath !== null) {

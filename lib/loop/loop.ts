@@ -23,7 +23,13 @@ import {
 } from "../context/briefing.ts";
 import { createContext, type TailView } from "../context/context.ts";
 import { PREVIEW_MODES, type PreviewSizes } from "../context/render-event.ts";
-import { type ContextPolicyName, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL, type StepProtocol } from "../policy.ts";
+import {
+  type ContextPolicyName,
+  DEFAULT_PREVIEW_MODE,
+  DEFAULT_STEP_PROTOCOL,
+  type PreviewMode,
+  type StepProtocol,
+} from "../policy.ts";
 import { type CallRecord, type ContextReport, ReportBuilder } from "../report/context-report.ts";
 import { errorMessage, InterruptedError, LoomError } from "../errors.ts";
 import type { Outcome } from "../outcome.ts";
@@ -97,10 +103,8 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   const archive = new Archive(options.archiveLimits);
   const builder = new ReportBuilder({ policy, version: options.version, slice: options.slice ?? null });
   builder.setStepProtocol(protocol);
-  // A benchmark's own preview sizes name no mode.
-  if (policy === "bounded" && options.previews === undefined) {
-    builder.setPreviews(request.previews ?? DEFAULT_PREVIEW_MODE);
-  }
+  const previews = previewModeOf(request, options);
+  if (previews !== null) builder.setPreviews(previews);
   for (const call of options.priorCalls ?? []) builder.recordCall(call);
   const run: StageRun = {
     context,
@@ -189,6 +193,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         elapsed_ms: executedMs,
         ...stepOutcome(args, report),
         revision: briefing.latest_revision,
+        executed: decided.refusal === null,
       });
       if (report.kind === "refusal") builder.recordRefusal();
       if (report.kind === "print") printed.push(store.get(report.text) ?? "");
@@ -232,6 +237,14 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     reports,
     report,
   };
+}
+
+/** The preview mode a run reports: bounded only, and not for a benchmark's own preview sizes (they name no mode). */
+export function previewModeOf(
+  request: SliceRequest,
+  { policy, previews }: { policy: ContextPolicyName; previews?: PreviewSizes },
+): PreviewMode | null {
+  return policy === "bounded" && previews === undefined ? request.previews ?? DEFAULT_PREVIEW_MODE : null;
 }
 
 type Decided =

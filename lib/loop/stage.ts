@@ -145,7 +145,9 @@ async function ask(run: StageRun, parts: RequestParts, step: number): Promise<Mo
   } catch (error) {
     // The request went out (and may be billed) though no answer came back: it counts, with the usage it reported.
     if (error instanceof ProviderError || error instanceof InterruptedError) {
-      builder.recordCall({ ...call, elapsed_ms: Math.max(0, now() - started), usage: NULL_USAGE, lookup: false });
+      const failed = { ...call, elapsed_ms: Math.max(0, now() - started), usage: NULL_USAGE, lookup: false };
+      builder.recordCall(failed);
+      run.onEvent?.({ type: "model-called", ...failed });
     }
     throw error;
   }
