@@ -1,6 +1,8 @@
-// The run report is a fold of the run's event stream: folding the events a run delivered gives, byte for byte after
-// JSON serialisation (timings included), the report the run wrote — on every shipped workflow, under both policies
+// The run report is a fold of the run's event stream: the lifecycle writes foldReport(the events it delivered), so
+// folding what a caller received — through onEvent, or printed by stream-json and parsed back — gives the written
+// report byte for byte after JSON serialisation (timings included), on every shipped workflow, under both policies
 // and both step protocols, for completed, suspended, limited, failed and interrupted runs and for startup failures.
+// (Before the lifecycle switched to the fold, this same test held the fold equal to the report the loop built.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";

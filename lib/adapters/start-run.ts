@@ -12,7 +12,9 @@ import {
   type PreviewMode,
   type StepProtocol,
 } from "../policy.ts";
-import { type ContextReport, unstartedReport } from "../report/context-report.ts";
+import type { ContextReport } from "../report/context-report.ts";
+import { foldReport } from "../report/fold.ts";
+import { addUsage, NULL_USAGE, type Provider, type Usage } from "../loop/turn.ts";
 import { describeFsError, LoomError, StartupError } from "../errors.ts";
 import { endingOf } from "../ending.ts";
 import type { Executor } from "../loop/executor.ts";
@@ -40,7 +42,6 @@ import { availableActions, SliceRequest } from "../slice.ts";
 import { ResultStore } from "../context/store.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent } from "../run-events.ts";
 import { createTracer, type TraceLine } from "../recording/trace.ts";
-import type { Provider } from "../loop/turn.ts";
 import { VERSION } from "../version.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "./files.ts";
@@ -88,7 +89,7 @@ export type RunOptions = {
 };
 
 /** A run's result. `outcome` says what happened, including a run that never started; the report has landed. */
-export type RunResult = Omit<LoopResult, "report"> & {
+export type RunResult = Omit<LoopResult, "ending"> & {
   exit_code: number;
   report: ContextReport;
   /** Where the report was written; null when no path was given (or it could not be written: see error). */
@@ -159,15 +160,21 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   // Files the run opened (the recording): closed when it ends, whatever the ending.
   const opened: Array<() => void> = [];
   let model: string | null = null;
+  // Every event of the run, as delivered: the report is their fold.
+  const events: RunEvent[] = [];
+  const emit = (event: RunEvent) => {
+    events.push(event);
+    options.onEvent?.(event);
+  };
   // The routing's model calls and choice, once: after a successful preparation, or before a failed run's ending.
   let routingAnnounced = false;
   const announceRouting = () => {
     if (routingAnnounced) return;
     routingAnnounced = true;
-    for (const call of known.calls) options.onEvent?.({ type: "model-called", ...call, step: 0 });
+    for (const call of known.calls) emit({ type: "model-called", ...call, step: 0 });
     if (known.route) {
       const { slice, via, rule } = known.route;
-      options.onEvent?.({ type: "route-chosen", slice, via, rule });
+      emit({ type: "route-chosen", slice, via, rule });
     }
   };
   try {
@@ -175,7 +182,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     model = prepared.request.model;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
     announceRouting();
-    options.onEvent?.({
+    emit({
       type: "run-started",
       format_version: OUTPUT_FORMAT_VERSION,
       loom_version: VERSION,
@@ -189,18 +196,15 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       previews: previewModeOf(prepared.request, { policy: known.policy, previews: options.previews }),
     });
     loop = await runLoop(prepared.request, {
-      onEvent: options.onEvent,
+      onEvent: emit,
       policy: known.policy,
       provider: prepared.provider,
       executor: prepared.executor,
       store,
       now,
-      version: VERSION,
       signal: options.signal,
-      slice: known.slice,
       archiveLimits: options.archiveLimits,
       onProgress: options.onProgress,
-      priorCalls: known.calls,
       previews: options.previews,
     });
     // A change after the last action (a leftover writer) is a revision no test passed.
@@ -217,41 +221,34 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
 
   let outcome: Outcome;
   let error: RunResult["error"];
-  let report: ContextReport;
+  let ending: LoopResult["ending"];
   if (loop) {
-    ({ outcome, error, report } = loop);
+    ({ outcome, error, ending } = loop);
   } else {
     outcome = endingOf({ threw: failure }).outcome;
     error = { code: failure!.code, message: failure!.message };
-    report = unstartedReport({
-      policy: known.policy,
-      version: VERSION,
-      slice: known.slice,
-      outcome,
+    ending = {
       error: { code: failure!.code, message: failure!.reportMessage },
-      calls: known.calls,
-      elapsedMs: now() - started,
-    });
+      elapsed_ms: Math.max(0, now() - started),
+      archive: { events: 0, bytes: 0 },
+    };
   }
-  report = { ...report, sandbox: sandbox.state };
-  // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
-  if (model !== null) {
-    report = { ...report, cost: costOf(report.usage, priceOf(options.prices ?? BUILT_IN_PRICES, model)) };
-  }
-  if (options.replay?.digest) report = { ...report, recording: options.replay.digest };
-  options.onEvent?.({
+  emit({
     type: "run-ended",
-    policy: report.policy,
-    slice: report.slice,
-    outcome: report.outcome,
-    error: report.error,
-    steps: report.steps,
-    elapsed_ms: report.total_elapsed_ms,
-    archive: report.archive,
+    policy: known.policy,
+    slice: known.slice,
+    outcome,
+    error: ending.error,
+    steps: loop?.steps ?? 0,
+    elapsed_ms: ending.elapsed_ms,
+    archive: ending.archive,
     sandbox: sandbox.state,
-    ...("cost" in report ? { cost: report.cost } : {}),
-    ...(report.recording ? { recording: report.recording } : {}),
+    // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
+    ...(model !== null ? { cost: costOf(usageOf(events), priceOf(options.prices ?? BUILT_IN_PRICES, model)) } : {}),
+    ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
   });
+  // The report is the fold of the stream the caller saw: one source for both.
+  const report = foldReport(events, { version: VERSION });
   let reportPath = known.reportPath ?? null;
   let unwritable = false;
   if (reportPath !== null) {
@@ -273,8 +270,9 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     reportUnwritten: unwritable,
     diverged: replay !== undefined && replay.differing_steps.length > 0,
   });
+  const { ending: _, ...ran } = loop ?? { ...notStarted, ending: null };
   return {
-    ...(loop ?? notStarted),
+    ...ran,
     outcome,
     error,
     report,
@@ -286,7 +284,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   };
 }
 
-const notStarted: Omit<LoopResult, "outcome" | "error" | "report"> = {
+const notStarted: Omit<LoopResult, "outcome" | "error" | "ending"> = {
   finish: null,
   steps: 0,
   revision: "r0",
@@ -416,6 +414,14 @@ async function prepare(
   return { request, provider, executor };
 }
 
+/** Provider usage summed over the model calls of a stream. */
+function usageOf(events: readonly RunEvent[]): Usage {
+  return events.reduce(
+    (sum, event) => event.type === "model-called" ? addUsage(sum, event.usage ?? NULL_USAGE) : sum,
+    { ...NULL_USAGE },
+  );
+}
+
 function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
   return [items.filter(test), items.filter((item) => !test(item))];
 }
@@ -514,14 +520,16 @@ export function writeUnstartedReport(
   path: string,
   { policy, outcome, error }: { policy: ContextPolicyName; outcome: Outcome; error: LoomError },
 ): void {
-  const report = unstartedReport({
+  const report = foldReport([{
+    type: "run-ended",
     policy,
-    version: VERSION,
     slice: null,
     outcome,
     error: { code: error.code, message: error.reportMessage },
-    calls: [],
-    elapsedMs: 0,
-  });
+    steps: 0,
+    elapsed_ms: 0,
+    archive: { events: 0, bytes: 0 },
+    sandbox: null,
+  }], { version: VERSION });
   writeFileAtomic(path, `${JSON.stringify(report, null, 2)}\n`);
 }

@@ -30,7 +30,6 @@ import {
   type PreviewMode,
   type StepProtocol,
 } from "../policy.ts";
-import { type CallRecord, type ContextReport, ReportBuilder } from "../report/context-report.ts";
 import { errorMessage, InterruptedError, LoomError } from "../errors.ts";
 import type { Outcome } from "../outcome.ts";
 import { endingOf } from "../ending.ts";
@@ -54,15 +53,11 @@ export type LoopOptions = {
   executor: Executor;
   store: ResultStore;
   now: () => number;
-  version: string;
   signal?: AbortSignal;
-  slice?: string | null;
   archiveLimits?: { maxEvents?: number; maxBytes?: number };
   onProgress?: (progress: Progress) => void;
-  /** Each model call, checkpoint, lookup and executed step as it happens (for --output-format stream-json). */
+  /** Each model call, checkpoint, lookup and executed step as it happens: the run report is their fold. */
   onEvent?: (event: LoopEvent) => void;
-  /** Model calls made before the loop for this run (catalog classification), measured into its report. */
-  priorCalls?: CallRecord[];
   /** Bounded preview sizes above the SPEC's floors (the benchmark's frontier); default: the request's `previews`. */
   previews?: PreviewSizes;
 };
@@ -77,7 +72,13 @@ export type LoopResult = {
   tests_current: boolean;
   printed: string[];
   reports: ExecutionReport[];
-  report: ContextReport;
+  /** What the run's report says of the loop beyond its events (the lifecycle's run-ended event carries it). */
+  ending: {
+    /** The error in Loom's own words (never text a provider or process wrote). */
+    error: { code: string; message: string } | null;
+    elapsed_ms: number;
+    archive: { events: number; bytes: number };
+  };
 };
 
 const zodError = { formatError: (e: Parameters<typeof formatZodError>[0]) => formatZodError(e) };
@@ -101,15 +102,10 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     previews: options.previews ?? PREVIEW_MODES[request.previews ?? DEFAULT_PREVIEW_MODE],
   });
   const archive = new Archive(options.archiveLimits);
-  const builder = new ReportBuilder({ policy, version: options.version, slice: options.slice ?? null });
-  builder.setStepProtocol(protocol);
-  const previews = previewModeOf(request, options);
-  if (previews !== null) builder.setPreviews(previews);
-  for (const call of options.priorCalls ?? []) builder.recordCall(call);
+  const onEvent = options.onEvent ?? (() => {});
   const run: StageRun = {
     context,
     provider: options.provider,
-    builder,
     store,
     archive,
     model: request.model,
@@ -117,7 +113,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     now,
     signal,
     onProgress: options.onProgress,
-    onEvent: options.onEvent,
+    onEvent,
   };
   const reports: ExecutionReport[] = [];
   const printed: string[] = [];
@@ -161,7 +157,6 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         break;
       }
       step += 1;
-      builder.recordStep(step);
 
       const decided = protocol === "single-call"
         ? await decideInOneCall(run, { step, selection, state, counters })
@@ -177,12 +172,11 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         const t0 = now();
         report = await executor.execute(action!, args, { step, signal });
         executedMs = Math.max(0, now() - t0);
-        builder.recordExecution(executedMs);
       }
       reports.push(report);
       const ran = report.kind === "test" || report.kind === "command" ? report : null;
       briefing = applyReport(briefing, report, { sizeOf: (digest) => store.size(digest) ?? 0, step });
-      options.onEvent?.({
+      onEvent({
         type: "step-executed",
         step,
         action: action ?? null,
@@ -195,7 +189,6 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         revision: briefing.latest_revision,
         executed: decided.refusal === null,
       });
-      if (report.kind === "refusal") builder.recordRefusal();
       if (report.kind === "print") printed.push(store.get(report.text) ?? "");
       if (report.kind === "finish") finish = { status: report.status, summary: report.summary };
 
@@ -217,13 +210,12 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     ended = failure(caught, signal);
   }
 
-  builder.setArchive({ events: archive.length, bytes: archive.bytes });
   const { outcome, error } = ended!;
-  const report = builder.finish({
-    outcome,
+  const ending = {
     error: ended!.reportError ?? error,
-    totalElapsedMs: Math.max(0, now() - started),
-  });
+    elapsed_ms: Math.max(0, now() - started),
+    archive: { events: archive.length, bytes: archive.bytes },
+  };
   archive.clear();
   return {
     outcome,
@@ -235,7 +227,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     tests_current: briefing.tests_current,
     printed,
     reports,
-    report,
+    ending,
   };
 }
 
