@@ -37,7 +37,10 @@ const RunStarted = z.strictObject({
   previews: PreviewMode.nullable().describe(
     "Bounded only: the preview mode of retained outputs; null for legacy (since loom 0.5.0)",
   ),
-}).describe("The run is about to make its first model call (routing, if any, is done)");
+}).describe(
+  "The first event of a run that started: what it runs (routing, if any, is done and follows as its classification " +
+    "model-called and route-chosen events); a run that fails before it can be described has none",
+);
 
 const RouteChosen = z.strictObject({
   type: z.literal("route-chosen"),

@@ -130,8 +130,9 @@ export type StartOptions = RunOptions & {
   onRouting?: (note: RoutingNote) => void;
   /** Bounded preview sizes above the SPEC's floors: the benchmark's frontier only, never a CLI or catalog setting. */
   previews?: PreviewSizes;
-  /** The routing's model calls and route-chosen, then run-started, then every loop event as it happens, then
-   * run-ended (the fold of them all is the run report). */
+  /** run-started, the routing's model calls and route-chosen, every loop event as it happens, then run-ended (the
+   * fold of them all is the run report). A run that fails before it can be described streams only its
+   * classification calls, if any, and run-ended. */
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
   trace?: (line: TraceLine) => void;
@@ -166,7 +167,8 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     events.push(event);
     options.onEvent?.(event);
   };
-  // The routing's model calls and choice, once: after a successful preparation, or before a failed run's ending.
+  // The routing's model calls and choice, once: right after run-started, or before the ending of a run that never
+  // started (a failed routing's classification calls still count in its report).
   let routingAnnounced = false;
   const announceRouting = () => {
     if (routingAnnounced) return;
@@ -181,7 +183,6 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     const prepared = await prepare(input, options, { known, store, now, sandbox, opened });
     model = prepared.request.model;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
-    announceRouting();
     emit({
       type: "run-started",
       format_version: OUTPUT_FORMAT_VERSION,
@@ -195,6 +196,8 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       step_protocol: prepared.request.step_protocol ?? DEFAULT_STEP_PROTOCOL,
       previews: previewModeOf(prepared.request, { policy: known.policy, previews: options.previews }),
     });
+    // run-started is the first event: the routing that chose this run is told right after it.
+    announceRouting();
     loop = await runLoop(prepared.request, {
       onEvent: emit,
       policy: known.policy,
