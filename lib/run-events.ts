@@ -49,6 +49,17 @@ const RouteChosen = z.strictObject({
   rule: z.number().int().nullable().describe("Index of the pattern rule that matched, from 0"),
 }).describe("A catalog request was routed to a slice");
 
+const CallStarted = z.strictObject({
+  type: z.literal("call-started"),
+  step: count,
+  phase: Phase,
+  request_bytes: count.describe("UTF-8 bytes of the serialized TurnRequest"),
+  checkpoint: z.boolean().describe("A checkpoint was taken before this call"),
+}).describe("A model call of the loop is about to be sent (its model-called follows); since loom 0.5.0");
+
+/** What the progress line shows: the call in flight, out of the run's step limit (a sink of call-started). */
+export type Progress = { step: number; phase: Phase; request_bytes: number; checkpoint: boolean; max_steps: number };
+
 const ModelCalled = z.strictObject({
   type: z.literal("model-called"),
   step: count.describe("0 for the classification call before the first step"),
@@ -172,6 +183,7 @@ export type RunResultEvent = z.infer<typeof RunResultEvent>;
 /** The events the loop itself emits (the lifecycle adds run-started, route-chosen and run-ended, the command the
  * result). */
 export type LoopEvent =
+  | z.infer<typeof CallStarted>
   | z.infer<typeof ModelCalled>
   | z.infer<typeof CheckpointTaken>
   | z.infer<typeof LookupAnswered>
@@ -180,6 +192,7 @@ export type LoopEvent =
 export const RunEvent = z.discriminatedUnion("type", [
   RunStarted,
   RouteChosen,
+  CallStarted,
   ModelCalled,
   CheckpointTaken,
   LookupAnswered,

@@ -62,15 +62,23 @@ test('loom run "TEXT" --model … --output-format stream-json: every line valida
   for (const [i, event] of events.entries()) assert.deepEqual(validateJsonSchema(schema, event), [], `line ${i + 1}`);
   assert.deepEqual(events.map((e) => e.type), [
     "run-started",
+    "call-started",
     "model-called",
     "step-executed",
+    "call-started",
     "model-called",
+    "call-started",
     "model-called",
     "step-executed",
     "run-ended",
     "result",
   ]);
-  const [started, firstCall, tests] = events;
+  const [started, inFlight, firstCall, tests] = events;
+  assert.deepEqual(
+    [inFlight.step, inFlight.phase, inFlight.request_bytes, inFlight.checkpoint],
+    [firstCall.step, firstCall.phase, firstCall.request_bytes, firstCall.checkpoint],
+    "call-started announces the call model-called measures",
+  );
   assert.equal(started.model, "anthropic/claude-test");
   assert.equal(started.max_steps, 5);
   assert.equal(started.policy, "legacy");

@@ -19,7 +19,6 @@ import { describeFsError, LoomError, StartupError } from "../errors.ts";
 import { endingOf } from "../ending.ts";
 import type { Executor } from "../loop/executor.ts";
 import { type LoopResult, previewModeOf, runLoop } from "../loop/loop.ts";
-import type { Progress } from "../loop/stage.ts";
 import type { Outcome } from "../outcome.ts";
 import { DEFAULT_KEY_ENVS } from "../providers/provider-config.ts";
 import { RecordingExecutor, RecordingProvider, type RecordingSink } from "../recording/recorder.ts";
@@ -40,7 +39,7 @@ import {
 import type { Routed } from "../catalog/routing.ts";
 import { availableActions, SliceRequest } from "../slice.ts";
 import { ResultStore } from "../context/store.ts";
-import { OUTPUT_FORMAT_VERSION, type RunEvent } from "../run-events.ts";
+import { OUTPUT_FORMAT_VERSION, type Progress, type RunEvent } from "../run-events.ts";
 import { createTracer, type TraceLine } from "../recording/trace.ts";
 import { VERSION } from "../version.ts";
 import { formatZodError } from "../text/zod-error.ts";
@@ -163,9 +162,16 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   let model: string | null = null;
   // Every event of the run, as delivered: the report is their fold.
   const events: RunEvent[] = [];
+  let maxSteps = 0;
   const emit = (event: RunEvent) => {
     events.push(event);
     options.onEvent?.(event);
+    // The progress line is a sink of the stream: the call in flight, out of the step limit run-started gave.
+    if (event.type === "run-started") maxSteps = event.max_steps;
+    if (event.type === "call-started") {
+      const { type: _, ...call } = event;
+      options.onProgress?.({ ...call, max_steps: maxSteps });
+    }
   };
   // The routing's model calls and choice, once: right after run-started, or before the ending of a run that never
   // started (a failed routing's classification calls still count in its report).
@@ -207,7 +213,6 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       now,
       signal: options.signal,
       archiveLimits: options.archiveLimits,
-      onProgress: options.onProgress,
       previews: options.previews,
     });
     // A change after the last action (a leftover writer) is a revision no test passed.

@@ -39,13 +39,11 @@ import type { Executor } from "./executor.ts";
 import type { ExecutionReport, FinishStatus } from "./reports.ts";
 import { availableActions, type SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
-import { type Progress, runStage, type Stage, type StageRun } from "./stage.ts";
+import { runStage, type Stage, type StageRun } from "./stage.ts";
 import type { Provider } from "./turn.ts";
 import { type LoopEvent, stepOutcome } from "../run-events.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
-
-export type { Progress };
 
 export type LoopOptions = {
   policy: ContextPolicyName;
@@ -55,7 +53,6 @@ export type LoopOptions = {
   now: () => number;
   signal?: AbortSignal;
   archiveLimits?: { maxEvents?: number; maxBytes?: number };
-  onProgress?: (progress: Progress) => void;
   /** Each model call, checkpoint, lookup and executed step as it happens: the run report is their fold. */
   onEvent?: (event: LoopEvent) => void;
   /** Bounded preview sizes above the SPEC's floors (the benchmark's frontier); default: the request's `previews`. */
@@ -109,10 +106,8 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     store,
     archive,
     model: request.model,
-    maxSteps: request.limits.max_steps,
     now,
     signal,
-    onProgress: options.onProgress,
     onEvent,
   };
   const reports: ExecutionReport[] = [];

@@ -8,10 +8,7 @@ import { InterruptedError, ProviderError } from "../errors.ts";
 import { answerLookup } from "../context/lookups.ts";
 import type { LoopEvent } from "../run-events.ts";
 import type { ResultStore } from "../context/store.ts";
-import { type ModelAnswer, NULL_USAGE, type Phase, type Provider, type StepPhase } from "./turn.ts";
-
-/** What the loop reports while it asks. */
-export type Progress = { step: number; phase: Phase; request_bytes: number; checkpoint: boolean; max_steps: number };
+import { type ModelAnswer, NULL_USAGE, type Provider, type StepPhase } from "./turn.ts";
 
 /** What every stage of a run shares. */
 export type StageRun = {
@@ -20,10 +17,8 @@ export type StageRun = {
   store: ResultStore;
   archive: Archive;
   model: string;
-  maxSteps: number;
   now: () => number;
   signal?: AbortSignal;
-  onProgress?: (progress: Progress) => void;
   /** Model calls, checkpoints and lookups as they happen: the run report is their fold. */
   onEvent: (event: LoopEvent) => void;
 };
@@ -117,7 +112,7 @@ export async function runStage(run: StageRun, stage: Stage): Promise<StageResult
   }
 }
 
-/** One model call: build the request, report progress, and measure the call — a failed call that was sent too. */
+/** One model call: build the request, announce it (call-started), and measure it — a failed call that was sent too. */
 async function ask(run: StageRun, parts: RequestParts, step: number): Promise<ModelAnswer> {
   const { context, now, signal } = run;
   if (signal?.aborted) throw new InterruptedError();
@@ -125,14 +120,8 @@ async function ask(run: StageRun, parts: RequestParts, step: number): Promise<Mo
   if (built.checkpointed) {
     run.onEvent({ type: "checkpoint-taken", step, phase: parts.phase, retired: built.retired });
   }
-  run.onProgress?.({
-    step,
-    phase: parts.phase,
-    request_bytes: built.bytes,
-    checkpoint: built.checkpointed,
-    max_steps: run.maxSteps,
-  });
   const call = { phase: parts.phase, step, request_bytes: built.bytes, checkpoint: built.checkpointed };
+  run.onEvent({ type: "call-started", ...call });
   const started = now();
   let answer: ModelAnswer;
   try {
