@@ -2,7 +2,7 @@
 // whose outcome says what happened (startup failures included), and its context report, when asked for, has landed.
 import { type RunOptions, type RunResult, startRun } from "./lib/adapters/start-run.ts";
 import type { ContextReport } from "./lib/report/context-report.ts";
-import type { Progress } from "./lib/loop/stage.ts";
+import type { Progress } from "./lib/run-events.ts";
 import type { Outcome } from "./lib/outcome.ts";
 import type { SliceRequest } from "./lib/slice.ts";
 import type { Provider } from "./lib/loop/turn.ts";

@@ -8,7 +8,7 @@ import type { ContextPolicyName } from "../lib/policy.ts";
 import { type AggregateReport, requestBytes } from "../lib/report/context-report.ts";
 import { describeFsError, errorMessage, type LoomError, UsageError } from "../lib/errors.ts";
 import { endingOf, INTERNAL_ERROR } from "../lib/ending.ts";
-import type { Progress } from "../lib/loop/stage.ts";
+import type { Progress } from "../lib/run-events.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent, type RunResultEvent } from "../lib/run-events.ts";
 import { NULL_USAGE } from "../lib/loop/turn.ts";
 import { BEFORE_A_STEP } from "../lib/outcome.ts";

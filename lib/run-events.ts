@@ -4,7 +4,8 @@
 // result, as in --output-format json). The result object is also exactly what --output-format json prints.
 import { z } from "zod";
 import { Cost } from "./prices.ts";
-import { ContextPolicyName } from "./policy.ts";
+import { ContextPolicyName, PreviewMode, StepProtocol } from "./policy.ts";
+import { Outcome } from "./outcome.ts";
 import { Phase, Usage } from "./loop/turn.ts";
 import { type ExecutionReport, FinishStatus } from "./loop/reports.ts";
 import { clipText } from "./text/clip.ts";
@@ -32,7 +33,14 @@ const RunStarted = z.strictObject({
   max_steps: count,
   workspace: z.string().nullable().describe("The workspace folder; null for a replay without execution"),
   sandbox: SandboxState.nullable(),
-}).describe("The run is about to make its first model call (routing, if any, is done)");
+  step_protocol: StepProtocol.describe("two-call or single-call model calls per step (since loom 0.5.0)"),
+  previews: PreviewMode.nullable().describe(
+    "Bounded only: the preview mode of retained outputs; null for legacy (since loom 0.5.0)",
+  ),
+}).describe(
+  "The first event of a run that started: what it runs (routing, if any, is done and follows as its classification " +
+    "model-called and route-chosen events); a run that fails before it can be described has none",
+);
 
 const RouteChosen = z.strictObject({
   type: z.literal("route-chosen"),
@@ -40,6 +48,17 @@ const RouteChosen = z.strictObject({
   via: z.string().describe("pattern, classification, default or slice_flag"),
   rule: z.number().int().nullable().describe("Index of the pattern rule that matched, from 0"),
 }).describe("A catalog request was routed to a slice");
+
+const CallStarted = z.strictObject({
+  type: z.literal("call-started"),
+  step: count,
+  phase: Phase,
+  request_bytes: count.describe("UTF-8 bytes of the serialized TurnRequest"),
+  checkpoint: z.boolean().describe("A checkpoint was taken before this call"),
+}).describe("A model call of the loop is about to be sent (its model-called follows); since loom 0.5.0");
+
+/** What the progress line shows: the call in flight, out of the run's step limit (a sink of call-started). */
+export type Progress = { step: number; phase: Phase; request_bytes: number; checkpoint: boolean; max_steps: number };
 
 const ModelCalled = z.strictObject({
   type: z.literal("model-called"),
@@ -50,7 +69,9 @@ const ModelCalled = z.strictObject({
   lookup: z.boolean().describe("The answer was a lookup, not a decision"),
   usage: Usage.nullable().describe("The provider's counters for this call; null when not reported"),
   elapsed_ms: z.number().nonnegative(),
-}).describe("A model call returned");
+}).describe(
+  "A model call returned, or was sent and failed (a provider error or an interrupt: then its usage counters are null)",
+);
 
 const CheckpointTaken = z.strictObject({
   type: z.literal("checkpoint-taken"),
@@ -88,6 +109,9 @@ const StepExecuted = z.strictObject({
       "refused",
   ),
   revision: z.string().describe("The workspace revision after the step (r0 at start, +1 per change)"),
+  executed: z.boolean().describe(
+    "The action was executed (false for a step refused on the model's answers alone) (since loom 0.5.0)",
+  ),
 }).describe("A step's action was executed (or refused) and its typed report recorded");
 
 /** What a step event says of an executed step: its target, its status (never contents, output or secrets). */
@@ -109,6 +133,25 @@ export function stepOutcome(
     : "ok";
   return { target, status };
 }
+
+const RunEnded = z.strictObject({
+  type: z.literal("run-ended"),
+  policy: ContextPolicyName,
+  slice: z.string().nullable(),
+  outcome: Outcome,
+  error: z.strictObject({ code: z.string(), message: z.string() }).nullable().describe(
+    "The error as the run report states it: Loom's own words, never text a provider or process wrote",
+  ),
+  steps: count.describe("Steps begun"),
+  elapsed_ms: z.number().nonnegative().describe("The run's wall-clock time, as its report states it"),
+  archive: z.strictObject({ events: count, bytes: count }).describe("Archive size at the end of the run"),
+  sandbox: SandboxState.nullable(),
+  cost: Cost.nullable().optional().describe("The report's cost block; absent when the model was never known"),
+  recording: z.string().optional().describe("A replay's recording digest (sha256 of its bytes)"),
+}).describe(
+  "The run is over and its report is about to be written: with the events before it, everything the run report " +
+    "holds (since loom 0.5.0; the report is the fold of the stream)",
+);
 
 export const RunResultEvent = z.strictObject({
   type: z.literal("result"),
@@ -137,8 +180,10 @@ export const RunResultEvent = z.strictObject({
 }).describe("How the run ended: the last line of stream-json, the one object of --output-format json");
 export type RunResultEvent = z.infer<typeof RunResultEvent>;
 
-/** The events the loop itself emits (the lifecycle adds run-started and route-chosen, the command the result). */
+/** The events the loop itself emits (the lifecycle adds run-started, route-chosen and run-ended, the command the
+ * result). */
 export type LoopEvent =
+  | z.infer<typeof CallStarted>
   | z.infer<typeof ModelCalled>
   | z.infer<typeof CheckpointTaken>
   | z.infer<typeof LookupAnswered>
@@ -147,10 +192,12 @@ export type LoopEvent =
 export const RunEvent = z.discriminatedUnion("type", [
   RunStarted,
   RouteChosen,
+  CallStarted,
   ModelCalled,
   CheckpointTaken,
   LookupAnswered,
   StepExecuted,
+  RunEnded,
   RunResultEvent,
 ]).describe("One line of loom's --output-format stream-json");
 export type RunEvent = z.infer<typeof RunEvent>;

@@ -2,7 +2,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { runLoop } from "../lib/loop/loop.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { utf8Length } from "../lib/context/digest.ts";
@@ -14,7 +13,15 @@ import {
   TAIL_TARGET,
 } from "../lib/context/budget.ts";
 import { NEWEST_PREVIEW_BYTES, RETAINED_PREVIEW_BYTES } from "../lib/context/render-event.ts";
-import { type Answer, answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
+import {
+  type Answer,
+  answer,
+  give,
+  pick,
+  runLoopReported,
+  ScriptedExecutor,
+  sliceRequest,
+} from "./helpers/loop-builders.ts";
 import type { TurnRequest } from "../lib/loop/turn.ts";
 
 const ORDER = [
@@ -100,7 +107,7 @@ async function runBounded(run: RunSpec) {
   const { store, answers, outputs } = build(run);
   const provider = new ScriptedProvider(answers, { keepRequests: true });
   const request = sliceRequest({ instructions: text(run.instructions, 7), intent: text(run.intent, 11) });
-  const result = await runLoop(request, {
+  const result = await runLoopReported(request, {
     policy: "bounded",
     provider,
     executor: new ScriptedExecutor(store, outputs),
@@ -269,7 +276,7 @@ test("bounded and legacy produce the same execution reports for the same decisio
       const out: unknown[] = [];
       for (const policy of ["legacy", "bounded"] as const) {
         const { store, answers, outputs } = build(run);
-        const result = await runLoop(sliceRequest(), {
+        const result = await runLoopReported(sliceRequest(), {
           policy,
           provider: new ScriptedProvider(answers),
           executor: new ScriptedExecutor(store, outputs),
@@ -290,7 +297,7 @@ async function runScripted(answers: Answer[], outputs: string[], request = slice
   answers.push(pick("finish"), give({ status: "success", summary: "s" }));
   const store = new ResultStore();
   const provider = new ScriptedProvider(answers, { keepRequests: true });
-  const result = await runLoop(request, {
+  const result = await runLoopReported(request, {
     policy: "bounded",
     provider,
     executor: new ScriptedExecutor(store, outputs),

@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseJsonc } from "../lib/catalog/catalog.ts";
+import { foldReport } from "../lib/report/fold.ts";
 import {
   anthropicAnswer,
   type FakeProviderServer,
@@ -119,7 +120,7 @@ function assertNoJson(stderr: string): void {
 // ---- runs that complete ----
 
 test(
-  "stream-json of a routed run: the classification call, route-chosen, run-started, then steps naming their targets",
+  "stream-json of a routed run: run-started, the classification call, route-chosen, then steps naming their targets",
   E2E,
   async (t) => {
     const s = await sandbox(t, {
@@ -131,14 +132,32 @@ test(
         openAIAnswer({ status: "success", summary: "Explained truncateSlug." }),
       ],
     });
-    const run = await s.loom(["-", "--catalog", EXAMPLE, "--workspace", "ws", "--output-format", "stream-json"], {
-      stdin: "What does truncateSlug do?\n",
-    });
+    const reportPath = join(s.dir, "routed-report.json");
+    const run = await s.loom(
+      [
+        "-",
+        "--catalog",
+        EXAMPLE,
+        "--workspace",
+        "ws",
+        "--output-format",
+        "stream-json",
+        "--context-report",
+        reportPath,
+      ],
+      { stdin: "What does truncateSlug do?\n" },
+    );
     assert.equal(run.code, 0, run.stderr);
     const events = lines(run.stdout).map((line) => JSON.parse(line));
-    assert.deepEqual(events.slice(0, 3).map((e) => e.type), ["model-called", "route-chosen", "run-started"]);
-    assert.deepEqual([events[0].step, events[0].phase], [0, "classification"]);
-    assert.deepEqual(events[1], { type: "route-chosen", slice: "explain", via: "classification", rule: null });
+    // The report, classification call included, is the fold of the stream.
+    assert.equal(
+      `${JSON.stringify(foldReport(events, { version: events[0].loom_version }), null, 2)}\n`,
+      readFileSync(reportPath, "utf8"),
+    );
+    assert.deepEqual(events.slice(0, 3).map((e) => e.type), ["run-started", "model-called", "route-chosen"]);
+    assert.equal(events[0].slice, "explain");
+    assert.deepEqual([events[1].step, events[1].phase], [0, "classification"]);
+    assert.deepEqual(events[2], { type: "route-chosen", slice: "explain", via: "classification", rule: null });
     const steps = events.filter((e) => e.type === "step-executed");
     assert.deepEqual(steps.map((e) => [e.action, e.target, e.status, e.revision]), [
       ["read_file", "src/slug.mjs", "ok", "r0"],

@@ -42,3 +42,27 @@ for (const workflow of ["fix-bug", "escape-and-suspend"]) {
     assert.ok(steps.length > 0 && steps.every((e) => typeof e.revision === "string" && e.status !== undefined));
   });
 }
+
+test("the progress line is a sink of the stream: one progress per call-started, announced before its model call", async () => {
+  const text = readFileSync(`${ROOT}testdata/workflows/fix-bug.jsonl`, "utf8");
+  const recording = parseRecording(text);
+  const delivered: RunEvent[] = [];
+  const progress: { at: number; step: number; phase: string; request_bytes: number; max_steps: number }[] = [];
+  await startRun({ request: { ...recording.header.slice, workspace: "." } }, {
+    contextPolicy: "bounded",
+    replay: { recording, execute: false },
+    onEvent: (event) => delivered.push(event),
+    onProgress: (p) => progress.push({ at: delivered.length, ...p }),
+  });
+  const started = delivered.flatMap((event, i) => event.type === "call-started" ? [{ event, i }] : []);
+  assert.ok(started.length > 2, `${started.length} calls`);
+  assert.equal(progress.length, started.length);
+  for (const [k, { event, i }] of started.entries()) {
+    const shown = progress[k];
+    assert.equal(shown.at, i + 1, "the progress comes as its call-started is delivered");
+    assert.deepEqual([shown.step, shown.phase, shown.request_bytes], [event.step, event.phase, event.request_bytes]);
+    assert.equal(shown.max_steps, recording.header.slice.limits.max_steps);
+    const next = delivered[i + 1];
+    assert.ok(next.type === "model-called" && next.request_bytes === event.request_bytes, "its model-called follows");
+  }
+});

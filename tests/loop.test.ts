@@ -1,12 +1,20 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { applyReport, initialBriefing, viewBriefing } from "../lib/context/briefing.ts";
-import { type LoopOptions, MAX_INVALID_STEPS, runLoop } from "../lib/loop/loop.ts";
+import { type LoopOptions, MAX_INVALID_STEPS } from "../lib/loop/loop.ts";
 import { EXIT_CODES } from "../lib/outcome.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { utf8Length } from "../lib/context/digest.ts";
-import { type Answer, answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
+import {
+  type Answer,
+  answer,
+  give,
+  pick,
+  runLoopReported,
+  ScriptedExecutor,
+  sliceRequest,
+} from "./helpers/loop-builders.ts";
 import type { SliceRequest } from "../lib/slice.ts";
 
 async function loop(
@@ -21,7 +29,7 @@ async function loop(
   const provider = new ScriptedProvider(answers, { keepRequests: true });
   const executor = new ScriptedExecutor(store, outputs, testExit);
   let t = 0;
-  const result = await runLoop(request, {
+  const result = await runLoopReported(request, {
     policy: "legacy",
     provider,
     executor,
@@ -168,7 +176,7 @@ test("$result lookups select whole, bytes, lines and JSON-pointer parts; unknown
     ...finish,
   ];
   const provider = new ScriptedProvider(answers, { keepRequests: true });
-  await runLoop(sliceRequest(), {
+  await runLoopReported(sliceRequest(), {
     policy: "bounded",
     provider,
     executor: new ScriptedExecutor(store, [content]),
@@ -229,7 +237,7 @@ test("a lookup response that does not fit is omitted whole with an error entry s
     answer("selection", { $result: digest }),
     ...finish,
   ], { keepRequests: true });
-  const r = await runLoop(sliceRequest(), {
+  const r = await runLoopReported(sliceRequest(), {
     policy: "bounded",
     provider: p,
     executor: new ScriptedExecutor(store, [big]),
@@ -260,7 +268,7 @@ test("a provider error fails the run with partial usage, and the report still ha
   const provider = new ScriptedProvider([
     answer("selection", { action: "run_tests" }, { input: 10, cache_read: null, cache_write: 2, output: 3 }),
   ]);
-  const result = await runLoop(sliceRequest(), {
+  const result = await runLoopReported(sliceRequest(), {
     policy: "legacy",
     provider,
     executor: new ScriptedExecutor(store, ["ok"]),
@@ -326,7 +334,7 @@ test("a refusal reason quoting a huge path stays small in the working state", as
         },
       ),
   };
-  const result = await runLoop(sliceRequest(), {
+  const result = await runLoopReported(sliceRequest(), {
     policy: "bounded",
     provider,
     executor,
@@ -439,7 +447,7 @@ test("requests show short references, and lookups take them back with their sele
     ...finish,
   ];
   const provider = new ScriptedProvider(answers, { keepRequests: true });
-  await runLoop(sliceRequest(), {
+  await runLoopReported(sliceRequest(), {
     policy: "bounded",
     provider,
     executor: new ScriptedExecutor(store, [big]),

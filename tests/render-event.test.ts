@@ -14,9 +14,8 @@ import {
 import { createEvent } from "../lib/context/events.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { utf8Length } from "../lib/context/digest.ts";
-import { runLoop } from "../lib/loop/loop.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
-import { give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
+import { give, pick, runLoopReported, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 
 test("headAndTail shows at least the limit, cut on character boundaries, and counts what it leaves out", () => {
   fc.assert(
@@ -127,7 +126,7 @@ test("bounded: an output an earlier step showed is named by that step, never sen
   ];
   const provider = new ScriptedProvider(answers, { keepRequests: true });
   let t = 0;
-  const result = await runLoop(sliceRequest(), {
+  const result = await runLoopReported(sliceRequest(), {
     policy: "bounded",
     provider,
     executor: new ScriptedExecutor(store, reads.slice()),

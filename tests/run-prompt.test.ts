@@ -12,6 +12,7 @@ import process from "node:process";
 import { lines, LOOM_BINARY, ROOT, runLoom, waitFor } from "./helpers/binary.ts";
 import { anthropicAnswer, FULL_ANTHROPIC_USAGE, startAnthropicServer } from "./helpers/fake-provider-servers.ts";
 import { validateJsonSchema } from "./helpers/validate-json-schema.ts";
+import { foldReport } from "../lib/report/fold.ts";
 
 const KEY = "sk-ant-prompt-test-0123456789";
 
@@ -61,14 +62,23 @@ test('loom run "TEXT" --model … --output-format stream-json: every line valida
   for (const [i, event] of events.entries()) assert.deepEqual(validateJsonSchema(schema, event), [], `line ${i + 1}`);
   assert.deepEqual(events.map((e) => e.type), [
     "run-started",
+    "call-started",
     "model-called",
     "step-executed",
+    "call-started",
     "model-called",
+    "call-started",
     "model-called",
     "step-executed",
+    "run-ended",
     "result",
   ]);
-  const [started, firstCall, tests] = events;
+  const [started, inFlight, firstCall, tests] = events;
+  assert.deepEqual(
+    [inFlight.step, inFlight.phase, inFlight.request_bytes, inFlight.checkpoint],
+    [firstCall.step, firstCall.phase, firstCall.request_bytes, firstCall.checkpoint],
+    "call-started announces the call model-called measures",
+  );
   assert.equal(started.model, "anthropic/claude-test");
   assert.equal(started.max_steps, 5);
   assert.equal(started.policy, "legacy");
@@ -77,7 +87,7 @@ test('loom run "TEXT" --model … --output-format stream-json: every line valida
   assert.equal(firstCall.usage.input, FULL_ANTHROPIC_USAGE.input_tokens);
   assert.deepEqual([tests.action, tests.report, tests.exit_code, tests.timed_out], ["run_tests", "test", 1, false]);
   assert.deepEqual([tests.target, tests.status, tests.revision], [null, "failed", "r0"]);
-  assert.deepEqual(events.at(-2).status, "failed", "the model finished with failure");
+  assert.deepEqual(events.at(-3).status, "failed", "the model finished with failure");
   const result = events.at(-1);
   const report = JSON.parse(readFileSync(join(s.dir, "report.json"), "utf8"));
   assert.equal(result.outcome, "completed");
@@ -86,6 +96,11 @@ test('loom run "TEXT" --model … --output-format stream-json: every line valida
   assert.equal(result.format_version, 1);
   assert.deepEqual(result.usage, report.usage);
   assert.equal(result.duration_ms, report.total_elapsed_ms);
+  // A real run over HTTP (usage counters, an executed test): its report file is the fold of what it streamed.
+  assert.equal(
+    `${JSON.stringify(foldReport(events.slice(0, -1), { version: started.loom_version }), null, 2)}\n`,
+    readFileSync(join(s.dir, "report.json"), "utf8"),
+  );
   assert.equal(result.report_path, join(s.dir, "report.json"));
   // The request the server got is the prompt's: the intent verbatim, run_tests with the split test command.
   const sent = s.server.requests[0].rawBody;

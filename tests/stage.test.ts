@@ -8,14 +8,13 @@ import { join } from "node:path";
 import { startRun } from "../lib/adapters/start-run.ts";
 import { ProviderError } from "../lib/errors.ts";
 import type { Executor } from "../lib/loop/executor.ts";
-import { runLoop } from "../lib/loop/loop.ts";
 import { RecordingExecutor, RecordingProvider } from "../lib/recording/recorder.ts";
 import { parseRecording, type RecordingEntry } from "../lib/recording/recording.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/loop/turn.ts";
 import { openAIAnswer, startOpenAIServer } from "./helpers/fake-provider-servers.ts";
-import { answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
+import { answer, give, pick, runLoopReported, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 
 const finish = [pick("finish"), give({ status: "success", summary: "done" })];
 
@@ -25,7 +24,7 @@ function loop(
   executor: Executor = new ScriptedExecutor(store, ["out"]),
 ) {
   let t = 0;
-  return runLoop(sliceRequest(), {
+  return runLoopReported(sliceRequest(), {
     policy: "bounded",
     provider,
     executor,

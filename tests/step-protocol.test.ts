@@ -15,7 +15,6 @@ import { planCatalogRun } from "../lib/catalog/plan.ts";
 import { type ActionName, takesArguments } from "../lib/loop/actions.ts";
 import { LOOKUPS_PER_STAGE, parseStepDecision, stepResponseSchema } from "../lib/loop/answer.ts";
 import { canonicalJson } from "../lib/context/digest.ts";
-import { runLoop } from "../lib/loop/loop.ts";
 import type { ContextPolicyName, StepProtocol } from "../lib/policy.ts";
 import { convertToStrictJsonSchema } from "../lib/providers/convert-to-strict-json-schema.ts";
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
@@ -26,7 +25,7 @@ import { parseRecording } from "../lib/recording/recording.ts";
 import { availableActions } from "../lib/slice.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { NULL_USAGE, type Phase } from "../lib/loop/turn.ts";
-import { ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
+import { runLoopReported, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 
 type Answer = Pick<RecordedAnswer, "phase" | "step" | "value" | "usage">;
 
@@ -47,7 +46,7 @@ async function run(
   const provider = new ScriptedProvider(answers, { keepRequests: true });
   const executor = new ScriptedExecutor(store, Array.from({ length: 64 }, (_, i) => `output ${i}\n`.repeat(40)));
   let t = 0;
-  const result = await runLoop(sliceRequest({ step_protocol: protocol }), {
+  const result = await runLoopReported(sliceRequest({ step_protocol: protocol }), {
     policy,
     provider,
     executor,

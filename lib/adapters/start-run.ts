@@ -12,12 +12,13 @@ import {
   type PreviewMode,
   type StepProtocol,
 } from "../policy.ts";
-import { type ContextReport, unstartedReport } from "../report/context-report.ts";
+import type { ContextReport } from "../report/context-report.ts";
+import { foldReport } from "../report/fold.ts";
+import { addUsage, NULL_USAGE, type Provider, type Usage } from "../loop/turn.ts";
 import { describeFsError, LoomError, StartupError } from "../errors.ts";
 import { endingOf } from "../ending.ts";
 import type { Executor } from "../loop/executor.ts";
-import { type LoopResult, runLoop } from "../loop/loop.ts";
-import type { Progress } from "../loop/stage.ts";
+import { type LoopResult, previewModeOf, runLoop } from "../loop/loop.ts";
 import type { Outcome } from "../outcome.ts";
 import { DEFAULT_KEY_ENVS } from "../providers/provider-config.ts";
 import { RecordingExecutor, RecordingProvider, type RecordingSink } from "../recording/recorder.ts";
@@ -38,9 +39,8 @@ import {
 import type { Routed } from "../catalog/routing.ts";
 import { availableActions, SliceRequest } from "../slice.ts";
 import { ResultStore } from "../context/store.ts";
-import { OUTPUT_FORMAT_VERSION, type RunEvent } from "../run-events.ts";
+import { OUTPUT_FORMAT_VERSION, type Progress, type RunEvent } from "../run-events.ts";
 import { createTracer, type TraceLine } from "../recording/trace.ts";
-import type { Provider } from "../loop/turn.ts";
 import { VERSION } from "../version.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "./files.ts";
@@ -88,7 +88,7 @@ export type RunOptions = {
 };
 
 /** A run's result. `outcome` says what happened, including a run that never started; the report has landed. */
-export type RunResult = Omit<LoopResult, "report"> & {
+export type RunResult = Omit<LoopResult, "ending"> & {
   exit_code: number;
   report: ContextReport;
   /** Where the report was written; null when no path was given (or it could not be written: see error). */
@@ -129,7 +129,9 @@ export type StartOptions = RunOptions & {
   onRouting?: (note: RoutingNote) => void;
   /** Bounded preview sizes above the SPEC's floors: the benchmark's frontier only, never a CLI or catalog setting. */
   previews?: PreviewSizes;
-  /** The routing's model calls and route-chosen, then run-started, then every loop event as it happens. */
+  /** run-started, the routing's model calls and route-chosen, every loop event as it happens, then run-ended (the
+   * fold of them all is the run report). A run that fails before it can be described streams only its
+   * classification calls, if any, and run-ended. */
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
   trace?: (line: TraceLine) => void;
@@ -158,16 +160,36 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   // Files the run opened (the recording): closed when it ends, whatever the ending.
   const opened: Array<() => void> = [];
   let model: string | null = null;
+  // Every event of the run, as delivered: the report is their fold.
+  const events: RunEvent[] = [];
+  let maxSteps = 0;
+  const emit = (event: RunEvent) => {
+    events.push(event);
+    options.onEvent?.(event);
+    // The progress line is a sink of the stream: the call in flight, out of the step limit run-started gave.
+    if (event.type === "run-started") maxSteps = event.max_steps;
+    if (event.type === "call-started") {
+      const { type: _, ...call } = event;
+      options.onProgress?.({ ...call, max_steps: maxSteps });
+    }
+  };
+  // The routing's model calls and choice, once: right after run-started, or before the ending of a run that never
+  // started (a failed routing's classification calls still count in its report).
+  let routingAnnounced = false;
+  const announceRouting = () => {
+    if (routingAnnounced) return;
+    routingAnnounced = true;
+    for (const call of known.calls) emit({ type: "model-called", ...call, step: 0 });
+    if (known.route) {
+      const { slice, via, rule } = known.route;
+      emit({ type: "route-chosen", slice, via, rule });
+    }
+  };
   try {
     const prepared = await prepare(input, options, { known, store, now, sandbox, opened });
     model = prepared.request.model;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
-    for (const call of known.calls) options.onEvent?.({ type: "model-called", ...call, step: 0 });
-    if (known.route) {
-      const { slice, via, rule } = known.route;
-      options.onEvent?.({ type: "route-chosen", slice, via, rule });
-    }
-    options.onEvent?.({
+    emit({
       type: "run-started",
       format_version: OUTPUT_FORMAT_VERSION,
       loom_version: VERSION,
@@ -177,20 +199,20 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       max_steps: prepared.request.limits.max_steps,
       workspace: options.replay && !options.replay.execute ? null : resolve(prepared.request.workspace),
       sandbox: sandbox.state,
+      step_protocol: prepared.request.step_protocol ?? DEFAULT_STEP_PROTOCOL,
+      previews: previewModeOf(prepared.request, { policy: known.policy, previews: options.previews }),
     });
+    // run-started is the first event: the routing that chose this run is told right after it.
+    announceRouting();
     loop = await runLoop(prepared.request, {
-      onEvent: options.onEvent,
+      onEvent: emit,
       policy: known.policy,
       provider: prepared.provider,
       executor: prepared.executor,
       store,
       now,
-      version: VERSION,
       signal: options.signal,
-      slice: known.slice,
       archiveLimits: options.archiveLimits,
-      onProgress: options.onProgress,
-      priorCalls: known.calls,
       previews: options.previews,
     });
     // A change after the last action (a leftover writer) is a revision no test passed.
@@ -203,31 +225,38 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     store.clear();
     for (const close of opened) close();
   }
+  announceRouting();
 
   let outcome: Outcome;
   let error: RunResult["error"];
-  let report: ContextReport;
+  let ending: LoopResult["ending"];
   if (loop) {
-    ({ outcome, error, report } = loop);
+    ({ outcome, error, ending } = loop);
   } else {
     outcome = endingOf({ threw: failure }).outcome;
     error = { code: failure!.code, message: failure!.message };
-    report = unstartedReport({
-      policy: known.policy,
-      version: VERSION,
-      slice: known.slice,
-      outcome,
+    ending = {
       error: { code: failure!.code, message: failure!.reportMessage },
-      calls: known.calls,
-      elapsedMs: now() - started,
-    });
+      elapsed_ms: Math.max(0, now() - started),
+      archive: { events: 0, bytes: 0 },
+    };
   }
-  report = { ...report, sandbox: sandbox.state };
-  // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
-  if (model !== null) {
-    report = { ...report, cost: costOf(report.usage, priceOf(options.prices ?? BUILT_IN_PRICES, model)) };
-  }
-  if (options.replay?.digest) report = { ...report, recording: options.replay.digest };
+  emit({
+    type: "run-ended",
+    policy: known.policy,
+    slice: known.slice,
+    outcome,
+    error: ending.error,
+    steps: loop?.steps ?? 0,
+    elapsed_ms: ending.elapsed_ms,
+    archive: ending.archive,
+    sandbox: sandbox.state,
+    // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
+    ...(model !== null ? { cost: costOf(usageOf(events), priceOf(options.prices ?? BUILT_IN_PRICES, model)) } : {}),
+    ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
+  });
+  // The report is the fold of the stream the caller saw: one source for both.
+  const report = foldReport(events, { version: VERSION });
   let reportPath = known.reportPath ?? null;
   let unwritable = false;
   if (reportPath !== null) {
@@ -249,8 +278,9 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     reportUnwritten: unwritable,
     diverged: replay !== undefined && replay.differing_steps.length > 0,
   });
+  const { ending: _, ...ran } = loop ?? { ...notStarted, ending: null };
   return {
-    ...(loop ?? notStarted),
+    ...ran,
     outcome,
     error,
     report,
@@ -262,7 +292,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   };
 }
 
-const notStarted: Omit<LoopResult, "outcome" | "error" | "report"> = {
+const notStarted: Omit<LoopResult, "outcome" | "error" | "ending"> = {
   finish: null,
   steps: 0,
   revision: "r0",
@@ -392,6 +422,14 @@ async function prepare(
   return { request, provider, executor };
 }
 
+/** Provider usage summed over the model calls of a stream. */
+function usageOf(events: readonly RunEvent[]): Usage {
+  return events.reduce(
+    (sum, event) => event.type === "model-called" ? addUsage(sum, event.usage ?? NULL_USAGE) : sum,
+    { ...NULL_USAGE },
+  );
+}
+
 function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
   return [items.filter(test), items.filter((item) => !test(item))];
 }
@@ -490,14 +528,16 @@ export function writeUnstartedReport(
   path: string,
   { policy, outcome, error }: { policy: ContextPolicyName; outcome: Outcome; error: LoomError },
 ): void {
-  const report = unstartedReport({
+  const report = foldReport([{
+    type: "run-ended",
     policy,
-    version: VERSION,
     slice: null,
     outcome,
     error: { code: error.code, message: error.reportMessage },
-    calls: [],
-    elapsedMs: 0,
-  });
+    steps: 0,
+    elapsed_ms: 0,
+    archive: { events: 0, bytes: 0 },
+    sandbox: null,
+  }], { version: VERSION });
   writeFileAtomic(path, `${JSON.stringify(report, null, 2)}\n`);
 }

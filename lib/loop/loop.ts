@@ -23,8 +23,13 @@ import {
 } from "../context/briefing.ts";
 import { createContext, type TailView } from "../context/context.ts";
 import { PREVIEW_MODES, type PreviewSizes } from "../context/render-event.ts";
-import { type ContextPolicyName, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL, type StepProtocol } from "../policy.ts";
-import { type CallRecord, type ContextReport, ReportBuilder } from "../report/context-report.ts";
+import {
+  type ContextPolicyName,
+  DEFAULT_PREVIEW_MODE,
+  DEFAULT_STEP_PROTOCOL,
+  type PreviewMode,
+  type StepProtocol,
+} from "../policy.ts";
 import { errorMessage, InterruptedError, LoomError } from "../errors.ts";
 import type { Outcome } from "../outcome.ts";
 import { endingOf } from "../ending.ts";
@@ -34,13 +39,11 @@ import type { Executor } from "./executor.ts";
 import type { ExecutionReport, FinishStatus } from "./reports.ts";
 import { availableActions, type SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
-import { type Progress, runStage, type Stage, type StageRun } from "./stage.ts";
+import { runStage, type Stage, type StageRun } from "./stage.ts";
 import type { Provider } from "./turn.ts";
 import { type LoopEvent, stepOutcome } from "../run-events.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
-
-export type { Progress };
 
 export type LoopOptions = {
   policy: ContextPolicyName;
@@ -48,15 +51,10 @@ export type LoopOptions = {
   executor: Executor;
   store: ResultStore;
   now: () => number;
-  version: string;
   signal?: AbortSignal;
-  slice?: string | null;
   archiveLimits?: { maxEvents?: number; maxBytes?: number };
-  onProgress?: (progress: Progress) => void;
-  /** Each model call, checkpoint, lookup and executed step as it happens (for --output-format stream-json). */
+  /** Each model call, checkpoint, lookup and executed step as it happens: the run report is their fold. */
   onEvent?: (event: LoopEvent) => void;
-  /** Model calls made before the loop for this run (catalog classification), measured into its report. */
-  priorCalls?: CallRecord[];
   /** Bounded preview sizes above the SPEC's floors (the benchmark's frontier); default: the request's `previews`. */
   previews?: PreviewSizes;
 };
@@ -71,7 +69,13 @@ export type LoopResult = {
   tests_current: boolean;
   printed: string[];
   reports: ExecutionReport[];
-  report: ContextReport;
+  /** What the run's report says of the loop beyond its events (the lifecycle's run-ended event carries it). */
+  ending: {
+    /** The error in Loom's own words (never text a provider or process wrote). */
+    error: { code: string; message: string } | null;
+    elapsed_ms: number;
+    archive: { events: number; bytes: number };
+  };
 };
 
 const zodError = { formatError: (e: Parameters<typeof formatZodError>[0]) => formatZodError(e) };
@@ -95,25 +99,16 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     previews: options.previews ?? PREVIEW_MODES[request.previews ?? DEFAULT_PREVIEW_MODE],
   });
   const archive = new Archive(options.archiveLimits);
-  const builder = new ReportBuilder({ policy, version: options.version, slice: options.slice ?? null });
-  builder.setStepProtocol(protocol);
-  // A benchmark's own preview sizes name no mode.
-  if (policy === "bounded" && options.previews === undefined) {
-    builder.setPreviews(request.previews ?? DEFAULT_PREVIEW_MODE);
-  }
-  for (const call of options.priorCalls ?? []) builder.recordCall(call);
+  const onEvent = options.onEvent ?? (() => {});
   const run: StageRun = {
     context,
     provider: options.provider,
-    builder,
     store,
     archive,
     model: request.model,
-    maxSteps: request.limits.max_steps,
     now,
     signal,
-    onProgress: options.onProgress,
-    onEvent: options.onEvent,
+    onEvent,
   };
   const reports: ExecutionReport[] = [];
   const printed: string[] = [];
@@ -157,7 +152,6 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         break;
       }
       step += 1;
-      builder.recordStep(step);
 
       const decided = protocol === "single-call"
         ? await decideInOneCall(run, { step, selection, state, counters })
@@ -173,12 +167,11 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         const t0 = now();
         report = await executor.execute(action!, args, { step, signal });
         executedMs = Math.max(0, now() - t0);
-        builder.recordExecution(executedMs);
       }
       reports.push(report);
       const ran = report.kind === "test" || report.kind === "command" ? report : null;
       briefing = applyReport(briefing, report, { sizeOf: (digest) => store.size(digest) ?? 0, step });
-      options.onEvent?.({
+      onEvent({
         type: "step-executed",
         step,
         action: action ?? null,
@@ -189,8 +182,8 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         elapsed_ms: executedMs,
         ...stepOutcome(args, report),
         revision: briefing.latest_revision,
+        executed: decided.refusal === null,
       });
-      if (report.kind === "refusal") builder.recordRefusal();
       if (report.kind === "print") printed.push(store.get(report.text) ?? "");
       if (report.kind === "finish") finish = { status: report.status, summary: report.summary };
 
@@ -212,13 +205,12 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     ended = failure(caught, signal);
   }
 
-  builder.setArchive({ events: archive.length, bytes: archive.bytes });
   const { outcome, error } = ended!;
-  const report = builder.finish({
-    outcome,
+  const ending = {
     error: ended!.reportError ?? error,
-    totalElapsedMs: Math.max(0, now() - started),
-  });
+    elapsed_ms: Math.max(0, now() - started),
+    archive: { events: archive.length, bytes: archive.bytes },
+  };
   archive.clear();
   return {
     outcome,
@@ -230,8 +222,16 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     tests_current: briefing.tests_current,
     printed,
     reports,
-    report,
+    ending,
   };
+}
+
+/** The preview mode a run reports: bounded only, and not for a benchmark's own preview sizes (they name no mode). */
+export function previewModeOf(
+  request: SliceRequest,
+  { policy, previews }: { policy: ContextPolicyName; previews?: PreviewSizes },
+): PreviewMode | null {
+  return policy === "bounded" && previews === undefined ? request.previews ?? DEFAULT_PREVIEW_MODE : null;
 }
 
 type Decided =

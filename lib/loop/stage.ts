@@ -1,33 +1,26 @@
 // One stage of a step: ask the model, validate its answer, answer its lookups, re-ask once after an invalid answer.
-// Every call that was sent is measured into the report, also when it failed.
+// Every call that was sent is an event (the report's measurement of it), also when it failed.
 import { asLookup, lookupKind, LOOKUPS_PER_STAGE } from "./answer.ts";
 import type { Archive } from "../context/archive.ts";
 import { clipText, echo, MESSAGE_LIMIT } from "../text/clip.ts";
 import type { ContextPolicy, RequestParts } from "../context/context.ts";
-import type { ReportBuilder } from "../report/context-report.ts";
 import { InterruptedError, ProviderError } from "../errors.ts";
 import { answerLookup } from "../context/lookups.ts";
 import type { LoopEvent } from "../run-events.ts";
 import type { ResultStore } from "../context/store.ts";
-import { type ModelAnswer, NULL_USAGE, type Phase, type Provider, type StepPhase } from "./turn.ts";
-
-/** What the loop reports while it asks. */
-export type Progress = { step: number; phase: Phase; request_bytes: number; checkpoint: boolean; max_steps: number };
+import { type ModelAnswer, NULL_USAGE, type Provider, type StepPhase } from "./turn.ts";
 
 /** What every stage of a run shares. */
 export type StageRun = {
   context: ContextPolicy;
   provider: Provider;
-  builder: ReportBuilder;
   store: ResultStore;
   archive: Archive;
   model: string;
-  maxSteps: number;
   now: () => number;
   signal?: AbortSignal;
-  onProgress?: (progress: Progress) => void;
-  /** Model calls, checkpoints and lookups as they happen (for --output-format stream-json). */
-  onEvent?: (event: LoopEvent) => void;
+  /** Model calls, checkpoints and lookups as they happen: the run report is their fold. */
+  onEvent: (event: LoopEvent) => void;
 };
 
 /** One stage: its phase and step, what it asks for, and how an answer is checked. */
@@ -53,7 +46,7 @@ export type StageResult =
 
 /** Asks until the model gives a valid decision, spends its lookups, fails validation twice or is cut off. */
 export async function runStage(run: StageRun, stage: Stage): Promise<StageResult> {
-  const { context, store, archive, builder } = run;
+  const { context, store, archive } = run;
   const { phase, step } = stage;
   const lookups: unknown[] = [];
   let used = 0;
@@ -84,16 +77,14 @@ export async function runStage(run: StageRun, stage: Stage): Promise<StageResult
         return phase === "selection" ? { kind: "suspend", reason } : { kind: "refuse", code: "lookup_limit", reason };
       }
       if (!lookup.ok) {
-        builder.recordRetrieval(null, { error: true });
         const omitted = !add({ lookup: echo(answer.value), error: lookup.error });
-        run.onEvent?.({ type: "lookup-answered", step, phase, kind: null, error: true, omitted });
+        run.onEvent({ type: "lookup-answered", step, phase, kind: null, error: true, omitted });
         continue;
       }
       const response = answerLookup(lookup.lookup, { store, archive });
       const omitted = !add({ ...response, lookup: echo(lookup.lookup) });
       const kind = lookupKind(lookup.lookup);
-      builder.recordRetrieval(kind, { error: "error" in response, omitted });
-      run.onEvent?.({ type: "lookup-answered", step, phase, kind, error: "error" in response, omitted });
+      run.onEvent({ type: "lookup-answered", step, phase, kind, error: "error" in response, omitted });
       continue;
     }
 
@@ -121,23 +112,16 @@ export async function runStage(run: StageRun, stage: Stage): Promise<StageResult
   }
 }
 
-/** One model call: build the request, report progress, and measure the call — a failed call that was sent too. */
+/** One model call: build the request, announce it (call-started), and measure it — a failed call that was sent too. */
 async function ask(run: StageRun, parts: RequestParts, step: number): Promise<ModelAnswer> {
-  const { context, builder, now, signal } = run;
+  const { context, now, signal } = run;
   if (signal?.aborted) throw new InterruptedError();
   const built = context.build(parts);
   if (built.checkpointed) {
-    builder.recordCheckpoint({ retired: built.retired });
-    run.onEvent?.({ type: "checkpoint-taken", step, phase: parts.phase, retired: built.retired });
+    run.onEvent({ type: "checkpoint-taken", step, phase: parts.phase, retired: built.retired });
   }
-  run.onProgress?.({
-    step,
-    phase: parts.phase,
-    request_bytes: built.bytes,
-    checkpoint: built.checkpointed,
-    max_steps: run.maxSteps,
-  });
   const call = { phase: parts.phase, step, request_bytes: built.bytes, checkpoint: built.checkpointed };
+  run.onEvent({ type: "call-started", ...call });
   const started = now();
   let answer: ModelAnswer;
   try {
@@ -145,13 +129,13 @@ async function ask(run: StageRun, parts: RequestParts, step: number): Promise<Mo
   } catch (error) {
     // The request went out (and may be billed) though no answer came back: it counts, with the usage it reported.
     if (error instanceof ProviderError || error instanceof InterruptedError) {
-      builder.recordCall({ ...call, elapsed_ms: Math.max(0, now() - started), usage: NULL_USAGE, lookup: false });
+      const failed = { ...call, elapsed_ms: Math.max(0, now() - started), usage: NULL_USAGE, lookup: false };
+      run.onEvent({ type: "model-called", ...failed });
     }
     throw error;
   }
   const elapsed = Math.max(0, now() - started);
   const record = { ...call, elapsed_ms: elapsed, usage: answer.usage, lookup: asLookup(answer.value) !== null };
-  builder.recordCall(record);
-  run.onEvent?.({ type: "model-called", ...record });
+  run.onEvent({ type: "model-called", ...record });
   return answer;
 }

@@ -101,7 +101,10 @@ export function requestBytes(phases: ContextReport["phases"]): { total: number; 
 
 const emptyPhase = (): PhaseStats => ({ requests: 0, request_bytes: { total: 0, max: 0 }, elapsed_ms: 0 });
 
-/** Accumulates measurements during a run; pure (callers pass elapsed times in). */
+/**
+ * Accumulates measurements into a report directly: for building reports by hand (tests, fixtures). A run's report is
+ * never built this way: it is the fold of its events (lib/report/fold.ts).
+ */
 export class ReportBuilder {
   readonly #report: ContextReport;
 
@@ -212,24 +215,6 @@ export class ReportBuilder {
     r.partial_usage = normal ? null : { ...r.usage };
     return structuredClone(r);
   }
-}
-
-/** The report of a run that never reached the loop (a startup or routing failure, or an interrupt before it). */
-export function unstartedReport(
-  { policy, version, slice, outcome, error, calls, elapsedMs }: {
-    policy: ContextPolicyName;
-    version: string;
-    slice: string | null;
-    outcome: Outcome;
-    error: { code: string; message: string };
-    /** Model calls made before the failure (catalog classification). */
-    calls: readonly CallRecord[];
-    elapsedMs: number;
-  },
-): ContextReport {
-  const builder = new ReportBuilder({ policy, version, slice });
-  for (const call of calls) builder.recordCall(call);
-  return builder.finish({ outcome, error, totalElapsedMs: Math.max(0, elapsedMs) });
 }
 
 /** Aggregate of several run reports (batch replay): sums, plus one row per run. */

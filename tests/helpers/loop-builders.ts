@@ -3,6 +3,11 @@ import { ACTION_NAMES, type ActionName } from "../../lib/loop/actions.ts";
 import type { ExecuteContext, Executor } from "../../lib/loop/executor.ts";
 import type { ExecutionReport } from "../../lib/loop/reports.ts";
 import type { SliceRequest } from "../../lib/slice.ts";
+import { type LoopOptions, type LoopResult, previewModeOf, runLoop } from "../../lib/loop/loop.ts";
+import { DEFAULT_STEP_PROTOCOL } from "../../lib/policy.ts";
+import { OUTPUT_FORMAT_VERSION, type RunEvent } from "../../lib/run-events.ts";
+import type { ContextReport } from "../../lib/report/context-report.ts";
+import { foldReport } from "../../lib/report/fold.ts";
 import type { ResultStore } from "../../lib/context/store.ts";
 import { NULL_USAGE, type Phase, type Usage } from "../../lib/loop/turn.ts";
 
@@ -89,4 +94,47 @@ export class ScriptedExecutor implements Executor {
     }
     return Promise.resolve(report);
   }
+}
+
+/**
+ * runLoop with the run report its events fold to, bracketed as the lifecycle brackets them (run-started before,
+ * run-ended after, nothing sandboxed): what the loop tests read their measurements from.
+ */
+export async function runLoopReported(
+  request: SliceRequest,
+  { version = "test", ...options }: LoopOptions & { version?: string },
+): Promise<LoopResult & { report: ContextReport; events: RunEvent[] }> {
+  const policy = options.policy;
+  const events: RunEvent[] = [{
+    type: "run-started",
+    format_version: OUTPUT_FORMAT_VERSION,
+    loom_version: version,
+    policy,
+    slice: null,
+    model: request.model,
+    max_steps: request.limits.max_steps,
+    workspace: null,
+    sandbox: null,
+    step_protocol: request.step_protocol ?? DEFAULT_STEP_PROTOCOL,
+    previews: previewModeOf(request, options),
+  }];
+  const result = await runLoop(request, {
+    ...options,
+    onEvent: (event) => {
+      events.push(event);
+      options.onEvent?.(event);
+    },
+  });
+  events.push({
+    type: "run-ended",
+    policy,
+    slice: null,
+    outcome: result.outcome,
+    error: result.ending.error,
+    steps: result.steps,
+    elapsed_ms: result.ending.elapsed_ms,
+    archive: result.ending.archive,
+    sandbox: null,
+  });
+  return { ...result, report: foldReport(events, { version }), events };
 }

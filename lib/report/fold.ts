@@ -1,0 +1,106 @@
+// The run report as a fold of the run's event stream: every figure it holds is a sum, a maximum or a copy of what
+// the events say, in the order they came (the elapsed times too: nothing is measured again here).
+import { NORMAL_OUTCOMES } from "../outcome.ts";
+import { addUsage, NULL_USAGE } from "../loop/turn.ts";
+import type { RunEvent } from "../run-events.ts";
+import { type CallRecord, type ContextReport, type PhaseStats, REPORT_SCHEMA_VERSION } from "./context-report.ts";
+
+type RunStarted = Extract<RunEvent, { type: "run-started" }>;
+type RunEnded = Extract<RunEvent, { type: "run-ended" }>;
+
+const emptyPhase = (): PhaseStats => ({ requests: 0, request_bytes: { total: 0, max: 0 }, elapsed_ms: 0 });
+
+/** Why a stream does not fold into a report: it never ended. */
+export class UnendedStreamError extends Error {}
+
+/**
+ * The run report the events describe. `version` is the loom version that wrote them (run-started carries it; a run
+ * that never started says it only in its report). Throws UnendedStreamError when the stream has no run-ended event.
+ */
+export function foldReport(events: readonly RunEvent[], { version }: { version: string }): ContextReport {
+  const phases = {
+    classification: emptyPhase(),
+    selection: emptyPhase(),
+    arguments: emptyPhase(),
+    execution: emptyPhase(),
+  };
+  const calls: CallRecord[] = [];
+  const retrievals = { result: 0, list_history: 0, read_history: 0, omitted: 0, errors: 0 };
+  let usage = { ...NULL_USAGE };
+  let checkpoints = 0;
+  let retired = 0;
+  let refusals = 0;
+  let started: RunStarted | null = null;
+  let ended: RunEnded | null = null;
+  for (const event of events) {
+    switch (event.type) {
+      case "run-started":
+        started = event;
+        break;
+      case "model-called": {
+        const { type: _, ...measured } = event;
+        const call: CallRecord = { ...measured, usage: measured.usage ?? { ...NULL_USAGE } };
+        const phase = phases[call.phase];
+        phase.requests += 1;
+        phase.request_bytes.total += call.request_bytes;
+        phase.request_bytes.max = Math.max(phase.request_bytes.max, call.request_bytes);
+        phase.elapsed_ms += call.elapsed_ms;
+        usage = addUsage(usage, call.usage);
+        calls.push(call);
+        break;
+      }
+      case "checkpoint-taken":
+        checkpoints += 1;
+        retired += event.retired;
+        break;
+      case "lookup-answered":
+        if (event.kind) retrievals[event.kind] += 1;
+        if (event.error) retrievals.errors += 1;
+        if (event.omitted) retrievals.omitted += 1;
+        break;
+      case "step-executed":
+        if (event.executed) {
+          phases.execution.requests += 1;
+          phases.execution.elapsed_ms += event.elapsed_ms;
+        }
+        if (event.report === "refusal") refusals += 1;
+        break;
+      case "run-ended":
+        ended = event;
+        break;
+    }
+  }
+  if (ended === null) throw new UnendedStreamError("The event stream has no run-ended event: the run never ended");
+  const normal = NORMAL_OUTCOMES.has(ended.outcome);
+  const report: ContextReport = {
+    schema_version: REPORT_SCHEMA_VERSION,
+    loom_version: started?.loom_version ?? version,
+    policy: ended.policy,
+    slice: ended.slice,
+    outcome: ended.outcome,
+    error: ended.error,
+    phases,
+    steps: ended.steps,
+    model_calls: calls.length,
+    checkpoints,
+    prefix_changes: checkpoints,
+    retired_events: retired,
+    archive: { ...ended.archive },
+    retrievals,
+    refusals,
+    total_elapsed_ms: ended.elapsed_ms,
+    usage,
+    final_usage: normal ? { ...usage } : null,
+    partial_usage: normal ? null : { ...usage },
+    calls,
+  };
+  // A run that reached its loop says how it asked; one that never did has no step protocol to report.
+  if (started !== null) {
+    report.step_protocol = started.step_protocol;
+    if (started.previews !== null) report.previews = started.previews;
+  }
+  report.sandbox = ended.sandbox;
+  if ("cost" in ended) report.cost = ended.cost;
+  if (ended.recording !== undefined) report.recording = ended.recording;
+  return report;
+}
