@@ -238,6 +238,12 @@ test("bounded: retirement happens only when needed, the tail never exceeds 64, n
             const p = e[key] as string | Record<string, unknown> | undefined;
             if (p === undefined || typeof p === "string") continue;
             assert.match(String(p.ref), /^sha256:[0-9a-f]{12,64}$/);
+            // an output an earlier event already showed is named by that step, never shown twice
+            if ("same_as_step" in p) {
+              assert.deepEqual(Object.keys(p).sort(), ["bytes", "ref", "same_as_step"]);
+              assert.ok((p.same_as_step as number) < (e.step as number), `same_as_step ${p.same_as_step} is earlier`);
+              continue;
+            }
             const shown = utf8Length(String(p.head)) + utf8Length(String(p.tail));
             assert.equal(shown + (p.omitted as number), p.bytes);
             assert.ok(shown >= RETAINED_PREVIEW_BYTES - 8, `preview of ${shown} B`);
