@@ -268,6 +268,9 @@ const refusedAt = (step: number, result: { code: string; reason: string }): Exec
   reason: result.reason,
 });
 
+/** What deciding one step needs, under either protocol. */
+type DecideInput = { step: number; selection: StageShape; state: Stage["state"]; counters: Counters };
+
 /**
  * The single-call step: one stage whose answer is the action with its arguments. Its lookups count against the
  * selection stage (the ninth suspends); an answer whose action, or whose arguments, are invalid is re-asked once for
@@ -275,12 +278,7 @@ const refusedAt = (step: number, result: { code: string; reason: string }): Exec
  */
 async function decideInOneCall(
   run: StageRun,
-  { step, selection, state, counters }: {
-    step: number;
-    selection: StageShape;
-    state: Stage["state"];
-    counters: Counters;
-  },
+  { step, selection, state, counters }: DecideInput,
 ): Promise<Decided> {
   const { candidates, ...rest } = selection;
   const answered = await runStage(run, {
@@ -304,12 +302,7 @@ async function decideInOneCall(
 /** The selection stage, then the arguments stage when the action takes arguments. */
 async function decide(
   run: StageRun,
-  { step, selection, state, counters }: {
-    step: number;
-    selection: StageShape;
-    state: Stage["state"];
-    counters: Counters;
-  },
+  { step, selection, state, counters }: DecideInput,
 ): Promise<Decided> {
   const selected = await runStage(run, {
     ...selection,
