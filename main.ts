@@ -4,10 +4,13 @@
 import process from "node:process";
 import { Buffer } from "node:buffer";
 import { InterruptedError, UsageError } from "./lib/errors.ts";
-import { EXIT_CODES } from "./lib/outcome.ts";
+import { endingOf } from "./lib/ending.ts";
 import { VERSION, versionLine } from "./lib/version.ts";
 import type { CommandSpec } from "./commands/cli-spec.ts";
 import type { Io } from "./commands/io.ts";
+
+// A missing or unknown command is bad input like any other: its exit code is the one endingOf gives a usage error.
+const USAGE_EXIT = endingOf({ threw: new UsageError("no command") }).exitCode;
 
 type Command = (argv: string[], io: Io) => Promise<number>;
 
@@ -41,7 +44,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (name === undefined) {
     // No command is a usage error: the usage goes where errors go.
     io.stderr(usage());
-    return EXIT_CODES.usage;
+    return USAGE_EXIT;
   }
   if (name === "--help" || name === "-h" || (name === "help" && rest.length === 0)) {
     io.stdout(usage());
@@ -55,7 +58,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         known.join(", ")
       }; see loom --help)\n`,
     );
-    return EXIT_CODES.usage;
+    return USAGE_EXIT;
   };
   if (name === "help") {
     // "loom help run" is "loom run --help"; "loom help eval validate" a subcommand's; "loom help --help" help's own.
@@ -134,7 +137,7 @@ if (import.meta.main) {
   let signals = 0;
   const onSignal = () => {
     signals += 1;
-    if (signals > 1) process.exit(EXIT_CODES.interrupted);
+    if (signals > 1) process.exit(endingOf({ threw: new InterruptedError() }).exitCode);
     controller.abort();
   };
   process.on("SIGINT", onSignal);
