@@ -114,12 +114,15 @@ binary="${binary%.zip}/$exe"
 [ -f "$binary" ] || fail "$archive holds no $exe"
 
 mkdir -p "$prefix/bin" || fail "cannot create $prefix/bin"
+prefix=$(cd "$prefix" && pwd) || fail "cannot enter $prefix"
 # Copy beside the target under a temporary name, check that it runs here, then rename over the old one: a wrong
 # target or a broken download never replaces a loom that works, and a running loom is never left half-written.
 new="$prefix/bin/.$exe.new.$$"
 trap 'rm -rf "$tmp"; rm -f "$new"' EXIT INT TERM
 cp "$binary" "$new" && chmod 755 "$new" || fail "cannot write $new"
-installed=$("$new" --version 2>/dev/null) ||
+# Started from the download's own folder, never the caller's: a binary must not meet the caller's bunfig.toml or .env
+# (release builds turn Bun's autoloading off; this keeps an older or foreign build from reading them too).
+installed=$(cd "$tmp" && "$new" --version 2>/dev/null) ||
   fail "the downloaded $exe ($target) does not run on this machine; $prefix/bin/$exe is unchanged"
 mv -f "$new" "$prefix/bin/$exe" || fail "cannot write $prefix/bin/$exe"
 echo "install.sh: installed $prefix/bin/$exe ($installed)"

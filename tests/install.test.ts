@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { plantedFolder } from "./helpers/planted.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const version: string = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version;
@@ -78,10 +79,13 @@ const temps: string[] = [];
 after(() => temps.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 /** Runs install.sh without blocking, so the server in this process can answer it. */
-function install(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function install(
+  env: Record<string, string>,
+  { cwd }: { cwd?: string } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOM_")));
   return new Promise((resolve) => {
-    execFile("sh", [join(root, "install.sh")], { env: { ...clean, ...env } }, (error, stdout, stderr) => {
+    execFile("sh", [join(root, "install.sh")], { env: { ...clean, ...env }, cwd }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -104,6 +108,33 @@ releaseTest("install.sh picks this machine's archive, checks it and installs a l
     server.close();
   }
 });
+
+releaseTest(
+  "install.sh run from a folder holding bunfig.toml, .env, package.json and tsconfig.json: no planted code runs",
+  async () => {
+    const prefix = mkdtempSync(join(tmpdir(), "loom-install-"));
+    temps.push(prefix);
+    const { dir, marker } = plantedFolder();
+    temps.push(dir);
+    const { url, server } = await serve();
+    try {
+      const r = await install({ LOOM_BASE_URL: url, LOOM_PREFIX: prefix }, { cwd: dir });
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stderr, /PRELOAD RAN/);
+      // The installed loom, started there too.
+      const v = spawnSync(join(prefix, "bin/loom"), ["config", "--json"], {
+        cwd: dir,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "", XDG_CONFIG_HOME: join(dir, "none") },
+      });
+      assert.equal(v.status, 0, v.stderr);
+      assert.equal(JSON.parse(v.stdout).settings.model.value, null, ".env was read");
+      assert.equal(existsSync(marker), false, "the planted preload ran");
+    } finally {
+      server.close();
+    }
+  },
+);
 
 releaseTest("install.sh refuses an archive whose checksum differs and installs nothing", async () => {
   const prefix = mkdtempSync(join(tmpdir(), "loom-install-"));
