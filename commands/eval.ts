@@ -18,6 +18,15 @@ import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { millisecondsOption, outputPathOption, sandboxOption, stepProtocolOption } from "./options.ts";
 import { EVAL_SPEC } from "./specs.ts";
+import { resolveSettings } from "../lib/config.ts";
+import type { SandboxMode } from "../lib/sandbox-state.ts";
+
+/** --sandbox, else LOOM_SANDBOX, else auto: lib/config.ts's one reading of them. */
+function floorOf(flag: string | undefined, env: Record<string, string | undefined>): SandboxMode {
+  const resolved = resolveSettings({ flags: { sandbox: sandboxOption(flag) }, env });
+  if (!resolved.ok) throw new UsageError(resolved.message);
+  return resolved.settings.sandbox.value;
+}
 
 function count(flag: string, value: string | undefined, fallback: number, { min = 1 } = {}): number {
   if (value === undefined) return fallback;
@@ -69,8 +78,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     throw new UsageError(`--max-cost ${JSON.stringify(values["max-cost"])}: expected USD ≥ 0`);
   }
   const stepProtocol = stepProtocolOption(values["step-protocol"]) ?? null;
-  const sandbox = sandboxOption(values.sandbox) ??
-    (io.env.LOOM_SANDBOX === "off" || io.env.LOOM_SANDBOX === "required" ? io.env.LOOM_SANDBOX : "auto");
+  const sandbox = floorOf(values.sandbox, io.env);
   const out = outputPathOption("--out", values.out ?? "eval-out", { cwd: io.cwd, folder: true });
   const prices = readPrices(values.prices, io.cwd);
   const settings: EvalSettings = {
@@ -93,7 +101,12 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const key = evalKey(loaded, { tasks: taskHashes(loaded), prices, settings });
   // A model Loom cannot reach (unknown provider, missing key, bad base URL) would make every run an infra failure:
   // one line and exit 3 now, before any run starts.
-  for (const model of models) providerForModel(model, { env: io.env, http });
+  for (const model of models) {
+    const flags = { model, provider_deadline_ms: http.deadlineMs, provider_idle_timeout_ms: http.timeoutMs };
+    const resolved = resolveSettings({ flags, env: io.env });
+    if (!resolved.ok) throw new UsageError(resolved.message);
+    providerForModel(model, resolved.settings.provider, { env: io.env, http });
+  }
   if (!values.quiet) io.stderr(preflight(loaded, { settings, shard, prices }));
   const { file, interrupted } = await runEval(loaded, key, {
     out,
@@ -195,7 +208,7 @@ async function subcommand(name: "validate" | "rescore", argv: string[], io: Io):
     throw new UsageError(`Expected one ${name === "validate" ? "SUITE" : "DIR"} (see loom eval --help)`);
   }
   const jobs = count("--jobs", values.jobs, 2);
-  const sandbox = sandboxOption(values.sandbox) ?? "auto";
+  const sandbox = floorOf(values.sandbox, io.env);
   if (name === "validate") {
     const loaded = loadSuiteFile(positionals[0], { cwd: io.cwd });
     const results = await validateSuite(loaded, { jobs, sandbox, env: io.env, signal: io.signal });

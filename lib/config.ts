@@ -1,16 +1,26 @@
-// The user's defaults: a config file ($XDG_CONFIG_HOME/loom/config.jsonc), environment variables and flags, resolved
-// with one precedence — flag > environment > config file > built-in — and each value's source kept, so `loom config`
-// can say where it came from.
+// Every run setting in one place: the user's defaults (a config file at $XDG_CONFIG_HOME/loom/config.jsonc, environment
+// variables, flags) and what a catalog or a request file says, resolved by one precedence table (PRECEDENCE below),
+// each value validated once and kept with its source, so `loom config` says exactly what a run would use and where
+// each value came from. Pure: the environment and the files' contents are passed in.
 import { z } from "zod";
-import { ContextPolicyName, DEFAULT_POLICY } from "./policy.ts";
-
-const HttpUrl = z.string().refine((text) => {
-  try {
-    return ["http:", "https:"].includes(new URL(text).protocol);
-  } catch {
-    return false;
-  }
-}, { error: "expected an http(s) URL" });
+import {
+  ContextPolicyName,
+  DEFAULT_POLICY,
+  DEFAULT_PREVIEW_MODE,
+  DEFAULT_STEP_PROTOCOL,
+  PreviewMode,
+  StepProtocol,
+} from "./policy.ts";
+import { SandboxMode } from "./sandbox-state.ts";
+import {
+  BASE_URL_ENVS,
+  DEFAULT_BASE_URLS,
+  DEFAULT_KEY_ENVS,
+  HttpUrl,
+  type ProviderConfig,
+  ProviderKind,
+} from "./providers/provider-config.ts";
+import { withoutCredentials } from "./text/safe-text.ts";
 
 export const UserConfig = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors (loom schema config)"),
@@ -24,39 +34,138 @@ export const UserConfig = z.strictObject({
 }).describe("Loom's user configuration: defaults below the environment variables and the flags");
 export type UserConfig = z.infer<typeof UserConfig>;
 
-/** Where a setting's value came from, strongest first. */
-export type Source = "flag" | "environment" | "config" | "built-in";
+/** Where a setting's value came from. */
+export type Source = "flag" | "environment" | "config" | "catalog" | "request" | "built-in";
 
-export type Setting<T> = {
-  value: T | null;
-  source: Source | null; /** The flag, variable or file field. */
-  from: string | null;
+/** A setting's value, its source and the flag, variable or file field it came from (null for a built-in). */
+export type Setting<T> = { value: T; source: Source; from: string | null };
+/** A setting nothing set and that has no built-in value. */
+export type Unset = { value: null; source: null; from: null };
+const UNSET: Unset = { value: null, source: null, from: null };
+
+/**
+ * The precedence of every setting, strongest first: the one place it is written. A catalog's own settings sit below
+ * the command line but above the user's defaults (the catalog was written for its slices); a request file names its
+ * model, protocol, previews and limits itself. A slice's (or recording's) `sandbox.mode` only ever raises the floor.
+ */
+export const PRECEDENCE = {
+  model: ["flag", "request", "catalog", "environment", "config"],
+  context_policy: ["flag", "catalog", "environment", "config", "built-in"],
+  step_protocol: ["flag", "request", "catalog", "built-in"],
+  previews: ["flag", "request", "catalog", "built-in"],
+  sandbox: ["flag", "environment", "built-in", "request", "catalog"],
+  base_url: ["flag", "catalog", "environment", "config", "built-in"],
+  api_key_env: ["catalog", "built-in"],
+  provider_deadline_ms: ["flag", "catalog", "built-in"],
+  provider_idle_timeout_ms: ["flag", "catalog", "built-in"],
+  max_steps: ["flag", "request", "catalog"],
+} as const satisfies Record<string, readonly Source[]>;
+export type SettingName = keyof typeof PRECEDENCE;
+
+/** The user's own settings: flag, environment variable and config field (null: none). */
+export const USER_SETTINGS = {
+  model: { flag: "--model", env: "LOOM_MODEL", field: "model" },
+  context_policy: { flag: "--context-policy", env: "LOOM_CONTEXT_POLICY", field: "context_policy" },
+  base_url: { flag: "--base-url", env: "LOOM_PROVIDER_BASE_URL", field: "base_url" },
+  sandbox: { flag: "--sandbox", env: "LOOM_SANDBOX", field: null },
+  step_protocol: { flag: "--step-protocol", env: null, field: null },
+  previews: { flag: "--previews", env: null, field: null },
+  provider_deadline_ms: { flag: "--provider-deadline-ms", env: null, field: null },
+  provider_idle_timeout_ms: { flag: "--provider-idle-timeout-ms", env: null, field: null },
+  max_steps: { flag: "--max-steps", env: null, field: null },
+  api_key_env: { flag: null, env: null, field: null },
+} as const satisfies Record<SettingName, { flag: string | null; env: string | null; field: keyof UserConfig | null }>;
+
+/** What the command line (or a library caller) said; enum values are already of their type (the spec's lists). */
+export type SettingFlags = {
+  model?: string;
+  context_policy?: ContextPolicyName;
+  base_url?: string;
+  step_protocol?: StepProtocol;
+  previews?: PreviewMode;
+  sandbox?: SandboxMode;
+  provider_deadline_ms?: number;
+  provider_idle_timeout_ms?: number;
+  max_steps?: number;
+  /** --allow-key-host HOST: a provider's default key may go to this host too. */
+  allow_key_host?: readonly string[];
+  /** --allow-key-env NAME: a file's api_key_env may name this variable though it does not look like a key. */
+  allow_key_env?: readonly string[];
 };
 
-/** Each setting: its flag, its environment variable, its config field and its built-in default (null: none). */
-export const SETTINGS = {
-  model: { flag: "--model", env: "LOOM_MODEL", field: "model", builtIn: null, expected: "PROVIDER/MODEL" },
-  context_policy: {
-    flag: "--context-policy",
-    env: "LOOM_CONTEXT_POLICY",
-    field: "context_policy",
-    builtIn: DEFAULT_POLICY,
-    expected: ContextPolicyName.options.join(" or "),
-  },
-  base_url: {
-    flag: "--base-url",
-    env: "LOOM_PROVIDER_BASE_URL",
-    field: "base_url",
-    builtIn: null,
-    expected: "an http(s) URL",
-  },
-} as const satisfies Record<
-  string,
-  { flag: string; env: string; field: keyof UserConfig; builtIn: string | null; expected: string }
->;
-export type SettingName = keyof typeof SETTINGS;
+/** The settings a catalog gives: its defaults and, once a slice is chosen, that slice and its model. */
+export type CatalogSettings = {
+  /** The catalog file as the user named it, for messages. */
+  file: string;
+  defaults?: CatalogLevel;
+  slice?: { name: string; entry: CatalogLevel & { model: string; limits?: { max_steps: number } } };
+  /** The model entries by name (the slice's model, the classification model). */
+  models?: Record<string, ProviderConfig>;
+};
+type CatalogLevel = {
+  context_policy?: ContextPolicyName;
+  step_protocol?: StepProtocol;
+  previews?: PreviewMode;
+  sandbox?: { mode?: SandboxMode };
+};
 
-export type Settings = { [K in SettingName]: Setting<string> };
+/** What a request file (or a recording's slice) names itself. */
+export type RequestSettings = {
+  /** The file as the user named it, for messages. */
+  file: string;
+  model: string;
+  step_protocol?: StepProtocol;
+  previews?: PreviewMode;
+  sandbox?: { mode?: SandboxMode };
+  limits?: { max_steps: number };
+};
+
+export type SettingsInput = {
+  flags?: SettingFlags;
+  env: Record<string, string | undefined>;
+  userConfig?: { config: UserConfig; file: string };
+  catalog?: CatalogSettings | null;
+  request?: RequestSettings | null;
+};
+
+/** How one provider is reached: everything createProvider needs, resolved and checked. Never the key itself. */
+export type ProviderSettings = {
+  kind: ProviderKind;
+  model: string;
+  base_url: Setting<string>;
+  /** The variable the key is read from; null: the provider needs none. */
+  api_key_env: Setting<string | null>;
+  provider_deadline_ms: Setting<number | null>;
+  provider_idle_timeout_ms: Setting<number | null>;
+  max_response_bytes: number | undefined;
+  max_tokens: number | undefined;
+  response_format: ProviderConfig["response_format"];
+  cache_ttl: ProviderConfig["cache_ttl"];
+};
+
+export type RunSettings = {
+  /** "PROVIDER/MODEL" for a prompt or request; the catalog model's id for a catalog run. */
+  model: Setting<string> | Unset;
+  context_policy: Setting<ContextPolicyName>;
+  step_protocol: Setting<StepProtocol>;
+  previews: Setting<PreviewMode>;
+  /** The mode test and command processes run under: the floor, raised by the slice's own mode. */
+  sandbox: Setting<SandboxMode>;
+  max_steps: Setting<number> | Unset;
+  /** How the run's model is reached; null when no model is known yet (or it names no known provider). */
+  provider: ProviderSettings | null;
+};
+
+export type SettingsResult =
+  | { ok: true; settings: RunSettings }
+  /** `user`: a flag, variable or the config file is wrong (a usage error); `file`: a catalog or request is refused. */
+  | { ok: false; message: string; by: "user" | "file"; code: string };
+
+class Refused extends Error {
+  constructor(message: string, readonly by: "user" | "file", readonly code: string) {
+    super(message);
+  }
+}
 
 /** The config file's path: $XDG_CONFIG_HOME/loom/config.jsonc, else ~/.config/loom/config.jsonc; null without either. */
 export function configPath(env: Record<string, string | undefined>): string | null {
@@ -66,37 +175,368 @@ export function configPath(env: Record<string, string | undefined>): string | nu
   return home ? `${home.replace(/\/+$/, "")}/.config/loom/config.jsonc` : null;
 }
 
-/**
- * The settings by precedence: a flag, then its environment variable, then the config file, then the built-in default.
- * Environment values are checked like the file's: a bad one is named by its variable.
- */
-export function resolveSettings(
-  { flags = {}, env, config = {}, file = "config.jsonc" }: {
-    flags?: Partial<Record<SettingName, string | undefined>>;
-    env: Record<string, string | undefined>;
-    config?: UserConfig;
-    file?: string;
-  },
-): { ok: true; settings: Settings } | { ok: false; message: string } {
-  const settings = {} as Settings;
-  for (const [name, s] of Object.entries(SETTINGS) as [SettingName, (typeof SETTINGS)[SettingName]][]) {
-    const fromEnv = env[s.env]?.trim() || undefined;
-    if (fromEnv !== undefined) {
-      const checked = UserConfig.shape[s.field].safeParse(fromEnv);
-      if (!checked.success) {
-        return { ok: false, message: `${s.env} ${JSON.stringify(fromEnv)}: expected ${s.expected}` };
-      }
-    }
-    const flag = flags[name];
-    settings[name] = flag !== undefined
-      ? { value: flag, source: "flag", from: s.flag }
-      : fromEnv !== undefined
-      ? { value: fromEnv, source: "environment", from: s.env }
-      : config[s.field] !== undefined
-      ? { value: config[s.field]!, source: "config", from: `${file}: ${s.field}` }
-      : s.builtIn !== null
-      ? { value: s.builtIn, source: "built-in", from: null }
-      : { value: null, source: null, from: null };
+/** Every run setting by PRECEDENCE, validated once. Never throws for bad input: the result says what was wrong. */
+export function resolveSettings(input: SettingsInput): SettingsResult {
+  try {
+    return { ok: true, settings: resolveAll(input) };
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    return { ok: false, message: error.message, by: error.by, code: error.code };
   }
-  return { ok: true, settings };
+}
+
+/**
+ * How one catalog model is reached (a catalog's classification model as well as its slices'), checked like the run's
+ * own: a refusal throws nothing but is returned.
+ */
+export function resolveCatalogProvider(
+  input: SettingsInput,
+  name: string,
+): { ok: true; provider: ProviderSettings } | { ok: false; message: string; code: string } {
+  try {
+    return { ok: true, provider: catalogProvider(input, name) };
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    return { ok: false, message: error.message, code: error.code };
+  }
+}
+
+/** The sandbox floor alone (--sandbox, else LOOM_SANDBOX, else auto): for a workspace made outside a run. */
+export function sandboxFloor(flags: SettingFlags, env: Record<string, string | undefined>): Setting<SandboxMode> {
+  return pick<SandboxMode>("sandbox", {
+    flag: flags.sandbox,
+    environment: envValue(env, "LOOM_SANDBOX", SandboxMode),
+    "built-in": "auto",
+  });
+}
+
+function resolveAll(input: SettingsInput): RunSettings {
+  const flags = input.flags ?? {};
+  const { env, catalog = null, request = null } = input;
+  const config = input.userConfig?.config ?? {};
+  const configFile = input.userConfig?.file ?? "config.jsonc";
+  const fromConfig = (field: keyof UserConfig) => config[field] === undefined ? undefined : config[field];
+  const defaults = catalog?.defaults ?? {};
+  const slice = catalog?.slice?.entry;
+  const catalogAt = (field: keyof CatalogLevel) =>
+    slice?.[field] !== undefined
+      ? { value: slice[field], from: `${catalog?.file}: slices.${catalog?.slice?.name}.${field}` }
+      : defaults[field] !== undefined
+      ? { value: defaults[field], from: `${catalog?.file}: defaults.${field}` }
+      : undefined;
+  const requestAt = <K extends keyof RequestSettings>(field: K) =>
+    request?.[field] === undefined ? undefined : { value: request[field], from: `${request.file}: ${field}` };
+  const user = { config: fromConfig, configFile };
+
+  const model = pickOrUnset<string>("model", {
+    flag: flags.model,
+    request: requestAt("model"),
+    catalog: slice && catalog?.models?.[slice.model]
+      ? { value: catalog.models[slice.model].model, from: `${catalog.file}: models.${slice.model}.model` }
+      : undefined,
+    environment: envValue(env, "LOOM_MODEL", UserConfig.shape.model),
+    config: fromConfig("model") as string | undefined,
+  }, user);
+  const context_policy = pick<ContextPolicyName>("context_policy", {
+    flag: flags.context_policy,
+    catalog: catalogAt("context_policy") as Found<ContextPolicyName> | undefined,
+    environment: envValue(env, "LOOM_CONTEXT_POLICY", ContextPolicyName),
+    config: fromConfig("context_policy") as ContextPolicyName | undefined,
+    "built-in": DEFAULT_POLICY,
+  }, user);
+  const step_protocol = pick<StepProtocol>("step_protocol", {
+    flag: flags.step_protocol,
+    request: requestAt("step_protocol") as Found<StepProtocol> | undefined,
+    catalog: catalogAt("step_protocol") as Found<StepProtocol> | undefined,
+    "built-in": DEFAULT_STEP_PROTOCOL,
+  });
+  const previews = pick<PreviewMode>("previews", {
+    flag: flags.previews,
+    request: requestAt("previews") as Found<PreviewMode> | undefined,
+    catalog: catalogAt("previews") as Found<PreviewMode> | undefined,
+    "built-in": DEFAULT_PREVIEW_MODE,
+  });
+  const floor = sandboxFloor(flags, env);
+  const asked = request?.sandbox?.mode !== undefined
+    ? { value: request.sandbox.mode, source: "request" as const, from: `${request.file}: sandbox.mode` }
+    : slice?.sandbox?.mode !== undefined
+    ? {
+      value: slice.sandbox.mode,
+      source: "catalog" as const,
+      from: `${catalog?.file}: slices.${catalog?.slice?.name}.sandbox.mode`,
+    }
+    : defaults.sandbox?.mode !== undefined
+    ? { value: defaults.sandbox.mode, source: "catalog" as const, from: `${catalog?.file}: defaults.sandbox.mode` }
+    : null;
+  // The data may raise the floor (auto < required), never lower it; off is only ever the user's word.
+  const sandbox = asked !== null && STRENGTH[asked.value] > STRENGTH[floor.value] ? asked : floor;
+  const max_steps = pickOrUnset<number>("max_steps", {
+    flag: flags.max_steps,
+    request: request?.limits
+      ? { value: request.limits.max_steps, from: `${request.file}: limits.max_steps` }
+      : undefined,
+    catalog: slice?.limits
+      ? { value: slice.limits.max_steps, from: `${catalog?.file}: slices.${catalog?.slice?.name}.limits.max_steps` }
+      : undefined,
+  });
+  const provider = slice !== undefined && catalog?.models?.[slice.model] !== undefined
+    ? catalogProvider(input, slice.model)
+    : model.value !== null && catalog === null
+    ? modelProvider(input, model.value)
+    : null;
+  return { model, context_policy, step_protocol, previews, sandbox, max_steps, provider };
+}
+
+const STRENGTH: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
+
+type Found<T> = { value: T; from: string };
+type Candidates<T> = Partial<Record<Source, T | Found<T> | undefined>>;
+
+/** The first candidate present, in the setting's PRECEDENCE order. */
+function first<T>(name: SettingName, candidates: Candidates<T>, user?: { configFile: string }): Setting<T> | Unset {
+  for (const source of PRECEDENCE[name] as readonly Source[]) {
+    const found = candidates[source];
+    if (found === undefined) continue;
+    if (typeof found === "object" && found !== null && "from" in found) {
+      return { value: found.value, source, from: found.from };
+    }
+    const names: { flag: string | null; env: string | null; field: string | null } = USER_SETTINGS[name];
+    const from = source === "flag"
+      ? names.flag
+      : source === "environment"
+      ? names.env
+      : source === "config"
+      ? `${user?.configFile ?? "config.jsonc"}: ${names.field}`
+      : null;
+    return { value: found as T, source, from };
+  }
+  return UNSET;
+}
+
+function pick<T>(name: SettingName, candidates: Candidates<T>, user?: { configFile: string }): Setting<T> {
+  const setting = first(name, candidates, user);
+  // Only settings with a built-in value are picked this way: one is always found.
+  if (setting.source === null) throw new Error(`${name} has no built-in value`);
+  return setting as Setting<T>; // source set: value is a T
+}
+
+function pickOrUnset<T>(name: SettingName, candidates: Candidates<T>, user?: { configFile: string }) {
+  return first(name, candidates, user);
+}
+
+/** A variable's value checked by its schema (the config field's, the one validation); unset or blank: undefined. */
+function envValue<T>(env: Record<string, string | undefined>, name: string, schema: z.ZodType<T>): T | undefined {
+  const text = env[name]?.trim() || undefined;
+  if (text === undefined) return undefined;
+  const parsed = schema.safeParse(text);
+  if (parsed.success) return parsed.data;
+  const options = schema instanceof z.ZodEnum ? (schema.options as string[]) : null;
+  const expected = options
+    ? options.length === 2 ? `${options[0]} or ${options[1]}` : `one of ${options.join(", ")}`
+    : name === "LOOM_MODEL"
+    ? "PROVIDER/MODEL"
+    : "an http(s) URL";
+  throw new Refused(`${name} ${JSON.stringify(text)}: expected ${expected}`, "user", "invalid_setting");
+}
+
+/** "PROVIDER/MODEL" of a prompt or a request: the user's base URL settings apply. */
+function modelProvider(input: SettingsInput, model: string): ProviderSettings | null {
+  const slash = model.indexOf("/");
+  const kind = ProviderKind.safeParse(slash === -1 ? "" : model.slice(0, slash));
+  // An unknown provider is the provider's own error when the run starts (providerForModel); config shows no URL.
+  if (!kind.success) return null;
+  const flags = input.flags ?? {};
+  const variable = BASE_URL_ENVS[kind.data];
+  const base_url = pick<string>("base_url", {
+    flag: flags.base_url === undefined ? undefined : checkedUrl(flags.base_url, "--base-url"),
+    // Loom's own variable, then the provider's (ANTHROPIC_BASE_URL, …): both the user's environment.
+    environment: providerVariable(input.env, "LOOM_PROVIDER_BASE_URL") ?? providerVariable(input.env, variable),
+    config: input.userConfig?.config.base_url,
+    "built-in": DEFAULT_BASE_URLS[kind.data],
+  }, { configFile: input.userConfig?.file ?? "config.jsonc" });
+  return provider(input, { kind: kind.data, model: model.slice(slash + 1) }, base_url, null);
+}
+
+/** A catalog model entry: its own base_url and api_key_env, held to where the user sends keys. */
+function catalogProvider(input: SettingsInput, name: string): ProviderSettings {
+  const catalog = input.catalog;
+  const entry = catalog?.models?.[name];
+  if (catalog == null || entry === undefined) throw new Error(`no catalog model ${name}`);
+  return entryProvider(input, entry, { file: catalog.file, field: `models.${name}` }, { checked: true });
+}
+
+/**
+ * A model configuration a library caller passes itself (createProvider): the caller is the user, so its base_url and
+ * api_key_env are taken as given; the same resolution and checks otherwise.
+ */
+export function resolveProviderConfig(
+  config: ProviderConfig,
+  { env, flags = {} }: { env: Record<string, string | undefined>; flags?: SettingFlags },
+): { ok: true; provider: ProviderSettings } | { ok: false; message: string; code: string } {
+  try {
+    const where = { file: "the model configuration", field: "" };
+    return { ok: true, provider: entryProvider({ env, flags }, config, where, { checked: false }) };
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    return { ok: false, message: error.message, code: error.code };
+  }
+}
+
+function entryProvider(
+  input: SettingsInput,
+  entry: ProviderConfig,
+  { file, field }: { file: string; field: string },
+  { checked }: { checked: boolean },
+): ProviderSettings {
+  const variable = BASE_URL_ENVS[entry.kind];
+  const base_url = pick<string>("base_url", {
+    catalog: entry.base_url === undefined ? undefined : { value: entry.base_url, from: at(file, field, "base_url") },
+    environment: providerVariable(input.env, variable),
+    "built-in": DEFAULT_BASE_URLS[entry.kind],
+  });
+  return provider(input, entry, base_url, { file, field, checked });
+}
+
+/** ANTHROPIC_BASE_URL / OPENAI_BASE_URL, checked; unset or blank: undefined. */
+function providerVariable(env: Record<string, string | undefined>, variable: string | null): Found<string> | undefined {
+  const text = variable ? env[variable]?.trim() || undefined : undefined;
+  if (variable === null || text === undefined) return undefined;
+  return { value: checkedUrl(text, variable), from: variable };
+}
+
+/** The one http(s) check of a base URL from a flag or a variable (files are checked by their schema's HttpUrl). */
+function checkedUrl(text: string, where: string): string {
+  if (HttpUrl.safeParse(text).success) return text;
+  // A value with "@" may hold a password that no parser can tell from the rest: it is not echoed.
+  const shown = text.includes("@") ? '(not shown: it holds "@")' : JSON.stringify(text);
+  throw new Refused(`${where} ${shown}: expected an http(s) URL`, "user", "invalid_base_url");
+}
+
+function provider(
+  input: SettingsInput,
+  entry: ProviderConfig,
+  base_url: Setting<string>,
+  file: { file: string; field: string; checked: boolean } | null,
+): ProviderSettings {
+  const flags = input.flags ?? {};
+  const where = file ? `${file.file}: ${file.field}` : `Model "${entry.model}"`;
+  if (entry.response_format !== undefined && entry.kind !== "openai-compatible") {
+    throw new Refused(
+      `${where}: response_format applies only to kind "openai-compatible", not "${entry.kind}"`,
+      "file",
+      "invalid_model",
+    );
+  }
+  if (entry.cache_ttl !== undefined && entry.kind !== "anthropic") {
+    throw new Refused(
+      `${where}: cache_ttl applies only to kind "anthropic", not "${entry.kind}"`,
+      "file",
+      "invalid_model",
+    );
+  }
+  // Credentials in the URL would be sent to the API and shown wherever the URL is: refused, and never echoed.
+  const bare = withoutCredentials(base_url.value);
+  if (bare.had) {
+    throw new Refused(
+      `Model "${entry.model}": the base URL ${JSON.stringify(bare.url)} (${base_url.from ?? "base_url"}) ` +
+        "holds a user name or password; remove it (API keys come from api_key_env)",
+      "file",
+      "invalid_base_url",
+    );
+  }
+  const api_key_env: Setting<string | null> = entry.api_key_env !== undefined && file !== null
+    ? { value: entry.api_key_env, source: "catalog", from: at(file.file, file.field, "api_key_env") }
+    : { value: entry.api_key_env ?? DEFAULT_KEY_ENVS[entry.kind], source: "built-in", from: null };
+  if (file?.checked) checkKeyDestination(input, { kind: entry.kind, base_url, api_key_env, ...file });
+  const limit = (flag: number | undefined, own: number | undefined, key: string, name: SettingName) =>
+    first<number | null>(name, {
+      flag,
+      catalog: own === undefined || file === null ? undefined : { value: own, from: at(file.file, file.field, key) },
+      "built-in": own ?? null,
+    }) as Setting<number | null>; // "built-in" always matches
+  return {
+    kind: entry.kind,
+    model: entry.model,
+    base_url,
+    api_key_env,
+    provider_deadline_ms: limit(flags.provider_deadline_ms, entry.deadline_ms, "deadline_ms", "provider_deadline_ms"),
+    provider_idle_timeout_ms: limit(
+      flags.provider_idle_timeout_ms,
+      entry.idle_timeout_ms,
+      "idle_timeout_ms",
+      "provider_idle_timeout_ms",
+    ),
+    max_response_bytes: entry.max_response_bytes,
+    max_tokens: entry.max_tokens,
+    response_format: entry.response_format,
+    cache_ttl: entry.cache_ttl,
+  };
+}
+
+/** What a key variable of each provider looks like: a file's api_key_env must match its kind's (or be allowed). */
+const KEY_NAME: Record<ProviderKind, RegExp> = {
+  anthropic: /^[A-Z0-9_]*ANTHROPIC[A-Z0-9_]*_API_KEY$/,
+  openai: /^[A-Z0-9_]*OPENAI[A-Z0-9_]*_API_KEY$/,
+  "openai-compatible": /^[A-Z][A-Z0-9_]*_API_KEY$/,
+};
+
+/**
+ * Credentials go only where the user sent them (SPEC §9): a file's api_key_env names a key of that provider (or one
+ * the user allowed with --allow-key-env), and a provider's default key goes only to that provider's own host, a base
+ * URL the user set (flag, environment, config file) or a host the user allowed with --allow-key-host.
+ */
+function checkKeyDestination(
+  input: SettingsInput,
+  { kind, base_url, api_key_env, file, field }: {
+    kind: ProviderKind;
+    base_url: Setting<string>;
+    api_key_env: Setting<string | null>;
+    file: string;
+    field: string;
+  },
+): void {
+  const flags = input.flags ?? {};
+  const key = api_key_env.value;
+  if (key === null) return;
+  const host = new URL(base_url.value).host;
+  if (api_key_env.source === "catalog" && !KEY_NAME[kind].test(key) && !(flags.allow_key_env ?? []).includes(key)) {
+    throw new Refused(
+      `${file}: ${field}.api_key_env ${JSON.stringify(key)} is not a ${kind} API key variable; ` +
+        `nothing was sent to ${host} (--allow-key-env ${key} allows it)`,
+      "file",
+      "key_refused",
+    );
+  }
+  const owner = (Object.keys(DEFAULT_KEY_ENVS) as ProviderKind[]).find((k) => DEFAULT_KEY_ENVS[k] === key);
+  if (owner === undefined || base_url.source !== "catalog") return;
+  const userUrls = [
+    flags.base_url,
+    input.env.LOOM_PROVIDER_BASE_URL,
+    BASE_URL_ENVS[owner] === null ? undefined : input.env[BASE_URL_ENVS[owner] ?? ""],
+    input.userConfig?.config.base_url,
+    DEFAULT_BASE_URLS[owner],
+  ];
+  const allowed = new Set(userUrls.flatMap((url) => hostOf(url)));
+  for (const h of flags.allow_key_host ?? []) allowed.add(h.toLowerCase());
+  if (allowed.has(host) || allowed.has(new URL(base_url.value).hostname)) return;
+  throw new Refused(
+    `${file}: ${field}.base_url would send ${key} to ${host}, neither ${owner}'s own host nor a base URL you set; ` +
+      `nothing was sent (--allow-key-host ${host} allows it)`,
+    "file",
+    "key_refused",
+  );
+}
+
+function hostOf(url: string | undefined): string[] {
+  if (!url?.trim()) return [];
+  try {
+    return [new URL(url.trim()).host];
+  } catch {
+    return [];
+  }
+}
+
+/** "catalog.json: models.fast.base_url"; a field path without a parent ("") names the key alone. */
+function at(file: string, field: string, key: string): string {
+  return `${file}: ${field === "" ? key : `${field}.${key}`}`;
 }

@@ -45,7 +45,16 @@ import { VERSION } from "../version.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "./files.ts";
 import { captureBodies } from "./providers/capture-bodies.ts";
-import { createProvider } from "./providers/create-provider.ts";
+import { buildProvider } from "./providers/create-provider.ts";
+import {
+  type RequestSettings,
+  resolveSettings,
+  type RunSettings,
+  type SettingFlags,
+  type SettingsInput,
+  type SettingsResult,
+  type UserConfig,
+} from "../config.ts";
 import type { HttpOptions } from "./providers/post-json.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
 import { createWorkspaceExecutor } from "./create-workspace-executor.ts";
@@ -57,10 +66,8 @@ import { BUILT_IN_PRICES, costOf, priceOf, type PriceTable } from "../prices.ts"
 
 /** The options of a library run (runWithOptions). */
 export type RunOptions = {
-  /** "legacy" (default) or "bounded". */
+  /** "legacy" (default) or "bounded"; above a catalog's own (a flag: SettingFlags.context_policy). */
   contextPolicy?: ContextPolicyName;
-  /** The policy when neither contextPolicy nor the catalog names one (the user's LOOM_CONTEXT_POLICY or config). */
-  defaultPolicy?: ContextPolicyName;
   /** Write the context report here (atomically), for every outcome. */
   contextReport?: string;
   /** The model provider; default: the one the request's model ("PROVIDER/MODEL") names, keys from the environment. */
@@ -104,7 +111,7 @@ export type RunResult = Omit<LoopResult, "ending"> & {
 
 /** What a run starts from: a SliceRequest, or a request text routed through a catalog file. */
 export type RunInput =
-  | { request: SliceRequest }
+  | { request: SliceRequest; /** The file as the user named it, for messages (default "the request"). */ file?: string }
   | { catalog: Omit<CatalogInput, "catalog"> & { /** The file as the user named it, for messages. */ name: string } };
 
 /** Hooks for commands, tests and the benchmark; not part of the library's options. */
@@ -118,10 +125,10 @@ export type StartOptions = RunOptions & {
   };
   /** Replace the workspace executors; gets the run's result store. */
   executor?: (store: ResultStore) => Executor;
-  /** The provider's API base URL for a request's "PROVIDER/MODEL" (--base-url); catalogs name their own. */
-  baseUrl?: string;
-  /** The same from the user's config file: below the provider's own variable (ANTHROPIC_BASE_URL, …). */
-  defaultBaseUrl?: string;
+  /** The command line's settings (--model, --base-url, --allow-key-host, …); the options above are flags too. */
+  flags?: SettingFlags;
+  /** The user's config file, below the environment (lib/config.ts has the precedence). */
+  userConfig?: { config: UserConfig; file: string };
   /** Provider limits from flags (the idle timeout and deadline); they override a catalog model's own settings. */
   http?: { timeoutMs?: number; deadlineMs?: number };
   /** Where providers read their credentials (default: the process environment). */
@@ -145,8 +152,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   const started = now();
   // Loom's own files are reached from folders pinned now, before any process of the run can plant a link on the way.
   for (const path of [options.contextReport, options.record]) if (path) pinOutputPath(path);
+  // The user's own settings alone (no catalog, no request yet): the policy a report says if nothing more is known.
+  const userLevel = resolveSettings(settingsInput(options));
   const known: CatalogKnown = {
-    policy: options.contextPolicy ?? options.defaultPolicy ?? DEFAULT_POLICY,
+    policy: userLevel.ok ? userLevel.settings.context_policy.value : DEFAULT_POLICY,
     reportPath: options.contextReport,
     slice: options.replay?.recording.header.slice_name ?? null,
     route: null,
@@ -332,6 +341,7 @@ async function prepare(
     return tracer.wrap(make({ ...baseHttp, fetch: bodies.fetch }), { takeBodies: bodies.take });
   };
   let request: SliceRequest;
+  let settings: RunSettings;
   let provider = options.provider && tracer ? tracer.wrap(options.provider) : options.provider;
   let secretNames = options.secretEnvNames ?? [];
   if ("request" in input) {
@@ -340,13 +350,15 @@ async function prepare(
       throw new StartupError(`Invalid SliceRequest: ${formatZodError(parsed.error)}`, "invalid_request");
     }
     request = parsed.data;
+    settings = settled(
+      resolveSettings({ ...settingsInput(options), request: requestSettings(request, input.file ?? "the request") }),
+    );
   } else {
     const { name, ...rest } = input.catalog;
-    const plan = await planCatalogRun({ ...rest, catalog: readCatalog(rest.file, name) }, {
-      policy: options.contextPolicy,
-      defaultPolicy: options.defaultPolicy,
+    const plan = await planCatalogRun({ ...rest, name, catalog: readCatalog(rest.file, name) }, {
+      settings: settingsInput(options),
       contextReport: options.contextReport,
-      provider: (model) => record(traced((http) => createProvider(model, { env, ...http }))),
+      provider: (model) => record(traced((http) => buildProvider(model, { env, ...http }))),
       now,
       signal: options.signal,
       reportPathProblem: outputPathProblem,
@@ -356,11 +368,17 @@ async function prepare(
     known.calls = plan.calls;
     if (!plan.ok) throw plan.error;
     request = plan.request;
-    provider ??= traced((http) => createProvider(plan.model, { env, ...http }));
+    settings = plan.settings;
+    const model = plan.settings.provider;
+    if (model === null) throw new Error("a routed catalog run has its model's settings");
+    provider ??= traced((http) => buildProvider(model, { env, ...http }));
     secretNames = [...secretNames, ...plan.secretEnvNames];
   }
-  if (options.stepProtocol) request = { ...request, step_protocol: options.stepProtocol };
-  if (options.previewMode) request = { ...request, previews: options.previewMode };
+  // The resolved protocol and previews, written into the request when anything set them (the recording keeps them).
+  if (settings.step_protocol.source !== "built-in") {
+    request = { ...request, step_protocol: settings.step_protocol.value };
+  }
+  if (settings.previews.source !== "built-in") request = { ...request, previews: settings.previews.value };
   const replay = options.replay;
   if (replay) {
     // A catalog run's classification call is replayed into the report as it was measured; the loop gets the rest.
@@ -382,14 +400,7 @@ async function prepare(
     provider ??= traced(() => new ScriptedProvider(script));
   }
   // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
-  provider ??= traced((http) =>
-    providerForModel(request.model, {
-      env,
-      http,
-      baseUrl: options.baseUrl,
-      defaultBaseUrl: options.defaultBaseUrl,
-    })
-  );
+  provider ??= traced((http) => providerForModel(request.model, settings.provider, { env, http }));
 
   let executor = options.executor?.(store);
   if (!executor && replay && !replay.execute) executor = new RecordedExecutor(replay.recording.executions, { store });
@@ -404,7 +415,7 @@ async function prepare(
     }
     const workspace = createWorkspaceExecutor(request, store, {
       root,
-      sandboxMode: options.sandbox,
+      sandboxMode: settings.sandbox.value,
       settingsEnv: env,
       secretEnvNames: secretEnvNames(secretNames),
       warn: options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)),
@@ -473,6 +484,34 @@ function openRecording(
   const sink = (entry: RecordingEntry) => write(recordingLine(entry));
   for (const entry of pending) sink(entry);
   return sink;
+}
+
+/** What the run's settings are resolved from: the options (flags), the environment and the user's config file. */
+function settingsInput(options: StartOptions): SettingsInput {
+  const flags: SettingFlags = {
+    ...options.flags,
+    ...definedOnly({
+      context_policy: options.contextPolicy,
+      step_protocol: options.stepProtocol,
+      previews: options.previewMode,
+      sandbox: options.sandbox,
+      provider_deadline_ms: options.http?.deadlineMs,
+      provider_idle_timeout_ms: options.http?.timeoutMs,
+    }),
+  };
+  return { flags, env: options.env ?? process.env, userConfig: options.userConfig };
+}
+
+/** A request's own settings, for resolveSettings. */
+function requestSettings(request: SliceRequest, file: string): RequestSettings {
+  const { model, step_protocol, previews, sandbox, limits } = request;
+  return { file, model, step_protocol, previews, sandbox, limits };
+}
+
+/** The settings, or the refusal as a startup failure (nothing was sent). */
+function settled(result: SettingsResult): RunSettings {
+  if (!result.ok) throw new StartupError(result.message, result.code);
+  return result.settings;
 }
 
 function definedOnly<T extends object>(value: T | undefined): Partial<T> {

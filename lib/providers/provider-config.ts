@@ -2,8 +2,17 @@
 // environment variable that holds them.
 import { z } from "zod";
 
-const ProviderKind = z.enum(["anthropic", "openai", "openai-compatible"]);
+export const ProviderKind = z.enum(["anthropic", "openai", "openai-compatible"]);
 export type ProviderKind = z.infer<typeof ProviderKind>;
+
+/** An http(s) URL: the one check of a base URL, wherever it is written (a file, a flag, a variable). */
+export const HttpUrl = z.string().refine((text) => {
+  try {
+    return ["http:", "https:"].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}, { error: "expected an http(s) URL" });
 
 /** How an OpenAI-compatible server is asked to constrain the answer. */
 export const ResponseFormatMode = z.enum(["json_schema", "json_object", "none"]);
@@ -18,8 +27,7 @@ export const ProviderConfig = z.strictObject({
     "Which wire format: the Anthropic Messages API, the OpenAI API, or an OpenAI-compatible local server",
   ),
   model: z.string().min(1).describe("Model id as the API knows it"),
-  base_url: z
-    .url()
+  base_url: HttpUrl
     .optional()
     .describe(
       "API base URL; defaults to ANTHROPIC_BASE_URL / OPENAI_BASE_URL, then the public API (Ollama's for openai-compatible)",

@@ -1,40 +1,30 @@
-// Resolves a SliceRequest model string ("PROVIDER/MODEL") to a provider adapter.
-import { createProvider } from "./create-provider.ts";
-import { BASE_URL_ENVS } from "../../providers/provider-config.ts";
+// Resolves a SliceRequest model string ("PROVIDER/MODEL") to a provider adapter, from settings resolved once.
+import { buildProvider } from "./create-provider.ts";
 import { StartupError } from "../../errors.ts";
 import type { Provider } from "../../loop/turn.ts";
 import type { HttpOptions } from "./post-json.ts";
+import type { ProviderSettings } from "../../config.ts";
+import { ProviderKind } from "../../providers/provider-config.ts";
 
-const KINDS = ["anthropic", "openai", "openai-compatible"] as const;
-
+/**
+ * The provider of a "PROVIDER/MODEL" run. `settings` is what resolveSettings made of it (null: it names no known
+ * provider, which is this error).
+ */
 export function providerForModel(
   model: string,
-  { env, http = {}, baseUrl, defaultBaseUrl }: {
-    env: Record<string, string | undefined>;
-    http?: HttpOptions;
-    /** Wins over the provider's variable (--base-url). */
-    baseUrl?: string;
-    /** Used when the provider's variable (ANTHROPIC_BASE_URL, OPENAI_BASE_URL) is unset (the user's config). */
-    defaultBaseUrl?: string;
-  },
+  settings: ProviderSettings | null,
+  { env, http = {} }: { env: Record<string, string | undefined>; http?: HttpOptions },
 ): Provider {
-  const slash = model.indexOf("/");
-  const kind = slash === -1 ? "" : model.slice(0, slash);
-  if (!(KINDS as readonly string[]).includes(kind)) {
+  if (settings === null) {
     throw new StartupError(
       `Model ${JSON.stringify(model)}: expected PROVIDER/MODEL with PROVIDER one of ${
-        KINDS.join(", ")
+        ProviderKind.options.join(", ")
       } (or use --catalog)`,
       "unknown_model",
     );
   }
-  const id = model.slice(slash + 1);
-  const variable = BASE_URL_ENVS[kind as (typeof KINDS)[number]];
-  const base = baseUrl ?? (variable && env[variable]?.trim() ? undefined : defaultBaseUrl);
-  const provider = createProvider(
-    { kind: kind as (typeof KINDS)[number], model: id, ...(base ? { base_url: base } : {}) },
-    { env, ...http },
-  );
+  const provider = buildProvider(settings, { env, ...http });
+  const id = settings.model;
   // The slice names "PROVIDER/MODEL"; the API knows only MODEL.
   return {
     name: provider.name,
