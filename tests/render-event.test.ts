@@ -13,7 +13,7 @@ import {
 } from "../lib/context/render-event.ts";
 import { createEvent } from "../lib/context/events.ts";
 import { ResultStore } from "../lib/context/store.ts";
-import { utf8Length } from "../lib/context/digest.ts";
+import { utf8Length } from "../lib/text/digest.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { give, pick, runLoopReported, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 

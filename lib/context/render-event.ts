@@ -3,7 +3,7 @@
 // it (the part the preview left out) up to 8 KiB in all.
 import { type ArchivedEvent, type Bulk, type EventValue, isBulk } from "./events.ts";
 import type { ResultStore } from "./store.ts";
-import { utf8Length } from "./digest.ts";
+import { utf8Length } from "../text/digest.ts";
 import type { PreviewMode } from "../policy.ts";
 
 export const NEWEST_PREVIEW_BYTES = 8 * 1024;

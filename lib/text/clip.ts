@@ -1,6 +1,6 @@
 // Keeping text that comes from outside (a model's answer, a path it chose, a validation message quoting it) small
 // wherever it is repeated into requests or the working state, so it can never crowd out mandatory content.
-import { utf8Length } from "../context/digest.ts";
+import { utf8Length } from "./digest.ts";
 import { headAndTail } from "../context/render-event.ts";
 
 /** The most a message (refusal reason, validation error) may take, in UTF-8 bytes. */
