@@ -3,7 +3,7 @@
 // before any request.
 import { StartupError } from "../../errors.ts";
 import { DEFAULT_ANTHROPIC_MAX_TOKENS, type ProviderConfig } from "../../providers/provider-config.ts";
-import type { Provider } from "../../loop/turn.ts";
+import type { Provider } from "../../vocabulary/turn.ts";
 import { formatZodError } from "../../text/zod-error.ts";
 import { type ProviderSettings, resolveProviderConfig } from "../../config.ts";
 import { ProviderConfig as ProviderConfigSchema } from "../../providers/provider-config.ts";

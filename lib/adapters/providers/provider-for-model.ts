@@ -1,7 +1,7 @@
 // Resolves a SliceRequest model string ("PROVIDER/MODEL") to a provider adapter, from settings resolved once.
 import { buildProvider } from "./create-provider.ts";
 import { StartupError } from "../../errors.ts";
-import type { Provider } from "../../loop/turn.ts";
+import type { Provider } from "../../vocabulary/turn.ts";
 import type { HttpOptions } from "./post-json.ts";
 import type { ProviderSettings } from "../../config.ts";
 import { ProviderKind } from "../../providers/provider-config.ts";
