@@ -42,11 +42,16 @@ export type CommandSpec = {
   subcommands?: Readonly<Record<string, CommandSpec>>;
 };
 
-/** The values one command's flags parse to: strings, lists of strings for repeatable flags, true for switches. */
+/**
+ * The values one command's flags parse to: strings, lists of strings for repeatable flags, true for switches. A flag
+ * with a `values` list parses to its literal union: parseCommand refuses anything else, so no command checks again.
+ */
 export type Values<F extends Flags> = {
-  -readonly [K in keyof F]?: F[K] extends { value: string } ? F[K] extends { multiple: true } ? string[] : string
+  -readonly [K in keyof F]?: F[K] extends { value: string }
+    ? F[K] extends { multiple: true } ? ValueOf<F[K]>[] : ValueOf<F[K]>
     : true;
 };
+type ValueOf<F> = F extends { values: readonly (infer V extends string)[] } ? V : string;
 
 export type Parsed<F extends Flags> = { values: Values<F>; positionals: string[]; help: boolean };
 

@@ -1,6 +1,6 @@
 // The user config file ($XDG_CONFIG_HOME/loom/config.jsonc), read once per command, and `loom config`: every setting a
 // run would use — with the same flags, catalog (and slice) or request file — its value and where it came from. Both
-// read lib/config.ts's one resolveSettings, so they cannot disagree.
+// read lib/settings/settings.ts's one resolveSettings, so they cannot disagree.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import {
@@ -12,7 +12,7 @@ import {
   type SettingsInput,
   type Unset,
   UserConfig,
-} from "../lib/config.ts";
+} from "../lib/settings/settings.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { loadCatalog } from "../lib/catalog/catalog.ts";
 import { describeJsonFailure, readJson } from "../lib/text/json-text.ts";
@@ -58,48 +58,29 @@ export function userSettings(io: Io, flags: SettingFlags = {}): SettingsInput & 
   return { ...input, file };
 }
 
-/** The setting flags run and config share, as resolveSettings takes them. */
-export function settingFlags(
-  values: Partial<Record<(typeof SETTING_FLAGS)[number], string | string[] | true>>,
-): SettingFlags {
-  const text = (name: (typeof SETTING_FLAGS)[number]) => {
-    const value = values[name];
-    return typeof value === "string" ? value : undefined;
-  };
-  const list = (name: (typeof SETTING_FLAGS)[number]) => {
-    const value = values[name];
-    return Array.isArray(value) ? value : undefined;
-  };
-  const maxSteps = text("max-steps");
+/** The setting flags (run, replay and config share them), as parsed: enum flags are already of their type. */
+type SettingFlagValues = Pick<
+  Values<typeof CONFIG_SPEC.flags>,
+  Exclude<keyof typeof CONFIG_SPEC.flags, "json" | "catalog" | "slice" | "request">
+>;
+
+/** The setting flags as resolveSettings takes them. */
+export function settingFlags(values: SettingFlagValues): SettingFlags {
+  const maxSteps = values["max-steps"];
   return definedOnly({
-    model: text("model"),
-    // Enum flags are checked by the spec's values lists (cli-spec.ts): their text is one of them.
-    context_policy: text("context-policy") as SettingFlags["context_policy"],
-    base_url: text("base-url"),
-    step_protocol: text("step-protocol") as SettingFlags["step_protocol"],
-    previews: text("previews") as SettingFlags["previews"],
-    sandbox: text("sandbox") as SettingFlags["sandbox"],
-    provider_deadline_ms: millisecondsOption("--provider-deadline-ms", text("provider-deadline-ms")),
-    provider_idle_timeout_ms: millisecondsOption("--provider-idle-timeout-ms", text("provider-idle-timeout-ms")),
+    model: values.model,
+    context_policy: values["context-policy"],
+    base_url: values["base-url"],
+    step_protocol: values["step-protocol"],
+    previews: values.previews,
+    sandbox: values.sandbox,
+    provider_deadline_ms: millisecondsOption("--provider-deadline-ms", values["provider-deadline-ms"]),
+    provider_idle_timeout_ms: millisecondsOption("--provider-idle-timeout-ms", values["provider-idle-timeout-ms"]),
     max_steps: maxSteps === undefined ? undefined : positiveInteger("--max-steps", maxSteps),
-    allow_key_host: list("allow-key-host"),
-    allow_key_env: list("allow-key-env"),
+    allow_key_host: values["allow-key-host"],
+    allow_key_env: values["allow-key-env"],
   });
 }
-
-export const SETTING_FLAGS = [
-  "model",
-  "context-policy",
-  "base-url",
-  "step-protocol",
-  "previews",
-  "sandbox",
-  "provider-deadline-ms",
-  "provider-idle-timeout-ms",
-  "max-steps",
-  "allow-key-host",
-  "allow-key-env",
-] as const;
 
 export function positiveInteger(flag: string, value: string): number {
   const n = Number(value);
@@ -116,7 +97,7 @@ function definedOnly<T extends object>(value: T): T {
 /** The settings as `loom config` shows them: one row each, the run's order. */
 export type SettingRow = { name: string; value: string | number | null; source: string | null; from: string | null };
 
-export function settingRows(settings: RunSettings): SettingRow[] {
+function settingRows(settings: RunSettings): SettingRow[] {
   const row = (name: string, s: Setting<string | number | null> | Unset): SettingRow => ({ name, ...s });
   const p = settings.provider;
   return [

@@ -16,14 +16,14 @@ import { rescoreEval } from "../lib/adapters/eval-rescore.ts";
 import { validateSuite } from "../lib/adapters/eval-validate.ts";
 import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
-import { millisecondsOption, outputPathOption, sandboxOption, stepProtocolOption } from "./options.ts";
+import { millisecondsOption, outputPathOption } from "./options.ts";
 import { EVAL_SPEC } from "./specs.ts";
-import { resolveSettings } from "../lib/config.ts";
+import { resolveSettings } from "../lib/settings/settings.ts";
 import type { SandboxMode } from "../lib/sandbox-state.ts";
 
 /** --sandbox, else LOOM_SANDBOX, else auto: lib/config.ts's one reading of them. */
-function floorOf(flag: string | undefined, env: Record<string, string | undefined>): SandboxMode {
-  const resolved = resolveSettings({ flags: { sandbox: sandboxOption(flag) }, env });
+function floorOf(flag: SandboxMode | undefined, env: Record<string, string | undefined>): SandboxMode {
+  const resolved = resolveSettings({ flags: { sandbox: flag }, env });
   if (!resolved.ok) throw new UsageError(resolved.message);
   return resolved.settings.sandbox.value;
 }
@@ -77,7 +77,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   if (maxCost !== null && !(maxCost >= 0)) {
     throw new UsageError(`--max-cost ${JSON.stringify(values["max-cost"])}: expected USD ≥ 0`);
   }
-  const stepProtocol = stepProtocolOption(values["step-protocol"]) ?? null;
+  const stepProtocol = values["step-protocol"] ?? null;
   const sandbox = floorOf(values.sandbox, io.env);
   const out = outputPathOption("--out", values.out ?? "eval-out", { cwd: io.cwd, folder: true });
   const prices = readPrices(values.prices, io.cwd);

@@ -9,7 +9,7 @@ import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { settingFlags, userSettings } from "./config.ts";
 import { outputFormatOption, outputPathOption } from "./options.ts";
-import { resolveSettings } from "../lib/config.ts";
+import { resolveSettings } from "../lib/settings/settings.ts";
 import { REPLAY_SPEC } from "./specs.ts";
 import { defaultJobs, replayBatch } from "./replay-batch.ts";
 import { traceWriter } from "./trace-file.ts";

@@ -11,7 +11,7 @@ import { parseCommand, type Values } from "./cli-spec.ts";
 import { positiveInteger, settingFlags, userSettings } from "./config.ts";
 import { outputFormatOption, outputPathOption } from "./options.ts";
 import { readRequest } from "./request-file.ts";
-import { resolveSettings } from "../lib/config.ts";
+import { resolveSettings } from "../lib/settings/settings.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { RUN_SPEC } from "./specs.ts";
 import { Reporter } from "./reporter.ts";

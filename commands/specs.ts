@@ -412,7 +412,7 @@ export const CONFIG_SPEC = {
 JSONC; schema: loom schema config), under the environment (LOOM_MODEL, LOOM_CONTEXT_POLICY, LOOM_PROVIDER_BASE_URL,
 LOOM_SANDBOX, ANTHROPIC_BASE_URL, OPENAI_BASE_URL) and the flags. Given the flags, catalog (and slice) or request file of a
 run, it shows exactly what that run would use: flag > request > catalog > environment > config file > built-in, in each
-setting's own order (lib/config.ts: PRECEDENCE).`,
+setting's own order (lib/settings/settings.ts: PRECEDENCE).`,
   flags: {
     model: { ...RUN_SPEC.flags.model, group: "Options" },
     "base-url": { ...RUN_SPEC.flags["base-url"], group: "Options" },

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { z } from "zod";
 import { formatZodError } from "../lib/text/zod-error.ts";
 import { main } from "../main.ts";
-import { PRECEDENCE, resolveSettings } from "../lib/config.ts";
+import { PRECEDENCE, resolveSettings } from "../lib/settings/settings.ts";
 import {
   anthropicAnswer,
   openAIAnswer,

@@ -18,6 +18,7 @@ const ORDER = [
   "context/",
   "loop/",
   "providers/",
+  "settings/",
   "report/",
   "catalog/",
   "recording/",

@@ -2,7 +2,7 @@
 import { StartupError } from "../errors.ts";
 import type { SandboxSettings, SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
-import { sandboxFloor } from "../config.ts";
+import { sandboxFloor } from "../settings/settings.ts";
 import { type Bubblewrap, effectiveMode, findBubblewrap, readOnlyProblem, type SandboxMode } from "./sandbox.ts";
 import { WorkspaceExecutor } from "./workspace-executor.ts";
 

@@ -54,7 +54,7 @@ import {
   type SettingsInput,
   type SettingsResult,
   type UserConfig,
-} from "../config.ts";
+} from "../settings/settings.ts";
 import type { HttpOptions } from "./providers/post-json.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
 import { createWorkspaceExecutor } from "./create-workspace-executor.ts";

@@ -12,7 +12,7 @@ import {
   resolveSettings,
   type RunSettings,
   type SettingsInput,
-} from "../config.ts";
+} from "../settings/settings.ts";
 import { type Routed, routeRequest } from "./routing.ts";
 import type { SliceRequest } from "../slice.ts";
 import type { Provider } from "../vocabulary/turn.ts";

@@ -10,8 +10,8 @@ import {
   DEFAULT_STEP_PROTOCOL,
   PreviewMode,
   StepProtocol,
-} from "./policy.ts";
-import { SandboxMode } from "./sandbox-state.ts";
+} from "../policy.ts";
+import { SandboxMode } from "../sandbox-state.ts";
 import {
   BASE_URL_ENVS,
   DEFAULT_BASE_URLS,
@@ -19,8 +19,8 @@ import {
   HttpUrl,
   type ProviderConfig,
   ProviderKind,
-} from "./providers/provider-config.ts";
-import { withoutCredentials } from "./text/safe-text.ts";
+} from "../providers/provider-config.ts";
+import { withoutCredentials } from "../text/safe-text.ts";
 
 export const UserConfig = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors (loom schema config)"),
@@ -63,7 +63,7 @@ export const PRECEDENCE = {
 export type SettingName = keyof typeof PRECEDENCE;
 
 /** The user's own settings: flag, environment variable and config field (null: none). */
-export const USER_SETTINGS = {
+const USER_SETTINGS = {
   model: { flag: "--model", env: "LOOM_MODEL", field: "model" },
   context_policy: { flag: "--context-policy", env: "LOOM_CONTEXT_POLICY", field: "context_policy" },
   base_url: { flag: "--base-url", env: "LOOM_PROVIDER_BASE_URL", field: "base_url" },

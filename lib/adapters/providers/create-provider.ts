@@ -1,11 +1,11 @@
 // Builds the provider a model configuration names. Everything about where it goes (base URL, key variable, limits) is
-// resolved once, by lib/config.ts; here the key is read from the variable named there, and a missing one stops the run
+// resolved once, by lib/settings/settings.ts; here the key is read from the variable named there, and a missing one stops the run
 // before any request.
 import { StartupError } from "../../errors.ts";
 import { DEFAULT_ANTHROPIC_MAX_TOKENS, type ProviderConfig } from "../../providers/provider-config.ts";
 import type { Provider } from "../../vocabulary/turn.ts";
 import { formatZodError } from "../../text/zod-error.ts";
-import { type ProviderSettings, resolveProviderConfig } from "../../config.ts";
+import { type ProviderSettings, resolveProviderConfig } from "../../settings/settings.ts";
 import { ProviderConfig as ProviderConfigSchema } from "../../providers/provider-config.ts";
 import { createAnthropicProvider } from "./anthropic-provider.ts";
 import { createOpenAIProvider } from "./openai-provider.ts";

@@ -3,7 +3,7 @@ import { buildProvider } from "./create-provider.ts";
 import { StartupError } from "../../errors.ts";
 import type { Provider } from "../../vocabulary/turn.ts";
 import type { HttpOptions } from "./post-json.ts";
-import type { ProviderSettings } from "../../config.ts";
+import type { ProviderSettings } from "../../settings/settings.ts";
 import { ProviderKind } from "../../providers/provider-config.ts";
 
 /**
