@@ -8,7 +8,8 @@ import { outputFolderProblem, writeFileAtomic } from "../lib/adapters/files.ts";
 import { selfCommand } from "../lib/adapters/platform.ts";
 import type { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
 import { type BatchSettings, recordingSettings, reportName, settingsMismatch } from "../lib/recording/batch.ts";
-import { aggregateReports, ContextReport, requestBytes } from "../lib/report/context-report.ts";
+import { aggregateReports, type ContextReport, requestBytes } from "../lib/report/context-report.ts";
+import { parseRunReport } from "../lib/report/load.ts";
 import { UsageError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
 import { VERSION } from "../lib/version.ts";
@@ -78,7 +79,7 @@ export async function replayBatch(files: string[], options: BatchOptions): Promi
 /** A per-recording report left by an earlier batch that ran to an end (any outcome but interrupted), or null. */
 function completeReport(path: string): ContextReport | null {
   try {
-    const report = ContextReport.parse(JSON.parse(readFileSync(path, "utf8")));
+    const report = parseRunReport(readFileSync(path, "utf8"), { file: path });
     return report.outcome === "interrupted" ? null : report;
   } catch {
     return null;
@@ -182,7 +183,7 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       running.delete(index);
       let report: ContextReport | null = null;
       try {
-        report = ContextReport.parse(JSON.parse(readFileSync(reportPath, "utf8")));
+        report = parseRunReport(readFileSync(reportPath, "utf8"), { file: reportPath });
       } catch { /* the child failed before a report existed; its stderr says why */ }
       let result: RunRow["result"] = null;
       try {

@@ -37,20 +37,28 @@ export function parseReport(text: string, { file }: { file: string }): NamedRepo
       "report_version",
     );
   }
-  const aggregate = (value as { kind?: unknown }).kind === "aggregate";
-  const parsed = (aggregate ? AggregateReport : ContextReport).safeParse(value);
-  if (!parsed.success) {
-    const what = aggregate ? "aggregate report" : "context report";
-    throw new UsageError(
-      `Report ${name} is not a valid ${what}: ${
-        formatZodError(parsed.error, { schema: aggregate ? AggregateReport : ContextReport, worded: true })
-      }`,
-      "report_invalid",
-    );
+  const invalid = (
+    what: string,
+    error: Parameters<typeof formatZodError>[0],
+    schema: Parameters<typeof formatZodError>[1],
+  ) => new UsageError(`Report ${name} is not a valid ${what}: ${formatZodError(error, schema)}`, "report_invalid");
+  if ((value as { kind?: unknown }).kind === "aggregate") { // an object, checked above
+    const parsed = AggregateReport.safeParse(value);
+    if (!parsed.success) throw invalid("aggregate report", parsed.error, { schema: AggregateReport, worded: true });
+    return { file, kind: "aggregate", report: parsed.data };
   }
-  return aggregate
-    ? { file, kind: "aggregate", report: parsed.data as AggregateReport }
-    : { file, kind: "run", report: parsed.data as ContextReport };
+  const parsed = ContextReport.safeParse(value);
+  if (!parsed.success) throw invalid("context report", parsed.error, { schema: ContextReport, worded: true });
+  return { file, kind: "run", report: parsed.data };
+}
+
+/** A run's report file (not an aggregate), read and checked as parseReport checks it; a UsageError otherwise. */
+export function parseRunReport(text: string, { file }: { file: string }): ContextReport {
+  const loaded = parseReport(text, { file });
+  if (loaded.kind !== "run") {
+    throw new UsageError(`Report ${JSON.stringify(file)} is an aggregate, not a run's report`, "report_invalid");
+  }
+  return loaded.report;
 }
 
 /** The one-line reason for an unreadable path, from a filesystem error code (no OS-specific text). */
