@@ -1,5 +1,6 @@
 // The one reporter: the only place that turns results into output and chooses between text and JSON (or HTML). Data
 // goes to stdout, progress and errors to stderr; each method returns the exit code the result already carries.
+import { clipEnd } from "../lib/text/clip.ts";
 import { resolve } from "node:path";
 import { writeFileAtomic } from "../lib/adapters/files.ts";
 import type { RunResult } from "../lib/adapters/start-run.ts";
@@ -440,9 +441,7 @@ const SUMMARY_LINE_CHARS = 200;
 
 function clipSummary(summary: string): string[] {
   const all = summary.trimEnd().split("\n");
-  const shown = all.slice(0, SUMMARY_LINES).map((line) =>
-    line.length > SUMMARY_LINE_CHARS ? `${line.slice(0, SUMMARY_LINE_CHARS)}…` : line
-  );
+  const shown = all.slice(0, SUMMARY_LINES).map((line) => clipEnd(line, SUMMARY_LINE_CHARS + 1));
   const rest = all.length - shown.length;
   if (rest > 0) shown.push(`… (${rest} more line${rest === 1 ? "" : "s"}; --json shows the whole summary)`);
   return shown;

@@ -1,6 +1,7 @@
 // Compact events: one per executed step, holding the decision (action, arguments, reason) and its typed report.
 // Bulk never lives in an event: long strings become result-store references with their size.
-import type { ActionName } from "../vocabulary/actions.ts";
+import { clipEnd } from "../text/clip.ts";
+import { type ActionName, stepTarget } from "../vocabulary/actions.ts";
 import { canonicalJson, type Digest, digestOf, utf8Length } from "../text/digest.ts";
 import type { ExecutionReport, ReportOf } from "../vocabulary/reports.ts";
 import type { ResultStore } from "./store.ts";
@@ -138,13 +139,7 @@ function sealEvent(event: ArchivedEvent): SealedEvent {
 
 /** One line for history listings: what happened, without bulk. */
 export function summarizeEvent(event: ArchivedEvent): string {
-  const target = (() => {
-    const a = event.args ?? {};
-    if (typeof a.path === "string") return a.path;
-    if (Array.isArray(a.argv)) return a.argv.map((x) => (typeof x === "string" ? x : "…")).join(" ");
-    if (typeof a.query === "string") return JSON.stringify(a.query);
-    return "";
-  })();
+  const target = stepTarget(event.args ?? {});
   const parts: string[] = [event.action ?? "(no action)"];
   if (target) parts.push(clip(target, 80));
   if (event.kind === "test-finished" || event.kind === "command-finished") {
@@ -191,6 +186,5 @@ export function revisionChange(event: ArchivedEvent): { before: unknown; after: 
 }
 
 function clip(text: string, max: number): string {
-  const oneLine = text.replace(/\s+/g, " ");
-  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+  return clipEnd(text.replace(/\s+/g, " "), max);
 }

@@ -40,6 +40,18 @@ export function clipText(text: string, limit: number): string {
   return cut ? `${cut.head}…${cut.tail}` : text;
 }
 
+/**
+ * The start of `text` in at most `max` UTF-16 units, ending in "…" when cut; never splitting a surrogate pair (a
+ * character outside the BMP is kept whole or left out). The one end-truncation: listings, messages, summaries.
+ */
+export function clipEnd(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = Math.max(0, max - 1);
+  const last = text.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut--;
+  return `${text.slice(0, cut)}…`;
+}
+
 /** The model's answer as repeated in a lookup entry: whole when small, else a note of its size. */
 export function echo(value: unknown): unknown {
   const json = JSON.stringify(value) ?? "null";
