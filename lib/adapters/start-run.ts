@@ -95,7 +95,7 @@ export type RunOptions = {
 };
 
 /** A run's result. `outcome` says what happened, including a run that never started; the report has landed. */
-export type RunResult = Omit<LoopResult, "ending"> & {
+export type RunResult = Omit<LoopResult, "closing"> & {
   exit_code: number;
   report: ContextReport;
   /** Where the report was written; null when no path was given (or it could not be written: see error). */
@@ -238,13 +238,13 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
 
   let outcome: Outcome;
   let error: RunResult["error"];
-  let ending: LoopResult["ending"];
+  let closing: LoopResult["closing"];
   if (loop) {
-    ({ outcome, error, ending } = loop);
+    ({ outcome, error, closing } = loop);
   } else {
     outcome = endingOf({ threw: failure }).outcome;
     error = { code: failure!.code, message: failure!.message };
-    ending = {
+    closing = {
       error: { code: failure!.code, message: failure!.reportMessage },
       elapsed_ms: Math.max(0, now() - started),
       archive: { events: 0, bytes: 0 },
@@ -255,10 +255,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     policy: known.policy,
     slice: known.slice,
     outcome,
-    error: ending.error,
+    error: closing.error,
     steps: loop?.steps ?? 0,
-    elapsed_ms: ending.elapsed_ms,
-    archive: ending.archive,
+    elapsed_ms: closing.elapsed_ms,
+    archive: closing.archive,
     sandbox: sandbox.state,
     // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
     ...(model !== null ? { cost: costOf(usageOf(events), priceOf(options.prices ?? BUILT_IN_PRICES, model)) } : {}),
@@ -287,7 +287,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     reportUnwritten: unwritable,
     diverged: replay !== undefined && replay.differing_steps.length > 0,
   });
-  const { ending: _, ...ran } = loop ?? { ...notStarted, ending: null };
+  const { closing: _, ...ran } = loop ?? { ...notStarted, closing: null };
   return {
     ...ran,
     outcome,
@@ -301,7 +301,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   };
 }
 
-const notStarted: Omit<LoopResult, "outcome" | "error" | "ending"> = {
+const notStarted: Omit<LoopResult, "outcome" | "error" | "closing"> = {
   finish: null,
   steps: 0,
   revision: "r0",

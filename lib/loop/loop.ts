@@ -69,8 +69,9 @@ export type LoopResult = {
   tests_current: boolean;
   printed: string[];
   reports: ExecutionReport[];
-  /** What the run's report says of the loop beyond its events (the lifecycle's run-ended event carries it). */
-  ending: {
+  /** What the run's report says of the loop beyond its events (the lifecycle's run-ended event carries it); not
+   * the glossary's "ending" (how a command ended, lib/ending.ts). */
+  closing: {
     /** The error in Loom's own words (never text a provider or process wrote). */
     error: { code: string; message: string } | null;
     elapsed_ms: number;
@@ -206,7 +207,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   }
 
   const { outcome, error } = ended!;
-  const ending = {
+  const closing = {
     error: ended!.reportError ?? error,
     elapsed_ms: Math.max(0, now() - started),
     archive: { events: archive.length, bytes: archive.bytes },
@@ -222,7 +223,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     tests_current: briefing.tests_current,
     printed,
     reports,
-    ending,
+    closing,
   };
 }
 
