@@ -162,11 +162,12 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         break;
       }
       const { action, args, reason } = decided;
-      let report = decided.refusal;
+      let report: ExecutionReport;
       let executedMs = 0;
-      if (!report) {
+      if (decided.kind === "refused") report = decided.refusal;
+      else {
         const t0 = now();
-        report = await executor.execute(action!, args, { step, signal });
+        report = await executor.execute(decided.action, args, { step, signal });
         executedMs = Math.max(0, now() - t0);
       }
       reports.push(report);
@@ -183,7 +184,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         elapsed_ms: executedMs,
         ...stepOutcome(args, report),
         revision: briefing.latest_revision,
-        executed: decided.refusal === null,
+        executed: decided.kind === "act",
       });
       if (report.kind === "print") printed.push(store.get(report.text) ?? "");
       if (report.kind === "finish") finish = { status: report.status, summary: report.summary };
@@ -235,15 +236,18 @@ export function previewModeOf(
   return policy === "bounded" && previews === undefined ? request.previews ?? DEFAULT_PREVIEW_MODE : null;
 }
 
+/** What the model's answers decided for a step: suspend the run, act, or a refusal (no action runs). */
 type Decided =
   | { kind: "suspend"; reason: string }
+  | { kind: "act"; action: ActionName; args: Record<string, unknown>; reason?: string }
   | {
-    kind: "step";
+    kind: "refused";
+    /** The chosen action, when the refusal came at its arguments; null when none was chosen. */
     action: ActionName | null;
     args: Record<string, unknown>;
     reason?: string;
-    /** The step's report when the model's answers already refused it. */
-    refusal: ExecutionReport | null;
+    /** The step's report: the model's answers refused it. */
+    refusal: ExecutionReport;
   };
 
 type StageShape = {
@@ -290,14 +294,16 @@ async function decideInOneCall(
     candidates: withCounters(candidates, counters),
   });
   if (answered.kind === "suspend") return answered;
-  if (answered.kind === "refuse") return { kind: "step", action: null, args: {}, refusal: refusedAt(step, answered) };
+  if (answered.kind === "refuse") {
+    return { kind: "refused", action: null, args: {}, refusal: refusedAt(step, answered) };
+  }
   const { action, reason: given, args } = answered.value as {
     action: ActionName;
     reason?: string;
     args: Record<string, unknown>;
   };
   const reason = typeof given === "string" && given !== "" ? given : undefined;
-  return { kind: "step", action, args, reason, refusal: null };
+  return { kind: "act", action, args, reason };
 }
 
 /** The selection stage, then the arguments stage when the action takes arguments. */
@@ -314,11 +320,11 @@ async function decide(
   });
   const refused = (result: { code: string; reason: string }) => refusedAt(step, result);
   if (selected.kind === "suspend") return selected;
-  if (selected.kind === "refuse") return { kind: "step", action: null, args: {}, refusal: refused(selected) };
+  if (selected.kind === "refuse") return { kind: "refused", action: null, args: {}, refusal: refused(selected) };
   const action = selected.value.action as ActionName;
   const given = selected.value.reason;
   const reason = typeof given === "string" && given !== "" ? given : undefined;
-  if (!takesArguments(action)) return { kind: "step", action, args: {}, reason, refusal: null };
+  if (!takesArguments(action)) return { kind: "act", action, args: {}, reason };
   const argued = await runStage(run, {
     phase: "arguments",
     step,
@@ -334,9 +340,9 @@ async function decide(
     }, counters),
     expected: `the arguments of ${action} as the response schema describes`,
   });
-  if (argued.kind === "decision") return { kind: "step", action, args: argued.value, reason, refusal: null };
+  if (argued.kind === "decision") return { kind: "act", action, args: argued.value, reason };
   const code = argued.kind === "refuse" ? argued.code : "lookup_limit";
-  return { kind: "step", action, args: {}, reason, refusal: refused({ code, reason: argued.reason }) };
+  return { kind: "refused", action, args: {}, reason, refusal: refused({ code, reason: argued.reason }) };
 }
 
 /**
