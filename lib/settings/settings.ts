@@ -480,6 +480,12 @@ const KEY_NAME: Record<ProviderKind, RegExp> = {
   "openai-compatible": /^[A-Z][A-Z0-9_]*_API_KEY$/,
 };
 
+const KEY_SHAPE: Record<ProviderKind, string> = {
+  anthropic: "a name with ANTHROPIC ending in _API_KEY",
+  openai: "a name with OPENAI ending in _API_KEY",
+  "openai-compatible": "a name ending in _API_KEY",
+};
+
 /**
  * Credentials go only where the user sent them (SPEC §9): a file's api_key_env names a key of that provider (or one
  * the user allowed with --allow-key-env), and a provider's default key goes only to that provider's own host, a base
@@ -501,8 +507,8 @@ function checkKeyDestination(
   const host = new URL(base_url.value).host;
   if (api_key_env.source === "catalog" && !KEY_NAME[kind].test(key) && !(flags.allow_key_env ?? []).includes(key)) {
     throw new Refused(
-      `${file}: ${field}.api_key_env ${JSON.stringify(key)} is not a ${kind} API key variable; ` +
-        `nothing was sent to ${host} (--allow-key-env ${key} allows it)`,
+      `${file}: ${field}.api_key_env ${JSON.stringify(key)} does not name an API key of ${kind} (expected ` +
+        `${KEY_SHAPE[kind]}); nothing was sent to ${host} (--allow-key-env ${key} allows it)`,
       "file",
       "key_refused",
     );
