@@ -83,6 +83,8 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const result = await startRun({ request: { ...recording.header.slice, workspace }, file: basename(file) }, {
     flags,
     userConfig: user.userConfig,
+    // The settings' environment is the command's (LOOM_CONTEXT_POLICY, LOOM_SANDBOX), as loom config reads it.
+    env: io.env,
     contextReport: reportPath,
     replay: { recording, execute: values.execute === true, digest: digestOf(text) },
     // --quiet: the result and the report say whether the run was sandboxed (sandbox.active).

@@ -5,12 +5,13 @@
 // run went to the provider's variable, and a catalog's policy was merged at three more sites.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../main.ts";
 import { type FakeProviderServer, openAIAnswer, startOpenAIServer } from "./helpers/fake-provider-servers.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
+import { ROOT } from "./helpers/binary.ts";
 
 /** The answers of one run: a finish, in the protocol the run uses (the one `loom config` announced). */
 const script = { protocol: "two-call", call: 0 };
@@ -168,4 +169,45 @@ test("loom config --json and loom run agree on every setting in every source com
   // 48 combinations; the 3 with no base URL anywhere (a prompt without --base-url, a request file; nothing in the
   // environment or the config file) are shown, not run.
   assert.equal(compared, 45);
+});
+
+test("loom replay uses what loom config shows for the recording's slice, in every flag/env/config combination", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-settings-replay-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const recording = join(ROOT, "testdata/workflows/fix-bug.jsonl");
+  const header = JSON.parse(readFileSync(recording, "utf8").split("\n")[0] ?? "{}");
+  writeFileSync(join(dir, "slice.json"), JSON.stringify({ ...header.slice, workspace: "." }));
+  mkdirSync(join(dir, "xdg", "loom"), { recursive: true });
+  writeFileSync(join(dir, "xdg", "loom", "config.jsonc"), JSON.stringify({ context_policy: "bounded" }));
+  let compared = 0;
+  for (const flag of [false, true]) {
+    for (const env of [false, true]) {
+      for (const config of [false, true]) {
+        const environment: Record<string, string> = { XDG_CONFIG_HOME: join(dir, config ? "xdg" : "none") };
+        if (env) environment.LOOM_CONTEXT_POLICY = "legacy";
+        const flags = flag
+          ? ["--context-policy", "bounded", "--step-protocol", "single-call", "--previews", "wide"]
+          : [];
+        const shown = fakeIo({ cwd: dir, env: environment });
+        assert.equal(
+          await main(["config", "--json", "--request", "slice.json", ...flags], shown.io),
+          0,
+          shown.out.stderr,
+        );
+        const settings = JSON.parse(shown.out.stdout).settings;
+        const ran = fakeIo({ cwd: dir, env: environment });
+        await main(["replay", recording, ...flags, "--output-format", "stream-json"], ran.io);
+        const started = ran.out.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((e) =>
+          e.type === "run-started"
+        );
+        const label = JSON.stringify({ flag, env, config });
+        assert.ok(started, `${label}: ${ran.out.stderr}`);
+        assert.equal(started.policy, settings.context_policy.value, label);
+        assert.equal(started.step_protocol, settings.step_protocol.value, label);
+        assert.equal(started.previews, started.policy === "bounded" ? settings.previews.value : null, label);
+        compared++;
+      }
+    }
+  }
+  assert.equal(compared, 8);
 });
