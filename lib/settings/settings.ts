@@ -203,10 +203,10 @@ export function resolveCatalogProvider(
 
 /** The sandbox floor alone (--sandbox, else LOOM_SANDBOX, else auto): for a workspace made outside a run. */
 export function sandboxFloor(flags: SettingFlags, env: Record<string, string | undefined>): Setting<SandboxMode> {
-  return pick<SandboxMode>("sandbox", {
-    flag: flags.sandbox,
-    environment: envValue(env, "LOOM_SANDBOX", SandboxMode),
-    "built-in": "auto",
+  return pick("sandbox", {
+    flag: found(flags.sandbox, USER_SETTINGS.sandbox.flag),
+    environment: found(envValue(env, "LOOM_SANDBOX", SandboxMode, "auto, required or off"), "LOOM_SANDBOX"),
+    "built-in": builtIn<SandboxMode>("auto"),
   });
 }
 
@@ -214,74 +214,62 @@ function resolveAll(input: SettingsInput): RunSettings {
   const flags = input.flags ?? {};
   const { env, catalog = null, request = null } = input;
   const config = input.userConfig?.config ?? {};
-  const configFile = input.userConfig?.file ?? "config.jsonc";
-  const fromConfig = (field: keyof UserConfig) => config[field] === undefined ? undefined : config[field];
+  const configAt = (field: keyof UserConfig) => `${input.userConfig?.file ?? "config.jsonc"}: ${field}`;
   const defaults = catalog?.defaults ?? {};
-  const slice = catalog?.slice?.entry;
-  const catalogAt = (field: keyof CatalogLevel) =>
-    slice?.[field] !== undefined
-      ? { value: slice[field], from: `${catalog?.file}: slices.${catalog?.slice?.name}.${field}` }
-      : defaults[field] !== undefined
-      ? { value: defaults[field], from: `${catalog?.file}: defaults.${field}` }
-      : undefined;
-  const requestAt = <K extends keyof RequestSettings>(field: K) =>
-    request?.[field] === undefined ? undefined : { value: request[field], from: `${request.file}: ${field}` };
-  const user = { config: fromConfig, configFile };
+  const slice = catalog?.slice;
+  const file = catalog?.file ?? "";
+  /** A catalog setting: the slice's own, else the defaults'. */
+  const levelled = <T>(own: T | undefined, fallback: T | undefined, field: string): Found<T> | undefined =>
+    own !== undefined
+      ? { value: own, from: `${file}: slices.${slice?.name}.${field}` }
+      : found(fallback, `${file}: defaults.${field}`);
+  const fromRequest = <T>(value: T | undefined, field: string) => found(value, `${request?.file}: ${field}`);
+  const modelEntry = slice ? catalog?.models?.[slice.entry.model] : undefined;
 
-  const model = pickOrUnset<string>("model", {
-    flag: flags.model,
-    request: requestAt("model"),
-    catalog: slice && catalog?.models?.[slice.model]
-      ? { value: catalog.models[slice.model].model, from: `${catalog.file}: models.${slice.model}.model` }
-      : undefined,
-    environment: envValue(env, "LOOM_MODEL", UserConfig.shape.model),
-    config: fromConfig("model") as string | undefined,
-  }, user);
-  const context_policy = pick<ContextPolicyName>("context_policy", {
-    flag: flags.context_policy,
-    catalog: catalogAt("context_policy") as Found<ContextPolicyName> | undefined,
-    environment: envValue(env, "LOOM_CONTEXT_POLICY", ContextPolicyName),
-    config: fromConfig("context_policy") as ContextPolicyName | undefined,
-    "built-in": DEFAULT_POLICY,
-  }, user);
-  const step_protocol = pick<StepProtocol>("step_protocol", {
-    flag: flags.step_protocol,
-    request: requestAt("step_protocol") as Found<StepProtocol> | undefined,
-    catalog: catalogAt("step_protocol") as Found<StepProtocol> | undefined,
-    "built-in": DEFAULT_STEP_PROTOCOL,
+  const model = first("model", {
+    flag: found(flags.model, USER_SETTINGS.model.flag),
+    request: fromRequest(request?.model, "model"),
+    catalog: found(modelEntry?.model, `${file}: models.${slice?.entry.model}.model`),
+    environment: found(envValue(env, "LOOM_MODEL", UserConfig.shape.model, "PROVIDER/MODEL"), "LOOM_MODEL"),
+    config: found(config.model, configAt("model")),
   });
-  const previews = pick<PreviewMode>("previews", {
-    flag: flags.previews,
-    request: requestAt("previews") as Found<PreviewMode> | undefined,
-    catalog: catalogAt("previews") as Found<PreviewMode> | undefined,
-    "built-in": DEFAULT_PREVIEW_MODE,
+  const context_policy = pick("context_policy", {
+    flag: found(flags.context_policy, USER_SETTINGS.context_policy.flag),
+    catalog: levelled(slice?.entry.context_policy, defaults.context_policy, "context_policy"),
+    environment: found(
+      envValue(env, "LOOM_CONTEXT_POLICY", ContextPolicyName, ContextPolicyName.options.join(" or ")),
+      "LOOM_CONTEXT_POLICY",
+    ),
+    config: found(config.context_policy, configAt("context_policy")),
+    "built-in": builtIn(DEFAULT_POLICY),
+  });
+  const step_protocol = pick("step_protocol", {
+    flag: found(flags.step_protocol, USER_SETTINGS.step_protocol.flag),
+    request: fromRequest(request?.step_protocol, "step_protocol"),
+    catalog: levelled(slice?.entry.step_protocol, defaults.step_protocol, "step_protocol"),
+    "built-in": builtIn(DEFAULT_STEP_PROTOCOL),
+  });
+  const previews = pick("previews", {
+    flag: found(flags.previews, USER_SETTINGS.previews.flag),
+    request: fromRequest(request?.previews, "previews"),
+    catalog: levelled(slice?.entry.previews, defaults.previews, "previews"),
+    "built-in": builtIn(DEFAULT_PREVIEW_MODE),
   });
   const floor = sandboxFloor(flags, env);
-  const asked = request?.sandbox?.mode !== undefined
-    ? { value: request.sandbox.mode, source: "request" as const, from: `${request.file}: sandbox.mode` }
-    : slice?.sandbox?.mode !== undefined
-    ? {
-      value: slice.sandbox.mode,
-      source: "catalog" as const,
-      from: `${catalog?.file}: slices.${catalog?.slice?.name}.sandbox.mode`,
-    }
-    : defaults.sandbox?.mode !== undefined
-    ? { value: defaults.sandbox.mode, source: "catalog" as const, from: `${catalog?.file}: defaults.sandbox.mode` }
-    : null;
-  // The data may raise the floor (auto < required), never lower it; off is only ever the user's word.
-  const sandbox = asked !== null && STRENGTH[asked.value] > STRENGTH[floor.value] ? asked : floor;
-  const max_steps = pickOrUnset<number>("max_steps", {
-    flag: flags.max_steps,
-    request: request?.limits
-      ? { value: request.limits.max_steps, from: `${request.file}: limits.max_steps` }
-      : undefined,
-    catalog: slice?.limits
-      ? { value: slice.limits.max_steps, from: `${catalog?.file}: slices.${catalog?.slice?.name}.limits.max_steps` }
-      : undefined,
+  const asked = first("sandbox", {
+    request: fromRequest(request?.sandbox?.mode, "sandbox.mode"),
+    catalog: levelled(slice?.entry.sandbox?.mode, defaults.sandbox?.mode, "sandbox.mode"),
   });
-  const provider = slice !== undefined && catalog?.models?.[slice.model] !== undefined
-    ? catalogProvider(input, slice.model)
-    : model.value !== null && catalog === null
+  // The data may raise the floor (auto < required), never lower it; off is only ever the user's word.
+  const sandbox = asked.source !== null && STRENGTH[asked.value] > STRENGTH[floor.value] ? asked : floor;
+  const max_steps = first("max_steps", {
+    flag: found(flags.max_steps, USER_SETTINGS.max_steps.flag),
+    request: fromRequest(request?.limits?.max_steps, "limits.max_steps"),
+    catalog: found(slice?.entry.limits?.max_steps, `${file}: slices.${slice?.name}.limits.max_steps`),
+  });
+  const provider = slice !== undefined && modelEntry !== undefined
+    ? catalogProvider(input, slice.entry.model)
+    : model.source !== null && catalog === null
     ? modelProvider(input, model.value)
     : null;
   return { model, context_policy, step_protocol, previews, sandbox, max_steps, provider };
@@ -289,53 +277,46 @@ function resolveAll(input: SettingsInput): RunSettings {
 
 const STRENGTH: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
 
-type Found<T> = { value: T; from: string };
-type Candidates<T> = Partial<Record<Source, T | Found<T> | undefined>>;
+/** A candidate value and the flag, variable or file field it is written in (null: built in). */
+type Found<T> = { value: T; from: string | null };
+type Candidates<T> = Partial<Record<Source, Found<T> | undefined>>;
 
-/** The first candidate present, in the setting's PRECEDENCE order. */
-function first<T>(name: SettingName, candidates: Candidates<T>, user?: { configFile: string }): Setting<T> | Unset {
-  for (const source of PRECEDENCE[name] as readonly Source[]) {
-    const found = candidates[source];
-    if (found === undefined) continue;
-    if (typeof found === "object" && found !== null && "from" in found) {
-      return { value: found.value, source, from: found.from };
-    }
-    const names: { flag: string | null; env: string | null; field: string | null } = USER_SETTINGS[name];
-    const from = source === "flag"
-      ? names.flag
-      : source === "environment"
-      ? names.env
-      : source === "config"
-      ? `${user?.configFile ?? "config.jsonc"}: ${names.field}`
-      : null;
-    return { value: found as T, source, from };
+/** `value` found at `from`, or undefined when it is not set there. */
+function found<T>(value: T | undefined, from: string | null): Found<T> | undefined {
+  return value === undefined ? undefined : { value, from };
+}
+
+function builtIn<T>(value: T): Found<T> {
+  return { value, from: null };
+}
+
+/** The first candidate present, in the setting's PRECEDENCE order; unset when none is. */
+function first<T>(name: SettingName, candidates: Candidates<T>): Setting<T> | Unset {
+  for (const source of PRECEDENCE[name]) {
+    const candidate = candidates[source];
+    if (candidate !== undefined) return { value: candidate.value, source, from: candidate.from };
   }
   return UNSET;
 }
 
-function pick<T>(name: SettingName, candidates: Candidates<T>, user?: { configFile: string }): Setting<T> {
-  const setting = first(name, candidates, user);
-  // Only settings with a built-in value are picked this way: one is always found.
-  if (setting.source === null) throw new Error(`${name} has no built-in value`);
-  return setting as Setting<T>; // source set: value is a T
-}
-
-function pickOrUnset<T>(name: SettingName, candidates: Candidates<T>, user?: { configFile: string }) {
-  return first(name, candidates, user);
+/** The same for a setting with a built-in value: one is always found. */
+function pick<T>(name: SettingName, candidates: Candidates<T> & { "built-in": Found<T> }): Setting<T> {
+  const setting = first(name, candidates);
+  if (setting.source === null) throw new Error(`${name}: its PRECEDENCE row lists no built-in`);
+  return setting;
 }
 
 /** A variable's value checked by its schema (the config field's, the one validation); unset or blank: undefined. */
-function envValue<T>(env: Record<string, string | undefined>, name: string, schema: z.ZodType<T>): T | undefined {
+function envValue<T>(
+  env: Record<string, string | undefined>,
+  name: string,
+  schema: z.ZodType<T>,
+  expected: string,
+): T | undefined {
   const text = env[name]?.trim() || undefined;
   if (text === undefined) return undefined;
   const parsed = schema.safeParse(text);
   if (parsed.success) return parsed.data;
-  const options = schema instanceof z.ZodEnum ? (schema.options as string[]) : null;
-  const expected = options
-    ? options.length === 2 ? `${options[0]} or ${options[1]}` : `one of ${options.join(", ")}`
-    : name === "LOOM_MODEL"
-    ? "PROVIDER/MODEL"
-    : "an http(s) URL";
   throw new Refused(`${name} ${JSON.stringify(text)}: expected ${expected}`, "user", "invalid_setting");
 }
 
@@ -347,13 +328,13 @@ function modelProvider(input: SettingsInput, model: string): ProviderSettings | 
   if (!kind.success) return null;
   const flags = input.flags ?? {};
   const variable = BASE_URL_ENVS[kind.data];
-  const base_url = pick<string>("base_url", {
-    flag: flags.base_url === undefined ? undefined : checkedUrl(flags.base_url, "--base-url"),
+  const base_url = pick("base_url", {
+    flag: found(flags.base_url === undefined ? undefined : checkedUrl(flags.base_url, "--base-url"), "--base-url"),
     // Loom's own variable, then the provider's (ANTHROPIC_BASE_URL, …): both the user's environment.
     environment: providerVariable(input.env, "LOOM_PROVIDER_BASE_URL") ?? providerVariable(input.env, variable),
-    config: input.userConfig?.config.base_url,
-    "built-in": DEFAULT_BASE_URLS[kind.data],
-  }, { configFile: input.userConfig?.file ?? "config.jsonc" });
+    config: found(input.userConfig?.config.base_url, `${input.userConfig?.file ?? "config.jsonc"}: base_url`),
+    "built-in": builtIn(DEFAULT_BASE_URLS[kind.data]),
+  });
   return provider(input, { kind: kind.data, model: model.slice(slash + 1) }, base_url, null);
 }
 
@@ -389,10 +370,10 @@ function entryProvider(
   { checked }: { checked: boolean },
 ): ProviderSettings {
   const variable = BASE_URL_ENVS[entry.kind];
-  const base_url = pick<string>("base_url", {
-    catalog: entry.base_url === undefined ? undefined : { value: entry.base_url, from: at(file, field, "base_url") },
+  const base_url = pick("base_url", {
+    catalog: found(entry.base_url, at(file, field, "base_url")),
     environment: providerVariable(input.env, variable),
-    "built-in": DEFAULT_BASE_URLS[entry.kind],
+    "built-in": builtIn(DEFAULT_BASE_URLS[entry.kind]),
   });
   return provider(input, entry, base_url, { file, field, checked });
 }
@@ -449,11 +430,11 @@ function provider(
     : { value: entry.api_key_env ?? DEFAULT_KEY_ENVS[entry.kind], source: "built-in", from: null };
   if (file?.checked) checkKeyDestination(input, { kind: entry.kind, base_url, api_key_env, ...file });
   const limit = (flag: number | undefined, own: number | undefined, key: string, name: SettingName) =>
-    first<number | null>(name, {
-      flag,
-      catalog: own === undefined || file === null ? undefined : { value: own, from: at(file.file, file.field, key) },
-      "built-in": own ?? null,
-    }) as Setting<number | null>; // "built-in" always matches
+    pick<number | null>(name, {
+      flag: found(flag, USER_SETTINGS[name].flag),
+      catalog: file === null ? undefined : found(own, at(file.file, file.field, key)),
+      "built-in": builtIn(own ?? null),
+    });
   return {
     kind: entry.kind,
     model: entry.model,
@@ -513,7 +494,7 @@ function checkKeyDestination(
       "key_refused",
     );
   }
-  const owner = (Object.keys(DEFAULT_KEY_ENVS) as ProviderKind[]).find((k) => DEFAULT_KEY_ENVS[k] === key);
+  const owner = ProviderKind.options.find((k) => DEFAULT_KEY_ENVS[k] === key);
   if (owner === undefined || base_url.source !== "catalog") return;
   const userUrls = [
     flags.base_url,
