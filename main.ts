@@ -63,7 +63,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (name === "help") {
     // "loom help run" is "loom run --help"; "loom help eval validate" a subcommand's; "loom help --help" help's own.
     const found = findSpec(COMMAND_SPECS, rest[0] === "--help" || rest[0] === "-h" ? ["help"] : rest);
-    if ("unknown" in found) return unknown(found.unknown.split(" ").at(-1)!, found.known, "command");
+    if ("unknown" in found) return unknown(found.unknown.split(" ").at(-1) ?? found.unknown, found.known, "command");
     io.stdout(renderHelp(found.path, found.spec));
     return 0;
   }

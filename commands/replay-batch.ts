@@ -284,12 +284,15 @@ function runChild(
   return new Promise((resolvePromise) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "", stderr = "";
-    child.stdout!.setEncoding("utf8");
-    child.stdout!.on("data", (chunk: string) => {
+    // "pipe" makes both streams (node's type cannot tell): the one spot they are taken for granted.
+    const [out, err] = [child.stdout, child.stderr];
+    if (out === null || err === null) throw new Error("spawn with pipes gave no pipes");
+    out.setEncoding("utf8");
+    out.on("data", (chunk: string) => {
       if (stdout.length < 1024 * 1024) stdout += chunk;
     });
-    child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (chunk: string) => {
+    err.setEncoding("utf8");
+    err.on("data", (chunk: string) => {
       if (stderr.length < 64 * 1024) stderr += chunk;
     });
     const onAbort = () => child.kill("SIGTERM");

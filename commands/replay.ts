@@ -92,7 +92,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     signal: io.signal,
     onProgress: reporter.progress,
     onEvent: reporter.onEvent,
-    trace: tracePath ? traceWriter(tracePath, { shown: values.trace! }) : undefined,
+    trace: tracePath ? traceWriter(tracePath, { shown: values.trace ?? tracePath }) : undefined,
   });
   return reporter.run(result, { label: `replay ${file === "-" ? "stdin" : basename(file)}` });
 }

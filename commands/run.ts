@@ -83,18 +83,16 @@ async function planRun(
   const userLevel = resolveSettings(user);
   if (!userLevel.ok) throw new UsageError(userLevel.message);
   // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
-  const report = flag("context-report");
-  const contextReport = report
-    ? outputPathOption("--context-report", report, { cwd: io.cwd, notice: note(io) })
-    : undefined;
-  const record = flag("record")
-    ? outputPathOption("--record", flag("record")!, { cwd: io.cwd, notice: note(io) })
-    : undefined;
-  const workspace = flag("workspace") ? resolve(io.cwd, flag("workspace")!) : undefined;
-  const tracePath = flag("trace")
-    ? outputPathOption("--trace", flag("trace")!, { cwd: io.cwd, notice: note(io) })
-    : undefined;
-  const trace = tracePath ? traceWriter(tracePath, { shown: flag("trace")! }) : undefined;
+  const output = (name: "context-report" | "record" | "trace") => {
+    const value = flag(name);
+    return value ? outputPathOption(`--${name}`, value, { cwd: io.cwd, notice: note(io) }) : undefined;
+  };
+  const contextReport = output("context-report");
+  const record = output("record");
+  const given = flag("workspace");
+  const workspace = given ? resolve(io.cwd, given) : undefined;
+  const tracePath = output("trace");
+  const trace = tracePath ? traceWriter(tracePath, { shown: flag("trace") ?? tracePath }) : undefined;
   const options: PlanOptions = { flags, userConfig: user.userConfig, contextReport, record, trace };
 
   if (catalog !== undefined && flag("model") !== undefined) {
@@ -135,12 +133,8 @@ async function planRun(
         maxSteps: flags.max_steps,
         actions: flag("actions")?.split(",").map((a) => a.trim()).filter(Boolean),
         testCommand: commandOption("--test-command", flag("test-command")),
-        testTimeoutSeconds: flag("test-timeout") === undefined
-          ? undefined
-          : positiveInteger("--test-timeout", flag("test-timeout")!),
-        allowCommands: ((values["allow-command"] as string[] | undefined) ?? []).map((c) =>
-          commandOption("--allow-command", c)!
-        ),
+        testTimeoutSeconds: optional(flag("test-timeout"), (value) => positiveInteger("--test-timeout", value)),
+        allowCommands: (values["allow-command"] ?? []).map((c) => commandArgv("--allow-command", c)),
         instructions: flag("instructions"),
       });
       return { input: { request }, options };
@@ -181,8 +175,15 @@ function note(io: Io): (message: string) => void {
 }
 
 function commandOption(flag: string, value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
+  return optional(value, (given) => commandArgv(flag, given));
+}
+
+function commandArgv(flag: string, value: string): string[] {
   const argv = splitCommand(value);
   if (argv.length === 0) throw new UsageError(`${flag} needs a command`);
   return argv;
+}
+
+function optional<T>(value: string | undefined, parse: (value: string) => T): T | undefined {
+  return value === undefined ? undefined : parse(value);
 }

@@ -47,7 +47,8 @@ class OutputLinkError extends Error {
 }
 
 function pinAt(path: string): void {
-  if (pins.get(path) && pinValid(pins.get(path)!)) return;
+  const pinned = pins.get(path);
+  if (pinned && pinValid(pinned)) return;
   const fd = pinnable ? openSync(path, O_RDONLY | O_DIRECTORY) : null;
   const info = fd === null ? statSync(path) : fstatSync(fd);
   const stale = pins.get(path);

@@ -242,10 +242,12 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   if (loop) {
     ({ outcome, error, closing } = loop);
   } else {
+    // No loop result: prepare() or the loop threw a LoomError (anything else was rethrown above).
+    if (failure === null) throw new Error("a run without a loop result has a failure");
     outcome = endingOf({ threw: failure }).outcome;
-    error = { code: failure!.code, message: failure!.message };
+    error = { code: failure.code, message: failure.message };
     closing = {
-      error: { code: failure!.code, message: failure!.reportMessage },
+      error: { code: failure.code, message: failure.reportMessage },
       elapsed_ms: Math.max(0, now() - started),
       archive: { events: 0, bytes: 0 },
     };

@@ -32,7 +32,7 @@ import {
 } from "../policy.ts";
 import { errorMessage, InterruptedError, LoomError } from "../errors.ts";
 import type { Outcome } from "../outcome.ts";
-import { endingOf } from "../ending.ts";
+import { endingOf, INTERNAL_ERROR } from "../ending.ts";
 import type { Section } from "../vocabulary/turn.ts";
 import { createEvent } from "../context/events.ts";
 import type { Executor } from "../vocabulary/executor.ts";
@@ -207,9 +207,11 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     ended = failure(caught, signal);
   }
 
-  const { outcome, error } = ended!;
+  // The while loop leaves only with an ending set (or throws into the catch, which sets one).
+  if (ended === null) throw new Error("the loop ended without an ending");
+  const { outcome, error } = ended;
   const closing = {
-    error: ended!.reportError ?? error,
+    error: ended.reportError ?? error,
     elapsed_ms: Math.max(0, now() - started),
     archive: { events: archive.length, bytes: archive.bytes },
   };
@@ -396,25 +398,28 @@ function failure(
   caught: unknown,
   signal: AbortSignal | undefined,
 ): { outcome: Outcome; error: LoopResult["error"]; reportError?: LoopResult["error"] } {
-  const { outcome, code } = endingOf({ threw: caught, aborted: signal?.aborted, inRun: true });
+  const ended = endingOf({ threw: caught, aborted: signal?.aborted, inRun: true });
+  const { outcome } = ended;
+  // endingOf names a code for every thrown error (lib/ending.ts); null is only for a run that ran.
+  const code = ended.code ?? INTERNAL_ERROR;
   if (outcome === "interrupted") {
     const message = caught instanceof InterruptedError ? caught.message : "Interrupted";
-    return { outcome, error: { code: code!, message } };
+    return { outcome, error: { code, message } };
   }
   if (caught instanceof LoomError) {
     return {
       outcome,
-      error: { code: code!, message: caught.message },
-      reportError: { code: code!, message: caught.reportMessage },
+      error: { code, message: caught.message },
+      reportError: { code, message: caught.reportMessage },
     };
   }
   // A bug: the run's report says internal_error (never the message, which may quote anything); endingOf gives it the
   // table's internal_error exit code.
   return {
     outcome,
-    error: { code: code!, message: errorMessage(caught) },
+    error: { code, message: errorMessage(caught) },
     reportError: {
-      code: code!,
+      code,
       message: `Internal error (${caught instanceof Error ? caught.name : typeof caught}); the message is on stderr`,
     },
   };
