@@ -2,6 +2,7 @@
 // run would use — with the same flags, catalog (and slice) or request file — its value and where it came from. Both
 // read lib/settings/settings.ts's one resolveSettings, so they cannot disagree.
 import { readFileSync } from "node:fs";
+import { errorCode } from "../lib/errors.ts";
 import { resolve } from "node:path";
 import {
   configPath,
@@ -34,7 +35,7 @@ function loadUserConfig(env: Record<string, string | undefined>): LoadedConfig {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return { path, found: false, config: {} };
+    if (errorCode(error) === "ENOENT") return { path, found: false, config: {} };
     throw new UsageError(`Cannot read the config file ${JSON.stringify(path)}: ${describeFsError(error)}`);
   }
   const json = readJson(text);

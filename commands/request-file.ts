@@ -1,5 +1,6 @@
 // A SliceRequest file (or stdin) as a command reads it: JSON or JSONC, validated, its workspace made absolute.
 import { readFileSync } from "node:fs";
+import { errorCode } from "../lib/errors.ts";
 import { dirname, resolve } from "node:path";
 import { describeFsError, LoomError, UsageError } from "../lib/errors.ts";
 import { describeJsonFailure, readJson } from "../lib/text/json-text.ts";
@@ -21,7 +22,7 @@ export async function readRequest(
     text = path === null ? stdinText ?? await io.readStdin() : readFileSync(path, "utf8");
   } catch (error) {
     if (error instanceof LoomError) throw error; // interrupted while waiting for stdin
-    if ((error as { code?: string }).code === "ENOENT" && /\s/.test(source.trim())) {
+    if (errorCode(error) === "ENOENT" && /\s/.test(source.trim())) {
       throw new UsageError(
         `${
           JSON.stringify(source)

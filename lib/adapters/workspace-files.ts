@@ -18,6 +18,7 @@ import {
   type Stats,
   writeSync,
 } from "node:fs";
+import { errorCode } from "../errors.ts";
 import { isIgnored, parseIgnore, type ScopedRules } from "../text/ignore-rules.ts";
 import { compareCodeUnits, SKIPPED_DIRECTORIES } from "./workspace-paths.ts";
 
@@ -64,7 +65,7 @@ function openChild(dir: Dir, name: string, relative: string): Dir {
 }
 
 function isSymlinkError(error: unknown, path: string): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = errorCode(error);
   if (code === "ELOOP") return true;
   if (code !== "ENOTDIR") return false;
   try {
@@ -92,7 +93,7 @@ function withDir<T>(
         try {
           mkdirSync(child(dir, name));
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+          if (errorCode(error) !== "EEXIST") throw error;
         }
       }
       const next = openChild(dir, name, relative);
@@ -119,7 +120,7 @@ export function statEntry(realRoot: string, relative: string): Stats | undefined
   try {
     return withDir(realRoot, parent, (dir) => lstatSync(child(dir, name)));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw error;
   }
@@ -132,7 +133,7 @@ function openFile(dir: Dir, name: string, relative: string, flags: number): { fd
     // O_NONBLOCK: opening a FIFO must not hang the run; it is refused below as not a regular file.
     fd = openSync(child(dir, name), flags | O_NOFOLLOW | O_NONBLOCK, 0o666);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ELOOP") throw new PathChangedError(relative);
+    if (errorCode(error) === "ELOOP") throw new PathChangedError(relative);
     throw error;
   }
   const stats = fstatSync(fd);
