@@ -170,6 +170,7 @@ export function parseCommand<F extends Flags>(
   }
   const help = values.help === true;
   delete values.help;
+  // The loop above built exactly Values<F>: a flag's values list checked, a multiple flag's array, a switch's true.
   return { values: values as Values<F>, positionals, help };
 }
 

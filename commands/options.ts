@@ -54,9 +54,8 @@ export function outputFormatOfArgv(argv: string[]): RunOutputFormat {
   argv.forEach((arg, i) => {
     if (arg === "--json") format = "json";
     const value = arg === "--output-format" ? argv[i + 1] : arg.startsWith("--output-format=") ? arg.slice(16) : null;
-    if (value !== null && value !== "text" && (OUTPUT_FORMATS as readonly string[]).includes(value)) {
-      format = value as RunOutputFormat;
-    }
+    const known = OUTPUT_FORMATS.find((f) => f === value);
+    if (known !== undefined && known !== "text") format = known;
   });
   return format;
 }

@@ -3,7 +3,7 @@ import { realpathSync } from "node:fs";
 import type { z } from "zod";
 import { type ActionArgs, ActionArguments, ActionName } from "../vocabulary/actions.ts";
 import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
-import { InterruptedError, errorCode } from "../errors.ts";
+import { errorCode, InterruptedError } from "../errors.ts";
 import type { ExecuteContext, Executor } from "../vocabulary/executor.ts";
 import type { ExecutionReport, ReportOf } from "../vocabulary/reports.ts";
 import type { TestSpec } from "../slice.ts";
@@ -156,6 +156,8 @@ export class WorkspaceExecutor implements Executor {
   }
 
   #dispatch(action: ActionName, args: unknown, signal: AbortSignal | undefined): Promise<ExecutionReport> {
+    // `as ActionArgs<…>` below: args is ActionArguments[action].parse's output (execute, above); TS cannot carry a
+    // parse's result type through the action it was chosen by, so each case restates it.
     switch (action) {
       case "read_file":
         return Promise.resolve(this.#read(args as ActionArgs<"read_file">));

@@ -2,7 +2,7 @@
 // Bulk never lives in an event: long strings become result-store references with their size.
 import { clipEnd } from "../text/clip.ts";
 import { type ActionName, stepTarget } from "../vocabulary/actions.ts";
-import { canonicalJson, type Digest, digestOf, utf8Length } from "../text/digest.ts";
+import { canonicalJson, type Digest, digestOf, isDigest, utf8Length } from "../text/digest.ts";
 import type { ExecutionReport, ReportOf } from "../vocabulary/reports.ts";
 import type { ResultStore } from "./store.ts";
 
@@ -119,8 +119,8 @@ export function createEvent(
       BULK_FIELDS.has(key) && typeof value === "string" && typeof args[key] === "string" &&
       store.get(value) === args[key]
     ) continue;
-    if (BULK_FIELDS.has(key) && typeof value === "string" && value.startsWith("sha256:")) {
-      fields[key] = { ref: value as Digest, bytes: store.size(value) ?? 0 };
+    if (BULK_FIELDS.has(key) && typeof value === "string" && isDigest(value)) {
+      fields[key] = { ref: value, bytes: store.size(value) ?? 0 };
     } else {
       fields[key] = compactValue(value, store);
     }
