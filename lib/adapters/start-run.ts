@@ -5,13 +5,7 @@ import { closeSync, constants, openSync, readdirSync, readFileSync, statSync, un
 import { join, resolve } from "node:path";
 import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog/plan.ts";
 import { loadCatalog } from "../catalog/catalog.ts";
-import {
-  type ContextPolicyName,
-  DEFAULT_POLICY,
-  DEFAULT_STEP_PROTOCOL,
-  type PreviewMode,
-  type StepProtocol,
-} from "../policy.ts";
+import { type ContextPolicyName, DEFAULT_POLICY, type PreviewMode, type StepProtocol } from "../policy.ts";
 import type { ContextReport } from "../report/context-report.ts";
 import { foldReport } from "../report/fold.ts";
 import { addUsage, NULL_USAGE, type Provider, type Usage } from "../vocabulary/turn.ts";
@@ -208,7 +202,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       max_steps: prepared.request.limits.max_steps,
       workspace: options.replay && !options.replay.execute ? null : resolve(prepared.request.workspace),
       sandbox: sandbox.state,
-      step_protocol: prepared.request.step_protocol ?? DEFAULT_STEP_PROTOCOL,
+      step_protocol: prepared.settings.step_protocol.value,
       previews: previewModeOf(prepared.request, { policy: known.policy, previews: options.previews }),
     });
     // run-started is the first event: the routing that chose this run is told right after it.
@@ -313,7 +307,7 @@ const notStarted: Omit<LoopResult, "outcome" | "error" | "closing"> = {
   reports: [],
 };
 
-type Prepared = { request: SliceRequest; provider: Provider; executor: Executor };
+type Prepared = { request: SliceRequest; settings: RunSettings; provider: Provider; executor: Executor };
 
 /** Everything before the loop: routing, validation, workspace, provider, recording. Throws a LoomError to fail. */
 async function prepare(
@@ -396,7 +390,7 @@ async function prepare(
     }));
     const protocol = {
       from: recordingProtocol(replay.recording),
-      to: request.step_protocol ?? DEFAULT_STEP_PROTOCOL,
+      to: settings.step_protocol.value,
     } as const;
     const script = convertAnswers(answers, { ...protocol, actions: availableActions(request) });
     provider ??= traced(() => new ScriptedProvider(script));
@@ -432,7 +426,7 @@ async function prepare(
     provider = new RecordingProvider(provider, sink);
     executor = new RecordingExecutor(executor, sink, { store });
   }
-  return { request, provider, executor };
+  return { request, settings, provider, executor };
 }
 
 /** Provider usage summed over the model calls of a stream. */
