@@ -1,6 +1,6 @@
 // loom eval rescore DIR: re-runs the hidden checks on the workspace changes each run saved, without calling a model,
 // and rewrites DIR/eval.json with the new checks, classes and summary. Refused when a task's files changed since.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UsageError } from "../errors.ts";
@@ -11,7 +11,7 @@ import { readEvalFile } from "./eval-run.ts";
 import { buildEvalFile } from "../eval/assemble.ts";
 import { VERSION } from "../version.ts";
 import { loadSuiteFile, taskHashes } from "./eval-suite-file.ts";
-import { applyChanges, type Changes, createWorkspace } from "./eval-workspace.ts";
+import { applyChangesFile, createWorkspace } from "./eval-workspace.ts";
 import { writeFileAtomic } from "./files.ts";
 import type { SandboxMode } from "./sandbox.ts";
 
@@ -49,7 +49,7 @@ export async function rescoreEval(
       try {
         const workspace = join(scratch, "workspace");
         createWorkspace(task, { suiteDir: loaded.dir, dest: workspace });
-        applyChanges(workspace, JSON.parse(readFileSync(changesPath, "utf8")) as Changes);
+        applyChangesFile(workspace, changesPath);
         const check = await runCheck(task.check, workspace, { suiteDir: loaded.dir, sandbox, env, signal });
         if (signal?.aborted) return;
         writeFileAtomic(join(runDir, "check.txt"), check.output);
