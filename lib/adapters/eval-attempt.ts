@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requestBytes } from "../report/context-report.ts";
-import { InterruptedError } from "../errors.ts";
+import { InterruptedError, UsageError } from "../errors.ts";
 import type { EvalRow, EvalSettings } from "../eval/eval-file.ts";
 import { failureClass } from "../eval/failure-class.ts";
 import { runId, type RunKey } from "../eval/matrix.ts";
@@ -59,6 +59,7 @@ export async function runAttempt(
       createWorkspace(task, { suiteDir: loaded.dir, dest: workspace });
       before = snapshot(workspace);
     } catch (error) {
+      if (error instanceof UsageError) throw error; // the suite's fault: exit 2, not an infra failure retried
       setupError = (error as Error).message;
     }
     // The marker makes each run's prefix unique, so no run can read a cache another run wrote.

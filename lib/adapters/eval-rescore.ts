@@ -17,18 +17,19 @@ import type { SandboxMode } from "./sandbox.ts";
 
 export async function rescoreEval(
   dir: string,
-  { jobs, sandbox, env, signal, cwd }: {
+  { jobs, sandbox, env, signal, cwd, allowOutside }: {
     jobs: number;
     sandbox: SandboxMode;
     env: Record<string, string | undefined>;
     signal?: AbortSignal;
     cwd: string;
+    allowOutside?: boolean;
   },
 ): Promise<EvalFile> {
   const path = join(dir, "eval.json");
   if (!existsSync(path)) throw new UsageError(`${JSON.stringify(dir)} holds no eval.json`);
   const file = readEvalFile(path);
-  const loaded = loadSuiteFile(file.suite.path, { cwd });
+  const loaded = loadSuiteFile(file.suite.path, { cwd, allowOutside });
   const hashes = taskHashes(loaded);
   for (const task of file.suite.tasks) {
     if (hashes[task] !== file.key.tasks[task]) {

@@ -3,16 +3,7 @@
 // applied again (loom eval rescore).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  cpSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-} from "node:fs";
+import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve, sep, win32 } from "node:path";
 import { z } from "zod";
 import { describeFsError, StartupError, UsageError } from "../errors.ts";
@@ -41,6 +32,16 @@ export function createWorkspace(task: ResolvedTask, { suiteDir, dest }: { suiteD
   mkdirSync(dest, { recursive: true });
   if (task.source.kind === "folder") {
     const source = resolve(suiteDir, task.source.path);
+    // Checked when the suite loads; a workspace that became a link or vanished since is the suite's fault, not the
+    // run's (a suite error, never an infra failure retried).
+    const entry = lstatSync(source, { throwIfNoEntry: false });
+    if (!entry?.isDirectory()) {
+      throw new UsageError(
+        `Task ${JSON.stringify(task.id)}: workspace ${JSON.stringify(task.source.path)} ${
+          entry ? "is not a folder (a link or a file)" : "does not exist"
+        }`,
+      );
+    }
     try {
       cpSync(source, dest, { recursive: true, verbatimSymlinks: true, errorOnExist: false, force: true });
     } catch (error) {
