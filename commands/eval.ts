@@ -18,6 +18,7 @@ import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { millisecondsOption, outputPathOption, sandboxOption, stepProtocolOption } from "./options.ts";
 import { EVAL_SPEC } from "./specs.ts";
+import { sweepLeftoversOnce } from "../lib/adapters/scratch.ts";
 
 function count(flag: string, value: string | undefined, fallback: number, { min = 1 } = {}): number {
   if (value === undefined) return fallback;
@@ -40,6 +41,7 @@ function readPrices(file: string | undefined, cwd: string): PriceTable {
 }
 
 export async function evalCommand(argv: string[], io: Io): Promise<number> {
+  sweepLeftoversOnce(); // scratch copies and cgroups a killed Loom left behind
   if (argv[0] === "validate" || argv[0] === "rescore") return await subcommand(argv[0], argv.slice(1), io);
   const { values, positionals } = parseCommand(EVAL_SPEC, argv, { command: "eval" });
   if (positionals.length !== 1) {

@@ -1,8 +1,7 @@
 // One attempt of one run of an evaluation: a fresh workspace, the run lifecycle (startRun, sandbox included), the
 // hidden check on what the run left, the artifacts under DIR/runs/ID/attempt-N/, and the row for eval.json.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { requestBytes } from "../report/context-report.ts";
 import { InterruptedError, UsageError } from "../errors.ts";
@@ -18,6 +17,7 @@ import { changesSince, createWorkspace, describeChanges, snapshot } from "./eval
 import { writeFileAtomic } from "./files.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import { secretEnvNames, startRun } from "./start-run.ts";
+import { makeScratch } from "./scratch.ts";
 
 /** What every run of an evaluation shares. */
 export type AttemptSettings = {
@@ -50,7 +50,7 @@ export async function runAttempt(
   const id = runId(run);
   const dir = join(options.out, "runs", id, `attempt-${attempt}`);
   rmSync(dir, { recursive: true, force: true });
-  const scratch = mkdtempSync(join(tmpdir(), "loom-eval-"));
+  const scratch = makeScratch("eval");
   const workspace = join(scratch, "workspace");
   try {
     let setupError: string | null = null;

@@ -1,7 +1,6 @@
 // loom eval rescore DIR: re-runs the hidden checks on the workspace changes each run saved, without calling a model,
 // and rewrites DIR/eval.json with the new checks, classes and summary. Refused when a task's files changed since.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors.ts";
 import type { EvalFile, EvalRow } from "../eval/eval-file.ts";
@@ -14,6 +13,7 @@ import { loadSuiteFile, taskHashes } from "./eval-suite-file.ts";
 import { applyChangesFile, createWorkspace } from "./eval-workspace.ts";
 import { writeFileAtomic } from "./files.ts";
 import type { SandboxMode } from "./sandbox.ts";
+import { makeScratch } from "./scratch.ts";
 
 export async function rescoreEval(
   dir: string,
@@ -46,7 +46,7 @@ export async function rescoreEval(
       const changesPath = join(runDir, "changes.json");
       if (row.check === null || !existsSync(changesPath)) continue;
       const task = loaded.tasks.find((t) => t.id === row.task)!;
-      const scratch = mkdtempSync(join(tmpdir(), "loom-rescore-"));
+      const scratch = makeScratch("rescore");
       try {
         const workspace = join(scratch, "workspace");
         createWorkspace(task, { suiteDir: loaded.dir, dest: workspace });

@@ -2,8 +2,7 @@
 // agent that does nothing (but run the visible test), and for an agent that only makes the visible test pass by
 // editing it, for an agent whose modules exit 0 on import, and for one that plants the check's program on PATH; it must
 // pass on the reference solution 3 times out of 3; and it lives outside the workspace (checked when the suite loads). Skipped tests count as failures (lib/eval/failure-class.ts).
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { delimiter, extname, join, resolve, sep } from "node:path";
 import { runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
@@ -11,6 +10,7 @@ import { createWorkspace } from "./eval-workspace.ts";
 import { runProcess } from "./process.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import { chooseSandbox } from "./create-workspace-executor.ts";
+import { makeScratch } from "./scratch.ts";
 
 export type TaskValidation = { task: string; ok: boolean; problems: string[]; reference_passes: number };
 
@@ -45,7 +45,7 @@ async function validateTask(
   { sandbox, env, signal }: Options,
 ): Promise<TaskValidation> {
   const problems: string[] = [];
-  const scratch = mkdtempSync(join(tmpdir(), "loom-validate-"));
+  const scratch = makeScratch("validate");
   let n = 0;
   const fresh = (): string => {
     const dest = join(scratch, `w${n++}`);
