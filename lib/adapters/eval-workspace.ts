@@ -15,7 +15,7 @@ import type { ResolvedTask } from "../eval/suite.ts";
 export type Snapshot = Map<string, string>;
 
 /** What a run changed: new or changed files with their bytes (base64), and deleted files (null). */
-export const Changes = z.strictObject({
+const Changes = z.strictObject({
   files: z.record(
     z.string(),
     z.union([
@@ -147,7 +147,7 @@ function entryProblem(path: string): string | null {
  * before children; every entry is reached through the pinned, no-follow walk the file actions use. An entry that is
  * absolute, climbs out, or lies under a link or a file is refused: the error is one line naming `source` and the entry.
  */
-export function applyChanges(root: string, changes: Changes, { source = "changes.json" }: { source?: string } = {}) {
+function applyChanges(root: string, changes: Changes, { source = "changes.json" }: { source?: string } = {}) {
   const realRoot = realpathSync(root);
   const entries = Object.entries(changes.files);
   const refuse = (path: string, why: string) =>

@@ -65,7 +65,7 @@ export function processEnv(
  * PATH without the entries a workspace could fill: relative ones (resolved against the working folder, which is the
  * workspace) and absolute ones inside any of `workspaces` (links resolved). Order and the rest are kept.
  */
-export function trustedPath(path: string, workspaces: readonly string[]): string {
+function trustedPath(path: string, workspaces: readonly string[]): string {
   const roots = workspaces.map(realOr);
   const inside = (entry: string) => {
     const real = realOr(entry);

@@ -35,7 +35,7 @@ function alive(pid: number): boolean {
  * real folders (never a link someone planted at such a name: it is not followed) owned by this user, only when the
  * PID in the name is dead. Returns how many were removed. Best effort: what cannot be removed is left.
  */
-export function removeStaleLeftovers(
+function removeStaleLeftovers(
   { temp = tmpdir(), cgroups = pidsCgroupRoot() }: { temp?: string; cgroups?: string | null } = {},
 ): number {
   let removed = 0;
