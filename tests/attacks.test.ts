@@ -66,7 +66,7 @@ function sandboxTest(name: string, fn: (t: { after: (f: () => unknown) => void }
 }
 
 /** A case that needs no OS sandbox: run with and without bubblewrap, the slice in the default mode (auto). */
-function bothTest(name: string, fn: (t: { after: (f: () => unknown) => void }) => Promise<void>) {
+function bothTest(name: string, fn: (t: { after: (f: () => unknown) => void }) => void | Promise<void>) {
   test(name, { timeout: 120_000 }, (t) => fn(t));
 }
 
@@ -762,7 +762,7 @@ function deadPid(): number {
 
 bothTest(
   "LOOM_BWRAP naming a program others can write, or that is not root's, is refused like a fixed location",
-  async (t) => {
+  (t) => {
     const arena = makeArena();
     t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
     // A "bubblewrap" in the project: it runs the command as it is (no sandbox) and says it ran.
