@@ -63,14 +63,14 @@ export function processEnv(
 
 /**
  * PATH without the entries a workspace could fill: relative ones (resolved against the working folder, which is the
- * workspace) and absolute ones inside any of `workspaces` (links resolved). Order and the rest are kept.
+ * workspace) and absolute ones inside any of `workspaces`, as written or with links resolved (a link in the workspace
+ * can be pointed elsewhere later). The rest keep their order.
  */
-function trustedPath(path: string, workspaces: readonly string[]): string {
-  const roots = workspaces.map(realOr);
-  const inside = (entry: string) => {
-    const real = realOr(entry);
-    return roots.some((root) => real === root || real.startsWith(root.endsWith(sep) ? root : root + sep));
-  };
+export function trustedPath(path: string, workspaces: readonly string[]): string {
+  const roots = [...new Set(workspaces.flatMap((root) => [resolvePath(root), realOr(root)]))];
+  const within = (at: string) =>
+    roots.some((root) => at === root || at.startsWith(root.endsWith(sep) ? root : root + sep));
+  const inside = (entry: string) => within(resolvePath(entry)) || within(realOr(entry));
   return path.split(delimiter).filter((entry) => isAbsolute(entry) && !inside(entry)).join(delimiter);
 }
 
