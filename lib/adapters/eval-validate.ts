@@ -2,11 +2,11 @@
 // agent that does nothing (but run the visible test), and for an agent that only makes the visible test pass by
 // editing it, for an agent whose modules exit 0 on import, and for one that plants the check's program on PATH; it must
 // pass on the reference solution 3 times out of 3; and it lives outside the workspace (checked when the suite loads). Skipped tests count as failures (lib/eval/failure-class.ts).
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { delimiter, extname, join, resolve, sep } from "node:path";
 import { runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
-import { createWorkspace } from "./eval-workspace.ts";
+import { applySolution, createWorkspace } from "./eval-workspace.ts";
 import { runProcess } from "./process.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import { chooseSandbox } from "./create-workspace-executor.ts";
@@ -113,7 +113,7 @@ async function validateTask(
     else {
       for (let i = 0; i < REFERENCE_TRIES; i++) {
         const solved = fresh();
-        cpSync(resolve(loaded.dir, task.solution), solved, { recursive: true, force: true });
+        applySolution(solved, resolve(loaded.dir, task.solution), { source: `task ${task.id}: solution` });
         const result = await check(solved);
         if (result.passed) passes++;
         else if (i === 0 || passes > 0) {

@@ -173,6 +173,14 @@ function applyChanges(root: string, changes: Changes, { source = "changes.json" 
   }
 }
 
+/**
+ * Lays a suite's reference solution (its files replace or add workspace files) over the copy at `root`, through the
+ * same no-follow walk: a solution file under a link the task's workspace holds is refused, never written through.
+ */
+export function applySolution(root: string, folder: string, { source }: { source: string }): void {
+  applyChanges(root, changesSince(new Map(), folder), { source });
+}
+
 /** Reads a run's changes.json (data, parsed at the edge) and applies it to the copy at `root` (see applyChanges). */
 export function applyChangesFile(root: string, path: string): void {
   let text: string;
