@@ -163,7 +163,10 @@ function applyChanges(root: string, changes: Changes, { source = "changes.json" 
     try {
       if (change === null) removeEntry(realRoot, path);
       else if ("link" in change) linkEntry(realRoot, path, change.link); // its text, as it was; never followed
-      else writeEntry(realRoot, path, Buffer.from(change.base64, "base64"));
+      else {
+        removeEntry(realRoot, path); // a folder the agent replaced by a file, say
+        writeEntry(realRoot, path, Buffer.from(change.base64, "base64"));
+      }
     } catch (error) {
       if (error instanceof PathChangedError) throw refuse(path, "lies under a link");
       const code = (error as NodeJS.ErrnoException).code;
