@@ -9,6 +9,7 @@ import { z } from "zod";
 import { describeFsError, StartupError, UsageError } from "../errors.ts";
 import { describeIssues } from "../text/zod-error.ts";
 import { linkEntry, PathChangedError, removeEntry, writeEntry } from "./workspace-files.ts";
+import { trustedPath } from "./process.ts";
 import type { ResolvedTask } from "../eval/suite.ts";
 
 /** Per file (relative path, "/"-separated): the sha256 of its bytes; a symbolic link hashes its target text. */
@@ -68,7 +69,8 @@ const GIT_ENV = {
 function git(args: string[], { cwd, task }: { cwd: string; task: string }): string {
   const result = spawnSync("git", args, {
     cwd,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent", ...GIT_ENV },
+    // Without relative PATH entries: they would resolve in the folder being checked out.
+    env: { PATH: trustedPath(process.env.PATH ?? "/usr/bin:/bin", [cwd]), HOME: "/nonexistent", ...GIT_ENV },
     encoding: "utf8",
     timeout: 120_000,
   });
