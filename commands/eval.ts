@@ -18,10 +18,11 @@ import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { millisecondsOption, outputPathOption } from "./options.ts";
 import { EVAL_SPEC } from "./specs.ts";
+import { sweepLeftoversOnce } from "../lib/adapters/scratch.ts";
 import { resolveSettings } from "../lib/settings/settings.ts";
 import type { SandboxMode } from "../lib/sandbox-state.ts";
 
-/** --sandbox, else LOOM_SANDBOX, else auto: lib/config.ts's one reading of them. */
+/** --sandbox, else LOOM_SANDBOX, else auto: lib/settings/settings.ts's one reading of them. */
 function floorOf(flag: SandboxMode | undefined, env: Record<string, string | undefined>): SandboxMode {
   const resolved = resolveSettings({ flags: { sandbox: flag }, env });
   if (!resolved.ok) throw new UsageError(resolved.message);
@@ -49,6 +50,7 @@ function readPrices(file: string | undefined, cwd: string): PriceTable {
 }
 
 export async function evalCommand(argv: string[], io: Io): Promise<number> {
+  sweepLeftoversOnce(); // scratch copies and cgroups a killed Loom left behind
   if (argv[0] === "validate" || argv[0] === "rescore") return await subcommand(argv[0], argv.slice(1), io);
   const { values, positionals } = parseCommand(EVAL_SPEC, argv, { command: "eval" });
   if (positionals.length !== 1) {
@@ -97,7 +99,10 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     deadlineMs: millisecondsOption("--provider-deadline-ms", values["provider-deadline-ms"]),
     timeoutMs: millisecondsOption("--provider-idle-timeout-ms", values["provider-idle-timeout-ms"]),
   };
-  const loaded = selectTasks(loadSuiteFile(positionals[0], { cwd: io.cwd }), { ids: values.task, tags: values.tag });
+  const loaded = selectTasks(
+    loadSuiteFile(positionals[0], { cwd: io.cwd, allowOutside: values["allow-outside-suite"] === true }),
+    { ids: values.task, tags: values.tag },
+  );
   const key = evalKey(loaded, { tasks: taskHashes(loaded), prices, settings });
   // A model Loom cannot reach (unknown provider, missing key, bad base URL) would make every run an infra failure:
   // one line and exit 3 now, before any run starts.
@@ -210,7 +215,7 @@ async function subcommand(name: "validate" | "rescore", argv: string[], io: Io):
   const jobs = count("--jobs", values.jobs, 2);
   const sandbox = floorOf(values.sandbox, io.env);
   if (name === "validate") {
-    const loaded = loadSuiteFile(positionals[0], { cwd: io.cwd });
+    const loaded = loadSuiteFile(positionals[0], { cwd: io.cwd, allowOutside: values["allow-outside-suite"] === true });
     const results = await validateSuite(loaded, { jobs, sandbox, env: io.env, signal: io.signal });
     if (values.json) io.stdout(`${JSON.stringify(results, null, 2)}\n`);
     else {
@@ -225,7 +230,14 @@ async function subcommand(name: "validate" | "rescore", argv: string[], io: Io):
     }).exitCode;
   }
   const dir = resolve(io.cwd, positionals[0]);
-  const file = await rescoreEval(dir, { jobs, sandbox, env: io.env, signal: io.signal, cwd: io.cwd });
+  const file = await rescoreEval(dir, {
+    jobs,
+    sandbox,
+    env: io.env,
+    signal: io.signal,
+    cwd: io.cwd,
+    allowOutside: values["allow-outside-suite"] === true,
+  });
   io.stdout(values.json ? `${JSON.stringify(file.summary, null, 2)}\n` : renderEvalText(file));
   return endingOf({ ran: io.signal.aborted ? "interrupted" : "completed" }).exitCode;
 }

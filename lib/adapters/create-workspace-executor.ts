@@ -5,6 +5,7 @@ import type { ResultStore } from "../context/store.ts";
 import { sandboxFloor } from "../settings/settings.ts";
 import { type Bubblewrap, effectiveMode, findBubblewrap, readOnlyProblem, type SandboxMode } from "./sandbox.ts";
 import { WorkspaceExecutor } from "./workspace-executor.ts";
+import { sweepLeftoversOnce } from "./scratch.ts";
 
 export type WorkspaceExecutorSettings = {
   /** The workspace directory (must exist). */
@@ -55,6 +56,7 @@ export function createWorkspaceExecutor(
   store: ResultStore,
   { root, sandboxMode, secretEnvNames, env, settingsEnv, warn }: WorkspaceExecutorSettings,
 ): WorkspaceExecutor {
+  sweepLeftoversOnce(); // pids cgroups a killed Loom left behind
   const settings: SandboxSettings = slice.sandbox ?? {};
   const settingsFrom = settingsEnv ?? env ?? process.env;
   const mode = effectiveMode(sandboxMode ?? sandboxFloor({}, settingsFrom).value, settings.mode);
