@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve, sep, win32 } from "node:path";
 import { z } from "zod";
-import { describeFsError, StartupError, UsageError } from "../errors.ts";
+import { describeFsError, errorCode, StartupError, UsageError } from "../errors.ts";
 import { describeIssues } from "../text/zod-error.ts";
 import { linkEntry, PathChangedError, removeEntry, writeEntry } from "./workspace-files.ts";
 import { trustedPath } from "./process.ts";
@@ -171,7 +171,7 @@ function applyChanges(root: string, changes: Changes, { source = "changes.json" 
       }
     } catch (error) {
       if (error instanceof PathChangedError) throw refuse(path, "lies under a link");
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errorCode(error);
       if (code === "ENOTDIR" || code === "EEXIST") throw refuse(path, "lies under a file");
       throw error;
     }
