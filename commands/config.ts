@@ -143,7 +143,8 @@ async function filesOf(
     }
     const catalog = loadCatalog(text, { file: name });
     const slice = values.slice;
-    if (slice !== undefined && !Object.hasOwn(catalog.slices, slice)) {
+    const entry = slice === undefined ? undefined : catalog.slices[slice];
+    if (slice !== undefined && (entry === undefined || !Object.hasOwn(catalog.slices, slice))) {
       throw new UsageError(`Unknown slice ${JSON.stringify(slice)} in ${name}`);
     }
     return {
@@ -151,7 +152,7 @@ async function filesOf(
         file: name,
         defaults: catalog.defaults,
         models: catalog.models,
-        ...(slice === undefined ? {} : { slice: { name: slice, entry: catalog.slices[slice] } }),
+        ...(slice === undefined || entry === undefined ? {} : { slice: { name: slice, entry } }),
       },
     };
   }

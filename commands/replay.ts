@@ -74,7 +74,8 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   }
 
   if (values.resume) throw new UsageError("--resume continues a batch (several recordings or a folder)");
-  const file = files[0];
+  const [file] = files;
+  if (file === undefined) throw new UsageError("No recording found (loom replay RECORDING…)");
   const text = file === "-" ? await io.readStdin() : readRecordingText(file);
   // Its digest goes into the report: batches resume and pair runs by the recording, not its name or position.
   const recording = parseRecordingText(text, { name: file === "-" ? "stdin" : basename(file), from });

@@ -69,7 +69,8 @@ async function planRun(
   }
   if (flag("catalog") === "") throw new UsageError("--catalog needs a FILE");
   const catalog = flag("catalog");
-  if (positionals.length !== 1) {
+  const [source, ...more] = positionals;
+  if (source === undefined || more.length > 0) {
     throw new UsageError(
       catalog === undefined
         ? "Expected one REQUEST (a SliceRequest JSON file, or - for stdin)"
@@ -104,7 +105,6 @@ async function planRun(
   const model = catalog === undefined ? userLevel.settings.model.value : null;
   // With --model, TEXT is a prompt. With a default model (LOOM_MODEL or the config), TEXT is a prompt unless it
   // names a file (or a missing *.json); "-" is a prompt unless stdin holds a JSON object.
-  const source = positionals[0];
   const isFile = source !== "-" && (existsSync(resolve(io.cwd, source)) || /^\S+\.jsonc?$/.test(source));
   let prompt = flag("model") !== undefined || (model !== null && catalog === undefined && !isFile && source !== "-");
   let stdinText: string | undefined;
@@ -119,7 +119,7 @@ async function planRun(
   }
   try {
     if (catalog !== undefined) {
-      const text = await requestText(positionals[0], io);
+      const text = await requestText(source, io);
       const file = resolve(io.cwd, catalog);
       return { input: { catalog: { file, name: catalog, text, slice: flag("slice"), workspace } }, options };
     }
@@ -127,7 +127,7 @@ async function planRun(
       // A prompt has a model: --model, or the default model that made TEXT a prompt.
       if (model === null) throw new Error("a prompt without a model");
       const request = promptRequest({
-        text: stdinText !== undefined ? nonEmpty(stdinText) : await requestText(positionals[0], io),
+        text: stdinText !== undefined ? nonEmpty(stdinText) : await requestText(source, io),
         model,
         workspace: workspace ?? io.cwd,
         maxSteps: flags.max_steps,

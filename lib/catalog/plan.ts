@@ -78,11 +78,17 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
   const fromCatalog = (
     path: string | undefined,
   ) => (path === undefined ? undefined : resolve(dirname(input.file), path));
+  // Every name a route can give is a slice of the catalog (loadCatalog checks the references).
+  const sliceOf = (name: string) => {
+    const entry = catalog.slices[name];
+    if (entry === undefined) throw new Error(`routing chose ${name}, which the catalog does not have`);
+    return entry;
+  };
   const catalogSettings = (slice: string | null): CatalogSettings => ({
     file: input.name ?? input.file,
     defaults,
     models: catalog.models,
-    ...(slice === null ? {} : { slice: { name: slice, entry: catalog.slices[slice] } }),
+    ...(slice === null ? {} : { slice: { name: slice, entry: sliceOf(slice) } }),
   });
   const settingsOf = (slice: string | null): RunSettings => {
     const resolved = resolveSettings({ ...options.settings, catalog: catalogSettings(slice) });
@@ -119,7 +125,7 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
     settingsOf(null);
     known.route = await chooseSlice(input, { ...options, policy: known.policy }, known);
     const name = known.route.slice;
-    const entry = catalog.slices[name];
+    const entry = sliceOf(name);
     known.slice = name;
     reportPath(fromCatalog(entry.context_report ?? defaults.context_report));
     const settings = settingsOf(name);
@@ -131,7 +137,8 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
         "workspace_missing",
       );
     }
-    const model = catalog.models[entry.model];
+    const model = settings.provider;
+    if (model === null) throw new Error("a catalog slice's model is resolved with it");
     const request: SliceRequest = {
       intent: renderIntent(entry.intent, input.text),
       instructions: entry.instructions,
