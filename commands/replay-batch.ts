@@ -104,10 +104,11 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
   const { io, jobs, from, policy } = options;
   const now = options.now ?? Date.now;
   const self = selfCommand(MAIN_URL);
+  const [program] = self;
   // Not a sparse array: filter() and map() must see the recordings that never started.
   const rows: (RunRow | undefined)[] = Array.from({ length: files.length }, () => undefined);
   const reportPathOf = (index: number) =>
-    join(reportsDir, reportName(basename(files[index]), { index, count: files.length }));
+    join(reportsDir, reportName(basename(files[index] ?? ""), { index, count: files.length }));
   let resumed = 0;
   if (options.resume) {
     const refused: string[] = [];
@@ -152,12 +153,13 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       running: running.size,
       elapsedMs: now() - started,
       // The file shown is the oldest still running: the one most likely to be holding the batch up.
-      current: running.size > 0 ? basename(files[Math.min(...running)]) : null,
+      current: running.size > 0 ? basename(files[Math.min(...running)] ?? "") : null,
     });
   const worker = async () => {
     while (next < pending.length && !io.signal.aborted) {
       const index = pending[next++];
-      const file = files[index];
+      const file = index === undefined ? undefined : files[index];
+      if (index === undefined || file === undefined) break;
       const name = basename(file);
       const reportPath = reportPathOf(index);
       // A child that fails before writing its report must not be read as an earlier batch's run.
@@ -179,7 +181,7 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       ];
       running.add(index);
       if (io.isTTY) progress();
-      const { exit, stdout, stderr } = await runChild(self[0], args, io.signal);
+      const { exit, stdout, stderr } = await runChild(program, args, io.signal);
       running.delete(index);
       let report: ContextReport | null = null;
       try {

@@ -31,8 +31,7 @@ const DECLINE_INSTRUCTIONS = ' If none of them fits the request, answer {"slice"
 /** The first pattern rule whose regular expression occurs in the request, or null. */
 export function matchRule(catalog: Catalog, request: string): { slice: string; rule: number } | null {
   const rules = catalog.routes?.rules ?? [];
-  for (let i = 0; i < rules.length; i++) {
-    const { pattern, ignore_case, slice } = rules[i];
+  for (const [i, { pattern, ignore_case, slice }] of rules.entries()) {
     if (new RegExp(pattern, ignore_case ? "i" : "").test(request)) return { slice, rule: i };
   }
   return null;
@@ -78,7 +77,7 @@ export function classificationRequest(
       { section: "intent", text: request },
       {
         section: "candidates",
-        slices: candidates.map((name) => ({ name, description: catalog.slices[name].description })),
+        slices: candidates.map((name) => ({ name, description: catalog.slices[name]?.description ?? "" })),
       },
     ],
   };
@@ -171,7 +170,7 @@ export async function routeRequest(catalog: Catalog, request: string, options: R
     let answer;
     try {
       answer = await provider.complete(built.request, {
-        model: catalog.models[classification.model].model,
+        model: catalog.models[classification.model]?.model ?? classification.model,
         signal: options.signal,
       });
     } catch (error) {

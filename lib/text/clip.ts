@@ -21,9 +21,9 @@ export function headAndTail(text: string, limit: number): { head: string; tail: 
   const bytes = encoder.encode(text);
   // Cut outward on a character boundary, so at least `limit` bytes are always shown.
   let headEnd = half;
-  while (headEnd < bytes.length && (bytes[headEnd] & 0xc0) === 0x80) headEnd++;
+  while (headEnd < bytes.length && ((bytes[headEnd] ?? 0) & 0xc0) === 0x80) headEnd++;
   let tailStart = bytes.length - (limit - half);
-  while (tailStart > headEnd && (bytes[tailStart] & 0xc0) === 0x80) tailStart--;
+  while (tailStart > headEnd && ((bytes[tailStart] ?? 0) & 0xc0) === 0x80) tailStart--;
   if (tailStart <= headEnd) return null;
   return {
     head: decoder.decode(bytes.subarray(0, headEnd)),
