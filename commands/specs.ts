@@ -67,6 +67,13 @@ const shared = {
   },
 } as const satisfies Record<string, Flag>;
 
+/** --models FILE, the same on every command that resolves a model. */
+const modelsFlag = {
+  value: "FILE",
+  complete: "file",
+  description: "a models file (loom schema models) whose entries replace or add to the built-in model table",
+} as const satisfies Flag;
+
 const PROMPT = "Prompt options";
 
 export const RUN_SPEC = {
@@ -91,6 +98,7 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
       default: "LOOM_MODEL, then the config's model",
       description: "the model (makes TEXT a prompt)",
     },
+    models: modelsFlag,
     "base-url": {
       value: "URL",
       group: PROMPT,
@@ -385,11 +393,23 @@ export const SCHEMA_SPEC = {
   description: `Prints a JSON Schema generated from the zod schema: of a catalog file, a request file (loom run
 REQUEST), one line of a recording, a run's context report, a batch's aggregate report, one event of
 the stream-json output (events), an evaluation suite (loom eval SUITE), an evaluation's result
-(DIR/eval.json), a price table (given to loom eval), or the user config file.`,
+(DIR/eval.json), a price table (given to loom eval), a models file (loom models), or the user config file.`,
   flags: {},
   words: Object.keys(SCHEMAS),
   word: "schema",
   examples: [{ command: "loom schema request > request.schema.json", says: "for editors ($schema)" }],
+} as const satisfies CommandSpec;
+
+export const MODELS_SPEC = {
+  summary: "list the model table: how each model is called, its limits, cache rules, prices and retirement",
+  usage: ["[--models FILE] [--json]"],
+  description: `Prints the built-in model table (merged with --models FILE): per "PROVIDER/MODEL", the API Loom
+calls, how a structured answer is obtained, context window and output limit, the minimum cacheable prompt and cache
+lifetimes, list prices per million tokens, the effort values it accepts and its retirement. --json prints the table
+as a models file, each entry with its source and the date it was read (docs/providers.md).`,
+  flags: { models: modelsFlag, json: { description: "print the table as one JSON object (a models file)" } },
+  positionalsAreFiles: false,
+  examples: [{ command: "loom models --json > models.json", says: "a models file to edit and pass with --models" }],
 } as const satisfies CommandSpec;
 
 export const CONFIG_SPEC = {
@@ -438,6 +458,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
   report: REPORT_SPEC,
   eval: EVAL_SPEC,
   schema: SCHEMA_SPEC,
+  models: MODELS_SPEC,
   config: CONFIG_SPEC,
   completions: COMPLETIONS_SPEC,
   help: HELP_SPEC,
