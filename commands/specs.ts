@@ -177,7 +177,7 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
   examples: [
     {
       command:
-        'loom run "Fix the failing test in src/slug.ts" -m anthropic/claude-sonnet-4-5 --test-command "npm test"',
+        'loom run "Fix the failing test in src/slug.ts" -m anthropic/claude-sonnet-5-5 --test-command "npm test"',
       says: "a prompt in the current folder, with run_tests offered",
     },
     {
@@ -368,7 +368,7 @@ changes, check output). See docs/eval.md.`,
   },
   examples: [
     {
-      command: "loom eval evals/ -m anthropic/claude-sonnet-4-5 --repeats 2 --out eval-out",
+      command: "loom eval evals/ -m anthropic/claude-sonnet-5-5 --repeats 2 --out eval-out",
       says: "legacy against bounded on the shipped suite, two repeats",
     },
     { command: "loom eval evals/ -m openai/gpt-5 --shard 1/4 --out shard-1", says: "one of four shards" },
@@ -420,7 +420,7 @@ JSONC; schema: loom schema config), under the environment (LOOM_MODEL, LOOM_CONT
 flags: flag > environment > config file > built-in.`,
   flags: { json: { description: "print the settings as one JSON object" } },
   positionalsAreFiles: false,
-  examples: [{ command: "LOOM_MODEL=anthropic/claude-sonnet-4-5 loom config", says: "model comes from LOOM_MODEL" }],
+  examples: [{ command: "LOOM_MODEL=anthropic/claude-sonnet-5-5 loom config", says: "model comes from LOOM_MODEL" }],
 } as const satisfies CommandSpec;
 
 export const COMPLETIONS_SPEC = {

@@ -13,7 +13,7 @@ export const ModelProvider = z.enum(["anthropic", "openai", "openai-compatible"]
 export type ModelProvider = z.infer<typeof ModelProvider>;
 
 /** Which HTTP API the adapter calls. */
-export const ModelApi = z.enum(["messages", "chat-completions", "responses"]);
+const ModelApi = z.enum(["messages", "chat-completions", "responses"]);
 export type ModelApi = z.infer<typeof ModelApi>;
 
 /** How a structured answer is obtained; Loom validates every answer itself whichever it is. */
@@ -35,7 +35,7 @@ export type StructuredOutput = z.infer<typeof StructuredOutput>;
 const Date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected YYYY-MM-DD");
 const Rate = z.number().nonnegative();
 
-export const ModelPrices = z.strictObject({
+const ModelPrices = z.strictObject({
   input: Rate.describe("USD per million uncached input tokens"),
   output: Rate.describe("USD per million output tokens (reasoning included)"),
   cache_read: Rate.describe("USD per million input tokens read from the prompt cache"),
@@ -48,7 +48,7 @@ export const ModelPrices = z.strictObject({
 }).describe("List prices in US dollars");
 export type ModelPrices = z.infer<typeof ModelPrices>;
 
-export const CacheRules = z.strictObject({
+const CacheRules = z.strictObject({
   min_tokens: z.number().int().nonnegative().describe(
     "The shortest prompt prefix the provider caches, in tokens; a shorter prefix is never written",
   ),
@@ -88,7 +88,7 @@ export const ModelEntry = z.strictObject({
 }).describe("One model: how Loom calls it, its limits, its cache and its prices");
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
-export const ModelKey = z.string().regex(/^(anthropic|openai|openai-compatible)\/.+$/, "expected PROVIDER/MODEL");
+const ModelKey = z.string().regex(/^(anthropic|openai|openai-compatible)\/.+$/, "expected PROVIDER/MODEL");
 
 export const ModelTable = z.strictObject({
   $schema: z.string().optional().describe("JSON Schema of this file (loom schema models); ignored by Loom"),
@@ -115,7 +115,7 @@ export type ResolvedModel = {
  * cacheable prompt (4,096 tokens) and no effort; OpenAI and OpenAI-compatible servers: Chat Completions with the strict
  * JSON-schema response format, as Loom always sent them. No price.
  */
-export function defaultEntry(provider: ModelProvider): ModelEntry {
+function defaultEntry(provider: ModelProvider): ModelEntry {
   const anthropic = provider === "anthropic";
   return {
     api: anthropic ? "messages" : "chat-completions",

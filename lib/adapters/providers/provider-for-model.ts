@@ -4,13 +4,18 @@ import { BASE_URL_ENVS } from "../../providers/provider-config.ts";
 import { StartupError } from "../../errors.ts";
 import type { Provider } from "../../loop/turn.ts";
 import type { HttpOptions } from "./post-json.ts";
+import type { ModelTable } from "../../models/models.ts";
 
 const KINDS = ["anthropic", "openai", "openai-compatible"] as const;
 
 export function providerForModel(
   model: string,
-  { env, http = {}, baseUrl, defaultBaseUrl }: {
+  { env, http = {}, baseUrl, defaultBaseUrl, models, warn }: {
     env: Record<string, string | undefined>;
+    /** The model table (default: the built-in one). */
+    models?: ModelTable;
+    /** Where the warning about a model the table does not know goes. */
+    warn?: (message: string) => void;
     http?: HttpOptions;
     /** Wins over the provider's variable (--base-url). */
     baseUrl?: string;
@@ -33,7 +38,7 @@ export function providerForModel(
   const base = baseUrl ?? (variable && env[variable]?.trim() ? undefined : defaultBaseUrl);
   const provider = createProvider(
     { kind: kind as (typeof KINDS)[number], model: id, ...(base ? { base_url: base } : {}) },
-    { env, ...http },
+    { env, models, warn, ...http },
   );
   // The slice names "PROVIDER/MODEL"; the API knows only MODEL.
   return {
