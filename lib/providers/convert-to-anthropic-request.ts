@@ -22,7 +22,8 @@ export const MAX_CACHE_BREAKPOINTS = 4;
 
 type TextBlock = { type: "text"; text: string; cache_control?: { type: "ephemeral"; ttl?: "1h" } };
 
-export type AnthropicTool = { name: string; description: string; input_schema: JsonSchema };
+/** The API (and the SDK's Tool type) wants an object schema: the wrapped schema always is one. */
+export type AnthropicTool = { name: string; description: string; input_schema: JsonSchema & { type: "object" } };
 
 export type AnthropicRequestBody = {
   model: string;
@@ -142,7 +143,7 @@ export function convertToAnthropicRequest(
     const tool: AnthropicTool = {
       name: anthropicToolName(request),
       description: toolDescription(request),
-      input_schema: schema,
+      input_schema: { ...schema, type: "object" },
     };
     body.tools = withTool(sent, tool);
     body.tool_choice = { type: "tool", name: tool.name };
