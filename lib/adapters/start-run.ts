@@ -401,6 +401,10 @@ async function prepare(
     providerForModel(request.model, {
       env,
       ...modelOptions,
+      settings: {
+        ...(request.effort ? { effort: request.effort } : {}),
+        ...(request.thinking ? { thinking: request.thinking } : {}),
+      },
       http,
       baseUrl: options.baseUrl,
       defaultBaseUrl: options.defaultBaseUrl,
