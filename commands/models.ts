@@ -4,7 +4,9 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
-import { mergeModels, type ModelEntry, type ModelTable, parseModels } from "../lib/models/models.ts";
+import { mergeModels, type ModelEntry, ModelTable } from "../lib/models/models.ts";
+import { describeJsonFailure, parseJsonc } from "../lib/text/json-text.ts";
+import { describeIssues, MISSING_FIELDS } from "../lib/text/zod-error.ts";
 import { parseCommand } from "./cli-spec.ts";
 import type { Io } from "./io.ts";
 import { MODELS_SPEC } from "./specs.ts";
@@ -19,6 +21,19 @@ export function readModels(file: string | undefined, cwd: string): ModelTable {
     throw new UsageError(`--models ${JSON.stringify(file)}: ${describeFsError(error)}`);
   }
   return mergeModels(BUILT_IN_MODELS, parseModels(text, { file }));
+}
+
+/** A models file (JSON or JSONC), validated: one line naming the file, the field path and what was expected. */
+export function parseModels(text: string, { file }: { file: string }): ModelTable {
+  const where = `Invalid models file ${JSON.stringify(file)}`;
+  const json = parseJsonc(text);
+  if (!json.ok) throw new UsageError(`${where}: ${describeJsonFailure(json)}`, "models_invalid");
+  const parsed = ModelTable.safeParse(json.value, { error: MISSING_FIELDS });
+  if (parsed.success) return parsed.data;
+  throw new UsageError(
+    `${where}: ${describeIssues(parsed.error, { schema: ModelTable }).slice(0, 3).join("; ")}`,
+    "models_invalid",
+  );
 }
 
 const tokens = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${Math.round(n / 1000)}K`);

@@ -1,9 +1,9 @@
 // SliceRequest: everything one slice needs.
 import { z } from "zod";
-import { ActionName } from "./loop/actions.ts";
+import { ActionName } from "./vocabulary/actions.ts";
 import { PreviewMode, StepProtocol } from "./policy.ts";
 import { SandboxMode } from "./sandbox-state.ts";
-import { ThinkingType } from "./providers/provider-config.ts";
+import { ThinkingType } from "./models/models.ts";
 
 export const TestSpec = z.strictObject({
   command: z.array(z.string()).min(1).describe("argv of the test command, run in the workspace without a shell"),

@@ -20,7 +20,7 @@ import { parseRecording } from "../lib/recording/recording.ts";
 import { classificationRequest } from "../lib/catalog/routing.ts";
 import { Catalog } from "../lib/catalog/catalog.ts";
 import { parseJsonc } from "../lib/text/json-text.ts";
-import type { TurnRequest } from "../lib/loop/turn.ts";
+import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import type { ContextPolicyName, StepProtocol } from "../lib/policy.ts";
 import type { ProviderConfig } from "../lib/providers/provider-config.ts";
 import { ROOT } from "./helpers/binary.ts";

@@ -9,13 +9,13 @@ import { join } from "node:path";
 import { main } from "../main.ts";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
-import { cacheRulesOf, mergeModels, parseModels, resolveModel } from "../lib/models/models.ts";
+import { cacheRulesOf, mergeModels, resolveModel } from "../lib/models/models.ts";
 import { BUILT_IN_PRICES, costOf, priceOf } from "../lib/prices.ts";
 import { convertAnthropicUsage } from "../lib/providers/convert-anthropic-usage.ts";
 import { convertOpenAIUsage } from "../lib/providers/convert-openai-usage.ts";
 import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
-import { runResponseSchema } from "../lib/loop/answer.ts";
-import { renderModels } from "../commands/models.ts";
+import { runResponseSchema } from "../lib/vocabulary/answer.ts";
+import { parseModels, renderModels } from "../commands/models.ts";
 import {
   anthropicAnswer,
   anthropicText,

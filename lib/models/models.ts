@@ -2,9 +2,10 @@
 // (lib/models/built-in.ts) that a user's models file overrides or adds to (`loom schema models`). Capabilities come
 // from here and never from the shape of an id: an adapter asks `resolveModel` and sends what the entry says.
 import { z } from "zod";
-import { UsageError } from "../errors.ts";
-import { describeJsonFailure, parseJsonc } from "../text/json-text.ts";
-import { describeIssues, MISSING_FIELDS } from "../text/zod-error.ts";
+
+/** Anthropic thinking settings Loom can send (manual thinking, which needs a token budget, is not one). */
+export const ThinkingType = z.enum(["adaptive", "disabled", "between_tools"]);
+export type ThinkingType = z.infer<typeof ThinkingType>;
 
 /** The format version of a models file; a change that old files cannot be read under bumps it. */
 export const MODELS_FORMAT = 1;
@@ -177,16 +178,4 @@ export function cacheRulesOf(table: ModelTable, model: string): CacheRules | nul
   const provider = ModelProvider.safeParse(model.slice(0, slash));
   if (slash === -1 || !provider.success) return null;
   return resolveModel(table, provider.data, model.slice(slash + 1)).entry.cache;
-}
-
-export function parseModels(text: string, { file }: { file: string }): ModelTable {
-  const where = `Invalid models file ${JSON.stringify(file)}`;
-  const json = parseJsonc(text);
-  if (!json.ok) throw new UsageError(`${where}: ${describeJsonFailure(json)}`, "models_invalid");
-  const parsed = ModelTable.safeParse(json.value, { error: MISSING_FIELDS });
-  if (parsed.success) return parsed.data;
-  throw new UsageError(
-    `${where}: ${describeIssues(parsed.error, { schema: ModelTable }).slice(0, 3).join("; ")}`,
-    "models_invalid",
-  );
 }

@@ -10,12 +10,12 @@
 //   view, working state, candidates, lookups. Retained events keep their bytes until retired, so a breakpoint on the
 //   last event lets the next call read every one of them; one on the block before the candidates lets the step's
 //   arguments call read the newest view and the working state too.
-import type { JsonSchema, Section, TurnRequest } from "../loop/turn.ts";
+import type { JsonSchema, Section, TurnRequest } from "../vocabulary/turn.ts";
 import { encodePropertyKeys, type KeyAliases } from "./encode-property-keys.ts";
 import { renderAnswerFormat, renderSection, renderSectionBlocks, splitPrefix } from "./render-sections.ts";
 import { wrapResponseSchema } from "./wrap-response-schema.ts";
 import { convertToAnthropicOutputSchema } from "./convert-to-anthropic-output-schema.ts";
-import type { ThinkingType } from "./provider-config.ts";
+import type { ThinkingType } from "../models/models.ts";
 
 /** The API accepts at most this many cache_control markers per request. */
 export const MAX_CACHE_BREAKPOINTS = 4;

@@ -1,7 +1,7 @@
 // Which model API to call and how: the schema is the type. Credentials are never in here, only the name of the
 // environment variable that holds them.
 import { z } from "zod";
-import { ModelProvider } from "../models/models.ts";
+import { ModelProvider, ThinkingType } from "../models/models.ts";
 
 const ProviderKind = ModelProvider;
 export type ProviderKind = z.infer<typeof ProviderKind>;
@@ -13,10 +13,6 @@ export type ResponseFormatMode = z.infer<typeof ResponseFormatMode>;
 /** How long Anthropic keeps a cached prefix: 5 minutes (default; writes cost 1.25x input) or 1 hour (2x). */
 export const CacheTtl = z.enum(["5m", "1h"]);
 export type CacheTtl = z.infer<typeof CacheTtl>;
-
-/** Anthropic thinking settings Loom can send (manual thinking, which needs a token budget, is not one). */
-export const ThinkingType = z.enum(["adaptive", "disabled", "between_tools"]);
-export type ThinkingType = z.infer<typeof ThinkingType>;
 
 export const ProviderConfig = z.strictObject({
   kind: ProviderKind.describe(

@@ -1,9 +1,9 @@
 // The Anthropic Messages API adapter: pure converters around one POST /v1/messages, retried.
 import { convertAnthropicResponse } from "../../providers/convert-anthropic-response.ts";
 import { convertToAnthropicRequest } from "../../providers/convert-to-anthropic-request.ts";
-import type { CacheTtl, ThinkingType } from "../../providers/provider-config.ts";
-import type { StructuredOutput } from "../../models/models.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../loop/turn.ts";
+import type { CacheTtl } from "../../providers/provider-config.ts";
+import type { StructuredOutput, ThinkingType } from "../../models/models.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 

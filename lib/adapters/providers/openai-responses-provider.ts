@@ -2,7 +2,7 @@
 // table (api "responses"): the GPT-5.6 family, and models served only by this API (gpt-5-codex, the -pro models).
 import { convertOpenAIResponsesResponse } from "../../providers/convert-openai-responses-response.ts";
 import { convertToOpenAIResponsesRequest } from "../../providers/convert-to-openai-responses-request.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../loop/turn.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 
