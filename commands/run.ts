@@ -188,6 +188,7 @@ async function planRun(
         allowCommands: ((values["allow-command"] as string[] | undefined) ?? []).map((c) =>
           commandOption("--allow-command", c)!
         ),
+        effort: flag("effort"),
         instructions: flag("instructions"),
       });
       return { input: { request }, options };

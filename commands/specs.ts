@@ -105,6 +105,12 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
       default: "LOOM_PROVIDER_BASE_URL, then the config's base_url, then the provider's",
       description: "the provider's API base URL, e.g. an OpenAI-compatible server at http://127.0.0.1:8080/v1",
     },
+    effort: {
+      value: "LEVEL",
+      group: PROMPT,
+      default: "the provider's",
+      description: "how hard the model reasons (Anthropic effort, OpenAI reasoning effort): a value loom models lists",
+    },
     "max-steps": {
       value: "N",
       group: PROMPT,

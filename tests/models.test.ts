@@ -331,3 +331,41 @@ test("createProvider sends an alias as the table's own id", () => {
   assert.equal(provider.capabilities.schema_enforcement, true);
   assert.equal(resolveModel(BUILT_IN_MODELS, "openai", "gpt-5.6").id, "gpt-5.6-sol");
 });
+
+test("loom run --effort reaches the body; a value the model table does not list stops the run before any call", async () => {
+  await withDir(async (dir) => {
+    const server = await startAnthropicServer((_, i) => anthropicAnswer(FINISH[i]));
+    try {
+      const run = await runPrompt(server, "anthropic/claude-sonnet-5-5", { dir, extra: ["--effort", "low"] });
+      assert.equal(run.code, 0, run.stderr);
+      assert.deepEqual((server.requests[0].body as { output_config: unknown }).output_config, {
+        format: (server.requests[0].body as { output_config: { format: unknown } }).output_config.format,
+        effort: "low",
+      });
+      const calls = server.requests.length;
+      const bad = await runPrompt(server, "anthropic/claude-sonnet-5-5", { dir, extra: ["--effort", "ultra"] });
+      assert.equal(bad.code, 3);
+      assert.match(
+        bad.stderr,
+        /^loom run: Model "anthropic\/claude-sonnet-5-5": effort "ultra" is not accepted; the model table lists low, medium, high, xhigh, max \(loom models\)\n$/,
+      );
+      assert.equal(server.requests.length, calls, "no call was made");
+    } finally {
+      await server.close();
+    }
+  });
+  assert.throws(
+    () =>
+      createProvider({ kind: "anthropic", model: "claude-haiku-4-5", thinking: "enabled" as never }, {
+        env: { ANTHROPIC_API_KEY: "k" },
+      }),
+    /Invalid model configuration/,
+  );
+  assert.throws(
+    () =>
+      createProvider({ kind: "anthropic", model: "claude-sonnet-5", thinking: "adaptive" }, {
+        env: { ANTHROPIC_API_KEY: "k" },
+      }),
+    /cannot be combined with the forced tool/,
+  );
+});

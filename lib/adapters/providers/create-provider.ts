@@ -63,6 +63,15 @@ export function createProvider(
   if (thinking !== undefined && kind !== "anthropic") {
     throw new StartupError(`Model "${model}": thinking applies only to kind "anthropic", not "${kind}"`);
   }
+  // Thinking cannot be combined with a forced tool (tool_choice "tool" or "any"): the API answers 400
+  // (platform.claude.com/docs/en/build-with-claude/extended-thinking, "Tool use"; read 2026-12-01).
+  if (thinking !== undefined && thinking !== "disabled" && entry.structured_output === "forced_tool") {
+    throw new StartupError(
+      `Model "${resolved.key}": thinking "${thinking}" cannot be combined with the forced tool this model answers ` +
+        'through; leave thinking unset or use "disabled"',
+      "invalid_model_setting",
+    );
+  }
   const { idle_timeout_ms, deadline_ms, max_response_bytes } = parsed.data;
   // The caller's limits (flags such as --provider-deadline-ms) override the configuration's, as flags do elsewhere.
   http.timeoutMs ??= idle_timeout_ms;
