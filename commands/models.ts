@@ -36,7 +36,7 @@ export function parseModels(text: string, { file }: { file: string }): ModelTabl
   );
 }
 
-const tokens = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${Math.round(n / 1000)}K`);
+const tokens = (n: number) => (n >= 1_000_000 ? `${Number((n / 1_000_000).toFixed(2))}M` : `${Math.round(n / 1000)}K`);
 const usd = (n: number | undefined) => (n === undefined ? "-" : `$${Number(n.toFixed(4))}`);
 
 function row(key: string, entry: ModelEntry, today: string): string[] {
