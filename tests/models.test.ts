@@ -14,7 +14,11 @@ import { BUILT_IN_PRICES, costOf, priceOf } from "../lib/prices.ts";
 import { convertAnthropicUsage } from "../lib/providers/convert-anthropic-usage.ts";
 import { convertOpenAIUsage } from "../lib/providers/convert-openai-usage.ts";
 import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
-import { runResponseSchema } from "../lib/vocabulary/answer.ts";
+import { runResponseSchema, stepResponseSchema, withoutActionName } from "../lib/vocabulary/answer.ts";
+import { ACTION_NAMES, ActionArguments } from "../lib/vocabulary/actions.ts";
+import { convertToStrictJsonSchema } from "../lib/providers/convert-to-strict-json-schema.ts";
+import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
+import fc from "fast-check";
 import { parseModels, renderModels } from "../commands/models.ts";
 import {
   anthropicAnswer,
@@ -367,5 +371,28 @@ test("loom run --effort reaches the body; a value the model table does not list 
         env: { ANTHROPIC_API_KEY: "k" },
       }),
     /cannot be combined with the forced tool/,
+  );
+});
+
+test("property: for any set of actions, no schema of a run shares a first key, strict or not, and the name Loom asks for is dropped before validation", () => {
+  fc.assert(
+    fc.property(fc.subarray([...ACTION_NAMES], { minLength: 1 }), (actions) => {
+      for (const { json } of [runResponseSchema(actions), stepResponseSchema(actions)]) {
+        assert.equal(sharedFirstKey(json), null);
+        assert.equal(sharedFirstKey(convertToStrictJsonSchema(wrapResponseSchema(json)).schema), null);
+      }
+      for (const action of actions) {
+        const args = { path: "a.txt" };
+        const named = withoutActionName({ action, ...args }, action);
+        assert.deepEqual(named, { ...args }, "the name is dropped");
+        assert.deepEqual(withoutActionName(args, action), args, "an answer without it is unchanged");
+        const other = actions.find((a) => a !== action);
+        if (other) {
+          assert.deepEqual(withoutActionName({ action: other }, action), { action: other }, "another name stays");
+        }
+        assert.ok(!Object.hasOwn(ActionArguments[action].shape, "action"));
+      }
+    }),
+    { numRuns: 200 },
   );
 });
