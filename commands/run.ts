@@ -16,6 +16,7 @@ import type { ContextPolicyName } from "../lib/policy.ts";
 import { RUN_SPEC } from "./specs.ts";
 import { Reporter } from "./reporter.ts";
 import { traceWriter } from "./trace-file.ts";
+import { readModels } from "./models.ts";
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(RUN_SPEC, argv, { command: "run" });
@@ -46,7 +47,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   return reporter.run(result, { label: `run ${"catalog" in plan.input ? result.report.slice ?? "" : ""}`.trim() });
 }
 
-type PlanOptions = Pick<StartOptions, "flags" | "userConfig" | "contextReport" | "record" | "trace">;
+type PlanOptions = Pick<StartOptions, "flags" | "userConfig" | "contextReport" | "record" | "trace" | "models">;
 type RunPlan =
   | { input: RunInput; options: PlanOptions }
   /** The policy a report of the unstarted run says: the user's (flag, environment, config file, built-in). */
@@ -94,7 +95,14 @@ async function planRun(
   const workspace = given ? resolve(io.cwd, given) : undefined;
   const tracePath = output("trace");
   const trace = tracePath ? traceWriter(tracePath, { shown: flag("trace") ?? tracePath }) : undefined;
-  const options: PlanOptions = { flags, userConfig: user.userConfig, contextReport, record, trace };
+  const options: PlanOptions = {
+    flags,
+    userConfig: user.userConfig,
+    contextReport,
+    record,
+    trace,
+    models: readModels(flag("models"), io.cwd),
+  };
 
   if (catalog !== undefined && flag("model") !== undefined) {
     throw new UsageError("--model runs a prompt; a catalog names its own models");
@@ -135,6 +143,7 @@ async function planRun(
         testCommand: commandOption("--test-command", flag("test-command")),
         testTimeoutSeconds: optional(flag("test-timeout"), (value) => positiveInteger("--test-timeout", value)),
         allowCommands: (values["allow-command"] ?? []).map((c) => commandArgv("--allow-command", c)),
+        effort: flag("effort"),
         instructions: flag("instructions"),
       });
       return { input: { request }, options };

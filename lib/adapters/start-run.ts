@@ -56,7 +56,8 @@ import type { WorkspaceExecutor } from "./workspace-executor.ts";
 import type { PreviewSizes } from "../context/render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
-import { BUILT_IN_PRICES, costOf, priceOf, type PriceTable } from "../prices.ts";
+import { BUILT_IN_PRICES, costOf, priceOf, pricesOf, type PriceTable } from "../prices.ts";
+import type { ModelTable } from "../models/models.ts";
 
 /** The options of a library run (runWithOptions). */
 export type RunOptions = {
@@ -136,8 +137,10 @@ export type StartOptions = RunOptions & {
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
   trace?: (line: TraceLine) => void;
-  /** The price table the report's cost comes from (default: the built-in one). */
+  /** The price table the report's cost comes from (default: the model table's prices). */
   prices?: PriceTable;
+  /** The model table (default: the built-in one, lib/models/built-in.ts; --models FILE merges a user's file in). */
+  models?: ModelTable;
 };
 
 /** Runs a slice from any input and writes its report once, whatever the outcome. */
@@ -257,7 +260,14 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     archive: closing.archive,
     sandbox: sandbox.state,
     // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
-    ...(model !== null ? { cost: costOf(usageOf(events), priceOf(options.prices ?? BUILT_IN_PRICES, model)) } : {}),
+    ...(model !== null
+      ? {
+        cost: costOf(
+          usageOf(events),
+          priceOf(options.prices ?? (options.models ? pricesOf(options.models) : BUILT_IN_PRICES), model),
+        ),
+      }
+      : {}),
     ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
   });
   // The report is the fold of the stream the caller saw: one source for both.
@@ -336,6 +346,11 @@ async function prepare(
     const bodies = captureBodies();
     return tracer.wrap(make({ ...baseHttp, fetch: bodies.fetch }), { takeBodies: bodies.take });
   };
+  // The model table decides how each model is called; an id it does not know is said once, on the warning channel.
+  const modelOptions = {
+    models: options.models,
+    warn: options.warn ?? ((message: string) => process.stderr.write(`loom: ${message}\n`)),
+  };
   let request: SliceRequest;
   let settings: RunSettings;
   let provider = options.provider && tracer ? tracer.wrap(options.provider) : options.provider;
@@ -354,7 +369,7 @@ async function prepare(
     const plan = await planCatalogRun({ ...rest, name, catalog: readCatalog(rest.file, name) }, {
       settings: settingsInput(options),
       contextReport: options.contextReport,
-      provider: (model) => record(traced((http) => buildProvider(model, { env, ...http }))),
+      provider: (model) => record(traced((http) => buildProvider(model, { env, ...modelOptions, ...http }))),
       now,
       signal: options.signal,
       reportPathProblem: outputPathProblem,
@@ -367,7 +382,7 @@ async function prepare(
     settings = plan.settings;
     const model = plan.settings.provider;
     if (model === null) throw new Error("a routed catalog run has its model's settings");
-    provider ??= traced((http) => buildProvider(model, { env, ...http }));
+    provider ??= traced((http) => buildProvider(model, { env, ...modelOptions, ...http }));
     secretNames = [...secretNames, ...plan.secretEnvNames];
   }
   // The resolved protocol and previews, written into the request when anything set them (the recording keeps them).
@@ -396,7 +411,7 @@ async function prepare(
     provider ??= traced(() => new ScriptedProvider(script));
   }
   // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
-  provider ??= traced((http) => providerForModel(request.model, settings.provider, { env, http }));
+  provider ??= traced((http) => providerForModel(request.model, settings.provider, { env, ...modelOptions, http }));
 
   let executor = options.executor?.(store);
   if (!executor && replay && !replay.execute) executor = new RecordedExecutor(replay.recording.executions, { store });
@@ -500,8 +515,8 @@ function settingsInput(options: StartOptions): SettingsInput {
 
 /** A request's own settings, for resolveSettings. */
 function requestSettings(request: SliceRequest, file: string): RequestSettings {
-  const { model, step_protocol, previews, sandbox, limits } = request;
-  return { file, model, step_protocol, previews, sandbox, limits };
+  const { model, step_protocol, previews, sandbox, limits, effort, thinking } = request;
+  return { file, model, step_protocol, previews, sandbox, limits, effort, thinking };
 }
 
 /** The settings, or the refusal as a startup failure (nothing was sent). */

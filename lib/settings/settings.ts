@@ -25,7 +25,7 @@ import { withoutCredentials } from "../text/safe-text.ts";
 export const UserConfig = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors (loom schema config)"),
   model: z.string().regex(/^[^/\s]+\/\S+$/, { error: "expected PROVIDER/MODEL" }).optional().describe(
-    'The model of prompt runs (loom run "TEXT"): "PROVIDER/MODEL", e.g. "anthropic/claude-sonnet-4-5"',
+    'The model of prompt runs (loom run "TEXT"): "PROVIDER/MODEL", e.g. "anthropic/claude-sonnet-5-5"',
   ),
   context_policy: ContextPolicyName.optional().describe("The context policy of run and replay: legacy or bounded"),
   base_url: HttpUrl.optional().describe(
@@ -118,6 +118,8 @@ export type RequestSettings = {
   previews?: PreviewMode;
   sandbox?: { mode?: SandboxMode };
   limits?: { max_steps: number };
+  effort?: string;
+  thinking?: ProviderConfig["thinking"];
 };
 
 export type SettingsInput = {
@@ -141,6 +143,9 @@ export type ProviderSettings = {
   max_tokens: number | undefined;
   response_format: ProviderConfig["response_format"];
   cache_ttl: ProviderConfig["cache_ttl"];
+  /** The request's (or the catalog entry's) effort and thinking; the model table checks them (createProvider). */
+  effort: ProviderConfig["effort"];
+  thinking: ProviderConfig["thinking"];
 };
 
 export type RunSettings = {
@@ -335,7 +340,9 @@ function modelProvider(input: SettingsInput, model: string): ProviderSettings | 
     config: found(input.userConfig?.config.base_url, `${input.userConfig?.file ?? "config.jsonc"}: base_url`),
     "built-in": builtIn(DEFAULT_BASE_URLS[kind.data]),
   });
-  return provider(input, { kind: kind.data, model: model.slice(slash + 1) }, base_url, null);
+  const { effort, thinking } = input.request ?? {};
+  const named = { kind: kind.data, model: model.slice(slash + 1), ...definedOnly({ effort, thinking }) };
+  return provider(input, named, base_url, null);
 }
 
 /** A catalog model entry: its own base_url and api_key_env, held to where the user sends keys. */
@@ -451,6 +458,8 @@ function provider(
     max_tokens: entry.max_tokens,
     response_format: entry.response_format,
     cache_ttl: entry.cache_ttl,
+    effort: entry.effort,
+    thinking: entry.thinking,
   };
 }
 
@@ -526,4 +535,9 @@ function hostOf(url: string | undefined): string[] {
 /** "catalog.json: models.fast.base_url"; a field path without a parent ("") names the key alone. */
 function at(file: string, field: string, key: string): string {
   return `${file}: ${field === "" ? key : `${field}.${key}`}`;
+}
+
+/** The entries whose value is set (an optional field is left out rather than undefined). */
+function definedOnly<T extends Record<string, unknown>>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>; // fewer keys
 }

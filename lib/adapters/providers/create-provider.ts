@@ -1,30 +1,71 @@
-// Builds the provider a model configuration names. Everything about where it goes (base URL, key variable, limits) is
-// resolved once, by lib/settings/settings.ts; here the key is read from the variable named there, and a missing one stops the run
-// before any request.
+// Builds the provider a model configuration names. Where it goes (base URL, key variable, limits) is resolved once,
+// by lib/settings/settings.ts; here the model table says how the model is called (a retired one stops before any
+// request), the key is read from the variable the settings name, and a missing one stops the run too.
 import { StartupError } from "../../errors.ts";
-import { DEFAULT_ANTHROPIC_MAX_TOKENS, type ProviderConfig } from "../../providers/provider-config.ts";
+import { DEFAULT_ANTHROPIC_MAX_TOKENS, ProviderConfig } from "../../providers/provider-config.ts";
 import type { Provider } from "../../vocabulary/turn.ts";
 import { formatZodError } from "../../text/zod-error.ts";
 import { type ProviderSettings, resolveProviderConfig } from "../../settings/settings.ts";
-import { ProviderConfig as ProviderConfigSchema } from "../../providers/provider-config.ts";
 import { createAnthropicProvider } from "./anthropic-provider.ts";
 import { createOpenAIProvider } from "./openai-provider.ts";
+import { createOpenAIResponsesProvider } from "./openai-responses-provider.ts";
+import { BUILT_IN_MODELS } from "../../models/built-in.ts";
+import {
+  type ModelTable,
+  type ResolvedModel,
+  resolveModel,
+  retirementOf,
+  unknownModelWarning,
+} from "../../models/models.ts";
 import type { HttpOptions } from "./post-json.ts";
 
-export type CreateProviderOptions = HttpOptions & { env: Record<string, string | undefined> };
+export type CreateProviderOptions = HttpOptions & {
+  env: Record<string, string | undefined>;
+  /** The model table (default: the built-in one): how the model is called, and whether it is retired. */
+  models?: ModelTable;
+  /** Where the one warning about a model the table does not know goes (default: none). */
+  warn?: (message: string) => void;
+  /** Today as YYYY-MM-DD, for retirement dates (default: the clock's). */
+  today?: string;
+};
 
 /** A model configuration the caller wrote itself (a library call): resolved like a run's, then built. */
-export function createProvider(config: ProviderConfig, { env, ...http }: CreateProviderOptions): Provider {
-  const parsed = ProviderConfigSchema.safeParse(config);
+export function createProvider(config: ProviderConfig, options: CreateProviderOptions): Provider {
+  const parsed = ProviderConfig.safeParse(config);
   if (!parsed.success) throw new StartupError(`Invalid model configuration: ${formatZodError(parsed.error)}`);
-  const resolved = resolveProviderConfig(parsed.data, { env });
+  const resolved = resolveProviderConfig(parsed.data, { env: options.env });
   if (!resolved.ok) throw new StartupError(resolved.message, resolved.code);
-  return buildProvider(resolved.provider, { env, ...http });
+  return buildProvider(resolved.provider, options);
 }
 
 /** The provider of resolved settings; the key comes from the environment variable they name. */
-export function buildProvider(settings: ProviderSettings, { env, ...http }: CreateProviderOptions): Provider {
-  const { kind, model } = settings;
+export function buildProvider(
+  settings: ProviderSettings,
+  { env, models = BUILT_IN_MODELS, warn, today = new Date().toISOString().slice(0, 10), ...http }:
+    CreateProviderOptions,
+): Provider {
+  const { kind, max_tokens, response_format, cache_ttl, effort, thinking } = settings;
+  // The table says how the model is called; a retired one stops here, before any request, naming its replacement.
+  const resolved = resolveModel(models, kind, settings.model);
+  const { entry, id: model } = resolved;
+  const retired = retirementOf(resolved, { today });
+  if (retired) throw new StartupError(retired, "model_retired");
+  // A local server's model ids are the user's own (qwen2.5-coder:7b, …): its defaults are the server's, not a guess.
+  if (!resolved.known && kind !== "openai-compatible") warn?.(unknownModelWarning(resolved));
+  checkSetting(resolved, "effort", effort, entry.effort);
+  checkSetting(resolved, "thinking", thinking, entry.thinking);
+  if (thinking !== undefined && kind !== "anthropic") {
+    throw new StartupError(`Model "${model}": thinking applies only to kind "anthropic", not "${kind}"`);
+  }
+  // Thinking cannot be combined with a forced tool (tool_choice "tool" or "any"): the API answers 400
+  // (platform.claude.com/docs/en/build-with-claude/extended-thinking, "Tool use"; read 2026-12-01).
+  if (thinking !== undefined && thinking !== "disabled" && entry.structured_output === "forced_tool") {
+    throw new StartupError(
+      `Model "${resolved.key}": thinking "${thinking}" cannot be combined with the forced tool this model answers ` +
+        'through; leave thinking unset or use "disabled"',
+      "invalid_model_setting",
+    );
+  }
   // The caller's limits (flags such as --provider-deadline-ms) are already above the configuration's in the settings.
   http.timeoutMs ??= settings.provider_idle_timeout_ms.value ?? undefined;
   http.deadlineMs ??= settings.provider_deadline_ms.value ?? undefined;
@@ -46,19 +87,41 @@ export function buildProvider(settings: ProviderSettings, { env, ...http }: Crea
         keyEnv,
         baseUrl,
         model,
-        maxTokens: settings.max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
-        cacheTtl: settings.cache_ttl,
+        maxTokens: max_tokens ?? Math.min(DEFAULT_ANTHROPIC_MAX_TOKENS, entry.max_output),
+        cacheTtl: cache_ttl,
+        structuredOutput: entry.structured_output,
+        effort,
+        thinking,
       },
       http,
     );
   }
+  const openai = { kind, apiKey, keyEnv, baseUrl, model, maxTokens: max_tokens, effort };
+  if (kind === "openai" && entry.api === "responses") {
+    return createOpenAIResponsesProvider({
+      ...openai,
+      explicitCache: entry.cache?.breakpoints === "explicit_or_automatic",
+    }, http);
+  }
   return createOpenAIProvider({
-    kind,
-    apiKey,
-    keyEnv,
-    baseUrl,
-    model,
-    maxTokens: settings.max_tokens,
-    responseFormat: settings.response_format,
+    ...openai,
+    // A configured response_format (openai-compatible servers) wins over the table's mode.
+    responseFormat: response_format ??
+      (entry.structured_output === "json_object"
+        ? "json_object"
+        : entry.structured_output === "prompt"
+        ? "none"
+        : "json_schema"),
   }, http);
+}
+
+/** A setting the model table says the model does not accept is refused before any request, with what it accepts. */
+function checkSetting(model: ResolvedModel, name: string, value: string | undefined, accepted: readonly string[]) {
+  if (value === undefined || !model.known || accepted.includes(value)) return;
+  throw new StartupError(
+    `Model "${model.key}": ${name} ${JSON.stringify(value)} is not accepted; the model table lists ${
+      accepted.length > 0 ? accepted.join(", ") : "none"
+    } (loom models)`,
+    "invalid_model_setting",
+  );
 }

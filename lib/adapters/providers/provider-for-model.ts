@@ -1,5 +1,5 @@
 // Resolves a SliceRequest model string ("PROVIDER/MODEL") to a provider adapter, from settings resolved once.
-import { buildProvider } from "./create-provider.ts";
+import { buildProvider, type CreateProviderOptions } from "./create-provider.ts";
 import { StartupError } from "../../errors.ts";
 import type { Provider } from "../../vocabulary/turn.ts";
 import type { HttpOptions } from "./post-json.ts";
@@ -8,12 +8,12 @@ import { ProviderKind } from "../../providers/provider-config.ts";
 
 /**
  * The provider of a "PROVIDER/MODEL" run. `settings` is what resolveSettings made of it (null: it names no known
- * provider, which is this error).
+ * provider, which is this error); the model table and the warning channel are the run's.
  */
 export function providerForModel(
   model: string,
   settings: ProviderSettings | null,
-  { env, http = {} }: { env: Record<string, string | undefined>; http?: HttpOptions },
+  { http = {}, ...options }: Omit<CreateProviderOptions, keyof HttpOptions> & { http?: HttpOptions },
 ): Provider {
   if (settings === null) {
     throw new StartupError(
@@ -23,7 +23,7 @@ export function providerForModel(
       "unknown_model",
     );
   }
-  const provider = buildProvider(settings, { env, ...http });
+  const provider = buildProvider(settings, { ...options, ...http });
   const id = settings.model;
   // The slice names "PROVIDER/MODEL"; the API knows only MODEL.
   return {
