@@ -310,6 +310,7 @@ test(
           policies: one.settings.policies,
           repeats: 1,
           margin: one.settings.margin,
+          costMargin: one.settings.cost_margin,
           seed: one.settings.seed,
           droppedPairs: [],
         }),
