@@ -105,39 +105,44 @@ test("property: the intervals hold their estimates and never have zero width; th
   );
 });
 
-test("Wilson's interval at the edges: 0/12 is 0 to 24 %, 12/12 is 76 to 100 %, never 100–100 or 0–0", () => {
+test("Wilson's interval (continuity-corrected) at the edges: 0/12 is 0 to 30 %, 12/12 70 to 100 %, never 0–0", () => {
+  const z = 1.959964;
+  const edge = (z * z + 1 + z * Math.sqrt(z * z + 2 - 1 / 12)) / (2 * (12 + z * z));
   const none = solveRateInterval(Array(12).fill(0));
   close(none.low, 0, 1e-12);
-  close(none.high, 3.8415 / (12 + 3.8415), 1e-4);
+  close(none.high, edge, 1e-6);
+  close(edge, 0.3013, 1e-3);
   const all = solveRateInterval(Array(12).fill(1));
   close(all.high, 1, 1e-12);
-  close(all.low, 12 / (12 + 3.8415), 1e-4);
-  // A textbook value: 3 of 10 is 10.8 % to 60.3 %.
+  close(all.low, 1 - edge, 1e-6);
+  // Symmetric: 3 of 10 mirrors 7 of 10, and it holds the plain Wilson interval (10.8 % to 60.3 %).
   const w = wilsonInterval(0.3, 10);
-  close(w.low, 0.1078, 1e-4);
-  close(w.high, 0.6032, 1e-4);
+  const m = wilsonInterval(0.7, 10);
+  close(w.low, 1 - m.high, 1e-9);
+  assert.ok(w.low < 0.1078 && w.high > 0.6032, `${w.low} to ${w.high}`);
 });
 
-test("the paired interval never collapses: 0/12 vs 0/12 is ±24 points, 2/4 vs 2/4 on the same tasks ±35", () => {
+test("the paired interval never collapses: 0/12 vs 0/12 is ±30 points, 2/4 vs 2/4 on the same tasks wider", () => {
   const zero = pairedDifference(Array(12).fill(0), Array(12).fill(0));
-  close(zero.low, -3.8415 / 15.8415, 1e-4);
-  close(zero.high, 3.8415 / 15.8415, 1e-4);
+  const edge = wilsonInterval(0, 12).high;
+  close(zero.low, -edge, 1e-9);
+  close(zero.high, edge, 1e-9);
   const same = pairedDifference([1, 1, 0, 0], [1, 1, 0, 0]);
   assert.ok(same.low < -0.3 && same.high > 0.3, `${same.low} to ${same.high}`);
   // Paired counts e/f/g/h = 12/9/2/21 (both, B only, A only, neither), n = 44: difference 7/44 = 0.1591. By hand,
-  // Newcombe's method 10 (plain φ = 0.520) gives 0.018 to 0.289; the continuity-corrected φ* = 0.471 widens it.
+  // Newcombe's method 10 (plain Wilson, φ = 0.520) gives 0.018 to 0.289; method 11's corrections widen it.
   const a = [...Array(12).fill(1), ...Array(9).fill(0), ...Array(2).fill(1), ...Array(21).fill(0)];
   const b = [...Array(12).fill(1), ...Array(9).fill(1), ...Array(2).fill(0), ...Array(21).fill(0)];
   const n = pairedDifference(a, b);
   close(n.estimate, 7 / 44, 1e-12);
   close(n.correlation, (12 * 21 - 9 * 2 - 22) / Math.sqrt(21 * 23 * 14 * 30), 1e-9);
-  assert.ok(n.low < 0.0182 && n.low > 0.005 && n.high > 0.2891 && n.high < 0.3, `${n.low} to ${n.high}`);
+  assert.ok(n.low < 0.0182 && n.low > -0.02 && n.high > 0.2891 && n.high < 0.33, `${n.low} to ${n.high}`);
 });
 
 test("the detectable difference uses the interval's own standard error, and more tasks shrink it", () => {
   const few = detectableDifference(pairedDifference(Array(12).fill(0), Array(12).fill(0)));
   const many = detectableDifference(pairedDifference(Array(200).fill(0), Array(200).fill(0)));
-  close(few.standard_error, (2 * 3.8415 / 15.8415) / (2 * 1.95996), 1e-4);
+  close(few.standard_error, (2 * wilsonInterval(0, 12).high) / (2 * 1.95996), 1e-4);
   close(few.detectable, 2.8016 * few.standard_error, 1e-3);
   assert.ok(many.detectable < few.detectable);
   assert.ok(few.detectable > 0.3, "0/12 vs 0/12 could not detect less than 30 points");
@@ -188,6 +193,7 @@ test("cheaper needs the ratio's upper bound below 1 − cost margin: 0.9972–0.
 test("each inconclusive says why: too few tasks (with the count needed), nothing solved, no cost", () => {
   const small = verdictOf({ low: -0.24, high: 0.24 }, { low: 0.5, high: 0.6 }, { tasks: 12 });
   assert.equal(small.reason, "12 tasks cannot show a 5-point margin (that needs ≥ 40 tasks): the interval is −24 to +24");
+  assert.match(verdictOf({ low: -0.08, high: 0.03 }, null).reason, /^the interval reaches below −5 points: −8 to \+3$/);
   const none = verdictOf({ low: -0.24, high: 0.24 }, null, { tasks: 12, agreement: "none_solved" });
   assert.match(none.reason, /^no task was solved by either policy: nothing to compare/);
   assert.match(verdictOf({ low: 0, high: 0.1 }, null).reason, /but no cost to compare/);

@@ -73,16 +73,25 @@ export type Interval = { estimate: number; low: number; high: number };
 export const Z95 = normalQuantile(0.975);
 
 /**
- * Wilson's score interval for a proportion p̂ observed on n units (p̂·n need not be whole: with tasks as units and a
- * per-task rate in [0, 1], it is the task-clustered interval, valid whatever the repeats since a task's rate has
- * variance ≤ p(1 − p)). Never zero width: at p̂ = 0 it is [0, z²/(n + z²)].
+ * Wilson's score interval with continuity correction (Newcombe 1998, method 4) for a proportion p̂ observed on n
+ * units (p̂·n need not be whole: with tasks as units and a per-task rate in [0, 1], it is the task-clustered
+ * interval, valid whatever the repeats since a task's rate has variance ≤ p(1 − p)):
+ * L = (2np̂ + z² − 1 − z√(z² − 2 − 1/n + 4p̂(nq̂ + 1))) / (2(n + z²)), U = (2np̂ + z² + 1 + z√(z² + 2 − 1/n +
+ * 4p̂(nq̂ − 1))) / (2(n + z²)), L = 0 at p̂ = 0 and U = 1 at p̂ = 1. Never zero width: 0 of 12 is 0 to 26 %.
  */
 export function wilsonInterval(estimate: number, n: number): Interval {
   if (n <= 0) return { estimate, low: 0, high: 1 };
-  const z2 = Z95 * Z95;
-  const centre = (estimate + z2 / (2 * n)) / (1 + z2 / n);
-  const half = (Z95 / (1 + z2 / n)) * Math.sqrt(Math.max(0, estimate * (1 - estimate)) / n + z2 / (4 * n * n));
-  return { estimate, low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+  const z = Z95;
+  const p = estimate;
+  const q = 1 - p;
+  const denominator = 2 * (n + z * z);
+  const low = p <= 0
+    ? 0
+    : (2 * n * p + z * z - 1 - z * Math.sqrt(Math.max(0, z * z - 2 - 1 / n + 4 * p * (n * q + 1)))) / denominator;
+  const high = p >= 1
+    ? 1
+    : (2 * n * p + z * z + 1 + z * Math.sqrt(Math.max(0, z * z + 2 - 1 / n + 4 * p * (n * q - 1)))) / denominator;
+  return { estimate, low: Math.max(0, Math.min(low, p)), high: Math.min(1, Math.max(high, p)) };
 }
 
 /** The task-clustered solve rate: the mean of the per-task rates, with Wilson's interval over T tasks. */
@@ -216,10 +225,11 @@ export function mcnemarExact(b: number, c: number): number {
 }
 
 /**
- * The ratio Σb / Σa with a bootstrap 95 % interval that resamples whole tasks (seeded), so the interval carries the
- * clustering of runs within tasks. Small samples get Hesterberg's expanded percentile interval (2015): the percentiles
- * at Φ(∓√(T/(T − 1)) · t_{0.975, T−1}) instead of 2.5 % and 97.5 %, which undoes the percentile bootstrap's
- * narrowness at few tasks. One task has no spread to measure: [0, ∞). Null when no task has a cost or Σa is zero.
+ * The ratio Σb / Σa with a 95 % interval that carries the clustering of runs within tasks: a bootstrap that resamples
+ * whole tasks (seeded), as Hesterberg's expanded percentile interval (2015: the percentiles at
+ * Φ(∓√(T/(T − 1)) · t_{0.975, T−1}) instead of 2.5 % and 97.5 %), widened where needed to the t-interval on the log
+ * ratio (the delta method over tasks, T − 1 degrees of freedom) — at a handful of tasks the bootstrap alone is too
+ * narrow. One task has no spread to measure: [0, ∞). Null when no task has a cost or Σa is zero.
  */
 export function ratioBootstrap(
   pairs: readonly { a: number; b: number }[],
@@ -245,7 +255,28 @@ export function ratioBootstrap(
   ratios.sort((x, y) => x - y);
   const tail = normalCdf(-Math.sqrt(T / (T - 1)) * tQuantile(0.975, T - 1));
   const at = (q: number) => ratios[Math.min(ratios.length - 1, Math.max(0, Math.floor(q * ratios.length)))];
-  return { estimate: sumB / sumA, low: at(tail), high: at(1 - tail) };
+  const t = logRatioInterval(pairs);
+  return { estimate: sumB / sumA, low: Math.min(at(tail), t.low), high: Math.max(at(1 - tail), t.high) };
+}
+
+/**
+ * The t-interval of a ratio of sums on the log scale with the jackknife's variance over tasks (which, unlike the
+ * delta method, sees how much one costly task moves the ratio): with L_(t) = log(Σ_{u≠t} b_u / Σ_{u≠t} a_u),
+ * SE² = (T − 1)/T · Σ_t (L_(t) − mean L)², and the interval R̂ · exp(± t_{0.975, ν} · SE) with ν = ⌊T_e⌋ − 1
+ * (at least 1) degrees of freedom, T_e = (Σa)² / Σa² being Kish's effective number of tasks.
+ */
+function logRatioInterval(pairs: readonly { a: number; b: number }[]): { low: number; high: number } {
+  const T = pairs.length;
+  const sumA = pairs.reduce((s, p) => s + p.a, 0);
+  const sumB = pairs.reduce((s, p) => s + p.b, 0);
+  const leaveOut = pairs.map((p) => Math.log(Math.max(sumB - p.b, 1e-300) / Math.max(sumA - p.a, 1e-300)));
+  if (sumB <= 0 || leaveOut.some((x) => !Number.isFinite(x))) return { low: 0, high: Infinity };
+  const m = mean(leaveOut);
+  const se = Math.sqrt(((T - 1) / T) * leaveOut.reduce((s, x) => s + (x - m) ** 2, 0));
+  // Costly tasks weigh more in a ratio of sums: the degrees of freedom are Kish's effective number of tasks − 1.
+  const effective = sumA ** 2 / pairs.reduce((s, p) => s + p.a ** 2, 0);
+  const half = tQuantile(0.975, Math.max(1, Math.floor(effective) - 1)) * se;
+  return { low: (sumB / sumA) * Math.exp(-half), high: (sumB / sumA) * Math.exp(half) };
 }
 
 /** The standard normal distribution function (Abramowitz & Stegun 7.1.26 through erf, error below 1.5e-7). */

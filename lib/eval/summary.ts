@@ -41,10 +41,17 @@ export function summarize(
   const counted = rows.filter((row) => row.counted);
   // cells[task][policy]: the counted runs of one task under one policy (all models pooled).
   const cells = new Map<string, Map<ContextPolicyName, Cell>>();
+  const grouped = new Map<string, EvalRow[]>();
+  for (const row of counted) {
+    const key = `${row.task}\u0000${row.policy}`;
+    const list = grouped.get(key);
+    if (list) list.push(row);
+    else grouped.set(key, [row]);
+  }
   for (const task of tasks) {
     const byPolicy = new Map<ContextPolicyName, Cell>();
     for (const policy of policies) {
-      const runs = counted.filter((row) => row.task === task && row.policy === policy);
+      const runs = grouped.get(`${task}\u0000${policy}`) ?? [];
       if (runs.length === 0) continue;
       const solved = runs.filter((row) => row.class === "solved").length;
       const costs = runs.map((row) => row.cost?.total ?? null);
