@@ -172,17 +172,22 @@ export function simulateCell(
   };
 }
 
-/** The bounds a cell breaks, in words (empty when it keeps them all). */
+/** Two Monte Carlo standard errors of a share near `p` estimated from `sims` simulations. */
+export const allowance = (p: number, sims: number) => 2 * Math.sqrt((p * (1 - p)) / sims);
+
+/** The bounds a cell breaks (less two Monte Carlo standard errors at its simulations), in words. */
 export function outOfBounds(r: SimResult): string[] {
   const out: string[] = [];
   const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
-  if (r.coverage.rate < BOUNDS.coverage) out.push(`solve-rate coverage ${pct(r.coverage.rate)}`);
-  if (r.coverage.difference < BOUNDS.coverage) out.push(`difference coverage ${pct(r.coverage.difference)}`);
-  if (r.coverage.cost < BOUNDS.coverage) out.push(`cost-ratio coverage ${pct(r.coverage.cost)}`);
-  if (r.shift === -1 && r.non_inferior > BOUNDS.false_non_inferior) {
+  const coverage = BOUNDS.coverage - allowance(BOUNDS.coverage, r.sims);
+  const falseRate = (bound: number) => bound + allowance(bound, r.sims);
+  if (r.coverage.rate < coverage) out.push(`solve-rate coverage ${pct(r.coverage.rate)}`);
+  if (r.coverage.difference < coverage) out.push(`difference coverage ${pct(r.coverage.difference)}`);
+  if (r.coverage.cost < coverage) out.push(`cost-ratio coverage ${pct(r.coverage.cost)}`);
+  if (r.shift === -1 && r.non_inferior > falseRate(BOUNDS.false_non_inferior)) {
     out.push(`false non-inferior ${pct(r.non_inferior)}`);
   }
-  if (r.cheaper > BOUNDS.false_cheaper) out.push(`false cheaper ${pct(r.cheaper)}`);
+  if (r.cheaper > falseRate(BOUNDS.false_cheaper)) out.push(`false cheaper ${pct(r.cheaper)}`);
   return out;
 }
 

@@ -10,12 +10,14 @@ const arg = (name: string) => {
   const i = process.argv.indexOf(name);
   return i === -1 ? undefined : process.argv[i + 1];
 };
-const sims = Number(arg("--sims") ?? 1000);
+/** Simulations per cell: fewer where a summary costs more (200 tasks × 3 repeats is 1,200 rows and a bootstrap). */
+const SIMS: Record<number, number> = { 4: 1000, 12: 1000, 50: 400, 200: 150 };
+const scale = Number(arg("--sims") ?? 1000) / 1000;
 const cells = grid({ rates: [0, 0.1, 0.5, 0.9, 1], tasks: [4, 12, 50, 200], repeats: [1, 3] });
 const started = performance.now();
 const results: SimResult[] = [];
 for (const [i, cell] of cells.entries()) {
-  results.push(simulateCell(cell, { sims, seed: "calibration" }));
+  results.push(simulateCell(cell, { sims: Math.max(50, Math.round(SIMS[cell.tasks] * scale)), seed: "calibration" }));
   process.stderr.write(`\r${i + 1}/${cells.length} cells, ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 process.stderr.write("\n");
@@ -29,7 +31,9 @@ const lines = [
   "<!-- eval-stats -->",
   "## Eval verdict calibration",
   "",
-  `Written by \`bun run bench:eval-stats\` (bench/eval-stats.ts; ${sims} simulated evaluations per cell, seeded, each`,
+  `Written by \`bun run bench:eval-stats\` (bench/eval-stats.ts; per cell ${
+    Object.entries(SIMS).map(([t, n]) => `${Math.round(n * scale)} at ${t} tasks`).join(", ")
+  } simulated evaluations, seeded, each`,
   "summarised by lib/eval/summary.ts — the code `loom eval` runs). Margin " +
   `${MARGIN * 100} points, cost margin ${COST_MARGIN * 100} %. Task rates: *none* = every task at the rate; *strong* =`,
   "Beta(2·rate, 2·(1 − rate)) per task. The candidate's rate moves by shift × margin (losses in proportion to the",
@@ -37,7 +41,9 @@ const lines = [
   "per-task lognormal(σ 0.2) × 0.95, so the true cost ratio is exactly 1 − cost margin and every *cheaper* is false.",
   `Bounds: coverage ≥ ${pct(BOUNDS.coverage)} % for every interval; false non-inferior (shift −1) ≤ ${
     pct(BOUNDS.false_non_inferior)
-  } %; false cheaper ≤ ${pct(BOUNDS.false_cheaper)} %. Measured ${new Date().toISOString().slice(0, 10)}, ${
+  } %; false cheaper ≤ ${
+    pct(BOUNDS.false_cheaper)
+  } %; each less (or plus) two Monte Carlo standard errors at the cell's simulations. Measured ${new Date().toISOString().slice(0, 10)}, ${
     ((performance.now() - started) / 1000).toFixed(0)
   } s.`,
   "",
@@ -49,12 +55,12 @@ const lines = [
     pct(highest((r) => r.cheaper))
   } %.${failing.length ? ` Out of bounds: ${failing.map((r) => `${label(r)} (${outOfBounds(r).join(", ")})`).join("; ")}.` : ""}`,
   "",
-  "| tasks | repeats | rate | tasks vary | shift | solve-rate coverage % | difference coverage % | cost-ratio coverage % | non-inferior % | cheaper % |",
-  "|---|---|---|---|---|---|---|---|---|---|",
+  "| tasks | repeats | rate | tasks vary | shift | sims | solve-rate coverage % | difference coverage % | cost-ratio coverage % | non-inferior % | cheaper % |",
+  "|---|---|---|---|---|---|---|---|---|---|---|",
   ...results.map((r) =>
     `| ${r.tasks} | ${r.repeats} | ${r.rate} | ${r.heterogeneity} | ${r.shift > 0 ? "+" : r.shift < 0 ? "−" : ""}${
       Math.abs(r.shift) ? "margin" : "0"
-    } | ${pct(r.coverage.rate)} | ${pct(r.coverage.difference)} | ${pct(r.coverage.cost)} | ${pct(r.non_inferior)}${
+    } | ${r.sims} | ${pct(r.coverage.rate)} | ${pct(r.coverage.difference)} | ${pct(r.coverage.cost)} | ${pct(r.non_inferior)}${
       r.shift === -1 ? " (false)" : r.shift === 0 ? " (power)" : ""
     } | ${pct(r.cheaper)} |`
   ),
