@@ -151,7 +151,8 @@ export function simulateCell(
     });
     const [a, b] = summary.policies;
     const pair = summary.pairs[0];
-    const holds = (i: { low: number; high: number }, truth: number) => i.low <= truth + 1e-12 && truth <= i.high + 1e-12;
+    const holds = (i: { low: number; high: number }, truth: number) =>
+      i.low <= truth + 1e-12 && truth <= i.high + 1e-12;
     if (holds(a.solve_rate, rate)) hits.rateA++;
     if (holds(b.solve_rate, rate + delta)) hits.rateB++;
     if (holds(pair.difference, delta)) hits.difference++;

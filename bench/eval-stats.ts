@@ -43,9 +43,9 @@ const lines = [
     pct(BOUNDS.false_non_inferior)
   } %; false cheaper ≤ ${
     pct(BOUNDS.false_cheaper)
-  } %; each less (or plus) two Monte Carlo standard errors at the cell's simulations. Measured ${new Date().toISOString().slice(0, 10)}, ${
-    ((performance.now() - started) / 1000).toFixed(0)
-  } s.`,
+  } %; each less (or plus) two Monte Carlo standard errors at the cell's simulations. Measured ${
+    new Date().toISOString().slice(0, 10)
+  }, ${((performance.now() - started) / 1000).toFixed(0)} s.`,
   "",
   `**${results.length - failing.length} of ${results.length} cells within every bound.** Lowest coverage: solve rate ${
     pct(worst((r) => r.coverage.rate))
@@ -53,16 +53,20 @@ const lines = [
     pct(worst((r) => r.coverage.cost))
   } %; highest false non-inferior ${pct(highest((r) => r.non_inferior, atLoss))} %; highest false cheaper ${
     pct(highest((r) => r.cheaper))
-  } %.${failing.length ? ` Out of bounds: ${failing.map((r) => `${label(r)} (${outOfBounds(r).join(", ")})`).join("; ")}.` : ""}`,
+  } %.${
+    failing.length
+      ? ` Out of bounds: ${failing.map((r) => `${label(r)} (${outOfBounds(r).join(", ")})`).join("; ")}.`
+      : ""
+  }`,
   "",
   "| tasks | repeats | rate | tasks vary | shift | sims | solve-rate coverage % | difference coverage % | cost-ratio coverage % | non-inferior % | cheaper % |",
   "|---|---|---|---|---|---|---|---|---|---|---|",
   ...results.map((r) =>
     `| ${r.tasks} | ${r.repeats} | ${r.rate} | ${r.heterogeneity} | ${r.shift > 0 ? "+" : r.shift < 0 ? "−" : ""}${
       Math.abs(r.shift) ? "margin" : "0"
-    } | ${r.sims} | ${pct(r.coverage.rate)} | ${pct(r.coverage.difference)} | ${pct(r.coverage.cost)} | ${pct(r.non_inferior)}${
-      r.shift === -1 ? " (false)" : r.shift === 0 ? " (power)" : ""
-    } | ${pct(r.cheaper)} |`
+    } | ${r.sims} | ${pct(r.coverage.rate)} | ${pct(r.coverage.difference)} | ${pct(r.coverage.cost)} | ${
+      pct(r.non_inferior)
+    }${r.shift === -1 ? " (false)" : r.shift === 0 ? " (power)" : ""} | ${pct(r.cheaper)} |`
   ),
   "",
   "Reading it: at shift 0 the non-inferior column is the power to show a 5-point margin; it stays near 0 below ~50",

@@ -57,8 +57,7 @@ test("calibration: 0/12 vs 0/12 and 2/4 vs 2/4 are inconclusive, with the reason
         checkpoints: 0,
         lookups: 0,
         request_bytes: 1,
-      }))
-    ).flat();
+      }))).flat();
   const settings = (tasks: number) => ({
     tasks: Array.from({ length: tasks }, (_, t) => `t${t}`),
     policies: ["legacy", "bounded"] as ("legacy" | "bounded")[],
@@ -70,10 +69,16 @@ test("calibration: 0/12 vs 0/12 and 2/4 vs 2/4 are inconclusive, with the reason
   });
   const none = summarize(rows(12, 0), settings(12)).pairs[0];
   assert.equal(none.verdict, "inconclusive");
-  assert.match(none.reason, /^no task was solved by either policy: nothing to compare \(the interval is −30 to \+30\)$/);
+  assert.match(
+    none.reason,
+    /^no task was solved by either policy: nothing to compare \(the interval is −30 to \+30\)$/,
+  );
   assert.ok(none.detectable_difference > 0.3);
   const half = summarize(rows(4, 2), settings(4)).pairs[0];
   assert.equal(half.verdict, "inconclusive");
-  assert.match(half.reason, /^4 tasks cannot show a 5-point margin \(that needs ≥ \d+ tasks\): the interval is −\d+ to \+\d+$/);
+  assert.match(
+    half.reason,
+    /^4 tasks cannot show a 5-point margin \(that needs ≥ \d+ tasks\): the interval is −\d+ to \+\d+$/,
+  );
   assert.ok(half.difference.low < -0.3, `${half.difference.low}`);
 });

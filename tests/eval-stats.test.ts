@@ -192,7 +192,10 @@ test("cheaper needs the ratio's upper bound below 1 − cost margin: 0.9972–0.
 
 test("each inconclusive says why: too few tasks (with the count needed), nothing solved, no cost", () => {
   const small = verdictOf({ low: -0.24, high: 0.24 }, { low: 0.5, high: 0.6 }, { tasks: 12 });
-  assert.equal(small.reason, "12 tasks cannot show a 5-point margin (that needs ≥ 40 tasks): the interval is −24 to +24");
+  assert.equal(
+    small.reason,
+    "12 tasks cannot show a 5-point margin (that needs ≥ 40 tasks): the interval is −24 to +24",
+  );
   assert.match(verdictOf({ low: -0.08, high: 0.03 }, null).reason, /^the interval reaches below −5 points: −8 to \+3$/);
   const none = verdictOf({ low: -0.24, high: 0.24 }, null, { tasks: 12, agreement: "none_solved" });
   assert.match(none.reason, /^no task was solved by either policy: nothing to compare/);

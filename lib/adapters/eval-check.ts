@@ -75,7 +75,9 @@ export async function runCheck(
       skipped_tests: skipped,
       duration_ms: result.durationMs,
       output: result.timedOut
-        ? `${result.output}${result.output && !result.output.endsWith("\n") ? "\n" : ""}timed out after ${check.timeout_ms} ms\n`
+        ? `${result.output}${
+          result.output && !result.output.endsWith("\n") ? "\n" : ""
+        }timed out after ${check.timeout_ms} ms\n`
         : result.output,
       sandboxed: bwrap !== undefined,
     };

@@ -86,11 +86,11 @@ export function renderEvalHtml(file: EvalFile, { dir }: { dir: string }): string
   const policyRows = s.policies.map((p) =>
     `<tr><td>${escape(p.policy)}</td><td>${p.solved}/${p.runs}</td><td>${pct(p.solve_rate.estimate)} (${
       pct(p.solve_rate.low)
-    }–${pct(p.solve_rate.high)})</td><td>${bar(p.solve_rate, { from: 0, to: 1 })}</td><td>${
-      pct(p.pass_all)
-    }</td><td>${usd(p.cost)}${p.runs_without_cost ? ` (+${p.runs_without_cost} without)` : ""}</td><td>${
-      usd(p.cost_per_solved)
-    }</td><td>${p.median_steps ?? "n/a"}</td><td>${p.model_calls}</td></tr>`
+    }–${pct(p.solve_rate.high)})</td><td>${bar(p.solve_rate, { from: 0, to: 1 })}</td><td>${pct(p.pass_all)}</td><td>${
+      usd(p.cost)
+    }${p.runs_without_cost ? ` (+${p.runs_without_cost} without)` : ""}</td><td>${usd(p.cost_per_solved)}</td><td>${
+      p.median_steps ?? "n/a"
+    }</td><td>${p.model_calls}</td></tr>`
   ).join("\n");
   const taskRows = s.per_task.map((t) =>
     `<tr><td>${escape(t.task)}</td>${

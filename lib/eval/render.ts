@@ -92,11 +92,11 @@ function resumeCommand(file: EvalFile, dir: string): string {
 }
 
 function policyLine(p: PolicySummary, file: EvalFile): string {
-  return `  ${p.policy.padEnd(8)} solved ${p.solved}/${p.runs} runs; solve rate ${pct(p.solve_rate.estimate)} % (95 % CI ${
-    pct(p.solve_rate.low)
-  }–${pct(p.solve_rate.high)}); pass^${file.settings.repeats} ${pct(p.pass_all)} %; pass@1 ${
-    pct(p.pass_at_1)
-  } %; cost ${usd(p.cost)}${
+  return `  ${p.policy.padEnd(8)} solved ${p.solved}/${p.runs} runs; solve rate ${
+    pct(p.solve_rate.estimate)
+  } % (95 % CI ${pct(p.solve_rate.low)}–${pct(p.solve_rate.high)}); pass^${file.settings.repeats} ${
+    pct(p.pass_all)
+  } %; pass@1 ${pct(p.pass_at_1)} %; cost ${usd(p.cost)}${
     p.runs_without_cost ? ` (+${p.runs_without_cost} runs without a cost)` : ""
   }; per solved ${usd(p.cost_per_solved)}; on common tasks ${usd(p.cost_on_common)}; median ${
     p.median_steps ?? "n/a"
@@ -144,7 +144,9 @@ export function renderEvalText(file: EvalFile, { dir }: { dir: string }): string
   }
   const next = whatNext(file, { dir });
   lines.push(next.line);
-  for (const run of next.runs) lines.push(`  ${run.task} ${run.policy} (${run.solved}): ${run.check}  ${run.recording}`);
+  for (const run of next.runs) {
+    lines.push(`  ${run.task} ${run.policy} (${run.solved}): ${run.check}  ${run.recording}`);
+  }
   const policies = file.settings.policies;
   if (s.per_tag.length) {
     lines.push("", "by tag (mean per-task solve rate):");

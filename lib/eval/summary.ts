@@ -299,9 +299,11 @@ function pairSentence(pair: Omit<PairSummary, "sentence">, policies: readonly Po
   const b = policies.find((p) => p.policy === pair.candidate)!;
   const d = pair.difference;
   const parts = [
-    `${tasksSolved(b)} vs ${tasksSolved(a)} tasks (${signed(d.estimate)} points, 95 % CI ${interval(d)}; sign-flip p = ${
-      pair.permutation_p.toFixed(3)
-    }${pair.mcnemar_p === null ? "" : `, McNemar p = ${pair.mcnemar_p.toFixed(3)}`})`,
+    `${tasksSolved(b)} vs ${tasksSolved(a)} tasks (${signed(d.estimate)} points, 95 % CI ${
+      interval(d)
+    }; sign-flip p = ${pair.permutation_p.toFixed(3)}${
+      pair.mcnemar_p === null ? "" : `, McNemar p = ${pair.mcnemar_p.toFixed(3)}`
+    })`,
     `${pair.verdict.replaceAll("_", " ")} at a ${points(pair.margin)}-point margin (${pair.reason})`,
     `could detect ≥ ${points(pair.detectable_difference)} points`,
     pair.cost_ratio === null
