@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
 import { SandboxMode } from "../sandbox-state.ts";
 import { Outcome } from "../outcome.ts";
-import { Usage } from "../loop/turn.ts";
+import { Usage } from "../vocabulary/turn.ts";
 import { Cost } from "../prices.ts";
 
 export const EVAL_SCHEMA_VERSION = 2;
