@@ -11,7 +11,7 @@ import { endingOf, INTERNAL_ERROR } from "../lib/ending.ts";
 import type { Progress } from "../lib/run-events.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent, type RunResultEvent } from "../lib/run-events.ts";
 import { NULL_USAGE } from "../lib/vocabulary/turn.ts";
-import { BEFORE_A_STEP } from "../lib/outcome.ts";
+import { BEFORE_A_STEP, type Outcome } from "../lib/outcome.ts";
 import { renderReportHtml } from "../lib/report/html.ts";
 import type { NamedReport } from "../lib/report/load.ts";
 import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
@@ -279,7 +279,7 @@ export class Reporter {
    * to do next, as text, JSON (the summary plus `next`) or an HTML page whose links reach the runs' artifacts. `dir` is
    * the folder of eval.json as the user named it.
    */
-  evaluation(file: EvalFile, { dir, ran }: { dir: string; ran: "completed" | "failed" | "interrupted" }): number {
+  evaluation(file: EvalFile, { dir, ran }: { dir: string; ran: Outcome }): number {
     this.#endProgress();
     const format = this.#format;
     if (typeof format === "object") {

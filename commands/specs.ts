@@ -386,7 +386,7 @@ changes, check output). See docs/eval.md.`,
     },
     rescore: {
       summary: "re-run the checks on the saved workspace changes of DIR, without calling a model",
-      usage: ["DIR [--jobs J] [--accept-changed-checks]"],
+      usage: ["DIR [--jobs J]"],
       flags: {
         ...EVAL_SUB_FLAGS,
         sandbox: EVAL_SANDBOX,

@@ -5,13 +5,6 @@ import { seededRandom } from "./matrix.ts";
 
 export const mean = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
 
-/** Sample variance (n − 1); 0 for fewer than two values. */
-export function variance(xs: readonly number[]): number {
-  if (xs.length < 2) return 0;
-  const m = mean(xs);
-  return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
-}
-
 export function median(xs: readonly number[]): number | null {
   if (xs.length === 0) return null;
   const sorted = [...xs].sort((a, b) => a - b);
@@ -70,7 +63,7 @@ export function tQuantile(p: number, df: number): number {
 export type Interval = { estimate: number; low: number; high: number };
 
 /** z(0.975): the two-sided 95 % normal quantile. */
-export const Z95 = normalQuantile(0.975);
+const Z95 = normalQuantile(0.975);
 
 /**
  * Wilson's score interval with continuity correction (Newcombe 1998, method 4) for a proportion p̂ observed on n

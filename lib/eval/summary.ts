@@ -263,7 +263,7 @@ export function decide(
         ? `${tasks} task${tasks === 1 ? "" : "s"} cannot show a ${m}${
           tasksNeeded === null ? "" : ` (that needs ≥ ${tasksNeeded} tasks)`
         }: ${shown}`
-        : `the interval reaches below −${points(margin)} points: ${shown}`,
+        : `the interval reaches below −${points(margin)} points: ${interval(difference)}`,
     };
   }
   const limit = 1 - costMargin;

@@ -156,7 +156,7 @@ type Metric = {
 };
 
 /** Why a report shows no cost. */
-export function missingCost(s: ReportSummary): string {
+function missingCost(s: ReportSummary): string {
   return s.kind === "aggregate"
     ? "n/a — an aggregate carries no cost (see each run's report)"
     : "n/a — no price for this run's model";
