@@ -287,7 +287,7 @@ export function decide(
 }
 
 function tasksSolved(p: PolicySummary): string {
-  return `${p.policy} ${Math.round(p.pass_at_1 * p.tasks * 100) / 100}/${p.tasks}`;
+  return `${p.policy} ${Math.round(p.pass_at_1 * p.tasks * 100) / 100}/${p.tasks} tasks`;
 }
 
 /**
@@ -299,7 +299,7 @@ function pairSentence(pair: Omit<PairSummary, "sentence">, policies: readonly Po
   const b = policies.find((p) => p.policy === pair.candidate)!;
   const d = pair.difference;
   const parts = [
-    `${tasksSolved(b)} vs ${tasksSolved(a)} tasks (${signed(d.estimate)} points, 95 % CI ${
+    `${tasksSolved(b)} vs ${tasksSolved(a)} (${signed(d.estimate)} points, 95 % CI ${
       interval(d)
     }; sign-flip p = ${pair.permutation_p.toFixed(3)}${
       pair.mcnemar_p === null ? "" : `, McNemar p = ${pair.mcnemar_p.toFixed(3)}`
