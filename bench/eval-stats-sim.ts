@@ -20,7 +20,7 @@ export type SimResult = SimCell & {
   sims: number;
   /** Share of intervals holding the truth: solve rates (the lower of the two policies), difference, cost ratio. */
   coverage: { rate: number; difference: number; cost: number };
-  /** Share judged non-inferior (lower bound above −margin): a false claim at shift −1, the power at shift 0. */
+  /** Share the verdict judged non-inferior (cheaper or not): a false claim at shift −1, the power at shift 0. */
   non_inferior: number;
   /** Share judged cheaper when the true cost ratio is exactly 1 − cost margin (always a false claim). */
   cheaper: number;
@@ -151,14 +151,15 @@ export function simulateCell(
     });
     const [a, b] = summary.policies;
     const pair = summary.pairs[0];
-    const holds = (i: { low: number; high: number }, truth: number) =>
-      i.low <= truth + 1e-12 && truth <= i.high + 1e-12;
+    const holds = (i: { low: number; high: number | null }, truth: number) =>
+      i.low <= truth + 1e-12 && (i.high === null || truth <= i.high + 1e-12);
     if (holds(a.solve_rate, rate)) hits.rateA++;
     if (holds(b.solve_rate, rate + delta)) hits.rateB++;
     if (holds(pair.difference, delta)) hits.difference++;
     if (pair.cost_ratio && holds(pair.cost_ratio, ratio)) hits.cost++;
-    if (pair.difference.low > -MARGIN) hits.nonInferior++;
-    if (pair.cost_ratio && pair.cost_ratio.high < ratio) hits.cheaper++;
+    // Judged non-inferior by the verdict itself (which also refuses to compare when nothing was solved).
+    if (pair.verdict === "non_inferior_and_cheaper" || pair.reason.startsWith("non-inferior")) hits.nonInferior++;
+    if (pair.cost_ratio && pair.cost_ratio.high !== null && pair.cost_ratio.high < ratio) hits.cheaper++;
   }
   return {
     ...cell,

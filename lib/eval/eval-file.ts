@@ -34,7 +34,7 @@ export const EvalSettings = z.strictObject({
   repeats: z.number().int().positive(),
   seed: z.string(),
   margin: z.number().positive().max(1).describe("Non-inferiority margin, as a fraction of tasks (0.05 = 5 points)"),
-  cost_margin: z.number().min(0).lt(1).describe(
+  cost_margin: z.number().min(0).max(0.99).describe(
     "Cost margin: cheaper needs the cost ratio's upper bound below 1 − cost_margin (0.05 = 5 %)",
   ),
   retries: count.describe("Re-runs of a pair after an infra failure before it is dropped"),
@@ -126,8 +126,12 @@ export const PairSummary = z.strictObject({
   permutation_p: z.number().describe("Paired sign-flip permutation test over tasks, two-sided"),
   permutation_exact: z.boolean(),
   mcnemar_p: z.number().nullable().describe("Exact McNemar p on discordant pairs (one repeat only)"),
-  cost_ratio: IntervalSchema.nullable().describe(
-    "Σc̄_B,t / Σc̄_A,t, expanded-percentile bootstrap 95 % interval resampling tasks",
+  cost_ratio: z.strictObject({
+    estimate: z.number(),
+    low: z.number(),
+    high: z.number().nullable().describe("Null: unbounded (one task, or one task carrying all the cost)"),
+  }).nullable().describe(
+    "Σc̄_B,t / Σc̄_A,t with a 95 % interval over tasks (expanded-percentile bootstrap widened to a jackknife t-interval)",
   ),
   cost_ratio_geomean: z.number().nullable().describe("Geometric mean of per-task cost ratios"),
   cost_tasks: count.describe("Tasks with a cost for both policies (the ratio's base)"),

@@ -45,7 +45,7 @@ function pairBlock(pair: PairSummary): string {
 ${
     pair.cost_ratio
       ? `<p>cost ratio ${escape(ratioText(pair.cost_ratio.estimate))}× (0× to 2×; red: 1 − cost margin and 1×)<br>${
-        bar({ ...pair.cost_ratio, high: Math.min(pair.cost_ratio.high, 2) }, {
+        bar({ ...pair.cost_ratio, high: Math.min(pair.cost_ratio.high ?? 2, 2) }, {
           from: 0,
           to: 2,
           lines: [{ at: 1 - pair.cost_margin, label: "1 − cost margin" }, { at: 1, label: "1×" }],

@@ -220,7 +220,7 @@ export function mcnemarExact(b: number, c: number): number {
 /**
  * The ratio Σb / Σa with a 95 % interval that carries the clustering of runs within tasks: a bootstrap that resamples
  * whole tasks (seeded), as Hesterberg's expanded percentile interval (2015: the percentiles at
- * Φ(∓√(T/(T − 1)) · t_{0.975, T−1}) instead of 2.5 % and 97.5 %), widened where needed to the t-interval on the log
+ * Φ(∓√(T_e/(T_e − 1)) · t_{0.975, T_e−1}) with T_e Kish's effective number of tasks), widened where needed to the t-interval on the log
  * ratio (the delta method over tasks, T − 1 degrees of freedom) — at a handful of tasks the bootstrap alone is too
  * narrow. One task has no spread to measure: [0, ∞). Null when no task has a cost or Σa is zero.
  */
@@ -246,10 +246,18 @@ export function ratioBootstrap(
     ratios.push(a > 0 ? b / a : Infinity);
   }
   ratios.sort((x, y) => x - y);
-  const tail = normalCdf(-Math.sqrt(T / (T - 1)) * tQuantile(0.975, T - 1));
+  // The expansion counts Kish's effective number of tasks (below), not T: a few costly tasks carry the ratio.
+  const effective = Math.max(2, Math.floor(kishTasks(pairs)));
+  const tail = normalCdf(-Math.sqrt(effective / (effective - 1)) * tQuantile(0.975, effective - 1));
   const at = (q: number) => ratios[Math.min(ratios.length - 1, Math.max(0, Math.floor(q * ratios.length)))];
   const t = logRatioInterval(pairs);
   return { estimate: sumB / sumA, low: Math.min(at(tail), t.low), high: Math.max(at(1 - tail), t.high) };
+}
+
+/** Kish's effective number of tasks of a ratio of sums weighted by the baseline's costs: (Σa)² / Σa². */
+function kishTasks(pairs: readonly { a: number }[]): number {
+  const sum = pairs.reduce((s, p) => s + p.a, 0);
+  return sum ** 2 / pairs.reduce((s, p) => s + p.a ** 2, 0);
 }
 
 /**
@@ -267,8 +275,7 @@ function logRatioInterval(pairs: readonly { a: number; b: number }[]): { low: nu
   const m = mean(leaveOut);
   const se = Math.sqrt(((T - 1) / T) * leaveOut.reduce((s, x) => s + (x - m) ** 2, 0));
   // Costly tasks weigh more in a ratio of sums: the degrees of freedom are Kish's effective number of tasks − 1.
-  const effective = sumA ** 2 / pairs.reduce((s, p) => s + p.a ** 2, 0);
-  const half = tQuantile(0.975, Math.max(1, Math.floor(effective) - 1)) * se;
+  const half = tQuantile(0.975, Math.max(1, Math.floor(kishTasks(pairs)) - 1)) * se;
   return { low: (sumB / sumA) * Math.exp(-half), high: (sumB / sumA) * Math.exp(half) };
 }
 

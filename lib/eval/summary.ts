@@ -167,7 +167,9 @@ function comparePolicies(
   const costPairs = both
     .map(([, c]) => ({ a: c.get(baseline)!.meanCost, b: c.get(candidate)!.meanCost }))
     .filter((p): p is { a: number; b: number } => p.a !== null && p.b !== null);
-  const costRatio = ratioBootstrap(costPairs, { seed: pairSeed, ...(resamples ? { samples: resamples } : {}) });
+  const ratio = ratioBootstrap(costPairs, { seed: pairSeed, ...(resamples ? { samples: resamples } : {}) });
+  // JSON has no ∞: an unbounded upper end is null.
+  const costRatio = ratio && { ...ratio, high: Number.isFinite(ratio.high) ? ratio.high : null };
   const { standard_error, detectable } = detectableDifference(difference);
   const needed = tasksNeededFor(margin);
   const solvedAny = [...a, ...b].some((cell) => cell.solved > 0);
@@ -220,7 +222,8 @@ const signed = (x: number) => {
 };
 const interval = (d: { low: number; high: number }) => `${signed(d.low)} to ${signed(d.high)}`;
 /** A cost ratio with enough digits that a bound a hair from 1 is not printed as 1.00. */
-export const ratioText = (x: number) => (x === Infinity ? "∞" : Math.abs(x - 1) < 0.01 ? x.toFixed(4) : x.toFixed(2));
+export const ratioText = (x: number | null) =>
+  x === null || x === Infinity ? "∞" : Math.abs(x - 1) < 0.01 ? x.toFixed(4) : x.toFixed(2);
 
 /**
  * Non-inferiority at margin m: the candidate is non-inferior when the 95 % interval's lower bound clears −m, inferior
@@ -230,7 +233,7 @@ export const ratioText = (x: number) => (x === Infinity ? "∞" : Math.abs(x - 1
 export function decide(
   { difference, costRatio, margin, costMargin, tasks, tasksNeeded, agreement = null }: {
     difference: { low: number; high: number };
-    costRatio: { low: number; high: number } | null;
+    costRatio: { low: number; high: number | null } | null;
     margin: number;
     costMargin: number;
     tasks: number;
@@ -270,7 +273,7 @@ export function decide(
   if (costRatio === null) {
     return { verdict: "inconclusive", reason: `non-inferior at a ${m} (${shown}), but no cost to compare` };
   }
-  if (costRatio.high >= limit) {
+  if (costRatio.high === null || costRatio.high >= limit) {
     return {
       verdict: "inconclusive",
       reason: `non-inferior at a ${m} (${shown}), but not shown cheaper: the cost ratio's upper bound ${
