@@ -83,12 +83,13 @@ export function renderEvalHtml(file: EvalFile, { dir }: { dir: string }): string
       ).join("\n")
     }</ul>`
     : "";
+  // Cost and cost per solved task come right after the counts, so a narrow screen shows them without scrolling.
   const policyRows = s.policies.map((p) =>
-    `<tr><td>${escape(p.policy)}</td><td>${p.solved}/${p.runs}</td><td>${pct(p.solve_rate.estimate)} (${
-      pct(p.solve_rate.low)
-    }–${pct(p.solve_rate.high)})</td><td>${bar(p.solve_rate, { from: 0, to: 1 })}</td><td>${pct(p.pass_all)}</td><td>${
-      usd(p.cost)
-    }${p.runs_without_cost ? ` (+${p.runs_without_cost} without)` : ""}</td><td>${usd(p.cost_per_solved)}</td><td>${
+    `<tr><td>${escape(p.policy)}</td><td>${p.solved}/${p.runs}</td><td>${usd(p.cost)}${
+      p.runs_without_cost ? ` (+${p.runs_without_cost} without)` : ""
+    }</td><td>${usd(p.cost_per_solved)}</td><td>${pct(p.solve_rate.estimate)} (${pct(p.solve_rate.low)}–${
+      pct(p.solve_rate.high)
+    })</td><td>${bar(p.solve_rate, { from: 0, to: 1 })}</td><td>${pct(p.pass_all)}</td><td>${
       p.median_steps ?? "n/a"
     }</td><td>${p.model_calls}</td></tr>`
   ).join("\n");
@@ -124,7 +125,7 @@ ${nextRuns}
 <h2>Policies</h2>
 ${
     table(
-      `<tr><th>policy</th><th>solved</th><th>solve rate (95 % CI)</th><th>0–100 %</th><th>pass^${file.settings.repeats}</th><th>cost</th><th>per solved</th><th>median steps</th><th>calls</th></tr>`,
+      `<tr><th>policy</th><th>solved</th><th>cost</th><th>per solved</th><th>solve rate (95 % CI)</th><th>0–100 %</th><th>pass^${file.settings.repeats}</th><th>median steps</th><th>calls</th></tr>`,
       policyRows,
     )
   }
