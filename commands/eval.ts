@@ -20,6 +20,7 @@ import { parseCommand } from "./cli-spec.ts";
 import { millisecondsOption, outputPathOption, sandboxOption, stepProtocolOption } from "./options.ts";
 import { EVAL_SPEC } from "./specs.ts";
 import { Reporter } from "./reporter.ts";
+import { sweepLeftoversOnce } from "../lib/adapters/scratch.ts";
 
 function count(flag: string, value: string | undefined, fallback: number, { min = 1 } = {}): number {
   if (value === undefined) return fallback;
@@ -42,6 +43,7 @@ function readPrices(file: string | undefined, cwd: string): PriceTable {
 }
 
 export async function evalCommand(argv: string[], io: Io): Promise<number> {
+  sweepLeftoversOnce(); // scratch copies and cgroups a killed Loom left behind
   if (argv[0] === "validate" || argv[0] === "rescore") return await subcommand(argv[0], argv.slice(1), io);
   const { values, positionals } = parseCommand(EVAL_SPEC, argv, { command: "eval" });
   if (positionals.length !== 1) {
@@ -97,7 +99,10 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     deadlineMs: millisecondsOption("--provider-deadline-ms", values["provider-deadline-ms"]),
     timeoutMs: millisecondsOption("--provider-idle-timeout-ms", values["provider-idle-timeout-ms"]),
   };
-  const loaded = selectTasks(loadSuiteFile(positionals[0], { cwd: io.cwd }), { ids: values.task, tags: values.tag });
+  const loaded = selectTasks(
+    loadSuiteFile(positionals[0], { cwd: io.cwd, allowOutside: values["allow-outside-suite"] === true }),
+    { ids: values.task, tags: values.tag },
+  );
   const checks = checkHashes(loaded);
   const key = evalKey(loaded, { tasks: taskHashes(loaded, { checks }), checks, prices, settings });
   // A model Loom cannot reach (unknown provider, missing key, bad base URL) would make every run an infra failure:
@@ -250,7 +255,10 @@ async function subcommand(name: "validate" | "rescore", argv: string[], io: Io):
   };
   if (name === "validate") {
     const { values, positionals } = parseCommand(EVAL_SPEC.subcommands.validate, argv, { command });
-    const loaded = loadSuiteFile(one(positionals), { cwd: io.cwd });
+    const loaded = loadSuiteFile(one(positionals), {
+      cwd: io.cwd,
+      allowOutside: values["allow-outside-suite"] === true,
+    });
     const results = await validateSuite(loaded, {
       jobs: count("--jobs", values.jobs, 2),
       sandbox: sandboxOption(values.sandbox) ?? "auto",
@@ -268,6 +276,7 @@ async function subcommand(name: "validate" | "rescore", argv: string[], io: Io):
     env: io.env,
     signal: io.signal,
     cwd: io.cwd,
+    allowOutside: values["allow-outside-suite"] === true,
     acceptChangedChecks: values["accept-changed-checks"] === true,
   });
   const reporter = new Reporter(io, { command, format: values.json ? "json" : "text" });
