@@ -139,6 +139,17 @@ test("the paired interval never collapses: 0/12 vs 0/12 is ±30 points, 2/4 vs 2
   assert.ok(n.low < 0.0182 && n.low > -0.02 && n.high > 0.2891 && n.high < 0.33, `${n.low} to ${n.high}`);
 });
 
+test("repeats narrow the solve-rate interval only as far as the tasks show it, never below one run per task", () => {
+  // 50 tasks, 3 runs each, rates spread only by the runs' own noise: narrower than counting each task once.
+  const rates = Array.from({ length: 50 }, (_, i) => [1 / 3, 2 / 3, 1 / 3, 2 / 3, 0, 1][i % 6]);
+  const once = solveRateInterval(rates);
+  const thrice = solveRateInterval(rates, 150);
+  assert.ok(thrice.high - thrice.low < once.high - once.low, `${thrice.low}–${thrice.high} vs ${once.low}–${once.high}`);
+  // Tasks that are all or nothing carry one run's worth each, however many repeats.
+  const allOrNothing = Array.from({ length: 50 }, (_, i) => (i % 2 ? 1 : 0));
+  assert.deepEqual(solveRateInterval(allOrNothing, 150), solveRateInterval(allOrNothing));
+});
+
 test("the detectable difference uses the interval's own standard error, and more tasks shrink it", () => {
   const few = detectableDifference(pairedDifference(Array(12).fill(0), Array(12).fill(0)));
   const many = detectableDifference(pairedDifference(Array(200).fill(0), Array(200).fill(0)));

@@ -87,26 +87,50 @@ export function wilsonInterval(estimate: number, n: number): Interval {
   return { estimate, low: Math.max(0, Math.min(low, p)), high: Math.min(1, Math.max(high, p)) };
 }
 
-/** The task-clustered solve rate: the mean of the per-task rates, with Wilson's interval over T tasks. */
-export function solveRateInterval(rates: readonly number[]): Interval {
-  return rates.length === 0 ? { estimate: 0, low: 0, high: 1 } : wilsonInterval(mean(rates), rates.length);
+/**
+ * How many runs' worth of information T tasks' rates carry: p̂q̂ / (v⁺/T), held to [T, Σ runs], where v⁺ is an upper
+ * 95 % bound of the between-task variance s² (T − 1 divisor): s² · (T − 1) / χ²_{0.05, T−1} (Wilson–Hilferty), so a
+ * few tasks that happen to agree do not claim the precision of many runs. T when every rate is 0 or 1 or all agree.
+ */
+function effectiveRuns(rates: readonly number[], runs: number): number {
+  const T = rates.length;
+  if (T < 2) return T;
+  const p = mean(rates);
+  const k = T - 1;
+  const s2 = rates.reduce((s, x) => s + (x - p) ** 2, 0) / k;
+  const chi2 = k * (1 - 2 / (9 * k) + normalQuantile(0.05) * Math.sqrt(2 / (9 * k))) ** 3;
+  const upper = chi2 > 0 ? (s2 * k) / chi2 : Infinity;
+  if (!(upper > 0) || p <= 0 || p >= 1) return T;
+  return Math.min(Math.max(T, runs), Math.max(T, (p * (1 - p)) / (upper / T)));
+}
+
+/** The task-clustered solve rate: the mean of the per-task rates, with Wilson's interval over the effective runs. */
+export function solveRateInterval(rates: readonly number[], runs = rates.length): Interval {
+  return rates.length === 0
+    ? { estimate: 0, low: 0, high: 1 }
+    : wilsonInterval(mean(rates), effectiveRuns(rates, runs));
 }
 
 /**
- * The paired difference mean(b) − mean(a) of per-task rates, with Newcombe's hybrid score interval (1998, method 10
- * with the continuity-corrected correlation φ* of method 11), computed on the task means so that one formula serves
- * one repeat (where it is Newcombe's exactly) and several (a MOVER interval over tasks, Zou & Donner 2008):
- * L = δ − √((p̂_B − l_B)² − 2φ*(p̂_B − l_B)(u_A − p̂_A) + (u_A − p̂_A)²), U likewise, with (l, u) the Wilson intervals
- * over T tasks and φ* = max(cov − 1/(2T), 0)/(s_A s_B) for a positive covariance (0 when a variance is 0). The
- * correction keeps the interval open when every task agrees: 2/4 vs 2/4 on the same tasks is −35 to +35, not 0 to 0.
+ * The paired difference mean(b) − mean(a) of per-task rates, with Newcombe's hybrid score interval (1998, method 11:
+ * continuity-corrected Wilson components and correlation φ*), computed on the task means so that one formula serves
+ * one repeat (where it is Newcombe's) and several (a MOVER interval over tasks, Zou & Donner 2008):
+ * L = δ − √((p̂_B − l_B)² − 2φ*(p̂_B − l_B)(u_A − p̂_A) + (u_A − p̂_A)²), U likewise, with (l, u) the solve-rate intervals
+ * (over the effective runs; `runsA`/`runsB` are the runs counted) and φ* = max(cov − 1/(2T), 0)/(s_A s_B) for a
+ * positive covariance (0 when a variance is 0). The correction keeps the interval open when every task agrees: 2/4 vs
+ * 2/4 on the same tasks is −41 to +41, not 0 to 0.
  */
-export function pairedDifference(a: readonly number[], b: readonly number[]): Interval & { correlation: number } {
+export function pairedDifference(
+  a: readonly number[],
+  b: readonly number[],
+  { runsA = a.length, runsB = b.length }: { runsA?: number; runsB?: number } = {},
+): Interval & { correlation: number } {
   const T = a.length;
   if (T === 0) return { estimate: 0, low: -1, high: 1, correlation: 0 };
   const pa = mean(a);
   const pb = mean(b);
-  const wa = wilsonInterval(pa, T);
-  const wb = wilsonInterval(pb, T);
+  const wa = wilsonInterval(pa, effectiveRuns(a, runsA));
+  const wb = wilsonInterval(pb, effectiveRuns(b, runsB));
   let cov = 0;
   let va = 0;
   let vb = 0;

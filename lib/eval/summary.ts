@@ -78,7 +78,7 @@ export function summarize(
       runs: mine.length,
       solved,
       unsolved: mine.length - solved,
-      solve_rate: solveRateInterval(rates),
+      solve_rate: solveRateInterval(rates, sum(taskCells.map((c) => c.runs.length))),
       pass_all: rates.length ? taskCells.filter((c) => c.solved === c.runs.length).length / rates.length : 0,
       pass_at_1: rates.length ? mean(rates) : 0,
       tasks_solved: taskCells.filter((c) => c.solved > 0).length,
@@ -159,7 +159,10 @@ function comparePolicies(
   const a = both.map(([, c]) => c.get(baseline)!);
   const b = both.map(([, c]) => c.get(candidate)!);
   const d = b.map((cell, i) => cell.rate - a[i].rate);
-  const { correlation, ...difference } = pairedDifference(a.map((c) => c.rate), b.map((c) => c.rate));
+  const { correlation, ...difference } = pairedDifference(a.map((c) => c.rate), b.map((c) => c.rate), {
+    runsA: sum(a.map((c) => c.runs.length)),
+    runsB: sum(b.map((c) => c.runs.length)),
+  });
   const pairSeed = seedOf(`${seed}:${baseline}:${candidate}`);
   const permutation = signFlipTest(d, { seed: pairSeed });
   // McNemar pairs one run of each policy per task: only meaningful with one repeat.
@@ -302,11 +305,9 @@ function pairSentence(pair: Omit<PairSummary, "sentence">, policies: readonly Po
   const b = policies.find((p) => p.policy === pair.candidate)!;
   const d = pair.difference;
   const parts = [
-    `${tasksSolved(b)} vs ${tasksSolved(a)} (${signed(d.estimate)} points, 95 % CI ${
-      interval(d)
-    }; sign-flip p = ${pair.permutation_p.toFixed(3)}${
-      pair.mcnemar_p === null ? "" : `, McNemar p = ${pair.mcnemar_p.toFixed(3)}`
-    })`,
+    `${tasksSolved(b)} vs ${tasksSolved(a)} (${signed(d.estimate)} points, 95 % CI ${interval(d)}; sign-flip p = ${
+      pair.permutation_p.toFixed(3)
+    }${pair.mcnemar_p === null ? "" : `, McNemar p = ${pair.mcnemar_p.toFixed(3)}`})`,
     `${pair.verdict.replaceAll("_", " ")} at a ${points(pair.margin)}-point margin (${pair.reason})`,
     `could detect ≥ ${points(pair.detectable_difference)} points`,
     pair.cost_ratio === null
