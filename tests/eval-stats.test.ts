@@ -144,7 +144,10 @@ test("repeats narrow the solve-rate interval only as far as the tasks show it, n
   const rates = Array.from({ length: 50 }, (_, i) => [1 / 3, 2 / 3, 1 / 3, 2 / 3, 0, 1][i % 6]);
   const once = solveRateInterval(rates);
   const thrice = solveRateInterval(rates, 150);
-  assert.ok(thrice.high - thrice.low < once.high - once.low, `${thrice.low}–${thrice.high} vs ${once.low}–${once.high}`);
+  assert.ok(
+    thrice.high - thrice.low < once.high - once.low,
+    `${thrice.low}–${thrice.high} vs ${once.low}–${once.high}`,
+  );
   // Tasks that are all or nothing carry one run's worth each, however many repeats.
   const allOrNothing = Array.from({ length: 50 }, (_, i) => (i % 2 ? 1 : 0));
   assert.deepEqual(solveRateInterval(allOrNothing, 150), solveRateInterval(allOrNothing));
