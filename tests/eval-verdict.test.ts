@@ -14,7 +14,7 @@ import { fakeIo } from "./helpers/fake-io.ts";
 import { ROOT } from "./helpers/binary.ts";
 import { findBubblewrap } from "../lib/adapters/sandbox.ts";
 
-const MODEL = "anthropic/claude-sonnet-4-5";
+const MODEL = "anthropic/claude-sonnet-5-5";
 const SLOW = { timeout: 180_000 };
 const bwrap = findBubblewrap().found ? false : "bubblewrap is not installed";
 
