@@ -25,6 +25,7 @@ export function importOpenAiMessages(json: unknown, { name }: { name: string }):
   let finished: string | undefined;
   for (let i = first + 1; i < messages.length; i++) {
     const m = messages[i];
+    if (m === undefined) continue; // i < length: it is there
     if (m.role !== "assistant") continue; // results are read with their call; later user/system turns have no counterpart
     if (finished) throw new UsageError(`${name}: ${m.where}: assistant message after the run finished (${finished})`);
     const usage = convertUsage(m.usage);
