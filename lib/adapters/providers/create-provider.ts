@@ -13,6 +13,7 @@ import type { Provider } from "../../loop/turn.ts";
 import { formatZodError } from "../../text/zod-error.ts";
 import { createAnthropicProvider } from "./anthropic-provider.ts";
 import { createOpenAIProvider } from "./openai-provider.ts";
+import { createOllamaProvider } from "./ollama-provider.ts";
 import type { HttpOptions } from "./post-json.ts";
 
 export type CreateProviderOptions = HttpOptions & { env: Record<string, string | undefined> };
@@ -84,6 +85,7 @@ export function createProvider(config: ProviderConfig, { env, ...http }: CreateP
       http,
     );
   }
+  if (kind === "ollama") return createOllamaProvider({ apiKey, keyEnv, baseUrl, model, maxTokens: max_tokens }, http);
   return createOpenAIProvider({
     kind,
     apiKey,

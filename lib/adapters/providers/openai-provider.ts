@@ -2,6 +2,7 @@
 // pure converters around one POST {base}/chat/completions, retried.
 import { convertOpenAIResponse } from "../../providers/convert-openai-response.ts";
 import { convertToOpenAIRequest } from "../../providers/convert-to-openai-request.ts";
+import { markOpenRouterCache, takesCacheMarkers } from "../../providers/mark-openrouter-cache.ts";
 import type { ResponseFormatMode } from "../../providers/provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../loop/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
@@ -17,7 +18,7 @@ export function createOpenAIProvider(
     maxTokens,
     responseFormat = "json_schema",
   }: {
-    kind: "openai" | "openai-compatible";
+    kind: "openai" | "openai-compatible" | "openrouter";
     /** null: the server takes no key and no authorization header is sent */
     apiKey: string | null;
     keyEnv: string | null;
@@ -31,22 +32,28 @@ export function createOpenAIProvider(
 ): Provider {
   const base = baseUrl.replace(/\/+$/, "");
   const url = `${base}/chat/completions`;
-  const provider = kind === "openai" ? "OpenAI API" : `OpenAI-compatible server at ${base}`;
+  const provider = kind === "openai"
+    ? "OpenAI API"
+    : kind === "openrouter"
+    ? "OpenRouter API"
+    : `OpenAI-compatible server at ${base}`;
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   return {
     name: kind,
     capabilities: {
       // OpenAI caches a stable prefix automatically; local servers differ and report it inconsistently.
-      prompt_caching: kind === "openai",
+      prompt_caching: kind === "openai" || (kind === "openrouter" && takesCacheMarkers(model)),
       schema_enforcement: responseFormat === "json_schema",
     },
     complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
-      const { body, wrapped } = convertToOpenAIRequest(request, {
-        model: model || options.model,
+      const id = model || options.model;
+      const { body: plain, wrapped } = convertToOpenAIRequest(request, {
+        model: id,
         responseFormat,
         maxTokens,
         maxTokensField: kind === "openai" ? "max_completion_tokens" : "max_tokens",
       });
+      const body = kind === "openrouter" && takesCacheMarkers(id) ? markOpenRouterCache(request, plain) : plain;
       const deadlineAt = now() + deadlineMs;
       return withRetry(
         async () => {

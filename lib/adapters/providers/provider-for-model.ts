@@ -5,7 +5,7 @@ import { StartupError } from "../../errors.ts";
 import type { Provider } from "../../loop/turn.ts";
 import type { HttpOptions } from "./post-json.ts";
 
-const KINDS = ["anthropic", "openai", "openai-compatible"] as const;
+const KINDS = ["anthropic", "openai", "openai-compatible", "ollama", "openrouter"] as const;
 
 export function providerForModel(
   model: string,
