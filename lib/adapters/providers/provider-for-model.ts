@@ -36,9 +36,6 @@ export function providerForModel(
     { env, ...http },
   );
   // The slice names "PROVIDER/MODEL"; the API knows only MODEL.
-  return {
-    name: provider.name,
-    capabilities: provider.capabilities,
-    complete: (request, options) => provider.complete(request, { ...options, model: id }),
-  };
+  // What else the adapter offers (Ollama's describe) stays reachable.
+  return { ...provider, complete: (request, options) => provider.complete(request, { ...options, model: id }) };
 }

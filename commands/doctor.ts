@@ -1,0 +1,39 @@
+// `loom doctor [-m PROVIDER/MODEL]`: the cheapest live check that a model works with Loom (lib/adapters/run-doctor.ts),
+// printed as a table or one JSON object; the exit code is the result's, from endingOf.
+import { runDoctor } from "../lib/adapters/run-doctor.ts";
+import { DEFAULT_MIN_CACHE_TOKENS, type ModelFacts } from "../lib/doctor/doctor.ts";
+import { renderDoctor } from "../lib/doctor/render-doctor.ts";
+import { UsageError } from "../lib/errors.ts";
+import { BUILT_IN_PRICES, priceOf } from "../lib/prices.ts";
+import { parseCommand } from "./cli-spec.ts";
+import { userSettings } from "./config.ts";
+import type { Io } from "./io.ts";
+import { DOCTOR_SPEC } from "./specs.ts";
+
+/** What Loom's tables say of a model before any call. */
+function modelFacts(model: string): ModelFacts {
+  return { price: priceOf(BUILT_IN_PRICES, model), min_cache_tokens: DEFAULT_MIN_CACHE_TOKENS, retired: null };
+}
+
+export async function doctorCommand(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommand(DOCTOR_SPEC, argv, { command: "doctor" });
+  if (positionals.length > 0) throw new UsageError("loom doctor takes no arguments (the model is -m PROVIDER/MODEL)");
+  const settings = userSettings(io, { model: values.model, base_url: values["base-url"] });
+  const model = settings.model.value;
+  if (model === null) {
+    throw new UsageError('loom doctor needs a model: -m PROVIDER/MODEL, LOOM_MODEL, or "model" in the config file');
+  }
+  // As for run: the config file's base_url is below the provider's own variable.
+  const fromConfig = settings.base_url.source === "config";
+  const result = await runDoctor({
+    model,
+    env: io.env,
+    baseUrl: fromConfig ? undefined : settings.base_url.value ?? undefined,
+    defaultBaseUrl: fromConfig ? settings.base_url.value ?? undefined : undefined,
+    facts: modelFacts(model),
+    nonce: crypto.randomUUID().slice(0, 8),
+    signal: io.signal,
+  });
+  io.stdout(values.json ? `${JSON.stringify(result, null, 2)}\n` : renderDoctor(result));
+  return result.exit_code;
+}
