@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { providerForModel } from "../lib/adapters/providers/provider-for-model.ts";
 import { ProviderError } from "../lib/errors.ts";
-import type { TurnRequest } from "../lib/loop/turn.ts";
+import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import { rejection, sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
 import {
   type StandIn,

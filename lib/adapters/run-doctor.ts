@@ -15,7 +15,7 @@ import {
   retiredError,
 } from "../doctor/doctor.ts";
 import { errorMessage, InterruptedError, ProviderError, StartupError } from "../errors.ts";
-import type { Provider, Usage } from "../loop/turn.ts";
+import type { Provider, Usage } from "../vocabulary/turn.ts";
 import { numCtxFor } from "../providers/ollama-context.ts";
 import { DEFAULT_KEY_ENVS, type ProviderKind } from "../providers/provider-config.ts";
 import type { OllamaModelInfo } from "./providers/ollama-provider.ts";

@@ -10,7 +10,7 @@ import { endingOf } from "../ending.ts";
 import { StartupError } from "../errors.ts";
 import { Outcome } from "../outcome.ts";
 import { type Cost, costOf, type ModelPrice } from "../prices.ts";
-import { addUsage, NULL_USAGE, type TurnRequest, Usage } from "../loop/turn.ts";
+import { addUsage, NULL_USAGE, type TurnRequest, Usage } from "../vocabulary/turn.ts";
 
 const CheckName = z.enum(["model", "key", "context", "structured_answer", "cache_write", "cache_read"]);
 

@@ -5,7 +5,7 @@
 // markers every call pays full input price. Two of Anthropic's four breakpoints are used: the end of the stable
 // prefix (the system message) and the end of the part before the candidates (the events and the working state), so
 // a step's second call reads what its first wrote, as on the Anthropic API.
-import type { TurnRequest } from "../loop/turn.ts";
+import type { TurnRequest } from "../vocabulary/turn.ts";
 import type { OpenAIRequestBody } from "./convert-to-openai-request.ts";
 import { renderAnswerFormat, renderSection, splitPrefix } from "./render-sections.ts";
 

@@ -6,7 +6,7 @@
 import { checkNotTruncated, contextLengthOf, numCtxFor } from "../../providers/ollama-context.ts";
 import { convertOllamaResponse } from "../../providers/convert-ollama-response.ts";
 import { convertToOllamaRequest } from "../../providers/convert-to-ollama-request.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../loop/turn.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 
