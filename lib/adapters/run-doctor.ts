@@ -68,12 +68,17 @@ export async function runDoctor(
 ): Promise<DoctorResult> {
   const checks: DoctorCheck[] = [];
   const usages: Usage[] = [];
+  // A provider built without a key (a local server) has no key to fail, unless the server answers 401.
+  let keyless = false;
   const price = facts.price;
   const done = (startup: StartupError | null = null) => {
     // Every check not reached is listed as not checked, so the table always has the same rows.
     const names = ["model", "key", "context", "structured_answer", "cache_write", "cache_read"] as const;
     const rows = names.map((name) =>
-      checks.find((c) => c.check === name) ?? { check: name, status: "skip" as const, detail: NOT_CHECKED, code: null }
+      checks.find((c) => c.check === name) ??
+        (name === "key" && keyless
+          ? { check: name, status: "pass" as const, detail: "no key needed", code: null }
+          : { check: name, status: "skip" as const, detail: NOT_CHECKED, code: null })
     );
     return doctorResult({ model, checks: rows, usages, price, startup });
   };
@@ -95,13 +100,29 @@ export async function runDoctor(
     return done(error);
   }
   const keyEnv = DEFAULT_KEY_ENVS[kind] ?? null;
+  keyless = keyEnv === null;
+  const keyPassed = (detail: string) => {
+    if (!checks.some((c) => c.check === "key")) checks.push({ check: "key", status: "pass", detail, code: null });
+  };
+  const accepted = keyEnv ? `the key in ${keyEnv} was accepted` : "no key needed";
+  /** A failed call: its check, and what its failure says of the checks before it (a 400 or 404 got past the key). */
+  const failed = (error: unknown) => {
+    const check = failedCall(error, { model: id });
+    if (error instanceof ProviderError && (error.status === 400 || error.status === 404 || error.status === 422)) {
+      keyPassed(`${accepted} (the API answered past authentication)`);
+      if (check.check === "structured_answer" && !checks.some((c) => c.check === "model")) {
+        checks.push({ check: "model", status: "pass", detail: `the API knows ${id}`, code: null });
+      }
+    }
+    checks.push(check);
+  };
 
   if (provider.describe) {
     let info: OllamaModelInfo;
     try {
       info = await provider.describe({ signal });
     } catch (error) {
-      checks.push(failedCall(error, { model: id }));
+      failed(error);
       return done();
     }
     checks.push({ check: "model", status: "pass", detail: `the server has ${id}`, code: null });
@@ -123,7 +144,8 @@ export async function runDoctor(
           code: null,
         });
       } catch (error) {
-        checks.push(failedCall(error, { model: id }));
+        const check = failedCall(error, { model: id });
+        checks.push({ ...check, detail: `a bounded run's largest request (64 KiB) does not fit: ${check.detail}` });
         return done();
       }
     }
@@ -141,7 +163,7 @@ export async function runDoctor(
   try {
     first = await provider.complete(request, { model, signal });
   } catch (error) {
-    checks.push(failedCall(error, { model: id }));
+    failed(error);
     return done();
   }
   usages.push(first.usage);
@@ -153,12 +175,7 @@ export async function runDoctor(
       code: null,
     });
   }
-  checks.push({
-    check: "key",
-    status: "pass",
-    detail: keyEnv ? `the key in ${keyEnv} was accepted` : "no key needed",
-    code: null,
-  });
+  keyPassed(accepted);
   checks.push(judgeAnswer(first.value, expected));
 
   if (!provider.capabilities.prompt_caching) {

@@ -194,7 +194,9 @@ export function doctorResult(
   },
 ): DoctorResult {
   const costs: (Cost | null)[] = usages.map((usage) => costOf(usage, price));
-  const calls = usages.map((usage, i) => ({ call: i + 1, usage, cost_usd: costs[i]?.total ?? null }));
+  // Dollars to the nano-dollar: float sums print as 0.0040560000000000001 otherwise.
+  const round = (x: number) => Math.round(x * 1e9) / 1e9;
+  const calls = usages.map((usage, i) => ({ call: i + 1, usage, cost_usd: costs[i] ? round(costs[i].total) : null }));
   const failed = checks.find((check) => check.status === "fail");
   const ended = startup
     ? endingOf({ threw: startup })
@@ -207,7 +209,7 @@ export function doctorResult(
     calls,
     usage: usages.reduce(addUsage, NULL_USAGE),
     // No call costs nothing; a call without a price makes the total unknown.
-    cost_usd: costs.every((c) => c !== null) ? costs.reduce((sum, c) => sum + (c as Cost).total, 0) : null,
+    cost_usd: costs.every((c) => c !== null) ? round(costs.reduce((sum, c) => sum + (c as Cost).total, 0)) : null,
     prices: price ? { source: price.source, date: price.date } : null,
     outcome: ended.outcome,
     error_code: ended.code,
