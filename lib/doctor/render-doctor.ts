@@ -26,7 +26,7 @@ export function renderDoctor(result: DoctorResult): string {
       result.prices ? ` (prices of ${result.prices.date}, ${result.prices.source})` : ""
     }`;
   const used = calls === 0
-    ? "no model call was answered (a rejected call is not billed); spent $0"
+    ? "no call was answered, so no usage to cost: $0"
     : `${calls} call${calls === 1 ? "" : "s"}: input ${n(u.input)}, cache read ${n(u.cache_read)}, cache write ${
       n(u.cache_write)
     }, output ${n(u.output)} tokens; ${spent}`;
