@@ -18,7 +18,11 @@ function modelFacts(model: string): ModelFacts {
 export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(DOCTOR_SPEC, argv, { command: "doctor" });
   if (positionals.length > 0) throw new UsageError("loom doctor takes no arguments (the model is -m PROVIDER/MODEL)");
-  const settings = userSettings(io, { model: values.model, base_url: values["base-url"] });
+  const baseUrlFlag = values["base-url"];
+  if (baseUrlFlag !== undefined && !/^https?:\/\/[^/]/.test(baseUrlFlag)) {
+    throw new UsageError(`--base-url ${JSON.stringify(baseUrlFlag)}: expected an http(s) URL`);
+  }
+  const settings = userSettings(io, { model: values.model, base_url: baseUrlFlag });
   const model = settings.model.value;
   if (model === null) {
     throw new UsageError('loom doctor needs a model: -m PROVIDER/MODEL, LOOM_MODEL, or "model" in the config file');

@@ -81,7 +81,7 @@ export const RUN_SPEC = {
 "model" (loom config shows which). REQUEST is a SliceRequest file (JSON or JSONC; loom schema request), or -
 for one on stdin. A prompt runs in --workspace (default: the current folder) with --max-steps ${PROMPT_DEFAULTS.maxSteps}, the actions
 read_file, list_files, search, edit_file, write_file, print and finish, plus run_tests with --test-command and
-run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, openai/… or openai-compatible/…
+run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, openai/…, openai-compatible/…, ollama/… or openrouter/…
 (README: Providers).`,
   flags: {
     model: {

@@ -48,14 +48,26 @@ async function withServer(
   }
 }
 
+/** doctor on `model` against the Anthropic stand-in `server`. */
+const anthropicDoctor = (
+  server: FakeProviderServer,
+  { model = "anthropic/claude-sonnet-5-5", key = "sk-ant-test-0000", facts = FACTS, nonce = "n" } = {},
+) =>
+  runDoctor({
+    model,
+    env: { ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: server.baseUrl },
+    http: FAST,
+    facts,
+    nonce,
+  });
+
 const statuses = (result: DoctorResult) => Object.fromEntries(result.checks.map((c) => [c.check, c.status]));
 
 test("doctor: a working Anthropic model passes every check in two identical calls, a cache write then a read, under a cent", async () => {
   await withServer(startAnthropicServer, anthropicCaching({ answer: OK }), async (server) => {
-    const result = await runDoctor({
+    const result = await anthropicDoctor(server, {
       model: "anthropic/claude-sonnet-5-5",
-      env: { ANTHROPIC_API_KEY: "sk-ant-test-0000", ANTHROPIC_BASE_URL: server.baseUrl },
-      http: FAST,
+      key: "sk-ant-test-0000",
       facts: FACTS,
       nonce: "n0nce1",
     });
@@ -81,10 +93,9 @@ test("doctor: a bad key is the API's 401: the key check fails naming the variabl
   await withServer(startAnthropicServer, [
     anthropicError(401, { type: "authentication_error", message: "invalid x-api-key" }),
   ], async (server) => {
-    const result = await runDoctor({
+    const result = await anthropicDoctor(server, {
       model: "anthropic/claude-sonnet-5-5",
-      env: { ANTHROPIC_API_KEY: "sk-ant-wrong-9999", ANTHROPIC_BASE_URL: server.baseUrl },
-      http: FAST,
+      key: "sk-ant-wrong-9999",
       facts: FACTS,
       nonce: "n",
     });
@@ -110,10 +121,9 @@ test("doctor: a retired model is the API's 404 (model_not_found), or, when the t
   await withServer(startAnthropicServer, [
     anthropicError(404, { type: "not_found_error", message: "model: claude-sonnet-4-5" }),
   ], async (server) => {
-    const result = await runDoctor({
+    const result = await anthropicDoctor(server, {
       model: "anthropic/claude-sonnet-4-5",
-      env: { ANTHROPIC_API_KEY: "sk-ant-test-0000", ANTHROPIC_BASE_URL: server.baseUrl },
-      http: FAST,
+      key: "sk-ant-test-0000",
       facts: FACTS,
       nonce: "n",
     });
@@ -123,9 +133,9 @@ test("doctor: a retired model is the API's 404 (model_not_found), or, when the t
     assert.equal(result.exit_code, EXIT_CODES.failed);
   });
   await withServer(startAnthropicServer, [], async (server) => {
-    const result = await runDoctor({
+    const result = await anthropicDoctor(server, {
       model: "anthropic/claude-sonnet-4-5",
-      env: { ANTHROPIC_API_KEY: "sk-ant-test-0000", ANTHROPIC_BASE_URL: server.baseUrl },
+      key: "sk-ant-test-0000",
       facts: { ...FACTS, retired: { date: "2026-09-29", replacement: "claude-sonnet-5-5" } },
       nonce: "n",
     });
@@ -145,10 +155,9 @@ test("doctor: structured output rejected with a 400 (forced tool use on the 5.5 
     message: "Forced tool use is not supported for this model; use output_config.format",
   });
   await withServer(startAnthropicServer, [rejected], async (server) => {
-    const result = await runDoctor({
+    const result = await anthropicDoctor(server, {
       model: "anthropic/claude-sonnet-5-5",
-      env: { ANTHROPIC_API_KEY: "sk-ant-test-0000", ANTHROPIC_BASE_URL: server.baseUrl },
-      http: FAST,
+      key: "sk-ant-test-0000",
       facts: FACTS,
       nonce: "n",
     });
