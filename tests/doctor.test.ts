@@ -142,7 +142,7 @@ test("doctor: a retired model is the API's 404 (model_not_found), or, when the t
     assert.equal(server.requests.length, 0);
     assert.equal(
       result.checks[0].detail,
-      "anthropic/claude-sonnet-4-5 was retired on 2026-09-29; use claude-sonnet-5-5",
+      "claude-sonnet-4-5 was retired on 2026-09-29; use claude-sonnet-5-5",
     );
     assert.equal(result.error_code, "model_retired");
     assert.equal(result.exit_code, EXIT_CODES.startup_failed);

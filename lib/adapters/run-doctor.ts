@@ -84,7 +84,7 @@ export async function runDoctor(
   };
 
   if (facts.retired) {
-    const error = retiredError(model, facts.retired);
+    const error = retiredError(model.slice(model.indexOf("/") + 1), facts.retired);
     checks.push({ check: "model", status: "fail", detail: error.message, code: error.code });
     return done(error);
   }

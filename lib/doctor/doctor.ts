@@ -58,7 +58,10 @@ export type ModelFacts = {
  */
 export const DEFAULT_MIN_CACHE_TOKENS = 1024;
 
-/** A retired model stops doctor, as it stops a run, before any call (exit 3), naming its replacement. */
+/**
+ * A retired model stops doctor, as it stops a run, before any call (exit 3), naming its replacement:
+ * "claude-sonnet-4-5 was retired on 2026-09-29; use claude-sonnet-5-5" (`model` is the bare id).
+ */
 export function retiredError(model: string, retired: { date: string; replacement: string }): StartupError {
   return new StartupError(`${model} was retired on ${retired.date}; use ${retired.replacement}`, "model_retired");
 }
