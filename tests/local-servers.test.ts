@@ -3,9 +3,11 @@
 // Loom makes of the answer.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import fc from "fast-check";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { providerForModel } from "../lib/adapters/providers/provider-for-model.ts";
 import { ProviderError } from "../lib/errors.ts";
+import { numCtxFor } from "../lib/providers/ollama-context.ts";
 import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import { rejection, sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
 import {
@@ -219,4 +221,32 @@ test("OpenRouter as a plain OpenAI-compatible server (what Loom could do before)
     const second = await provider.complete(requestOf(8), { model: "m" });
     assert.equal(second.usage.cache_read, 0);
   });
+});
+
+test("numCtxFor: a power of two of at least 8,192 that holds the estimate and the answer, never over the model's context", () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 4_000_000 }),
+      fc.option(fc.integer({ min: 1, max: 200_000 }), { nil: undefined }),
+      fc.option(fc.integer({ min: 512, max: 2_000_000 }), { nil: null }),
+      (promptBytes, maxTokens, contextLength) => {
+        const needed = Math.ceil(promptBytes / 3) + (maxTokens ?? 4096);
+        let size: number;
+        try {
+          size = numCtxFor({ promptBytes, maxTokens, contextLength, model: "m" });
+        } catch (error) {
+          assert.ok(error instanceof ProviderError && error.code === "provider_context_exceeded");
+          assert.ok(contextLength !== null && needed > contextLength, "refused only what cannot fit");
+          return;
+        }
+        assert.ok(size >= needed, `${size} holds ${needed}`);
+        if (contextLength === null) {
+          assert.ok(size >= 8192 && Number.isInteger(Math.log2(size)), `${size} is a power of two`);
+        } else {
+          assert.ok(size <= contextLength);
+          assert.ok(size === contextLength || (size >= 8192 && Number.isInteger(Math.log2(size))));
+        }
+      },
+    ),
+  );
 });
