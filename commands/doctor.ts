@@ -1,19 +1,14 @@
 // `loom doctor [-m PROVIDER/MODEL]`: the cheapest live check that a model works with Loom (lib/adapters/run-doctor.ts),
 // printed as a table or one JSON object; the exit code is the result's, from endingOf.
 import { runDoctor } from "../lib/adapters/run-doctor.ts";
-import { DEFAULT_MIN_CACHE_TOKENS, type ModelFacts } from "../lib/doctor/doctor.ts";
+import { modelFacts } from "../lib/doctor/doctor.ts";
 import { renderDoctor } from "../lib/doctor/render-doctor.ts";
 import { UsageError } from "../lib/errors.ts";
-import { BUILT_IN_PRICES, priceOf } from "../lib/prices.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { userSettings } from "./config.ts";
 import type { Io } from "./io.ts";
+import { readModels } from "./models.ts";
 import { DOCTOR_SPEC } from "./specs.ts";
-
-/** What Loom's tables say of a model before any call. */
-function modelFacts(model: string): ModelFacts {
-  return { price: priceOf(BUILT_IN_PRICES, model), min_cache_tokens: DEFAULT_MIN_CACHE_TOKENS, retired: null };
-}
 
 export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(DOCTOR_SPEC, argv, { command: "doctor" });
@@ -29,12 +24,14 @@ export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   }
   // As for run: the config file's base_url is below the provider's own variable.
   const fromConfig = settings.base_url.source === "config";
+  const models = readModels(values.models, io.cwd);
   const result = await runDoctor({
     model,
     env: io.env,
     baseUrl: fromConfig ? undefined : settings.base_url.value ?? undefined,
     defaultBaseUrl: fromConfig ? settings.base_url.value ?? undefined : undefined,
-    facts: modelFacts(model),
+    models,
+    facts: modelFacts(models, model, { today: new Date().toISOString().slice(0, 10) }),
     nonce: crypto.randomUUID().slice(0, 8),
     signal: io.signal,
   });

@@ -21,6 +21,7 @@ import { DEFAULT_KEY_ENVS, type ProviderKind } from "../providers/provider-confi
 import type { OllamaModelInfo } from "./providers/ollama-provider.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
 import type { HttpOptions } from "./providers/post-json.ts";
+import type { ModelTable } from "../models/models.ts";
 
 const NOT_CHECKED = "not checked: an earlier check failed";
 
@@ -53,13 +54,16 @@ function failedCall(error: unknown, { model }: { model: string }): DoctorCheck {
 }
 
 export async function runDoctor(
-  { model, env, http = {}, baseUrl, defaultBaseUrl, facts, nonce, signal }: {
+  { model, env, http = {}, baseUrl, defaultBaseUrl, models, facts, nonce, signal }: {
     /** "PROVIDER/MODEL" */
     model: string;
     env: Record<string, string | undefined>;
     http?: HttpOptions;
     baseUrl?: string;
     defaultBaseUrl?: string;
+    /** The model table the provider is built from (default: the built-in one). */
+    models?: ModelTable;
+    /** What the table says of the model (modelFacts). */
     facts: ModelFacts;
     /** Makes this run's prefix its own, so its cache write is this run's (any short random text). */
     nonce: string;
@@ -84,7 +88,7 @@ export async function runDoctor(
   };
 
   if (facts.retired) {
-    const error = retiredError(model.slice(model.indexOf("/") + 1), facts.retired);
+    const error = retiredError(facts.retired);
     checks.push({ check: "model", status: "fail", detail: error.message, code: error.code });
     return done(error);
   }
@@ -92,7 +96,7 @@ export async function runDoctor(
   const id = model.slice(model.indexOf("/") + 1);
   let provider: Provider & { describe?: (options?: { signal?: AbortSignal }) => Promise<OllamaModelInfo> };
   try {
-    provider = providerForModel(model, { env, http, baseUrl, defaultBaseUrl });
+    provider = providerForModel(model, { env, http, baseUrl, defaultBaseUrl, models });
   } catch (error) {
     if (!(error instanceof StartupError)) throw error;
     const check = error.code === "missing_credential" ? "key" : "model";

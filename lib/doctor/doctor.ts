@@ -9,7 +9,8 @@ import { z } from "zod";
 import { endingOf } from "../ending.ts";
 import { StartupError } from "../errors.ts";
 import { Outcome } from "../outcome.ts";
-import { type Cost, costOf, type ModelPrice } from "../prices.ts";
+import { type Cost, costOf, type ModelPrice, priceOf, pricesOf } from "../prices.ts";
+import { ModelProvider, type ModelTable, resolveModel, retirementOf } from "../models/models.ts";
 import { addUsage, NULL_USAGE, type TurnRequest, Usage } from "../vocabulary/turn.ts";
 
 const CheckName = z.enum(["model", "key", "context", "structured_answer", "cache_write", "cache_read"]);
@@ -43,28 +44,46 @@ export const DoctorResult = z.strictObject({
 }).describe("What loom doctor found and spent");
 export type DoctorResult = z.infer<typeof DoctorResult>;
 
-/** What Loom's tables say of a model before any call (the model table; until then, the price table). */
+/** What Loom's model table says of a model before any call. */
 export type ModelFacts = {
   price: ModelPrice | null;
   /** Tokens a prompt needs before the provider caches it. */
   min_cache_tokens: number;
-  retired: { date: string; replacement: string } | null;
+  /** "claude-sonnet-4-5 was retired on 2026-09-29; use claude-sonnet-5-5" once retired, else null. */
+  retired: string | null;
 };
 
 /**
- * The minimum cacheable prompt when the tables give none: 1,024 tokens, the minimum of OpenAI's automatic caching
- * (https://platform.openai.com/docs/guides/prompt-caching, read 2026-12-01) and of Anthropic's Sonnet 4.x / Opus 4.8
- * (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, read 2026-12-01).
+ * The minimum cacheable prompt when the table gives none (a kind without a prompt cache): 1,024 tokens, the minimum of
+ * OpenAI's automatic caching (https://developers.openai.com/api/docs/guides/prompt-caching, read 2026-12-01).
  */
-export const DEFAULT_MIN_CACHE_TOKENS = 1024;
+const DEFAULT_MIN_CACHE_TOKENS = 1024;
+
+/** The facts of "PROVIDER/MODEL" from the table (an alias resolves to its model; an unknown id gets the defaults). */
+export function modelFacts(table: ModelTable, model: string, { today }: { today: string }): ModelFacts {
+  const slash = model.indexOf("/");
+  const provider = ModelProvider.safeParse(model.slice(0, slash));
+  if (slash === -1 || !provider.success) {
+    return { price: null, min_cache_tokens: DEFAULT_MIN_CACHE_TOKENS, retired: null };
+  }
+  const resolved = resolveModel(table, provider.data, model.slice(slash + 1));
+  return {
+    price: priceOf(pricesOf(table), resolved.key),
+    min_cache_tokens: resolved.entry.cache?.min_tokens ?? DEFAULT_MIN_CACHE_TOKENS,
+    retired: retirementOf(resolved, { today }),
+  };
+}
+
+/** A retired model stops doctor, as it stops a run, before any call (exit 3), with the table's line. */
+export function retiredError(line: string): StartupError {
+  return new StartupError(line, "model_retired");
+}
 
 /**
- * A retired model stops doctor, as it stops a run, before any call (exit 3), naming its replacement:
- * "claude-sonnet-4-5 was retired on 2026-09-29; use claude-sonnet-5-5" (`model` is the bare id).
+ * How far over the minimum the prefix is: 15 %, for the framing text's tokens and a tokenizer that splits a word, and
+ * no more, since the first call pays the cache-write rate on all of it.
  */
-export function retiredError(model: string, retired: { date: string; replacement: string }): StartupError {
-  return new StartupError(`${model} was retired on ${retired.date}; use ${retired.replacement}`, "model_retired");
-}
+const PREFIX_MARGIN = 1.15;
 
 // Common English words of one token each in the BPE vocabularies of both vendors (a leading space included), so the
 // prefix's size in tokens is about its word count.
@@ -82,14 +101,14 @@ const DOCTOR_SCHEMA = {
 } as const;
 
 /**
- * The request doctor sends, twice: a prefix of about 1.25 × `minCacheTokens` tokens (nonce first), then a one-line
+ * The request doctor sends, twice: a prefix of about PREFIX_MARGIN × `minCacheTokens` tokens (nonce first), then a one-line
  * task whose answer is {"status": "ok", "word": W} with W the prefix's last word, so the answer is checkable.
  */
 export function doctorRequest({ minCacheTokens, nonce }: { minCacheTokens: number; nonce: string }): {
   request: TurnRequest;
   expected: { status: "ok"; word: string };
 } {
-  const count = Math.ceil(minCacheTokens * 1.25);
+  const count = Math.ceil(minCacheTokens * PREFIX_MARGIN);
   const words = Array.from({ length: count }, (_, i) => WORDS[(i * 7 + nonce.length) % WORDS.length]);
   const word = words[words.length - 1];
   const request: TurnRequest = {
@@ -152,7 +171,7 @@ export function judgeCacheWrite(usage: Usage, { minCacheTokens }: { minCacheToke
     check: "cache_write",
     status: "fail",
     detail: `the first call wrote nothing to the cache (a prefix of about ${
-      Math.ceil(minCacheTokens * 1.25)
+      Math.ceil(minCacheTokens * PREFIX_MARGIN)
     } tokens; the model's minimum is ${minCacheTokens})`,
     code: "cache_not_written",
   };

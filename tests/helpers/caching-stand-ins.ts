@@ -48,28 +48,36 @@ export function anthropicCaching(
 }
 
 export function openAICaching(
-  { answer, neverRead = false, model = "gpt-5.6" }: {
+  { answer, neverRead = false, reportsWrites = false, model = "gpt-4.1" }: {
     answer: (request: ReceivedRequest) => unknown;
     /** The public report on GPT-5.6 with strict json_schema (OpenAI community, 2026-07): nothing is ever cached. */
     neverRead?: boolean;
+    /** GPT-5.6 and later report cache_write_tokens (developers.openai.com/api/docs/guides/prompt-caching). */
+    reportsWrites?: boolean;
     model?: string;
   },
 ): Script {
   const seen = new Set<string>();
   return (request): ScriptedResponse => {
-    const messages = (request.body as { messages: { content: unknown }[] }).messages;
+    // Chat Completions' messages, or the Responses API's input (the stand-in serves both).
+    const body = request.body as { messages?: unknown[]; input?: unknown[] };
+    const messages = body.messages ?? body.input ?? [];
     const prompt = tokens(messages);
     const system = JSON.stringify(messages[0]);
-    const reusable = prompt >= 1024 && seen.has(system) && !neverRead;
-    seen.add(system);
-    const cachedTokens = reusable ? Math.floor(tokens(messages[0]) / 128) * 128 : 0;
+    const cacheable = prompt >= 1024 && !neverRead;
+    const reusable = cacheable && seen.has(system);
+    const prefix = Math.floor(tokens(messages[0]) / 128) * 128;
+    if (cacheable) seen.add(system);
     return openAIAnswer(answer(request), {
       model,
       usage: {
         prompt_tokens: prompt,
         completion_tokens: 12,
         total_tokens: prompt + 12,
-        prompt_tokens_details: { cached_tokens: cachedTokens },
+        prompt_tokens_details: {
+          cached_tokens: reusable ? prefix : 0,
+          ...(reportsWrites ? { cache_write_tokens: cacheable && !reusable ? prefix : 0 } : {}),
+        },
       },
     });
   };
