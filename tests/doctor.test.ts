@@ -16,12 +16,12 @@ import {
   startAnthropicServer,
   startOpenAIServer,
 } from "./helpers/fake-provider-servers.ts";
-import { anthropicCaching, openAICaching } from "./helpers/caching-stand-ins.ts";
+import { anthropicCaching, doctorAnswer, openAICaching } from "./helpers/caching-stand-ins.ts";
 import { startOllamaStandIn } from "./helpers/local-server-stand-ins.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 
 const FAST = { sleep: async () => {}, maxAttempts: 1 };
-const OK = () => ({ status: "ok", word: "people" });
+const OK = doctorAnswer;
 const TODAY = { today: "2026-12-01" };
 /** What the built-in table says of a model, as loom doctor asks it. */
 const factsOf = (model: string, table: ModelTable = BUILT_IN_MODELS): ModelFacts => modelFacts(table, model, TODAY);
@@ -242,7 +242,7 @@ test("doctor: an Ollama model whose context cannot hold a bounded run's 64 KiB r
 test("doctor: an Ollama model that fits passes model, context and answer in one call; no cache to check", async () => {
   const server = await startOllamaStandIn({
     models: { "qwen2.5-coder:7b": { context_length: 32768 } },
-    answer: () => ({ answer: OK() }),
+    answer: (request) => ({ answer: OK(request) }),
   });
   try {
     const result = await runDoctor({

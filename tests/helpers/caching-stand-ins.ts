@@ -82,3 +82,9 @@ export function openAICaching(
     });
   };
 }
+
+/** The answer a model that follows loom doctor's task gives: {"status": "ok", "word": the word it was asked for}. */
+export function doctorAnswer(request: { body: unknown }): { status: "ok"; word: string } {
+  const asked = /last word of the instructions \((?:\\)+"(\w+)(?:\\)+"\)/.exec(JSON.stringify(request.body));
+  return { status: "ok", word: asked?.[1] ?? "?" };
+}
