@@ -209,6 +209,23 @@ test("OpenRouter: Claude models get cache markers on the prefix and before the c
   });
 });
 
+test("OpenRouter: the markers follow the model table, so a Claude id the table does not list gets none and one warning", async () => {
+  await using(startOpenRouterStandIn({ apiKey: "or-key-5678" }), async (server) => {
+    const warnings: string[] = [];
+    const provider = providerForModel("openrouter/anthropic/claude-sonnet-9-9", {
+      env: { OPENROUTER_API_KEY: "or-key-5678" },
+      http: FAST,
+      baseUrl: server.baseUrl,
+      warn: (message) => warnings.push(message),
+    });
+    assert.equal(provider.capabilities.prompt_caching, false);
+    await provider.complete(requestOf(1), { model: "openrouter/anthropic/claude-sonnet-9-9" });
+    assert.equal(typeof (server.requests[0].body.messages as { content: unknown }[])[0].content, "string");
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], /not in Loom's model table/);
+  });
+});
+
 test("OpenRouter as a plain OpenAI-compatible server (what Loom could do before): Claude never reads the cache", async () => {
   await using(startOpenRouterStandIn({ apiKey: "or-key-5678" }), async (server) => {
     const provider = createProvider({

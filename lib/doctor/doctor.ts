@@ -11,6 +11,7 @@ import { StartupError } from "../errors.ts";
 import { Outcome } from "../outcome.ts";
 import { type Cost, costOf, type ModelPrice, priceOf, pricesOf } from "../prices.ts";
 import { ModelProvider, type ModelTable, resolveModel, retirementOf } from "../models/models.ts";
+import { openRouterEntry } from "../providers/mark-openrouter-cache.ts";
 import { addUsage, NULL_USAGE, type TurnRequest, Usage } from "../vocabulary/turn.ts";
 
 const CheckName = z.enum(["model", "key", "context", "structured_answer", "cache_write", "cache_read"]);
@@ -66,10 +67,14 @@ export function modelFacts(table: ModelTable, model: string, { today }: { today:
   if (slash === -1 || !provider.success) {
     return { price: null, min_cache_tokens: DEFAULT_MIN_CACHE_TOKENS, retired: null };
   }
-  const resolved = resolveModel(table, provider.data, model.slice(slash + 1));
+  const id = model.slice(slash + 1);
+  const resolved = resolveModel(table, provider.data, id);
+  // Through OpenRouter the routed model's cache rules apply; its price there is OpenRouter's, not in the table.
+  const cache =
+    (provider.data === "openrouter" ? openRouterEntry(table, id)?.entry ?? resolved.entry : resolved.entry).cache;
   return {
     price: priceOf(pricesOf(table), resolved.key),
-    min_cache_tokens: resolved.entry.cache?.min_tokens ?? DEFAULT_MIN_CACHE_TOKENS,
+    min_cache_tokens: cache?.min_tokens ?? DEFAULT_MIN_CACHE_TOKENS,
     retired: retirementOf(resolved, { today }),
   };
 }

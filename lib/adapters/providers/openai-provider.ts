@@ -2,7 +2,7 @@
 // pure converters around one POST {base}/chat/completions, retried.
 import { convertOpenAIResponse } from "../../providers/convert-openai-response.ts";
 import { convertToOpenAIRequest } from "../../providers/convert-to-openai-request.ts";
-import { markOpenRouterCache, takesCacheMarkers } from "../../providers/mark-openrouter-cache.ts";
+import { markOpenRouterCache } from "../../providers/mark-openrouter-cache.ts";
 import type { ResponseFormatMode } from "../../providers/provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
@@ -19,6 +19,7 @@ export function createOpenAIProvider(
     responseFormat = "json_schema",
     effort,
     cacheKey = kind === "openai" ? `loom-${crypto.randomUUID()}` : undefined,
+    cacheMarkers = false,
   }: {
     kind: "openai" | "openai-compatible" | "openrouter";
     /** null: the server takes no key and no authorization header is sent */
@@ -32,6 +33,8 @@ export function createOpenAIProvider(
     effort?: string;
     /** prompt_cache_key (OpenAI only): one per provider, so one per run. */
     cacheKey?: string;
+    /** OpenRouter: mark the prefix with cache_control (a model whose table entry has explicit breakpoints). */
+    cacheMarkers?: boolean;
   },
   { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
     HttpOptions = {},
@@ -48,7 +51,7 @@ export function createOpenAIProvider(
     name: kind,
     capabilities: {
       // OpenAI caches a stable prefix automatically; local servers differ and report it inconsistently.
-      prompt_caching: kind === "openai" || (kind === "openrouter" && takesCacheMarkers(model)),
+      prompt_caching: kind === "openai" || cacheMarkers,
       schema_enforcement: responseFormat === "json_schema",
     },
     complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
@@ -61,7 +64,7 @@ export function createOpenAIProvider(
         effort,
         cacheKey,
       });
-      const body = kind === "openrouter" && takesCacheMarkers(id) ? markOpenRouterCache(request, plain) : plain;
+      const body = cacheMarkers ? markOpenRouterCache(request, plain) : plain;
       const deadlineAt = now() + deadlineMs;
       return withRetry(
         async () => {
