@@ -95,3 +95,7 @@ export const DEFAULT_KEY_ENVS: Record<ProviderKind, string | null> = {
 /** Anthropic requires max_tokens; the answers are small JSON, but write_file arguments carry whole files (never more
  * than the model table's output limit). */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
+/** Models that think adaptively when no thinking setting is sent (Sonnet 5.5, Opus 5.5, Fable 5.1, Sonnet 5: their
+ * model pages, read 2026-12-01; default effort high) spend thinking tokens from the same max_tokens as the answer, so
+ * 8,192 could cut a small JSON answer off after a long think. The limit only caps: output is billed as produced. */
+export const ADAPTIVE_THINKING_MAX_TOKENS = 32_000;

@@ -3,6 +3,7 @@
 import { StartupError } from "../../errors.ts";
 import { withoutCredentials } from "../../text/safe-text.ts";
 import {
+  ADAPTIVE_THINKING_MAX_TOKENS,
   BASE_URL_ENVS,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
   DEFAULT_BASE_URLS,
@@ -126,7 +127,11 @@ export function createProvider(
         keyEnv: keyEnv as string,
         baseUrl,
         model,
-        maxTokens: max_tokens ?? Math.min(DEFAULT_ANTHROPIC_MAX_TOKENS, entry.max_output),
+        maxTokens: max_tokens ??
+          Math.min(
+            entry.thinking.includes("adaptive") ? ADAPTIVE_THINKING_MAX_TOKENS : DEFAULT_ANTHROPIC_MAX_TOKENS,
+            entry.max_output,
+          ),
         cacheTtl: cache_ttl,
         structuredOutput: entry.structured_output,
         effort,
