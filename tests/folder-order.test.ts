@@ -24,6 +24,7 @@ const ORDER = [
   "catalog/",
   "recording/",
   "eval/",
+  "doctor/",
   "schemas.ts",
   "adapters/",
 ];

@@ -468,12 +468,16 @@ const KEY_NAME: Record<ProviderKind, RegExp> = {
   anthropic: /^[A-Z0-9_]*ANTHROPIC[A-Z0-9_]*_API_KEY$/,
   openai: /^[A-Z0-9_]*OPENAI[A-Z0-9_]*_API_KEY$/,
   "openai-compatible": /^[A-Z][A-Z0-9_]*_API_KEY$/,
+  ollama: /^[A-Z][A-Z0-9_]*_API_KEY$/,
+  openrouter: /^[A-Z0-9_]*OPENROUTER[A-Z0-9_]*_API_KEY$/,
 };
 
 const KEY_SHAPE: Record<ProviderKind, string> = {
   anthropic: "a name with ANTHROPIC ending in _API_KEY",
   openai: "a name with OPENAI ending in _API_KEY",
   "openai-compatible": "a name ending in _API_KEY",
+  ollama: "a name ending in _API_KEY",
+  openrouter: "a name with OPENROUTER ending in _API_KEY",
 };
 
 /**

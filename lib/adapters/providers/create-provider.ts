@@ -2,7 +2,11 @@
 // by lib/settings/settings.ts; here the model table says how the model is called (a retired one stops before any
 // request), the key is read from the variable the settings name, and a missing one stops the run too.
 import { StartupError } from "../../errors.ts";
-import { DEFAULT_ANTHROPIC_MAX_TOKENS, ProviderConfig } from "../../providers/provider-config.ts";
+import {
+  ADAPTIVE_THINKING_MAX_TOKENS,
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  ProviderConfig,
+} from "../../providers/provider-config.ts";
 import type { Provider } from "../../vocabulary/turn.ts";
 import { formatZodError } from "../../text/zod-error.ts";
 import { type ProviderSettings, resolveProviderConfig } from "../../settings/settings.ts";
@@ -17,6 +21,8 @@ import {
   retirementOf,
   unknownModelWarning,
 } from "../../models/models.ts";
+import { createOllamaProvider } from "./ollama-provider.ts";
+import { openRouterEntry } from "../../providers/mark-openrouter-cache.ts";
 import type { HttpOptions } from "./post-json.ts";
 
 export type CreateProviderOptions = HttpOptions & {
@@ -50,8 +56,12 @@ export function buildProvider(
   const { entry, id: model } = resolved;
   const retired = retirementOf(resolved, { today });
   if (retired) throw new StartupError(retired, "model_retired");
+  // Through OpenRouter, the model routed to ("anthropic/claude-sonnet-5-5") says how it caches.
+  const routed = kind === "openrouter" ? openRouterEntry(models, settings.model) : null;
   // A local server's model ids are the user's own (qwen2.5-coder:7b, …): its defaults are the server's, not a guess.
-  if (!resolved.known && kind !== "openai-compatible") warn?.(unknownModelWarning(resolved));
+  if (!resolved.known && !routed && kind !== "openai-compatible" && kind !== "ollama") {
+    warn?.(unknownModelWarning(resolved));
+  }
   checkSetting(resolved, "effort", effort, entry.effort);
   checkSetting(resolved, "thinking", thinking, entry.thinking);
   if (thinking !== undefined && kind !== "anthropic") {
@@ -87,7 +97,11 @@ export function buildProvider(
         keyEnv,
         baseUrl,
         model,
-        maxTokens: max_tokens ?? Math.min(DEFAULT_ANTHROPIC_MAX_TOKENS, entry.max_output),
+        maxTokens: max_tokens ??
+          Math.min(
+            entry.thinking.includes("adaptive") ? ADAPTIVE_THINKING_MAX_TOKENS : DEFAULT_ANTHROPIC_MAX_TOKENS,
+            entry.max_output,
+          ),
         cacheTtl: cache_ttl,
         structuredOutput: entry.structured_output,
         effort,
@@ -96,6 +110,7 @@ export function buildProvider(
       http,
     );
   }
+  if (kind === "ollama") return createOllamaProvider({ apiKey, keyEnv, baseUrl, model, maxTokens: max_tokens }, http);
   const openai = { kind, apiKey, keyEnv, baseUrl, model, maxTokens: max_tokens, effort };
   if (kind === "openai" && entry.api === "responses") {
     return createOpenAIResponsesProvider({
@@ -105,6 +120,7 @@ export function buildProvider(
   }
   return createOpenAIProvider({
     ...openai,
+    cacheMarkers: routed?.entry.cache?.breakpoints === "explicit",
     // A configured response_format (openai-compatible servers) wins over the table's mode.
     responseFormat: response_format ??
       (entry.structured_output === "json_object"

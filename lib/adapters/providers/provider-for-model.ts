@@ -25,10 +25,7 @@ export function providerForModel(
   }
   const provider = buildProvider(settings, { ...options, ...http });
   const id = settings.model;
-  // The slice names "PROVIDER/MODEL"; the API knows only MODEL.
-  return {
-    name: provider.name,
-    capabilities: provider.capabilities,
-    complete: (request, options) => provider.complete(request, { ...options, model: id }),
-  };
+  // The slice names "PROVIDER/MODEL"; the API knows only MODEL. What else the adapter offers (Ollama's describe)
+  // stays reachable.
+  return { ...provider, complete: (request, options) => provider.complete(request, { ...options, model: id }) };
 }

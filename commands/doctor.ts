@@ -1,0 +1,38 @@
+// `loom doctor [-m PROVIDER/MODEL]`: the cheapest live check that a model works with Loom (lib/adapters/run-doctor.ts),
+// printed as a table or one JSON object; the exit code is the result's, from endingOf.
+import { runDoctor } from "../lib/adapters/run-doctor.ts";
+import { modelFacts } from "../lib/doctor/doctor.ts";
+import { renderDoctor } from "../lib/doctor/render-doctor.ts";
+import { UsageError } from "../lib/errors.ts";
+import { parseCommand } from "./cli-spec.ts";
+import { userSettings } from "./config.ts";
+import { resolveSettings } from "../lib/settings/settings.ts";
+import type { Io } from "./io.ts";
+import { readModels } from "./models.ts";
+import { DOCTOR_SPEC } from "./specs.ts";
+
+export async function doctorCommand(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommand(DOCTOR_SPEC, argv, { command: "doctor" });
+  if (positionals.length > 0) throw new UsageError("loom doctor takes no arguments (the model is -m PROVIDER/MODEL)");
+  // The model and base URL as a run resolves them (lib/settings/settings.ts): one precedence, one URL check.
+  const user = userSettings(io, { model: values.model, base_url: values["base-url"] });
+  const resolved = resolveSettings(user);
+  if (!resolved.ok) throw new UsageError(resolved.message);
+  const model = resolved.settings.model.value;
+  if (model === null) {
+    throw new UsageError('loom doctor needs a model: -m PROVIDER/MODEL, LOOM_MODEL, or "model" in the config file');
+  }
+  const models = readModels(values.models, io.cwd);
+  const result = await runDoctor({
+    model,
+    env: io.env,
+    baseUrl: values["base-url"],
+    userConfig: user.userConfig,
+    models,
+    facts: modelFacts(models, model, { today: new Date().toISOString().slice(0, 10) }),
+    nonce: crypto.randomUUID().slice(0, 8),
+    signal: io.signal,
+  });
+  io.stdout(values.json ? `${JSON.stringify(result, null, 2)}\n` : renderDoctor(result));
+  return result.exit_code;
+}
