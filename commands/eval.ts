@@ -192,6 +192,7 @@ function selectTasks(loaded: LoadedSuite, { ids, tags }: { ids?: string[]; tags?
     }
   }
   const tasks = loaded.tasks.filter((t) => ids?.includes(t.id) || t.tags.some((tag) => tags?.includes(tag)));
+  // "!": tasks is empty here only when --tag filtered them (ids were checked above)
   if (tasks.length === 0) throw new UsageError(`--tag: no task of ${loaded.name} has ${tags!.join(" or ")}`);
   return { ...loaded, tasks };
 }

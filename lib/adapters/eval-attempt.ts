@@ -46,6 +46,7 @@ export async function runAttempt(
   },
 ): Promise<EvalRow | "interrupted"> {
   const begun = now();
+  // "!": a run is made only for a task of the loaded suite (matrix.ts)
   const task = loaded.tasks.find((t) => t.id === run.task)!;
   const id = runId(run);
   const dir = join(options.out, "runs", id, `attempt-${attempt}`);
@@ -71,6 +72,7 @@ export async function runAttempt(
       instructions: marker + task.instructions,
       workspace,
       actions: task.actions,
+      // "!": the suite gives every task a test (its default when the file names none)
       test: task.test!,
       model: run.model,
       limits: { max_steps: task.max_steps },

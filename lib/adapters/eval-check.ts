@@ -52,6 +52,7 @@ export async function runCheck(
   try {
     cpSync(workspace, copy, { recursive: true, verbatimSymlinks: true });
     if (checkDir !== null) {
+      // "!": this branch runs only when the check names files
       cpSync(resolve(suiteDir, check.files!), checkDir, { recursive: true, verbatimSymlinks: true });
     }
     const bwrap = chooseSandbox(sandbox, { env });

@@ -123,6 +123,7 @@ export function resolveTask(suite: Suite, task: SuiteTask): ResolvedTask {
     test: task.test ?? d.test ?? null,
     source: task.git
       ? { kind: "git", repo: task.git.repo, commit: task.git.commit }
+      // "!": a task without a git source has a workspace (the suite schema requires one or the other)
       : { kind: "folder", path: task.workspace! },
     check: task.check,
     solution: task.solution ?? null,

@@ -222,6 +222,7 @@ export function summarizeReports(reports: NamedReport[]): SummaryDocument {
 function compareRuns(baseline: ReportSummary, report: ReportSummary): RunsComparison | null {
   if (baseline.run_rows === null || report.run_rows === null) return null;
   const pairing = pairRuns(baseline.run_rows, report.run_rows);
+  // "!": compareRuns returned null above unless both reports have run_rows
   const left = sum(pairing.pairs.map(([i]) => baseline.run_rows![i].request_bytes));
   const right = sum(pairing.pairs.map(([, j]) => report.run_rows![j].request_bytes));
   return {

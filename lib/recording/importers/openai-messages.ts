@@ -36,6 +36,7 @@ export function importOpenAiMessages(json: unknown, { name }: { name: string }):
           kind: "finish",
           usage,
           status: refused ? "failure" : "success",
+          // "!": refused is m.refusal !== undefined (a few lines up); TS does not carry that through the flag
           summary: refused ? m.refusal! : m.text,
         });
       } else {
@@ -117,6 +118,7 @@ class Results {
       if (list) {
         // Calls come in log order, so results before this call or already used are never wanted again.
         while (list.length > 0 && (list[0] <= index || this.#used.has(list[0]))) list.shift();
+        // "!": list.length > 0 on this line
         if (list.length > 0) return this.#use(list.shift()!);
       }
     }
