@@ -1,6 +1,7 @@
 // loom eval SUITE …: matched live evaluations (SPEC §12). `loom eval validate SUITE` proves a suite's checks honest;
 // `loom eval rescore DIR` re-runs the checks on the saved workspace changes without calling a model.
 import { readFileSync } from "node:fs";
+import { errorMessage } from "../lib/errors.ts";
 import { join, relative, resolve } from "node:path";
 import { describeFsError, StartupError, UsageError } from "../lib/errors.ts";
 import type { EvalSettings } from "../lib/eval/eval-file.ts";
@@ -162,7 +163,7 @@ function evalSandbox(flag: SandboxMode | undefined, env: Record<string, string |
     chooseSandbox("required", { env });
   } catch (error) {
     throw new StartupError(
-      `${(error as Error).message}; evaluations run sandboxed unless you say --sandbox off (the results then say ` +
+      `${errorMessage(error)}; evaluations run sandboxed unless you say --sandbox off (the results then say ` +
         `"unsandboxed: checks were exposed to the agent")`,
       "sandbox_unavailable",
     );

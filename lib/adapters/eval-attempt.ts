@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { requestBytes } from "../report/context-report.ts";
-import { InterruptedError, UsageError } from "../errors.ts";
+import { errorMessage, InterruptedError, UsageError } from "../errors.ts";
 import type { EvalRow, EvalSettings } from "../eval/eval-file.ts";
 import { failureClass } from "../eval/failure-class.ts";
 import { runId, type RunKey } from "../eval/matrix.ts";
@@ -61,7 +61,7 @@ export async function runAttempt(
       before = snapshot(workspace);
     } catch (error) {
       if (error instanceof UsageError) throw error; // the suite's fault: exit 2, not an infra failure retried
-      setupError = (error as Error).message;
+      setupError = errorMessage(error);
     }
     // The marker makes each run's prefix unique, so no run can read a cache another run wrote.
     const marker = options.settings.cache_marker

@@ -6,7 +6,7 @@ import { CEILING_BYTES } from "../context/budget.ts";
 import type { Catalog } from "./catalog.ts";
 import type { CallRecord } from "../report/context-report.ts";
 import { utf8Length } from "../text/digest.ts";
-import { errorMessage, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
+import { errorMessage, fieldOf, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
 import { NULL_USAGE, type Provider, type TurnRequest } from "../vocabulary/turn.ts";
 
 export type RouteVia = "slice_flag" | "pattern" | "classification" | "default";
@@ -110,9 +110,7 @@ export function readClassificationAnswer(
 ): { ok: true; slice: string | null } | { ok: false; error: RoutingError } {
   const parsed = answerSchema(candidates, { canDecline }).safeParse(value);
   if (parsed.success) return { ok: true, slice: parsed.data.slice };
-  const chosen = value !== null && typeof value === "object" && "slice" in value
-    ? (value as { slice: unknown }).slice
-    : undefined;
+  const chosen = value !== null && typeof value === "object" && "slice" in value ? fieldOf(value, "slice") : undefined;
   const expected = candidates.map((c) => JSON.stringify(c)).join(", ");
   const message = chosen === undefined
     ? `Classification answer is not {"slice": NAME}: ${preview(value)}`
