@@ -6,6 +6,7 @@ import { errorCode } from "../lib/errors.ts";
 import { resolve } from "node:path";
 import {
   configPath,
+  definedOnly,
   resolveSettings,
   type RunSettings,
   type Setting,
@@ -89,10 +90,6 @@ export function positiveInteger(flag: string, value: string): number {
     throw new UsageError(`${flag} ${JSON.stringify(value)}: expected a positive integer`);
   }
   return n;
-}
-
-function definedOnly<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T; // fewer keys, same type
 }
 
 /** The settings as `loom config` shows them: one row each, the run's order. */

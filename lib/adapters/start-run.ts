@@ -41,6 +41,7 @@ import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from 
 import { captureBodies } from "./providers/capture-bodies.ts";
 import { buildProvider } from "./providers/create-provider.ts";
 import {
+  definedOnly,
   type RequestSettings,
   resolveSettings,
   type RunSettings,
@@ -523,10 +524,6 @@ function requestSettings(request: SliceRequest, file: string): RequestSettings {
 function settled(result: SettingsResult): RunSettings {
   if (!result.ok) throw new StartupError(result.message, result.code);
   return result.settings;
-}
-
-function definedOnly<T extends object>(value: T | undefined): Partial<T> {
-  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /**

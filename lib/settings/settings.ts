@@ -541,7 +541,10 @@ function at(file: string, field: string, key: string): string {
   return `${file}: ${field === "" ? key : `${field}.${key}`}`;
 }
 
-/** The entries whose value is set (an optional field is left out rather than undefined). */
-function definedOnly<T extends Record<string, unknown>>(values: T): Partial<T> {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>; // fewer keys
+/**
+ * The entries whose value is set: an optional setting is left out rather than undefined (flags, options, a request).
+ * The one cast: Object.fromEntries cannot type a subset of T's keys.
+ */
+export function definedOnly<T extends object>(values: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(values ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
