@@ -14,12 +14,12 @@ import { convertToAnthropicRequest } from "../lib/providers/convert-to-anthropic
 import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
 import { renderSection, renderSectionBlocks, splitPrefix } from "../lib/providers/render-sections.ts";
 import { utf8Length } from "../lib/context/digest.ts";
+import { ANTHROPIC_LOOKBACK_BLOCKS, OPENAI_MIN_TOKENS, OPENAI_STEP_TOKENS } from "../lib/providers/cache-layout.ts";
 import type { Section, TurnRequest } from "../lib/loop/turn.ts";
 
 export const BYTES_PER_TOKEN = 4;
-export const MIN_CACHE_TOKENS = 1024;
-const OPENAI_STEP_TOKENS = 128;
-export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
+export const MIN_CACHE_TOKENS = OPENAI_MIN_TOKENS;
+export { ANTHROPIC_LOOKBACK_BLOCKS };
 export const ANTHROPIC = { write: 1.25, read: 0.1, uncached: 1 } as const;
 export const OPENAI_CACHED = { "gpt-4.1": 0.25, "gpt-5": 0.1 } as const;
 

@@ -18,6 +18,8 @@ export type OpenAIRequestBody = {
     | { type: "json_object" };
   max_tokens?: number;
   max_completion_tokens?: number;
+  /** Routes a run's requests to the same prompt cache (OpenAI API). */
+  prompt_cache_key?: string;
 };
 
 export function convertToOpenAIRequest(
@@ -27,12 +29,15 @@ export function convertToOpenAIRequest(
     responseFormat = "json_schema",
     maxTokens,
     maxTokensField = "max_completion_tokens",
+    promptCacheKey,
   }: {
     model: string;
     responseFormat?: ResponseFormatMode;
     maxTokens?: number;
     /** OpenAI's reasoning models reject max_tokens; local servers know only max_tokens. */
     maxTokensField?: "max_tokens" | "max_completion_tokens";
+    /** One key per run, so its requests reach the cache that holds their prefix. */
+    promptCacheKey?: string;
   },
 ): { body: OpenAIRequestBody; wrapped: boolean } {
   const { prefix, rest } = splitPrefix(request.sections);
@@ -49,5 +54,6 @@ export function convertToOpenAIRequest(
     body.response_format = { type: "json_object" };
   }
   if (maxTokens !== undefined) body[maxTokensField] = maxTokens;
+  if (promptCacheKey !== undefined) body.prompt_cache_key = promptCacheKey;
   return { body, wrapped: responseFormat === "json_schema" };
 }

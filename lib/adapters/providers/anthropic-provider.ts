@@ -1,6 +1,7 @@
 // The Anthropic Messages API adapter: pure converters around one POST /v1/messages, retried.
 import { convertAnthropicResponse } from "../../providers/convert-anthropic-response.ts";
-import { convertToAnthropicRequest } from "../../providers/convert-to-anthropic-request.ts";
+import { convertToAnthropicRequest, DEFAULT_CACHE_PLAN } from "../../providers/convert-to-anthropic-request.ts";
+import { anthropicCacheLayout } from "../../providers/cache-layout.ts";
 import type { CacheTtl } from "../../providers/provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../loop/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
@@ -10,7 +11,7 @@ const ANTHROPIC_VERSION = "2023-06-01";
 const PROVIDER = "Anthropic API";
 
 export function createAnthropicProvider(
-  { apiKey, keyEnv, baseUrl, model, maxTokens, cacheTtl }: {
+  { apiKey, keyEnv, baseUrl, model, maxTokens, cacheTtl = "5m", minCacheTokens = DEFAULT_CACHE_PLAN.minTokens }: {
     apiKey: string;
     keyEnv: string;
     baseUrl: string;
@@ -18,6 +19,8 @@ export function createAnthropicProvider(
     maxTokens: number;
     /** The prompt cache's lifetime: 5m (default) or 1h. */
     cacheTtl?: CacheTtl;
+    /** The model's minimum cacheable prompt in tokens (default 1,024; 4,096 for Haiku 4.5 and Opus 4.5 / 4.6). */
+    minCacheTokens?: number;
   },
   { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
     HttpOptions = {},
@@ -30,8 +33,9 @@ export function createAnthropicProvider(
       const { body, aliases } = convertToAnthropicRequest(request, {
         model: model || options.model,
         maxTokens,
-        cacheTtl,
+        cache: { minTokens: minCacheTokens, ttl: cacheTtl },
       });
+      const cache = anthropicCacheLayout(request, body, { minTokens: minCacheTokens, ttl: cacheTtl });
       const headers = { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION };
       const deadlineAt = now() + deadlineMs;
       return withRetry(
@@ -50,7 +54,7 @@ export function createAnthropicProvider(
             maxResponseBytes,
             now,
           });
-          return convertAnthropicResponse(raw, { aliases, provider: PROVIDER });
+          return { ...convertAnthropicResponse(raw, { aliases, provider: PROVIDER }), cache };
         },
         { maxAttempts, sleep, random, signal: options.signal, deadlineAt, now },
       );

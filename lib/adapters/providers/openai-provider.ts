@@ -2,6 +2,7 @@
 // pure converters around one POST {base}/chat/completions, retried.
 import { convertOpenAIResponse } from "../../providers/convert-openai-response.ts";
 import { convertToOpenAIRequest } from "../../providers/convert-to-openai-request.ts";
+import { openaiCacheLayout } from "../../providers/cache-layout.ts";
 import type { ResponseFormatMode } from "../../providers/provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../loop/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
@@ -33,6 +34,10 @@ export function createOpenAIProvider(
   const url = `${base}/chat/completions`;
   const provider = kind === "openai" ? "OpenAI API" : `OpenAI-compatible server at ${base}`;
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  // One key per provider, so per run: OpenAI routes requests with the same key and prefix to the same cache
+  // (developers.openai.com/docs/guides/prompt-caching, read 2026-12-01). Random, so it says nothing of the run.
+  // Compatible servers may reject an unknown field, so only the OpenAI API gets it.
+  const promptCacheKey = kind === "openai" ? `loom-${crypto.randomUUID()}` : undefined;
   return {
     name: kind,
     capabilities: {
@@ -46,7 +51,9 @@ export function createOpenAIProvider(
         responseFormat,
         maxTokens,
         maxTokensField: kind === "openai" ? "max_completion_tokens" : "max_tokens",
+        promptCacheKey,
       });
+      const cache = kind === "openai" ? openaiCacheLayout(request, body) : undefined;
       const deadlineAt = now() + deadlineMs;
       return withRetry(
         async () => {
@@ -64,7 +71,8 @@ export function createOpenAIProvider(
             maxResponseBytes,
             now,
           });
-          return convertOpenAIResponse(raw, { wrapped, schema: request.response_schema, provider });
+          const answer = convertOpenAIResponse(raw, { wrapped, schema: request.response_schema, provider });
+          return cache ? { ...answer, cache } : answer;
         },
         { maxAttempts, sleep, random, signal: options.signal, deadlineAt, now },
       );
