@@ -50,6 +50,8 @@ export type Costs = {
   /** Share of input tokens read from the cache, per caching model. */
   cachedTokens: { anthropic: number; openai: number };
   anthropicWriteTokens: number;
+  /** The same Anthropic cache on a model whose minimum cacheable prompt is 4,096 tokens (Haiku 4.5, Opus 4.5 / 4.6). */
+  anthropicMin4096: { cached: number; write: number };
   /** Input tokens of the OpenAI bodies (`tokens` counts the Anthropic ones). */
   openaiTokens: number;
   sections: { anthropic: SectionCosts; "gpt-5": SectionCosts };
@@ -62,6 +64,7 @@ export function emptyCosts(): Costs {
     cost: { anthropic: 0, "gpt-4.1": 0, "gpt-5": 0, "no cache": 0 },
     cachedTokens: { anthropic: 0, openai: 0 },
     anthropicWriteTokens: 0,
+    anthropicMin4096: { cached: 0, write: 0 },
     openaiTokens: 0,
     sections: { anthropic: emptySectionCosts(), "gpt-5": emptySectionCosts() },
   };
@@ -74,6 +77,8 @@ export function addCosts(into: Costs, from: Costs): void {
   into.cachedTokens.anthropic += from.cachedTokens.anthropic;
   into.cachedTokens.openai += from.cachedTokens.openai;
   into.anthropicWriteTokens += from.anthropicWriteTokens;
+  into.anthropicMin4096.cached += from.anthropicMin4096.cached;
+  into.anthropicMin4096.write += from.anthropicMin4096.write;
   into.openaiTokens += from.openaiTokens;
   for (const model of ["anthropic", "gpt-5"] as const) {
     for (const s of COST_SECTIONS) into.sections[model][s] += from.sections[model][s];
@@ -213,6 +218,7 @@ export class RunCost {
   readonly totals = emptyCosts();
   readonly #interner = new Interner();
   readonly #anthropicCache = new Set<string>();
+  readonly #anthropicCache4096 = new Set<string>();
   readonly #openaiRecent: { ids: number[]; segments: Segment[] }[] = [];
 
   /** Adds one request; returns the bytes of its Anthropic body by section (for the floor). */
@@ -221,6 +227,7 @@ export class RunCost {
     one.requests = 1;
     const segments = anthropicSegments(request);
     this.#anthropic(segments, one);
+    this.#anthropic4096(segments, one);
     this.#openai(openaiSegments(request), one);
     addCosts(this.totals, one);
     const bytes = emptySectionCosts();
@@ -232,7 +239,19 @@ export class RunCost {
     return bytes;
   }
 
-  #anthropic(segments: Segment[], into: Costs): void {
+  /** What reads and writes the same bodies make on a model with a 4,096-token minimum (counters only). */
+  #anthropic4096(segments: Segment[], into: Costs): void {
+    const { readEnd, writeEnd } = this.#anthropicCacheOf(segments, this.#anthropicCache4096, 4096);
+    into.anthropicMin4096.cached += readEnd / BYTES_PER_TOKEN;
+    into.anthropicMin4096.write += (writeEnd - readEnd) / BYTES_PER_TOKEN;
+  }
+
+  /** Where the cache reads and writes end in a body (bytes), updating `cache`. */
+  #anthropicCacheOf(
+    segments: Segment[],
+    cache: Set<string>,
+    minTokens: number,
+  ): { readEnd: number; writeEnd: number; total: number } {
     const ends: number[] = [];
     const keys: string[] = [];
     let at = 0;
@@ -244,14 +263,14 @@ export class RunCost {
       keys.push(key);
     }
     const total = at;
-    const minBytes = MIN_CACHE_TOKENS * BYTES_PER_TOKEN;
+    const minBytes = minTokens * BYTES_PER_TOKEN;
     let readEnd = 0;
     let writeEnd = 0;
     const writes: string[] = [];
     segments.forEach((s, i) => {
       if (!s.breakpoint || ends[i] < minBytes) return;
       for (let j = i; j >= Math.max(0, i - ANTHROPIC_LOOKBACK_BLOCKS); j--) {
-        if (this.#anthropicCache.has(keys[j])) {
+        if (cache.has(keys[j])) {
           readEnd = Math.max(readEnd, ends[j]);
           break;
         }
@@ -259,8 +278,13 @@ export class RunCost {
       writeEnd = Math.max(writeEnd, ends[i]);
       writes.push(keys[i]);
     });
-    for (const k of writes) this.#anthropicCache.add(k);
+    for (const k of writes) cache.add(k);
     writeEnd = Math.max(writeEnd, readEnd);
+    return { readEnd, writeEnd, total };
+  }
+
+  #anthropic(segments: Segment[], into: Costs): void {
+    const { readEnd, writeEnd, total } = this.#anthropicCacheOf(segments, this.#anthropicCache, MIN_CACHE_TOKENS);
     const tokens = (b: number) => b / BYTES_PER_TOKEN;
     into.tokens += tokens(total);
     into.cost["no cache"] += tokens(total);

@@ -7,7 +7,7 @@ import { BYTES_PER_TOKEN, type Costs } from "./cost.ts";
  * uncached). Anthropic 1h: a one-hour cache_ttl writes at 2x (same hits in a replay, which has no clock).
  */
 export type PriceScenario =
-  | { id: string; label: string; kind: "anthropic"; write: number; read: number }
+  | { id: string; label: string; kind: "anthropic"; write: number; read: number; minTokens?: 4096 }
   | { id: string; label: string; kind: "openai"; read: number };
 
 export const PRICE_SCENARIOS = [
@@ -15,6 +15,14 @@ export const PRICE_SCENARIOS = [
   { id: "anthropic-1h", label: "Anthropic 1h (w 2, r 0.10)", kind: "anthropic", write: 2, read: 0.1 },
   { id: "anthropic-r0.05", label: "read 0.05 (w 1.25)", kind: "anthropic", write: 1.25, read: 0.05 },
   { id: "anthropic-r0.025", label: "read 0.025 (w 1.25)", kind: "anthropic", write: 1.25, read: 0.025 },
+  {
+    id: "anthropic-min4096",
+    label: "Anthropic 5m, 4,096-token minimum",
+    kind: "anthropic",
+    write: 1.25,
+    read: 0.1,
+    minTokens: 4096,
+  },
   { id: "gpt-4.1", label: "GPT-4.1 (cached 0.25)", kind: "openai", read: 0.25 },
   { id: "gpt-5", label: "GPT-5 (cached 0.10)", kind: "openai", read: 0.1 },
 ] as const satisfies readonly PriceScenario[];
@@ -27,8 +35,9 @@ export function scenarioCost(costs: Costs, scenario: PriceScenario): number {
     const cached = costs.cachedTokens.openai;
     return cached * scenario.read + (costs.openaiTokens - cached);
   }
-  const read = costs.cachedTokens.anthropic;
-  const write = costs.anthropicWriteTokens;
+  const min4096 = "minTokens" in scenario && scenario.minTokens === 4096;
+  const read = min4096 ? costs.anthropicMin4096.cached : costs.cachedTokens.anthropic;
+  const write = min4096 ? costs.anthropicMin4096.write : costs.anthropicWriteTokens;
   return read * scenario.read + write * scenario.write + (costs.tokens - read - write);
 }
 

@@ -218,9 +218,9 @@ test("cache explanation: no text of the request is kept, only sizes and digests"
   assert.ok(!JSON.stringify(explained).includes(secret));
   const run = await replayCached(
     loadWorkload({
-      system: "synthetic openhands-style",
+      system: "synthetic openhands-calibrated",
       name: "s",
-      path: "synthetic:3:12",
+      path: "synthetic:3",
       format: "synthetic",
     }).recording,
   );
