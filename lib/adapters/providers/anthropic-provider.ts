@@ -3,6 +3,7 @@ import { convertAnthropicResponse } from "../../providers/convert-anthropic-resp
 import { convertToAnthropicRequest, DEFAULT_CACHE_PLAN } from "../../providers/convert-to-anthropic-request.ts";
 import { anthropicCacheLayout } from "../../providers/cache-layout.ts";
 import type { CacheTtl } from "../../providers/provider-config.ts";
+import { CacheTtlChooser } from "../../providers/choose-cache-ttl.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../loop/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
@@ -17,8 +18,8 @@ export function createAnthropicProvider(
     baseUrl: string;
     model: string;
     maxTokens: number;
-    /** The prompt cache's lifetime: 5m (default) or 1h. */
-    cacheTtl?: CacheTtl;
+    /** The prompt cache's lifetime: 5m (default), 1h, or auto (from the run's pace: CacheTtlChooser). */
+    cacheTtl?: CacheTtl | "auto";
     /** The model's minimum cacheable prompt in tokens (default 1,024; 4,096 for Haiku 4.5 and Opus 4.5 / 4.6). */
     minCacheTokens?: number;
   },
@@ -26,19 +27,23 @@ export function createAnthropicProvider(
     HttpOptions = {},
 ): Provider {
   const url = `${baseUrl.replace(/\/+$/, "")}/v1/messages`;
+  // One provider per run, so the chooser sees the run's own calls.
+  const chooser = cacheTtl === "auto" ? new CacheTtlChooser() : null;
   return {
     name: "anthropic",
     capabilities: { prompt_caching: true, schema_enforcement: true },
-    complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
+    async complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
+      const ttl = chooser ? chooser.ttl() : cacheTtl as CacheTtl;
+      const sentAt = now();
       const { body, aliases } = convertToAnthropicRequest(request, {
         model: model || options.model,
         maxTokens,
-        cache: { minTokens: minCacheTokens, ttl: cacheTtl },
+        cache: { minTokens: minCacheTokens, ttl },
       });
-      const cache = anthropicCacheLayout(request, body, { minTokens: minCacheTokens, ttl: cacheTtl });
+      const cache = anthropicCacheLayout(request, body, { minTokens: minCacheTokens, ttl });
       const headers = { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION };
       const deadlineAt = now() + deadlineMs;
-      return withRetry(
+      const answer = await withRetry(
         async () => {
           const raw = await postJson(url, {
             provider: PROVIDER,
@@ -58,6 +63,8 @@ export function createAnthropicProvider(
         },
         { maxAttempts, sleep, random, signal: options.signal, deadlineAt, now },
       );
+      chooser?.observe({ at: sentAt, usage: answer.usage });
+      return answer;
     },
   };
 }
