@@ -13,9 +13,9 @@
 import { convertToAnthropicRequest } from "../lib/providers/convert-to-anthropic-request.ts";
 import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
 import { renderSection, renderSectionBlocks, splitPrefix } from "../lib/providers/render-sections.ts";
-import { utf8Length } from "../lib/context/digest.ts";
+import { utf8Length } from "../lib/text/digest.ts";
 import { ANTHROPIC_LOOKBACK_BLOCKS, OPENAI_MIN_TOKENS, OPENAI_STEP_TOKENS } from "../lib/providers/cache-layout.ts";
-import type { Section, TurnRequest } from "../lib/loop/turn.ts";
+import type { Section, TurnRequest } from "../lib/vocabulary/turn.ts";
 
 export const BYTES_PER_TOKEN = 4;
 export const MIN_CACHE_TOKENS = OPENAI_MIN_TOKENS;

@@ -15,7 +15,7 @@ import { BUILT_IN_PRICES, priceOf } from "../lib/prices.ts";
 import { runLoop } from "../lib/loop/loop.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { RecordedExecutor, ScriptedProvider } from "../lib/recording/replay.ts";
-import type { Provider } from "../lib/loop/turn.ts";
+import type { Provider } from "../lib/vocabulary/turn.ts";
 import { CacheLedger } from "../lib/report/cache-explanation.ts";
 import { workload, workloadTests } from "./helpers/workloads.ts";
 import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";

@@ -9,8 +9,8 @@
 // - OpenAI (developers.openai.com/docs/guides/prompt-caching): automatic, the longest prefix shared with a recent
 //   request, from 1,024 tokens in 128-token steps; prompt_cache_key routes a run's requests together; entries are
 //   usually cleared after 5-10 minutes of inactivity.
-import type { CacheBlock, CacheLayout, TurnRequest } from "../loop/turn.ts";
-import { digestOf, utf8Length } from "../context/digest.ts";
+import type { CacheBlock, CacheLayout, TurnRequest } from "../vocabulary/turn.ts";
+import { digestOf, utf8Length } from "../text/digest.ts";
 import type { AnthropicRequestBody } from "./convert-to-anthropic-request.ts";
 import type { OpenAIRequestBody } from "./convert-to-openai-request.ts";
 import { renderSectionBlocks, splitPrefix } from "./render-sections.ts";

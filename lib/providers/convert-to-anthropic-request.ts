@@ -12,7 +12,7 @@
 // 2026-12-01): at most 4 cache_control markers; a prefix shorter than the model's minimum cacheable prompt (1,024
 // tokens for Sonnet 4.5 / Opus 4.1, 4,096 for Haiku 4.5 / Opus 4.5 / 4.6) is not cached, silently; a breakpoint
 // reads an entry ending at it or at one of the 20 blocks before it.
-import type { JsonSchema, Section, TurnRequest } from "../loop/turn.ts";
+import type { JsonSchema, Section, TurnRequest } from "../vocabulary/turn.ts";
 import { encodePropertyKeys, type KeyAliases } from "./encode-property-keys.ts";
 import { renderSection, renderSectionBlocks, splitPrefix } from "./render-sections.ts";
 import { wrapResponseSchema } from "./wrap-response-schema.ts";

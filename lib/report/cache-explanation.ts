@@ -4,7 +4,7 @@
 // previous request, and what a break cost; per run, the cache-read share of input tokens and the breaks by cause.
 // Computed from the layouts of the bodies Loom sent (digests and sizes, lib/providers/cache-layout.ts): no prompt.
 import { z } from "zod";
-import type { CacheBlock, CacheLayout, Usage } from "../loop/turn.ts";
+import type { CacheBlock, CacheLayout, Usage } from "../vocabulary/turn.ts";
 
 type CacheSection = CacheBlock["section"];
 import type { ModelPrice } from "../prices.ts";

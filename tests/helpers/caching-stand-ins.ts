@@ -13,8 +13,8 @@ import { convertToOpenAIRequest } from "../../lib/providers/convert-to-openai-re
 import { anthropicCacheLayout, openaiCacheLayout } from "../../lib/providers/cache-layout.ts";
 import { convertAnthropicUsage } from "../../lib/providers/convert-anthropic-usage.ts";
 import { convertOpenAIUsage } from "../../lib/providers/convert-openai-usage.ts";
-import { utf8Length } from "../../lib/context/digest.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../lib/loop/turn.ts";
+import { utf8Length } from "../../lib/text/digest.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../lib/vocabulary/turn.ts";
 
 const tokens = (bytes: number) => Math.round(bytes / 4);
 const LOOKBACK = 20;

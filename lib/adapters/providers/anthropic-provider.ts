@@ -4,7 +4,7 @@ import { convertToAnthropicRequest, DEFAULT_CACHE_PLAN } from "../../providers/c
 import { anthropicCacheLayout } from "../../providers/cache-layout.ts";
 import type { CacheTtl } from "../../providers/provider-config.ts";
 import { CacheTtlChooser } from "../../providers/choose-cache-ttl.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../loop/turn.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 
