@@ -14,7 +14,8 @@ import { convertToAnthropicRequest } from "../lib/providers/convert-to-anthropic
 import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
 import { renderSection, renderSectionBlocks, splitPrefix } from "../lib/providers/render-sections.ts";
 import { utf8Length } from "../lib/text/digest.ts";
-import { ANTHROPIC_LOOKBACK_BLOCKS, OPENAI_MIN_TOKENS, OPENAI_STEP_TOKENS } from "../lib/providers/cache-layout.ts";
+import { ANTHROPIC_LOOKBACK_BLOCKS, OPENAI_MIN_TOKENS } from "../lib/providers/cache-layout.ts";
+import { OPENAI_STEP_TOKENS } from "../lib/cache-explanation.ts";
 import type { Section, TurnRequest } from "../lib/vocabulary/turn.ts";
 
 export const BYTES_PER_TOKEN = 4;

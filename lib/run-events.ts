@@ -12,7 +12,7 @@ import { clipText } from "./text/clip.ts";
 import { safeMessage } from "./text/safe-text.ts";
 import { LookupKind } from "./vocabulary/answer.ts";
 import { SandboxState } from "./sandbox-state.ts";
-import { CallCache } from "./report/cache-explanation.ts";
+import { CallCache } from "./cache-explanation.ts";
 
 /** Version of the event and result format; bumped on a breaking change. */
 export const OUTPUT_FORMAT_VERSION = 1;

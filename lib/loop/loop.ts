@@ -40,7 +40,7 @@ import type { ExecutionReport, FinishStatus } from "../vocabulary/reports.ts";
 import { availableActions, type SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
 import { runStage, type Stage, type StageRun } from "./stage.ts";
-import { CacheLedger } from "../report/cache-explanation.ts";
+import { CacheLedger } from "../cache-explanation.ts";
 import type { ModelPrice } from "../prices.ts";
 import type { Provider } from "../vocabulary/turn.ts";
 import { type LoopEvent, stepOutcome } from "../run-events.ts";

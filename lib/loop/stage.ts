@@ -9,7 +9,7 @@ import { answerLookup } from "../context/lookups.ts";
 import type { LoopEvent } from "../run-events.ts";
 import type { ResultStore } from "../context/store.ts";
 import { type ModelAnswer, NULL_USAGE, type Provider, type StepPhase } from "../vocabulary/turn.ts";
-import type { CacheLedger } from "../report/cache-explanation.ts";
+import type { CacheLedger } from "../cache-explanation.ts";
 
 /** What every stage of a run shares. */
 export type StageRun = {

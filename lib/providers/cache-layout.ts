@@ -19,7 +19,6 @@ export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
 const MINUTE_MS = 60_000;
 /** OpenAI's documented minimum, and the step cached prefixes grow by. */
 export const OPENAI_MIN_TOKENS = 1024;
-export const OPENAI_STEP_TOKENS = 128;
 
 const block = (section: CacheBlock["section"], text: string, breakpoint = false): CacheBlock => ({
   section,

@@ -6,7 +6,7 @@ import { NORMAL_OUTCOMES, Outcome } from "../outcome.ts";
 import { addUsage, NULL_USAGE, Phase, Usage } from "../vocabulary/turn.ts";
 import { SandboxState } from "../sandbox-state.ts";
 import { Cost } from "../prices.ts";
-import { CallCache, RunCache } from "./cache-explanation.ts";
+import { CallCache, RunCache } from "../cache-explanation.ts";
 
 export const REPORT_SCHEMA_VERSION = 1;
 

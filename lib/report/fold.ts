@@ -3,7 +3,7 @@
 import { NORMAL_OUTCOMES } from "../outcome.ts";
 import { addUsage, NULL_USAGE } from "../vocabulary/turn.ts";
 import type { RunEvent } from "../run-events.ts";
-import { summarizeCache } from "./cache-explanation.ts";
+import { summarizeCache } from "../cache-explanation.ts";
 import { type CallRecord, type ContextReport, type PhaseStats, REPORT_SCHEMA_VERSION } from "./context-report.ts";
 
 type RunStarted = Extract<RunEvent, { type: "run-started" }>;

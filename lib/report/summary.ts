@@ -4,7 +4,7 @@ import { type AggregateReport, type ContextReport, requestBytes } from "./contex
 import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
 import { Phase, type Usage } from "../vocabulary/turn.ts";
-import { CacheCause, type RunCache } from "./cache-explanation.ts";
+import { CacheCause, type RunCache } from "../cache-explanation.ts";
 
 const MODEL_PHASES = Phase.options;
 const PHASES = [...MODEL_PHASES, "execution"] as const;

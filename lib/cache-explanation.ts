@@ -4,11 +4,10 @@
 // previous request, and what a break cost; per run, the cache-read share of input tokens and the breaks by cause.
 // Computed from the layouts of the bodies Loom sent (digests and sizes, lib/providers/cache-layout.ts): no prompt.
 import { z } from "zod";
-import type { CacheBlock, CacheLayout, Usage } from "../vocabulary/turn.ts";
+import type { CacheBlock, CacheLayout, Usage } from "./vocabulary/turn.ts";
 
 type CacheSection = CacheBlock["section"];
-import type { ModelPrice } from "../prices.ts";
-import { OPENAI_STEP_TOKENS } from "../providers/cache-layout.ts";
+import type { ModelPrice } from "./prices.ts";
 
 const count = z.number().int().nonnegative();
 
@@ -74,6 +73,9 @@ export const RunCache = z.strictObject({
   breaks: z.partialRecord(CacheCause, CauseTotals).describe("Calls that read less than the cache held, by cause"),
 }).describe("The prompt cache over the run (since loom 0.6.0)");
 export type RunCache = z.infer<typeof RunCache>;
+
+/** OpenAI's automatic cache grows in steps of this many tokens (developers.openai.com/docs/guides/prompt-caching). */
+export const OPENAI_STEP_TOKENS = 128;
 
 /** Estimated bytes per token when a call reported no counters. */
 const BYTES_PER_TOKEN = 4;
