@@ -51,6 +51,8 @@ export type Costs = {
   /** Share of input tokens read from the cache, per caching model. */
   cachedTokens: { anthropic: number; openai: number };
   anthropicWriteTokens: number;
+  /** Of those, what a 1-hour layout writes at the 5-minute price (the step's own marker). */
+  anthropicShortWriteTokens: number;
   /** The same Anthropic cache on a model whose minimum cacheable prompt is 4,096 tokens (Haiku 4.5, Opus 4.5 / 4.6). */
   anthropicMin4096: { cached: number; write: number };
   /** Input tokens of the OpenAI bodies (`tokens` counts the Anthropic ones). */
@@ -65,6 +67,7 @@ export function emptyCosts(): Costs {
     cost: { anthropic: 0, "gpt-4.1": 0, "gpt-5": 0, "no cache": 0 },
     cachedTokens: { anthropic: 0, openai: 0 },
     anthropicWriteTokens: 0,
+    anthropicShortWriteTokens: 0,
     anthropicMin4096: { cached: 0, write: 0 },
     openaiTokens: 0,
     sections: { anthropic: emptySectionCosts(), "gpt-5": emptySectionCosts() },
@@ -78,6 +81,7 @@ export function addCosts(into: Costs, from: Costs): void {
   into.cachedTokens.anthropic += from.cachedTokens.anthropic;
   into.cachedTokens.openai += from.cachedTokens.openai;
   into.anthropicWriteTokens += from.anthropicWriteTokens;
+  into.anthropicShortWriteTokens += from.anthropicShortWriteTokens;
   into.anthropicMin4096.cached += from.anthropicMin4096.cached;
   into.anthropicMin4096.write += from.anthropicMin4096.write;
   into.openaiTokens += from.openaiTokens;
@@ -86,7 +90,8 @@ export function addCosts(into: Costs, from: Costs): void {
   }
 }
 
-type Segment = { label: CostSection | null; text: string; breakpoint?: boolean };
+/** `short`: a 5-minute breakpoint in a body laid out for a 1-hour cache (the step's own marker). */
+type Segment = { label: CostSection | null; text: string; breakpoint?: boolean; short?: boolean };
 
 function labelEvents(count: number, i: number): CostSection {
   if (i === count - 1) return "newest";
@@ -125,10 +130,16 @@ function labelledBlocks(section: Section): { label: CostSection; text: string }[
 
 /** The Anthropic body as cache segments: tools, system blocks, tool_choice (hashed, no tokens), message blocks. */
 export function anthropicSegments(request: TurnRequest): Segment[] {
-  const { body } = convertToAnthropicRequest(request, { model: "model", maxTokens: 4096 });
+  // Laid out for a 1-hour cache: the same breakpoints as for 5 minutes, the step's own one marked as a 5-minute one.
+  const { body } = convertToAnthropicRequest(request, { model: "model", maxTokens: 4096, cache: { ttl: "1h" } });
   const segments: Segment[] = [{ label: "tools / response format", text: JSON.stringify(body.tools) }];
   for (const block of body.system ?? []) {
-    segments.push({ label: "prefix", text: block.text, breakpoint: block.cache_control !== undefined });
+    segments.push({
+      label: "prefix",
+      text: block.text,
+      breakpoint: block.cache_control !== undefined,
+      short: block.cache_control !== undefined && block.cache_control.ttl === undefined,
+    });
   }
   segments.push({ label: null, text: JSON.stringify(body.tool_choice) });
   const { rest } = splitPrefix(request.sections);
@@ -141,6 +152,7 @@ export function anthropicSegments(request: TurnRequest): Segment[] {
       label: labels[i]?.label ?? "candidates",
       text: block.text,
       breakpoint: block.cache_control !== undefined,
+      short: block.cache_control !== undefined && block.cache_control.ttl === undefined,
     });
   });
   return segments;
@@ -252,7 +264,7 @@ export class RunCost {
     segments: Segment[],
     cache: Set<string>,
     minTokens: number,
-  ): { readEnd: number; writeEnd: number; total: number } {
+  ): { readEnd: number; writeEnd: number; total: number; shortWrite: number } {
     const ends: number[] = [];
     const keys: string[] = [];
     let at = 0;
@@ -267,9 +279,11 @@ export class RunCost {
     const minBytes = minTokens * BYTES_PER_TOKEN;
     let readEnd = 0;
     let writeEnd = 0;
+    let longEnd = 0;
     const writes: string[] = [];
     segments.forEach((s, i) => {
       if (!s.breakpoint || ends[i] < minBytes) return;
+      if (!s.short) longEnd = Math.max(longEnd, ends[i]);
       for (let j = i; j >= Math.max(0, i - ANTHROPIC_LOOKBACK_BLOCKS); j--) {
         if (cache.has(keys[j])) {
           readEnd = Math.max(readEnd, ends[j]);
@@ -281,12 +295,19 @@ export class RunCost {
     });
     for (const k of writes) cache.add(k);
     writeEnd = Math.max(writeEnd, readEnd);
-    return { readEnd, writeEnd, total };
+    // Under a 1-hour cache, what the step's own 5-minute marker writes past the last 1-hour one.
+    const shortWrite = Math.max(0, writeEnd - Math.max(longEnd, readEnd));
+    return { readEnd, writeEnd, total, shortWrite };
   }
 
   #anthropic(segments: Segment[], into: Costs): void {
-    const { readEnd, writeEnd, total } = this.#anthropicCacheOf(segments, this.#anthropicCache, MIN_CACHE_TOKENS);
+    const { readEnd, writeEnd, total, shortWrite } = this.#anthropicCacheOf(
+      segments,
+      this.#anthropicCache,
+      MIN_CACHE_TOKENS,
+    );
     const tokens = (b: number) => b / BYTES_PER_TOKEN;
+    into.anthropicShortWriteTokens += tokens(shortWrite);
     into.tokens += tokens(total);
     into.cost["no cache"] += tokens(total);
     into.cachedTokens.anthropic += tokens(readEnd);

@@ -7,12 +7,20 @@ import { BYTES_PER_TOKEN, type Costs } from "./cost.ts";
  * uncached). Anthropic 1h: a one-hour cache_ttl writes at 2x (same hits in a replay, which has no clock).
  */
 export type PriceScenario =
-  | { id: string; label: string; kind: "anthropic"; write: number; read: number; minTokens?: 4096 }
+  | { id: string; label: string; kind: "anthropic"; write: number; read: number; minTokens?: 4096; stepWrite?: number }
   | { id: string; label: string; kind: "openai"; read: number };
 
 export const PRICE_SCENARIOS = [
   { id: "anthropic", label: "Anthropic 5m (w 1.25, r 0.10)", kind: "anthropic", write: 1.25, read: 0.1 },
-  { id: "anthropic-1h", label: "Anthropic 1h (w 2, r 0.10)", kind: "anthropic", write: 2, read: 0.1 },
+  {
+    id: "anthropic-1h",
+    label: "Anthropic 1h (w 2, r 0.10)",
+    kind: "anthropic",
+    write: 2,
+    read: 0.1,
+    // The step's own breakpoint stays a 5-minute one under a 1-hour cache (its arguments call reads it at once).
+    stepWrite: 1.25,
+  },
   { id: "anthropic-r0.05", label: "read 0.05 (w 1.25)", kind: "anthropic", write: 1.25, read: 0.05 },
   { id: "anthropic-r0.025", label: "read 0.025 (w 1.25)", kind: "anthropic", write: 1.25, read: 0.025 },
   {
@@ -38,7 +46,11 @@ export function scenarioCost(costs: Costs, scenario: PriceScenario): number {
   const min4096 = "minTokens" in scenario && scenario.minTokens === 4096;
   const read = min4096 ? costs.anthropicMin4096.cached : costs.cachedTokens.anthropic;
   const write = min4096 ? costs.anthropicMin4096.write : costs.anthropicWriteTokens;
-  return read * scenario.read + write * scenario.write + (costs.tokens - read - write);
+  const short = "stepWrite" in scenario && scenario.stepWrite !== undefined && !min4096
+    ? costs.anthropicShortWriteTokens
+    : 0;
+  const stepWrite = "stepWrite" in scenario && scenario.stepWrite !== undefined ? scenario.stepWrite : scenario.write;
+  return read * scenario.read + (write - short) * scenario.write + short * stepWrite + (costs.tokens - read - write);
 }
 
 export function scenarioCosts(costs: Costs): Record<ScenarioId, number> {
