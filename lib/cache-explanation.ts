@@ -4,7 +4,7 @@
 // previous request, and what a break cost; per run, the cache-read share of input tokens and the breaks by cause.
 // Computed from the layouts of the bodies Loom sent (digests and sizes, lib/providers/cache-layout.ts): no prompt.
 import { z } from "zod";
-import type { CacheBlock, CacheLayout, Usage } from "./vocabulary/turn.ts";
+import { type CacheBlock, type CacheLayout, SECTION_NAMES, type Usage } from "./vocabulary/turn.ts";
 
 type CacheSection = CacheBlock["section"];
 import type { ModelPrice } from "./prices.ts";
@@ -22,18 +22,7 @@ export const CacheCause = z.enum([
 ]);
 export type CacheCause = z.infer<typeof CacheCause>;
 
-const CacheSectionName = z.enum([
-  "tools",
-  "instructions",
-  "intent",
-  "tasks",
-  "checkpoint",
-  "events",
-  "newest",
-  "working_state",
-  "candidates",
-  "lookups",
-]);
+const CacheSectionName = z.enum(["tools", ...SECTION_NAMES]);
 
 export const CallCache = z.strictObject({
   prompt_bytes: count.describe("UTF-8 bytes of the body's cached parts (tools or response format, system, messages)"),

@@ -55,6 +55,19 @@ export type Section =
 
 export type SectionName = Section["section"];
 
+/** Every section name, in the order a request holds them. */
+export const SECTION_NAMES = [
+  "instructions",
+  "intent",
+  "tasks",
+  "checkpoint",
+  "events",
+  "newest",
+  "working_state",
+  "candidates",
+  "lookups",
+] as const satisfies readonly SectionName[];
+
 /** Sections that form the stable prefix (cacheable until the next checkpoint). */
 export const PREFIX_SECTIONS: ReadonlySet<SectionName> = new Set(["instructions", "intent", "tasks", "checkpoint"]);
 
