@@ -1,4 +1,5 @@
-// cache_ttl: auto chooses the prompt cache's lifetime from the run's own pace (lib/providers/choose-cache-ttl.ts).
+// cache_ttl: auto chooses the prompt cache's lifetime from the run's own pace (lib/providers/choose-cache-ttl.ts);
+// the HTTP adapters describe each body to the run's cache explanation and key OpenAI's cache by run.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
@@ -7,8 +8,11 @@ import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import type { AnthropicRequestBody } from "../lib/providers/convert-to-anthropic-request.ts";
 import {
   anthropicAnswer,
+  openAIAnswer,
+  SAMPLE_MARKERS,
   sampleTurnRequest,
   startAnthropicServer,
+  startOpenAIServer,
   withFakeServer,
 } from "./helpers/fake-provider-servers.ts";
 
@@ -70,5 +74,34 @@ test("cache_ttl auto: the adapter asks for a 1-hour cache once its calls have co
       ((r.body as AnthropicRequestBody).system ?? []).at(-1)?.cache_control?.ttl ?? "5m"
     );
     assert.deepEqual(ttls, ["5m", "5m", "5m", "5m", "1h", "1h"]);
+  });
+});
+
+test("the Anthropic and OpenAI adapters describe each body they send to the run's cache explanation, without its text", async () => {
+  const answer = anthropicAnswer({ action: "finish" });
+  await withFakeServer(startAnthropicServer, () => answer, async (server) => {
+    const provider = createProvider(
+      { kind: "anthropic", model: "claude-sonnet-4-5", base_url: server.baseUrl },
+      { env: { ANTHROPIC_API_KEY: "sk-ant-test-0123456789" } },
+    );
+    const got = await provider.complete(sampleTurnRequest(), { model: "claude-sonnet-4-5" });
+    const body = server.requests[0].body as AnthropicRequestBody;
+    const marked = [...(body.system ?? []), ...body.messages[0].content].filter((b) => b.cache_control).length;
+    assert.equal(got.cache?.mode, "breakpoints");
+    assert.equal(got.cache!.blocks.filter((b) => b.breakpoint).length, marked);
+    assert.equal(got.cache!.blocks.reduce((n, b) => n + b.bytes, 0) > 0, true);
+    assert.ok(!JSON.stringify(got.cache).includes(SAMPLE_MARKERS.intent));
+  });
+  await withFakeServer(startOpenAIServer, () => openAIAnswer({ action: "finish" }), async (server) => {
+    const provider = createProvider(
+      { kind: "openai", model: "gpt-4.1", base_url: server.baseUrl },
+      { env: { OPENAI_API_KEY: "sk-test-0123456789" } },
+    );
+    const got = await provider.complete(sampleTurnRequest(), { model: "gpt-4.1" });
+    await provider.complete(sampleTurnRequest(), { model: "gpt-4.1" });
+    assert.equal(got.cache?.mode, "automatic");
+    const keys = server.requests.map((r) => (r.body as { prompt_cache_key?: string }).prompt_cache_key);
+    assert.ok(keys[0]?.startsWith("loom-"));
+    assert.equal(keys[1], keys[0], "one key for the run's requests");
   });
 });
