@@ -71,3 +71,14 @@ test("breakpoints: OpenAI bodies carry the run's prompt_cache_key when given, an
   );
   assert.equal("prompt_cache_key" in convertToOpenAIRequest(request(), { model: "m" }).body, false);
 });
+
+test("breakpoints: a single-call stage that looked something up marks its working state for its next call", () => {
+  const base = request({ singleCall: true });
+  const withLookups: TurnRequest = {
+    ...base,
+    sections: [...base.sections, { section: "lookups", responses: [{ lookup: { $result: "sha256:ab" }, text: "x" }] }],
+  };
+  const { content } = marked(withLookups);
+  // one event block, "]", working state, candidates, lookups
+  assert.deepEqual(content.map((c) => c !== null), [true, false, true, false, false]);
+});

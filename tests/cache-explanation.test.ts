@@ -156,11 +156,16 @@ workloadTest(
   },
 );
 
-test("cache explanation: two-call selection calls write the working state its arguments call reads; single-call writes none", async () => {
+test("cache explanation: two-call selection calls write the working state its arguments call reads; single-call only after a lookup", async () => {
   const two = await replayCached(fixBug());
   assert.ok((two.report.cache!.breaks.working_state?.count ?? 0) > 0, "two-call: the next step re-writes it");
   const single = await replayCached(fixBug(), { protocol: "single-call" });
-  assert.equal(single.report.cache!.breaks.working_state?.count ?? 0, 0, JSON.stringify(causes(single.report)));
+  // Only a call after one that looked something up (or was re-asked) finds a written working state gone.
+  const afterLookup = single.report.calls.filter((c, i) => i > 0 && single.report.calls[i - 1].lookup).length +
+    single.report.retrievals.errors;
+  const breaks = single.report.cache!.breaks.working_state?.count ?? 0;
+  assert.ok(breaks <= afterLookup, `${breaks} breaks, ${afterLookup} calls after a lookup or re-ask`);
+  assert.ok(breaks < (two.report.cache!.breaks.working_state?.count ?? 0));
 });
 
 test("cache explanation: OpenAI's automatic cache is expected from the longest shared prefix, and matches", async () => {

@@ -113,7 +113,8 @@ export const DEFAULT_CACHE_PLAN: CachePlan = { minTokens: 1024, ttl: "5m" };
 /**
  * The breakpoints a later call of the run can read: none on a classification request (its `classify` tool is the
  * run's only one, so no later call shares its prefix); no `step` breakpoint on a single-call step (no arguments call
- * follows to read the view and working state: written on every call, read on none). A prefix under the model's
+ * follows to read the view and working state: written on every call, read on none) until the stage looks something
+ * up or is re-asked (its next call then sends the same view and working state again). A prefix under the model's
  * minimum caches nothing, silently, and costs nothing either: its marker stays (there are never more than four).
  */
 function placeBreakpoints(
@@ -123,8 +124,10 @@ function placeBreakpoints(
   if (request.phase === "classification") return [];
   const tasks = request.sections.find((s) => s.section === "tasks");
   const singleCall = tasks?.section === "tasks" && tasks.arguments === undefined;
+  // A stage that looked something up (or was re-asked) asks again with the same view and working state.
+  const lookingUp = request.sections.some((s) => s.section === "lookups");
   return candidates
-    .filter((b) => !(b.kind === "step" && singleCall && request.phase === "selection"))
+    .filter((b) => !(b.kind === "step" && singleCall && request.phase === "selection" && !lookingUp))
     // The latest markers are the ones worth keeping should a request ever have more than the API allows.
     .slice(-MAX_CACHE_BREAKPOINTS);
 }
