@@ -161,7 +161,7 @@ test("cache explanation: two-call selection calls write the working state its ar
   assert.ok((two.report.cache!.breaks.working_state?.count ?? 0) > 0, "two-call: the next step re-writes it");
   const single = await replayCached(fixBug(), { protocol: "single-call" });
   // Only a call after one that looked something up (or was re-asked) finds a written working state gone.
-  const afterLookup = single.report.calls.filter((c, i) => i > 0 && single.report.calls[i - 1].lookup).length +
+  const afterLookup = single.report.calls.filter((_, i) => i > 0 && single.report.calls[i - 1].lookup).length +
     single.report.retrievals.errors;
   const breaks = single.report.cache!.breaks.working_state?.count ?? 0;
   assert.ok(breaks <= afterLookup, `${breaks} breaks, ${afterLookup} calls after a lookup or re-ask`);
