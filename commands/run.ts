@@ -25,6 +25,7 @@ import {
 import { RUN_SPEC } from "./specs.ts";
 import { Reporter } from "./reporter.ts";
 import { traceWriter } from "./trace-file.ts";
+import { readModels } from "./models.ts";
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(RUN_SPEC, argv, { command: "run" });
@@ -68,6 +69,7 @@ type PlanOptions = Pick<
   | "defaultBaseUrl"
   | "stepProtocol"
   | "previewMode"
+  | "models"
 >;
 type RunPlan = { input: RunInput; options: PlanOptions } | { unstarted: LoomError; options: PlanOptions };
 
@@ -141,6 +143,7 @@ async function planRun(
     http,
     baseUrl,
     defaultBaseUrl,
+    models: readModels(flag("models"), io.cwd),
   };
 
   if (catalog !== undefined && flag("model") !== undefined) {
@@ -185,6 +188,7 @@ async function planRun(
         allowCommands: ((values["allow-command"] as string[] | undefined) ?? []).map((c) =>
           commandOption("--allow-command", c)!
         ),
+        effort: flag("effort"),
         instructions: flag("instructions"),
       });
       return { input: { request }, options };

@@ -66,7 +66,7 @@ test("breakpoints: under a 1-hour cache the step's own marker stays 5 minutes, a
 
 test("breakpoints: OpenAI bodies carry the run's prompt_cache_key when given, and none otherwise", () => {
   assert.equal(
-    convertToOpenAIRequest(request(), { model: "m", promptCacheKey: "loom-x" }).body.prompt_cache_key,
+    convertToOpenAIRequest(request(), { model: "m", cacheKey: "loom-x" }).body.prompt_cache_key,
     "loom-x",
   );
   assert.equal("prompt_cache_key" in convertToOpenAIRequest(request(), { model: "m" }).body, false);

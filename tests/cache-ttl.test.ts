@@ -63,11 +63,11 @@ test("cache_ttl auto: the adapter asks for a 1-hour cache once its calls have co
   });
   await withFakeServer(startAnthropicServer, () => answer, async (server) => {
     const provider = createProvider(
-      { kind: "anthropic", model: "claude-sonnet-4-5", base_url: server.baseUrl, cache_ttl: "auto" },
+      { kind: "anthropic", model: "claude-sonnet-5-5", base_url: server.baseUrl, cache_ttl: "auto" },
       { env: { ANTHROPIC_API_KEY: "sk-ant-test-0123456789" }, now: () => t },
     );
     for (let i = 0; i < 6; i++) {
-      await provider.complete(sampleTurnRequest(), { model: "claude-sonnet-4-5" });
+      await provider.complete(sampleTurnRequest(), { model: "claude-sonnet-5-5" });
       t += 6 * MIN;
     }
     const ttls = server.requests.map((r) =>
@@ -81,10 +81,10 @@ test("the Anthropic and OpenAI adapters describe each body they send to the run'
   const answer = anthropicAnswer({ action: "finish" });
   await withFakeServer(startAnthropicServer, () => answer, async (server) => {
     const provider = createProvider(
-      { kind: "anthropic", model: "claude-sonnet-4-5", base_url: server.baseUrl },
+      { kind: "anthropic", model: "claude-sonnet-5-5", base_url: server.baseUrl },
       { env: { ANTHROPIC_API_KEY: "sk-ant-test-0123456789" } },
     );
-    const got = await provider.complete(sampleTurnRequest(), { model: "claude-sonnet-4-5" });
+    const got = await provider.complete(sampleTurnRequest(), { model: "claude-sonnet-5-5" });
     const body = server.requests[0].body as AnthropicRequestBody;
     const marked = [...(body.system ?? []), ...body.messages[0].content].filter((b) => b.cache_control).length;
     assert.equal(got.cache?.mode, "breakpoints");

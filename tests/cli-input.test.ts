@@ -116,7 +116,7 @@ test("request file errors: JSON syntax by line and column, unknown keys and miss
     [
       "unknown.json",
       JSON.stringify({ ...example, max_steps: 3 }),
-      /^loom run: unknown\.json: invalid SliceRequest: max_steps: unknown key \(expected one of intent, instructions, workspace, actions, test, model, limits, commands, sandbox, workspace_ignore, step_protocol, previews, \$schema\)$/,
+      /^loom run: unknown\.json: invalid SliceRequest: max_steps: unknown key \(expected one of intent, instructions, workspace, actions, test, model, limits, commands, sandbox, workspace_ignore, step_protocol, effort, thinking, previews, \$schema\)$/,
     ],
     [
       "missing.json",

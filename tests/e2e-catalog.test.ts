@@ -280,7 +280,7 @@ test("a pattern-routed run fixes the example project against the Anthropic-shape
   assert.equal(s.gpt.requests.length, 0, "a pattern match makes no classification call");
   assert.equal(s.claude.requests.length, 11);
   for (const request of s.claude.requests) {
-    assert.equal((request.body as any).model, "claude-sonnet-4-5", "the catalog's model id");
+    assert.equal((request.body as any).model, "claude-sonnet-5-5", "the catalog's model id");
     assert.ok(
       request.rawBody.includes(
         "Fix the failing slugify tests\\n\\nThe change is done when every test in test.mjs passes.",
@@ -442,7 +442,7 @@ const FAILURES: FailureCase[] = [
     args: () => ["Fix the failing tests", "--catalog", EXAMPLE, "--workspace", "ws"],
     env: { ANTHROPIC_API_KEY: undefined },
     line:
-      /^loom run: Model "claude-sonnet-4-5" \(anthropic\) needs an API key: set the environment variable ANTHROPIC_API_KEY$/,
+      /^loom run: Model "claude-sonnet-5-5" \(anthropic\) needs an API key: set the environment variable ANTHROPIC_API_KEY$/,
     outcome: "startup_failed",
     code: "missing_credential",
     check: (report, s) => {

@@ -61,9 +61,14 @@ test("createProvider: invalid configurations fail at startup with the field", ()
   assert.equal(ProviderConfig.safeParse({ kind: "gemini", model: "m" }).success, false);
 });
 
-test("createProvider: capabilities are data on the adapter, not guessed from the model id", () => {
+test("createProvider: capabilities come from the model table, not guessed from the model id", () => {
   const env = { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" };
+  // An id the table does not know gets the conservative defaults (the schema in the prompt), whatever it looks like.
   assert.deepEqual(createProvider({ kind: "anthropic", model: "gpt-4o" }, { env }).capabilities, {
+    prompt_caching: true,
+    schema_enforcement: false,
+  });
+  assert.deepEqual(createProvider({ kind: "anthropic", model: "claude-sonnet-5-5" }, { env }).capabilities, {
     prompt_caching: true,
     schema_enforcement: true,
   });
@@ -139,7 +144,7 @@ test("createProvider: an injected fetch is used for the call", async () => {
   assert.deepEqual(urls, ["http://127.0.0.1:9/v1/chat/completions"]);
 });
 
-test("createProvider: cache_ttl 1h marks every Anthropic cache breakpoint with a 1-hour lifetime; 5m leaves the default", async () => {
+test("createProvider: cache_ttl 1h marks every Anthropic cache breakpoint with a 1-hour lifetime but the step's own (read at once by its arguments call); 5m leaves the default", async () => {
   const server = await startAnthropicServer([
     anthropicAnswer({ action: "finish" }),
     anthropicAnswer({ action: "finish" }),
@@ -161,7 +166,8 @@ test("createProvider: cache_ttl 1h marks every Anthropic cache breakpoint with a
       );
     });
     assert.ok(markers[0].length > 0);
-    assert.ok(markers[0].every((m) => JSON.stringify(m) === '{"type":"ephemeral","ttl":"1h"}'));
+    assert.ok(markers[0].slice(0, -1).every((m) => JSON.stringify(m) === '{"type":"ephemeral","ttl":"1h"}'));
+    assert.equal(JSON.stringify(markers[0].at(-1)), '{"type":"ephemeral"}', "the working state's, last");
     assert.ok(markers[1].length > 0);
     assert.ok(markers[1].every((m) => JSON.stringify(m) === '{"type":"ephemeral"}'));
   } finally {

@@ -53,7 +53,8 @@ import type { WorkspaceExecutor } from "./workspace-executor.ts";
 import type { PreviewSizes } from "../context/render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
-import { BUILT_IN_PRICES, costOf, priceOf, type PriceTable } from "../prices.ts";
+import { BUILT_IN_PRICES, costOf, priceOf, pricesOf, type PriceTable } from "../prices.ts";
+import type { ModelTable } from "../models/models.ts";
 
 /** The options of a library run (runWithOptions). */
 export type RunOptions = {
@@ -135,8 +136,10 @@ export type StartOptions = RunOptions & {
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
   trace?: (line: TraceLine) => void;
-  /** The price table the report's cost comes from (default: the built-in one). */
+  /** The price table the report's cost comes from (default: the model table's prices). */
   prices?: PriceTable;
+  /** The model table (default: the built-in one, lib/models/built-in.ts; --models FILE merges a user's file in). */
+  models?: ModelTable;
 };
 
 /** Runs a slice from any input and writes its report once, whatever the outcome. */
@@ -253,7 +256,14 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     archive: ending.archive,
     sandbox: sandbox.state,
     // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
-    ...(model !== null ? { cost: costOf(usageOf(events), priceOf(options.prices ?? BUILT_IN_PRICES, model)) } : {}),
+    ...(model !== null
+      ? {
+        cost: costOf(
+          usageOf(events),
+          priceOf(options.prices ?? (options.models ? pricesOf(options.models) : BUILT_IN_PRICES), model),
+        ),
+      }
+      : {}),
     ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
   });
   // The report is the fold of the stream the caller saw: one source for both.
@@ -332,6 +342,11 @@ async function prepare(
     const bodies = captureBodies();
     return tracer.wrap(make({ ...baseHttp, fetch: bodies.fetch }), { takeBodies: bodies.take });
   };
+  // The model table decides how each model is called; an id it does not know is said once, on the warning channel.
+  const modelOptions = {
+    models: options.models,
+    warn: options.warn ?? ((message: string) => process.stderr.write(`loom: ${message}\n`)),
+  };
   let request: SliceRequest;
   let provider = options.provider && tracer ? tracer.wrap(options.provider) : options.provider;
   let secretNames = options.secretEnvNames ?? [];
@@ -347,7 +362,7 @@ async function prepare(
       policy: options.contextPolicy,
       defaultPolicy: options.defaultPolicy,
       contextReport: options.contextReport,
-      provider: (model) => record(traced((http) => createProvider(model, { env, ...http }))),
+      provider: (model) => record(traced((http) => createProvider(model, { env, ...modelOptions, ...http }))),
       now,
       signal: options.signal,
       reportPathProblem: outputPathProblem,
@@ -357,7 +372,7 @@ async function prepare(
     known.calls = plan.calls;
     if (!plan.ok) throw plan.error;
     request = plan.request;
-    provider ??= traced((http) => createProvider(plan.model, { env, ...http }));
+    provider ??= traced((http) => createProvider(plan.model, { env, ...modelOptions, ...http }));
     secretNames = [...secretNames, ...plan.secretEnvNames];
   }
   if (options.stepProtocol) request = { ...request, step_protocol: options.stepProtocol };
@@ -386,6 +401,11 @@ async function prepare(
   provider ??= traced((http) =>
     providerForModel(request.model, {
       env,
+      ...modelOptions,
+      settings: {
+        ...(request.effort ? { effort: request.effort } : {}),
+        ...(request.thinking ? { thinking: request.thinking } : {}),
+      },
       http,
       baseUrl: options.baseUrl,
       defaultBaseUrl: options.defaultBaseUrl,

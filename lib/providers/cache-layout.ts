@@ -18,7 +18,7 @@ import { renderSectionBlocks, splitPrefix } from "./render-sections.ts";
 export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
 const MINUTE_MS = 60_000;
 /** OpenAI's documented minimum, and the step cached prefixes grow by. */
-export const OPENAI_MIN_TOKENS = 1024;
+const OPENAI_MIN_TOKENS = 1024;
 
 const block = (section: CacheBlock["section"], text: string, breakpoint = false): CacheBlock => ({
   section,
@@ -41,12 +41,13 @@ export function anthropicCacheLayout(
 ): CacheLayout {
   const { prefix } = splitPrefix(request.sections);
   const rest = restSections(request);
-  const blocks: CacheBlock[] = [block("tools", JSON.stringify(body.tools))];
+  // The tools, or the output format a model takes instead of a forced tool, key the cache first.
+  const blocks: CacheBlock[] = [block("tools", JSON.stringify(body.tools ?? body.output_config ?? null))];
   (body.system ?? []).forEach((b, i) => {
     blocks.push(block(prefix[i]?.section ?? "instructions", b.text, b.cache_control !== undefined));
   });
   // tool_choice is hashed before the messages and has no tokens: a zero-byte block keeps it in the chain.
-  blocks.push({ ...block("tools", JSON.stringify(body.tool_choice)), bytes: 0 });
+  if (body.tool_choice) blocks.push({ ...block("tools", JSON.stringify(body.tool_choice)), bytes: 0 });
   body.messages[0].content.forEach((b, i) => {
     blocks.push(block(rest[i]?.section ?? "candidates", b.text, b.cache_control !== undefined));
   });

@@ -10,12 +10,14 @@
 // Breakpoints go only where a later call of the run reads them (placeBreakpoints): a write no call reads costs 1.25x
 // (5m) or 2x (1h) for nothing. Caching facts (platform.claude.com/docs/en/build-with-claude/prompt-caching, read
 // 2026-12-01): at most 4 cache_control markers; a prefix shorter than the model's minimum cacheable prompt (1,024
-// tokens for Sonnet 4.5 / Opus 4.1, 4,096 for Haiku 4.5 / Opus 4.5 / 4.6) is not cached, silently; a breakpoint
-// reads an entry ending at it or at one of the 20 blocks before it.
+// tokens for Sonnet 4.5 / Opus 4.1, 4,096 for Haiku 4.5 / Opus 4.5 / 4.6; the model table's cache rules) is not cached,
+// silently; a breakpoint reads an entry ending at it or at one of the 20 blocks before it.
 import type { JsonSchema, Section, TurnRequest } from "../vocabulary/turn.ts";
 import { encodePropertyKeys, type KeyAliases } from "./encode-property-keys.ts";
-import { renderSection, renderSectionBlocks, splitPrefix } from "./render-sections.ts";
+import { renderAnswerFormat, renderSection, renderSectionBlocks, splitPrefix } from "./render-sections.ts";
 import { wrapResponseSchema } from "./wrap-response-schema.ts";
+import { convertToAnthropicOutputSchema } from "./convert-to-anthropic-output-schema.ts";
+import type { ThinkingType } from "../models/models.ts";
 import type { CacheTtl } from "./provider-config.ts";
 
 /** The API accepts at most this many cache_control markers per request. */
@@ -23,16 +25,27 @@ export const MAX_CACHE_BREAKPOINTS = 4;
 
 type TextBlock = { type: "text"; text: string; cache_control?: { type: "ephemeral"; ttl?: "1h" } };
 
-export type AnthropicTool = { name: string; description: string; input_schema: JsonSchema };
+/** The API (and the SDK's Tool type) wants an object schema: the wrapped schema always is one. */
+export type AnthropicTool = { name: string; description: string; input_schema: JsonSchema & { type: "object" } };
 
 export type AnthropicRequestBody = {
   model: string;
   max_tokens: number;
   system?: TextBlock[];
   messages: [{ role: "user"; content: TextBlock[] }];
-  tools: AnthropicTool[];
-  tool_choice: { type: "tool"; name: string };
+  /** forced_tool only: the 5.5 models reject a forced tool ("What's new in Claude Sonnet 5.5", 2026-09-28). */
+  tools?: AnthropicTool[];
+  tool_choice?: { type: "tool"; name: string };
+  /** output_config.format (JSON schema) where the model table says the model takes it; effort where set. */
+  output_config?: {
+    format?: { type: "json_schema"; schema: JsonSchema };
+    effort?: "low" | "medium" | "high" | "xhigh" | "max";
+  };
+  thinking?: { type: ThinkingType };
 };
+
+/** How the answer is constrained: Anthropic's two ways, or the schema in the prompt (Loom validates either way). */
+export type AnthropicAnswerMode = "forced_tool" | "output_config_format" | "prompt";
 
 /**
  * The tool that carries this request's answer: `answer` for selection and arguments (the loop sends one response
@@ -134,13 +147,26 @@ function placeBreakpoints(
 
 export function convertToAnthropicRequest(
   request: TurnRequest,
-  { model, maxTokens, tools: sent = [], cacheTtl, cache = DEFAULT_CACHE_PLAN }: {
+  {
+    model,
+    maxTokens,
+    tools: sent = [],
+    cacheTtl,
+    cache = DEFAULT_CACHE_PLAN,
+    answerMode = "forced_tool",
+    effort,
+    thinking,
+  }: {
     model: string;
     maxTokens: number;
-    /** The cache's lifetime: 5m (the API's default, left unsaid) or 1h (said on every marker: a request mixing
-     * lifetimes must put the longer ones first, so all are one). Overrides `cache.ttl`. */
+    /** From the model table (structured_output): forced_tool, output_config_format or prompt. */
+    answerMode?: AnthropicAnswerMode;
+    effort?: string;
+    thinking?: ThinkingType;
+    /** The cache's lifetime: 5m (the API's default, left unsaid) or 1h (said on its markers: a request mixing
+     * lifetimes must put the longer ones first). Overrides `cache.ttl`. */
     cacheTtl?: CacheTtl;
-    /** The model's minimum cacheable prompt and the cache's lifetime (default 1,024 tokens, 5 minutes). */
+    /** The model's minimum cacheable prompt and the cache's lifetime (the model table's; default 1,024 tokens, 5m). */
     cache?: Partial<CachePlan>;
     /** The `tools` of the previous body this adapter sent; the new body keeps them, in order, and adds its own. */
     tools?: readonly AnthropicTool[];
@@ -150,13 +176,8 @@ export function convertToAnthropicRequest(
   const { prefix, rest } = splitPrefix(request.sections);
   const system = systemBlocks(prefix);
   const content = messageBlocks(rest);
-  const { schema, aliases } = encodePropertyKeys(wrapResponseSchema(request.response_schema));
-  const tool: AnthropicTool = {
-    name: anthropicToolName(request),
-    description: toolDescription(request),
-    input_schema: schema,
-  };
-  const tools = withTool(sent, tool);
+  // The schema in the prompt goes last, after every breakpoint: the same text on every call of a run.
+  if (answerMode === "prompt") content.blocks.push({ type: "text", text: renderAnswerFormat(request.response_schema) });
   const inSystem = (b: Breakpoint) => b.kind === "run" || b.kind === "prefix";
   for (const b of placeBreakpoints(request, [...system.breakpoints, ...content.breakpoints])) {
     const block = (inSystem(b) ? system.blocks : content.blocks)[b.at];
@@ -167,13 +188,31 @@ export function convertToAnthropicRequest(
     block.cache_control = ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
   }
 
+  const { schema, aliases } = encodePropertyKeys(wrapResponseSchema(request.response_schema));
   const body: AnthropicRequestBody = {
     model,
     max_tokens: maxTokens,
     ...(system.blocks.length > 0 ? { system: system.blocks } : {}),
     messages: [{ role: "user", content: content.blocks }],
-    tools,
-    tool_choice: { type: "tool", name: tool.name },
   };
-  return { body, aliases };
+  if (answerMode === "forced_tool") {
+    const tool: AnthropicTool = {
+      name: anthropicToolName(request),
+      description: toolDescription(request),
+      input_schema: { ...schema, type: "object" },
+    };
+    body.tools = withTool(sent, tool);
+    body.tool_choice = { type: "tool", name: tool.name };
+  }
+  const format = answerMode === "output_config_format"
+    ? { type: "json_schema" as const, schema: convertToAnthropicOutputSchema(schema) }
+    : undefined;
+  if (format || effort) {
+    body.output_config = {
+      ...(format ? { format } : {}),
+      ...(effort ? { effort: effort as NonNullable<AnthropicRequestBody["output_config"]>["effort"] } : {}),
+    };
+  }
+  if (thinking) body.thinking = { type: thinking };
+  return { body, aliases: answerMode === "prompt" ? {} : aliases };
 }

@@ -159,7 +159,7 @@ export function cachingProvider(
         const usage = convertAnthropicUsage((cache as AnthropicStandIn).usage(body, now()));
         return { ...answer, usage, cache: anthropicCacheLayout(request, body, { minTokens, ttl }) };
       }
-      const { body } = convertToOpenAIRequest(request, { model: "m", promptCacheKey: "run" });
+      const { body } = convertToOpenAIRequest(request, { model: "m", cacheKey: "run" });
       const usage = convertOpenAIUsage((cache as OpenAIStandIn).usage(body));
       return { ...answer, usage, cache: openaiCacheLayout(request, body) };
     },

@@ -17,6 +17,8 @@ export function createOpenAIProvider(
     model,
     maxTokens,
     responseFormat = "json_schema",
+    effort,
+    cacheKey = kind === "openai" ? `loom-${crypto.randomUUID()}` : undefined,
   }: {
     kind: "openai" | "openai-compatible";
     /** null: the server takes no key and no authorization header is sent */
@@ -26,6 +28,10 @@ export function createOpenAIProvider(
     model: string;
     maxTokens?: number;
     responseFormat?: ResponseFormatMode;
+    /** reasoning_effort, where set. */
+    effort?: string;
+    /** prompt_cache_key (OpenAI only): one per provider, so one per run. */
+    cacheKey?: string;
   },
   { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
     HttpOptions = {},
@@ -34,10 +40,6 @@ export function createOpenAIProvider(
   const url = `${base}/chat/completions`;
   const provider = kind === "openai" ? "OpenAI API" : `OpenAI-compatible server at ${base}`;
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
-  // One key per provider, so per run: OpenAI routes requests with the same key and prefix to the same cache
-  // (developers.openai.com/docs/guides/prompt-caching, read 2026-12-01). Random, so it says nothing of the run.
-  // Compatible servers may reject an unknown field, so only the OpenAI API gets it.
-  const promptCacheKey = kind === "openai" ? `loom-${crypto.randomUUID()}` : undefined;
   return {
     name: kind,
     capabilities: {
@@ -51,7 +53,8 @@ export function createOpenAIProvider(
         responseFormat,
         maxTokens,
         maxTokensField: kind === "openai" ? "max_completion_tokens" : "max_tokens",
-        promptCacheKey,
+        effort,
+        cacheKey,
       });
       const cache = kind === "openai" ? openaiCacheLayout(request, body) : undefined;
       const deadlineAt = now() + deadlineMs;
