@@ -112,22 +112,30 @@ export class CacheLedger {
     const readable = (i: number) =>
       layout.mode === "automatic" ||
       layout.blocks.slice(i, i + layout.lookback + 1).some((b) => b.breakpoint);
-    const longestAt = ({ ttl = true, min = true }) => {
+    const longestAt = ({ ttl = true, min = true, strict = false }) => {
       for (let i = keys.length - 1; i >= 0; i--) {
         if (!readable(i)) continue;
         const entry = this.#entries.get(keys[i]);
         if (!entry) continue;
         if (ttl && at - entry.at > layout.ttl_ms) continue;
-        if (min && (!entry.long || ends[i] < minBytes)) continue;
+        if (min && (!entry.long || ends[i] < (strict ? minBytes / MIN_SLACK : minBytes))) continue;
         return i;
       }
       return -1;
     };
     const endAt = (i: number) =>
       i < 0 ? 0 : layout.mode === "automatic" ? automaticEnd(ends[i], tokensPerByte, layout.min_tokens) : ends[i];
-    const longest = (options: { ttl?: boolean; min?: boolean }) => endAt(longestAt(options));
+    const longest = (options: { ttl?: boolean; min?: boolean; strict?: boolean }) => endAt(longestAt(options));
     const readAt = longestAt({});
     const expected = endAt(readAt);
+    // Why the cache could hold more than this body can read, asked before this body's own writes land.
+    const why = longest({ ttl: false }) > expected
+      ? "ttl_expiry" as const
+      : longest({ min: false }) > expected
+      ? "below_minimum" as const
+      : null;
+    // What Loom expects when only prefixes surely past the minimum count (no slack for token counting).
+    const strictTokens = reportedTokens === null ? null : Math.round(longest({ strict: true }) * tokensPerByte);
     // An entry lives from its last use: a read keeps it.
     if (readAt >= 0) this.#entries.get(keys[readAt])!.at = at;
     const previous = this.#previous;
@@ -157,8 +165,8 @@ export class CacheLedger {
       writeEnd,
       firstDiff,
       tokensPerByte,
-      whyNot: () =>
-        longest({ ttl: false }) > expected ? "ttl_expiry" : longest({ min: false }) > expected ? "below_minimum" : null,
+      why,
+      strictTokens,
     });
     this.#previous = {
       keys,
@@ -177,7 +185,7 @@ export class CacheLedger {
   }
 
   #miss(
-    { previous, expected, expectedTokens, read, shared, writeEnd, firstDiff, tokensPerByte, whyNot }: {
+    { previous, expected, expectedTokens, strictTokens, read, shared, writeEnd, firstDiff, tokensPerByte, why }: {
       previous: Previous | null;
       expected: number;
       expectedTokens: number | null;
@@ -186,7 +194,8 @@ export class CacheLedger {
       writeEnd: number;
       firstDiff: CacheSection | null;
       tokensPerByte: number;
-      whyNot: () => "ttl_expiry" | "below_minimum" | null;
+      why: "ttl_expiry" | "below_minimum" | null;
+      strictTokens: number | null;
     },
   ): CallCache["miss"] {
     const tokens = (bytes: number) => Math.max(0, Math.round(bytes * tokensPerByte));
@@ -197,11 +206,13 @@ export class CacheLedger {
     if (expectedTokens !== null && read !== null) {
       const slack = Math.max(IGNORED_SLACK_TOKENS, expectedTokens * IGNORED_SLACK_SHARE);
       if (read + slack < expectedTokens) {
-        return priced("provider_ignored_breakpoint", expectedTokens - read, true);
+        // A prefix within a few percent of the minimum that the provider counted short is not its fault.
+        const nearMinimum = strictTokens !== null && read + slack >= strictTokens;
+        return priced(nearMinimum ? "below_minimum" : "provider_ignored_breakpoint", expectedTokens - read, true);
       }
     }
     // The cache held more of what this body shares with the previous one than it could read: expired or too short.
-    const cause = whyNot();
+    const cause = why;
     const reusable = Math.min(cause === "below_minimum" ? previous.markedEnd : previous.cachedEnd, shared);
     if (cause !== null && reusable > expected) return priced(cause, tokens(reusable - expected), writeEnd > expected);
     // The previous body cached past the point where this one differs: a checkpoint (the prefix changed) or the

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadWorkload, replayRecording } from "../bench/workloads.ts";
 import { parseRecording, type Recording } from "../lib/recording/recording.ts";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { anthropicCache, cachingProvider, openaiCache } from "./helpers/caching-stand-ins.ts";
 import { openhandsStyleRecording } from "./fixtures/openhands-style.ts";
 import type { ContextPolicyName, StepProtocol } from "../lib/policy.ts";
@@ -143,6 +143,20 @@ test("cache explanation: on a 4,096-token model the short prefix is a break belo
   assert.ok(causes(report).includes("below_minimum"), JSON.stringify(causes(report)));
   assert.equal(causes(report).filter((c) => c === "provider_ignored_breakpoint").length, 0);
 });
+
+workloadTest(
+  "cache explanation: prefixes within a few percent of a 4,096-token minimum are blamed on it, never on the provider or the TTL",
+  async () => {
+    const dir = workload("swe-agent");
+    const file = readdirSync(dir).find((f) => f.startsWith("replay__marshmallow-code__marshmallow-1867__default"))!;
+    const path = `${dir}/${file}`;
+    const recording = loadWorkload({ system: "swe-agent", name: file, path, format: "swe-agent" }).recording;
+    const { report } = await replayCached(recording, { minTokens: 4096 });
+    const blamed = causes(report).filter((c) => c === "provider_ignored_breakpoint" || c === "ttl_expiry");
+    assert.deepEqual(blamed, [], JSON.stringify(causes(report)));
+    assert.ok(report.cache!.breaks.below_minimum!.count > 0);
+  },
+);
 
 workloadTest(
   "cache explanation: a checkpoint is named as the cause of its break, the checkpoint section as the difference",
