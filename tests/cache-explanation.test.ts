@@ -1,11 +1,11 @@
 // Every cache miss explained: runs replayed through stand-ins that report cache reads the way Anthropic and OpenAI
-// do (tests/helpers/caching-stand-ins.ts), and what the run report, its calls and the stream say of each miss.
+// do (test./helpers/prompt-cache-stand-ins.ts), and what the run report, its calls and the stream say of each miss.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadWorkload, replayRecording } from "../bench/workloads.ts";
 import { parseRecording, type Recording } from "../lib/recording/recording.ts";
 import { readdirSync, readFileSync } from "node:fs";
-import { anthropicCache, cachingProvider, openaiCache } from "./helpers/caching-stand-ins.ts";
+import { anthropicCache, cachingProvider, openaiCache } from "./helpers/prompt-cache-stand-ins.ts";
 import { openhandsStyleRecording } from "./fixtures/openhands-style.ts";
 import type { ContextPolicyName, StepProtocol } from "../lib/policy.ts";
 import { CallCache } from "../lib/cache-explanation.ts";
