@@ -88,7 +88,7 @@ export const RUN_SPEC = {
 "model" (loom config shows which). REQUEST is a SliceRequest file (JSON or JSONC; loom schema request), or -
 for one on stdin. A prompt runs in --workspace (default: the current folder) with --max-steps ${PROMPT_DEFAULTS.maxSteps}, the actions
 read_file, list_files, search, edit_file, write_file, print and finish, plus run_tests with --test-command and
-run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, openai/… or openai-compatible/…
+run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, openai/…, openai-compatible/…, ollama/… or openrouter/…
 (README: Providers).`,
   flags: {
     model: {
@@ -303,6 +303,14 @@ const EVAL_SUB_FLAGS = {
   json: { description: "print the results as JSON" },
 } as const satisfies Record<string, Flag>;
 
+/** Evaluations run sandboxed unless the user says --sandbox off (auto is held to required: no silent fallback). */
+const EVAL_SANDBOX = {
+  ...shared.sandbox,
+  default: "required",
+  description: "where runs and checks run: required (auto means required here), or off to run them unsandboxed " +
+    "(docs/sandbox.md)",
+} as const satisfies Flag;
+
 export const EVAL_SPEC = {
   summary: "run a matched evaluation of context policies on a suite of tasks; validate a suite; rescore",
   usage: ["SUITE -m PROVIDER/MODEL [-m …] [options]"],
@@ -346,6 +354,11 @@ changes, check output). See docs/eval.md.`,
     },
     seed: { value: "S", default: "loom", description: "seed of the run order and of the statistics" },
     margin: { value: "POINTS", default: "5", description: "non-inferiority margin in percentage points" },
+    "cost-margin": {
+      value: "PERCENT",
+      default: "5",
+      description: "cheaper needs the cost ratio's upper bound below 1 − PERCENT/100",
+    },
     "max-cost": { value: "USD", description: "stop starting new runs once this much has been spent" },
     retries: {
       value: "N",
@@ -362,7 +375,7 @@ changes, check output). See docs/eval.md.`,
       description: "do not start each run's prefix with a per-run marker (provider caches may then be shared between " +
         "runs, which favours whichever policy runs second)",
     },
-    sandbox: { ...shared.sandbox, description: "where runs and checks run (docs/sandbox.md)" },
+    sandbox: EVAL_SANDBOX,
     "allow-outside-suite": {
       description:
         "let the suite's paths (workspace, git.repo, check.files, solution, slice.catalog) lead outside its folder",
@@ -396,7 +409,14 @@ changes, check output). See docs/eval.md.`,
     rescore: {
       summary: "re-run the checks on the saved workspace changes of DIR, without calling a model",
       usage: ["DIR [--jobs J]"],
-      flags: EVAL_SUB_FLAGS,
+      flags: {
+        ...EVAL_SUB_FLAGS,
+        sandbox: EVAL_SANDBOX,
+        "accept-changed-checks": {
+          description: "rescore although a task's check changed since the evaluation ran (eval.json records the old " +
+            "and new check hashes)",
+        },
+      },
     },
   },
 } as const satisfies CommandSpec;
@@ -437,6 +457,37 @@ flags: flag > environment > config file > built-in.`,
   examples: [{ command: "LOOM_MODEL=anthropic/claude-sonnet-5-5 loom config", says: "model comes from LOOM_MODEL" }],
 } as const satisfies CommandSpec;
 
+export const DOCTOR_SPEC = {
+  summary: "check a model live, as cheaply as possible: key, model, structured answer, cache write then read",
+  usage: ["[-m PROVIDER/MODEL] [--base-url URL] [--models FILE] [--json]"],
+  description: `Makes at most two small identical calls (a prompt just over the model's minimum cacheable size) and
+says whether the key works, the model exists and is not retired, a structured answer comes back valid,
+and the second call reads what the first wrote to the prompt cache; with Ollama, also whether a bounded
+run's largest request fits the model's context. Prints what it found and what it spent (well under a
+cent on most models). Exit 0 when every check passed or does not apply, 3 when it could not start (no
+key, unknown or retired model), 1 when a check failed.`,
+  flags: {
+    model: {
+      short: "m",
+      value: "PROVIDER/MODEL",
+      default: "LOOM_MODEL, then the config's model",
+      description: "the model to check",
+    },
+    "base-url": {
+      value: "URL",
+      default: "LOOM_PROVIDER_BASE_URL, then the config's base_url, then the provider's",
+      description: "the provider's API base URL",
+    },
+    models: modelsFlag,
+    json: { description: "print the result as one JSON object" },
+  },
+  positionalsAreFiles: false,
+  examples: [
+    { command: "loom doctor -m anthropic/claude-sonnet-5-5", says: "two calls, a fraction of a cent" },
+    { command: "loom doctor -m ollama/qwen2.5-coder:7b --json", says: "a local server: context and answer" },
+  ],
+} as const satisfies CommandSpec;
+
 export const COMPLETIONS_SPEC = {
   summary: "print a completion script for bash, zsh or fish",
   usage: [SHELLS.join("|")],
@@ -474,6 +525,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
   schema: SCHEMA_SPEC,
   models: MODELS_SPEC,
   config: CONFIG_SPEC,
+  doctor: DOCTOR_SPEC,
   completions: COMPLETIONS_SPEC,
   help: HELP_SPEC,
   version: VERSION_SPEC,
