@@ -221,6 +221,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       signal: options.signal,
       archiveLimits: options.archiveLimits,
       previews: options.previews,
+      price: model !== null ? priceOf(options.prices ?? BUILT_IN_PRICES, model) : null,
     });
     // A change after the last action (a leftover writer) is a revision no test passed.
     const settled = sandbox.workspace?.settle() ?? null;

@@ -41,6 +41,8 @@ import type { ExecutionReport, FinishStatus } from "../vocabulary/reports.ts";
 import { availableActions, type SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
 import { runStage, type Stage, type StageRun } from "./stage.ts";
+import { CacheLedger } from "../cache-explanation.ts";
+import type { ModelPrice } from "../prices.ts";
 import type { Provider } from "../vocabulary/turn.ts";
 import { type LoopEvent, stepOutcome } from "../run-events.ts";
 import { formatZodError } from "../text/zod-error.ts";
@@ -58,6 +60,8 @@ export type LoopOptions = {
   onEvent?: (event: LoopEvent) => void;
   /** Bounded preview sizes above the SPEC's floors (the benchmark's frontier); default: the request's `previews`. */
   previews?: PreviewSizes;
+  /** The model's prices, for what each cache miss cost (null: unknown, the misses are counted in tokens only). */
+  price?: ModelPrice | null;
 };
 
 export type LoopResult = {
@@ -111,6 +115,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     now,
     signal,
     onEvent,
+    cache: new CacheLedger({ price: options.price ?? null }),
   };
   const reports: ExecutionReport[] = [];
   const printed: string[] = [];

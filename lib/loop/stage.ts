@@ -9,6 +9,7 @@ import { answerLookup } from "../context/lookups.ts";
 import type { LoopEvent } from "../run-events.ts";
 import type { ResultStore } from "../context/store.ts";
 import { type ModelAnswer, NULL_USAGE, type Provider, type StepPhase } from "../vocabulary/turn.ts";
+import type { CacheLedger } from "../cache-explanation.ts";
 
 /** What every stage of a run shares. */
 export type StageRun = {
@@ -21,6 +22,8 @@ export type StageRun = {
   signal?: AbortSignal;
   /** Model calls, checkpoints and lookups as they happen: the run report is their fold. */
   onEvent: (event: LoopEvent) => void;
+  /** The run's prompt cache as Loom expects it: each call whose adapter describes its body is explained. */
+  cache?: CacheLedger;
 };
 
 /** One stage: its phase and step, what it asks for, and how an answer is checked. */
@@ -144,7 +147,15 @@ async function ask(run: StageRun, parts: RequestParts, step: number): Promise<Mo
     throw error;
   }
   const elapsed = Math.max(0, now() - started);
-  const record = { ...call, elapsed_ms: elapsed, usage: answer.usage, lookup: asLookup(answer.value) !== null };
+  const record = {
+    ...call,
+    elapsed_ms: elapsed,
+    usage: answer.usage,
+    lookup: asLookup(answer.value) !== null,
+    ...(answer.cache && run.cache
+      ? { cache: run.cache.explain({ layout: answer.cache, usage: answer.usage, at: started }) }
+      : {}),
+  };
   run.onEvent({ type: "model-called", ...record });
   return answer;
 }

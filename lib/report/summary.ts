@@ -4,6 +4,7 @@ import { type AggregateReport, type ContextReport, requestBytes } from "./contex
 import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
 import { Phase, type Usage } from "../vocabulary/turn.ts";
+import { CacheCause, type RunCache } from "../cache-explanation.ts";
 
 const MODEL_PHASES = Phase.options;
 const PHASES = [...MODEL_PHASES, "execution"] as const;
@@ -46,7 +47,27 @@ export type ReportSummary = {
   /** A run's sandbox: the mode in force and whether processes really ran in an OS sandbox; null when none ran. */
   sandbox: { mode: string; active: boolean } | null;
   run_rows: AggregateReport["runs"] | null;
+  /** The prompt cache (#30): the run's cache block, and per call what was read, written and sent uncached. */
+  cache: ReportCache | null;
 };
+
+/** The run's prompt-cache block and its calls' counters (tokens), for the text and the HTML chart. */
+export type ReportCache = RunCache & {
+  per_call: { read: number; write: number; uncached: number; cause: CacheCause | null }[];
+};
+
+function reportCache(report: ContextReport): ReportCache | null {
+  if (!report.cache) return null;
+  return {
+    ...structuredClone(report.cache),
+    per_call: report.calls.map((c) => ({
+      read: c.usage.cache_read ?? 0,
+      write: c.usage.cache_write ?? 0,
+      uncached: c.usage.input ?? 0,
+      cause: c.cache?.miss?.cause ?? null,
+    })),
+  };
+}
 
 /**
  * Two aggregates' runs paired by recording: how many pairs, the runs found on one side only, and request bytes summed
@@ -114,6 +135,7 @@ function summarizeReport(named: NamedReport): ReportSummary {
       previews: null,
       sandbox: null,
       run_rows: structuredClone(a.runs),
+      cache: null,
     };
   }
   const c = named.report;
@@ -138,6 +160,7 @@ function summarizeReport(named: NamedReport): ReportSummary {
     previews: c.previews ?? null,
     sandbox: c.sandbox ? { mode: c.sandbox.mode, active: c.sandbox.active } : null,
     run_rows: null,
+    cache: reportCache(c),
   };
 }
 
@@ -429,6 +452,7 @@ function renderOne(s: ReportSummary): string {
     "",
     table(counts),
   ];
+  if (s.cache !== null) parts.push("", renderCache(s.cache));
   if (s.run_rows !== null) {
     parts.push(
       "",
@@ -448,6 +472,34 @@ function renderOne(s: ReportSummary): string {
     );
   }
   return parts.join("\n") + "\n";
+}
+
+const percent = (share: number | null) => (share === null ? NOT_REPORTED : `${(share * 100).toFixed(1)} %`);
+
+/** The prompt cache (#30): the read share beside Loom's expectation, then the breaks by cause. */
+function renderCache(cache: ReportCache): string {
+  const lines = [
+    `prompt cache: ${percent(cache.read_share)} of input tokens read from the cache (Loom expected ${
+      percent(cache.expected_read_share)
+    }) over ${formatCount(cache.calls)} calls`,
+  ];
+  const causes = CacheCause.options.filter((c) => cache.breaks[c]);
+  if (causes.length === 0) return [...lines, "  no cache breaks"].join("\n");
+  lines.push(
+    table([
+      ["break cause", "calls", "tokens", "cost"],
+      ...causes.map((c) => {
+        const b = cache.breaks[c]!;
+        return [
+          c.replaceAll("_", " "),
+          formatCount(b.count),
+          formatCount(b.tokens),
+          b.cost === null ? NOT_REPORTED : `$${b.cost.toFixed(4)}`,
+        ];
+      }),
+    ], { right: [1, 2, 3] }),
+  );
+  return lines.join("\n");
 }
 
 function renderComparison(doc: SummaryDocument): string {
