@@ -13,6 +13,7 @@ import type { CacheBlock, CacheLayout, TurnRequest } from "../vocabulary/turn.ts
 import { digestOf, utf8Length } from "../text/digest.ts";
 import type { AnthropicRequestBody } from "./convert-to-anthropic-request.ts";
 import type { OpenAIRequestBody } from "./convert-to-openai-request.ts";
+import type { OpenAIResponsesBody } from "./convert-to-openai-responses-request.ts";
 import { renderSectionBlocks, splitPrefix } from "./render-sections.ts";
 
 export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
@@ -81,5 +82,34 @@ export function openaiCacheLayout(
     chars += text.length;
   });
   if (user && user.content.length > chars) blocks.push(block("candidates", user.content.slice(chars)));
+  return { mode: "automatic", min_tokens: minTokens, ttl_ms: 5 * MINUTE_MS, lookback: 0, blocks };
+}
+
+/**
+ * The Responses API body (convert-to-openai-responses-request.ts): the answer format, the developer message (the
+ * prefix), then one input_text part per section of the rest, the events part split per event as the prefix cache
+ * sees it. Automatic like Chat Completions; where the model takes prompt_cache_breakpoint marks (GPT-5.6 and later),
+ * the marked parts are the breakpoints.
+ */
+export function openaiResponsesCacheLayout(
+  request: TurnRequest,
+  body: OpenAIResponsesBody,
+  { minTokens = OPENAI_MIN_TOKENS }: { minTokens?: number } = {},
+): CacheLayout {
+  const { prefix } = splitPrefix(request.sections);
+  const blocks: CacheBlock[] = [block("tools", JSON.stringify(body.text.format))];
+  const developer = body.input.find((m) => m.role === "developer")?.content[0];
+  if (developer) {
+    blocks.push(
+      block(prefix[prefix.length - 1]?.section ?? "instructions", developer.text, !!developer.prompt_cache_breakpoint),
+    );
+  }
+  const marked = body.input.find((m) => m.role === "user")?.content.some((part) => part.prompt_cache_breakpoint);
+  const rest = restSections(request);
+  rest.forEach((r, i) => {
+    // The events part carries the mark; its last piece ("]") ends it.
+    const lastOfEvents = r.section === "events" && rest[i + 1]?.section !== "events";
+    blocks.push(block(r.section, r.text, !!marked && lastOfEvents));
+  });
   return { mode: "automatic", min_tokens: minTokens, ttl_ms: 5 * MINUTE_MS, lookback: 0, blocks };
 }
