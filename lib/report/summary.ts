@@ -489,6 +489,7 @@ function renderCache(cache: ReportCache): string {
     table([
       ["break cause", "calls", "tokens", "cost"],
       ...causes.map((c) => {
+        // "!": causes keeps only the causes with a breaks entry (filtered above).
         const b = cache.breaks[c]!;
         return [
           c.replaceAll("_", " "),
