@@ -32,7 +32,7 @@ const VERSION_FLAGS = ["--version", "-V", "-v"];
 
 export async function main(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
-  if (VERSION_FLAGS.includes(name) || (name === "version" && rest.length === 0)) {
+  if ((name !== undefined && VERSION_FLAGS.includes(name)) || (name === "version" && rest.length === 0)) {
     io.stdout(`${versionLine()}\n`);
     return 0;
   }
@@ -65,7 +65,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (name === "help") {
     // "loom help run" is "loom run --help"; "loom help eval validate" a subcommand's; "loom help --help" help's own.
     const found = findSpec(COMMAND_SPECS, rest[0] === "--help" || rest[0] === "-h" ? ["help"] : rest);
-    if ("unknown" in found) return unknown(found.unknown.split(" ").at(-1)!, found.known, "command");
+    if ("unknown" in found) return unknown(found.unknown.split(" ").at(-1) ?? found.unknown, found.known, "command");
     io.stdout(renderHelp(found.path, found.spec));
     return 0;
   }
@@ -74,8 +74,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (!Object.hasOwn(COMMAND_SPECS, name) && !Object.hasOwn(COMMANDS, name)) return unknown(name, names, "command");
   // The command and its subcommand: "eval validate SUITE" is the spec at ["eval", "validate"].
   let path = name, spec: CommandSpec | undefined = COMMAND_SPECS[name], args = rest;
-  while (args.length > 0 && spec?.subcommands && Object.hasOwn(spec.subcommands, args[0])) {
-    [path, spec, args] = [`${path} ${args[0]}`, spec.subcommands[args[0]], args.slice(1)];
+  for (
+    let [word] = args;
+    word !== undefined && spec?.subcommands && Object.hasOwn(spec.subcommands, word);
+    [word] = args
+  ) {
+    [path, spec, args] = [`${path} ${word}`, spec.subcommands[word], args.slice(1)];
   }
   try {
     // Flags are checked against the spec before the command loads: a mistyped one costs no provider or importer.
@@ -87,7 +91,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stdout(`${versionLine()}\n`);
       return 0;
     }
-    return await COMMANDS[name](rest, io);
+    const command = COMMANDS[name];
+    // A name with a spec and no command is a spec-only entry (help): it has printed above or is unknown.
+    if (command === undefined) return unknown(name, names, "command");
+    return await command(rest, io);
   } catch (error) {
     // A command returns its result's exit code; what it throws is bad input, or a bug.
     if (error instanceof UsageError) {

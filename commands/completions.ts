@@ -19,7 +19,7 @@ export function commandPaths(specs: Specs = COMMAND_SPECS, prefix = ""): Entry[]
 
 /** The short description a shell shows beside a flag: its text up to the first parenthesis or semicolon. */
 function brief(text: string): string {
-  const cut = text.split(/ \(|; /)[0];
+  const [cut = text] = text.split(/ \(|; /);
   return cut.length > 70 ? `${cut.slice(0, 69)}…` : cut;
 }
 
@@ -174,7 +174,7 @@ function fish(entries: Entry[], specs: Specs): string {
   ];
   for (const { path, spec } of entries) {
     const [command, sub] = path.split(" ");
-    const siblings = Object.keys(specs[command].subcommands ?? {});
+    const siblings = Object.keys((command === undefined ? undefined : specs[command])?.subcommands ?? {});
     // A command's own flags apply until one of its subcommands is given; a subcommand's once it is.
     const when = sub
       ? `__fish_seen_subcommand_from ${command}; and __fish_seen_subcommand_from ${sub}`
