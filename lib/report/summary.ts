@@ -227,8 +227,10 @@ const METRICS: readonly Metric[] = [
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
   let node = target;
+  const last = path.at(-1);
+  if (last === undefined) throw new Error("setPath: an empty path names no field");
   for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
-  node[path[path.length - 1]] = value;
+  node[last] = value;
 }
 
 export function summarizeReports(reports: NamedReport[]): SummaryDocument {
@@ -243,11 +245,13 @@ export function summarizeReports(reports: NamedReport[]): SummaryDocument {
 }
 
 function compareRuns(baseline: ReportSummary, report: ReportSummary): RunsComparison | null {
-  if (baseline.run_rows === null || report.run_rows === null) return null;
-  const pairing = pairRuns(baseline.run_rows, report.run_rows);
-  // "!": compareRuns returned null above unless both reports have run_rows
-  const left = sum(pairing.pairs.map(([i]) => baseline.run_rows![i].request_bytes));
-  const right = sum(pairing.pairs.map(([, j]) => report.run_rows![j].request_bytes));
+  const before = baseline.run_rows;
+  const after = report.run_rows;
+  if (before === null || after === null) return null;
+  const pairing = pairRuns(before, after);
+  // "!": pairRuns pairs an index of its first list with an index of its second
+  const left = sum(pairing.pairs.map(([i]) => before[i]!.request_bytes));
+  const right = sum(pairing.pairs.map(([, j]) => after[j]!.request_bytes));
   return {
     paired_by: pairing.paired_by,
     paired: pairing.pairs.length,
@@ -280,7 +284,8 @@ function listNames(names: string[], { most = 8 } = {}): string {
 // ---- formatting (shared by the text and HTML renderers) ----
 
 export function formatCount(n: number): string {
-  const [int, frac] = String(n).split(".");
+  // split always yields at least one part
+  const [int = "", frac] = String(n).split(".");
   const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return frac === undefined ? grouped : `${grouped}.${frac}`;
 }
@@ -337,7 +342,7 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
   ];
   let group = "";
   for (const m of METRICS) {
-    const [head, tail] = m.label.split(" · ");
+    const [head = m.label, tail] = m.label.split(" · ");
     if (tail !== undefined && head !== group) {
       rows.push({
         label: head,
@@ -348,10 +353,14 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
     }
     group = tail === undefined ? "" : head;
     const values = reports.map(m.value);
+    const [base = null] = values;
     rows.push({
       label: tail === undefined ? m.label : `  ${tail}`,
-      cells: values.map((v, i) => (v === null ? m.missing?.(reports[i]) ?? NONE : m.format(v))),
-      ratios: values.map((v, i) => (i === 0 ? null : ratio(v, values[0]))),
+      cells: reports.map((report) => {
+        const v = m.value(report);
+        return v === null ? m.missing?.(report) ?? NONE : m.format(v);
+      }),
+      ratios: values.map((v, i) => (i === 0 ? null : ratio(v, base))),
     });
   }
   const optional = (n: number | null) => (n === null ? NONE : formatCount(n));
@@ -373,10 +382,12 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
 }
 
 function table(rows: string[][], { right = [] as number[] } = {}): string {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  // a row shorter than the first has empty cells at its end
+  const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
   return rows
     .map((r) =>
-      r.map((cell, c) => (right.includes(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join("  ").trimEnd()
+      r.map((cell, c) => (right.includes(c) ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0))).join("  ")
+        .trimEnd()
     )
     .join("\n");
 }
@@ -503,20 +514,20 @@ function renderCache(cache: ReportCache): string {
   return lines.join("\n");
 }
 
-function renderComparison(doc: SummaryDocument): string {
+function renderComparison(first: ReportSummary, doc: SummaryDocument): string {
   const names = doc.reports.map((s, i) => `[${i + 1}] ${s.file}`);
   const lines = [
-    `Comparing ${doc.reports.length} reports; ratios are against [1] ${doc.reports[0].file}`,
+    `Comparing ${doc.reports.length} reports; ratios are against [1] ${first.file}`,
     "",
   ];
   const rows = comparisonRows(doc);
-  const valueWidth = doc.reports.map((_, i) => Math.max(names[i].length, ...rows.map((r) => r.cells[i].length)));
+  const valueWidth = names.map((name, i) => Math.max(name.length, ...rows.map((r) => (r.cells[i] ?? "").length)));
   const cells = rows.map((r) => [
     r.label,
     ...r.cells.map((c, i) => {
       if (r.heading) return "";
       const ratioText = i === 0 ? "" : formatRatio(r.ratios[i] ?? null);
-      return c.padStart(valueWidth[i]) + (ratioText ? `  ${ratioText}` : "");
+      return c.padStart(valueWidth[i] ?? 0) + (ratioText ? `  ${ratioText}` : "");
     }),
   ]);
   lines.push(table([["", ...names], ...cells]));
@@ -527,6 +538,7 @@ function renderComparison(doc: SummaryDocument): string {
 
 /** Plain text (no colour): one report in detail, or several side by side. */
 export function renderSummaryText(doc: SummaryDocument): string {
-  if (doc.reports.length === 1) return renderOne(doc.reports[0]);
-  return renderComparison(doc);
+  const [first, ...others] = doc.reports;
+  if (first === undefined) throw new Error("renderSummaryText: a summary of no reports");
+  return others.length === 0 ? renderOne(first) : renderComparison(first, doc);
 }
