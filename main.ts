@@ -132,6 +132,25 @@ export function readAll(stream: AsyncIterable<Uint8Array | string>, signal: Abor
   return Promise.race([reading, interrupted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
+/**
+ * Writes to a stream in order, and tells when the last write has been handed to the OS. An empty write's callback
+ * says nothing: in the compiled binary it fires while earlier writes still wait for a slow pipe (which process.exit
+ * then cut off at 64 KiB), so the promise is the callback of the last write that carried bytes. A failed write (the
+ * reader went away) settles it too.
+ */
+function orderedWriter(
+  stream: { write: (text: string, done: (error?: Error | null) => void) => unknown },
+): { write: (text: string) => void; drained: () => Promise<void> } {
+  let last: Promise<void> = Promise.resolve();
+  return {
+    write: (text) => {
+      if (text === "") return;
+      last = new Promise((resolve) => stream.write(text, () => resolve()));
+    },
+    drained: () => last,
+  };
+}
+
 if (import.meta.main) {
   const controller = new AbortController();
   let signals = 0;
@@ -142,9 +161,10 @@ if (import.meta.main) {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const stdout = orderedWriter(process.stdout), stderr = orderedWriter(process.stderr);
   const io: Io = {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: stdout.write,
+    stderr: stderr.write,
     readStdin: () => readAll(process.stdin, controller.signal),
     env: process.env,
     cwd: process.cwd(),
@@ -153,6 +173,8 @@ if (import.meta.main) {
   };
   const code = await main(process.argv.slice(2), io);
   process.exitCode = code;
-  // Let stdout drain, then leave even if a stray handle (a killed child's pipe) is still open.
-  process.stdout.write("", () => process.exit(process.exitCode));
+  // Leave once every byte written has reached the OS (a slow pipe included), even if a stray handle (a killed
+  // child's pipe) is still open.
+  await Promise.all([stdout.drained(), stderr.drained()]);
+  process.exit(code);
 }
