@@ -24,6 +24,8 @@ export type BatchOptions = {
   /** --step-protocol and --previews, when given: each child replay gets them, and --resume compares them. */
   stepProtocol?: StepProtocol;
   previewMode?: PreviewMode;
+  /** --require-passing-tests: each child replay gets it. */
+  requirePassingTests?: boolean;
   reportPath?: string;
   reportsDir?: string;
   /** Skip recordings whose per-recording report already exists and is complete. */
@@ -171,6 +173,7 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
         policy,
         ...(options.stepProtocol ? ["--step-protocol", options.stepProtocol] : []),
         ...(options.previewMode ? ["--previews", options.previewMode] : []),
+        ...(options.requirePassingTests ? ["--require-passing-tests"] : []),
         "--context-report",
         reportPath,
         "--json",

@@ -73,6 +73,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
       resume: values.resume,
       stepProtocol,
       previewMode,
+      requirePassingTests: values["require-passing-tests"],
     });
   }
 
@@ -88,6 +89,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     contextReport: reportPath,
     stepProtocol,
     previewMode,
+    requirePassingTests: values["require-passing-tests"],
     replay: { recording, execute: values.execute === true, digest: digestOf(text) },
     sandbox,
     // --quiet: the result and the report say whether the run was sandboxed (sandbox.active).

@@ -18,6 +18,7 @@ import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
 import type { Io } from "./io.ts";
 import type { OUTPUT_FORMATS } from "./specs.ts";
 import { escapeControl } from "../lib/text/safe-text.ts";
+import { unverifiedReason } from "../lib/context/briefing.ts";
 
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number] | { html: string };
 
@@ -86,7 +87,7 @@ export class Reporter {
     return (p) => {
       const line = `step ${p.step}/${p.max_steps} ${p.phase} ${n(p.request_bytes)} B${
         p.checkpoint ? " (checkpoint)" : ""
-      }`;
+      }${costSoFar(p)}`;
       this.#io.stderr(this.#io.isTTY ? this.#live(line) : `${line}\n`);
     };
   }
@@ -177,6 +178,7 @@ export class Reporter {
       revision: "r0",
       last_test: null,
       tests_current: false,
+      verified: false,
       printed: [],
       error,
       model_calls: 0,
@@ -337,6 +339,7 @@ function summarizeResult(result: RunResult): ResultSummary {
       }
       : null,
     tests_current: result.tests_current,
+    verified: result.verified,
     printed: result.printed,
     error: result.error,
     model_calls: result.report.model_calls,
@@ -365,7 +368,7 @@ export function renderResultText(s: ResultSummary, { label }: { label: string })
   lines.push(
     `${label}: ${s.outcome}${s.status ? ` (${s.status})` : ""} after ${
       plural(s.steps, "step")
-    }, revision ${s.revision}`,
+    }, revision ${s.revision}, ${verifiedText(s)}`,
   );
   // The model's text reaches a terminal: control characters (escape sequences, a carriage return that overwrites a
   // line, a newline that forges one) are shown escaped.
@@ -400,6 +403,21 @@ export function renderResultText(s: ResultSummary, { label }: { label: string })
   }
   if (s.report_path) lines.push(`  report: ${s.report_path}`);
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Whether the tests vouch for the final revision, in words: "verified", or "NOT verified: last test failed on r3
+ * (exit code 1)". The model's status is its own claim; this is what a user should trust.
+ */
+function verifiedText(s: ResultSummary): string {
+  return s.verified
+    ? "verified"
+    : `NOT verified: ${unverifiedReason({ last_test: s.last_test, latest_revision: s.revision })}`;
+}
+
+/** The progress line's money: what the run's calls so far cost (", $0.0123 so far"); nothing without a price. */
+function costSoFar(p: Progress): string {
+  return p.cost_usd === null ? "" : `, $${p.cost_usd.toFixed(4)} so far`;
 }
 
 /** Summary lines shown in text output; a longer summary (an imported run's whole patch) is clipped, whole in --json. */

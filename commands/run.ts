@@ -68,6 +68,8 @@ type PlanOptions = Pick<
   | "defaultBaseUrl"
   | "stepProtocol"
   | "previewMode"
+  | "requirePassingTests"
+  | "maxCost"
 >;
 type RunPlan = { input: RunInput; options: PlanOptions } | { unstarted: LoomError; options: PlanOptions };
 
@@ -77,7 +79,9 @@ async function planRun(
   positionals: string[],
   io: Io,
 ): Promise<RunPlan> {
-  const flag = (name: Exclude<keyof typeof RUN_SPEC.flags, "allow-command" | "json" | "quiet">) => values[name];
+  const flag = (
+    name: Exclude<keyof typeof RUN_SPEC.flags, "allow-command" | "json" | "quiet" | "require-passing-tests">,
+  ) => values[name];
   if (flag("catalog") === undefined && flag("slice") !== undefined) {
     throw new UsageError("--slice needs --catalog FILE");
   }
@@ -141,6 +145,8 @@ async function planRun(
     http,
     baseUrl,
     defaultBaseUrl,
+    requirePassingTests: values["require-passing-tests"],
+    maxCost: costOption("--max-cost", flag("max-cost")),
   };
 
   if (catalog !== undefined && flag("model") !== undefined) {
@@ -227,6 +233,16 @@ function isHttpUrl(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A money cap in US dollars: a positive number ("0.50", "2"). */
+function costOption(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const usd = Number(value.trim().replace(/^\$/, ""));
+  if (value.trim() === "" || !Number.isFinite(usd) || usd <= 0) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected an amount of US dollars above 0, e.g. 0.50`);
+  }
+  return usd;
 }
 
 function positiveInteger(flag: string, value: string): number {

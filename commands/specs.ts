@@ -59,6 +59,10 @@ const shared = {
   },
   json: { description: "short for --output-format json" },
   quiet: { short: "q", description: "no progress on stderr" },
+  "require-passing-tests": {
+    description:
+      "refuse a finish with status success unless the latest revision's tests ran and passed, and exit 1 when the run ends unverified",
+  },
   trace: {
     value: "FILE",
     complete: "file",
@@ -150,6 +154,12 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
       description: "write a recorded workflow (JSONL) that loom replay reproduces",
     },
     sandbox: shared.sandbox,
+    "require-passing-tests": shared["require-passing-tests"],
+    "max-cost": {
+      value: "USD",
+      description:
+        "make no model call once the run's cost (its usage at the model's prices) has reached USD; the run ends cost_limit (exit 8)",
+    },
     "provider-deadline-ms": {
       value: "N",
       default: "60000",
@@ -216,6 +226,7 @@ completed, 1 when any did not or could not be replayed, 130 when interrupted; 2 
     workspace: { short: "w", value: "DIR", complete: "folder", description: "with --execute: where to execute" },
     execute: { description: "execute for real and compare each report with the recorded one" },
     sandbox: { ...shared.sandbox, description: "with --execute: where test and command processes run" },
+    "require-passing-tests": shared["require-passing-tests"],
     jobs: { short: "j", value: "N", default: "the CPU count", description: "replay a batch in N parallel workers" },
     resume: {
       description:
@@ -446,8 +457,12 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
 
 /** What each exit code means, for `loom --help` and the README (tests/cli-spec.test.ts holds both to lib/outcome.ts). */
 export const EXIT_CODE_TEXT: readonly (readonly [number, string])[] = [
-  [0, "completed (a slice the model finished with status failure still completed: check status)"],
-  [1, "failed, or a replay whose re-execution differed, or a batch where any recording did not complete"],
+  [0, "completed (a slice the model finished with status failure still completed: check verified)"],
+  [
+    1,
+    "failed, or a replay whose re-execution differed, or a batch where any recording did not complete, or " +
+    "--require-passing-tests and the run ended NOT verified",
+  ],
   [2, "usage error: bad flags or arguments; an unreadable or invalid request, recording, report or config file"],
   [
     3,
@@ -457,5 +472,6 @@ export const EXIT_CODE_TEXT: readonly (readonly [number, string])[] = [
   [5, "archive capacity exceeded"],
   [6, "step limit"],
   [7, "no valid answer (invalid_answers: three steps in a row whose answer failed validation twice)"],
+  [8, "cost limit (--max-cost): the run's cost reached the cap, no further model call was made"],
   [130, "interrupted (SIGINT or SIGTERM); the report still lands"],
 ];

@@ -53,7 +53,7 @@ import type { WorkspaceExecutor } from "./workspace-executor.ts";
 import type { PreviewSizes } from "../context/render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
-import { BUILT_IN_PRICES, costOf, priceOf, type PriceTable } from "../prices.ts";
+import { BUILT_IN_PRICES, costOf, type ModelPrice, priceOf, type PriceTable } from "../prices.ts";
 
 /** The options of a library run (runWithOptions). */
 export type RunOptions = {
@@ -85,6 +85,13 @@ export type RunOptions = {
   stepProtocol?: StepProtocol;
   /** Bounded previews: "compact", "balanced" or "wide"; overrides the request's (and the catalog's) previews. */
   previewMode?: PreviewMode;
+  /** Refuse an unverified finish with status success and exit 1 when the run ends unverified; overrides the
+   * request's (and the catalog's) require_passing_tests when true. */
+  requirePassingTests?: boolean;
+  /** No model call once the run's cost (its usage counters at the model's price) has reached this many US dollars;
+   * overrides the request's limits.max_cost_usd. A model without a known price cannot be capped: the run does not
+   * start. */
+  maxCost?: number;
 };
 
 /** A run's result. `outcome` says what happened, including a run that never started; the report has landed. */
@@ -160,17 +167,23 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   // Files the run opened (the recording): closed when it ends, whatever the ending.
   const opened: Array<() => void> = [];
   let model: string | null = null;
+  // Whether the run must end verified (require_passing_tests): an unverified ending then exits 1.
+  let required = options.requirePassingTests === true;
   // Every event of the run, as delivered: the report is their fold.
   const events: RunEvent[] = [];
   let maxSteps = 0;
+  // The model's price once the run is prepared (null: none known); what the cost so far and the cap read.
+  let price: ModelPrice | null = null;
+  const spent = () => spentAt(events, price);
   const emit = (event: RunEvent) => {
     events.push(event);
     options.onEvent?.(event);
-    // The progress line is a sink of the stream: the call in flight, out of the step limit run-started gave.
+    // The progress line is a sink of the stream: the call in flight, out of the step limit run-started gave, and
+    // what the calls before it cost.
     if (event.type === "run-started") maxSteps = event.max_steps;
     if (event.type === "call-started") {
       const { type: _, ...call } = event;
-      options.onProgress?.({ ...call, max_steps: maxSteps });
+      options.onProgress?.({ ...call, max_steps: maxSteps, cost_usd: price === null ? null : spent() });
     }
   };
   // The routing's model calls and choice, once: right after run-started, or before the ending of a run that never
@@ -188,6 +201,8 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   try {
     const prepared = await prepare(input, options, { known, store, now, sandbox, opened });
     model = prepared.request.model;
+    price = priceOf(options.prices ?? BUILT_IN_PRICES, model);
+    required = prepared.request.require_passing_tests === true;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
     emit({
       type: "run-started",
@@ -214,10 +229,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       signal: options.signal,
       archiveLimits: options.archiveLimits,
       previews: options.previews,
+      // A change after the last action (a leftover writer) is a revision no test ran on.
+      settle: () => sandbox.workspace?.settle() ?? null,
+      spent,
     });
-    // A change after the last action (a leftover writer) is a revision no test passed.
-    const settled = sandbox.workspace?.settle() ?? null;
-    if (settled !== null) loop = { ...loop, revision: settled, tests_current: false };
   } catch (error) {
     if (!(error instanceof LoomError)) throw error;
     failure = error;
@@ -251,6 +266,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     elapsed_ms: ending.elapsed_ms,
     archive: ending.archive,
     sandbox: sandbox.state,
+    verified: loop?.verified ?? false,
     // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
     ...(model !== null ? { cost: costOf(usageOf(events), priceOf(options.prices ?? BUILT_IN_PRICES, model)) } : {}),
     ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
@@ -277,6 +293,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     errorCode: loop?.error?.code,
     reportUnwritten: unwritable,
     diverged: replay !== undefined && replay.differing_steps.length > 0,
+    unverified: required && !(loop?.verified ?? false),
   });
   const { ending: _, ...ran } = loop ?? { ...notStarted, ending: null };
   return {
@@ -298,6 +315,7 @@ const notStarted: Omit<LoopResult, "outcome" | "error" | "ending"> = {
   revision: "r0",
   last_test: null,
   tests_current: false,
+  verified: false,
   printed: [],
   reports: [],
 };
@@ -361,6 +379,17 @@ async function prepare(
   }
   if (options.stepProtocol) request = { ...request, step_protocol: options.stepProtocol };
   if (options.previewMode) request = { ...request, previews: options.previewMode };
+  if (options.requirePassingTests) request = { ...request, require_passing_tests: true };
+  if (options.maxCost !== undefined) {
+    request = { ...request, limits: { ...request.limits, max_cost_usd: options.maxCost } };
+  }
+  if (request.limits.max_cost_usd !== undefined && priceOf(options.prices ?? BUILT_IN_PRICES, request.model) === null) {
+    throw new StartupError(
+      `A cost cap (--max-cost, limits.max_cost_usd) needs the model's price, and Loom's price table has none for ` +
+        `${JSON.stringify(request.model)}`,
+      "price_unknown",
+    );
+  }
   const replay = options.replay;
   if (replay) {
     // A catalog run's classification call is replayed into the report as it was measured; the loop gets the rest.
@@ -423,6 +452,17 @@ async function prepare(
 }
 
 /** Provider usage summed over the model calls of a stream. */
+/**
+ * What the run's model calls so far cost at `price`, in US dollars: each call's counters, a call that reported none
+ * counting nothing (the report's cost block is null then; a cap can only count what was reported).
+ */
+function spentAt(events: readonly RunEvent[], price: ModelPrice | null): number {
+  return events.reduce(
+    (sum, event) => event.type === "model-called" && event.usage ? sum + (costOf(event.usage, price)?.total ?? 0) : sum,
+    0,
+  );
+}
+
 function usageOf(events: readonly RunEvent[]): Usage {
   return events.reduce(
     (sum, event) => event.type === "model-called" ? addUsage(sum, event.usage ?? NULL_USAGE) : sum,
@@ -538,6 +578,7 @@ export function writeUnstartedReport(
     elapsed_ms: 0,
     archive: { events: 0, bytes: 0 },
     sandbox: null,
+    verified: false,
   }], { version: VERSION });
   writeFileAtomic(path, `${JSON.stringify(report, null, 2)}\n`);
 }

@@ -126,6 +126,7 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
       ...definedOnly({
         step_protocol: entry.step_protocol ?? defaults.step_protocol,
         previews: entry.previews ?? defaults.previews,
+        require_passing_tests: entry.require_passing_tests,
       }),
     };
     // No model's key reaches the slice's test or command processes.

@@ -100,6 +100,7 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
     if (started.previews !== null) report.previews = started.previews;
   }
   report.sandbox = ended.sandbox;
+  report.verified = ended.verified;
   if ("cost" in ended) report.cost = ended.cost;
   if (ended.recording !== undefined) report.recording = ended.recording;
   return report;
