@@ -39,6 +39,7 @@ import {
 import type { Routed } from "../catalog/routing.ts";
 import { availableActions, SliceRequest } from "../slice.ts";
 import { ResultStore } from "../context/store.ts";
+import { unverifiedReason } from "../context/briefing.ts";
 import { OUTPUT_FORMAT_VERSION, type Progress, type RunEvent } from "../run-events.ts";
 import { createTracer, type TraceLine } from "../recording/trace.ts";
 import { VERSION } from "../version.ts";
@@ -288,13 +289,17 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     }
   }
   const replay = comparing ? { compared: comparing.compared, differing_steps: comparing.differing } : undefined;
-  const { exitCode } = endingOf({
+  const { exitCode, code } = endingOf({
     ran: outcome,
     errorCode: loop?.error?.code,
     reportUnwritten: unwritable,
     diverged: replay !== undefined && replay.differing_steps.length > 0,
     unverified: required && !(loop?.verified ?? false),
   });
+  if (code === "unverified" && loop) {
+    const why = unverifiedReason({ last_test: loop.last_test, latest_revision: loop.revision });
+    error = { code, message: `The run ended NOT verified (passing tests were required): ${why}` };
+  }
   const { ending: _, ...ran } = loop ?? { ...notStarted, ending: null };
   return {
     ...ran,
