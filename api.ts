@@ -5,7 +5,7 @@ import type { ContextReport } from "./lib/report/context-report.ts";
 import type { Progress } from "./lib/run-events.ts";
 import type { Outcome } from "./lib/outcome.ts";
 import type { SliceRequest } from "./lib/slice.ts";
-import type { Provider } from "./lib/loop/turn.ts";
+import type { Provider } from "./lib/vocabulary/turn.ts";
 
 export type { ContextReport, Outcome, Progress, Provider, RunOptions, RunResult, SliceRequest };
 

@@ -2,9 +2,9 @@
 // metadata), and whether every retained event shows what the SPEC promises: the newest execution's output up to
 // 8 KiB (in its own section after the events), every output, argument or reason in the events at least a 512-byte
 // head and tail.
-import { utf8Length } from "../lib/context/digest.ts";
+import { utf8Length } from "../lib/text/digest.ts";
 import { NEWEST_PREVIEW_BYTES, RETAINED_PREVIEW_BYTES } from "../lib/context/render-event.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/loop/turn.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/vocabulary/turn.ts";
 
 export const PARTS = [
   "response_schema",

@@ -1,15 +1,15 @@
 // Request-build cost of the bounded policy against one JSON.stringify of the same request, with 64, 1,024 and 4,096
 // events in the archive. The context is driven directly, as the loop drives it (append the step's event, build the
 // selection request, then the arguments request), with real events: the steps of the mini-swe-agent workloads.
-import { ACTION_DESCRIPTIONS, type ActionName, takesArguments } from "../lib/loop/actions.ts";
-import { argumentsResponseSchema, selectionResponseSchema } from "../lib/loop/answer.ts";
+import { ACTION_DESCRIPTIONS, type ActionName, takesArguments } from "../lib/vocabulary/actions.ts";
+import { argumentsResponseSchema, selectionResponseSchema } from "../lib/vocabulary/answer.ts";
 import { Archive, ARCHIVE_MAX_EVENTS } from "../lib/context/archive.ts";
 import { applyReport, initialBriefing, viewArtifacts } from "../lib/context/briefing.ts";
 import { BoundedContext, type RequestParts, type TailView } from "../lib/context/context.ts";
-import { utf8Length } from "../lib/context/digest.ts";
+import { utf8Length } from "../lib/text/digest.ts";
 import { createEvent } from "../lib/context/events.ts";
 import type { Recording } from "../lib/recording/recording.ts";
-import type { ExecutionReport } from "../lib/loop/reports.ts";
+import type { ExecutionReport } from "../lib/vocabulary/reports.ts";
 import { availableActions } from "../lib/slice.ts";
 import { ResultStore } from "../lib/context/store.ts";
 

@@ -2,10 +2,10 @@
 // bytes, effective input cost under the caching models, and information visibility. Legacy's requests are replayed
 // once and each peer is rendered from them, request by request, so every contender answers the same calls.
 import { runNumbers } from "./workloads.ts";
-import { utf8Length } from "../lib/context/digest.ts";
+import { utf8Length } from "../lib/text/digest.ts";
 import type { Recording } from "../lib/recording/recording.ts";
 import { NEWEST_PREVIEW_BYTES, type PreviewSizes } from "../lib/context/render-event.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/loop/turn.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/vocabulary/turn.ts";
 import type { StepProtocol } from "../lib/policy.ts";
 import { convertRecording } from "../lib/recording/replay.ts";
 import { addCosts, type Costs, emptyCosts, RunCost } from "./cost.ts";

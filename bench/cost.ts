@@ -13,8 +13,8 @@
 import { convertToAnthropicRequest } from "../lib/providers/convert-to-anthropic-request.ts";
 import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
 import { renderSection, renderSectionBlocks, splitPrefix } from "../lib/providers/render-sections.ts";
-import { utf8Length } from "../lib/context/digest.ts";
-import type { Section, TurnRequest } from "../lib/loop/turn.ts";
+import { utf8Length } from "../lib/text/digest.ts";
+import type { Section, TurnRequest } from "../lib/vocabulary/turn.ts";
 
 export const BYTES_PER_TOKEN = 4;
 export const MIN_CACHE_TOKENS = 1024;

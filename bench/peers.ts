@@ -6,8 +6,8 @@
 //   clear the oldest tool results, keeping the last 3, and only if at least the minimum is cleared (so invalidating
 //   the cache is worth it). Once cleared, a result stays cleared. Anthropic's default trigger (100k tokens) is never
 //   reached by most of these trajectories, so the trigger is bounded's own (48 KiB) and the minimum 16 KiB.
-import { utf8Length } from "../lib/context/digest.ts";
-import type { Section, TurnRequest } from "../lib/loop/turn.ts";
+import { utf8Length } from "../lib/text/digest.ts";
+import type { Section, TurnRequest } from "../lib/vocabulary/turn.ts";
 
 export const PEERS = ["masking-5", "masking-10", "clearing"] as const;
 export type Peer = (typeof PEERS)[number];

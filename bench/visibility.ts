@@ -4,7 +4,7 @@
 // section is left out of the search: a section that lists identifiers would raise the figure without showing work;
 // so is the selection's reason an arguments request repeats (the model's own words of the same step).
 import type { Recording } from "../lib/recording/recording.ts";
-import type { TurnRequest } from "../lib/loop/turn.ts";
+import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 
 const TOKEN = /[A-Za-z0-9_./-]+/g;
 

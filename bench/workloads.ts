@@ -7,13 +7,13 @@ import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type RunResult, startRun } from "../lib/adapters/start-run.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
-import { canonicalJson, utf8Length } from "../lib/context/digest.ts";
+import { canonicalJson, utf8Length } from "../lib/text/digest.ts";
 import { importTrajectory } from "../lib/recording/importers/index.ts";
 import { textOf } from "../lib/recording/importers/source.ts";
 import { parseRecording, type Recording } from "../lib/recording/recording.ts";
 import { convertRecording, RecordedExecutor, ScriptedProvider } from "../lib/recording/replay.ts";
 import type { StepProtocol } from "../lib/policy.ts";
-import type { Provider } from "../lib/loop/turn.ts";
+import type { Provider } from "../lib/vocabulary/turn.ts";
 import type { PreviewSizes } from "../lib/context/render-event.ts";
 import { OPENHANDS_STYLE_SEEDS, openhandsStyleRecording } from "../tests/fixtures/openhands-style.ts";
 

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { startRun } from "../lib/adapters/start-run.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
-import { digestOf } from "../lib/context/digest.ts";
+import { digestOf } from "../lib/text/digest.ts";
 import { parseRecordingText } from "../lib/recording/format.ts";
 import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";

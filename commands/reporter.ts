@@ -10,7 +10,7 @@ import { describeFsError, errorMessage, type LoomError, UsageError } from "../li
 import { endingOf, INTERNAL_ERROR } from "../lib/ending.ts";
 import type { Progress } from "../lib/run-events.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent, type RunResultEvent } from "../lib/run-events.ts";
-import { NULL_USAGE } from "../lib/loop/turn.ts";
+import { NULL_USAGE } from "../lib/vocabulary/turn.ts";
 import { BEFORE_A_STEP } from "../lib/outcome.ts";
 import { renderReportHtml } from "../lib/report/html.ts";
 import type { NamedReport } from "../lib/report/load.ts";

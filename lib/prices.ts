@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
 import { describeJsonFailure, parseJsonc } from "./text/json-text.ts";
-import type { Usage } from "./loop/turn.ts";
+import type { Usage } from "./vocabulary/turn.ts";
 import { describeIssues, MISSING_FIELDS } from "./text/zod-error.ts";
 
 const Rate = z.number().nonnegative();

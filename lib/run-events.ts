@@ -6,11 +6,11 @@ import { z } from "zod";
 import { Cost } from "./prices.ts";
 import { ContextPolicyName, PreviewMode, StepProtocol } from "./policy.ts";
 import { Outcome } from "./outcome.ts";
-import { Phase, Usage } from "./loop/turn.ts";
-import { type ExecutionReport, FinishStatus } from "./loop/reports.ts";
+import { Phase, Usage } from "./vocabulary/turn.ts";
+import { type ExecutionReport, FinishStatus } from "./vocabulary/reports.ts";
 import { clipText } from "./text/clip.ts";
 import { safeMessage } from "./text/safe-text.ts";
-import { LookupKind } from "./loop/answer.ts";
+import { LookupKind } from "./vocabulary/answer.ts";
 import { SandboxState } from "./sandbox-state.ts";
 
 /** Version of the event and result format; bumped on a breaking change. */

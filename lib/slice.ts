@@ -1,6 +1,6 @@
 // SliceRequest: everything one slice needs.
 import { z } from "zod";
-import { ActionName } from "./loop/actions.ts";
+import { ActionName } from "./vocabulary/actions.ts";
 import { PreviewMode, StepProtocol } from "./policy.ts";
 import { SandboxMode } from "./sandbox-state.ts";
 

@@ -5,10 +5,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runWithOptions } from "../api.ts";
-import { digestOf } from "../lib/context/digest.ts";
+import { digestOf } from "../lib/text/digest.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import type { SliceRequest } from "../lib/slice.ts";
-import { NULL_USAGE, type Phase } from "../lib/loop/turn.ts";
+import { NULL_USAGE, type Phase } from "../lib/vocabulary/turn.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const { $schema: _, ...request } = JSON.parse(

@@ -25,7 +25,7 @@ import { startRun } from "../lib/adapters/start-run.ts";
 import { parseRecording } from "../lib/recording/recording.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { traceWriter } from "../commands/trace-file.ts";
-import { ExecutionReport } from "../lib/loop/reports.ts";
+import { ExecutionReport } from "../lib/vocabulary/reports.ts";
 import type { SliceRequest } from "../lib/slice.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import {

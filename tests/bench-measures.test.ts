@@ -8,7 +8,7 @@ import { RunCost } from "../bench/cost.ts";
 import type { System } from "../bench/workloads.ts";
 import { Clearing, maskObservations } from "../bench/peers.ts";
 import { emptyVisibility, identifiers, learnedIdentifiers, scoreStep } from "../bench/visibility.ts";
-import type { TurnRequest } from "../lib/loop/turn.ts";
+import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import { openhandsStyleRecording } from "./fixtures/openhands-style.ts";
 
 const request = (events: unknown[], { instructions = "I".repeat(8000), task = "choose" } = {}): TurnRequest => ({

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { ResultStore } from "../lib/context/store.ts";
-import { utf8Length } from "../lib/context/digest.ts";
+import { utf8Length } from "../lib/text/digest.ts";
 import {
   CEILING_BYTES,
   RETIRE_TARGET_BYTES,
@@ -22,7 +22,7 @@ import {
   ScriptedExecutor,
   sliceRequest,
 } from "./helpers/loop-builders.ts";
-import type { TurnRequest } from "../lib/loop/turn.ts";
+import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 
 const ORDER = [
   "instructions",

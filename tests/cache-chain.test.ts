@@ -12,11 +12,11 @@ import { convertToAnthropicRequest } from "../lib/providers/convert-to-anthropic
 import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
 import { convertToStrictJsonSchema } from "../lib/providers/convert-to-strict-json-schema.ts";
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
-import { runResponseSchema } from "../lib/loop/answer.ts";
-import { ACTION_NAMES } from "../lib/loop/actions.ts";
+import { runResponseSchema } from "../lib/vocabulary/answer.ts";
+import { ACTION_NAMES } from "../lib/vocabulary/actions.ts";
 import { renderSection } from "../lib/providers/render-sections.ts";
 import type { Recording } from "../lib/recording/recording.ts";
-import type { CompleteOptions, TurnRequest } from "../lib/loop/turn.ts";
+import type { CompleteOptions, TurnRequest } from "../lib/vocabulary/turn.ts";
 import { openhandsStyleRecording } from "./fixtures/openhands-style.ts";
 
 async function requestsOf(recording: Recording, policy: ContextPolicyName) {

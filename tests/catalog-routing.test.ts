@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { CEILING_BYTES } from "../lib/context/budget.ts";
 import { Catalog } from "../lib/catalog/catalog.ts";
-import { utf8Length } from "../lib/context/digest.ts";
+import { utf8Length } from "../lib/text/digest.ts";
 import { InterruptedError, ProviderError, RoutingError, StartupError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
 import {
@@ -15,7 +15,7 @@ import {
   type RouteOptions,
   routeRequest,
 } from "../lib/catalog/routing.ts";
-import type { ModelAnswer, Provider, TurnRequest, Usage } from "../lib/loop/turn.ts";
+import type { ModelAnswer, Provider, TurnRequest, Usage } from "../lib/vocabulary/turn.ts";
 
 const USAGE: Usage = { input: 120, cache_read: null, cache_write: null, output: 7 };
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { CEILING_BYTES, RETIRE_TRIGGER_BYTES } from "../lib/context/budget.ts";
 import { BoundedContext, createContext, type RequestParts } from "../lib/context/context.ts";
-import { utf8Length } from "../lib/context/digest.ts";
+import { utf8Length } from "../lib/text/digest.ts";
 import { createEvent } from "../lib/context/events.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { BudgetError } from "../lib/errors.ts";

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { startRun } from "../lib/adapters/start-run.ts";
 import { createEvent, MAX_EVENT_BYTES } from "../lib/context/events.ts";
 import { ResultStore } from "../lib/context/store.ts";
-import { NULL_USAGE, type Provider } from "../lib/loop/turn.ts";
+import { NULL_USAGE, type Provider } from "../lib/vocabulary/turn.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { answer, give, pick, runLoopReported, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 

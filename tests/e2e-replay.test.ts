@@ -10,8 +10,8 @@ import { ContextReport } from "../lib/report/context-report.ts";
 import { parseRecording } from "../lib/recording/recording.ts";
 import { runWithOptions } from "../api.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
-import { canonicalJson } from "../lib/context/digest.ts";
-import { comparableReport } from "../lib/loop/reports.ts";
+import { canonicalJson } from "../lib/text/digest.ts";
+import { comparableReport } from "../lib/vocabulary/reports.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const loom = join(root, "dist", "loom");

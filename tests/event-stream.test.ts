@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { main } from "../main.ts";
 import { startRun } from "../lib/adapters/start-run.ts";
-import { digestOf } from "../lib/context/digest.ts";
+import { digestOf } from "../lib/text/digest.ts";
 import { parseRecording } from "../lib/recording/recording.ts";
 import type { RunEvent } from "../lib/run-events.ts";
 import { fakeIo } from "./helpers/fake-io.ts";

@@ -13,10 +13,10 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import fc from "fast-check";
-import type { ActionName } from "../lib/loop/actions.ts";
+import type { ActionName } from "../lib/vocabulary/actions.ts";
 import { InterruptedError } from "../lib/errors.ts";
-import { digestOf } from "../lib/context/digest.ts";
-import { ExecutionReport } from "../lib/loop/reports.ts";
+import { digestOf } from "../lib/text/digest.ts";
+import { ExecutionReport } from "../lib/vocabulary/reports.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { outsidePathArgument, resolveInside } from "../lib/adapters/workspace-paths.ts";
 import {

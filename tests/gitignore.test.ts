@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { isIgnored, parseIgnore } from "../lib/text/ignore-rules.ts";
 import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
-import { ExecutionReport } from "../lib/loop/reports.ts";
+import { ExecutionReport } from "../lib/vocabulary/reports.ts";
 import { ResultStore } from "../lib/context/store.ts";
 
 function tree(files: Record<string, string>): string {

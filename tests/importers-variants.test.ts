@@ -9,13 +9,13 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { type RunResult, startRun } from "../lib/adapters/start-run.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
-import { canonicalJson, digestOf } from "../lib/context/digest.ts";
+import { canonicalJson, digestOf } from "../lib/text/digest.ts";
 import { UsageError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
 import { detectFormat, type ImportFormat, importTrajectory } from "../lib/recording/importers/index.ts";
 import { parseRecording, type RecordedExecution, type Recording, recordingLine } from "../lib/recording/recording.ts";
 import { RecordedExecutor, ScriptedProvider } from "../lib/recording/replay.ts";
-import { NULL_USAGE } from "../lib/loop/turn.ts";
+import { NULL_USAGE } from "../lib/vocabulary/turn.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, FIXTURES), "utf8");

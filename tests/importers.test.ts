@@ -6,12 +6,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { test } from "node:test";
 import fc from "fast-check";
-import { digestOf, utf8Length } from "../lib/context/digest.ts";
+import { digestOf, utf8Length } from "../lib/text/digest.ts";
 import { UsageError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
 import { detectFormat, type ImportFormat, importTrajectory } from "../lib/recording/importers/index.ts";
 import { parseRecording, type RecordedExecution, type Recording, recordingLine } from "../lib/recording/recording.ts";
-import { NULL_USAGE } from "../lib/loop/turn.ts";
+import { NULL_USAGE } from "../lib/vocabulary/turn.ts";
 import { workload, WORKLOADS, workloadTests } from "./helpers/workloads.ts";
 
 const FIXTURES = new URL("./fixtures/openai-messages/", import.meta.url);

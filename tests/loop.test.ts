@@ -5,7 +5,7 @@ import { type LoopOptions, MAX_INVALID_STEPS } from "../lib/loop/loop.ts";
 import { EXIT_CODES } from "../lib/outcome.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { ResultStore } from "../lib/context/store.ts";
-import { utf8Length } from "../lib/context/digest.ts";
+import { utf8Length } from "../lib/text/digest.ts";
 import {
   type Answer,
   answer,

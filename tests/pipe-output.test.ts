@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { digestOf } from "../lib/context/digest.ts";
+import { digestOf } from "../lib/text/digest.ts";
 import { assertBinaryBuilt, LOOM_BINARY, ROOT } from "./helpers/binary.ts";
 
 const TRIES = 20;

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadWorkload, replayRecording } from "../bench/workloads.ts";
-import { argumentsResponseSchema, runResponseSchema, selectionResponseSchema } from "../lib/loop/answer.ts";
+import { argumentsResponseSchema, runResponseSchema, selectionResponseSchema } from "../lib/vocabulary/answer.ts";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
@@ -15,7 +15,7 @@ import {
 import { encodePropertyKeys } from "../lib/providers/encode-property-keys.ts";
 import { renderSection } from "../lib/providers/render-sections.ts";
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
-import type { CompleteOptions, Provider, Section, TurnRequest } from "../lib/loop/turn.ts";
+import type { CompleteOptions, Provider, Section, TurnRequest } from "../lib/vocabulary/turn.ts";
 import { workload, workloadTests } from "./helpers/workloads.ts";
 import {
   anthropicAnswer,

@@ -15,7 +15,7 @@ import { mapOpenAIStopReason } from "../lib/providers/map-openai-stop-reason.ts"
 import { dropNullOptionals, parseAnswerText, unwrapAnswer } from "../lib/providers/parse-answer.ts";
 import { renderSection, renderSectionBlocks, splitPrefix } from "../lib/providers/render-sections.ts";
 import { ProviderError } from "../lib/errors.ts";
-import type { JsonSchema, TurnRequest } from "../lib/loop/turn.ts";
+import type { JsonSchema, TurnRequest } from "../lib/vocabulary/turn.ts";
 import { SAMPLE_SELECTION_SCHEMA } from "./helpers/fake-provider-servers.ts";
 
 const tiny: TurnRequest = {

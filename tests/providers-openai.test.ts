@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
 import type { ProviderConfig } from "../lib/providers/provider-config.ts";
-import type { Provider } from "../lib/loop/turn.ts";
+import type { Provider } from "../lib/vocabulary/turn.ts";
 import {
   type FakeProviderServer,
   openAIAnswer,

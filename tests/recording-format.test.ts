@@ -9,7 +9,7 @@ import { recordingSettings, reportName, settingsMismatch } from "../lib/recordin
 import { detectRecordingFormat, parseRecordingText, RECORDING_FORMATS } from "../lib/recording/format.ts";
 import { IMPORT_FORMATS } from "../lib/recording/importers/index.ts";
 import type { ContextReport } from "../lib/report/context-report.ts";
-import { digestOf } from "../lib/context/digest.ts";
+import { digestOf } from "../lib/text/digest.ts";
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(`../${path}`, import.meta.url)), "utf8");
 const FIX_BUG = read("testdata/workflows/fix-bug.jsonl");

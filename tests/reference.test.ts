@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { parseReference, select } from "../lib/context/reference.ts";
-import { type Digest, DigestIndex } from "../lib/context/digest.ts";
+import { type Digest, DigestIndex } from "../lib/text/digest.ts";
 
 test("a byte range that splits a UTF-8 character is refused, naming the whole-character range", () => {
   const content = "aé€😀z"; // bytes: a(0) é(1-2) €(3-5) 😀(6-9) z(10)

@@ -4,7 +4,6 @@ import fc from "fast-check";
 import {
   checkPreviewSizes,
   entryPreviewBytes,
-  headAndTail,
   NEWEST_PREVIEW_BYTES,
   PREVIEW_SIZES,
   renderNewestView,
@@ -13,7 +12,8 @@ import {
 } from "../lib/context/render-event.ts";
 import { createEvent } from "../lib/context/events.ts";
 import { ResultStore } from "../lib/context/store.ts";
-import { utf8Length } from "../lib/context/digest.ts";
+import { utf8Length } from "../lib/text/digest.ts";
+import { headAndTail } from "../lib/text/clip.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { give, pick, runLoopReported, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 

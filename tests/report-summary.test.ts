@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { main } from "../main.ts";
 import { aggregateReports, type ContextReport, ReportBuilder } from "../lib/report/context-report.ts";
 import { ratio, summarizeReports } from "../lib/report/summary.ts";
-import type { Usage } from "../lib/loop/turn.ts";
+import type { Usage } from "../lib/vocabulary/turn.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 
 type Call = { phase: "selection" | "arguments"; bytes: number; ms: number; usage: Usage; checkpoint?: boolean };

@@ -10,7 +10,7 @@ import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
 import { WorkspaceFingerprint } from "../lib/adapters/workspace-fingerprint.ts";
 import { mayChangeFiles } from "../lib/recording/importers/command-effect.ts";
 import { applyReport, initialBriefing } from "../lib/context/briefing.ts";
-import { ExecutionReport } from "../lib/loop/reports.ts";
+import { ExecutionReport } from "../lib/vocabulary/reports.ts";
 import { ResultStore } from "../lib/context/store.ts";
 
 function withExecutor(

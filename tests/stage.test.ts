@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRun } from "../lib/adapters/start-run.ts";
 import { ProviderError } from "../lib/errors.ts";
-import type { Executor } from "../lib/loop/executor.ts";
+import type { Executor } from "../lib/vocabulary/executor.ts";
 import { RecordingExecutor, RecordingProvider } from "../lib/recording/recorder.ts";
 import { parseRecording, type RecordingEntry } from "../lib/recording/recording.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { ResultStore } from "../lib/context/store.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/loop/turn.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/vocabulary/turn.ts";
 import { openAIAnswer, startOpenAIServer } from "./helpers/fake-provider-servers.ts";
 import { answer, give, pick, runLoopReported, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 

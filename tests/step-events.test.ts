@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { stepOutcome } from "../lib/run-events.ts";
-import { utf8Length } from "../lib/context/digest.ts";
+import { utf8Length } from "../lib/text/digest.ts";
 
 const ref = `sha256:${"a".repeat(64)}`;
 

@@ -7,9 +7,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OUTPUT_FORMATS } from "../commands/specs.ts";
-import { LookupKind } from "../lib/loop/answer.ts";
-import { FinishStatus } from "../lib/loop/reports.ts";
-import { Phase, StopReason } from "../lib/loop/turn.ts";
+import { LookupKind } from "../lib/vocabulary/answer.ts";
+import { FinishStatus } from "../lib/vocabulary/reports.ts";
+import { Phase, StopReason } from "../lib/vocabulary/turn.ts";
 import { Outcome } from "../lib/outcome.ts";
 import { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
 import { SandboxMode } from "../lib/sandbox-state.ts";
@@ -18,10 +18,10 @@ import { IMPORT_FORMATS } from "../lib/recording/importers/index.ts";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 const VOCABULARIES: { name: string; home: string; words: readonly string[] }[] = [
-  { name: "phase", home: "lib/loop/turn.ts", words: Phase.options },
-  { name: "stop reason", home: "lib/loop/turn.ts", words: StopReason.options },
-  { name: "finish status", home: "lib/loop/reports.ts", words: FinishStatus.options },
-  { name: "lookup kind", home: "lib/loop/answer.ts", words: LookupKind.options },
+  { name: "phase", home: "lib/vocabulary/turn.ts", words: Phase.options },
+  { name: "stop reason", home: "lib/vocabulary/turn.ts", words: StopReason.options },
+  { name: "finish status", home: "lib/vocabulary/reports.ts", words: FinishStatus.options },
+  { name: "lookup kind", home: "lib/vocabulary/answer.ts", words: LookupKind.options },
   { name: "outcome", home: "lib/outcome.ts", words: Outcome.options },
   { name: "context policy", home: "lib/policy.ts", words: ContextPolicyName.options },
   { name: "step protocol", home: "lib/policy.ts", words: StepProtocol.options },

@@ -11,7 +11,7 @@ import { failureClass } from "../eval/failure-class.ts";
 import { runId, type RunKey } from "../eval/matrix.ts";
 import type { PriceTable } from "../prices.ts";
 import type { SliceRequest } from "../slice.ts";
-import type { Provider } from "../loop/turn.ts";
+import type { Provider } from "../vocabulary/turn.ts";
 import { runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
 import { changesSince, createWorkspace, describeChanges, snapshot } from "./eval-workspace.ts";

@@ -4,7 +4,7 @@
 // --resume continues from it — only when every content hash still matches.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { canonicalJson, digestOf } from "../context/digest.ts";
+import { canonicalJson, digestOf } from "../text/digest.ts";
 import { UsageError } from "../errors.ts";
 import { EvalFile, type EvalKey, type EvalRow, type EvalSettings } from "../eval/eval-file.ts";
 import { buildEvalFile as assemble, keyMismatch } from "../eval/assemble.ts";

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { loadCatalog } from "../catalog/catalog.ts";
-import { canonicalJson, digestOf } from "../context/digest.ts";
+import { canonicalJson, digestOf } from "../text/digest.ts";
 import { describeFsError, UsageError } from "../errors.ts";
 import { parseSuite, type ResolvedTask, resolveTask, type Suite } from "../eval/suite.ts";
 import { commitTree, folderHash } from "./eval-workspace.ts";

@@ -14,10 +14,10 @@ import {
 } from "../policy.ts";
 import type { ContextReport } from "../report/context-report.ts";
 import { foldReport } from "../report/fold.ts";
-import { addUsage, NULL_USAGE, type Provider, type Usage } from "../loop/turn.ts";
+import { addUsage, NULL_USAGE, type Provider, type Usage } from "../vocabulary/turn.ts";
 import { describeFsError, LoomError, StartupError } from "../errors.ts";
 import { endingOf } from "../ending.ts";
-import type { Executor } from "../loop/executor.ts";
+import type { Executor } from "../vocabulary/executor.ts";
 import { type LoopResult, previewModeOf, runLoop } from "../loop/loop.ts";
 import type { Outcome } from "../outcome.ts";
 import { DEFAULT_KEY_ENVS } from "../providers/provider-config.ts";

@@ -1,11 +1,11 @@
 // The real executor: files through workspace confinement, programs through runProcess. Bulk text goes to the store.
 import { realpathSync } from "node:fs";
 import type { z } from "zod";
-import { type ActionArgs, ActionArguments, ActionName } from "../loop/actions.ts";
+import { type ActionArgs, ActionArguments, ActionName } from "../vocabulary/actions.ts";
 import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
 import { InterruptedError } from "../errors.ts";
-import type { ExecuteContext, Executor } from "../loop/executor.ts";
-import type { ExecutionReport, ReportOf } from "../loop/reports.ts";
+import type { ExecuteContext, Executor } from "../vocabulary/executor.ts";
+import type { ExecutionReport, ReportOf } from "../vocabulary/reports.ts";
 import type { TestSpec } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
 import { formatZodError } from "../text/zod-error.ts";

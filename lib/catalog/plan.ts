@@ -8,7 +8,7 @@ import { LoomError, StartupError } from "../errors.ts";
 import type { ProviderConfig } from "../providers/provider-config.ts";
 import { type Routed, routeRequest } from "./routing.ts";
 import type { SliceRequest } from "../slice.ts";
-import type { Provider } from "../loop/turn.ts";
+import type { Provider } from "../vocabulary/turn.ts";
 
 /** A request to route through a catalog, with the command-line settings that override the catalog's. */
 export type CatalogInput = {

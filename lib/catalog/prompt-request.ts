@@ -1,6 +1,6 @@
 // `loom run "TEXT" --model PROVIDER/MODEL`: a SliceRequest built from a prompt and flags, with documented defaults, so
 // a one-line run needs no request file.
-import { ACTION_NAMES, type ActionName } from "../loop/actions.ts";
+import { ACTION_NAMES, type ActionName } from "../vocabulary/actions.ts";
 import { UsageError } from "../errors.ts";
 import { SliceRequest } from "../slice.ts";
 import { formatZodError, MISSING_FIELDS } from "../text/zod-error.ts";

@@ -5,9 +5,9 @@ import { z } from "zod";
 import { CEILING_BYTES } from "../context/budget.ts";
 import type { Catalog } from "./catalog.ts";
 import type { CallRecord } from "../report/context-report.ts";
-import { utf8Length } from "../context/digest.ts";
+import { utf8Length } from "../text/digest.ts";
 import { errorMessage, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
-import { NULL_USAGE, type Provider, type TurnRequest } from "../loop/turn.ts";
+import { NULL_USAGE, type Provider, type TurnRequest } from "../vocabulary/turn.ts";
 
 export type RouteVia = "slice_flag" | "pattern" | "classification" | "default";
 

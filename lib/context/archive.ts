@@ -1,5 +1,5 @@
 // The run-local, append-only archive of events from the first action. In memory only: nothing survives the run.
-import { type Digest, DigestIndex } from "./digest.ts";
+import { type Digest, DigestIndex } from "../text/digest.ts";
 import { type SealedEvent, summarizeEvent } from "./events.ts";
 
 export const ARCHIVE_MAX_EVENTS = 4096;

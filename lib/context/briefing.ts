@@ -1,6 +1,6 @@
 // The working state, derived only from typed execution reports — never from file contents or model text.
 import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
-import type { ExecutionReport } from "../loop/reports.ts";
+import type { ExecutionReport } from "../vocabulary/reports.ts";
 
 const RECENT_ARTIFACTS = 3;
 

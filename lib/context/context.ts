@@ -11,7 +11,7 @@ import {
   TAIL_MAX,
   triggerReachable,
 } from "./budget.ts";
-import { utf8Length } from "./digest.ts";
+import { utf8Length } from "../text/digest.ts";
 import { BudgetError } from "../errors.ts";
 import { type Bulk, isBulk, type SealedEvent } from "./events.ts";
 import type { ContextPolicyName } from "../policy.ts";
@@ -26,7 +26,7 @@ import {
   REPEAT_MIN_BYTES,
 } from "./render-event.ts";
 import type { ResultStore } from "./store.ts";
-import type { JsonSchema, Phase, Section, TurnRequest } from "../loop/turn.ts";
+import type { JsonSchema, Phase, Section, TurnRequest } from "../vocabulary/turn.ts";
 
 export type RequestParts = {
   phase: Phase;

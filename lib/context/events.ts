@@ -1,8 +1,8 @@
 // Compact events: one per executed step, holding the decision (action, arguments, reason) and its typed report.
 // Bulk never lives in an event: long strings become result-store references with their size.
-import type { ActionName } from "../loop/actions.ts";
-import { canonicalJson, type Digest, digestOf, utf8Length } from "./digest.ts";
-import type { ExecutionReport, ReportOf } from "../loop/reports.ts";
+import type { ActionName } from "../vocabulary/actions.ts";
+import { canonicalJson, type Digest, digestOf, utf8Length } from "../text/digest.ts";
+import type { ExecutionReport, ReportOf } from "../vocabulary/reports.ts";
 import type { ResultStore } from "./store.ts";
 
 /** Strings longer than this (arguments, reasons) are kept in the result store, not in the event. */

@@ -1,5 +1,5 @@
 // Answers lookups. Lookups only select data: they never change the workspace, grant authority or act.
-import type { Lookup } from "../loop/answer.ts";
+import type { Lookup } from "../vocabulary/answer.ts";
 import type { Archive } from "./archive.ts";
 import { parseReference, select } from "./reference.ts";
 import type { ResultStore } from "./store.ts";

@@ -1,6 +1,6 @@
 // References into the result store and the archive: `sha256:<hex>` (whole, or the short form requests show: at least
 // 12 hex digits) plus an optional selection.
-import { REF_DIGEST_PATTERN } from "./digest.ts";
+import { REF_DIGEST_PATTERN } from "../text/digest.ts";
 
 export type Selection =
   | { kind: "whole" }

@@ -3,7 +3,8 @@
 // it (the part the preview left out) up to 8 KiB in all.
 import { type ArchivedEvent, type Bulk, type EventValue, isBulk } from "./events.ts";
 import type { ResultStore } from "./store.ts";
-import { utf8Length } from "./digest.ts";
+import { utf8Length } from "../text/digest.ts";
+import { headAndTail } from "../text/clip.ts";
 import type { PreviewMode } from "../policy.ts";
 
 export const NEWEST_PREVIEW_BYTES = 8 * 1024;
@@ -63,28 +64,6 @@ export type Preview = { ref: string; bytes: number; head: string; tail: string; 
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-/** Head and tail of `text`, `limit` bytes in all, cut on UTF-8 character boundaries. */
-export function headAndTail(text: string, limit: number): { head: string; tail: string; omitted: number } | null {
-  const total = utf8Length(text);
-  if (total <= limit) return null;
-  const half = Math.floor(limit / 2);
-  if (total === text.length) {
-    return { head: text.slice(0, half), tail: text.slice(text.length - (limit - half)), omitted: total - limit };
-  }
-  const bytes = encoder.encode(text);
-  // Cut outward on a character boundary, so at least `limit` bytes are always shown.
-  let headEnd = half;
-  while (headEnd < bytes.length && (bytes[headEnd] & 0xc0) === 0x80) headEnd++;
-  let tailStart = bytes.length - (limit - half);
-  while (tailStart > headEnd && (bytes[tailStart] & 0xc0) === 0x80) tailStart--;
-  if (tailStart <= headEnd) return null;
-  return {
-    head: decoder.decode(bytes.subarray(0, headEnd)),
-    tail: decoder.decode(bytes.subarray(tailStart)),
-    omitted: tailStart - headEnd,
-  };
-}
 
 /**
  * A retained event's view of a bulk value: the text itself when it fits `limit`, or when showing it whole takes no

@@ -1,5 +1,5 @@
 // The run-local, content-addressed result store. It lives in memory only, so nothing survives the run.
-import { type Digest, DigestIndex, digestOf, utf8Length } from "./digest.ts";
+import { type Digest, DigestIndex, digestOf, utf8Length } from "../text/digest.ts";
 
 export type StoredResult = { digest: Digest; bytes: number };
 

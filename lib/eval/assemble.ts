@@ -1,6 +1,6 @@
 // Putting an eval.json together from rows: the canonical row order, the summary, and the merge of shards — pure, so
 // a merge recomputes exactly what one process would have written.
-import { canonicalJson } from "../context/digest.ts";
+import { canonicalJson } from "../text/digest.ts";
 import { EVAL_SCHEMA_VERSION, type EvalFile, type EvalKey, type EvalRow, type EvalSettings } from "./eval-file.ts";
 import { summarize } from "./summary.ts";
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { StepProtocol } from "../policy.ts";
 import { ContextPolicyName } from "../policy.ts";
 import { Outcome } from "../outcome.ts";
-import { Usage } from "../loop/turn.ts";
+import { Usage } from "../vocabulary/turn.ts";
 import { Cost } from "../prices.ts";
 
 export const EVAL_SCHEMA_VERSION = 1;

@@ -1,7 +1,7 @@
 // An evaluation suite (SPEC §12): tasks, each a workspace source, what the agent is asked and shown, and the hidden
 // check that decides whether the run solved it. Parsed once here; every error names the file, the task and the field.
 import { z } from "zod";
-import { ActionName } from "../loop/actions.ts";
+import { ActionName } from "../vocabulary/actions.ts";
 import { describeJsonFailure, parseJsonc } from "../text/json-text.ts";
 import { UsageError } from "../errors.ts";
 import { describeIssues, MISSING_FIELDS } from "../text/zod-error.ts";

@@ -1,7 +1,7 @@
 // The governed loop: selection -> arguments -> execution (or, single-call, one call for the action with its
 // arguments -> execution), until finish, a limit, a failure or a suspension.
 // Pure orchestration: the provider, executor and clock are passed in (recording wraps the provider and executor).
-import { ACTION_DESCRIPTIONS, ActionArguments, type ActionName, takesArguments } from "./actions.ts";
+import { ACTION_DESCRIPTIONS, ActionArguments, type ActionName, takesArguments } from "../vocabulary/actions.ts";
 import {
   parseDecision,
   parseStepDecision,
@@ -11,7 +11,7 @@ import {
   stepResponseSchema,
   TASK_LINES,
   TASKS,
-} from "./answer.ts";
+} from "../vocabulary/answer.ts";
 import { Archive } from "../context/archive.ts";
 import {
   applyReport,
@@ -35,14 +35,14 @@ import {
 import { CostLimitError, errorMessage, InterruptedError, LoomError } from "../errors.ts";
 import type { Outcome } from "../outcome.ts";
 import { endingOf } from "../ending.ts";
-import type { Section } from "./turn.ts";
+import type { Section } from "../vocabulary/turn.ts";
 import { createEvent, MAX_EVENT_BYTES } from "../context/events.ts";
-import type { Executor } from "./executor.ts";
-import type { ExecutionReport, FinishStatus } from "./reports.ts";
+import type { Executor } from "../vocabulary/executor.ts";
+import type { ExecutionReport, FinishStatus } from "../vocabulary/reports.ts";
 import { availableActions, type SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
 import { runStage, type Stage, type StageRun } from "./stage.ts";
-import type { Provider } from "./turn.ts";
+import type { Provider } from "../vocabulary/turn.ts";
 import { type LoopEvent, stepOutcome } from "../run-events.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";

@@ -1,6 +1,6 @@
 // One stage of a step: ask the model, validate its answer, answer its lookups, re-ask once after an invalid answer.
 // Every call that was sent is an event (the report's measurement of it), also when it failed.
-import { asLookup, lookupKind, LOOKUPS_PER_STAGE } from "./answer.ts";
+import { asLookup, lookupKind, LOOKUPS_PER_STAGE } from "../vocabulary/answer.ts";
 import type { Archive } from "../context/archive.ts";
 import { clipText, echo, MESSAGE_LIMIT } from "../text/clip.ts";
 import type { ContextPolicy, RequestParts } from "../context/context.ts";
@@ -8,7 +8,7 @@ import { errorMessage, InterruptedError, LoomError, ProviderError } from "../err
 import { answerLookup } from "../context/lookups.ts";
 import type { LoopEvent } from "../run-events.ts";
 import type { ResultStore } from "../context/store.ts";
-import { type ModelAnswer, NULL_USAGE, type Provider, type StepPhase } from "./turn.ts";
+import { type ModelAnswer, NULL_USAGE, type Provider, type StepPhase } from "../vocabulary/turn.ts";
 
 /** What every stage of a run shares. */
 export type StageRun = {

@@ -1,7 +1,7 @@
 // Anthropic Messages API response -> ModelAnswer. The forced tool's input carries the answer; a text-only reply
 // (a refusal, or a model ignoring tool_choice) is parsed as JSON when it is JSON and kept as text otherwise.
 import { z } from "zod";
-import type { ModelAnswer } from "../loop/turn.ts";
+import type { ModelAnswer } from "../vocabulary/turn.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { convertAnthropicUsage } from "./convert-anthropic-usage.ts";
 import { decodePropertyKeys, type KeyAliases } from "./encode-property-keys.ts";

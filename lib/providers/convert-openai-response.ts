@@ -1,6 +1,6 @@
 // OpenAI Chat Completions response (also from OpenAI-compatible servers) -> ModelAnswer.
 import { z } from "zod";
-import type { JsonSchema, ModelAnswer } from "../loop/turn.ts";
+import type { JsonSchema, ModelAnswer } from "../vocabulary/turn.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { convertOpenAIUsage } from "./convert-openai-usage.ts";
 import { malformedResponse } from "./malformed-response.ts";

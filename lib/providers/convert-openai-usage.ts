@@ -3,7 +3,7 @@
 // (the raw body keeps prompt_tokens). The API reports no cache writes, so cache_write is null. Chat Completions names
 // (prompt_tokens, completion_tokens) and Responses names (input_tokens, output_tokens) are both read, so servers
 // speaking either dialect map. Missing means null, never 0.
-import type { Usage } from "../loop/turn.ts";
+import type { Usage } from "../vocabulary/turn.ts";
 import { tokenCount } from "./token-count.ts";
 
 function record(value: unknown): Record<string, unknown> {

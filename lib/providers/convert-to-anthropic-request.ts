@@ -10,7 +10,7 @@
 //   view, working state, candidates, lookups. Retained events keep their bytes until retired, so a breakpoint on the
 //   last event lets the next call read every one of them; one on the block before the candidates lets the step's
 //   arguments call read the newest view and the working state too.
-import type { JsonSchema, Section, TurnRequest } from "../loop/turn.ts";
+import type { JsonSchema, Section, TurnRequest } from "../vocabulary/turn.ts";
 import { encodePropertyKeys, type KeyAliases } from "./encode-property-keys.ts";
 import { renderSection, renderSectionBlocks, splitPrefix } from "./render-sections.ts";
 import { wrapResponseSchema } from "./wrap-response-schema.ts";

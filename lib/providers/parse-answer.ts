@@ -1,6 +1,6 @@
 // Turns what a model returned into the answer value: parsed JSON, or the raw text when it is not JSON (the loop
 // then re-asks with the validation error).
-import type { JsonSchema } from "../loop/turn.ts";
+import type { JsonSchema } from "../vocabulary/turn.ts";
 import { ANSWER_KEY } from "./wrap-response-schema.ts";
 import { isSchemaObject } from "./walk-json-schema.ts";
 

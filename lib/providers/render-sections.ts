@@ -1,6 +1,6 @@
 // Renders TurnRequest sections as text blocks for chat APIs: each section once, with a short label, structured
 // content as compact JSON. The same section always renders to the same bytes, so a stable prefix stays cacheable.
-import { PREFIX_SECTIONS, type Section } from "../loop/turn.ts";
+import { PREFIX_SECTIONS, type Section } from "../vocabulary/turn.ts";
 
 const LABELS: Record<Section["section"], string> = {
   instructions: "Instructions",

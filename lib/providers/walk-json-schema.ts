@@ -1,6 +1,6 @@
 // Bottom-up rewriting of a JSON Schema: children first, then the node itself. Literal payloads (enum, const,
 // default, examples) are never visited as schemas.
-import type { JsonSchema } from "../loop/turn.ts";
+import type { JsonSchema } from "../vocabulary/turn.ts";
 
 const SINGLE = [
   "items",

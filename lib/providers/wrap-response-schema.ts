@@ -1,6 +1,6 @@
 // APIs that enforce a schema want an object at the root; our response schemas are usually a union. Wrapping the
 // schema as the one required property `answer` satisfies both, and unwrapping is exact.
-import type { JsonSchema } from "../loop/turn.ts";
+import type { JsonSchema } from "../vocabulary/turn.ts";
 
 export const ANSWER_KEY = "answer";
 

@@ -8,7 +8,7 @@ import {
   type StepProtocol,
 } from "../policy.ts";
 import type { ContextReport } from "../report/context-report.ts";
-import { digestOf } from "../context/digest.ts";
+import { digestOf } from "../text/digest.ts";
 import { parseRecording } from "./recording.ts";
 import { recordingProtocol } from "./replay.ts";
 

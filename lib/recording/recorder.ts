@@ -1,12 +1,12 @@
 // Recording as wrappers: a provider and an executor that pass every call through and append what went by (answers,
 // execution reports with their bulk) to a recording. Pure: the sink that writes the lines is passed in.
-import type { ActionName } from "../loop/actions.ts";
-import { utf8Length } from "../context/digest.ts";
-import type { ExecuteContext, Executor } from "../loop/executor.ts";
+import type { ActionName } from "../vocabulary/actions.ts";
+import { utf8Length } from "../text/digest.ts";
+import type { ExecuteContext, Executor } from "../vocabulary/executor.ts";
 import type { RecordingEntry } from "./recording.ts";
-import { type ExecutionReport, reportRefs } from "../loop/reports.ts";
+import { type ExecutionReport, reportRefs } from "../vocabulary/reports.ts";
 import type { ResultStore } from "../context/store.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../loop/turn.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../vocabulary/turn.ts";
 
 export type RecordingSink = (entry: RecordingEntry) => void;
 

@@ -1,11 +1,11 @@
 // Recorded workflows: versioned JSONL. Line 1 is the header; then answers and executions in the order they happened.
 import { tooDeep } from "../text/json-depth.ts";
 import { z } from "zod";
-import { ActionName } from "../loop/actions.ts";
+import { ActionName } from "../vocabulary/actions.ts";
 import { RecordingError } from "../errors.ts";
-import { ExecutionReport, reportRefs } from "../loop/reports.ts";
+import { ExecutionReport, reportRefs } from "../vocabulary/reports.ts";
 import { SliceRequest } from "../slice.ts";
-import { Phase, StopReason, Usage } from "../loop/turn.ts";
+import { Phase, StopReason, Usage } from "../vocabulary/turn.ts";
 import { readJson } from "../text/json-text.ts";
 import { formatZodError } from "../text/zod-error.ts";
 

@@ -1,16 +1,22 @@
 // Replay: the scripted provider answers with recorded answers in order; the recorded executor hands back the
 // recorded execution reports (loading their bulk into the store), so no workspace is needed.
-import { canonicalJson } from "../context/digest.ts";
+import { canonicalJson } from "../text/digest.ts";
 import { RecordingError } from "../errors.ts";
-import type { Executor } from "../loop/executor.ts";
-import { type ActionName, takesArguments } from "../loop/actions.ts";
-import { asLookup } from "../loop/answer.ts";
+import type { Executor } from "../vocabulary/executor.ts";
+import { type ActionName, takesArguments } from "../vocabulary/actions.ts";
+import { asLookup } from "../vocabulary/answer.ts";
 import type { StepProtocol } from "../policy.ts";
 import type { RecordedAnswer, RecordedExecution, Recording } from "./recording.ts";
 import { availableActions } from "../slice.ts";
-import { comparableReport, type ExecutionReport } from "../loop/reports.ts";
+import { comparableReport, type ExecutionReport } from "../vocabulary/reports.ts";
 import type { ResultStore } from "../context/store.ts";
-import { type CompleteOptions, type ModelAnswer, NULL_USAGE, type Provider, type TurnRequest } from "../loop/turn.ts";
+import {
+  type CompleteOptions,
+  type ModelAnswer,
+  NULL_USAGE,
+  type Provider,
+  type TurnRequest,
+} from "../vocabulary/turn.ts";
 
 export class ScriptedProvider implements Provider {
   readonly name = "scripted";

@@ -1,8 +1,8 @@
 // Request traces (--trace FILE): one JSON line per model call with the provider-neutral TurnRequest exactly as it was
 // measured and, for live runs, the provider request body exactly as sent. A trace holds prompts and payloads by
 // design (it is opt-in); context reports never do. Credentials travel in headers, which a trace never records.
-import { utf8Length } from "../context/digest.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest, Usage } from "../loop/turn.ts";
+import { utf8Length } from "../text/digest.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest, Usage } from "../vocabulary/turn.ts";
 
 const TRACE_VERSION = 1;
 

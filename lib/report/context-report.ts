@@ -1,9 +1,9 @@
 // The context report (schema version 1): measurements only — no prompts, payloads, file contents or secrets.
 import { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
 import { z } from "zod";
-import type { LookupKind } from "../loop/answer.ts";
+import type { LookupKind } from "../vocabulary/answer.ts";
 import { NORMAL_OUTCOMES, Outcome } from "../outcome.ts";
-import { addUsage, NULL_USAGE, Phase, Usage } from "../loop/turn.ts";
+import { addUsage, NULL_USAGE, Phase, Usage } from "../vocabulary/turn.ts";
 import { SandboxState } from "../sandbox-state.ts";
 import { Cost } from "../prices.ts";
 

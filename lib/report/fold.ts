@@ -1,7 +1,7 @@
 // The run report as a fold of the run's event stream: every figure it holds is a sum, a maximum or a copy of what
 // the events say, in the order they came (the elapsed times too: nothing is measured again here).
 import { NORMAL_OUTCOMES } from "../outcome.ts";
-import { addUsage, NULL_USAGE } from "../loop/turn.ts";
+import { addUsage, NULL_USAGE } from "../vocabulary/turn.ts";
 import type { RunEvent } from "../run-events.ts";
 import { type CallRecord, type ContextReport, type PhaseStats, REPORT_SCHEMA_VERSION } from "./context-report.ts";
 

@@ -3,7 +3,7 @@ import type { ContextPolicyName } from "../policy.ts";
 import { type AggregateReport, type ContextReport, requestBytes } from "./context-report.ts";
 import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
-import { Phase, type Usage } from "../loop/turn.ts";
+import { Phase, type Usage } from "../vocabulary/turn.ts";
 
 const MODEL_PHASES = Phase.options;
 const PHASES = [...MODEL_PHASES, "execution"] as const;

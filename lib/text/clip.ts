@@ -1,12 +1,36 @@
 // Keeping text that comes from outside (a model's answer, a path it chose, a validation message quoting it) small
 // wherever it is repeated into requests or the working state, so it can never crowd out mandatory content.
-import { utf8Length } from "../context/digest.ts";
-import { headAndTail } from "../context/render-event.ts";
+import { utf8Length } from "./digest.ts";
 
 /** The most a message (refusal reason, validation error) may take, in UTF-8 bytes. */
 export const MESSAGE_LIMIT = 512;
 /** A model answer is repeated beside its lookup response only up to this size. */
 const ECHO_LIMIT = 256;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Head and tail of `text`, `limit` bytes in all, cut on UTF-8 character boundaries. */
+export function headAndTail(text: string, limit: number): { head: string; tail: string; omitted: number } | null {
+  const total = utf8Length(text);
+  if (total <= limit) return null;
+  const half = Math.floor(limit / 2);
+  if (total === text.length) {
+    return { head: text.slice(0, half), tail: text.slice(text.length - (limit - half)), omitted: total - limit };
+  }
+  const bytes = encoder.encode(text);
+  // Cut outward on a character boundary, so at least `limit` bytes are always shown.
+  let headEnd = half;
+  while (headEnd < bytes.length && (bytes[headEnd] & 0xc0) === 0x80) headEnd++;
+  let tailStart = bytes.length - (limit - half);
+  while (tailStart > headEnd && (bytes[tailStart] & 0xc0) === 0x80) tailStart--;
+  if (tailStart <= headEnd) return null;
+  return {
+    head: decoder.decode(bytes.subarray(0, headEnd)),
+    tail: decoder.decode(bytes.subarray(tailStart)),
+    omitted: tailStart - headEnd,
+  };
+}
 
 /** Head and tail of `text` within `limit` bytes, with an ellipsis between; short text is returned as is. */
 export function clipText(text: string, limit: number): string {

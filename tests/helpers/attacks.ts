@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findBubblewrap } from "../../lib/adapters/sandbox.ts";
-import { type ActionName, takesArguments } from "../../lib/loop/actions.ts";
-import type { ExecutionReport } from "../../lib/loop/reports.ts";
+import { type ActionName, takesArguments } from "../../lib/vocabulary/actions.ts";
+import type { ExecutionReport } from "../../lib/vocabulary/reports.ts";
 import type { SliceRequest } from "../../lib/slice.ts";
 
 /**

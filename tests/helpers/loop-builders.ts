@@ -1,7 +1,7 @@
 // Small builders for loop tests: slice requests, scripted answers and an in-memory executor with real reports.
-import { ACTION_NAMES, type ActionName } from "../../lib/loop/actions.ts";
-import type { ExecuteContext, Executor } from "../../lib/loop/executor.ts";
-import type { ExecutionReport } from "../../lib/loop/reports.ts";
+import { ACTION_NAMES, type ActionName } from "../../lib/vocabulary/actions.ts";
+import type { ExecuteContext, Executor } from "../../lib/vocabulary/executor.ts";
+import type { ExecutionReport } from "../../lib/vocabulary/reports.ts";
 import type { SliceRequest } from "../../lib/slice.ts";
 import { type LoopOptions, type LoopResult, previewModeOf, runLoop } from "../../lib/loop/loop.ts";
 import { DEFAULT_STEP_PROTOCOL } from "../../lib/policy.ts";
@@ -9,7 +9,7 @@ import { OUTPUT_FORMAT_VERSION, type RunEvent } from "../../lib/run-events.ts";
 import type { ContextReport } from "../../lib/report/context-report.ts";
 import { foldReport } from "../../lib/report/fold.ts";
 import type { ResultStore } from "../../lib/context/store.ts";
-import { NULL_USAGE, type Phase, type Usage } from "../../lib/loop/turn.ts";
+import { NULL_USAGE, type Phase, type Usage } from "../../lib/vocabulary/turn.ts";
 
 export function sliceRequest(overrides: Partial<SliceRequest> = {}): SliceRequest {
   return {

@@ -11,7 +11,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { ContextReport } from "../../lib/report/context-report.ts";
 import type { SliceRequest } from "../../lib/slice.ts";
-import { addUsage, NULL_USAGE, type Usage } from "../../lib/loop/turn.ts";
+import { addUsage, NULL_USAGE, type Usage } from "../../lib/vocabulary/turn.ts";
 import { hostPid, SANDBOX_ENV } from "./binary.ts";
 import { openAIAnswer, type ScriptedResponse } from "./fake-provider-servers.ts";
 import { type JsonSchemaNode, validateJsonSchema } from "./validate-json-schema.ts";

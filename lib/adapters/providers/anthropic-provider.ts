@@ -2,7 +2,7 @@
 import { convertAnthropicResponse } from "../../providers/convert-anthropic-response.ts";
 import { convertToAnthropicRequest } from "../../providers/convert-to-anthropic-request.ts";
 import type { CacheTtl } from "../../providers/provider-config.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../loop/turn.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 

@@ -9,7 +9,7 @@ import {
   DEFAULT_KEY_ENVS,
   ProviderConfig,
 } from "../../providers/provider-config.ts";
-import type { Provider } from "../../loop/turn.ts";
+import type { Provider } from "../../vocabulary/turn.ts";
 import { formatZodError } from "../../text/zod-error.ts";
 import { createAnthropicProvider } from "./anthropic-provider.ts";
 import { createOpenAIProvider } from "./openai-provider.ts";

@@ -3,7 +3,7 @@
 import { convertOpenAIResponse } from "../../providers/convert-openai-response.ts";
 import { convertToOpenAIRequest } from "../../providers/convert-to-openai-request.ts";
 import type { ResponseFormatMode } from "../../providers/provider-config.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../loop/turn.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 

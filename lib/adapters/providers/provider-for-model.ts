@@ -2,7 +2,7 @@
 import { createProvider } from "./create-provider.ts";
 import { BASE_URL_ENVS } from "../../providers/provider-config.ts";
 import { StartupError } from "../../errors.ts";
-import type { Provider } from "../../loop/turn.ts";
+import type { Provider } from "../../vocabulary/turn.ts";
 import type { HttpOptions } from "./post-json.ts";
 
 const KINDS = ["anthropic", "openai", "openai-compatible"] as const;

@@ -1,6 +1,6 @@
 // The common shape every importer produces (one entry per model decision) and its mapping to a Loom recording.
-import { ACTION_NAMES, type ActionName } from "../../loop/actions.ts";
-import { digestOf } from "../../context/digest.ts";
+import { ACTION_NAMES, type ActionName } from "../../vocabulary/actions.ts";
+import { digestOf } from "../../text/digest.ts";
 import { UsageError } from "../../errors.ts";
 import {
   type RecordedAnswer,
@@ -9,9 +9,9 @@ import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
 } from "../recording.ts";
-import type { ExecutionReport, FinishStatus } from "../../loop/reports.ts";
+import type { ExecutionReport, FinishStatus } from "../../vocabulary/reports.ts";
 import { mayChangeFiles } from "./command-effect.ts";
-import { NULL_USAGE, type Usage } from "../../loop/turn.ts";
+import { NULL_USAGE, type Usage } from "../../vocabulary/turn.ts";
 
 type StepBase = {
   /** The model's own words for this decision (its thought), verbatim; omitted when empty. */

@@ -3,7 +3,7 @@
 // info {exit_status, submission, model_stats}. Files with only history are read from it; a RetryAgent file reads its
 // chosen attempt (or the last one of `attempts`).
 import { UsageError } from "../../errors.ts";
-import type { FinishStatus } from "../../loop/reports.ts";
+import type { FinishStatus } from "../../vocabulary/reports.ts";
 import type { Recording } from "../recording.ts";
 import { describeJson, firstString, isRecord, textOf } from "./source.ts";
 import { type ImportedStep, reasonOf, recordingFromSteps } from "./step.ts";

@@ -3,7 +3,7 @@
 import { convertAnthropicUsage } from "../../providers/convert-anthropic-usage.ts";
 import { convertOpenAIUsage } from "../../providers/convert-openai-usage.ts";
 import { tokenCount } from "../../providers/token-count.ts";
-import { NULL_USAGE, type Usage } from "../../loop/turn.ts";
+import { NULL_USAGE, type Usage } from "../../vocabulary/turn.ts";
 import { isRecord } from "./source.ts";
 
 /**
