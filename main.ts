@@ -3,6 +3,8 @@
 // place that exits.
 import process from "node:process";
 import { Buffer } from "node:buffer";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { InterruptedError, UsageError } from "./lib/errors.ts";
 import { endingOf } from "./lib/ending.ts";
 import { VERSION, versionLine } from "./lib/version.ts";
@@ -51,19 +53,27 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   const names = Object.keys(COMMAND_SPECS);
-  const unknown = (word: string, known: string[], within: string) => {
+  const unknown = (word: string, known: string[], what: string, command = "") => {
     const close = didYouMean(word, known);
+    const expected = known.length > 0 ? `expected ${known.join(", ")}; ` : "";
+    const loom = command ? `loom ${command}` : "loom";
     io.stderr(
-      `loom: unknown ${within} ${JSON.stringify(word)}${close ? `; did you mean ${close}?` : ""} (expected ${
-        known.join(", ")
-      }; see loom --help)\n`,
+      `${loom}: unknown ${what} ${JSON.stringify(word)}${
+        close ? `; did you mean ${close}?` : ""
+      } (${expected}see ${loom} --help)\n`,
     );
     return USAGE_EXIT;
   };
+  // "loom --verison": an option where a command goes, compared with the options loom takes there.
+  if (name.startsWith("-")) return unknown(name, [...VERSION_FLAGS.slice(0, 1), "--help"], "option");
   if (name === "help") {
     // "loom help run" is "loom run --help"; "loom help eval validate" a subcommand's; "loom help --help" help's own.
     const found = findSpec(COMMAND_SPECS, rest[0] === "--help" || rest[0] === "-h" ? ["help"] : rest);
-    if ("unknown" in found) return unknown(found.unknown.split(" ").at(-1)!, found.known, "command");
+    if ("unknown" in found) {
+      const words = found.unknown.split(" ");
+      const command = words.slice(0, -1).join(" ");
+      return unknown(words.at(-1)!, found.known, command ? "subcommand" : "command", command);
+    }
     io.stdout(renderHelp(found.path, found.spec));
     return 0;
   }
@@ -74,6 +84,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
   let path = name, spec: CommandSpec | undefined = COMMAND_SPECS[name], args = rest;
   while (args.length > 0 && spec?.subcommands && Object.hasOwn(spec.subcommands, args[0])) {
     [path, spec, args] = [`${path} ${args[0]}`, spec.subcommands[args[0]], args.slice(1)];
+  }
+  // "loom eval vaildate suite/": a word close to a subcommand, and no file of that name, is a mistyped subcommand.
+  const subcommands = Object.keys(spec?.subcommands ?? {});
+  if (args.length > 0 && subcommands.length > 0 && !args[0].startsWith("-") && !existsSync(resolve(io.cwd, args[0]))) {
+    if (didYouMean(args[0], subcommands)) {
+      return unknown(args[0], subcommands, "subcommand", path);
+    }
   }
   try {
     // Flags are checked against the spec before the command loads: a mistyped one costs no provider or importer.

@@ -17,7 +17,7 @@ import type { CommandSpec, Flag } from "./cli-spec.ts";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 const REPLAY_FORMATS = ["auto", ...RECORDING_FORMATS] as const;
-export const SHELLS = ["bash", "zsh", "fish"] as const;
+export const SHELLS = ["bash", "zsh", "fish", "powershell"] as const;
 
 /** Flags run and replay share, each written once. */
 const shared = {
@@ -415,12 +415,13 @@ flags: flag > environment > config file > built-in.`,
 } as const satisfies CommandSpec;
 
 export const COMPLETIONS_SPEC = {
-  summary: "print a completion script for bash, zsh or fish",
+  summary: "print a completion script for bash, zsh, fish or PowerShell",
   usage: [SHELLS.join("|")],
   description: `Completes commands, flags (with descriptions) and their values:
   bash  eval "$(loom completions bash)"  (e.g. in ~/.bashrc)
   zsh   loom completions zsh > "\${fpath[1]}/_loom"
-  fish  loom completions fish > ~/.config/fish/completions/loom.fish`,
+  fish  loom completions fish > ~/.config/fish/completions/loom.fish
+  powershell  loom completions powershell | Out-String | Invoke-Expression  (e.g. in $PROFILE)`,
   flags: {},
   words: SHELLS,
   word: "shell",
