@@ -49,10 +49,11 @@ export function evalReport(
     const merged = mergeEvalFiles(files, { version: VERSION });
     if (!merged.ok) throw new UsageError(`Cannot merge: ${merged.reason}`);
     const text = `${JSON.stringify(merged.file, null, 2)}\n`;
+    // With -o only the file is written, as for a batch's shards: stdout stays empty, one line on stderr says it.
     if (merge.output === null) io.stdout(text);
     else {
       writeFileAtomic(resolve(io.cwd, merge.output), text);
-      io.stdout(renderEvalText(merged.file));
+      io.stderr(`merged ${files.length} shard${files.length === 1 ? "" : "s"} into ${merge.output}\n`);
     }
     return 0;
   }

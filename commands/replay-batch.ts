@@ -8,6 +8,7 @@ import { outputFolderProblem, writeFileAtomic } from "../lib/adapters/files.ts";
 import { selfCommand } from "../lib/adapters/platform.ts";
 import type { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
 import { type BatchSettings, recordingSettings, reportName, settingsMismatch } from "../lib/recording/batch.ts";
+import { parseRecordingText } from "../lib/recording/format.ts";
 import { aggregateReports, ContextReport, requestBytes } from "../lib/report/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
@@ -87,6 +88,17 @@ function completeReport(path: string): ContextReport | null {
   }
 }
 
+/** The status and summary of a recording's last finish (what a completed replay of it ended with); null if none. */
+function recordedFinish(file: string, from: string): RunRow["result"] {
+  try {
+    const recording = parseRecordingText(readFileSync(file, "utf8"), { name: basename(file), from });
+    const finish = recording.executions.findLast((e) => e.report.kind === "finish")?.report;
+    return finish?.kind === "finish" ? { status: finish.status, summary: finish.summary, error: null } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What a replay of `file` is made under besides the policy and version (see recordingSettings). */
 function fileSettings(
   file: string,
@@ -128,7 +140,9 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
         report,
         reportPath,
         stderr: "",
-        result: null,
+        // The report holds measurements only; the finish a resumed row shows is the recording's own, which a replay
+        // of it reproduces (the recorded answers drive it).
+        result: report.outcome === "completed" ? recordedFinish(file, from) : null,
         resumed: true,
       };
       resumed++;

@@ -286,10 +286,11 @@ export class Reporter {
     return endingOf({ ran: "completed" }).exitCode;
   }
 
-  /** Writes a file the user named (atomically, into an existing folder); failure is a usage error in words. */
+  /** Writes a file the user named (atomically; its folder was checked, and announced when missing, with the flags);
+   * failure is a usage error in words. */
   #write(file: string, text: string): void {
     try {
-      writeFileAtomic(resolve(this.#io.cwd, file), text, { createFolders: false });
+      writeFileAtomic(resolve(this.#io.cwd, file), text);
     } catch (error) {
       throw new UsageError(`Cannot write ${JSON.stringify(file)}: ${describeFsError(error)}`);
     }
