@@ -42,6 +42,7 @@ import {
 import { runLoom, startLoom, waitFor } from "./helpers/binary.ts";
 
 const missing = sandboxMissing();
+if (missing) console.log(`attacks.test.ts: skipping the sandbox attacks: ${missing}`);
 
 function sandboxTest(name: string, fn: (t: { after: (f: () => unknown) => void }) => Promise<void>) {
   test(name, { timeout: 120_000 }, async (t) => {

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -126,6 +126,7 @@ test("completions offer exactly the spec's flags per command, and its choices af
 });
 
 const hasBash = spawnSync("bash", ["-c", "exit 0"]).status === 0;
+if (!hasBash) console.log("cli-spec.test.ts: skipping the bash completion tests: bash is not installed");
 
 test("bash completes each choice flag with its choices and a free value with nothing (no file names)", {
   skip: hasBash ? false : "bash is not installed",
@@ -367,4 +368,19 @@ test("help says each note once, and loom help COMMAND WORD is the command's help
   const schema = await loom(["help", "schema", "request"]);
   assert.equal(schema.code, 0, schema.stderr);
   assert.equal(schema.stdout, (await loom(["schema", "--help"])).stdout);
+});
+
+test("every test file that can skip says why in one line scripts/test.sh repeats (FILE.test.ts: skipping …)", () => {
+  const dir = join(ROOT, "tests");
+  const files = readdirSync(dir).filter((f) => f.endsWith(".test.ts"));
+  const silent = files.filter((f) => {
+    const text = readFileSync(join(dir, f), "utf8");
+    return /\bskip:|\bt\.skip\(|test\.skip\(/.test(text) && !text.includes(`${f}: skipping`);
+  });
+  assert.deepEqual(silent, []);
+  // The summary line scripts/test.sh collects: no colour codes in a log, and every file's line matched.
+  const script = readFileSync(join(ROOT, "scripts/test.sh"), "utf8");
+  assert.match(script, /\[ -t 1 \] \|\| export NO_COLOR=1/);
+  assert.ok(script.indexOf("NO_COLOR=1") < script.indexOf("deno test"), "NO_COLOR is set before the runners start");
+  for (const f of files) assert.match(`${f}: skipping`, /^[a-z0-9.-]+\.test\.ts: skipping/, f);
 });

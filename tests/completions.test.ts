@@ -61,6 +61,10 @@ function withFolder(fn: (dir: string) => void): void {
 }
 
 const skipUnless = (shell: string) => hasShell(shell) ? false : `${shell} is not installed (apt-get install ${shell})`;
+for (const shell of ["bash", "zsh", "fish"]) {
+  const why = skipUnless(shell);
+  if (why) console.log(`completions.test.ts: skipping the ${shell} completions: ${why}`);
+}
 
 test("bash completes every position: flags, choices, subcommands, words, loom help …", {
   skip: skipUnless("bash"),

@@ -13,7 +13,7 @@ import { comparableRow, comparableSummary } from "./helpers/eval-compare.ts";
 
 const parallel = spawnSync("parallel", ["--version"], { encoding: "utf8" });
 const missing = parallel.status === 0 ? null : "GNU parallel is not installed (Debian: apt-get install parallel)";
-if (missing) console.log(`tests/e2e-eval.test.ts: skipping the GNU parallel recipe: ${missing}`);
+if (missing) console.log(`e2e-eval.test.ts: skipping the GNU parallel recipe: ${missing}`);
 
 test(
   "two shards run by GNU parallel and merged equal one unsharded run",
