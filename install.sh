@@ -117,7 +117,9 @@ mkdir -p "$prefix/bin" || fail "cannot create $prefix/bin"
 prefix=$(cd "$prefix" && pwd) || fail "cannot enter $prefix"
 # Copy beside the target under a temporary name, check that it runs here, then rename over the old one: a wrong
 # target or a broken download never replaces a loom that works, and a running loom is never left half-written.
-new="$prefix/bin/.$exe.new.$$"
+# mktemp creates the file itself (O_EXCL, a name no one can guess): a link planted in a shared bin folder at a
+# predictable name is never followed, and no one else can swap the file once it is ours.
+new=$(mktemp "$prefix/bin/.$exe.new.XXXXXXXX") || fail "cannot create a temporary file in $prefix/bin"
 trap 'rm -rf "$tmp"; rm -f "$new"' EXIT INT TERM
 cp "$binary" "$new" && chmod 755 "$new" || fail "cannot write $new"
 # Started from the download's own folder, never the caller's: a binary must not meet the caller's bunfig.toml or .env

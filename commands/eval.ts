@@ -18,6 +18,7 @@ import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { millisecondsOption, outputPathOption, sandboxOption, stepProtocolOption } from "./options.ts";
 import { EVAL_SPEC } from "./specs.ts";
+import { sweepLeftoversOnce } from "../lib/adapters/scratch.ts";
 
 function count(flag: string, value: string | undefined, fallback: number, { min = 1 } = {}): number {
   if (value === undefined) return fallback;
@@ -40,6 +41,7 @@ function readPrices(file: string | undefined, cwd: string): PriceTable {
 }
 
 export async function evalCommand(argv: string[], io: Io): Promise<number> {
+  sweepLeftoversOnce(); // scratch copies and cgroups a killed Loom left behind
   if (argv[0] === "validate" || argv[0] === "rescore") return await subcommand(argv[0], argv.slice(1), io);
   const { values, positionals } = parseCommand(EVAL_SPEC, argv, { command: "eval" });
   if (positionals.length !== 1) {
@@ -89,7 +91,10 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     deadlineMs: millisecondsOption("--provider-deadline-ms", values["provider-deadline-ms"]),
     timeoutMs: millisecondsOption("--provider-idle-timeout-ms", values["provider-idle-timeout-ms"]),
   };
-  const loaded = selectTasks(loadSuiteFile(positionals[0], { cwd: io.cwd }), { ids: values.task, tags: values.tag });
+  const loaded = selectTasks(
+    loadSuiteFile(positionals[0], { cwd: io.cwd, allowOutside: values["allow-outside-suite"] === true }),
+    { ids: values.task, tags: values.tag },
+  );
   const key = evalKey(loaded, { tasks: taskHashes(loaded), prices, settings });
   // A model Loom cannot reach (unknown provider, missing key, bad base URL) would make every run an infra failure:
   // one line and exit 3 now, before any run starts.
@@ -197,7 +202,7 @@ async function subcommand(name: "validate" | "rescore", argv: string[], io: Io):
   const jobs = count("--jobs", values.jobs, 2);
   const sandbox = sandboxOption(values.sandbox) ?? "auto";
   if (name === "validate") {
-    const loaded = loadSuiteFile(positionals[0], { cwd: io.cwd });
+    const loaded = loadSuiteFile(positionals[0], { cwd: io.cwd, allowOutside: values["allow-outside-suite"] === true });
     const results = await validateSuite(loaded, { jobs, sandbox, env: io.env, signal: io.signal });
     if (values.json) io.stdout(`${JSON.stringify(results, null, 2)}\n`);
     else {
@@ -212,7 +217,14 @@ async function subcommand(name: "validate" | "rescore", argv: string[], io: Io):
     }).exitCode;
   }
   const dir = resolve(io.cwd, positionals[0]);
-  const file = await rescoreEval(dir, { jobs, sandbox, env: io.env, signal: io.signal, cwd: io.cwd });
+  const file = await rescoreEval(dir, {
+    jobs,
+    sandbox,
+    env: io.env,
+    signal: io.signal,
+    cwd: io.cwd,
+    allowOutside: values["allow-outside-suite"] === true,
+  });
   io.stdout(values.json ? `${JSON.stringify(file.summary, null, 2)}\n` : renderEvalText(file));
   return endingOf({ ran: io.signal.aborted ? "interrupted" : "completed" }).exitCode;
 }

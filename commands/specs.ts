@@ -293,6 +293,10 @@ position), and runs found in one of them only are listed.`,
 const EVAL_SUB_FLAGS = {
   jobs: { short: "j", value: "J", default: "2", description: "tasks checked at once" },
   sandbox: shared.sandbox,
+  "allow-outside-suite": {
+    description:
+      "let the suite's paths (workspace, git.repo, check.files, solution, slice.catalog) lead outside its folder",
+  },
   json: { description: "print the results as JSON" },
 } as const satisfies Record<string, Flag>;
 
@@ -356,6 +360,10 @@ changes, check output). See docs/eval.md.`,
         "runs, which favours whichever policy runs second)",
     },
     sandbox: { ...shared.sandbox, description: "where runs and checks run (docs/sandbox.md)" },
+    "allow-outside-suite": {
+      description:
+        "let the suite's paths (workspace, git.repo, check.files, solution, slice.catalog) lead outside its folder",
+    },
     "provider-deadline-ms": {
       value: "N",
       default: "60000",

@@ -3,20 +3,24 @@
 // run_command's argument guard, hard links, and a test that reads Loom's own environment through /proc.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { Buffer } from "node:buffer";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
+  chownSync,
   existsSync,
   linkSync,
   lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmdirSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createWorkspaceExecutor } from "../lib/adapters/create-workspace-executor.ts";
@@ -39,7 +43,15 @@ import {
   sandboxMissing,
   SECRET_TEXT,
 } from "./helpers/attacks.ts";
-import { runLoom, startLoom, waitFor } from "./helpers/binary.ts";
+import { ROOT, runLoom, startLoom, waitFor } from "./helpers/binary.ts";
+import { type EvalAgent, startEvalAgent } from "./helpers/eval-agent.ts";
+import { fakeIo } from "./helpers/fake-io.ts";
+import { main } from "../main.ts";
+import { UsageError } from "../lib/errors.ts";
+import { loadSuiteFile } from "../lib/adapters/eval-suite-file.ts";
+import { changesSince, createWorkspace, snapshot } from "../lib/adapters/eval-workspace.ts";
+import { runCheck } from "../lib/adapters/eval-check.ts";
+import { pidsCgroupRoot } from "../lib/adapters/pids-limit.ts";
 
 const missing = sandboxMissing();
 if (missing) console.log(`attacks.test.ts: skipping the sandbox attacks: ${missing}`);
@@ -55,7 +67,7 @@ function sandboxTest(name: string, fn: (t: { after: (f: () => unknown) => void }
 }
 
 /** A case that needs no OS sandbox: run with and without bubblewrap, the slice in the default mode (auto). */
-function bothTest(name: string, fn: (t: { after: (f: () => unknown) => void }) => Promise<void>) {
+function bothTest(name: string, fn: (t: { after: (f: () => unknown) => void }) => void | Promise<void>) {
   test(name, { timeout: 120_000 }, (t) => fn(t));
 }
 
@@ -727,5 +739,402 @@ test(
     assert.equal(result.outcome, "completed", JSON.stringify(result.error));
     assert.equal(readFileSync(join(arena.workspace, "m.py"), "utf8"), "late\n");
     assert.deepEqual([result.last_test?.revision, result.revision, result.tests_current], ["r0", "r1", false]);
+  },
+);
+
+// ---- What a folder, a suite or a results file can do (each case failed on the code before it was fixed). These run
+// with and without bubblewrap unless they say otherwise.
+
+const MODEL = "anthropic/claude-sonnet-4-5";
+
+/** `loom eval ...` in-process, against the stand-in agent when one is given. */
+async function loomEval(args: string[], { agent, cwd = ROOT }: { agent?: EvalAgent; cwd?: string } = {}) {
+  const env: Record<string, string | undefined> = { PATH: process.env.PATH, LOOM_BWRAP: process.env.LOOM_BWRAP };
+  if (agent) Object.assign(env, { ANTHROPIC_BASE_URL: agent.server.baseUrl, ANTHROPIC_API_KEY: "sk-ant-attack" });
+  const { io, out } = fakeIo({ cwd, env });
+  const code = await main(["eval", ...args], io);
+  return { code, ...out };
+}
+
+/** A PID that no process has now: a child that already exited. */
+function deadPid(): number {
+  return spawnSync("true").pid!;
+}
+
+bothTest(
+  "LOOM_BWRAP naming a program others can write, or that is not root's, is refused like a fixed location",
+  (t) => {
+    const arena = makeArena();
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    // A "bubblewrap" in the project: it runs the command as it is (no sandbox) and says it ran.
+    const project = join(arena.dir, "project");
+    mkdirSync(project);
+    const fake = join(project, "bwrap");
+    const marker = join(arena.outside, "fake-bwrap-ran");
+    writeFileSync(
+      fake,
+      `#!/bin/sh\necho ran >> ${marker}\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    chmodSync(project, 0o777); // writable by everyone, like a shared or the model's folder
+    const writable = findBubblewrap({ LOOM_BWRAP: fake });
+    assert.equal(writable.found, null);
+    assert.match(
+      !writable.found ? writable.reason : "",
+      /LOOM_BWRAP ".*bwrap" is not trusted: ".*project" is writable/,
+    );
+    chmodSync(project, 0o755);
+    if (process.getuid?.() === 0) {
+      // (Probes are remembered per value of LOOM_BWRAP: another name for the same program.)
+      const other = join(project, "bwrap-foreign");
+      writeFileSync(other, readFileSync(fake), { mode: 0o755 });
+      chownSync(other, 65534, 65534);
+      const foreign = findBubblewrap({ LOOM_BWRAP: other });
+      assert.match(!foreign.found ? foreign.reason : "", /is not owned by root/);
+    }
+    chmodSync(project, 0o777);
+    assert.equal(existsSync(marker), false, "the planted bubblewrap was run to probe it");
+    const real = findBubblewrap({});
+    if (real.found) assert.ok(findBubblewrap({ LOOM_BWRAP: real.found.path }).found, "the real one is still taken");
+  },
+);
+
+bothTest(
+  "dist/loom --sandbox required with LOOM_BWRAP set to a script in a writable folder: exit 3, the script never runs",
+  async (t) => {
+    const arena = makeArena();
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const project = join(arena.dir, "project");
+    mkdirSync(project);
+    const fake = join(project, "bwrap");
+    const marker = join(arena.outside, "fake-bwrap-ran");
+    writeFileSync(
+      fake,
+      `#!/bin/sh\necho ran >> ${marker}\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    chmodSync(project, 0o777);
+    const args = replay(arena, attackSlice(), [{ action: "run_tests", args: {} }]);
+    const run = await runLoom(args, { cwd: arena.dir, env: { LOOM_BWRAP: fake, LOOM_SANDBOX: "required" } });
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(run.stderr, /LOOM_BWRAP ".*" is not trusted/);
+    assert.equal(existsSync(marker), false, "the planted bubblewrap ran");
+  },
+);
+
+test(
+  "eval rescore: an agent that replaced src/ by a link to a host folder gets nothing deleted there; crafted " +
+    "changes.json entries (../, absolute, under a link) are refused with one line",
+  { timeout: 180_000 },
+  async (t) => {
+    const arena = makeArena();
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const agent = await startEvalAgent({});
+    t.after(() => agent.close());
+    const out = join(arena.dir, "out");
+    const ran = await loomEval(["evals/", "--model", MODEL, "--task", "range-off-by-one", "--out", out, "--quiet"], {
+      agent,
+    });
+    assert.equal(ran.code, 0, ran.stderr);
+    const row = JSON.parse(readFileSync(join(out, "eval.json"), "utf8")).rows[0];
+    const changesPath = join(out, "runs", row.id, `attempt-${row.attempt}`, "changes.json");
+    // The host folder the agent's link points at holds a file of the same name as the one it "deleted".
+    writeFileSync(join(arena.outside, "range.mjs"), "host file\n");
+    const before = outsideState(arena);
+
+    // What a run saves when the agent replaced src/ by a link (the real snapshot and diff of an evaluation).
+    const loaded = loadSuiteFile("evals/", { cwd: ROOT });
+    const task = loaded.tasks.find((x) => x.id === "range-off-by-one")!;
+    const copy = join(arena.dir, "copy");
+    createWorkspace(task, { suiteDir: loaded.dir, dest: copy });
+    const snap = snapshot(copy);
+    rmSync(join(copy, "src"), { recursive: true });
+    symlinkSync(arena.outside, join(copy, "src"));
+    writeFileSync(changesPath, JSON.stringify(changesSince(snap, copy)));
+    const rescored = await loomEval(["rescore", out]);
+    assert.equal(rescored.code, 0, rescored.stderr);
+    assert.equal(outsideState(arena), before, "rescore deleted or wrote in the host folder");
+
+    const escape = `escape-${Math.random().toString(36).slice(2, 10)}.txt`;
+    const bytes = { base64: Buffer.from("pwned\n").toString("base64") };
+    const crafted: Record<string, unknown>[] = [
+      { [`../../${escape}`]: bytes },
+      { [join(arena.outside, "abs.txt")]: bytes },
+      { src: { link: arena.outside }, "src/new.mjs": bytes },
+      { src: { link: arena.outside }, "src/range.mjs": bytes },
+    ];
+    for (const files of crafted) {
+      writeFileSync(changesPath, JSON.stringify({ files }));
+      const refused = await loomEval(["rescore", out]);
+      assert.equal(refused.code, 2, `${JSON.stringify(files)}: ${refused.stderr}`);
+      assert.equal(refused.stderr.trim().split("\n").length, 1, refused.stderr);
+      assert.match(
+        refused.stderr,
+        /changes\.json: entry ".*" (is absolute|climbs out with \.\.|lies under a link); refused/,
+      );
+    }
+    assert.equal(outsideState(arena), before, "a crafted changes.json wrote outside the copy");
+    assert.equal(existsSync(join(tmpdir(), escape)), false);
+  },
+);
+
+bothTest(
+  'suite paths: ../, links out, a workspace that is a link, check.files "/" are suite errors (exit 2, one line)',
+  async (t) => {
+    const arena = makeArena();
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const suiteDir = join(arena.dir, "suite");
+    for (const dir of ["ws/src", "check", "solution", "real-ws"]) mkdirSync(join(suiteDir, dir), { recursive: true });
+    writeFileSync(join(suiteDir, "ws/test.mjs"), "process.exit(1);\n");
+    writeFileSync(join(suiteDir, "check/check.mjs"), "process.exit(1);\n");
+    writeFileSync(join(arena.outside, "catalog.json"), "{}\n");
+    symlinkSync(join(suiteDir, "real-ws"), join(suiteDir, "ws-link"));
+    symlinkSync(arena.outside, join(suiteDir, "check-link"));
+    const base = {
+      id: "t",
+      intent: "x",
+      workspace: "ws",
+      test: { command: ["node", "test.mjs"], timeout_ms: 5_000 },
+      check: { command: ["node", "{check}/check.mjs"], timeout_ms: 5_000, files: "check" },
+    };
+    const cases: [Record<string, unknown>, RegExp, string[]?][] = [
+      [{ workspace: "../outside" }, /workspace: "\.\.\/outside" leads outside the suite's folder/],
+      [{ workspace: arena.dir }, /workspace: ".*" leads outside the suite's folder/],
+      [{ workspace: "ws-link" }, /workspace: "ws-link" is a symbolic link/],
+      [{ workspace: "missing" }, /workspace: "missing" does not exist/],
+      [{ check: { ...base.check, files: "check-link" } }, /check\.files: "check-link" leads outside/],
+      [{ check: { ...base.check, files: "/" } }, /check\.files: "\/" leads outside the suite's folder/],
+      [{ check: { ...base.check, files: "/" } }, /check\.files: the hidden check must live outside the workspace/, [
+        "--allow-outside-suite",
+      ]],
+      [{ solution: "../outside" }, /solution: "\.\.\/outside" leads outside/],
+      [{ workspace: undefined, git: { repo: "../..", commit: "abcdef1" } }, /git\.repo: "\.\.\/\.\." leads outside/],
+      [{ slice: { catalog: "../outside/catalog.json", name: "s" } }, /slice\.catalog: ".*" leads outside/],
+    ];
+    for (const [change, message, flags = []] of cases) {
+      writeFileSync(join(suiteDir, "suite.json"), JSON.stringify({ tasks: [{ ...base, ...change }] }));
+      const run = await loomEval(["validate", suiteDir, ...flags]);
+      assert.equal(run.code, 2, `${JSON.stringify(change)}: ${run.stderr}`);
+      assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+      assert.match(run.stderr, message);
+      assert.doesNotMatch(run.stderr, /EINVAL|internal/);
+    }
+    // A workspace that became a link after the suite was read: a suite error at copy time, never an infra failure.
+    writeFileSync(join(suiteDir, "suite.json"), JSON.stringify({ tasks: [base] }));
+    const loaded = loadSuiteFile(suiteDir, { cwd: ROOT });
+    rmSync(join(suiteDir, "ws"), { recursive: true });
+    symlinkSync(join(suiteDir, "real-ws"), join(suiteDir, "ws"));
+    assert.throws(
+      () => createWorkspace(loaded.tasks[0], { suiteDir: loaded.dir, dest: join(arena.dir, "dest") }),
+      (error: Error) => error instanceof UsageError && /workspace "ws" is not a folder/.test(error.message),
+    );
+  },
+);
+
+bothTest(
+  "the hidden check: agent code that exits 0 on import or patches JSON does not score solved; validate catches a " +
+    "check that trusts its own exit status",
+  async (t) => {
+    const arena = makeArena();
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const loaded = loadSuiteFile("evals/", { cwd: ROOT });
+    const task = loaded.tasks.find((x) => x.id === "range-off-by-one")!;
+    const agents = {
+      "exits 0 on import": "process.exit(0);\n",
+      "patches JSON": 'JSON.stringify = () => "[0,1,2]";\nexport const range = () => [];\n',
+      "kills its parent": "process.kill(process.ppid, 'SIGKILL');\nprocess.exit(0);\n",
+    };
+    for (const [name, code] of Object.entries(agents)) {
+      const ws = join(arena.dir, name.replaceAll(" ", "-"));
+      createWorkspace(task, { suiteDir: loaded.dir, dest: ws });
+      writeFileSync(join(ws, "src/range.mjs"), code);
+      const check = await runCheck(task.check, ws, { suiteDir: loaded.dir, sandbox: "auto" });
+      assert.equal(check.passed, false, `${name}: ${check.output}`);
+    }
+    // A suite whose check runs the agent's module in its own process and trusts the exit status.
+    const suiteDir = join(arena.dir, "naive");
+    mkdirSync(join(suiteDir, "ws/src"), { recursive: true });
+    mkdirSync(join(suiteDir, "check"));
+    mkdirSync(join(suiteDir, "solution/src"), { recursive: true });
+    writeFileSync(join(suiteDir, "ws/src/a.mjs"), "export const answer = () => 41;\n");
+    writeFileSync(join(suiteDir, "solution/src/a.mjs"), "export const answer = () => 42;\n");
+    writeFileSync(
+      join(suiteDir, "ws/test.mjs"),
+      'import { answer } from "./src/a.mjs";\nprocess.exit(answer() === 42 ? 0 : 1);\n',
+    );
+    writeFileSync(
+      join(suiteDir, "check/check.mjs"),
+      'const { answer } = await import(process.cwd() + "/src/a.mjs");\nprocess.exit(answer() === 42 ? 0 : 1);\n',
+    );
+    writeFileSync(
+      join(suiteDir, "suite.json"),
+      JSON.stringify({
+        tasks: [{
+          id: "naive",
+          intent: "x",
+          workspace: "ws",
+          solution: "solution",
+          test: { command: ["node", "test.mjs"], timeout_ms: 10_000 },
+          check: { command: ["node", "{check}/check.mjs"], timeout_ms: 10_000, files: "check" },
+        }],
+      }),
+    );
+    const run = await loomEval(["validate", suiteDir]);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stdout, /FAIL naive: .*the check passes on a workspace whose modules exit 0 on import/);
+  },
+);
+
+bothTest(
+  "a relative or workspace PATH entry cannot plant node for the test, a command or the hidden check",
+  async (t) => {
+    const arena = makeArena();
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const loaded = loadSuiteFile("evals/", { cwd: ROOT });
+    const task = loaded.tasks.find((x) => x.id === "range-off-by-one")!;
+    createWorkspace(task, { suiteDir: loaded.dir, dest: arena.workspace });
+    for (const dir of ["node_modules/.bin", "bin"]) {
+      mkdirSync(join(arena.workspace, dir), { recursive: true });
+      writeFileSync(join(arena.workspace, dir, "node"), "#!/bin/sh\necho PLANTED\nexit 0\n", { mode: 0o755 });
+    }
+    const PATH = ["node_modules/.bin", join(arena.workspace, "bin"), "", process.env.PATH].join(":");
+    const slice = attackSlice({
+      ...AUTO,
+      test: { command: ["node", "-e", "console.log('real node')"], timeout_ms: 30_000 },
+      commands: [["node"]],
+    });
+    const { run, output } = executorFor(arena, slice, { PATH });
+    for (
+      const [action, args] of [["run_tests", {}], [
+        "run_command",
+        { argv: ["node", "-e", "console.log('real node')"] },
+      ]] as const
+    ) {
+      const text = output(await run(action, args));
+      assert.match(text, /real node/, `${action}: ${text}`);
+      assert.doesNotMatch(text, /PLANTED/);
+    }
+    const check = await runCheck(task.check, arena.workspace, { suiteDir: loaded.dir, sandbox: "auto", env: { PATH } });
+    assert.doesNotMatch(check.output, /PLANTED/);
+    assert.equal(check.passed, false, "the planted node passed the check on an unsolved workspace");
+  },
+);
+
+test(
+  "write_file and edit_file on a full disk: the old file stays whole, the step is refused as disk_full",
+  { timeout: 60_000 },
+  async (t) => {
+    if (process.platform !== "linux" || process.getuid?.() !== 0) {
+      process.stderr.write("skipped: mounting a small tmpfs needs root on Linux\n");
+      return t.skip("needs root on Linux");
+    }
+    const arena = makeArena();
+    const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=128k", "tmpfs", arena.workspace]);
+    t.after(() => {
+      spawnSync("umount", [arena.workspace]);
+      rmSync(arena.dir, { recursive: true, force: true });
+    });
+    if (mounted.status !== 0) {
+      process.stderr.write(`skipped: cannot mount a tmpfs here (${String(mounted.stderr).trim()})\n`);
+      return t.skip("cannot mount a tmpfs");
+    }
+    const original = `FIRST LINE\n${"keep me\n".repeat(4_000)}`; // 32 KB
+    writeFileSync(join(arena.workspace, "big.txt"), original);
+    // Fill what is left.
+    try {
+      writeFileSync(join(arena.workspace, "filler"), Buffer.alloc(1024 * 1024));
+    } catch { /* ENOSPC: full now */ }
+    const { run } = executorFor(arena, attackSlice(AUTO), { PATH: process.env.PATH });
+    const write = await run("write_file", { path: "big.txt", content: "new ".repeat(20_000) });
+    assert.deepEqual([write.kind, write.kind === "refusal" && write.code], ["refusal", "disk_full"]);
+    const edit = await run("edit_file", { path: "big.txt", old_text: "FIRST LINE", new_text: "CHANGED" });
+    assert.deepEqual([edit.kind, edit.kind === "refusal" && edit.code], ["refusal", "disk_full"]);
+    assert.equal(readFileSync(join(arena.workspace, "big.txt"), "utf8"), original, "the old file was lost");
+    assert.deepEqual(readdirSync(arena.workspace).sort(), ["big.txt", "filler"], "a temporary file was left behind");
+  },
+);
+
+bothTest(
+  "dist/loom removes the scratch copies and pids cgroups a killed Loom left (dead PID, its naming), nothing else",
+  async (t) => {
+    const arena = makeArena();
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const temp = join(arena.dir, "tmp");
+    const dead = deadPid();
+    const stale = join(temp, `loom-eval-${dead}-a1B2c3`);
+    const live = join(temp, `loom-check-${process.pid}-d4E5f6`);
+    const foreign = join(temp, "loom-eval-keep-me");
+    mkdirSync(join(stale, "workspace"), { recursive: true });
+    writeFileSync(join(stale, "workspace", "copy.txt"), "a task's files\n");
+    mkdirSync(live, { recursive: true });
+    mkdirSync(foreign, { recursive: true });
+    // A link planted at a stale-looking name: removed as a name at most, never followed.
+    symlinkSync(arena.outside, join(temp, `loom-eval-${dead}-g7H8i9`));
+    const before = outsideState(arena);
+    const cgroups = pidsCgroupRoot();
+    const staleCgroup = cgroups === null ? null : join(cgroups, `loom-${dead}-${"0a1b2c3d4e5f"}`);
+    if (staleCgroup !== null) {
+      try {
+        mkdirSync(staleCgroup);
+      } catch { /* not writable here: only the scratch copies are tried */ }
+    }
+    t.after(() => {
+      if (staleCgroup !== null && existsSync(staleCgroup)) rmdirSync(staleCgroup);
+    });
+    const args = replay(arena, attackSlice(AUTO), [{ action: "run_tests", args: {} }]);
+    const run = await runLoom(args, { cwd: arena.dir, env: { TMPDIR: temp } });
+    assert.notEqual(run.code, null, run.stderr);
+    assert.equal(existsSync(stale), false, "the stale scratch copy is still there");
+    assert.ok(existsSync(live), "a live Loom's scratch folder was removed");
+    assert.ok(existsSync(foreign), "a folder Loom did not name was removed");
+    assert.equal(outsideState(arena), before, "the planted link was followed");
+    if (staleCgroup !== null) assert.equal(existsSync(staleCgroup), false, "the stale cgroup is still there");
+  },
+);
+
+test(
+  "install.sh in a shared bin folder: a link planted at the old predictable temporary name is not followed",
+  {
+    timeout: 60_000,
+    skip: spawnSync("sh", ["-c", "command -v curl && command -v tar"]).status === 0 ? false : "needs curl and tar",
+  },
+  (t) => {
+    const arena = makeArena();
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const name = "loom-0.0.2-linux-x64";
+    mkdirSync(join(arena.dir, "pack", name), { recursive: true });
+    writeFileSync(join(arena.dir, "pack", name, "loom"), '#!/bin/sh\necho "loom 0.0.2"\n', { mode: 0o755 });
+    const release = join(arena.dir, "release");
+    mkdirSync(release);
+    execFileSync("tar", ["-czf", join(release, `${name}.tar.gz`), "-C", join(arena.dir, "pack"), name]);
+    const sums = execFileSync("sha256sum", [`${name}.tar.gz`], { cwd: release, encoding: "utf8" });
+    writeFileSync(join(release, "SHA256SUMS"), sums);
+    const prefix = join(arena.dir, "prefix");
+    mkdirSync(join(prefix, "bin"), { recursive: true });
+    const before = outsideState(arena);
+    // Another user of the bin folder planted a link at the name install.sh used to pick (.loom.new.<its PID>); the
+    // shell execs install.sh, so $$ is the script's PID.
+    const r = spawnSync("sh", [
+      "-c",
+      `ln -s ${JSON.stringify(arena.secret)} "${prefix}/bin/.loom.new.$$"; exec sh "$0"`,
+      join(ROOT, "install.sh"),
+    ], {
+      encoding: "utf8",
+      env: {
+        PATH: process.env.PATH,
+        HOME: arena.dir,
+        LOOM_BASE_URL: `file://${release}`,
+        LOOM_PREFIX: prefix,
+        LOOM_TARGET: "linux-x64",
+      },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(outsideState(arena), before, "install.sh wrote through the planted link");
+    assert.ok(lstatSync(join(prefix, "bin", "loom")).isFile());
+    assert.equal(execFileSync(join(prefix, "bin", "loom"), { encoding: "utf8" }), "loom 0.0.2\n");
   },
 );

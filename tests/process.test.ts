@@ -1,12 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { InterruptedError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
-import { HeadTailBuffer, MAX_OUTPUT_BYTES, processEnv, runProcess } from "../lib/adapters/process.ts";
+import { HeadTailBuffer, MAX_OUTPUT_BYTES, processEnv, runProcess, trustedPath } from "../lib/adapters/process.ts";
 
 const MARKER = /\n\[… (\d+) bytes omitted by loom …\]\n/;
 
@@ -283,5 +283,36 @@ test("the default environment is process.env, reduced to the allow-list", async 
     if (saved === undefined) delete process.env.LOOM_TEST_API_KEY;
     else process.env.LOOM_TEST_API_KEY = saved;
     delete process.env.LOOM_TEST_VISIBLE;
+  }
+});
+
+test("trustedPath keeps, in order, exactly the absolute PATH entries outside the workspace (as written and real)", () => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "loom-path-")));
+  try {
+    const ws = join(base, "ws");
+    mkdirSync(join(ws, "node_modules/.bin"), { recursive: true });
+    mkdirSync(join(base, "tools"));
+    symlinkSync(join(base, "tools"), join(ws, "link-out")); // in the workspace, pointing out: dropped
+    symlinkSync(ws, join(base, "link-in")); // outside, pointing in: dropped
+    const kept = ["/usr/bin", "/bin", join(base, "tools"), "/nonexistent/bin"];
+    const dropped = [
+      "node_modules/.bin",
+      ".",
+      "",
+      "bin",
+      ws,
+      join(ws, "node_modules/.bin"),
+      join(ws, "link-out"),
+      join(base, "link-in"),
+      join(base, "link-in", "node_modules/.bin"),
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...kept, ...dropped), { maxLength: 12 }), (entries) => {
+        const out = trustedPath(entries.join(":"), [ws]);
+        assert.deepEqual(out === "" ? [] : out.split(":"), entries.filter((entry) => kept.includes(entry)));
+      }),
+    );
+  } finally {
+    rmSync(base, { recursive: true, force: true });
   }
 });

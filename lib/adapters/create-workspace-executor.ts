@@ -4,6 +4,7 @@ import type { SandboxSettings, SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
 import { type Bubblewrap, effectiveMode, findBubblewrap, readOnlyProblem, type SandboxMode } from "./sandbox.ts";
 import { WorkspaceExecutor } from "./workspace-executor.ts";
+import { sweepLeftoversOnce } from "./scratch.ts";
 
 export type WorkspaceExecutorSettings = {
   /** The workspace directory (must exist). */
@@ -60,6 +61,7 @@ export function createWorkspaceExecutor(
   store: ResultStore,
   { root, sandboxMode, secretEnvNames, env, settingsEnv, warn }: WorkspaceExecutorSettings,
 ): WorkspaceExecutor {
+  sweepLeftoversOnce(); // pids cgroups a killed Loom left behind
   const settings: SandboxSettings = slice.sandbox ?? {};
   const settingsFrom = settingsEnv ?? env ?? process.env;
   const mode = effectiveMode(sandboxMode ?? defaultMode(settingsFrom), settings.mode);

@@ -1,11 +1,10 @@
 // One attempt of one run of an evaluation: a fresh workspace, the run lifecycle (startRun, sandbox included), the
 // hidden check on what the run left, the artifacts under DIR/runs/ID/attempt-N/, and the row for eval.json.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { requestBytes } from "../report/context-report.ts";
-import { InterruptedError } from "../errors.ts";
+import { InterruptedError, UsageError } from "../errors.ts";
 import type { EvalRow, EvalSettings } from "../eval/eval-file.ts";
 import { failureClass } from "../eval/failure-class.ts";
 import { runId, type RunKey } from "../eval/matrix.ts";
@@ -18,6 +17,7 @@ import { changesSince, createWorkspace, describeChanges, snapshot } from "./eval
 import { writeFileAtomic } from "./files.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import { secretEnvNames, startRun } from "./start-run.ts";
+import { makeScratch } from "./scratch.ts";
 
 /** What every run of an evaluation shares. */
 export type AttemptSettings = {
@@ -50,7 +50,7 @@ export async function runAttempt(
   const id = runId(run);
   const dir = join(options.out, "runs", id, `attempt-${attempt}`);
   rmSync(dir, { recursive: true, force: true });
-  const scratch = mkdtempSync(join(tmpdir(), "loom-eval-"));
+  const scratch = makeScratch("eval");
   const workspace = join(scratch, "workspace");
   try {
     let setupError: string | null = null;
@@ -59,6 +59,7 @@ export async function runAttempt(
       createWorkspace(task, { suiteDir: loaded.dir, dest: workspace });
       before = snapshot(workspace);
     } catch (error) {
+      if (error instanceof UsageError) throw error; // the suite's fault: exit 2, not an infra failure retried
       setupError = (error as Error).message;
     }
     // The marker makes each run's prefix unique, so no run can read a cache another run wrote.

@@ -1,7 +1,6 @@
 // The hidden check: run after a run ends, on a fresh copy of the resulting workspace, in a fresh sandbox where the
 // check's own files are mounted read-only from outside the workspace. Never shown to the model.
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Check } from "../eval/suite.ts";
 import { InterruptedError } from "../errors.ts";
@@ -9,6 +8,7 @@ import { reportsSkippedTests } from "../eval/failure-class.ts";
 import { MISSING_PROGRAM_EXIT_CODE, runProcess } from "./process.ts";
 import { chooseSandbox } from "./create-workspace-executor.ts";
 import type { SandboxMode } from "./sandbox.ts";
+import { makeScratch } from "./scratch.ts";
 
 export type CheckResult = {
   /** False when the check could not run at all (missing program, sandbox failure): an infra failure. */
@@ -41,7 +41,7 @@ export async function runCheck(
   workspace: string,
   { suiteDir, sandbox, env = process.env, signal, secretEnvNames = [] }: CheckOptions,
 ): Promise<CheckResult> {
-  const scratch = mkdtempSync(join(tmpdir(), "loom-check-"));
+  const scratch = makeScratch("check");
   const copy = join(scratch, "workspace");
   // The check's files are copied fresh beside the workspace copy, so nothing the run did can have touched them and
   // the sandbox mounts Loom's own copy rather than a folder named by the suite.

@@ -1,7 +1,6 @@
 // loom eval rescore DIR: re-runs the hidden checks on the workspace changes each run saved, without calling a model,
 // and rewrites DIR/eval.json with the new checks, classes and summary. Refused when a task's files changed since.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors.ts";
 import type { EvalFile, EvalRow } from "../eval/eval-file.ts";
@@ -11,24 +10,26 @@ import { readEvalFile } from "./eval-run.ts";
 import { buildEvalFile } from "../eval/assemble.ts";
 import { VERSION } from "../version.ts";
 import { loadSuiteFile, taskHashes } from "./eval-suite-file.ts";
-import { applyChanges, type Changes, createWorkspace } from "./eval-workspace.ts";
+import { applyChangesFile, createWorkspace } from "./eval-workspace.ts";
 import { writeFileAtomic } from "./files.ts";
 import type { SandboxMode } from "./sandbox.ts";
+import { makeScratch } from "./scratch.ts";
 
 export async function rescoreEval(
   dir: string,
-  { jobs, sandbox, env, signal, cwd }: {
+  { jobs, sandbox, env, signal, cwd, allowOutside }: {
     jobs: number;
     sandbox: SandboxMode;
     env: Record<string, string | undefined>;
     signal?: AbortSignal;
     cwd: string;
+    allowOutside?: boolean;
   },
 ): Promise<EvalFile> {
   const path = join(dir, "eval.json");
   if (!existsSync(path)) throw new UsageError(`${JSON.stringify(dir)} holds no eval.json`);
   const file = readEvalFile(path);
-  const loaded = loadSuiteFile(file.suite.path, { cwd });
+  const loaded = loadSuiteFile(file.suite.path, { cwd, allowOutside });
   const hashes = taskHashes(loaded);
   for (const task of file.suite.tasks) {
     if (hashes[task] !== file.key.tasks[task]) {
@@ -45,11 +46,11 @@ export async function rescoreEval(
       const changesPath = join(runDir, "changes.json");
       if (row.check === null || !existsSync(changesPath)) continue;
       const task = loaded.tasks.find((t) => t.id === row.task)!;
-      const scratch = mkdtempSync(join(tmpdir(), "loom-rescore-"));
+      const scratch = makeScratch("rescore");
       try {
         const workspace = join(scratch, "workspace");
         createWorkspace(task, { suiteDir: loaded.dir, dest: workspace });
-        applyChanges(workspace, JSON.parse(readFileSync(changesPath, "utf8")) as Changes);
+        applyChangesFile(workspace, changesPath);
         const check = await runCheck(task.check, workspace, { suiteDir: loaded.dir, sandbox, env, signal });
         if (signal?.aborted) return;
         writeFileAtomic(join(runDir, "check.txt"), check.output);

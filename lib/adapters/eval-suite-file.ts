@@ -1,7 +1,7 @@
 // Reads a suite file (or a folder holding suite.jsonc / suite.json), resolves its tasks against defaults and catalog
 // slices, checks what only the filesystem can tell (folders exist, the check lives outside the workspace), and
 // computes the content hashes that resume and merge compare.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { loadCatalog } from "../catalog/catalog.ts";
 import { canonicalJson, digestOf } from "../text/digest.ts";
@@ -21,7 +21,13 @@ export type LoadedSuite = {
 
 const SUITE_NAMES = ["suite.jsonc", "suite.json"];
 
-export function loadSuiteFile(path: string, { cwd }: { cwd: string }): LoadedSuite {
+export type SuiteLoadOptions = {
+  cwd: string;
+  /** Let suite paths (workspace, git.repo, check.files, solution, slice.catalog) lead outside the suite's folder. */
+  allowOutside?: boolean;
+};
+
+export function loadSuiteFile(path: string, { cwd, allowOutside = false }: SuiteLoadOptions): LoadedSuite {
   let file = resolve(cwd, path);
   if (isDirectory(file)) {
     const found = SUITE_NAMES.map((name) => join(file, name)).find((candidate) => existsSync(candidate));
@@ -37,34 +43,90 @@ export function loadSuiteFile(path: string, { cwd }: { cwd: string }): LoadedSui
   const name = relative(cwd, file) || file;
   const suite = parseSuite(text, { file: name });
   const dir = dirname(file);
-  return { file, name, dir, text, suite, tasks: suite.tasks.map((task) => resolveChecked(suite, task, { dir, name })) };
+  const realDir = realpathSync(dir);
+  return {
+    file,
+    name,
+    dir,
+    text,
+    suite,
+    tasks: suite.tasks.map((task) => resolveChecked(suite, task, { dir, realDir, name, allowOutside })),
+  };
+}
+
+/** Whether `path` is `folder` or inside it (both absolute, links resolved). */
+function within(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+}
+
+/**
+ * The real location of a path a suite names (data: a downloaded suite is no one's code), or why it is refused: it
+ * must exist, be a folder or a file as the field needs, and resolve — links included — inside the suite's folder
+ * (unless allowed); a task's workspace must not itself be a link.
+ */
+function suitePath(
+  field: string,
+  path: string,
+  { dir, realDir, allowOutside, kind, where }: {
+    dir: string;
+    realDir: string;
+    allowOutside: boolean;
+    kind: "folder" | "file";
+    where: (field: string) => string;
+  },
+): string {
+  const quoted = JSON.stringify(path);
+  const absolute = resolve(dir, path);
+  const entry = lstatSync(absolute, { throwIfNoEntry: false });
+  if (!entry) throw new UsageError(where(`${field}: ${quoted} does not exist (relative to the suite file)`));
+  if (field === "workspace" && entry.isSymbolicLink()) {
+    throw new UsageError(where(`${field}: ${quoted} is a symbolic link; a task's workspace must be a folder`));
+  }
+  let real: string;
+  try {
+    real = realpathSync(absolute);
+  } catch (error) {
+    throw new UsageError(where(`${field}: ${quoted} cannot be resolved: ${describeFsError(error)}`));
+  }
+  if (!allowOutside && !within(real, realDir)) {
+    throw new UsageError(
+      where(
+        `${field}: ${quoted} leads outside the suite's folder (to ${JSON.stringify(real)}); ` +
+          "--allow-outside-suite allows it",
+      ),
+    );
+  }
+  const stat = statSync(real);
+  if (kind === "folder" ? !stat.isDirectory() : !stat.isFile()) {
+    throw new UsageError(where(`${field}: ${quoted} is not a ${kind} (relative to the suite file)`));
+  }
+  return real;
 }
 
 function resolveChecked(
   suite: Suite,
   raw: Suite["tasks"][number],
-  { dir, name }: { dir: string; name: string },
+  { dir, realDir, name, allowOutside }: { dir: string; realDir: string; name: string; allowOutside: boolean },
 ): LoadedSuite["tasks"][number] {
   let task = resolveTask(suite, raw);
   const where = (field: string) => `Invalid suite ${JSON.stringify(name)}: task ${JSON.stringify(task.id)}: ${field}`;
-  if (task.slice) task = fromSlice(task, { dir, where });
+  const place = (field: string, path: string, kind: "folder" | "file" = "folder") =>
+    suitePath(field, path, { dir, realDir, allowOutside, kind, where });
+  if (task.slice) {
+    place("slice.catalog", task.slice.catalog, "file");
+    task = fromSlice(task, { dir, where });
+  }
   if (task.test === null) throw new UsageError(where("test: expected a test here, in defaults or from its slice"));
-  const folder = (field: string, path: string) => {
-    if (!isDirectory(resolve(dir, path))) {
-      throw new UsageError(where(`${field}: ${JSON.stringify(path)} is not a folder (relative to the suite file)`));
-    }
-  };
-  if (task.source.kind === "folder") folder("workspace", task.source.path);
-  else folder("git.repo", task.source.repo);
+  const root = task.source.kind === "folder"
+    ? place("workspace", task.source.path)
+    : place("git.repo", task.source.repo);
   if (task.check.files !== undefined) {
-    folder("check.files", task.check.files);
-    const root = resolve(dir, task.source.kind === "folder" ? task.source.path : task.source.repo);
-    const check = resolve(dir, task.check.files);
-    if (check === root || check.startsWith(root + sep) || root.startsWith(check + sep)) {
+    const check = place("check.files", task.check.files);
+    if (within(check, root) || within(root, check)) {
       throw new UsageError(where("check.files: the hidden check must live outside the workspace"));
     }
   }
-  if (task.solution !== null) folder("solution", task.solution);
+  if (task.solution !== null) place("solution", task.solution);
   return task as LoadedSuite["tasks"][number];
 }
 

@@ -1,16 +1,16 @@
 // loom eval validate: proves each task's hidden check honest. The check must fail on the initial workspace, for an
 // agent that does nothing (but run the visible test), and for an agent that only makes the visible test pass by
-// editing it; it must pass on the reference solution 3 times out of 3; and it lives outside the workspace (checked
-// when the suite loads). Skipped tests count as failures (lib/eval/failure-class.ts).
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { extname, join, resolve, sep } from "node:path";
+// editing it, for an agent whose modules exit 0 on import, and for one that plants the check's program on PATH; it must
+// pass on the reference solution 3 times out of 3; and it lives outside the workspace (checked when the suite loads). Skipped tests count as failures (lib/eval/failure-class.ts).
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { delimiter, extname, join, resolve, sep } from "node:path";
 import { runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
-import { createWorkspace } from "./eval-workspace.ts";
+import { applySolution, createWorkspace } from "./eval-workspace.ts";
 import { runProcess } from "./process.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import { chooseSandbox } from "./create-workspace-executor.ts";
+import { makeScratch } from "./scratch.ts";
 
 export type TaskValidation = { task: string; ok: boolean; problems: string[]; reference_passes: number };
 
@@ -45,7 +45,7 @@ async function validateTask(
   { sandbox, env, signal }: Options,
 ): Promise<TaskValidation> {
   const problems: string[] = [];
-  const scratch = mkdtempSync(join(tmpdir(), "loom-validate-"));
+  const scratch = makeScratch("validate");
   let n = 0;
   const fresh = (): string => {
     const dest = join(scratch, `w${n++}`);
@@ -85,11 +85,35 @@ async function validateTask(
     for (const file of testFiles) writeFileSync(resolve(testOnly, file), passingTest(file));
     if (testFiles.length > 0) await mustFail("a workspace whose visible test was edited to pass", testOnly);
 
+    // An agent whose every module exits 0 as soon as it is loaded: a check that runs the agent's code in its own
+    // process and trusts its exit status would pass it.
+    const exitsAtImport = fresh();
+    for (const file of sourceFiles(exitsAtImport)) writeFileSync(join(exitsAtImport, file), passingTest(file));
+    await mustFail("a workspace whose modules exit 0 on import", exitsAtImport);
+
+    // An agent that plants the check's program in node_modules/.bin, with a relative node_modules/.bin on PATH (as
+    // many npm users have): Loom drops relative and workspace PATH entries, so the real program runs the check.
+    const planted = fresh();
+    const bin = join(planted, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    for (const program of new Set([task.check.command[0], task.test.command[0]])) {
+      if (program.includes("/")) continue;
+      writeFileSync(join(bin, program), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    }
+    const plantedEnv = { ...env, PATH: [join("node_modules", ".bin"), env.PATH ?? ""].join(delimiter) };
+    const plantedCheck = await runCheck(task.check, planted, {
+      suiteDir: loaded.dir,
+      sandbox,
+      env: plantedEnv,
+      signal,
+    });
+    if (plantedCheck.passed) problems.push("the check passes on a workspace that plants its program on PATH");
+
     if (task.solution === null) problems.push("no reference solution");
     else {
       for (let i = 0; i < REFERENCE_TRIES; i++) {
         const solved = fresh();
-        cpSync(resolve(loaded.dir, task.solution), solved, { recursive: true, force: true });
+        applySolution(solved, resolve(loaded.dir, task.solution), { source: `task ${task.id}: solution` });
         const result = await check(solved);
         if (result.passed) passes++;
         else if (i === 0 || passes > 0) {
@@ -116,6 +140,15 @@ async function validateTask(
     rmSync(scratch, { recursive: true, force: true });
   }
   return { task: task.id, ok: problems.length === 0, problems: [...new Set(problems)], reference_passes: passes };
+}
+
+const SOURCE_EXTENSIONS = new Set([".js", ".mjs", ".cjs", ".ts", ".mts", ".py"]);
+
+/** The workspace's source files (relative paths), outside node_modules and .git. */
+function sourceFiles(root: string): string[] {
+  return (readdirSync(root, { recursive: true }) as string[]).filter((file) =>
+    SOURCE_EXTENSIONS.has(extname(file)) && !file.split(sep).some((part) => part === "node_modules" || part === ".git")
+  );
 }
 
 function firstLine(text: string): string {

@@ -3,32 +3,46 @@
 // applied again (loom eval rescore).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  cpSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import { StartupError } from "../errors.ts";
+import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { dirname, join, relative, resolve, sep, win32 } from "node:path";
+import { z } from "zod";
+import { describeFsError, StartupError, UsageError } from "../errors.ts";
+import { describeIssues } from "../text/zod-error.ts";
+import { linkEntry, PathChangedError, removeEntry, writeEntry } from "./workspace-files.ts";
+import { trustedPath } from "./process.ts";
 import type { ResolvedTask } from "../eval/suite.ts";
 
 /** Per file (relative path, "/"-separated): the sha256 of its bytes; a symbolic link hashes its target text. */
 export type Snapshot = Map<string, string>;
 
 /** What a run changed: new or changed files with their bytes (base64), and deleted files (null). */
-export type Changes = { files: Record<string, { base64: string } | { link: string } | null> };
+const Changes = z.strictObject({
+  files: z.record(
+    z.string(),
+    z.union([
+      z.strictObject({ base64: z.base64().describe("The file's bytes") }),
+      z.strictObject({ link: z.string().describe("A symbolic link's text") }),
+      z.null().describe("Deleted"),
+    ]),
+  ).describe("Per workspace-relative path ('/'-separated): what it became"),
+});
+export type Changes = z.infer<typeof Changes>;
 
 /** Fills `dest` (an empty or missing folder) with the task's initial workspace. */
 export function createWorkspace(task: ResolvedTask, { suiteDir, dest }: { suiteDir: string; dest: string }): void {
   mkdirSync(dest, { recursive: true });
   if (task.source.kind === "folder") {
     const source = resolve(suiteDir, task.source.path);
+    // Checked when the suite loads; a workspace that became a link or vanished since is the suite's fault, not the
+    // run's (a suite error, never an infra failure retried).
+    const entry = lstatSync(source, { throwIfNoEntry: false });
+    if (!entry?.isDirectory()) {
+      throw new UsageError(
+        `Task ${JSON.stringify(task.id)}: workspace ${JSON.stringify(task.source.path)} ${
+          entry ? "is not a folder (a link or a file)" : "does not exist"
+        }`,
+      );
+    }
     try {
       cpSync(source, dest, { recursive: true, verbatimSymlinks: true, errorOnExist: false, force: true });
     } catch (error) {
@@ -55,7 +69,8 @@ const GIT_ENV = {
 function git(args: string[], { cwd, task }: { cwd: string; task: string }): string {
   const result = spawnSync("git", args, {
     cwd,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent", ...GIT_ENV },
+    // Without relative PATH entries: they would resolve in the folder being checked out.
+    env: { PATH: trustedPath(process.env.PATH ?? "/usr/bin:/bin", [cwd]), HOME: "/nonexistent", ...GIT_ENV },
     encoding: "utf8",
     timeout: 120_000,
   });
@@ -118,20 +133,76 @@ export function changesSince(before: Snapshot, root: string): Changes {
   return { files };
 }
 
-/** Applies saved changes to a fresh workspace; refuses paths that would leave it. */
-export function applyChanges(root: string, changes: Changes): void {
-  for (const [path, change] of Object.entries(changes.files)) {
-    const target = resolve(root, path);
-    if (!target.startsWith(resolve(root) + sep)) throw new Error(`Change outside the workspace: ${path}`);
-    rmSync(target, { force: true, recursive: true });
-    if (change === null) continue;
-    mkdirSync(dirname(target), { recursive: true });
-    if ("link" in change) {
-      symlinkSync(change.link, target); // re-created as it was (its text), never followed
-    } else {
-      writeFileSync(target, Buffer.from(change.base64, "base64"));
+/** Why an entry of a changes file cannot name a place inside the workspace copy, or null when it can. */
+function entryProblem(path: string): string | null {
+  if (path.includes("\0")) return "contains a NUL byte";
+  if (path.startsWith("/") || win32.isAbsolute(path)) return "is absolute";
+  const parts = path.split("/");
+  if (parts.some((part) => part === "..")) return "climbs out with ..";
+  if (parts.some((part) => part === "" || part === ".")) return "is not a plain relative path";
+  return null;
+}
+
+/**
+ * Applies saved changes (data: a results folder may come from another machine) to a fresh workspace copy at `root`,
+ * as the agent left it, without ever leaving the copy: deletions first, deepest first, then files and links, parents
+ * before children; every entry is reached through the pinned, no-follow walk the file actions use. An entry that is
+ * absolute, climbs out, or lies under a link or a file is refused: the error is one line naming `source` and the entry.
+ */
+function applyChanges(root: string, changes: Changes, { source = "changes.json" }: { source?: string } = {}) {
+  const realRoot = realpathSync(root);
+  const entries = Object.entries(changes.files);
+  const refuse = (path: string, why: string) =>
+    new UsageError(`${source}: entry ${JSON.stringify(path)} ${why}; refused (nothing is applied outside the copy)`);
+  for (const [path] of entries) {
+    const problem = entryProblem(path);
+    if (problem) throw refuse(path, problem);
+  }
+  const depth = (path: string) => path.split("/").length;
+  const deletions = entries.filter(([, change]) => change === null).sort(([a], [b]) => depth(b) - depth(a));
+  const additions = entries.filter(([, change]) => change !== null).sort(([a], [b]) => depth(a) - depth(b));
+  for (const [path, change] of [...deletions, ...additions]) {
+    try {
+      if (change === null) removeEntry(realRoot, path);
+      else if ("link" in change) linkEntry(realRoot, path, change.link); // its text, as it was; never followed
+      else {
+        removeEntry(realRoot, path); // a folder the agent replaced by a file, say
+        writeEntry(realRoot, path, Buffer.from(change.base64, "base64"));
+      }
+    } catch (error) {
+      if (error instanceof PathChangedError) throw refuse(path, "lies under a link");
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOTDIR" || code === "EEXIST") throw refuse(path, "lies under a file");
+      throw error;
     }
   }
+}
+
+/**
+ * Lays a suite's reference solution (its files replace or add workspace files) over the copy at `root`, through the
+ * same no-follow walk: a solution file under a link the task's workspace holds is refused, never written through.
+ */
+export function applySolution(root: string, folder: string, { source }: { source: string }): void {
+  applyChanges(root, changesSince(new Map(), folder), { source });
+}
+
+/** Reads a run's changes.json (data, parsed at the edge) and applies it to the copy at `root` (see applyChanges). */
+export function applyChangesFile(root: string, path: string): void {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new UsageError(`Cannot read ${JSON.stringify(path)}: ${describeFsError(error)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${path}: not JSON (${(error as Error).message})`);
+  }
+  const parsed = Changes.safeParse(json);
+  if (!parsed.success) throw new UsageError(`${path}: ${describeIssues(parsed.error)[0]}`);
+  applyChanges(root, parsed.data, { source: path });
 }
 
 /** A short readable listing of the changes (for humans; changes.json is what rescore applies). */

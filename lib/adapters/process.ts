@@ -1,8 +1,8 @@
 // Runs one program (no shell) in its own process group, so a timeout or an interruption can kill everything it started.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { resolve as resolvePath } from "node:path";
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { delimiter, isAbsolute, resolve as resolvePath, sep } from "node:path";
 import { InterruptedError } from "../errors.ts";
 import { type Bubblewrap, childEnv, sandboxedArgv, type SandboxPolicy, whichProgram } from "./sandbox.ts";
 import { makePidsLimit, SANDBOX_MAX_PROCESSES } from "./pids-limit.ts";
@@ -59,6 +59,27 @@ export function processEnv(
   const out = childEnv(env, { pass, sandboxed });
   for (const name of remove) delete out[name];
   return out;
+}
+
+/**
+ * PATH without the entries a workspace could fill: relative ones (resolved against the working folder, which is the
+ * workspace) and absolute ones inside any of `workspaces`, as written or with links resolved (a link in the workspace
+ * can be pointed elsewhere later). The rest keep their order.
+ */
+export function trustedPath(path: string, workspaces: readonly string[]): string {
+  const roots = [...new Set(workspaces.flatMap((root) => [resolvePath(root), realOr(root)]))];
+  const within = (at: string) =>
+    roots.some((root) => at === root || at.startsWith(root.endsWith(sep) ? root : root + sep));
+  const inside = (entry: string) => within(resolvePath(entry)) || within(realOr(entry));
+  return path.split(delimiter).filter((entry) => isAbsolute(entry) && !inside(entry)).join(delimiter);
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolvePath(path);
+  }
 }
 
 /** The variable that marks every process an unsandboxed action started, so the ones that escaped its group are found. */
@@ -189,6 +210,11 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
   }
 
   const childEnvironment = processEnv(env, { pass: passEnv, remove: removeEnv, sandboxed: sandbox !== undefined });
+  // The program (and whatever it starts) is found on PATH without its relative entries and without entries in the
+  // workspace: `node_modules/.bin` on PATH would otherwise let the code under test plant `node` for the next check.
+  if (childEnvironment.PATH !== undefined) {
+    childEnvironment.PATH = trustedPath(childEnvironment.PATH, [spec.cwd, ...(sandbox ? [sandbox.root] : [])]);
+  }
   // Python reads its bytecode cache but writes none: a test run leaves no __pycache__ behind to count as a change, and
   // a .pyc planted there is a change like any other file (docs/sandbox.md, "The revision").
   childEnvironment.PYTHONDONTWRITEBYTECODE ??= "1";

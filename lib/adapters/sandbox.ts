@@ -75,7 +75,7 @@ let probed: { key: string; found: Bubblewrap | null; reason: string } | undefine
 /**
  * bubblewrap when it is installed at a trusted place and can create namespaces here (it cannot in some containers),
  * else why not. The program is taken from a fixed system location (root-owned, not writable by anyone else), or
- * from LOOM_BWRAP when that is an absolute path; PATH is never searched. Probed once per process and setting.
+ * from LOOM_BWRAP when that is an absolute path held to the same rules; PATH is never searched. Probed once per process and setting.
  */
 export function findBubblewrap(
   env: Record<string, string | undefined> = process.env,
@@ -114,6 +114,12 @@ function probe(override: string | undefined): { found: Bubblewrap | null; reason
       return { found: null, reason: `LOOM_BWRAP ${JSON.stringify(override)} is not an absolute path` };
     }
     if (!existsSync(override)) return { found: null, reason: `LOOM_BWRAP ${JSON.stringify(override)} does not exist` };
+    // The same rules as the fixed locations, for the path as given (each folder on it, so no link on the way can be
+    // swapped) and for the file it leads to: a LOOM_BWRAP that a project or the model could write is not a sandbox.
+    const problem = untrustedProgram(override) ?? untrustedProgram(realpathOr(override));
+    if (problem !== null) {
+      return { found: null, reason: `LOOM_BWRAP ${JSON.stringify(override)} is not trusted: ${problem}` };
+    }
     path = override;
   } else {
     const problems: string[] = [];

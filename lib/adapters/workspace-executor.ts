@@ -76,6 +76,9 @@ const ERRNO_REFUSALS: Record<string, [code: string, what: string]> = {
   ENAMETOOLONG: ["invalid_path", "is too long"],
   ENXIO: ["not_a_file", "is not a regular file"],
   ELOOP: ["path_outside_workspace", "changed while in use (a symlink appeared on the way)"],
+  // A write goes to a temporary file renamed over the name, so a full disk leaves the old file whole.
+  ENOSPC: ["disk_full", "could not be written: no space left on the device (the file is unchanged)"],
+  EDQUOT: ["disk_full", "could not be written: the disk quota is exceeded (the file is unchanged)"],
 };
 
 export class WorkspaceExecutor implements Executor {

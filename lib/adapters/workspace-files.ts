@@ -8,22 +8,27 @@ import {
   constants,
   type Dirent,
   existsSync,
+  fchmodSync,
   fstatSync,
-  ftruncateSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
+  rmSync,
   type Stats,
+  symlinkSync,
+  unlinkSync,
   writeSync,
 } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { isIgnored, parseIgnore, type ScopedRules } from "../text/ignore-rules.ts";
 import { compareCodeUnits, SKIPPED_DIRECTORIES } from "./workspace-paths.ts";
 
 const PROC_FD = "/proc/self/fd";
 const pinned = process.platform === "linux" && existsSync(PROC_FD);
-const { O_RDONLY, O_WRONLY, O_CREAT, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /** A path that changed under Loom while it was being used (a symlink appeared on the way). */
 export class PathChangedError extends Error {
@@ -173,28 +178,84 @@ export class WriteRefusedError extends Error {
 }
 
 /**
- * Replaces a regular file's content (creating it and missing parent directories), through the same pinned walk. A
- * file with more than one hard link is refused untouched: another name for it may live outside the workspace.
+ * Replaces a regular file's content (creating it and missing parent directories), through the same pinned walk. The
+ * content goes to a fresh temporary file beside it, which is then renamed over the name: a full disk (ENOSPC) or any
+ * failed write leaves the old file whole and no temporary behind. A file with more than one hard link is refused
+ * untouched (another name for it may live outside the workspace, and the model means that file); the new file keeps
+ * the old one's mode.
  */
-export function writeEntry(realRoot: string, relative: string, content: string): void {
+export function writeEntry(realRoot: string, relative: string, content: string | Uint8Array): void {
   const { parent, name } = split(relative);
   withDir(realRoot, parent, (dir) => {
-    const { fd, stats } = openFile(dir, name, relative, O_WRONLY | O_CREAT);
+    const existing = lstatOrUndefined(child(dir, name));
+    if (existing?.isSymbolicLink()) throw new PathChangedError(relative);
+    if (existing && !existing.isFile()) {
+      throw Object.assign(new Error("not a regular file"), { code: existing.isDirectory() ? "EISDIR" : "ENXIO" });
+    }
+    if (existing && existing.nlink > 1) {
+      throw new WriteRefusedError(
+        "hard_linked",
+        `File ${JSON.stringify(relative)} has ${existing.nlink} hard links; a write through it could change a file ` +
+          "outside the workspace, so it is refused",
+      );
+    }
+    replaceFile(dir, name, typeof content === "string" ? new TextEncoder().encode(content) : content, existing);
+  }, { create: true });
+}
+
+/** Writes `bytes` to a fresh temporary file in `dir` and renames it over `name`; on failure nothing is left behind. */
+function replaceFile(dir: Dir, name: string, bytes: Uint8Array, existing: Stats | undefined): void {
+  const temp = `.${name.slice(0, 200)}.${randomBytes(6).toString("hex")}.loom-tmp`;
+  const fd = openSync(child(dir, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK, 0o666);
+  try {
     try {
-      if (stats.nlink > 1) {
-        throw new WriteRefusedError(
-          "hard_linked",
-          `File ${JSON.stringify(relative)} has ${stats.nlink} hard links; a write through it could change a file ` +
-            "outside the workspace, so it is refused",
-        );
-      }
-      ftruncateSync(fd, 0);
-      const bytes = new TextEncoder().encode(content);
+      if (existing) fchmodSync(fd, existing.mode & 0o7777);
       let offset = 0;
       while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset, offset);
     } finally {
       closeSync(fd);
     }
+    renameSync(child(dir, temp), child(dir, name));
+  } catch (error) {
+    rmSync(child(dir, temp), { force: true });
+    throw error;
+  }
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Removes the entry `relative` names (a folder with everything in it; a link itself, never what it points to), reached
+ * through the pinned walk: a link on the way is refused (PathChangedError), a missing entry is nothing to do.
+ */
+export function removeEntry(realRoot: string, relative: string): void {
+  const { parent, name } = split(relative);
+  try {
+    withDir(realRoot, parent, (dir) => {
+      const existing = lstatOrUndefined(child(dir, name));
+      if (existing?.isDirectory()) rmSync(child(dir, name), { recursive: true, force: true });
+      else if (existing) unlinkSync(child(dir, name));
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+}
+
+/** Puts a symbolic link with `target` as its text at `relative` (replacing what is there), through the pinned walk. */
+export function linkEntry(realRoot: string, relative: string, target: string): void {
+  const { parent, name } = split(relative);
+  withDir(realRoot, parent, (dir) => {
+    const existing = lstatOrUndefined(child(dir, name));
+    if (existing?.isDirectory()) rmSync(child(dir, name), { recursive: true, force: true });
+    else if (existing) unlinkSync(child(dir, name));
+    symlinkSync(target, child(dir, name));
   }, { create: true });
 }
 
