@@ -251,7 +251,7 @@ export function formatCount(n: number): string {
 }
 
 /** A run's verification in words: whether its final revision's tests ran and passed. */
-export function formatVerified(s: ReportSummary): string {
+function formatVerified(s: ReportSummary): string {
   return s.verified === null ? NONE : s.verified ? "verified" : "NOT verified";
 }
 
