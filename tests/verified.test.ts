@@ -18,7 +18,9 @@ import type { RunEvent } from "../lib/run-events.ts";
 import { main } from "../main.ts";
 import { Reporter } from "../commands/reporter.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
-import { type Answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
+import { type Answer, answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
+import { runWithOptions } from "../api.ts";
+import process from "node:process";
 
 const finish = (status: "success" | "failure") => [pick("finish"), give({ status, summary: `finished: ${status}` })];
 
@@ -235,6 +237,36 @@ test("loom replay --require-passing-tests: exit 1, the text line says NOT verifi
     assert.equal(await main(["schema", "events"], schema.io), 0);
     assert.match(schema.out.stdout, /"verified"/);
     assert.match(schema.out.stdout, /tests_current/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the library's runWithOptions takes requirePassingTests and maxCost as the command line does", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-verified-api-"));
+  try {
+    const request = sliceRequest({
+      workspace: dir,
+      test: { command: [process.execPath, "-e", "process.exit(1)"], timeout_ms: 30_000 },
+    });
+    const result = await runWithOptions(request, {
+      provider: new ScriptedProvider([pick("run_tests"), ...finish("success"), ...finish("failure")]),
+      sandbox: "off",
+      warn: () => {},
+      requirePassingTests: true,
+    });
+    assert.equal(result.reports[1].kind, "refusal");
+    assert.equal(result.exit_code, 1);
+    assert.equal(result.verified, false);
+    const capped = await runWithOptions({ ...request, model: "anthropic/claude-sonnet-4-5" }, {
+      provider: new ScriptedProvider([
+        answer("selection", { action: "finish" }, { input: 1_000_000, cache_read: 0, cache_write: 0, output: 0 }),
+      ]),
+      sandbox: "off",
+      warn: () => {},
+      maxCost: 0.5,
+    });
+    assert.equal(capped.outcome, "cost_limit");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
