@@ -212,7 +212,9 @@ export class Reporter {
 
   /** --resume: how much of the batch earlier reports already cover. */
   resuming({ resumed, pending }: { resumed: number; pending: number }): void {
-    if (!this.#quiet) this.#io.stderr(`resuming: ${plural(resumed, "recording")} already replayed, ${pending} to go\n`);
+    if (!this.#quiet) {
+      this.#io.stderr(`resuming: ${plural(resumed, "recording")} already replayed, ${n(pending)} to go\n`);
+    }
   }
 
   /** A batch replay: totals on stdout, each unreadable recording's last error line on stderr. */

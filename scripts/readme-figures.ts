@@ -16,6 +16,8 @@ import type { ContextPolicyName } from "../lib/policy.ts";
 import { parseRecordingText } from "../lib/recording/format.ts";
 import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
 import { digestOf } from "../lib/text/digest.ts";
+import { renderResultText, Reporter } from "../commands/reporter.ts";
+import type { Io } from "../commands/io.ts";
 import { missingWorkloads, workloadsDir } from "../bench/workloads.ts";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -23,6 +25,31 @@ export const README = join(ROOT, "README.md");
 
 /** The long mini-swe-agent trajectory the README compares (from the benchmark's workloads). */
 const TRAJECTORY = "mini-swe-agent/django__django-11138.json";
+
+/**
+ * What `loom run` prints at the end, as the bundled recording's run printed it (replayed: the same loop, the same
+ * steps and tests), with the report where the Quick start writes it.
+ */
+async function quickStartResult(): Promise<string> {
+  const text = readFileSync(join(ROOT, "testdata/workflows/fix-bug.jsonl"), "utf8");
+  const recording = parseRecordingText(text, { name: "fix-bug.jsonl", from: "loom" });
+  const result = await startRun({ request: { ...recording.header.slice, workspace: "." } }, {
+    replay: { recording, execute: false, digest: digestOf(text) },
+  });
+  let json = "";
+  const io: Io = {
+    stdout: (t) => void (json += t),
+    stderr: () => {},
+    readStdin: () => Promise.resolve(""),
+    env: {},
+    cwd: ROOT,
+    isTTY: false,
+    signal: new AbortController().signal,
+  };
+  new Reporter(io, { command: "run", format: "json" }).run(result, { label: "run" });
+  const summary = { ...JSON.parse(json), report_path: "/home/me/your-project/loom-report.json" };
+  return renderResultText(summary, { label: "run" }).trimEnd();
+}
 
 /** A recording replayed under each policy, as `loom replay FILE --context-policy P` does; the reports by name. */
 async function replayBoth(file: string, { from, names }: { from: string; names: [string, string] }) {
@@ -63,6 +90,7 @@ export async function figureBlocks({ workloads = workloadsDir() }: { workloads?:
   const usage = Object.entries(COMMAND_SPECS).flatMap(([name, spec]) => usageLines(name, spec));
   blocks.set("usage", usage.join("\n"));
   blocks.set("exit-codes", renderExitCodes(EXIT_CODE_TEXT).trimEnd());
+  blocks.set("quick-start-result", await quickStartResult());
   const example = await replayBoth(join(ROOT, "testdata/workflows/fix-bug.jsonl"), {
     from: "loom",
     names: ["legacy.json", "bounded.json"],
@@ -94,7 +122,8 @@ export async function figureBlocks({ workloads = workloadsDir() }: { workloads?:
   return blocks;
 }
 
-const BLOCK = /(<!-- figures: ([a-z-]+) -->\n```[a-z]*\n)([\s\S]*?)(\n```\n<!-- \/figures -->)/g;
+// The body (possibly empty) never reaches into another block.
+const BLOCK = /(<!-- figures: ([a-z-]+) -->\n```[a-z]*\n)((?:(?!<!-- figures:)[\s\S])*?)(```\n<!-- \/figures -->)/g;
 
 /** The README with every block it marks replaced by its generated text; throws on a block with no generator. */
 export function withFigures(readme: string, blocks: Map<string, string>): string {
@@ -103,7 +132,7 @@ export function withFigures(readme: string, blocks: Map<string, string>): string
       if (["trajectory-comparison"].includes(name)) return whole; // its source is not on this machine
       throw new Error(`README.md: no generator for the figures block "${name}"`);
     }
-    return `${open}${blocks.get(name)}${close}`;
+    return `${open}${blocks.get(name)}\n${close}`;
   });
 }
 

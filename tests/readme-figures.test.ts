@@ -17,7 +17,7 @@ test("every figures block of README.md is what its generator prints (regenerate:
   const readme = readFileSync(README, "utf8");
   const blocks = await figureBlocks();
   const marked = [...readme.matchAll(/<!-- figures: ([a-z-]+) -->/g)].map((m) => m[1]);
-  for (const name of ["usage", "exit-codes", "example-comparison", "trajectory-comparison"]) {
+  for (const name of ["usage", "exit-codes", "quick-start-result", "example-comparison", "trajectory-comparison"]) {
     assert.ok(marked.includes(name), `README.md marks no "${name}" block`);
   }
   assert.equal(withFigures(readme, blocks), readme, "README.md figures differ: run bun scripts/readme-figures.ts");

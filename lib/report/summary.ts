@@ -444,15 +444,19 @@ function renderOne(s: ReportSummary): string {
   const counts: [string, string][] = [
     [
       "model calls",
-      formatCount(s.model_calls) + (s.calls_recorded === null ? "" : ` (per-call series: ${s.calls_recorded})`),
+      formatCount(s.model_calls) +
+      (s.calls_recorded === null ? "" : ` (per-call series: ${formatCount(s.calls_recorded)})`),
     ],
     ...(s.steps === null ? [] : [["steps", formatCount(s.steps)] as [string, string]]),
     ["checkpoints", formatCount(s.checkpoints)],
     ["prefix changes", formatCount(s.prefix_changes)],
     ...(s.retired_events === null ? [] : [["retired events", formatCount(s.retired_events)] as [string, string]]),
-    ...(s.retrievals === null
-      ? []
-      : [["retrievals", Object.entries(s.retrievals).map(([k, n]) => `${k} ${n}`).join(" · ")] as [string, string]]),
+    ...(s.retrievals === null ? [] : [
+      ["retrievals", Object.entries(s.retrievals).map(([k, n]) => `${k} ${formatCount(n)}`).join(" · ")] as [
+        string,
+        string,
+      ],
+    ]),
     ...(s.refusals === null ? [] : [["refusals", formatCount(s.refusals)] as [string, string]]),
     ...(s.archive === null
       ? []
