@@ -467,11 +467,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
 /** What each exit code means, for `loom --help` and the README (tests/cli-spec.test.ts holds both to lib/outcome.ts). */
 export const EXIT_CODE_TEXT: readonly (readonly [number, string])[] = [
   [0, "completed (a slice the model finished with status failure still completed: check verified)"],
-  [
-    1,
-    "failed, or a replay whose re-execution differed, or a batch where any recording did not complete, or " +
-    "--require-passing-tests and the run ended NOT verified",
-  ],
+  [1, "failed, a replay that differed, a batch with a run not completed, or NOT verified (--require-passing-tests)"],
   [2, "usage error: bad flags or arguments; an unreadable or invalid request, recording, report or config file"],
   [
     3,
