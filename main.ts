@@ -24,6 +24,7 @@ export const COMMANDS: Record<string, Command> = {
   report: async (argv, io) => (await import("./commands/report.ts")).reportCommand(argv, io),
   eval: async (argv, io) => (await import("./commands/eval.ts")).evalCommand(argv, io),
   schema: async (argv, io) => (await import("./commands/schema.ts")).schemaCommand(argv, io),
+  models: async (argv, io) => (await import("./commands/models.ts")).modelsCommand(argv, io),
   config: async (argv, io) => (await import("./commands/config.ts")).configCommand(argv, io),
   completions: async (argv, io) => (await import("./commands/completions.ts")).completionsCommand(argv, io),
 };

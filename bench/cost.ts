@@ -3,25 +3,56 @@
 // Tokens are estimated as UTF-8 bytes / 4 throughout; only ratios between policies are reported.
 //
 // - Anthropic: the cache covers tools -> system -> messages. A request writes the prefix up to each of its
-//   cache_control breakpoints (when that prefix is at least 1,024 tokens); a breakpoint hits when an earlier request
-//   of the run wrote the identical prefix ending at that block or at one of the ~20 blocks before it. Changing
-//   tool_choice invalidates the message blocks (it is hashed in before them). Write 1.25, read 0.10, uncached 1.0.
+//   cache_control breakpoints (when that prefix is at least the model's minimum cacheable prompt: 512 tokens for the
+//   Claude 5.5 family, the table's cache.min_tokens); a breakpoint hits when an earlier request of the run wrote the
+//   identical prefix ending at that block or at one of the ~20 blocks before it. Changing tool_choice invalidates the
+//   message blocks (it is hashed in before them). Write 1.25, read 0.10, uncached 1.0 (Claude Sonnet 5.5's prices).
 // - OpenAI: automatic caching of the longest prefix shared with an earlier request of the run (the last 16), from 1,024
 //   tokens in 128-token steps; the response format is part of the prefix (it keys the cache). Cached input costs
-//   0.25 (GPT-4.1) or 0.10 (GPT-5 class) of uncached input.
+//   0.25 (GPT-4.1) or 0.10 (GPT-5 class) of uncached input; what a request caches beyond what it read is counted as
+//   written (GPT-5.6 and later bill those writes at 1.25x: bench/prices.ts).
+// Every rate and minimum comes from the model table (lib/models/built-in.ts), as relative prices.
 // - No cache: every input token at 1.0.
 import { convertToAnthropicRequest } from "../lib/providers/convert-to-anthropic-request.ts";
 import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
 import { renderSection, renderSectionBlocks, splitPrefix } from "../lib/providers/render-sections.ts";
 import { utf8Length } from "../lib/text/digest.ts";
 import type { Section, TurnRequest } from "../lib/vocabulary/turn.ts";
+import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
+import { cacheRulesOf } from "../lib/models/models.ts";
 
 export const BYTES_PER_TOKEN = 4;
-export const MIN_CACHE_TOKENS = 1024;
+/** The model whose prices and minimum stand for Anthropic's, and the OpenAI models priced, from the model table. */
+export const ANTHROPIC_MODEL = "anthropic/claude-sonnet-5-5";
+const OPENAI_MODELS = { "gpt-4.1": "openai/gpt-4.1", "gpt-5": "openai/gpt-5" } as const;
+
+/** A model's prices relative to its uncached input, from the table. */
+export function relativePrices(model: string): { write: number; read: number; writeBilled: number; uncached: 1 } {
+  const prices = BUILT_IN_MODELS.models[model]?.prices;
+  if (!prices) throw new Error(`The model table has no prices for ${model}`);
+  return {
+    write: (prices.cache_write_5m ?? prices.cache_write ?? prices.input) / prices.input,
+    read: prices.cache_read / prices.input,
+    writeBilled: (prices.cache_write ?? prices.input) / prices.input,
+    uncached: 1,
+  };
+}
+/** The shortest cacheable prefix of a model, in tokens (the table's cache.min_tokens). */
+export function minCacheTokens(model: string): number {
+  const rules = cacheRulesOf(BUILT_IN_MODELS, model);
+  if (!rules) throw new Error(`The model table says ${model} has no prompt cache`);
+  return rules.min_tokens;
+}
+/** OpenAI's minimum, the same for every model the benchmark prices. */
+export const MIN_CACHE_TOKENS = minCacheTokens(OPENAI_MODELS["gpt-5"]);
 const OPENAI_STEP_TOKENS = 128;
 export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
-export const ANTHROPIC = { write: 1.25, read: 0.1, uncached: 1 } as const;
-export const OPENAI_CACHED = { "gpt-4.1": 0.25, "gpt-5": 0.1 } as const;
+const { write, read } = relativePrices(ANTHROPIC_MODEL);
+export const ANTHROPIC = { write, read, uncached: 1 } as const;
+export const OPENAI_CACHED = {
+  "gpt-4.1": relativePrices(OPENAI_MODELS["gpt-4.1"]).read,
+  "gpt-5": relativePrices(OPENAI_MODELS["gpt-5"]).read,
+} as const;
 
 export const COST_MODELS = ["anthropic", "gpt-4.1", "gpt-5", "no cache"] as const;
 export type CostModel = (typeof COST_MODELS)[number];
@@ -50,6 +81,8 @@ export type Costs = {
   /** Share of input tokens read from the cache, per caching model. */
   cachedTokens: { anthropic: number; openai: number };
   anthropicWriteTokens: number;
+  /** OpenAI input tokens a request cached beyond what it read (billed at 1.25x from GPT-5.6 on). */
+  openaiWriteTokens: number;
   /** Input tokens of the OpenAI bodies (`tokens` counts the Anthropic ones). */
   openaiTokens: number;
   sections: { anthropic: SectionCosts; "gpt-5": SectionCosts };
@@ -62,6 +95,7 @@ export function emptyCosts(): Costs {
     cost: { anthropic: 0, "gpt-4.1": 0, "gpt-5": 0, "no cache": 0 },
     cachedTokens: { anthropic: 0, openai: 0 },
     anthropicWriteTokens: 0,
+    openaiWriteTokens: 0,
     openaiTokens: 0,
     sections: { anthropic: emptySectionCosts(), "gpt-5": emptySectionCosts() },
   };
@@ -74,6 +108,7 @@ export function addCosts(into: Costs, from: Costs): void {
   into.cachedTokens.anthropic += from.cachedTokens.anthropic;
   into.cachedTokens.openai += from.cachedTokens.openai;
   into.anthropicWriteTokens += from.anthropicWriteTokens;
+  into.openaiWriteTokens += from.openaiWriteTokens;
   into.openaiTokens += from.openaiTokens;
   for (const model of ["anthropic", "gpt-5"] as const) {
     for (const s of COST_SECTIONS) into.sections[model][s] += from.sections[model][s];
@@ -211,6 +246,11 @@ export const OPENAI_RECENT_REQUESTS = 16;
 /** One run's cache state and totals; feed it the run's requests in order. */
 export class RunCost {
   readonly totals = emptyCosts();
+  /** The Anthropic model's minimum cacheable prompt, in bytes. */
+  readonly #anthropicMinBytes: number;
+  constructor({ anthropicModel = ANTHROPIC_MODEL }: { anthropicModel?: string } = {}) {
+    this.#anthropicMinBytes = minCacheTokens(anthropicModel) * BYTES_PER_TOKEN;
+  }
   readonly #interner = new Interner();
   readonly #anthropicCache = new Set<string>();
   readonly #openaiRecent: { ids: number[]; segments: Segment[] }[] = [];
@@ -244,7 +284,7 @@ export class RunCost {
       keys.push(key);
     }
     const total = at;
-    const minBytes = MIN_CACHE_TOKENS * BYTES_PER_TOKEN;
+    const minBytes = this.#anthropicMinBytes;
     let readEnd = 0;
     let writeEnd = 0;
     const writes: string[] = [];
@@ -297,9 +337,11 @@ export class RunCost {
     // Cacheable prefix lengths: 1,024 tokens, then every 128 tokens.
     const first = MIN_CACHE_TOKENS * BYTES_PER_TOKEN;
     const step = OPENAI_STEP_TOKENS * BYTES_PER_TOKEN;
-    const cached = shared < first ? 0 : first + Math.floor((shared - first) / step) * step;
+    const cacheable = (bytes: number) => (bytes < first ? 0 : first + Math.floor((bytes - first) / step) * step);
+    const cached = cacheable(shared);
     let total = 0;
     for (const s of segments) total += utf8Length(s.text);
+    into.openaiWriteTokens += (cacheable(total) - cached) / BYTES_PER_TOKEN;
     const tokens = (b: number) => b / BYTES_PER_TOKEN;
     into.cachedTokens.openai += tokens(cached);
     into.openaiTokens += tokens(total);

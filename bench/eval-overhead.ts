@@ -53,7 +53,7 @@ if (import.meta.main) {
       "eval",
       "evals/",
       "--model",
-      "anthropic/claude-sonnet-4-5",
+      "anthropic/claude-sonnet-5-5",
       "--repeats",
       String(flag("--repeats", 1)),
       "--jobs",

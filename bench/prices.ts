@@ -1,22 +1,57 @@
 // Price scenarios: the same cache behaviour (what is read, written or sent uncached, from bench/cost.ts) priced
 // several ways, and the floor of a step protocol under each. Prices are per input token, relative to an uncached one.
-import { BYTES_PER_TOKEN, type Costs } from "./cost.ts";
+import { BYTES_PER_TOKEN, type Costs, relativePrices } from "./cost.ts";
+import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
 
 /**
- * A scenario prices Anthropic's three kinds of input (cache write, cache read, uncached) or OpenAI's two (cached,
- * uncached). Anthropic 1h: a one-hour cache_ttl writes at 2x (same hits in a replay, which has no clock).
+ * A scenario prices Anthropic's three kinds of input (cache write, cache read, uncached) or OpenAI's three (cached,
+ * written, uncached; writes cost what uncached input costs before GPT-5.6), at a model's prices from the model table
+ * (lib/models/built-in.ts) relative to its uncached input. Anthropic 1h: a one-hour cache_ttl writes at 2x (same hits
+ * in a replay, which has no clock).
  */
 export type PriceScenario =
-  | { id: string; label: string; kind: "anthropic"; write: number; read: number }
-  | { id: string; label: string; kind: "openai"; read: number };
+  | { id: string; label: string; model: string; kind: "anthropic"; write: number; read: number }
+  | { id: string; label: string; model: string; kind: "openai"; read: number; write: number };
 
+const label = (name: string, rates: string) => `${name} (${rates})`;
+const fixed = (n: number) => Number(n.toFixed(3)).toString();
+
+function anthropicScenario(id: string, model: string, name: string, { hour = false } = {}) {
+  const entry = BUILT_IN_MODELS.models[model];
+  const rates = relativePrices(model);
+  const write = hour ? entry.prices!.cache_write_1h! / entry.prices!.input : rates.write;
+  return {
+    id,
+    label: label(name, `w ${fixed(write)}, r ${fixed(rates.read)}`),
+    model,
+    kind: "anthropic" as const,
+    write,
+    read: rates.read,
+  };
+}
+
+function openaiScenario(id: string, model: string, name: string) {
+  const rates = relativePrices(model);
+  const writes = rates.writeBilled !== 1 ? `, w ${fixed(rates.writeBilled)}` : "";
+  return {
+    id,
+    label: label(name, `cached ${fixed(rates.read)}${writes}`),
+    model,
+    kind: "openai" as const,
+    read: rates.read,
+    write: rates.writeBilled,
+  };
+}
+
+/** Every rate is read from the table: a price change there moves the benchmark with it. */
 export const PRICE_SCENARIOS = [
-  { id: "anthropic", label: "Anthropic 5m (w 1.25, r 0.10)", kind: "anthropic", write: 1.25, read: 0.1 },
-  { id: "anthropic-1h", label: "Anthropic 1h (w 2, r 0.10)", kind: "anthropic", write: 2, read: 0.1 },
-  { id: "anthropic-r0.05", label: "read 0.05 (w 1.25)", kind: "anthropic", write: 1.25, read: 0.05 },
-  { id: "anthropic-r0.025", label: "read 0.025 (w 1.25)", kind: "anthropic", write: 1.25, read: 0.025 },
-  { id: "gpt-4.1", label: "GPT-4.1 (cached 0.25)", kind: "openai", read: 0.25 },
-  { id: "gpt-5", label: "GPT-5 (cached 0.10)", kind: "openai", read: 0.1 },
+  anthropicScenario("anthropic", "anthropic/claude-sonnet-5-5", "Anthropic 5m"),
+  anthropicScenario("anthropic-1h", "anthropic/claude-sonnet-5-5", "Anthropic 1h", { hour: true }),
+  anthropicScenario("anthropic-r0.05", "anthropic/claude-opus-5-5", "Opus 5.5"),
+  anthropicScenario("anthropic-r0.025", "anthropic/claude-fable-5-1", "Fable 5.1"),
+  openaiScenario("gpt-4.1", "openai/gpt-4.1", "GPT-4.1"),
+  openaiScenario("gpt-5", "openai/gpt-5", "GPT-5"),
+  openaiScenario("gpt-5.6", "openai/gpt-5.6-sol", "GPT-5.6"),
 ] as const satisfies readonly PriceScenario[];
 export type ScenarioId = (typeof PRICE_SCENARIOS)[number]["id"];
 export const SCENARIO_IDS = PRICE_SCENARIOS.map((s) => s.id) as ScenarioId[];
@@ -25,7 +60,8 @@ export const SCENARIO_IDS = PRICE_SCENARIOS.map((s) => s.id) as ScenarioId[];
 export function scenarioCost(costs: Costs, scenario: PriceScenario): number {
   if (scenario.kind === "openai") {
     const cached = costs.cachedTokens.openai;
-    return cached * scenario.read + (costs.openaiTokens - cached);
+    const written = costs.openaiWriteTokens;
+    return cached * scenario.read + written * scenario.write + (costs.openaiTokens - cached - written);
   }
   const read = costs.cachedTokens.anthropic;
   const write = costs.anthropicWriteTokens;
@@ -47,8 +83,8 @@ export type FloorCall = {
   newest: number;
 };
 
-/** The write price a scenario charges for a cached prefix (OpenAI has no write premium). */
-const writePrice = (s: PriceScenario) => (s.kind === "anthropic" ? s.write : 1);
+/** The write price a scenario charges for a cached prefix (OpenAI before GPT-5.6 has no write premium). */
+const writePrice = (s: PriceScenario) => s.write;
 
 /**
  * The floor of a protocol under a scenario, in token units: every call shows the tools and prefix (written once,

@@ -25,6 +25,7 @@ import {
 import { RUN_SPEC } from "./specs.ts";
 import { Reporter } from "./reporter.ts";
 import { traceWriter } from "./trace-file.ts";
+import { readModels } from "./models.ts";
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(RUN_SPEC, argv, { command: "run" });
@@ -70,6 +71,7 @@ type PlanOptions = Pick<
   | "previewMode"
   | "requirePassingTests"
   | "maxCost"
+  | "models"
 >;
 type RunPlan = { input: RunInput; options: PlanOptions } | { unstarted: LoomError; options: PlanOptions };
 
@@ -147,6 +149,7 @@ async function planRun(
     defaultBaseUrl,
     requirePassingTests: values["require-passing-tests"],
     maxCost: costOption("--max-cost", flag("max-cost")),
+    models: readModels(flag("models"), io.cwd),
   };
 
   if (catalog !== undefined && flag("model") !== undefined) {
@@ -191,6 +194,7 @@ async function planRun(
         allowCommands: ((values["allow-command"] as string[] | undefined) ?? []).map((c) =>
           commandOption("--allow-command", c)!
         ),
+        effort: flag("effort"),
         instructions: flag("instructions"),
       });
       return { input: { request }, options };

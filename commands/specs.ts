@@ -71,6 +71,13 @@ const shared = {
   },
 } as const satisfies Record<string, Flag>;
 
+/** --models FILE, the same on every command that resolves a model. */
+const modelsFlag = {
+  value: "FILE",
+  complete: "file",
+  description: "a models file (loom schema models) whose entries replace or add to the built-in model table",
+} as const satisfies Flag;
+
 const PROMPT = "Prompt options";
 
 export const RUN_SPEC = {
@@ -95,11 +102,18 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
       default: "LOOM_MODEL, then the config's model",
       description: "the model (makes TEXT a prompt)",
     },
+    models: modelsFlag,
     "base-url": {
       value: "URL",
       group: PROMPT,
       default: "LOOM_PROVIDER_BASE_URL, then the config's base_url, then the provider's",
       description: "the provider's API base URL, e.g. an OpenAI-compatible server at http://127.0.0.1:8080/v1",
+    },
+    effort: {
+      value: "LEVEL",
+      group: PROMPT,
+      default: "the provider's",
+      description: "how hard the model reasons (Anthropic effort, OpenAI reasoning effort): a value loom models lists",
     },
     "max-steps": {
       value: "N",
@@ -179,7 +193,7 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
   examples: [
     {
       command:
-        'loom run "Fix the failing test in src/slug.ts" -m anthropic/claude-sonnet-4-5 --test-command "npm test"',
+        'loom run "Fix the failing test in src/slug.ts" -m anthropic/claude-sonnet-5-5 --test-command "npm test"',
       says: "a prompt in the current folder, with run_tests offered",
     },
     {
@@ -379,7 +393,7 @@ changes, check output). See docs/eval.md.`,
   },
   examples: [
     {
-      command: "loom eval evals/ -m anthropic/claude-sonnet-4-5 --repeats 2 --out eval-out",
+      command: "loom eval evals/ -m anthropic/claude-sonnet-5-5 --repeats 2 --out eval-out",
       says: "legacy against bounded on the shipped suite, two repeats",
     },
     { command: "loom eval evals/ -m openai/gpt-5 --shard 1/4 --out shard-1", says: "one of four shards" },
@@ -404,11 +418,23 @@ export const SCHEMA_SPEC = {
   description: `Prints a JSON Schema generated from the zod schema: of a catalog file, a request file (loom run
 REQUEST), one line of a recording, a run's context report, a batch's aggregate report, one event of
 the stream-json output (events), an evaluation suite (loom eval SUITE), an evaluation's result
-(DIR/eval.json), a price table (given to loom eval), or the user config file.`,
+(DIR/eval.json), a price table (given to loom eval), a models file (loom models), or the user config file.`,
   flags: {},
   words: Object.keys(SCHEMAS),
   word: "schema",
   examples: [{ command: "loom schema request > request.schema.json", says: "for editors ($schema)" }],
+} as const satisfies CommandSpec;
+
+export const MODELS_SPEC = {
+  summary: "list the model table: how each model is called, its limits, cache rules, prices and retirement",
+  usage: ["[--models FILE] [--json]"],
+  description: `Prints the built-in model table (merged with --models FILE): per "PROVIDER/MODEL", the API Loom
+calls, how a structured answer is obtained, context window and output limit, the minimum cacheable prompt and cache
+lifetimes, list prices per million tokens, the effort values it accepts and its retirement. --json prints the table
+as a models file, each entry with its source and the date it was read (docs/providers.md).`,
+  flags: { models: modelsFlag, json: { description: "print the table as one JSON object (a models file)" } },
+  positionalsAreFiles: false,
+  examples: [{ command: "loom models --json > models.json", says: "a models file to edit and pass with --models" }],
 } as const satisfies CommandSpec;
 
 export const CONFIG_SPEC = {
@@ -419,7 +445,7 @@ JSONC; schema: loom schema config), under the environment (LOOM_MODEL, LOOM_CONT
 flags: flag > environment > config file > built-in.`,
   flags: { json: { description: "print the settings as one JSON object" } },
   positionalsAreFiles: false,
-  examples: [{ command: "LOOM_MODEL=anthropic/claude-sonnet-4-5 loom config", says: "model comes from LOOM_MODEL" }],
+  examples: [{ command: "LOOM_MODEL=anthropic/claude-sonnet-5-5 loom config", says: "model comes from LOOM_MODEL" }],
 } as const satisfies CommandSpec;
 
 export const COMPLETIONS_SPEC = {
@@ -458,6 +484,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
   report: REPORT_SPEC,
   eval: EVAL_SPEC,
   schema: SCHEMA_SPEC,
+  models: MODELS_SPEC,
   config: CONFIG_SPEC,
   completions: COMPLETIONS_SPEC,
   help: HELP_SPEC,

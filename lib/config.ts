@@ -15,7 +15,7 @@ const HttpUrl = z.string().refine((text) => {
 export const UserConfig = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors (loom schema config)"),
   model: z.string().regex(/^[^/\s]+\/\S+$/, { error: "expected PROVIDER/MODEL" }).optional().describe(
-    'The model of prompt runs (loom run "TEXT"): "PROVIDER/MODEL", e.g. "anthropic/claude-sonnet-4-5"',
+    'The model of prompt runs (loom run "TEXT"): "PROVIDER/MODEL", e.g. "anthropic/claude-sonnet-5-5"',
   ),
   context_policy: ContextPolicyName.optional().describe("The context policy of run and replay: legacy or bounded"),
   base_url: HttpUrl.optional().describe(

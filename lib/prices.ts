@@ -5,6 +5,8 @@ import { UsageError } from "./errors.ts";
 import { describeJsonFailure, parseJsonc } from "./text/json-text.ts";
 import type { Usage } from "./vocabulary/turn.ts";
 import { describeIssues, MISSING_FIELDS } from "./text/zod-error.ts";
+import { BUILT_IN_MODELS } from "./models/built-in.ts";
+import type { ModelTable } from "./models/models.ts";
 
 const Rate = z.number().nonnegative();
 
@@ -16,6 +18,9 @@ const ModelPrice = z.strictObject({
     "USD per million tokens written to a 5-minute cache (Anthropic; Loom's cache breakpoints use it)",
   ),
   cache_write_1h: Rate.optional().describe("USD per million tokens written to a 1-hour cache (Anthropic)"),
+  cache_write: Rate.optional().describe(
+    "USD per million tokens written to a cache the provider manages and bills (OpenAI GPT-5.6 and later)",
+  ),
   source: z.string().min(1).describe("Where the prices were read (a URL)"),
   date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected YYYY-MM-DD").describe("When they were read"),
 });
@@ -31,48 +36,30 @@ export const PriceTable = z.strictObject({
 }).describe("A Loom price table (loom eval --prices FILE): overrides or adds to the built-in one");
 export type PriceTable = z.infer<typeof PriceTable>;
 
-const ANTHROPIC_SOURCE = "https://docs.anthropic.com/en/docs/about-claude/pricing";
-const OPENAI_SOURCE = "https://openai.com/api/pricing/";
-const READ = "2025-10-01";
+/** The price entries of a model table (the built-in one, or merged with a models file). */
+export function pricesOf(models: ModelTable): PriceTable {
+  // An alias costs what its model costs: "openai/gpt-5.6" is priced as "openai/gpt-5.6-sol".
+  const entries = Object.entries(models.models).flatMap(([key, entry]) => {
+    if (!entry.prices) return [];
+    const price = { ...entry.prices, source: entry.source.split(" ")[0], date: entry.date };
+    const provider = key.slice(0, key.indexOf("/"));
+    return [key, ...(entry.aliases ?? []).map((alias) => `${provider}/${alias}`)].map((k) => [k, price] as const);
+  });
+  return { currency: "USD", models: Object.fromEntries(entries) };
+}
 
-const anthropic = (input: number, output: number): ModelPrice => ({
-  input,
-  output,
-  cache_write_5m: input * 1.25,
-  cache_write_1h: input * 2,
-  cache_read: input / 10,
-  source: ANTHROPIC_SOURCE,
-  date: READ,
-});
-const openai = (input: number, cached: number, output: number): ModelPrice => ({
-  input,
-  output,
-  cache_read: cached,
-  source: OPENAI_SOURCE,
-  date: READ,
-});
-
-/** The built-in table: the models Loom's docs name, at list prices on the date given. */
-export const BUILT_IN_PRICES: PriceTable = {
-  currency: "USD",
-  models: {
-    "anthropic/claude-sonnet-4-5": anthropic(3, 15),
-    "anthropic/claude-haiku-4-5": anthropic(1, 5),
-    "anthropic/claude-opus-4-1": anthropic(15, 75),
-    "openai/gpt-4o-2024-08-06": openai(2.5, 1.25, 10),
-    "openai/gpt-4o": openai(2.5, 1.25, 10),
-    "openai/gpt-4.1": openai(2, 0.5, 8),
-    "openai/gpt-4.1-mini": openai(0.4, 0.1, 1.6),
-    "openai/gpt-5": openai(1.25, 0.125, 10),
-  },
-};
+/** The built-in prices: those of the built-in model table (lib/models/built-in.ts), each with its source and date. */
+export const BUILT_IN_PRICES: PriceTable = pricesOf(BUILT_IN_MODELS);
 
 export const Cost = z.strictObject({
   currency: z.literal("USD"),
   input: z.number().nonnegative().describe("Uncached input"),
   output: z.number().nonnegative(),
   cache_read: z.number().nonnegative(),
-  cache_write: z.number().nonnegative().describe("Cache writes at the 5-minute rate (the cache Loom marks)"),
+  cache_write: z.number().nonnegative().describe(
+    "Cache writes: 1-hour writes at the 1-hour rate, the others at the 5-minute rate (Anthropic) or the billed " +
+      "write rate (OpenAI)",
+  ),
   total: z.number().nonnegative(),
   prices: z.strictObject({ source: z.string(), date: z.string() }).describe("The price entry used"),
 }).describe("Money the provider-reported counters imply at a dated price table");
@@ -101,7 +88,7 @@ export function costOf(usage: Usage, price: ModelPrice | null): Cost | null {
     input: money(usage.input, price.input),
     output: money(usage.output, price.output),
     cache_read: money(usage.cache_read, price.cache_read),
-    cache_write: money(usage.cache_write, price.cache_write_5m ?? price.input),
+    cache_write: cacheWriteCost(usage, price),
   };
   return {
     currency: "USD",
@@ -109,6 +96,17 @@ export function costOf(usage: Usage, price: ModelPrice | null): Cost | null {
     total: parts.input + parts.output + parts.cache_read + parts.cache_write,
     prices: { source: price.source, date: price.date },
   };
+}
+
+/**
+ * Writes cost by lifetime: the 1-hour part at the 1-hour rate (2x input), the rest at the 5-minute rate (1.25x) or,
+ * for a provider that bills its own cache writes (OpenAI GPT-5.6+: 1.25x), at that rate; else at the input rate.
+ */
+function cacheWriteCost(usage: Usage, price: ModelPrice): number {
+  const all = usage.cache_write ?? 0;
+  const hour = Math.min(all, usage.cache_write_1h ?? 0);
+  const other = price.cache_write_5m ?? price.cache_write ?? price.input;
+  return ((all - hour) * other + hour * (price.cache_write_1h ?? other)) / 1e6;
 }
 
 export function parsePrices(text: string, { file }: { file: string }): PriceTable {

@@ -10,6 +10,7 @@ import { RecordingEntry, RecordingHeader } from "./recording/recording.ts";
 import { Suite } from "./eval/suite.ts";
 import { EvalFile } from "./eval/eval-file.ts";
 import { PriceTable } from "./prices.ts";
+import { ModelTable } from "./models/models.ts";
 
 /** A recording is JSONL: each line is the header (first) or an entry. */
 const RecordingLine = z
@@ -26,6 +27,7 @@ export const SCHEMAS = {
   suite: Suite,
   eval: EvalFile,
   prices: PriceTable,
+  models: ModelTable,
   config: UserConfig,
 } as const satisfies Record<string, z.ZodType>;
 
@@ -42,6 +44,7 @@ export const SCHEMA_PATHS: Record<SchemaName, string> = {
   suite: "schemas/suite.schema.json",
   eval: "schemas/eval.schema.json",
   prices: "schemas/prices.schema.json",
+  models: "schemas/models.schema.json",
   config: "schemas/config.schema.json",
 };
 

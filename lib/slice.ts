@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ActionName } from "./vocabulary/actions.ts";
 import { PreviewMode, StepProtocol } from "./policy.ts";
 import { SandboxMode } from "./sandbox-state.ts";
+import { ThinkingType } from "./models/models.ts";
 
 export const TestSpec = z.strictObject({
   command: z.array(z.string()).min(1).describe("argv of the test command, run in the workspace without a shell"),
@@ -59,6 +60,13 @@ export const SliceRequest = z.strictObject({
   step_protocol: StepProtocol.optional().describe(
     "two-call (default: a selection call, then an arguments call) or single-call (one call per step); " +
       "--step-protocol overrides it",
+  ),
+  effort: z.string().min(1).optional().describe(
+    "How hard the model reasons (Anthropic output_config.effort, OpenAI reasoning effort): one of the values the " +
+      "model table lists for the model (loom models); default: the provider's. Loom validates the answer either way",
+  ),
+  thinking: ThinkingType.optional().describe(
+    "Anthropic thinking.type (adaptive, disabled or between_tools) where the model table lists it; default: the model's",
   ),
   previews: PreviewMode.optional().describe(
     "Bounded only: compact (512 B), balanced (default: 512 B-2 KiB by room) or wide (1-4 KiB by room) previews of " +

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { type ContenderRun, emptyContenderRun } from "../bench/compare.ts";
 import { type ComparisonRow, summarizeFrontier } from "../bench/comparison.ts";
 import { RunCost } from "../bench/cost.ts";
+import { PRICE_SCENARIOS, scenarioCost } from "../bench/prices.ts";
 import type { System } from "../bench/workloads.ts";
 import { Clearing, maskObservations } from "../bench/peers.ts";
 import { emptyVisibility, identifiers, learnedIdentifiers, scoreStep } from "../bench/visibility.ts";
@@ -40,7 +41,41 @@ test("cost: a request whose prefix an earlier request wrote reads it from the An
   }
 });
 
-test("cost: nothing is cached below 1,024 tokens", () => {
+test("price scenarios come from the model table: Sonnet 5.5, Opus 5.5 reads at 0.05x, Fable 5.1 at 0.025x, GPT-5.6 writes at 1.25x", () => {
+  const rates = Object.fromEntries(PRICE_SCENARIOS.map((s) => [s.id, [s.model, s.write, s.read]]));
+  assert.deepEqual(rates, {
+    anthropic: ["anthropic/claude-sonnet-5-5", 1.25, 0.1],
+    "anthropic-1h": ["anthropic/claude-sonnet-5-5", 2, 0.1],
+    "anthropic-r0.05": ["anthropic/claude-opus-5-5", 1.25, 0.05],
+    "anthropic-r0.025": ["anthropic/claude-fable-5-1", 1.25, 0.025],
+    "gpt-4.1": ["openai/gpt-4.1", 1, 0.25],
+    "gpt-5": ["openai/gpt-5", 1, 0.1],
+    "gpt-5.6": ["openai/gpt-5.6-sol", 1.25, 0.1],
+  });
+  // OpenAI writes: what a request caches beyond what it read; billed only from GPT-5.6 on.
+  const run = new RunCost();
+  run.add(request(events(1)));
+  run.add(request(events(2)));
+  assert.ok(run.totals.openaiWriteTokens > 0);
+  const gpt5 = PRICE_SCENARIOS.find((s) => s.id === "gpt-5")!;
+  const gpt56 = PRICE_SCENARIOS.find((s) => s.id === "gpt-5.6")!;
+  const premium = scenarioCost(run.totals, gpt56) - scenarioCost(run.totals, gpt5);
+  assert.ok(Math.abs(premium - 0.25 * run.totals.openaiWriteTokens) < 1e-9, `${premium}`);
+});
+
+test("cost: the Anthropic minimum cacheable prompt is the model's: 512 tokens for Sonnet 5.5, 4,096 for Haiku 4.5", () => {
+  const medium = request(events(1, 100), { instructions: "I".repeat(3000) });
+  const sonnet = new RunCost();
+  const haiku = new RunCost({ anthropicModel: "anthropic/claude-haiku-4-5" });
+  for (const run of [sonnet, haiku]) {
+    run.add(medium);
+    run.add(medium);
+  }
+  assert.ok(sonnet.totals.cachedTokens.anthropic > 0, "~800 tokens: cached at a 512-token minimum");
+  assert.equal(haiku.totals.cachedTokens.anthropic, 0, "not at 4,096");
+});
+
+test("cost: nothing is cached below the minimum (OpenAI 1,024 tokens, Anthropic 512 for Sonnet 5.5)", () => {
   const run = new RunCost();
   const small = request(events(1, 100), { instructions: "short" });
   run.add(small);

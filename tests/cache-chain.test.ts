@@ -119,7 +119,16 @@ test("the run's one response schema is strict-compatible for OpenAI and covers s
   const schema = runResponseSchema([...ACTION_NAMES]).json as { anyOf: { properties: Record<string, unknown> }[] };
   assert.equal(convertToStrictJsonSchema(wrapResponseSchema(schema)).strict, true);
   const keys = schema.anyOf.map((branch) => Object.keys(branch.properties).sort().join(","));
-  for (const expected of ["action,reason", "path", "new_text,old_text,path", "argv", "status,summary", "$result"]) {
+  // Each action's arguments carry its name first (a distinct first key per branch, as strict mode demands).
+  const expectedKeys = [
+    "action,reason",
+    "action,path",
+    "action,new_text,old_text,path",
+    "action,argv",
+    "action,status,summary",
+    "$result",
+  ];
+  for (const expected of expectedKeys) {
     assert.ok(keys.includes(expected), `${expected} in ${keys.join(" | ")}`);
   }
 });

@@ -276,7 +276,7 @@ test("loom schema with an unknown name is a usage error (exit 2) naming the know
   assert.deepEqual(io.out, []);
   assert.equal(
     io.err.join(""),
-    `loom schema: Unknown schema "catalogue" (expected one of catalog, request, recording, report, aggregate, events, suite, eval, prices, config); did you mean catalog?\n`,
+    `loom schema: Unknown schema "catalogue" (expected one of catalog, request, recording, report, aggregate, events, suite, eval, prices, models, config); did you mean catalog?\n`,
   );
   assert.equal(await main(["schema"], fakeIo()), 2);
 });

@@ -28,7 +28,7 @@ test(
         "eval",
         "evals/",
         "--model",
-        "anthropic/claude-sonnet-4-5",
+        "anthropic/claude-sonnet-5-5",
         "--task",
         "range-off-by-one",
         "--task",

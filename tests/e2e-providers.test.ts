@@ -1,6 +1,7 @@
 // End to end through the real binary: `dist/loom run` fixes the bundled example project against local servers that
-// speak the Anthropic Messages and OpenAI Chat Completions wire formats (the latter also as an OpenAI-compatible local
-// server, configured through a catalog). The servers act like a model that fixes the bug (read the file, run the
+// speak the Anthropic Messages, OpenAI Chat Completions and OpenAI Responses wire formats (Chat Completions also as an
+// OpenAI-compatible local server, configured through a catalog), and reject what the real APIs reject (a forced tool
+// on Claude Sonnet 5.5, identical first keys in a strict union, a Responses-only model on Chat Completions). The servers act like a model that fixes the bug (read the file, run the
 // tests, edit as testdata/workflows/fix-bug.jsonl does, test again, print, finish), deciding from what each request
 // shows, and answer with bodies shaped like the APIs' documented responses.
 import { test } from "node:test";
@@ -26,19 +27,30 @@ const FIX_BUG = resolve(ROOT, "testdata/workflows/fix-bug.jsonl");
 const CEILING_BYTES = 65_536;
 const E2E = { timeout: 60_000 };
 
-/** "local": an OpenAI-compatible server (Ollama, vLLM, llama.cpp) that reports no cached tokens and needs no key. */
-type Wire = "anthropic" | "openai" | "local";
-const WIRES: Wire[] = ["anthropic", "openai", "local"];
-const NAMES: Record<Wire, string> = { anthropic: "Anthropic", openai: "OpenAI", local: "OpenAI-compatible local" };
+/** "local": an OpenAI-compatible server (Ollama, vLLM, llama.cpp) that reports no cached tokens and needs no key.
+ * "responses": OpenAI's Responses API, which the model table picks for GPT-5.6 (named by its alias, gpt-5.6). */
+type Wire = "anthropic" | "openai" | "responses" | "local";
+const WIRES: Wire[] = ["anthropic", "openai", "responses", "local"];
+const NAMES: Record<Wire, string> = {
+  anthropic: "Anthropic",
+  openai: "OpenAI",
+  responses: "OpenAI Responses",
+  local: "OpenAI-compatible local",
+};
+/** The model the run names (PROVIDER/ is the wire's). */
 const MODEL_IDS: Record<Wire, string> = {
-  anthropic: "claude-sonnet-4-5",
+  anthropic: "claude-sonnet-5-5",
   openai: "gpt-4o-2024-08-06",
+  responses: "gpt-5.6",
   local: "qwen2.5-coder:7b",
 };
+/** The id on the wire: the table's own id for an alias. */
+const WIRE_IDS: Record<Wire, string> = { ...MODEL_IDS, responses: "gpt-5.6-sol" };
 /** Keys in the environment; the local server is configured without one, so OPENAI_API_KEY must not reach it. */
 const KEYS: Record<Wire, string> = {
   anthropic: "sk-ant-e2e-SECRET-4f1d9c",
   openai: "sk-proj-e2e-SECRET-8b20aa",
+  responses: "sk-proj-e2e-SECRET-77c3e1",
   local: "sk-proj-e2e-SECRET-unused",
 };
 
@@ -65,19 +77,20 @@ function promptText(wire: Wire, body: any): string {
     const blocks = [...(body.system ?? []), ...body.messages.flatMap((m: any) => m.content)];
     return blocks.map((b: any, i: number) => (i > 0 && b.text.startsWith("## ") ? "\n" : "") + b.text).join("");
   }
+  if (wire === "responses") return body.input.flatMap((m: any) => m.content.map((c: any) => c.text)).join("\n");
   return body.messages.map((m: any) => m.content).join("\n");
 }
 
-/** Anthropic: the tool the request forces, among the tools it sends. */
-function forcedTool(body: any): any {
-  return body.tools.find((tool: any) => tool.name === body.tool_choice.name);
+/** The response schema as the API got it (inside the {answer: …} wrapper): Anthropic's output_config.format (what
+ * the table says Sonnet 5.5 takes), the Responses API's text.format, Chat Completions' response_format. */
+function wrappedSchema(wire: Wire, body: any): any {
+  if (wire === "anthropic") return body.output_config.format.schema;
+  if (wire === "responses") return body.text.format.schema;
+  return body.response_format.json_schema.schema;
 }
 
-/** The response schema as the API got it (inside the {answer: …} wrapper). */
 function answerSchema(wire: Wire, body: any): any {
-  return wire === "anthropic"
-    ? forcedTool(body).input_schema.properties.answer
-    : body.response_format.json_schema.schema.properties.answer;
+  return wrappedSchema(wire, body).properties.answer;
 }
 
 /** Structured sections render as "## Label\n<one line of JSON>". */
@@ -152,6 +165,19 @@ function decide(wire: Wire, body: any, text: string, edits: Record<string, strin
  * from the second call on; the local server reports none.
  */
 function wireUsage(wire: Wire, i: number): Record<string, unknown> {
+  // GPT-5.6 reports the tokens it wrote to the cache, and bills them (the prompt-caching guide).
+  if (wire === "responses") {
+    const prompt = 1500 + 23 * i;
+    const details = i === 0
+      ? { cached_tokens: 0, cache_write_tokens: 1024 }
+      : { cached_tokens: 1024, cache_write_tokens: 23 };
+    return {
+      prompt_tokens: prompt,
+      completion_tokens: 30 + i,
+      total_tokens: prompt + 30 + i,
+      prompt_tokens_details: details,
+    };
+  }
   if (wire === "anthropic") {
     return {
       input_tokens: 310 + 17 * i,
@@ -182,11 +208,14 @@ function expectedUsage(wire: Wire, u: any): Usage {
       output: u.output_tokens ?? null,
     };
   }
-  // OpenAI's prompt_tokens includes the cached tokens; Loom's input does not.
+  // OpenAI's prompt_tokens includes the cached and the written tokens; Loom's input includes neither.
+  const details = u.prompt_tokens_details ?? {};
   return {
-    input: u.prompt_tokens === undefined ? null : u.prompt_tokens - (u.prompt_tokens_details?.cached_tokens ?? 0),
-    cache_read: u.prompt_tokens_details?.cached_tokens ?? null,
-    cache_write: null,
+    input: u.prompt_tokens === undefined
+      ? null
+      : u.prompt_tokens - (details.cached_tokens ?? 0) - (details.cache_write_tokens ?? 0),
+    cache_read: details.cached_tokens ?? null,
+    cache_write: details.cache_write_tokens ?? null,
     output: u.completion_tokens ?? null,
   };
 }
@@ -227,7 +256,7 @@ async function sandbox(t: { after: (fn: () => unknown) => void }, wire: Wire): P
     sent.push(usage);
     const value = fixerAnswer(wire, request.body, edits);
     return wire === "anthropic"
-      ? anthropicAnswer(value, { usage, model: `${MODEL_IDS.anthropic}-20250929` })
+      ? anthropicAnswer(value, { usage, model: MODEL_IDS.anthropic })
       : openAIAnswer(value, { usage });
   };
   const server = await (wire === "anthropic" ? startAnthropicServer(respond) : startOpenAIServer(respond));
@@ -236,9 +265,9 @@ async function sandbox(t: { after: (fn: () => unknown) => void }, wire: Wire): P
   // in a catalog, since only a catalog can give an openai-compatible model its base_url.
   const slice = JSON.parse(readFileSync(EXAMPLE_REQUEST, "utf8"));
   let runArgs = [EXAMPLE_REQUEST];
-  if (wire === "openai") {
+  if (wire === "openai" || wire === "responses") {
     const request = join(dir, "request.json");
-    writeFileSync(request, JSON.stringify({ ...slice, model: `openai/${MODEL_IDS.openai}` }, null, 2));
+    writeFileSync(request, JSON.stringify({ ...slice, model: `openai/${MODEL_IDS[wire]}` }, null, 2));
     runArgs = [request];
   } else if (wire === "local") {
     const { intent, workspace: _, model: __, $schema: ___, ...rest } = slice;
@@ -251,8 +280,8 @@ async function sandbox(t: { after: (fn: () => unknown) => void }, wire: Wire): P
   }
   const env: Record<string, string> = wire === "anthropic"
     ? { ANTHROPIC_API_KEY: KEYS.anthropic, ANTHROPIC_BASE_URL: server.baseUrl }
-    : wire === "openai"
-    ? { OPENAI_API_KEY: KEYS.openai, OPENAI_BASE_URL: server.baseUrl }
+    : wire === "openai" || wire === "responses"
+    ? { OPENAI_API_KEY: KEYS[wire], OPENAI_BASE_URL: server.baseUrl }
     : { OPENAI_API_KEY: KEYS.local, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" };
   return { dir, workspace, runArgs, server, sent, env, loom: (args) => runLoom(args, { cwd: dir, env }), freshCopy };
 }
@@ -286,7 +315,7 @@ function assertProgressOnly(stderr: string, key: string) {
   for (const line of lines(stderr)) {
     assert.match(
       line,
-      /^(step \d+\/20 (selection|arguments) [\d,]+ B( \(checkpoint\))?|route: fix-slug \(--slice\))$/,
+      /^(step \d+\/20 (selection|arguments) [\d,]+ B( \(checkpoint\))?(, \$\d+\.\d{4} so far)?|route: fix-slug \(--slice\))$/,
       `stderr: ${stderr}`,
     );
   }
@@ -295,7 +324,7 @@ function assertProgressOnly(stderr: string, key: string) {
 
 // ---- tests ----
 
-for (const wire of ["anthropic", "openai"] as const) {
+for (const wire of ["anthropic", "openai", "responses"] as const) {
   test(
     `dist/loom run --step-protocol single-call fixes the example project against the ${
       NAMES[wire]
@@ -315,12 +344,12 @@ for (const wire of ["anthropic", "openai"] as const) {
       // One call per step, plus the one $result lookup.
       assert.equal(report.model_calls, 9);
       assert.equal(s.server.requests.length, 9);
-      // Every request carries the same response schema, enforced: strict for OpenAI, the forced tool for Anthropic.
-      const schemas = s.server.requests.map((r: any) =>
-        JSON.stringify(wire === "openai" ? r.body.response_format : r.body.tools)
-      );
+      // Every request carries the same response schema, enforced: strict for OpenAI, output_config.format for Claude.
+      const schemas = s.server.requests.map((r: any) => JSON.stringify(wrappedSchema(wire, r.body)));
       assert.equal(new Set(schemas).size, 1);
+      assert.equal(s.server.rejections.length, 0, "the stand-in rejected nothing");
       if (wire === "openai") assert.equal((s.server.requests[0].body as any).response_format.json_schema.strict, true);
+      if (wire === "responses") assert.equal((s.server.requests[0].body as any).text.format.strict, true);
     },
   );
 }
@@ -374,7 +403,9 @@ for (const wire of WIRES) {
       assert.deepEqual(report.usage, total);
       assert.deepEqual(report.final_usage, total);
       assert.equal(report.partial_usage, null);
-      assert.equal(report.usage.cache_write, null, "no call reported cache writes");
+      if (wire === "responses") assert.equal(report.usage.cache_write, 1024 + 23 * 13, "GPT-5.6 reports its writes");
+      else assert.equal(report.usage.cache_write, null, "no call reported cache writes");
+      assert.equal(s.server.rejections.length, 0, "the stand-in rejected nothing");
       if (wire === "openai") {
         assert.equal(report.calls[0].usage.cache_read, null, "the first call reported no cached tokens");
       }
@@ -414,16 +445,13 @@ for (const wire of WIRES) {
       }
       if (wire === "anthropic") {
         assert.equal(request.headers["x-api-key"], KEYS.anthropic);
-        assert.equal(request.headers["anthropic-version"], "2023-06-01");
-        // One tool for both phases (they share one response schema), forced on every call: one cache chain.
-        const name = "answer";
-        assert.deepEqual(body.tool_choice, { type: "tool", name });
-        assert.equal(body.tools.filter((tool: any) => tool.name === name).length, 1);
-        assert.deepEqual(forcedTool(body).input_schema.required, ["answer"]);
-        assert.ok(
-          Array.isArray(forcedTool(body).input_schema.properties.answer.anyOf),
-          "the phase's response schema is enforced",
-        );
+        assert.equal(request.headers["anthropic-version"], "2026-10-21");
+        // Sonnet 5.5 rejects a forced tool: the schema goes in output_config.format, the same on every call.
+        assert.equal(body.tools, undefined);
+        assert.equal(body.tool_choice, undefined);
+        assert.equal(body.output_config.format.type, "json_schema");
+        assert.deepEqual(wrappedSchema(wire, body).required, ["answer"]);
+        assert.ok(Array.isArray(answerSchema(wire, body).anyOf), "the phase's response schema is enforced");
         // Breakpoints: the last system block (the end of the stable prefix), the last event (retained events are
         // append-only) and the block before the candidates when it is not the events (the step's next call reads it).
         const events = section(text, "Events (oldest first)");
@@ -441,6 +469,19 @@ for (const wire of WIRES) {
           assert.ok(content[events.length - 1].text.includes(JSON.stringify(events.at(-1))), "on the last event");
         }
         assert.ok(body.max_tokens > 0);
+      } else if (wire === "responses") {
+        assert.equal(request.path, "/v1/responses");
+        assert.equal(request.headers.authorization, `Bearer ${KEYS.responses}`);
+        assert.equal(body.store, false, "stateless: nothing of the run is kept on OpenAI's side");
+        assert.equal(body.text.format.type, "json_schema");
+        assert.equal(body.text.format.strict, true);
+        assert.deepEqual(body.text.format.schema.required, ["answer"]);
+        assert.deepEqual(body.input.map((m: any) => m.role), ["developer", "user"]);
+        assert.match(body.prompt_cache_key, /^loom-/);
+        assert.equal(body.prompt_cache_key, (s.server.requests[0].body as any).prompt_cache_key, "one key per run");
+        // GPT-5.6 takes explicit breakpoints: the end of the prefix and the end of the events.
+        assert.deepEqual(body.input[0].content.at(-1).prompt_cache_breakpoint, { mode: "explicit" });
+        assert.equal(request.rawBody.split('"prompt_cache_breakpoint"').length - 1, 2);
       } else {
         if (wire === "openai") assert.equal(request.headers.authorization, `Bearer ${KEYS.openai}`);
         else {assert.equal(
@@ -461,22 +502,31 @@ for (const wire of WIRES) {
     // The stable prefix is byte-identical from call to call (no checkpoint in so short a run), so caches can hit.
     const prefixes = new Set(
       s.server.requests.map((r) =>
-        JSON.stringify(wire === "anthropic" ? (r.body as any).system : (r.body as any).messages[0])
+        JSON.stringify(
+          wire === "anthropic"
+            ? (r.body as any).system
+            : wire === "responses"
+            ? (r.body as any).input[0]
+            : (r.body as any).messages[0],
+        )
       ),
     );
     assert.equal(prefixes.size, 1);
     if (wire === "anthropic") {
       // One cache chain: each call finds the previous call's cached prefix through its last event (retained events
-      // are append-only), whatever the phase; the tools and tool_choice never change.
+      // are append-only), whatever the phase; the output format never changes.
       const cached = (
         body: any,
-      ) => [JSON.stringify(body.tools), ...[...body.system, ...body.messages[0].content].map((b: any) => b.text)];
+      ) => [
+        JSON.stringify(body.output_config),
+        ...[...body.system, ...body.messages[0].content].map((b: any) => b.text),
+      ];
       let before: any = null;
       let reused = 0;
       for (const request of s.server.requests) {
         const body = request.body as any;
         if (before) {
-          assert.equal(JSON.stringify(before.tools), JSON.stringify(body.tools));
+          assert.equal(JSON.stringify(before.output_config), JSON.stringify(body.output_config));
           const blocks = [...before.system, ...before.messages[0].content];
           const close = blocks.findIndex((b: any) => b.text === "]");
           const end = 1 +
@@ -497,7 +547,7 @@ for (const wire of WIRES) {
     const s = await sandbox(t, wire);
     const run = await runExample(s);
     assert.equal(run.code, 0, run.stderr);
-    for (const request of s.server.requests) assert.equal((request.body as any).model, MODEL_IDS[wire]);
+    for (const request of s.server.requests) assert.equal((request.body as any).model, WIRE_IDS[wire]);
   });
 
   test(
@@ -573,7 +623,7 @@ for (const wire of WIRES) {
         executed.stdout,
         new RegExp(`^  re-executed: all ${executions.length} execution reports equal the recording$`, "m"),
       );
-      assert.match(executed.stdout, /^replay run\.jsonl: completed \(success\) after 8 steps, revision r2$/m);
+      assert.match(executed.stdout, /^replay run\.jsonl: completed \(success\) after 8 steps, revision r2, verified$/m);
       assert.equal(nodeTest(fresh), 0, "the re-executed copy's tests pass");
     },
   );

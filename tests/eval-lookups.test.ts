@@ -26,7 +26,7 @@ test("with lookups the stand-in solves clue-in-test-output under bounded too, by
         "eval",
         "evals/",
         "--model",
-        "anthropic/claude-sonnet-4-5",
+        "anthropic/claude-sonnet-5-5",
         "--task",
         "clue-in-test-output",
         "--out",

@@ -15,7 +15,7 @@ import { validateJsonSchema } from "./helpers/validate-json-schema.ts";
 import { comparableRow, comparableSummary } from "./helpers/eval-compare.ts";
 import { summarize } from "../lib/eval/summary.ts";
 
-const MODEL = "anthropic/claude-sonnet-4-5";
+const MODEL = "anthropic/claude-sonnet-5-5";
 const SLOW = { timeout: 120_000 };
 
 async function withAgent(options: AgentOptions, fn: (agent: EvalAgent, dir: string) => Promise<void>) {
@@ -160,7 +160,7 @@ test(
         true,
         "solved",
       ]]);
-      assert.deepEqual(file.summary.dropped_pairs, ["duration-parse.anthropic_claude-sonnet-4-5.r1"]);
+      assert.deepEqual(file.summary.dropped_pairs, ["duration-parse.anthropic_claude-sonnet-5-5.r1"]);
       assert.ok(file.rows.filter((r) => r.task === "duration-parse").every((r) => !r.counted));
       assert.equal(file.summary.runs, 2);
       assert.equal(file.summary.infra_retries, file.rows.filter((r) => r.attempt === 2).length);
@@ -362,7 +362,7 @@ test("a model Loom cannot reach ends loom eval before any run: one line, exit 3,
   const dir = mkdtempSync(join(tmpdir(), "loom-eval-key-"));
   try {
     const { io, out } = fakeIo({ cwd: ROOT, env: { PATH: process.env.PATH } });
-    const code = await main(["eval", "evals/", "-m", "anthropic/claude-sonnet-4-5", "--out", join(dir, "out")], io);
+    const code = await main(["eval", "evals/", "-m", "anthropic/claude-sonnet-5-5", "--out", join(dir, "out")], io);
     assert.equal(code, 3);
     assert.match(out.stderr, /^loom eval: .*needs an API key: set the environment variable ANTHROPIC_API_KEY\n$/);
     assert.equal(existsSync(join(dir, "out")), false);

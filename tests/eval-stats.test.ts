@@ -136,17 +136,17 @@ test("shards deal whole pairs: every pair in exactly one shard, and the order do
 });
 
 test("cost comes from the counters at the dated table; a missing counter or price gives null, never an estimate", () => {
-  const price = priceOf(BUILT_IN_PRICES, "anthropic/claude-sonnet-4-5")!;
+  const price = priceOf(BUILT_IN_PRICES, "anthropic/claude-sonnet-5-5")!;
   const cost = costOf({ input: 1_000_000, output: 100_000, cache_read: 2_000_000, cache_write: 400_000 }, price)!;
-  close(cost.input, 3, 1e-9);
-  close(cost.output, 1.5, 1e-9);
-  close(cost.cache_read, 0.6, 1e-9);
-  close(cost.cache_write, 1.5, 1e-9);
-  close(cost.total, 6.6, 1e-9);
+  close(cost.input, 2, 1e-9);
+  close(cost.output, 1, 1e-9);
+  close(cost.cache_read, 0.4, 1e-9);
+  close(cost.cache_write, 1, 1e-9);
+  close(cost.total, 4.4, 1e-9);
   assert.equal(cost.prices.date, price.date);
   assert.equal(costOf({ input: null, output: 5, cache_read: null, cache_write: null }, price), null);
   assert.equal(costOf({ input: 5, output: 5, cache_read: null, cache_write: null }, null), null);
-  assert.equal(priceOf(BUILT_IN_PRICES, "claude-sonnet-4-5"), price, "a catalog's bare model id finds its entry");
+  assert.equal(priceOf(BUILT_IN_PRICES, "claude-sonnet-5-5"), price, "a catalog's bare model id finds its entry");
   assert.equal(priceOf(BUILT_IN_PRICES, "openai-compatible/qwen2.5-coder:7b"), null);
 });
 

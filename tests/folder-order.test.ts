@@ -14,6 +14,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const ORDER = [
   "text/",
   "vocabulary/",
+  "models/",
   "*.ts",
   "context/",
   "loop/",

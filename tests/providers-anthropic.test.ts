@@ -33,7 +33,7 @@ import {
 const workloadTest = workloadTests(import.meta.url);
 
 const KEY = "sk-ant-test-0123456789abcdef";
-const MODEL = "claude-sonnet-4-5";
+const MODEL = "claude-haiku-4-5";
 
 const withServer = (script: Script, run: (server: FakeProviderServer) => Promise<void>) =>
   withFakeServer(startAnthropicServer, script, run);
@@ -73,7 +73,7 @@ test("anthropic: the request carries the key, the API version and JSON to /v1/me
     const [request] = server.requests;
     assert.equal(request.path, "/v1/messages");
     assert.equal(request.headers["x-api-key"], KEY);
-    assert.equal(request.headers["anthropic-version"], "2023-06-01");
+    assert.equal(request.headers["anthropic-version"], "2026-10-21");
     assert.match(request.headers["content-type"], /^application\/json/);
     assert.equal(request.headers.authorization, undefined);
   });
@@ -227,7 +227,7 @@ test("anthropic: an arguments request forces the answer tool, whose input wraps 
     assert.deepEqual(answer.value, { path: "src/range.py" });
     const body = server.requests[0].body as AnthropicRequestBody;
     assert.deepEqual(body.tool_choice, { type: "tool", name: "answer" });
-    const forced = body.tools.find((tool) => tool.name === "answer")!;
+    const forced = body.tools!.find((tool) => tool.name === "answer")!;
     assert.deepEqual(
       forced.input_schema,
       encodePropertyKeys(wrapResponseSchema(argumentsResponseSchema("read_file").json)).schema,
@@ -246,7 +246,7 @@ test("anthropic: with the loop's one response schema, selection and arguments ca
     assert.deepEqual(body.tool_choice, { type: "tool", name: "answer" });
   }
   assert.deepEqual(
-    sent[0].tools[0].input_schema,
+    sent[0].tools![0].input_schema,
     encodePropertyKeys(wrapResponseSchema(schema)).schema,
     "the forced tool is the run's schema",
   );
@@ -259,10 +259,10 @@ test("anthropic: a tool whose schema changed replaces the one sent before under 
   // Another slice with other actions on the same adapter: its selection schema differs.
   const other = { ...selectionRequest(), response_schema: selectionResponseSchema(["read_file", "finish"]).json };
   const body = convertToAnthropicRequest(other, { ...options, tools: withArgs.tools }).body;
-  assert.deepEqual(body.tools.map((tool) => tool.name), ["answer"]);
+  assert.deepEqual(body.tools!.map((tool) => tool.name), ["answer"]);
   assert.deepEqual(
-    body.tools[0],
-    convertToAnthropicRequest(other, options).body.tools[0],
+    body.tools![0],
+    convertToAnthropicRequest(other, options).body.tools![0],
     "the forced tool is this request's schema",
   );
 });
@@ -329,7 +329,7 @@ workloadTest(
     let tools: AnthropicTool[] = [];
     const bodies = requests.map((request) => {
       const { body } = convertToAnthropicRequest(request, { model: MODEL, maxTokens: 1024, tools });
-      tools = body.tools;
+      tools = body.tools!;
       return body;
     });
     let total = 0;
@@ -347,7 +347,7 @@ workloadTest(
       if (events.events.length >= 1) assert.ok(body.messages[0].content[events.events.length - 1].cache_control);
       // One tool and one tool_choice for the whole run.
       if (i > 0) assert.equal(JSON.stringify(body.tools), JSON.stringify(bodies[i - 1].tools), `call ${i}`);
-      assert.equal(body.tool_choice.name, "answer");
+      assert.equal(body.tool_choice!.name, "answer");
 
       // While the checkpoint is the same, each call reads the previous call's prefix through its last event.
       const blocks = cacheBlocks(body);

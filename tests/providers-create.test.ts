@@ -61,9 +61,14 @@ test("createProvider: invalid configurations fail at startup with the field", ()
   assert.equal(ProviderConfig.safeParse({ kind: "gemini", model: "m" }).success, false);
 });
 
-test("createProvider: capabilities are data on the adapter, not guessed from the model id", () => {
+test("createProvider: capabilities come from the model table, not guessed from the model id", () => {
   const env = { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" };
+  // An id the table does not know gets the conservative defaults (the schema in the prompt), whatever it looks like.
   assert.deepEqual(createProvider({ kind: "anthropic", model: "gpt-4o" }, { env }).capabilities, {
+    prompt_caching: true,
+    schema_enforcement: false,
+  });
+  assert.deepEqual(createProvider({ kind: "anthropic", model: "claude-sonnet-5-5" }, { env }).capabilities, {
     prompt_caching: true,
     schema_enforcement: true,
   });

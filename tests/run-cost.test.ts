@@ -18,7 +18,7 @@ const USAGE = {
 };
 
 for (
-  const [model, priced] of [["anthropic/claude-sonnet-4-5", true], ["anthropic/claude-unreleased-9", false]] as const
+  const [model, priced] of [["anthropic/claude-sonnet-5-5", true], ["anthropic/claude-unreleased-9", false]] as const
 ) {
   test(`loom run --json and its context report carry ${priced ? "the cost at the dated table" : "cost: null for a model without a price"} (${model})`, async () => {
     const dir = mkdtempSync(join(tmpdir(), "loom-cost-"));

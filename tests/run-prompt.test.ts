@@ -135,7 +135,7 @@ test("--json prints one result with usage, duration and a format version; text n
   const text = await again.loom([...args, "--quiet"], "Fix the slug tests\n");
   assert.match(
     text.stdout,
-    /^run: completed \(failure\) after 2 steps, revision r0\n {2}summary: The tests fail; nothing changed\.\n {2}last test: failed \(exit 1\) on the current revision\n/,
+    /^run: completed \(failure\) after 2 steps, revision r0, NOT verified: last test failed on r0 \(exit code 1\)\n {2}summary: The tests fail; nothing changed\.\n {2}last test: failed \(exit 1\) on the current revision\n/,
   );
 });
 

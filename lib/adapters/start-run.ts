@@ -54,7 +54,8 @@ import type { WorkspaceExecutor } from "./workspace-executor.ts";
 import type { PreviewSizes } from "../context/render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
-import { BUILT_IN_PRICES, costOf, type ModelPrice, priceOf, type PriceTable } from "../prices.ts";
+import { BUILT_IN_PRICES, costOf, type ModelPrice, priceOf, pricesOf, type PriceTable } from "../prices.ts";
+import type { ModelTable } from "../models/models.ts";
 
 /** The options of a library run (runWithOptions). */
 export type RunOptions = {
@@ -143,8 +144,10 @@ export type StartOptions = RunOptions & {
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
   trace?: (line: TraceLine) => void;
-  /** The price table the report's cost comes from (default: the built-in one). */
+  /** The price table the report's cost comes from (default: the model table's prices). */
   prices?: PriceTable;
+  /** The model table (default: the built-in one, lib/models/built-in.ts; --models FILE merges a user's file in). */
+  models?: ModelTable;
 };
 
 /** Runs a slice from any input and writes its report once, whatever the outcome. */
@@ -202,7 +205,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   try {
     const prepared = await prepare(input, options, { known, store, now, sandbox, opened });
     model = prepared.request.model;
-    price = priceOf(options.prices ?? BUILT_IN_PRICES, model);
+    price = priceOf(priceTableOf(options), model);
     required = prepared.request.require_passing_tests === true;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
     emit({
@@ -269,7 +272,14 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     sandbox: sandbox.state,
     verified: loop?.verified ?? false,
     // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
-    ...(model !== null ? { cost: costOf(usageOf(events), priceOf(options.prices ?? BUILT_IN_PRICES, model)) } : {}),
+    ...(model !== null
+      ? {
+        cost: costOf(
+          usageOf(events),
+          priceOf(priceTableOf(options), model),
+        ),
+      }
+      : {}),
     ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
   });
   // The report is the fold of the stream the caller saw: one source for both.
@@ -354,6 +364,11 @@ async function prepare(
     const bodies = captureBodies();
     return tracer.wrap(make({ ...baseHttp, fetch: bodies.fetch }), { takeBodies: bodies.take });
   };
+  // The model table decides how each model is called; an id it does not know is said once, on the warning channel.
+  const modelOptions = {
+    models: options.models,
+    warn: options.warn ?? ((message: string) => process.stderr.write(`loom: ${message}\n`)),
+  };
   let request: SliceRequest;
   let provider = options.provider && tracer ? tracer.wrap(options.provider) : options.provider;
   let secretNames = options.secretEnvNames ?? [];
@@ -369,7 +384,7 @@ async function prepare(
       policy: options.contextPolicy,
       defaultPolicy: options.defaultPolicy,
       contextReport: options.contextReport,
-      provider: (model) => record(traced((http) => createProvider(model, { env, ...http }))),
+      provider: (model) => record(traced((http) => createProvider(model, { env, ...modelOptions, ...http }))),
       now,
       signal: options.signal,
       reportPathProblem: outputPathProblem,
@@ -379,7 +394,7 @@ async function prepare(
     known.calls = plan.calls;
     if (!plan.ok) throw plan.error;
     request = plan.request;
-    provider ??= traced((http) => createProvider(plan.model, { env, ...http }));
+    provider ??= traced((http) => createProvider(plan.model, { env, ...modelOptions, ...http }));
     secretNames = [...secretNames, ...plan.secretEnvNames];
   }
   if (options.stepProtocol) request = { ...request, step_protocol: options.stepProtocol };
@@ -388,7 +403,7 @@ async function prepare(
   if (options.maxCost !== undefined) {
     request = { ...request, limits: { ...request.limits, max_cost_usd: options.maxCost } };
   }
-  if (request.limits.max_cost_usd !== undefined && priceOf(options.prices ?? BUILT_IN_PRICES, request.model) === null) {
+  if (request.limits.max_cost_usd !== undefined && priceOf(priceTableOf(options), request.model) === null) {
     throw new StartupError(
       `A cost cap (--max-cost, limits.max_cost_usd) needs the model's price, and Loom's price table has none for ` +
         `${JSON.stringify(request.model)}`,
@@ -419,6 +434,11 @@ async function prepare(
   provider ??= traced((http) =>
     providerForModel(request.model, {
       env,
+      ...modelOptions,
+      settings: {
+        ...(request.effort ? { effort: request.effort } : {}),
+        ...(request.thinking ? { thinking: request.thinking } : {}),
+      },
       http,
       baseUrl: options.baseUrl,
       defaultBaseUrl: options.defaultBaseUrl,
@@ -457,6 +477,11 @@ async function prepare(
 }
 
 /** Provider usage summed over the model calls of a stream. */
+/** The prices a run is costed at: the given table, else the model table's per-model prices (the built-in one). */
+function priceTableOf(options: Pick<StartOptions, "prices" | "models">): PriceTable {
+  return options.prices ?? (options.models ? pricesOf(options.models) : BUILT_IN_PRICES);
+}
+
 /**
  * What the run's model calls so far cost at `price`, in US dollars: each call's counters, a call that reported none
  * counting nothing (the report's cost block is null then; a cap can only count what was reported).

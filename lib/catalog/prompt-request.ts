@@ -34,6 +34,8 @@ export type PromptFlags = {
   /** argv of --test-command; offers run_tests. */
   testCommand?: string[];
   testTimeoutSeconds?: number;
+  /** --effort: checked against the model table when the provider is made. */
+  effort?: string;
   /** argv prefixes of --allow-command; offers run_command. */
   allowCommands?: string[][];
   instructions?: string;
@@ -75,6 +77,7 @@ export function promptRequest(flags: PromptFlags): SliceRequest {
     model: flags.model,
     limits: { max_steps: flags.maxSteps ?? PROMPT_DEFAULTS.maxSteps },
     ...(flags.allowCommands?.length ? { commands: flags.allowCommands } : {}),
+    ...(flags.effort ? { effort: flags.effort } : {}),
   };
   const parsed = SliceRequest.safeParse(candidate, { error: MISSING_FIELDS });
   if (!parsed.success) throw new UsageError(`Invalid run: ${formatZodError(parsed.error, { schema: SliceRequest })}`);

@@ -10,7 +10,7 @@ export type ScheduledPair = Pair & { policies: ContextPolicyName[] };
 
 export const pairKey = (p: Pair): string => `${p.task}\u0000${p.model}\u0000${p.repeat}`;
 
-/** A file-safe, unique name of one run: "fix-range.anthropic_claude-sonnet-4-5.bounded.r1". */
+/** A file-safe, unique name of one run: "fix-range.anthropic_claude-sonnet-5-5.bounded.r1". */
 export function runId(run: RunKey): string {
   return `${run.task}.${run.model.replace(/[^A-Za-z0-9._-]+/g, "_")}.${run.policy}.r${run.repeat}`;
 }

@@ -11,6 +11,7 @@ import {
   stepResponseSchema,
   TASK_LINES,
   TASKS,
+  withoutActionName,
 } from "../vocabulary/answer.ts";
 import { Archive } from "../context/archive.ts";
 import {
@@ -338,7 +339,7 @@ async function decide(
     state,
     // One response schema for both phases: one prompt-cache chain per run (each phase validates its own answer).
     schema: selection.schema,
-    validate: (value) => parseDecision(ActionArguments[action], value, zodError),
+    validate: (value) => parseDecision(ActionArguments[action], withoutActionName(value, action), zodError),
     candidates: withCounters({
       section: "candidates",
       task: TASK_LINES.arguments,

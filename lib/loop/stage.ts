@@ -90,6 +90,15 @@ export async function runStage(run: StageRun, stage: Stage): Promise<StageResult
       continue;
     }
 
+    // A refusal (Anthropic stop_reason "refusal", OpenAI message.refusal) is the model's decision, not a malformed
+    // answer: asking the same question again would be a paid call for the same refusal.
+    if (answer.stop_reason === "refusal") {
+      return {
+        kind: "refuse",
+        code: "model_refused",
+        reason: `The model refused to give the ${phase} answer of step ${step}; not asked again`,
+      };
+    }
     const decision = stage.validate(answer.value);
     if (decision.ok) return { kind: "decision", value: decision.value };
     const error = clipText(decision.error, MESSAGE_LIMIT);

@@ -1,5 +1,6 @@
-// Anthropic Messages API response -> ModelAnswer. The forced tool's input carries the answer; a text-only reply
-// (a refusal, or a model ignoring tool_choice) is parsed as JSON when it is JSON and kept as text otherwise.
+// Anthropic Messages API response -> ModelAnswer. The forced tool's input carries the answer; otherwise the text
+// (output_config.format's JSON, the prompt-format answer, or a refusal) is parsed as JSON when it is JSON and kept as
+// text otherwise. Thinking blocks are not the answer.
 import { z } from "zod";
 import type { ModelAnswer } from "../vocabulary/turn.ts";
 import { formatZodError } from "../text/zod-error.ts";
@@ -38,7 +39,8 @@ export function convertAnthropicResponse(
       .filter((block) => block.type === "text" && typeof block.text === "string")
       .map((block) => block.text)
       .join("");
-    value = decodePropertyKeys(parseAnswerText(text), aliases);
+    // output_config.format answers in text, as the JSON of the wrapped schema ({"answer": …}).
+    value = unwrapAnswer(decodePropertyKeys(parseAnswerText(text), aliases));
   }
   return { value, usage: convertAnthropicUsage(usage), stop_reason: mapAnthropicStopReason(stop_reason), raw };
 }

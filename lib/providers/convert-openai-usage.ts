@@ -1,6 +1,6 @@
 // OpenAI usage -> our four counters. prompt_tokens INCLUDES the cached tokens, so `input` is prompt_tokens minus
 // cached_tokens: like Anthropic's, it counts the input read without the cache, and the four counters never overlap
-// (the raw body keeps prompt_tokens). The API reports no cache writes, so cache_write is null. Chat Completions names
+// (the raw body keeps prompt_tokens). Cache writes are read where reported (GPT-5.6+), else null. Chat Completions names
 // (prompt_tokens, completion_tokens) and Responses names (input_tokens, output_tokens) are both read, so servers
 // speaking either dialect map. Missing means null, never 0.
 import type { Usage } from "../vocabulary/turn.ts";
@@ -17,10 +17,14 @@ export function convertOpenAIUsage(usage: unknown, { timings }: { timings?: unkn
   const cacheN = tokenCount(record(timings).cache_n);
   const prompt = tokenCount(u.prompt_tokens ?? u.input_tokens);
   const cacheRead = tokenCount(details.cached_tokens) ?? cacheN;
+  // GPT-5.6 and later report the tokens written to the cache (cache_write_tokens, in both APIs) and bill them at
+  // 1.25x input (developers.openai.com/api/docs/guides/prompt-caching, read 2026-12-01): they leave `input`, so each
+  // token is counted once, at its own price.
+  const cacheWrite = tokenCount(details.cache_write_tokens);
   return {
-    input: prompt === null ? null : Math.max(0, prompt - (cacheRead ?? 0)),
+    input: prompt === null ? null : Math.max(0, prompt - (cacheRead ?? 0) - (cacheWrite ?? 0)),
     cache_read: cacheRead,
-    cache_write: null,
+    cache_write: cacheWrite,
     output: tokenCount(u.completion_tokens ?? u.output_tokens),
   };
 }

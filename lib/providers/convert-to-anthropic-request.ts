@@ -12,24 +12,37 @@
 //   arguments call read the newest view and the working state too.
 import type { JsonSchema, Section, TurnRequest } from "../vocabulary/turn.ts";
 import { encodePropertyKeys, type KeyAliases } from "./encode-property-keys.ts";
-import { renderSection, renderSectionBlocks, splitPrefix } from "./render-sections.ts";
+import { renderAnswerFormat, renderSection, renderSectionBlocks, splitPrefix } from "./render-sections.ts";
 import { wrapResponseSchema } from "./wrap-response-schema.ts";
+import { convertToAnthropicOutputSchema } from "./convert-to-anthropic-output-schema.ts";
+import type { ThinkingType } from "../models/models.ts";
 
 /** The API accepts at most this many cache_control markers per request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
 
 type TextBlock = { type: "text"; text: string; cache_control?: { type: "ephemeral"; ttl?: "1h" } };
 
-export type AnthropicTool = { name: string; description: string; input_schema: JsonSchema };
+/** The API (and the SDK's Tool type) wants an object schema: the wrapped schema always is one. */
+export type AnthropicTool = { name: string; description: string; input_schema: JsonSchema & { type: "object" } };
 
 export type AnthropicRequestBody = {
   model: string;
   max_tokens: number;
   system?: TextBlock[];
   messages: [{ role: "user"; content: TextBlock[] }];
-  tools: AnthropicTool[];
-  tool_choice: { type: "tool"; name: string };
+  /** forced_tool only: the 5.5 models reject a forced tool ("What's new in Claude Sonnet 5.5", 2026-09-28). */
+  tools?: AnthropicTool[];
+  tool_choice?: { type: "tool"; name: string };
+  /** output_config.format (JSON schema) where the model table says the model takes it; effort where set. */
+  output_config?: {
+    format?: { type: "json_schema"; schema: JsonSchema };
+    effort?: "low" | "medium" | "high" | "xhigh" | "max";
+  };
+  thinking?: { type: ThinkingType };
 };
+
+/** How the answer is constrained: Anthropic's two ways, or the schema in the prompt (Loom validates either way). */
+export type AnthropicAnswerMode = "forced_tool" | "output_config_format" | "prompt";
 
 /**
  * The tool that carries this request's answer: `answer` for selection and arguments (the loop sends one response
@@ -91,9 +104,13 @@ function messageBlocks(rest: readonly Section[]): { blocks: TextBlock[]; breakpo
 
 export function convertToAnthropicRequest(
   request: TurnRequest,
-  { model, maxTokens, tools: sent = [], cacheTtl = "5m" }: {
+  { model, maxTokens, tools: sent = [], cacheTtl = "5m", answerMode = "forced_tool", effort, thinking }: {
     model: string;
     maxTokens: number;
+    /** From the model table (structured_output): forced_tool, output_config_format or prompt. */
+    answerMode?: AnthropicAnswerMode;
+    effort?: string;
+    thinking?: ThinkingType;
     /** The cache's lifetime: 5m (the API's default, left unsaid) or 1h (said on every marker: a request mixing
      * lifetimes must put the longer ones first, so all are one). */
     cacheTtl?: "5m" | "1h";
@@ -104,6 +121,8 @@ export function convertToAnthropicRequest(
   const { prefix, rest } = splitPrefix(request.sections);
   const system = systemBlocks(prefix);
   const content = messageBlocks(rest);
+  // The schema in the prompt goes last, after every breakpoint: the same text on every call of a run.
+  if (answerMode === "prompt") content.blocks.push({ type: "text", text: renderAnswerFormat(request.response_schema) });
   // The latest markers are the ones worth keeping should a request ever have more than the API allows.
   const marked = [
     ...system.breakpoints.map((i) => system.blocks[i]),
@@ -114,18 +133,30 @@ export function convertToAnthropicRequest(
   }
 
   const { schema, aliases } = encodePropertyKeys(wrapResponseSchema(request.response_schema));
-  const tool: AnthropicTool = {
-    name: anthropicToolName(request),
-    description: toolDescription(request),
-    input_schema: schema,
-  };
   const body: AnthropicRequestBody = {
     model,
     max_tokens: maxTokens,
     ...(system.blocks.length > 0 ? { system: system.blocks } : {}),
     messages: [{ role: "user", content: content.blocks }],
-    tools: withTool(sent, tool),
-    tool_choice: { type: "tool", name: tool.name },
   };
-  return { body, aliases };
+  if (answerMode === "forced_tool") {
+    const tool: AnthropicTool = {
+      name: anthropicToolName(request),
+      description: toolDescription(request),
+      input_schema: { ...schema, type: "object" },
+    };
+    body.tools = withTool(sent, tool);
+    body.tool_choice = { type: "tool", name: tool.name };
+  }
+  const format = answerMode === "output_config_format"
+    ? { type: "json_schema" as const, schema: convertToAnthropicOutputSchema(schema) }
+    : undefined;
+  if (format || effort) {
+    body.output_config = {
+      ...(format ? { format } : {}),
+      ...(effort ? { effort: effort as NonNullable<AnthropicRequestBody["output_config"]>["effort"] } : {}),
+    };
+  }
+  if (thinking) body.thinking = { type: thinking };
+  return { body, aliases: answerMode === "prompt" ? {} : aliases };
 }

@@ -18,6 +18,9 @@ export type OpenAIRequestBody = {
     | { type: "json_object" };
   max_tokens?: number;
   max_completion_tokens?: number;
+  /** OpenAI: routes a run's calls to the same prompt cache (developers.openai.com prompt-caching guide). */
+  prompt_cache_key?: string;
+  reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 };
 
 export function convertToOpenAIRequest(
@@ -27,12 +30,16 @@ export function convertToOpenAIRequest(
     responseFormat = "json_schema",
     maxTokens,
     maxTokensField = "max_completion_tokens",
+    effort,
+    cacheKey,
   }: {
     model: string;
     responseFormat?: ResponseFormatMode;
     maxTokens?: number;
     /** OpenAI's reasoning models reject max_tokens; local servers know only max_tokens. */
     maxTokensField?: "max_tokens" | "max_completion_tokens";
+    effort?: string;
+    cacheKey?: string;
   },
 ): { body: OpenAIRequestBody; wrapped: boolean } {
   const { prefix, rest } = splitPrefix(request.sections);
@@ -49,5 +56,7 @@ export function convertToOpenAIRequest(
     body.response_format = { type: "json_object" };
   }
   if (maxTokens !== undefined) body[maxTokensField] = maxTokens;
+  if (cacheKey) body.prompt_cache_key = cacheKey;
+  if (effort) body.reasoning_effort = effort as NonNullable<OpenAIRequestBody["reasoning_effort"]>;
   return { body, wrapped: responseFormat === "json_schema" };
 }

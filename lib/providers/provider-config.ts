@@ -1,8 +1,9 @@
 // Which model API to call and how: the schema is the type. Credentials are never in here, only the name of the
 // environment variable that holds them.
 import { z } from "zod";
+import { ModelProvider, ThinkingType } from "../models/models.ts";
 
-const ProviderKind = z.enum(["anthropic", "openai", "openai-compatible"]);
+const ProviderKind = ModelProvider;
 export type ProviderKind = z.infer<typeof ProviderKind>;
 
 /** How an OpenAI-compatible server is asked to constrain the answer. */
@@ -40,6 +41,14 @@ export const ProviderConfig = z.strictObject({
       "1.25x input) or 1h (writes 2x): 1h pays when calls are more than 5 minutes apart (slow tests, a human in the " +
       "loop)",
   ),
+  effort: z.string().min(1).optional().describe(
+    "How hard the model reasons: anthropic output_config.effort, openai reasoning effort; one of the values the " +
+      "model table lists for the model (loom models). Default: the provider's",
+  ),
+  thinking: ThinkingType.optional().describe(
+    "anthropic only: thinking.type (adaptive, disabled or between_tools), when the model table lists it for the " +
+      "model. Default: the model's",
+  ),
   idle_timeout_ms: z.number().int().positive().optional().describe(
     "An attempt fails when nothing (not even headers) arrives for this long; retried. Default 30000; " +
       "--provider-idle-timeout-ms overrides it",
@@ -74,5 +83,6 @@ export const DEFAULT_KEY_ENVS: Record<ProviderKind, string | null> = {
   "openai-compatible": null,
 };
 
-/** Anthropic requires max_tokens; the answers are small JSON, but write_file arguments carry whole files. */
+/** Anthropic requires max_tokens; the answers are small JSON, but write_file arguments carry whole files (never more
+ * than the model table's output limit). */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;

@@ -94,8 +94,25 @@ export function selectionResponseSchema(actions: readonly ActionName[]): { json:
 export function runResponseSchema(actions: readonly ActionName[]): { json: JsonSchema; text: string } {
   return cached(`run:${actions.join(",")}`, () => [
     selectionDecision(actions),
-    ...actions.filter(takesArgs).map((a) => ActionArguments[a]),
+    ...actions.filter(takesArgs).map(namedArguments),
   ]);
+}
+
+/**
+ * An action's arguments with the action's name first (`{"action": "edit_file", "path": …}`): OpenAI's strict
+ * structured outputs reject anyOf branches whose first keys are identical ("Objects provided via 'anyOf' must not
+ * share identical first keys", openai/openai-python#2193), and read_file, edit_file and write_file all start with
+ * `path`. Every branch of every response schema Loom sends starts with a distinct first property.
+ */
+function namedArguments(action: ActionName) {
+  return z.strictObject({ action: z.enum([action]), ...ActionArguments[action].shape });
+}
+
+/** An arguments answer without the action's name that namedArguments put first (when it names the chosen action). */
+export function withoutActionName(value: unknown, action: ActionName): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const { action: named, ...rest } = value as Record<string, unknown>;
+  return named === action && !Object.hasOwn(ActionArguments[action].shape, "action") ? rest : value;
 }
 
 /**
@@ -147,7 +164,7 @@ export function parseStepDecision(
 
 /** The response schema of an arguments request: the action's arguments, or a lookup. */
 export function argumentsResponseSchema(action: ActionName): { json: JsonSchema; text: string } {
-  return cached(`arguments:${action}`, () => [ActionArguments[action]]);
+  return cached(`arguments:${action}`, () => [namedArguments(action)]);
 }
 
 export type Decision =
@@ -180,7 +197,9 @@ export const TASKS = {
     `Choose the next action: answer {"action": NAME, "reason": WHY}. Events show what happened (the newest last; ` +
     `long outputs as head and tail with a reference, the newest one's middle in its own section); the working state ` +
     `comes from execution reports.`,
-  arguments: `Give the arguments of the chosen action as one JSON object matching the response schema.`,
+  arguments:
+    `Give the arguments of the chosen action as one JSON object matching the response schema, its name first: ` +
+    `{"action": NAME, ...the arguments}.`,
   lookups: LOOKUP_HELP,
 } as const;
 

@@ -78,6 +78,10 @@ export const Usage = z.strictObject({
     "Input tokens written to the provider's prompt cache",
   ),
   output: z.number().int().nonnegative().nullable().describe("Output tokens"),
+  cache_write_1h: z.number().int().nonnegative().optional().describe(
+    "Of cache_write, the tokens written to a 1-hour cache (Anthropic, billed at 2x input instead of 1.25x); absent " +
+      "when none were",
+  ),
 });
 export type Usage = z.infer<typeof Usage>;
 
@@ -91,6 +95,9 @@ export function addUsage(a: Usage, b: Usage): Usage {
     cache_read: add(a.cache_read, b.cache_read),
     cache_write: add(a.cache_write, b.cache_write),
     output: add(a.output, b.output),
+    ...(a.cache_write_1h === undefined && b.cache_write_1h === undefined
+      ? {}
+      : { cache_write_1h: (a.cache_write_1h ?? 0) + (b.cache_write_1h ?? 0) }),
   };
 }
 

@@ -140,7 +140,7 @@ export async function startEvalAgent(options: AgentOptions = {}): Promise<EvalAg
     const value = decide(task, text, state, options);
     const answer = anthropicAnswer(value, {
       usage: usageOf(text, JSON.stringify(value), seen),
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-5-5",
     });
     return options.latencyMs ? { ...answer, delayMs: options.latencyMs } : answer;
   };

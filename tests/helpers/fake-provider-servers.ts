@@ -1,6 +1,9 @@
-// Local HTTP servers on 127.0.0.1 that speak the Anthropic Messages and OpenAI Chat Completions wire formats. Each
-// answers a scripted sequence of responses (bodies shaped like the providers' documented ones) and records the
-// requests it received, so tests can assert both what Loom sent and what it made of the answers.
+// Local HTTP servers on 127.0.0.1 that speak the Anthropic Messages, OpenAI Chat Completions and OpenAI Responses wire
+// formats. Each answers a scripted sequence of responses (bodies shaped like the providers' documented ones) and
+// records the requests it received, so tests can assert both what Loom sent and what it made of the answers. Like the
+// real APIs, they reject what the providers document as rejected, before the script is consulted (each rejection
+// with its source and date in `anthropicRejection` / `openAIRejection`), and a scripted answer takes the form the
+// request asked for (a tool call, output_config.format text, a Chat Completion or a Response).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
@@ -33,19 +36,27 @@ export type FakeProviderServer = {
   baseUrl: string;
   /** http://127.0.0.1:PORT */
   origin: string;
+  /** Accepted requests, each answered from the script. */
   requests: ReceivedRequest[];
+  /** Requests the stand-in rejected as the real API does (never given a scripted answer). */
+  rejections: ReceivedRequest[];
   close(): Promise<void>;
 };
 
 type Wire = {
-  path: string;
+  paths: string[];
   baseSuffix: string;
   notFound: (path: string) => unknown;
   exhausted: (n: number) => unknown;
+  /** What the real API answers a request it rejects; null: accepted. */
+  reject?: (request: ReceivedRequest) => ScriptedResponse | null;
+  /** The scripted answer in the form the request asked for. */
+  adapt?: (request: ReceivedRequest, response: ScriptedResponse) => ScriptedResponse;
 };
 
 async function startServer(script: Script, wire: Wire): Promise<FakeProviderServer> {
   const requests: ReceivedRequest[] = [];
+  const rejections: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   const send = (res: ServerResponse, response: ScriptedResponse) => {
     const text = response.rawBody ?? JSON.stringify(response.body ?? {});
@@ -66,12 +77,20 @@ async function startServer(script: Script, wire: Wire): Promise<FakeProviderServ
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers[name] = value;
       const path = (req.url ?? "/").split("?")[0];
-      if (req.method !== "POST" || path !== wire.path) return send(res, { status: 404, body: wire.notFound(path) });
+      if (req.method !== "POST" || !wire.paths.includes(path)) {
+        return send(res, { status: 404, body: wire.notFound(path) });
+      }
       const received: ReceivedRequest = { method: req.method, path, headers, rawBody, body };
+      const rejected = wire.reject?.(received);
+      if (rejected) {
+        rejections.push(received);
+        return send(res, rejected);
+      }
       const index = requests.length;
       requests.push(received);
-      const response = typeof script === "function" ? script(received, index) : script[index];
-      if (!response) return send(res, { status: 400, body: wire.exhausted(index) });
+      const scripted = typeof script === "function" ? script(received, index) : script[index];
+      if (!scripted) return send(res, { status: 400, body: wire.exhausted(index) });
+      const response = wire.adapt ? wire.adapt(received, scripted) : scripted;
       if (response.hang) return;
       if (response.delayMs) setTimeout(() => send(res, response), response.delayMs);
       else send(res, response);
@@ -88,6 +107,7 @@ async function startServer(script: Script, wire: Wire): Promise<FakeProviderServ
     baseUrl: `${origin}${wire.baseSuffix}`,
     origin,
     requests,
+    rejections,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -109,8 +129,10 @@ export const FULL_ANTHROPIC_USAGE = {
 /** Serves POST /v1/messages; configure base_url = server.baseUrl. */
 export function startAnthropicServer(script: Script): Promise<FakeProviderServer> {
   return startServer(script, {
-    path: "/v1/messages",
+    paths: ["/v1/messages"],
     baseSuffix: "",
+    reject: anthropicRejection,
+    adapt: anthropicForm,
     notFound: (path) => ({ type: "error", error: { type: "not_found_error", message: `Not found: ${path}` } }),
     exhausted: (n) => ({
       type: "error",
@@ -124,7 +146,7 @@ let messageCounter = 0;
 /** A forced-tool answer as the API returns it: one tool_use block whose input is {answer: value}. usage null omits usage. */
 export function anthropicAnswer(
   value: unknown,
-  { usage = FULL_ANTHROPIC_USAGE, model = "claude-sonnet-4-5" }: {
+  { usage = FULL_ANTHROPIC_USAGE, model = "claude-haiku-4-5" }: {
     usage?: Record<string, unknown> | null;
     model?: string;
   } = {},
@@ -155,7 +177,7 @@ export function anthropicText(
       id: `msg_fake${messageCounter}`,
       type: "message",
       role: "assistant",
-      model: "claude-sonnet-4-5",
+      model: "claude-haiku-4-5",
       content: [{ type: "text", text }],
       stop_reason: "end_turn",
       stop_sequence: null,
@@ -191,11 +213,13 @@ export const FULL_OPENAI_USAGE = {
   },
 };
 
-/** Serves POST /v1/chat/completions; configure base_url = server.baseUrl (which ends in /v1). */
+/** Serves POST /v1/chat/completions and /v1/responses; configure base_url = server.baseUrl (which ends in /v1). */
 export function startOpenAIServer(script: Script): Promise<FakeProviderServer> {
   return startServer(script, {
-    path: "/v1/chat/completions",
+    paths: ["/v1/chat/completions", "/v1/responses"],
     baseSuffix: "/v1",
+    reject: openAIRejection,
+    adapt: openAIForm,
     notFound: (path) => ({
       error: { message: `Invalid URL (POST ${path})`, type: "invalid_request_error", param: null, code: null },
     }),
@@ -270,6 +294,162 @@ export function openAIError(
   } = {},
 ): ScriptedResponse {
   return { status, headers, body: { error: { message, type, param: null, code } } };
+}
+
+// ---- what the real APIs reject ----
+
+const record = (value: unknown): Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value) ? value as Record<string, unknown> : {};
+
+/** Models that answer a forced tool (tool_choice any or tool) with a 400: "What's new in Claude Sonnet 5.5" ("Forced
+ * tool use returns an error", 2026-09-28) and the Opus 5.5 and Fable 5.1 pages (read 2026-12-01). */
+export const ANTHROPIC_NO_FORCED_TOOL = new Set(["claude-sonnet-5-5", "claude-opus-5-5", "claude-fable-5-1"]);
+/** Retired ids: requests answer 404 (the model-deprecations page; @anthropic-ai/sdk 1.15.0, 2026-11-30). */
+export const ANTHROPIC_RETIRED = new Set([
+  "claude-sonnet-4-5",
+  "claude-sonnet-4-5-20250929",
+  "claude-opus-4-1",
+  "claude-opus-4-1-20250805",
+]);
+
+function anthropicError400(message: string, status = 400, type = "invalid_request_error"): ScriptedResponse {
+  return { status, body: { type: "error", error: { type, message }, request_id: "req_fake" } };
+}
+
+/** What the Messages API rejects of a request, per its documentation. */
+export function anthropicRejection(request: ReceivedRequest): ScriptedResponse | null {
+  const body = record(request.body);
+  const model = String(body.model ?? "");
+  if (ANTHROPIC_RETIRED.has(model)) return anthropicError400(`model: ${model}`, 404, "not_found_error");
+  const choice = record(body.tool_choice);
+  if (ANTHROPIC_NO_FORCED_TOOL.has(model) && (choice.type === "tool" || choice.type === "any")) {
+    return anthropicError400(`tool_choice: forced tool use is not supported by ${model}; use output_config.format`);
+  }
+  // API version 2026-10-21 removed the sampling parameters, default values included (platform.claude.com
+  // versioning page, 2026-10-21).
+  if (request.headers["anthropic-version"] === "2026-10-21") {
+    for (const name of ["temperature", "top_p", "top_k"]) {
+      if (name in body) return anthropicError400(`${name}: Extra inputs are not permitted`);
+    }
+  }
+  return null;
+}
+
+/** A scripted tool answer as the text output_config.format (or a prompt-format request) gets instead. */
+function anthropicForm(request: ReceivedRequest, response: ScriptedResponse): ScriptedResponse {
+  const body = record(response.body);
+  if (!Array.isArray(body.content) || Array.isArray(record(request.body).tools)) return response;
+  const asked = record(record(request.body).output_config).format !== undefined;
+  const content = body.content.map((block) => {
+    const b = record(block);
+    if (b.type !== "tool_use") return block;
+    const input = record(b.input);
+    return { type: "text", text: JSON.stringify(asked ? input : input.answer) };
+  });
+  const stop = body.stop_reason === "tool_use" ? "end_turn" : body.stop_reason;
+  return { ...response, body: { ...body, content, stop_reason: stop } };
+}
+
+/** Served only by the Responses API: Chat Completions answers 400 (pgadmin-org/pgadmin4#9795, alvinunreal/tmuxai#82;
+ * the SDK's ResponsesModel list, openai 7.59.0). */
+export const OPENAI_RESPONSES_ONLY = new Set(["gpt-5-codex", "gpt-5.1-codex-max", "gpt-5-pro", "gpt-5.5-pro"]);
+/** Models before GPT-5.6 answer prompt_cache_breakpoint / prompt_cache_options with a 400 (GPT-5.6 prompting
+ * guides; the SDK documents the options as "Supported for gpt-5.6 and later models", openai 7.59.0). */
+const OPENAI_EXPLICIT_CACHE = /^gpt-(5\.6|6)/;
+
+function openAIError400(message: string, param: string | null = null): ScriptedResponse {
+  return { status: 400, body: { error: { message, type: "invalid_request_error", param, code: null } } };
+}
+
+/** The first property of each object branch of every anyOf in `schema`, where two share an identical one. */
+export function sharedFirstKey(schema: unknown): string | null {
+  const node = record(schema);
+  if (Array.isArray(node.anyOf)) {
+    const firsts = node.anyOf.map((branch) => {
+      const props = record(record(branch).properties);
+      const [key] = Object.keys(props);
+      return key === undefined ? null : JSON.stringify([key, props[key]]);
+    }).filter((first): first is string => first !== null);
+    const twice = firsts.find((first, i) => firsts.indexOf(first) !== i);
+    if (twice) return JSON.parse(twice)[0];
+  }
+  for (const value of Object.values(node)) {
+    const children = Array.isArray(value) ? value : [value];
+    for (const child of children) {
+      if (child !== null && typeof child === "object") {
+        const found = sharedFirstKey(child);
+        if (found) return found;
+      }
+    }
+  }
+  return null;
+}
+
+/** What the OpenAI APIs reject of a request, per their documentation and the reports cited above. */
+export function openAIRejection(request: ReceivedRequest): ScriptedResponse | null {
+  const body = record(request.body);
+  const model = String(body.model ?? "");
+  const responses = request.path.endsWith("/responses");
+  if (!responses && OPENAI_RESPONSES_ONLY.has(model)) {
+    return openAIError400("This model is only supported in v1/responses and not in v1/chat/completions.", "model");
+  }
+  const format = responses
+    ? record(record(body.text).format)
+    : { ...record(record(body.response_format).json_schema), type: record(body.response_format).type };
+  // Strict structured outputs (openai/openai-python#2193, reasoning models, 2025).
+  if (format.type === "json_schema" && format.strict === true) {
+    const key = sharedFirstKey(format.schema);
+    if (key) {
+      return openAIError400(
+        `Invalid schema for response_format '${String(format.name)}': Objects provided via 'anyOf' must not share ` +
+          `identical first keys. Consider adding a discriminator key (the first key "${key}" is shared).`,
+        responses ? "text.format.schema" : "response_format",
+      );
+    }
+  }
+  if (
+    !OPENAI_EXPLICIT_CACHE.test(model) &&
+    (request.rawBody.includes('"prompt_cache_breakpoint"') || "prompt_cache_options" in body)
+  ) {
+    return openAIError400("prompt_cache_breakpoint is not supported with this model.", "prompt_cache_breakpoint");
+  }
+  return null;
+}
+
+/** A scripted Chat Completion as the Responses API answers it, on /v1/responses. */
+function openAIForm(request: ReceivedRequest, response: ScriptedResponse): ScriptedResponse {
+  const body = record(response.body);
+  if (!request.path.endsWith("/responses") || !Array.isArray(body.choices)) return response;
+  const choice = record(body.choices[0]);
+  const message = record(choice.message);
+  const usage = record(body.usage);
+  const details = record(usage.prompt_tokens_details);
+  const content = typeof message.refusal === "string" && message.refusal
+    ? [{ type: "refusal", refusal: message.refusal }]
+    : [{ type: "output_text", text: String(message.content ?? ""), annotations: [] }];
+  return {
+    ...response,
+    body: {
+      id: `resp_${String(body.id ?? "fake")}`,
+      object: "response",
+      model: record(request.body).model,
+      status: choice.finish_reason === "length" ? "incomplete" : "completed",
+      incomplete_details: choice.finish_reason === "length" ? { reason: "max_output_tokens" } : null,
+      output: [{ type: "message", id: "msg_fake", status: "completed", role: "assistant", content }],
+      ...(body.usage === undefined ? {} : {
+        usage: {
+          input_tokens: usage.prompt_tokens,
+          input_tokens_details: {
+            cached_tokens: details.cached_tokens ?? 0,
+            cache_write_tokens: details.cache_write_tokens ?? 0,
+          },
+          output_tokens: usage.completion_tokens,
+          output_tokens_details: { reasoning_tokens: record(usage.completion_tokens_details).reasoning_tokens ?? 0 },
+          total_tokens: usage.total_tokens,
+        },
+      }),
+    },
+  };
 }
 
 // ---- a TurnRequest like the loop builds ----

@@ -2,15 +2,19 @@
 import { convertAnthropicResponse } from "../../providers/convert-anthropic-response.ts";
 import { convertToAnthropicRequest } from "../../providers/convert-to-anthropic-request.ts";
 import type { CacheTtl } from "../../providers/provider-config.ts";
+import type { StructuredOutput, ThinkingType } from "../../models/models.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
 import { withRetry } from "./retry.ts";
 
-const ANTHROPIC_VERSION = "2023-06-01";
+// API version 2026-10-21 (the first since 2023-06-01; the SDKs of that day send it) rejects temperature, top_p and
+// top_k, document blocks in assistant messages and citations on user text blocks — none of which Loom sends
+// (platform.claude.com/docs/en/api/versioning, read 2026-12-01; @anthropic-ai/sdk 1.15.0 sends the same header).
+const ANTHROPIC_VERSION = "2026-10-21";
 const PROVIDER = "Anthropic API";
 
 export function createAnthropicProvider(
-  { apiKey, keyEnv, baseUrl, model, maxTokens, cacheTtl }: {
+  { apiKey, keyEnv, baseUrl, model, maxTokens, cacheTtl, structuredOutput, effort, thinking }: {
     apiKey: string;
     keyEnv: string;
     baseUrl: string;
@@ -18,19 +22,30 @@ export function createAnthropicProvider(
     maxTokens: number;
     /** The prompt cache's lifetime: 5m (default) or 1h. */
     cacheTtl?: CacheTtl;
+    /** How the model table says a structured answer is obtained. */
+    structuredOutput?: StructuredOutput;
+    effort?: string;
+    thinking?: ThinkingType;
   },
   { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
     HttpOptions = {},
 ): Provider {
   const url = `${baseUrl.replace(/\/+$/, "")}/v1/messages`;
+  // output_config.format and the forced tool are the API's two ways; anything else is the schema in the prompt.
+  const answerMode = structuredOutput === "output_config_format" || structuredOutput === "forced_tool"
+    ? structuredOutput
+    : "prompt";
   return {
     name: "anthropic",
-    capabilities: { prompt_caching: true, schema_enforcement: true },
+    capabilities: { prompt_caching: true, schema_enforcement: answerMode !== "prompt" },
     complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
       const { body, aliases } = convertToAnthropicRequest(request, {
         model: model || options.model,
         maxTokens,
         cacheTtl,
+        answerMode,
+        effort,
+        thinking,
       });
       const headers = { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION };
       const deadlineAt = now() + deadlineMs;

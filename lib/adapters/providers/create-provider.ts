@@ -13,9 +13,26 @@ import type { Provider } from "../../vocabulary/turn.ts";
 import { formatZodError } from "../../text/zod-error.ts";
 import { createAnthropicProvider } from "./anthropic-provider.ts";
 import { createOpenAIProvider } from "./openai-provider.ts";
+import { createOpenAIResponsesProvider } from "./openai-responses-provider.ts";
+import { BUILT_IN_MODELS } from "../../models/built-in.ts";
+import {
+  type ModelTable,
+  type ResolvedModel,
+  resolveModel,
+  retirementOf,
+  unknownModelWarning,
+} from "../../models/models.ts";
 import type { HttpOptions } from "./post-json.ts";
 
-export type CreateProviderOptions = HttpOptions & { env: Record<string, string | undefined> };
+export type CreateProviderOptions = HttpOptions & {
+  env: Record<string, string | undefined>;
+  /** The model table (default: the built-in one): how the model is called, and whether it is retired. */
+  models?: ModelTable;
+  /** Where the one warning about a model the table does not know goes (default: none). */
+  warn?: (message: string) => void;
+  /** Today as YYYY-MM-DD, for retirement dates (default: the clock's). */
+  today?: string;
+};
 
 function isUrl(text: string): boolean {
   try {
@@ -26,10 +43,35 @@ function isUrl(text: string): boolean {
   }
 }
 
-export function createProvider(config: ProviderConfig, { env, ...http }: CreateProviderOptions): Provider {
+export function createProvider(
+  config: ProviderConfig,
+  { env, models = BUILT_IN_MODELS, warn, today = new Date().toISOString().slice(0, 10), ...http }:
+    CreateProviderOptions,
+): Provider {
   const parsed = ProviderConfig.safeParse(config);
   if (!parsed.success) throw new StartupError(`Invalid model configuration: ${formatZodError(parsed.error)}`);
-  const { kind, model, base_url, api_key_env, max_tokens, response_format, cache_ttl } = parsed.data;
+  const { kind, base_url, api_key_env, max_tokens, response_format, cache_ttl, effort, thinking } = parsed.data;
+  // The table says how the model is called; a retired one stops here, before any request, naming its replacement.
+  const resolved = resolveModel(models, kind, parsed.data.model);
+  const { entry, id: model } = resolved;
+  const retired = retirementOf(resolved, { today });
+  if (retired) throw new StartupError(retired, "model_retired");
+  // A local server's model ids are the user's own (qwen2.5-coder:7b, …): its defaults are the server's, not a guess.
+  if (!resolved.known && kind !== "openai-compatible") warn?.(unknownModelWarning(resolved));
+  checkSetting(resolved, "effort", effort, entry.effort);
+  checkSetting(resolved, "thinking", thinking, entry.thinking);
+  if (thinking !== undefined && kind !== "anthropic") {
+    throw new StartupError(`Model "${model}": thinking applies only to kind "anthropic", not "${kind}"`);
+  }
+  // Thinking cannot be combined with a forced tool (tool_choice "tool" or "any"): the API answers 400
+  // (platform.claude.com/docs/en/build-with-claude/extended-thinking, "Tool use"; read 2026-12-01).
+  if (thinking !== undefined && thinking !== "disabled" && entry.structured_output === "forced_tool") {
+    throw new StartupError(
+      `Model "${resolved.key}": thinking "${thinking}" cannot be combined with the forced tool this model answers ` +
+        'through; leave thinking unset or use "disabled"',
+      "invalid_model_setting",
+    );
+  }
   const { idle_timeout_ms, deadline_ms, max_response_bytes } = parsed.data;
   // The caller's limits (flags such as --provider-deadline-ms) override the configuration's, as flags do elsewhere.
   http.timeoutMs ??= idle_timeout_ms;
@@ -78,19 +120,41 @@ export function createProvider(config: ProviderConfig, { env, ...http }: CreateP
         keyEnv: keyEnv as string,
         baseUrl,
         model,
-        maxTokens: max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+        maxTokens: max_tokens ?? Math.min(DEFAULT_ANTHROPIC_MAX_TOKENS, entry.max_output),
         cacheTtl: cache_ttl,
+        structuredOutput: entry.structured_output,
+        effort,
+        thinking,
       },
       http,
     );
   }
+  const openai = { kind, apiKey, keyEnv, baseUrl, model, maxTokens: max_tokens, effort };
+  if (kind === "openai" && entry.api === "responses") {
+    return createOpenAIResponsesProvider({
+      ...openai,
+      explicitCache: entry.cache?.breakpoints === "explicit_or_automatic",
+    }, http);
+  }
   return createOpenAIProvider({
-    kind,
-    apiKey,
-    keyEnv,
-    baseUrl,
-    model,
-    maxTokens: max_tokens,
-    responseFormat: response_format,
+    ...openai,
+    // A configured response_format (openai-compatible servers) wins over the table's mode.
+    responseFormat: response_format ??
+      (entry.structured_output === "json_object"
+        ? "json_object"
+        : entry.structured_output === "prompt"
+        ? "none"
+        : "json_schema"),
   }, http);
+}
+
+/** A setting the model table says the model does not accept is refused before any request, with what it accepts. */
+function checkSetting(model: ResolvedModel, name: string, value: string | undefined, accepted: readonly string[]) {
+  if (value === undefined || !model.known || accepted.includes(value)) return;
+  throw new StartupError(
+    `Model "${model.key}": ${name} ${JSON.stringify(value)} is not accepted; the model table lists ${
+      accepted.length > 0 ? accepted.join(", ") : "none"
+    } (loom models)`,
+    "invalid_model_setting",
+  );
 }

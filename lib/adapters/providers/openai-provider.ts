@@ -16,6 +16,8 @@ export function createOpenAIProvider(
     model,
     maxTokens,
     responseFormat = "json_schema",
+    effort,
+    cacheKey = kind === "openai" ? `loom-${crypto.randomUUID()}` : undefined,
   }: {
     kind: "openai" | "openai-compatible";
     /** null: the server takes no key and no authorization header is sent */
@@ -25,6 +27,10 @@ export function createOpenAIProvider(
     model: string;
     maxTokens?: number;
     responseFormat?: ResponseFormatMode;
+    /** reasoning_effort, where set. */
+    effort?: string;
+    /** prompt_cache_key (OpenAI only): one per provider, so one per run. */
+    cacheKey?: string;
   },
   { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
     HttpOptions = {},
@@ -46,6 +52,8 @@ export function createOpenAIProvider(
         responseFormat,
         maxTokens,
         maxTokensField: kind === "openai" ? "max_completion_tokens" : "max_tokens",
+        effort,
+        cacheKey,
       });
       const deadlineAt = now() + deadlineMs;
       return withRetry(

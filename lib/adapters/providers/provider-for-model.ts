@@ -1,16 +1,23 @@
 // Resolves a SliceRequest model string ("PROVIDER/MODEL") to a provider adapter.
 import { createProvider } from "./create-provider.ts";
-import { BASE_URL_ENVS } from "../../providers/provider-config.ts";
+import { BASE_URL_ENVS, type ProviderConfig } from "../../providers/provider-config.ts";
 import { StartupError } from "../../errors.ts";
 import type { Provider } from "../../vocabulary/turn.ts";
 import type { HttpOptions } from "./post-json.ts";
+import type { ModelTable } from "../../models/models.ts";
 
 const KINDS = ["anthropic", "openai", "openai-compatible"] as const;
 
 export function providerForModel(
   model: string,
-  { env, http = {}, baseUrl, defaultBaseUrl }: {
+  { env, http = {}, baseUrl, defaultBaseUrl, models, warn, settings = {} }: {
     env: Record<string, string | undefined>;
+    /** The model table (default: the built-in one). */
+    models?: ModelTable;
+    /** Where the warning about a model the table does not know goes. */
+    warn?: (message: string) => void;
+    /** The request's effort and thinking, checked against the model table. */
+    settings?: Pick<ProviderConfig, "effort" | "thinking">;
     http?: HttpOptions;
     /** Wins over the provider's variable (--base-url). */
     baseUrl?: string;
@@ -32,8 +39,8 @@ export function providerForModel(
   const variable = BASE_URL_ENVS[kind as (typeof KINDS)[number]];
   const base = baseUrl ?? (variable && env[variable]?.trim() ? undefined : defaultBaseUrl);
   const provider = createProvider(
-    { kind: kind as (typeof KINDS)[number], model: id, ...(base ? { base_url: base } : {}) },
-    { env, ...http },
+    { kind: kind as (typeof KINDS)[number], model: id, ...(base ? { base_url: base } : {}), ...settings },
+    { env, models, warn, ...http },
   );
   // The slice names "PROVIDER/MODEL"; the API knows only MODEL.
   return {

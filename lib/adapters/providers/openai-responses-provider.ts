@@ -1,0 +1,63 @@
+// The OpenAI Responses API adapter: pure converters around one POST {base}/responses, retried. Chosen by the model
+// table (api "responses"): the GPT-5.6 family, and models served only by this API (gpt-5-codex, the -pro models).
+import { convertOpenAIResponsesResponse } from "../../providers/convert-openai-responses-response.ts";
+import { convertToOpenAIResponsesRequest } from "../../providers/convert-to-openai-responses-request.ts";
+import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
+import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
+import { withRetry } from "./retry.ts";
+
+const PROVIDER = "OpenAI API";
+
+export function createOpenAIResponsesProvider(
+  { apiKey, keyEnv, baseUrl, model, maxTokens, effort, explicitCache, cacheKey = `loom-${crypto.randomUUID()}` }: {
+    apiKey: string | null;
+    keyEnv: string | null;
+    baseUrl: string;
+    model: string;
+    maxTokens?: number;
+    effort?: string;
+    /** The model takes prompt_cache_breakpoint marks. */
+    explicitCache?: boolean;
+    /** prompt_cache_key: one per provider, so one per run (a run makes its own provider). */
+    cacheKey?: string;
+  },
+  { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
+    HttpOptions = {},
+): Provider {
+  const url = `${baseUrl.replace(/\/+$/, "")}/responses`;
+  const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  return {
+    name: "openai",
+    capabilities: { prompt_caching: true, schema_enforcement: true },
+    complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
+      const body = convertToOpenAIResponsesRequest(request, {
+        model: model || options.model,
+        cacheKey,
+        effort,
+        maxTokens,
+        explicitCache,
+      });
+      const deadlineAt = now() + deadlineMs;
+      return withRetry(
+        async () => {
+          const raw = await postJson(url, {
+            provider: PROVIDER,
+            headers,
+            body,
+            keyEnv,
+            secret: apiKey,
+            fetch,
+            signal: options.signal,
+            timeoutMs,
+            deadlineAt,
+            deadlineMs,
+            maxResponseBytes,
+            now,
+          });
+          return convertOpenAIResponsesResponse(raw, { schema: request.response_schema, provider: PROVIDER });
+        },
+        { maxAttempts, sleep, random, signal: options.signal, deadlineAt, now },
+      );
+    },
+  };
+}
