@@ -1,18 +1,14 @@
 // loom report DIR/eval.json [--json | --html FILE] and loom report --merge SHARD/eval.json… [-o FILE]: an evaluation's
 // summary and per-task table, or its shards joined into the file one process would have written.
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { writeFileAtomic } from "../lib/adapters/files.ts";
+import { dirname, resolve } from "node:path";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { mergeEvalFiles } from "../lib/eval/assemble.ts";
 import { EvalFile } from "../lib/eval/eval-file.ts";
-import { renderEvalHtml } from "../lib/eval/render-html.ts";
-import { renderEvalText } from "../lib/eval/render.ts";
 import { readJson } from "../lib/text/json-text.ts";
 import { VERSION } from "../lib/version.ts";
 import { formatZodError } from "../lib/text/zod-error.ts";
-import type { Io } from "./io.ts";
-import type { OutputFormat } from "./reporter.ts";
+import type { Reporter } from "./reporter.ts";
 
 /** The files parsed as eval.json when the first one is one (kind "eval"); null when it is some other report. */
 export function readEvalFiles(files: readonly string[], cwd: string): EvalFile[] | null {
@@ -42,28 +38,14 @@ export function readEvalFiles(files: readonly string[], cwd: string): EvalFile[]
 
 export function evalReport(
   files: EvalFile[],
-  { format, merge }: { format: OutputFormat; merge: { output: string | null } | null },
-  io: Io,
+  { paths, merge }: { paths: readonly string[]; merge: { output: string | null } | null },
+  reporter: Reporter,
 ): number {
   if (merge) {
     const merged = mergeEvalFiles(files, { version: VERSION });
     if (!merged.ok) throw new UsageError(`Cannot merge: ${merged.reason}`);
-    const text = `${JSON.stringify(merged.file, null, 2)}\n`;
-    // With -o only the file is written, as for a batch's shards: stdout stays empty, one line on stderr says it.
-    if (merge.output === null) io.stdout(text);
-    else {
-      writeFileAtomic(resolve(io.cwd, merge.output), text);
-      io.stderr(`merged ${files.length} shard${files.length === 1 ? "" : "s"} into ${merge.output}\n`);
-    }
-    return 0;
+    return reporter.mergedEvaluation(merged.file, { output: merge.output, shards: files.length });
   }
   if (files.length !== 1) throw new UsageError("Give one eval.json (or several shards with --merge)");
-  const [file] = files;
-  if (format === "json") io.stdout(`${JSON.stringify(file.summary, null, 2)}\n`);
-  else if (typeof format === "string") io.stdout(renderEvalText(file));
-  else {
-    writeFileAtomic(resolve(io.cwd, format.html), renderEvalHtml(file));
-    io.stdout(`${resolve(io.cwd, format.html)}\n`);
-  }
-  return 0;
+  return reporter.evaluation(files[0], { dir: dirname(paths[0]), ran: "completed" });
 }

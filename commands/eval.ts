@@ -1,23 +1,25 @@
 // loom eval SUITE …: matched live evaluations (SPEC §12). `loom eval validate SUITE` proves a suite's checks honest;
 // `loom eval rescore DIR` re-runs the checks on the saved workspace changes without calling a model.
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { describeFsError, UsageError } from "../lib/errors.ts";
+import { join, relative, resolve } from "node:path";
+import { describeFsError, StartupError, UsageError } from "../lib/errors.ts";
 import type { EvalSettings } from "../lib/eval/eval-file.ts";
 import { parseShard } from "../lib/eval/matrix.ts";
-import { renderEvalText } from "../lib/eval/render.ts";
+import { bestAgreeingInterval, tasksNeeded } from "../lib/eval/stats.ts";
 import { BUILT_IN_PRICES, mergePrices, parsePrices, priceOf, type PriceTable } from "../lib/prices.ts";
-import { endingOf } from "../lib/ending.ts";
-import { ContextPolicyName } from "../lib/policy.ts";
+import { ContextPolicyName, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL } from "../lib/policy.ts";
 import { evalKey, type EvalProgress, runEval } from "../lib/adapters/eval-run.ts";
 import { providerForModel } from "../lib/adapters/providers/provider-for-model.ts";
-import { type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/adapters/eval-suite-file.ts";
+import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/adapters/eval-suite-file.ts";
+import { chooseSandbox } from "../lib/adapters/create-workspace-executor.ts";
+import type { SandboxMode } from "../lib/adapters/sandbox.ts";
 import { rescoreEval } from "../lib/adapters/eval-rescore.ts";
 import { validateSuite } from "../lib/adapters/eval-validate.ts";
 import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { millisecondsOption, outputPathOption, sandboxOption, stepProtocolOption } from "./options.ts";
 import { EVAL_SPEC } from "./specs.ts";
+import { Reporter } from "./reporter.ts";
 import { sweepLeftoversOnce } from "../lib/adapters/scratch.ts";
 
 function count(flag: string, value: string | undefined, fallback: number, { min = 1 } = {}): number {
@@ -70,9 +72,12 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   if (maxCost !== null && !(maxCost >= 0)) {
     throw new UsageError(`--max-cost ${JSON.stringify(values["max-cost"])}: expected USD ≥ 0`);
   }
-  const stepProtocol = stepProtocolOption(values["step-protocol"]) ?? null;
-  const sandbox = sandboxOption(values.sandbox) ??
-    (io.env.LOOM_SANDBOX === "off" || io.env.LOOM_SANDBOX === "required" ? io.env.LOOM_SANDBOX : "auto");
+  const costMargin = values["cost-margin"] === undefined ? 5 : Number(values["cost-margin"]);
+  if (!(costMargin >= 0 && costMargin < 100)) {
+    throw new UsageError(`--cost-margin ${JSON.stringify(values["cost-margin"])}: expected a percentage in [0, 100)`);
+  }
+  const stepProtocol = stepProtocolOption(values["step-protocol"]) ?? DEFAULT_STEP_PROTOCOL;
+  const sandbox = evalSandbox(values.sandbox, io.env);
   const out = outputPathOption("--out", values.out ?? "eval-out", { cwd: io.cwd, folder: true });
   const prices = readPrices(values.prices, io.cwd);
   const settings: EvalSettings = {
@@ -81,9 +86,12 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     repeats: count("--repeats", values.repeats, 1),
     seed: values.seed ?? "loom",
     margin: margin / 100,
+    cost_margin: costMargin / 100,
     retries: count("--retries", values.retries, 2, { min: 0 }),
     run_timeout_ms: count("--run-timeout", values["run-timeout"], 1800) * 1000,
     step_protocol: stepProtocol,
+    previews: DEFAULT_PREVIEW_MODE,
+    sandbox: { mode: sandbox, active: sandbox !== "off" },
     cache_marker: !values["no-cache-marker"],
   };
   const jobs = count("--jobs", values.jobs, 1);
@@ -95,11 +103,15 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     loadSuiteFile(positionals[0], { cwd: io.cwd, allowOutside: values["allow-outside-suite"] === true }),
     { ids: values.task, tags: values.tag },
   );
-  const key = evalKey(loaded, { tasks: taskHashes(loaded), prices, settings });
+  const checks = checkHashes(loaded);
+  const key = evalKey(loaded, { tasks: taskHashes(loaded, { checks }), checks, prices, settings });
   // A model Loom cannot reach (unknown provider, missing key, bad base URL) would make every run an infra failure:
   // one line and exit 3 now, before any run starts.
   for (const model of models) providerForModel(model, { env: io.env, http });
   if (!values.quiet) io.stderr(preflight(loaded, { settings, shard, prices }));
+  // Said before any money is spent, quiet or not: a suite too small to ever show the margin.
+  const small = tooSmall(loaded.tasks.length, settings.margin);
+  if (small) io.stderr(`loom eval: ${small}\n`);
   const { file, interrupted } = await runEval(loaded, key, {
     out,
     settings,
@@ -116,14 +128,53 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     onProgress: values.quiet ? undefined : progressLine(io),
   });
   if (!values.quiet && io.isTTY) io.stderr("\n");
-  io.stdout(values.json ? `${JSON.stringify(file.summary, null, 2)}\n` : renderEvalText(file));
-  if (!values.quiet) io.stderr(`loom eval: wrote ${join(out, "eval.json")}\n`);
   const dropped = file.summary.dropped_pairs.length;
+  const ran = interrupted ? "interrupted" : file.complete && dropped === 0 ? "completed" : "failed";
+  const reporter = new Reporter(io, { command: "eval", format: values.json ? "json" : "text", quiet: values.quiet });
+  const code = reporter.evaluation(file, { dir: shown(out, io.cwd), ran });
+  if (!values.quiet) io.stderr(`loom eval: wrote ${join(out, "eval.json")}\n`);
   if (dropped > 0) {
     io.stderr(`loom eval: ${dropped} pair(s) dropped after infra failures on every attempt; see eval.json's rows\n`);
   }
-  const ran = interrupted ? "interrupted" : file.complete && dropped === 0 ? "completed" : "failed";
-  return endingOf({ ran }).exitCode;
+  return code;
+}
+
+/** A folder as the user would type it: relative to the current folder when inside it. */
+function shown(dir: string, cwd: string): string {
+  const rel = relative(cwd, dir);
+  return rel === "" ? "." : rel.startsWith("..") ? dir : rel;
+}
+
+/**
+ * Evaluations run sandboxed: the default is required, auto is held to required (no silent fallback), and only
+ * --sandbox off said on the command line runs them without (LOOM_SANDBOX does not: a planted .env could set it).
+ * Refused at once, before any run, when the sandbox is required but missing.
+ */
+function evalSandbox(flag: unknown, env: Record<string, string | undefined>): SandboxMode {
+  if (sandboxOption(flag) === "off") return "off";
+  try {
+    chooseSandbox("required", { env });
+  } catch (error) {
+    throw new StartupError(
+      `${(error as Error).message}; evaluations run sandboxed unless you say --sandbox off (the results then say ` +
+        `"unsandboxed: checks were exposed to the agent")`,
+      "sandbox_unavailable",
+    );
+  }
+  return "required";
+}
+
+/** Why a suite of `tasks` can never show `margin`, with the tasks it would need; null when it can. */
+function tooSmall(tasks: number, margin: number): string | null {
+  const needed = tasksNeeded(margin);
+  if (needed !== null && tasks >= needed) return null;
+  const best = bestAgreeingInterval(tasks);
+  const points = (x: number) => `${x < 0 ? "−" : "+"}${Math.abs(Math.round(x * 100))}`;
+  return `${tasks} task${tasks === 1 ? "" : "s"} cannot show a ${
+    Math.round(margin * 100)
+  }-point margin, even if the policies agree on every task (the interval would at best be ${points(best.low)} to ${
+    points(best.high)
+  } points); that needs ≥ ${needed ?? "100,000"} tasks. The verdict will be inconclusive; it still measures cost.`;
 }
 
 /** The tasks --task and --tag name (all without either); an unknown id is a usage error. */
@@ -195,36 +246,39 @@ function formatDuration(ms: number): string {
 }
 
 async function subcommand(name: "validate" | "rescore", argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommand(EVAL_SPEC.subcommands[name], argv, { command: `eval ${name}` });
-  if (positionals.length !== 1) {
-    throw new UsageError(`Expected one ${name === "validate" ? "SUITE" : "DIR"} (see loom eval --help)`);
-  }
-  const jobs = count("--jobs", values.jobs, 2);
-  const sandbox = sandboxOption(values.sandbox) ?? "auto";
-  if (name === "validate") {
-    const loaded = loadSuiteFile(positionals[0], { cwd: io.cwd, allowOutside: values["allow-outside-suite"] === true });
-    const results = await validateSuite(loaded, { jobs, sandbox, env: io.env, signal: io.signal });
-    if (values.json) io.stdout(`${JSON.stringify(results, null, 2)}\n`);
-    else {
-      for (const r of results) {
-        io.stdout(`${r.ok ? "ok  " : "FAIL"} ${r.task}${r.ok ? "" : `: ${r.problems.join("; ")}`}\n`);
-      }
-      const bad = results.filter((r) => !r.ok).length;
-      io.stdout(`${results.length - bad}/${results.length} tasks valid\n`);
+  const command = `eval ${name}`;
+  const one = (positionals: string[]) => {
+    if (positionals.length !== 1) {
+      throw new UsageError(`Expected one ${name === "validate" ? "SUITE" : "DIR"} (see loom eval --help)`);
     }
-    return endingOf({
-      ran: io.signal.aborted ? "interrupted" : results.every((r) => r.ok) ? "completed" : "failed",
-    }).exitCode;
+    return positionals[0];
+  };
+  if (name === "validate") {
+    const { values, positionals } = parseCommand(EVAL_SPEC.subcommands.validate, argv, { command });
+    const loaded = loadSuiteFile(one(positionals), {
+      cwd: io.cwd,
+      allowOutside: values["allow-outside-suite"] === true,
+    });
+    const results = await validateSuite(loaded, {
+      jobs: count("--jobs", values.jobs, 2),
+      sandbox: sandboxOption(values.sandbox) ?? "auto",
+      env: io.env,
+      signal: io.signal,
+    });
+    const reporter = new Reporter(io, { command, format: values.json ? "json" : "text" });
+    return reporter.validation(results, { interrupted: io.signal.aborted });
   }
-  const dir = resolve(io.cwd, positionals[0]);
+  const { values, positionals } = parseCommand(EVAL_SPEC.subcommands.rescore, argv, { command });
+  const dir = resolve(io.cwd, one(positionals));
   const file = await rescoreEval(dir, {
-    jobs,
-    sandbox,
+    jobs: count("--jobs", values.jobs, 2),
+    sandbox: evalSandbox(values.sandbox, io.env),
     env: io.env,
     signal: io.signal,
     cwd: io.cwd,
     allowOutside: values["allow-outside-suite"] === true,
+    acceptChangedChecks: values["accept-changed-checks"] === true,
   });
-  io.stdout(values.json ? `${JSON.stringify(file.summary, null, 2)}\n` : renderEvalText(file));
-  return endingOf({ ran: io.signal.aborted ? "interrupted" : "completed" }).exitCode;
+  const reporter = new Reporter(io, { command, format: values.json ? "json" : "text" });
+  return reporter.evaluation(file, { dir: shown(dir, io.cwd), ran: io.signal.aborted ? "interrupted" : "completed" });
 }

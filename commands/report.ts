@@ -63,10 +63,10 @@ export async function reportCommand(argv: string[], io: Io): Promise<number> {
   const options = parseReportArgs(argv, io);
   // An evaluation's eval.json (and its shards) has its own summary.
   const evals = readEvalFiles(options.files, io.cwd);
-  if (evals) return evalReport(evals, options, io);
+  const reporter = new Reporter(io, { command: "report", format: options.format });
+  if (evals) return evalReport(evals, { ...options, paths: options.files }, reporter);
   const loaded: NamedReport[] = [];
   for (const file of options.files) loaded.push(await loadReport(file, io.cwd));
-  const reporter = new Reporter(io, { command: "report", format: options.format });
   if (options.merge) return reporter.merged(merge(loaded), { output: options.merge.output, shards: loaded.length });
   // Reports are shown by their label, else their file name: full paths crowd every table and legend.
   return reporter.reports(loaded.map((r, i) => ({ ...r, file: options.labels[i] ?? basename(r.file) })));

@@ -1,6 +1,6 @@
 // The one reporter: the only place that turns results into output and chooses between text and JSON (or HTML). Data
 // goes to stdout, progress and errors to stderr; each method returns the exit code the result already carries.
-import { resolve } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 import { writeFileAtomic } from "../lib/adapters/files.ts";
 import type { RunResult } from "../lib/adapters/start-run.ts";
 import type { RoutingNote } from "../lib/catalog/plan.ts";
@@ -11,7 +11,7 @@ import { endingOf, INTERNAL_ERROR } from "../lib/ending.ts";
 import type { Progress } from "../lib/run-events.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent, type RunResultEvent } from "../lib/run-events.ts";
 import { NULL_USAGE } from "../lib/vocabulary/turn.ts";
-import { BEFORE_A_STEP } from "../lib/outcome.ts";
+import { BEFORE_A_STEP, type Outcome } from "../lib/outcome.ts";
 import { renderReportHtml } from "../lib/report/html.ts";
 import type { NamedReport } from "../lib/report/load.ts";
 import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
@@ -19,6 +19,10 @@ import type { Io } from "./io.ts";
 import type { OUTPUT_FORMATS } from "./specs.ts";
 import { escapeControl } from "../lib/text/safe-text.ts";
 import { unverifiedReason } from "../lib/context/briefing.ts";
+import type { EvalFile } from "../lib/eval/eval-file.ts";
+import { renderEvalText, whatNext } from "../lib/eval/render.ts";
+import { renderEvalHtml } from "../lib/eval/render-html.ts";
+import type { TaskValidation } from "../lib/adapters/eval-validate.ts";
 
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number] | { html: string };
 
@@ -270,6 +274,52 @@ export class Reporter {
     } else {
       const doc = summarizeReports(reports);
       this.#io.stdout(format === "json" ? `${JSON.stringify(doc, null, 2)}\n` : renderSummaryText(doc));
+    }
+    return endingOf({ ran: "completed" }).exitCode;
+  }
+
+  /**
+   * An evaluation (loom eval, rescore, or loom report of an eval.json): its summary with the verdict sentences and what
+   * to do next, as text, JSON (the summary plus `next`) or an HTML page whose links reach the runs' artifacts. `dir` is
+   * the folder of eval.json as the user named it.
+   */
+  evaluation(file: EvalFile, { dir, ran }: { dir: string; ran: Outcome }): number {
+    this.#endProgress();
+    const format = this.#format;
+    if (typeof format === "object") {
+      const page = resolve(this.#io.cwd, format.html);
+      const fromPage = relative(dirname(page), resolve(this.#io.cwd, dir)) || ".";
+      this.#write(format.html, renderEvalHtml(file, { dir: fromPage }));
+      this.#io.stdout(`${format.html}\n`);
+    } else if (format === "json") {
+      this.#io.stdout(`${JSON.stringify({ ...file.summary, next: whatNext(file, { dir }) }, null, 2)}\n`);
+    } else this.#io.stdout(renderEvalText(file, { dir }));
+    return endingOf({ ran }).exitCode;
+  }
+
+  /** loom eval validate: one line per task, or the results as JSON. */
+  validation(results: readonly TaskValidation[], { interrupted }: { interrupted: boolean }): number {
+    if (this.#format === "json") this.#io.stdout(`${JSON.stringify(results, null, 2)}\n`);
+    else {
+      for (const r of results) {
+        this.#io.stdout(`${r.ok ? "ok  " : "FAIL"} ${r.task}${r.ok ? "" : `: ${r.problems.join("; ")}`}\n`);
+      }
+      const bad = results.filter((r) => !r.ok).length;
+      this.#io.stdout(`${results.length - bad}/${results.length} tasks valid\n`);
+    }
+    return endingOf({
+      ran: interrupted ? "interrupted" : results.every((r) => r.ok) ? "completed" : "failed",
+    }).exitCode;
+  }
+
+  /** `loom report --merge` of eval.json shards: the merged file to stdout, or with -o to a file and its summary. */
+  mergedEvaluation(file: EvalFile, { output, shards }: { output: string | null; shards: number }): number {
+    const text = `${JSON.stringify(file, null, 2)}\n`;
+    if (output === null) this.#io.stdout(text);
+    else {
+      // With -o only the file is written, as for a batch's shards: stdout stays empty, one line on stderr says it.
+      this.#write(output, text);
+      this.#io.stderr(`merged ${plural(shards, "shard")} (${plural(file.rows.length, "run")}) into ${output}\n`);
     }
     return endingOf({ ran: "completed" }).exitCode;
   }

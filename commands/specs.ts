@@ -314,6 +314,14 @@ const EVAL_SUB_FLAGS = {
   json: { description: "print the results as JSON" },
 } as const satisfies Record<string, Flag>;
 
+/** Evaluations run sandboxed unless the user says --sandbox off (auto is held to required: no silent fallback). */
+const EVAL_SANDBOX = {
+  ...shared.sandbox,
+  default: "required",
+  description: "where runs and checks run: required (auto means required here), or off to run them unsandboxed " +
+    "(docs/sandbox.md)",
+} as const satisfies Flag;
+
 export const EVAL_SPEC = {
   summary: "run a matched evaluation of context policies on a suite of tasks; validate a suite; rescore",
   usage: ["SUITE -m PROVIDER/MODEL [-m …] [options]"],
@@ -357,6 +365,11 @@ changes, check output). See docs/eval.md.`,
     },
     seed: { value: "S", default: "loom", description: "seed of the run order and of the statistics" },
     margin: { value: "POINTS", default: "5", description: "non-inferiority margin in percentage points" },
+    "cost-margin": {
+      value: "PERCENT",
+      default: "5",
+      description: "cheaper needs the cost ratio's upper bound below 1 − PERCENT/100",
+    },
     "max-cost": { value: "USD", description: "stop starting new runs once this much has been spent" },
     retries: {
       value: "N",
@@ -373,7 +386,7 @@ changes, check output). See docs/eval.md.`,
       description: "do not start each run's prefix with a per-run marker (provider caches may then be shared between " +
         "runs, which favours whichever policy runs second)",
     },
-    sandbox: { ...shared.sandbox, description: "where runs and checks run (docs/sandbox.md)" },
+    sandbox: EVAL_SANDBOX,
     "allow-outside-suite": {
       description:
         "let the suite's paths (workspace, git.repo, check.files, solution, slice.catalog) lead outside its folder",
@@ -407,7 +420,14 @@ changes, check output). See docs/eval.md.`,
     rescore: {
       summary: "re-run the checks on the saved workspace changes of DIR, without calling a model",
       usage: ["DIR [--jobs J]"],
-      flags: EVAL_SUB_FLAGS,
+      flags: {
+        ...EVAL_SUB_FLAGS,
+        sandbox: EVAL_SANDBOX,
+        "accept-changed-checks": {
+          description: "rescore although a task's check changed since the evaluation ran (eval.json records the old " +
+            "and new check hashes)",
+        },
+      },
     },
   },
 } as const satisfies CommandSpec;

@@ -202,7 +202,12 @@ test(
       assert.equal(partial.complete, false);
       assert.ok(partial.rows.length >= 2 && partial.rows.length < 6, `${partial.rows.length} rows`);
 
-      const again = await loomEval(agent, [...args, "--resume"]);
+      // The interrupted summary's next line is the command to continue; it is run as printed.
+      const next = first.stdout.match(/^continue: loom eval (.+) \(with the same --task, --tag and --prices/m);
+      assert.ok(next, first.stdout);
+      const printed = next[1].split(" ");
+      assert.equal(printed.at(-1), "--resume");
+      const again = await loomEval(agent, printed);
       assert.equal(again.code, 0, again.stderr);
       const full = readEval(out);
       assert.ok(full.complete);
@@ -300,7 +305,7 @@ test(
       assert.equal(code, 0, out.stderr);
       // -o writes only the file, as for a batch's shards: nothing on stdout, one line on stderr.
       assert.equal(out.stdout, "");
-      assert.match(out.stderr, /^merged 2 shards into .*merged\.json\n$/);
+      assert.match(out.stderr, /^merged 2 shards \([\d,]+ runs\) into .*merged\.json\n$/);
       const merged: EvalFile = JSON.parse(readFileSync(mergedPath, "utf8"));
       const one = readEval(join(dir, "one"));
       // Exactly the file one process writes from these rows, and the same results as the unsharded run.
@@ -313,6 +318,7 @@ test(
           policies: one.settings.policies,
           repeats: 1,
           margin: one.settings.margin,
+          costMargin: one.settings.cost_margin,
           seed: one.settings.seed,
           droppedPairs: [],
         }),

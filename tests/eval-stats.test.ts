@@ -6,11 +6,15 @@ import {
   detectableDifference,
   geometricMeanRatio,
   mcnemarExact,
-  meanInterval,
+  normalCdf,
   normalQuantile,
+  pairedDifference,
   ratioBootstrap,
   signFlipTest,
+  solveRateInterval,
+  tasksNeeded,
   tQuantile,
+  wilsonInterval,
 } from "../lib/eval/stats.ts";
 import { decide, summarize } from "../lib/eval/summary.ts";
 import { allPairs, parseShard, schedule, shardPairs } from "../lib/eval/matrix.ts";
@@ -42,7 +46,8 @@ test("the sign-flip test is exact over 2^k patterns up to 16 tasks and seeded Mo
   // Four equal positive differences: only all-plus and all-minus reach the observed |sum|: p = 2/16.
   assert.deepEqual(signFlipTest([0.5, 0.5, 0.5, 0.5]), { p: 2 / 16, exact: true });
   assert.deepEqual(signFlipTest([0, 0, 0]), { p: 1, exact: true });
-  const many = Array.from({ length: 20 }, (_, i) => (i % 3 === 0 ? -0.5 : 1));
+  // Irrational differences fit no lattice: seeded Monte Carlo.
+  const many = Array.from({ length: 20 }, (_, i) => (i % 3 === 0 ? -Math.SQRT1_2 : 1));
   const a = signFlipTest(many, { seed: 7 });
   assert.equal(a.exact, false);
   assert.deepEqual(signFlipTest(many, { seed: 7 }), a, "same seed, same p");
@@ -59,12 +64,25 @@ test("property: the sign-flip p is in (0, 1], and the same for d and −d", () =
   );
 });
 
-test("property: the mean interval holds its estimate, and the bootstrap ratio interval holds Σb/Σa", () => {
+test("property: the intervals hold their estimates and never have zero width; the ratio interval holds Σb/Σa", () => {
   fc.assert(
-    fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 20 }), (xs) => {
-      const interval = meanInterval(xs, { bounds: [0, 1] });
-      assert.ok(interval.low <= interval.estimate + 1e-12 && interval.estimate <= interval.high + 1e-12);
-    }),
+    fc.property(
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 })), {
+        minLength: 1,
+        maxLength: 20,
+      }),
+      (counts) => {
+        const a = counts.map(([x]) => x / 3);
+        const b = counts.map(([, y]) => y / 3);
+        const rate = solveRateInterval(a);
+        assert.ok(rate.low <= rate.estimate + 1e-12 && rate.estimate <= rate.high + 1e-12);
+        assert.ok(rate.high - rate.low > 0, "a solve-rate interval never has zero width");
+        const d = pairedDifference(a, b);
+        assert.ok(d.low <= d.estimate + 1e-12 && d.estimate <= d.high + 1e-12);
+        assert.ok(d.high - d.low > 0, "a difference interval never has zero width");
+        assert.ok(d.low >= -1 && d.high <= 1);
+      },
+    ),
   );
   fc.assert(
     fc.property(
@@ -87,36 +105,115 @@ test("property: the mean interval holds its estimate, and the bootstrap ratio in
   );
 });
 
-test("the geometric mean of per-task ratios, and the detectable difference shrinks with more tasks", () => {
-  close(geometricMeanRatio([{ a: 1, b: 2 }, { a: 2, b: 1 }])!, 1, 1e-12);
-  const d = [0, 0.5, -0.5, 0, 0.5, 0];
-  const small = detectableDifference({ differences: d, within: 0.01 })!;
-  const large = detectableDifference({ differences: [...d, ...d, ...d, ...d], within: 0.01 })!;
-  // (z₀.₉₇₅ + z₀.₈₀) · √(max(s², within) / T): s² = 0.85/6 here with T = 6, and 3.4/23 with the tasks repeated.
-  close(small, 2.8016 * Math.sqrt(0.85 / 6 / 6), 1e-3);
-  close(large, 2.8016 * Math.sqrt(2.8333 / 23 / 24), 1e-3);
-  assert.ok(large < small);
-  close(detectableDifference({ differences: [0, 0, 0, 0], within: 0.04 })!, 2.8016 * Math.sqrt(0.04 / 4), 1e-3);
+test("Wilson's interval (continuity-corrected) at the edges: 0/12 is 0 to 30 %, 12/12 70 to 100 %, never 0–0", () => {
+  const z = 1.959964;
+  const edge = (z * z + 1 + z * Math.sqrt(z * z + 2 - 1 / 12)) / (2 * (12 + z * z));
+  const none = solveRateInterval(Array(12).fill(0));
+  close(none.low, 0, 1e-12);
+  close(none.high, edge, 1e-6);
+  close(edge, 0.3013, 1e-3);
+  const all = solveRateInterval(Array(12).fill(1));
+  close(all.high, 1, 1e-12);
+  close(all.low, 1 - edge, 1e-6);
+  // Symmetric: 3 of 10 mirrors 7 of 10, and it holds the plain Wilson interval (10.8 % to 60.3 %).
+  const w = wilsonInterval(0.3, 10);
+  const m = wilsonInterval(0.7, 10);
+  close(w.low, 1 - m.high, 1e-9);
+  assert.ok(w.low < 0.1078 && w.high > 0.6032, `${w.low} to ${w.high}`);
 });
+
+test("the paired interval never collapses: 0/12 vs 0/12 is ±30 points, 2/4 vs 2/4 on the same tasks wider", () => {
+  const zero = pairedDifference(Array(12).fill(0), Array(12).fill(0));
+  const edge = wilsonInterval(0, 12).high;
+  close(zero.low, -edge, 1e-9);
+  close(zero.high, edge, 1e-9);
+  const same = pairedDifference([1, 1, 0, 0], [1, 1, 0, 0]);
+  assert.ok(same.low < -0.3 && same.high > 0.3, `${same.low} to ${same.high}`);
+  // Paired counts e/f/g/h = 12/9/2/21 (both, B only, A only, neither), n = 44: difference 7/44 = 0.1591. By hand,
+  // Newcombe's method 10 (plain Wilson, φ = 0.520) gives 0.018 to 0.289; method 11's corrections widen it.
+  const a = [...Array(12).fill(1), ...Array(9).fill(0), ...Array(2).fill(1), ...Array(21).fill(0)];
+  const b = [...Array(12).fill(1), ...Array(9).fill(1), ...Array(2).fill(0), ...Array(21).fill(0)];
+  const n = pairedDifference(a, b);
+  close(n.estimate, 7 / 44, 1e-12);
+  close(n.correlation, (12 * 21 - 9 * 2 - 22) / Math.sqrt(21 * 23 * 14 * 30), 1e-9);
+  assert.ok(n.low < 0.0182 && n.low > -0.02 && n.high > 0.2891 && n.high < 0.33, `${n.low} to ${n.high}`);
+});
+
+test("repeats narrow the solve-rate interval only as far as the tasks show it, never below one run per task", () => {
+  // 50 tasks, 3 runs each, rates spread only by the runs' own noise: narrower than counting each task once.
+  const rates = Array.from({ length: 50 }, (_, i) => [1 / 3, 2 / 3, 1 / 3, 2 / 3, 0, 1][i % 6]);
+  const once = solveRateInterval(rates);
+  const thrice = solveRateInterval(rates, 150);
+  assert.ok(
+    thrice.high - thrice.low < once.high - once.low,
+    `${thrice.low}–${thrice.high} vs ${once.low}–${once.high}`,
+  );
+  // Tasks that are all or nothing carry one run's worth each, however many repeats.
+  const allOrNothing = Array.from({ length: 50 }, (_, i) => (i % 2 ? 1 : 0));
+  assert.deepEqual(solveRateInterval(allOrNothing, 150), solveRateInterval(allOrNothing));
+});
+
+test("the detectable difference uses the interval's own standard error, and more tasks shrink it", () => {
+  const few = detectableDifference(pairedDifference(Array(12).fill(0), Array(12).fill(0)));
+  const many = detectableDifference(pairedDifference(Array(200).fill(0), Array(200).fill(0)));
+  close(few.standard_error, (2 * wilsonInterval(0, 12).high) / (2 * 1.95996), 1e-4);
+  close(few.detectable, 2.8016 * few.standard_error, 1e-3);
+  assert.ok(many.detectable < few.detectable);
+  assert.ok(few.detectable > 0.3, "0/12 vs 0/12 could not detect less than 30 points");
+});
+
+test("a suite too small for the margin is known in advance: 12 tasks cannot show 5 points, and how many can", () => {
+  const needed = tasksNeeded(0.05)!;
+  assert.ok(needed > 12 && needed < 200, `${needed}`);
+  assert.ok(tasksNeeded(0.2)! < needed);
+});
+
+test("normalCdf inverts normalQuantile; the geometric mean of per-task ratios", () => {
+  for (const p of [0.001, 0.025, 0.3, 0.5, 0.975]) close(normalCdf(normalQuantile(p)), p, 1e-6);
+  close(geometricMeanRatio([{ a: 1, b: 2 }, { a: 2, b: 1 }])!, 1, 1e-12);
+});
+
+test("the sign-flip test is exact for many tasks when rates are of whole runs (by convolution)", () => {
+  // 16 tasks: brute force and convolution agree.
+  const sixteen = Array.from({ length: 16 }, (_, i) => (i % 3 === 0 ? -1 / 3 : 2 / 3));
+  const brute = signFlipTest(sixteen);
+  const lattice = signFlipTest([...sixteen, 1, -1, 0.5]);
+  assert.equal(brute.exact, true);
+  assert.equal(lattice.exact, true);
+  assert.ok(lattice.p > 0 && lattice.p <= 1);
+});
+
+const verdictOf = (
+  difference: { low: number; high: number },
+  costRatio: { low: number; high: number } | null,
+  extra: Partial<Parameters<typeof decide>[0]> = {},
+) => decide({ difference, costRatio, margin: 0.05, costMargin: 0.05, tasks: 200, tasksNeeded: 40, ...extra });
 
 test("verdict: inferior below the margin, inconclusive across it or when not cheaper, else non-inferior and cheaper", () => {
   const cheaper = { low: 0.5, high: 0.8 };
+  assert.equal(verdictOf({ low: -0.2, high: -0.06 }, cheaper).verdict, "inferior");
+  assert.equal(verdictOf({ low: -0.1, high: 0.1 }, cheaper).verdict, "inconclusive");
+  assert.equal(verdictOf({ low: -0.02, high: 0.1 }, { low: 0.9, high: 1.1 }).verdict, "inconclusive");
+  assert.equal(verdictOf({ low: -0.02, high: 0.1 }, cheaper).verdict, "non_inferior_and_cheaper");
+});
+
+test("cheaper needs the ratio's upper bound below 1 − cost margin: 0.9972–0.9973 is not cheaper, and says why", () => {
+  const hair = verdictOf({ low: -0.02, high: 0.1 }, { low: 0.9972, high: 0.9973 });
+  assert.equal(hair.verdict, "inconclusive");
+  assert.match(hair.reason, /upper bound 0\.9973 is not below 0\.95/);
+  assert.equal(verdictOf({ low: -0.02, high: 0.1 }, { low: 0.9, high: 0.94 }).verdict, "non_inferior_and_cheaper");
+});
+
+test("each inconclusive says why: too few tasks (with the count needed), nothing solved, no cost", () => {
+  const small = verdictOf({ low: -0.24, high: 0.24 }, { low: 0.5, high: 0.6 }, { tasks: 12 });
   assert.equal(
-    decide({ difference: { low: -0.2, high: -0.06 }, costRatio: cheaper, margin: 0.05 }).verdict,
-    "inferior",
+    small.reason,
+    "12 tasks cannot show a 5-point margin (that needs ≥ 40 tasks): the interval is −24 to +24",
   );
-  assert.equal(
-    decide({ difference: { low: -0.1, high: 0.1 }, costRatio: cheaper, margin: 0.05 }).verdict,
-    "inconclusive",
-  );
-  assert.equal(
-    decide({ difference: { low: -0.02, high: 0.1 }, costRatio: { low: 0.9, high: 1.1 }, margin: 0.05 }).verdict,
-    "inconclusive",
-  );
-  assert.equal(
-    decide({ difference: { low: -0.02, high: 0.1 }, costRatio: cheaper, margin: 0.05 }).verdict,
-    "non_inferior_and_cheaper",
-  );
+  assert.match(verdictOf({ low: -0.08, high: 0.03 }, null).reason, /^the interval reaches below −5 points: −8 to \+3$/);
+  const none = verdictOf({ low: -0.24, high: 0.24 }, null, { tasks: 12, agreement: "none_solved" });
+  assert.match(none.reason, /^no task was solved by either policy: nothing to compare/);
+  assert.match(verdictOf({ low: 0, high: 0.1 }, null).reason, /but no cost to compare/);
 });
 
 test("shards deal whole pairs: every pair in exactly one shard, and the order does not depend on the shard", () => {
@@ -189,6 +286,7 @@ function row(
     steps: 3,
     model_calls: 6,
     usage: { input: 100, output: 10, cache_read: 0, cache_write: 0 },
+    sandbox: { mode: "required", active: true },
     cost: {
       currency: "USD",
       input: cost,
@@ -222,6 +320,7 @@ test("the summary's unit is the task: per-task differences, McNemar with one rep
     policies: ["legacy", "bounded"],
     repeats: 1,
     margin: 0.05,
+    costMargin: 0.05,
     seed: "x",
     droppedPairs: [],
   });

@@ -20,7 +20,18 @@ test("every figures block of README.md is what its generator prints (regenerate:
   for (const name of ["usage", "exit-codes", "quick-start-result", "example-comparison", "trajectory-comparison"]) {
     assert.ok(marked.includes(name), `README.md marks no "${name}" block`);
   }
-  assert.equal(withFigures(readme, blocks), readme, "README.md figures differ: run bun scripts/readme-figures.ts");
+  // Block by block, so a failure names the stale figures rather than printing the whole README.
+  for (const [name, text] of blocks) {
+    const shown = readme.match(new RegExp(`<!-- figures: ${name} -->\n\`\`\`[a-z]*\n([\\s\\S]*?)\n?\`\`\`\n`))?.[1];
+    if (shown !== undefined) {
+      assert.equal(shown, text, `README.md's "${name}" is stale: run bun scripts/readme-figures.ts`);
+    }
+  }
+  assert.equal(
+    withFigures(readme, blocks) === readme,
+    true,
+    "README.md figures differ: run bun scripts/readme-figures.ts",
+  );
 });
 
 test("a figure the README holds that its generator does not make is refused, not kept", () => {

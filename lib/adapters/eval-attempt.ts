@@ -89,8 +89,8 @@ export async function runAttempt(
     const result = setupError === null
       ? await startRun({ request }, {
         contextPolicy: run.policy,
-        // Both policies of a pair run under the same protocol; a task's request may name one when the flag does not.
-        ...(options.settings.step_protocol ? { stepProtocol: options.settings.step_protocol } : {}),
+        // Both policies of a pair run under the same protocol: the flag's, else the default (settings.step_protocol).
+        stepProtocol: options.settings.step_protocol,
         contextReport: join(dir, "report.json"),
         record: join(dir, "recording.jsonl"),
         signal: cap.signal,
@@ -156,6 +156,10 @@ export async function runAttempt(
       model_calls: report?.model_calls ?? 0,
       usage: report?.usage ?? { input: null, cache_read: null, cache_write: null, output: null },
       cost: report?.cost ?? null,
+      sandbox: {
+        mode: options.sandbox,
+        active: (result?.sandbox?.active ?? false) && (check === null || check.sandboxed),
+      },
       wall_ms: runEnd - afterSetup,
       overhead_ms: 0,
       checkpoints: report?.checkpoints ?? 0,

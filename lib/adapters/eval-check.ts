@@ -18,7 +18,10 @@ export type CheckResult = {
   timed_out: boolean;
   skipped_tests: boolean;
   duration_ms: number;
+  /** What check.txt holds: the check's output, and "timed out after N ms" when it was stopped at its timeout. */
   output: string;
+  /** The check ran in the OS sandbox. */
+  sandboxed: boolean;
 };
 
 export type CheckOptions = {
@@ -71,7 +74,12 @@ export async function runCheck(
       timed_out: result.timedOut,
       skipped_tests: skipped,
       duration_ms: result.durationMs,
-      output: result.output,
+      output: result.timedOut
+        ? `${result.output}${
+          result.output && !result.output.endsWith("\n") ? "\n" : ""
+        }timed out after ${check.timeout_ms} ms\n`
+        : result.output,
+      sandboxed: bwrap !== undefined,
     };
   } catch (error) {
     if (error instanceof InterruptedError) throw error;
@@ -83,6 +91,7 @@ export async function runCheck(
       skipped_tests: false,
       duration_ms: 0,
       output: `The check could not run: ${(error as Error).message}\n`,
+      sandboxed: false,
     };
   } finally {
     rmSync(scratch, { recursive: true, force: true });

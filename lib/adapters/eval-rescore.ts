@@ -9,7 +9,7 @@ import { runCheck } from "./eval-check.ts";
 import { readEvalFile } from "./eval-run.ts";
 import { buildEvalFile } from "../eval/assemble.ts";
 import { VERSION } from "../version.ts";
-import { loadSuiteFile, taskHashes } from "./eval-suite-file.ts";
+import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "./eval-suite-file.ts";
 import { applyChangesFile, createWorkspace } from "./eval-workspace.ts";
 import { writeFileAtomic } from "./files.ts";
 import type { SandboxMode } from "./sandbox.ts";
@@ -17,8 +17,10 @@ import { makeScratch } from "./scratch.ts";
 
 export async function rescoreEval(
   dir: string,
-  { jobs, sandbox, env, signal, cwd, allowOutside }: {
+  { jobs, sandbox, env, signal, cwd, allowOutside, acceptChangedChecks = false }: {
     jobs: number;
+    /** Rescore even when a task's check changed since the evaluation ran (its files, command or timeout). */
+    acceptChangedChecks?: boolean;
     sandbox: SandboxMode;
     env: Record<string, string | undefined>;
     signal?: AbortSignal;
@@ -30,12 +32,7 @@ export async function rescoreEval(
   if (!existsSync(path)) throw new UsageError(`${JSON.stringify(dir)} holds no eval.json`);
   const file = readEvalFile(path);
   const loaded = loadSuiteFile(file.suite.path, { cwd, allowOutside });
-  const hashes = taskHashes(loaded);
-  for (const task of file.suite.tasks) {
-    if (hashes[task] !== file.key.tasks[task]) {
-      throw new UsageError(`Cannot rescore: task ${JSON.stringify(task)} changed since the evaluation ran`);
-    }
-  }
+  const { key, changed } = rescoreKey(file, loaded, { acceptChangedChecks });
   const rows: EvalRow[] = [...file.rows];
   let next = 0;
   const worker = async () => {
@@ -64,6 +61,8 @@ export async function rescoreEval(
             duration_ms: check.duration_ms,
           },
           class: failureClass({ outcome: row.outcome, error_code: row.error_code, check }),
+          // The run's processes ran as they did; the check ran again, in this sandbox or not.
+          sandbox: { mode: row.sandbox.mode, active: row.sandbox.active && check.sandboxed },
         };
       } finally {
         rmSync(scratch, { recursive: true, force: true });
@@ -72,7 +71,47 @@ export async function rescoreEval(
   };
   await Promise.all(Array.from({ length: Math.max(1, jobs) }, worker));
   const { rows: _, summary: __, kind: _k, schema_version: _s, loom_version: _l, ...base } = file;
-  const rescored = buildEvalFile(base, { rows, dropped: file.summary.dropped_pairs, version: VERSION });
+  const earlier = file.rescore?.changed_checks.filter((c) => !changed.some((now) => now.task === c.task)) ?? [];
+  const rescored = buildEvalFile({ ...base, key, rescore: { changed_checks: [...earlier, ...changed] } }, {
+    rows,
+    dropped: file.summary.dropped_pairs,
+    version: VERSION,
+  });
   if (!signal?.aborted) writeFileAtomic(path, `${JSON.stringify(rescored, null, 2)}\n`);
   return rescored;
+}
+
+/**
+ * The key the rescored file carries, and the checks that changed. A task whose workspace or settings changed is
+ * refused; one whose check alone changed is refused too unless the user accepts it (the documented use: a flaky check
+ * was fixed). The accepted change is recorded, old and new check hash, and the key moves to the new checks.
+ */
+function rescoreKey(
+  file: EvalFile,
+  loaded: LoadedSuite,
+  { acceptChangedChecks }: { acceptChangedChecks: boolean },
+): { key: EvalFile["key"]; changed: { task: string; old: string; new: string }[] } {
+  const checks = checkHashes(loaded);
+  const now = taskHashes(loaded, { checks });
+  const withOldChecks = taskHashes(loaded, { checks: file.key.checks });
+  const changed: { task: string; old: string; new: string }[] = [];
+  for (const task of file.suite.tasks) {
+    if (now[task] === file.key.tasks[task]) continue;
+    if (withOldChecks[task] !== file.key.tasks[task]) {
+      throw new UsageError(
+        `Cannot rescore: task ${JSON.stringify(task)} changed since the evaluation ran (its workspace or settings)`,
+      );
+    }
+    if (!acceptChangedChecks) {
+      throw new UsageError(
+        `Cannot rescore: the check of task ${
+          JSON.stringify(task)
+        } changed since the evaluation ran; add --accept-changed-checks to rescore with the new check`,
+      );
+    }
+    changed.push({ task, old: file.key.checks[task], new: checks[task] });
+  }
+  const tasks = Object.fromEntries(file.suite.tasks.map((t) => [t, now[t]]));
+  const keptChecks = Object.fromEntries(file.suite.tasks.map((t) => [t, checks[t]]));
+  return { key: { ...file.key, tasks, checks: keptChecks }, changed };
 }

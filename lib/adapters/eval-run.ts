@@ -43,14 +43,16 @@ export type EvalProgress = {
   eta_ms: number | null;
 };
 
-export function evalKey(loaded: LoadedSuite, { tasks, prices, settings }: {
+export function evalKey(loaded: LoadedSuite, { tasks, checks, prices, settings }: {
   tasks: Record<string, string>;
+  checks: Record<string, string>;
   prices: PriceTable;
   settings: EvalSettings;
 }): EvalKey {
   return {
     suite: digestOf(loaded.text),
     tasks,
+    checks,
     prices: digestOf(canonicalJson(prices)),
     loom_version: VERSION,
     settings: digestOf(canonicalJson(settings)),
@@ -84,6 +86,7 @@ export async function runEval(
   const taskIds = loaded.tasks.map((t) => t.id);
   let rows: EvalRow[] = [];
   let dropped: string[] = [];
+  let rescore: EvalFile["rescore"] = null;
   if (existsSync(evalPath)) {
     if (!options.resume) {
       throw new UsageError(
@@ -98,6 +101,7 @@ export async function runEval(
     }
     rows = previous.rows;
     dropped = previous.summary.dropped_pairs;
+    rescore = previous.rescore;
   }
   const whole = schedule(allPairs({ tasks: taskIds, models: settings.models, repeats: settings.repeats }), {
     policies: settings.policies,
@@ -126,6 +130,7 @@ export async function runEval(
     shard,
     complete: whole.every((p) => !mine.has(pairKey(p)) || finished(p)),
     stopped,
+    rescore,
   });
   const write = () => {
     const file = assemble(base(), { rows, dropped, version: VERSION });

@@ -165,14 +165,27 @@ function isDirectory(path: string): boolean {
 
 const sha = (text: string): string => digestOf(text);
 
-/** Per task: a hash of its workspace files (or commit tree), its check files, and its resolved settings. */
-export function taskHashes(loaded: LoadedSuite): Record<string, string> {
+/** Per task: a hash of its check alone (its files, command and timeout). */
+export function checkHashes(loaded: LoadedSuite): Record<string, string> {
+  return Object.fromEntries(loaded.tasks.map((task) => {
+    const files = task.check.files ? folderHash(resolve(loaded.dir, task.check.files)) : "";
+    return [task.id, sha(canonicalJson({ files, check: task.check }))];
+  }));
+}
+
+/**
+ * Per task: a hash of its workspace files (or commit tree), its check's hash and its other settings; `checks` may
+ * give other check hashes (rescore asks whether a task changed in anything but its check).
+ */
+export function taskHashes(
+  loaded: LoadedSuite,
+  { checks = checkHashes(loaded) }: { checks?: Record<string, string> } = {},
+): Record<string, string> {
   return Object.fromEntries(loaded.tasks.map((task) => {
     const source = task.source.kind === "folder"
       ? folderHash(resolve(loaded.dir, task.source.path))
       : commitTree({ repo: resolve(loaded.dir, task.source.repo), commit: task.source.commit, task: task.id });
-    const check = task.check.files ? folderHash(resolve(loaded.dir, task.check.files)) : "";
-    const { solution: _, ...settings } = task;
-    return [task.id, sha(canonicalJson({ source, check, settings }))];
+    const { solution: _, check: __, ...settings } = task;
+    return [task.id, sha(canonicalJson({ source, check: checks[task.id] ?? "", settings }))];
   }));
 }

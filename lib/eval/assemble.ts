@@ -45,6 +45,8 @@ export function buildEvalFile(
       policies: base.settings.policies,
       repeats: base.settings.repeats,
       margin: base.settings.margin,
+      costMargin: base.settings.cost_margin,
+      rescored: base.rescore !== null,
       seed: base.settings.seed,
       droppedPairs: [...dropped].sort(),
     }),
@@ -77,6 +79,8 @@ export function mergeEvalFiles(
   const rows = files.flatMap((f) => f.rows);
   const dropped = files.flatMap((f) => f.summary.dropped_pairs);
   const stopped = files.map((f) => f.stopped).find((s) => s !== null) ?? null;
+  const changed = files.flatMap((f) => f.rescore?.changed_checks ?? []);
+  const seen = new Set<string>();
   return {
     ok: true,
     file: buildEvalFile({
@@ -86,6 +90,9 @@ export function mergeEvalFiles(
       shard: null,
       complete: files.length === count && files.every((f) => f.complete),
       stopped,
+      rescore: files.some((f) => f.rescore !== null)
+        ? { changed_checks: changed.filter((c) => !seen.has(c.task) && seen.add(c.task)) }
+        : null,
     }, { rows, dropped, version }),
   };
 }

@@ -1,13 +1,13 @@
 // DIR/eval.json (SPEC §12, `loom schema eval`): the key that resume and merge compare, one row per run, and the
 // summary computed from the rows (lib/eval/summary.ts).
 import { z } from "zod";
-import { StepProtocol } from "../policy.ts";
-import { ContextPolicyName } from "../policy.ts";
+import { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
+import { SandboxMode } from "../sandbox-state.ts";
 import { Outcome } from "../outcome.ts";
 import { Usage } from "../vocabulary/turn.ts";
 import { Cost } from "../prices.ts";
 
-export const EVAL_SCHEMA_VERSION = 1;
+export const EVAL_SCHEMA_VERSION = 2;
 const count = z.number().int().nonnegative();
 const Hash = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
@@ -20,7 +20,8 @@ export type FailureClass = z.infer<typeof FailureClass>;
 
 export const EvalKey = z.strictObject({
   suite: Hash.describe("The suite file's content"),
-  tasks: z.record(z.string(), Hash).describe("Per task: its workspace files, check files and settings"),
+  tasks: z.record(z.string(), Hash).describe("Per task: its workspace files, check (files and settings) and settings"),
+  checks: z.record(z.string(), Hash).describe("Per task: its check alone (files, command, timeout)"),
   prices: Hash.describe("The price table in force (built-in merged with --prices)"),
   loom_version: z.string(),
   settings: Hash.describe("Models, policies, repeats, seed, margin, step protocol, retries, sandbox mode"),
@@ -33,11 +34,19 @@ export const EvalSettings = z.strictObject({
   repeats: z.number().int().positive(),
   seed: z.string(),
   margin: z.number().positive().max(1).describe("Non-inferiority margin, as a fraction of tasks (0.05 = 5 points)"),
+  cost_margin: z.number().min(0).max(0.99).describe(
+    "Cost margin: cheaper needs the cost ratio's upper bound below 1 − cost_margin (0.05 = 5 %)",
+  ),
   retries: count.describe("Re-runs of a pair after an infra failure before it is dropped"),
   run_timeout_ms: z.number().int().positive().describe(
     "Wall-clock cap of every run; a run stopped at it ends with error_code run_timeout and is checked as it is",
   ),
-  step_protocol: StepProtocol.nullable().describe("--step-protocol, when given"),
+  step_protocol: StepProtocol.describe("The step protocol every run used (--step-protocol, else the default)"),
+  previews: PreviewMode.describe("The bounded policy's previews (the default; the same for every run)"),
+  sandbox: z.strictObject({
+    mode: SandboxMode.describe("required (the default) or off (said with --sandbox off)"),
+    active: z.boolean().describe("Whether the OS sandbox was found at the start"),
+  }),
   cache_marker: z.boolean().describe("Each run's prefix starts with a per-run marker, so no run warms another's cache"),
 });
 export type EvalSettings = z.infer<typeof EvalSettings>;
@@ -65,6 +74,10 @@ export const EvalRow = z.strictObject({
   model_calls: count,
   usage: Usage,
   cost: Cost.nullable().describe("Null when the model has no price or a counter was not reported"),
+  sandbox: z.strictObject({
+    mode: SandboxMode,
+    active: z.boolean().describe("The run's processes and its hidden check all ran in the OS sandbox"),
+  }),
   wall_ms: z.number().nonnegative().describe("The run's own wall time (the loop, not the copy or the check)"),
   overhead_ms: z.number().nonnegative().describe("Workspace copy, hidden check and bookkeeping"),
   checkpoints: count,
@@ -81,7 +94,7 @@ export const PolicySummary = z.strictObject({
   runs: count,
   solved: count,
   unsolved: count,
-  solve_rate: IntervalSchema.describe("Mean over tasks of the per-task solve rate, 95 % t-interval over tasks"),
+  solve_rate: IntervalSchema.describe("Mean over tasks of the per-task solve rate, Wilson 95 % interval over tasks"),
   pass_all: z.number().describe("pass^R: share of tasks solved in every repeat"),
   pass_at_1: z.number().describe("pass@1: mean per-task probability that one run solves it"),
   tasks_solved: count.describe("Tasks solved in at least one repeat"),
@@ -106,18 +119,30 @@ export const PairSummary = z.strictObject({
   baseline: ContextPolicyName.describe("A"),
   candidate: ContextPolicyName.describe("B"),
   tasks: count,
-  difference: IntervalSchema.describe("Mean over tasks of d_t = ŝ_B,t − ŝ_A,t with a 95 % t-interval"),
+  difference: IntervalSchema.describe(
+    "Mean over tasks of d_t = ŝ_B,t − ŝ_A,t with Newcombe's hybrid score 95 % interval over tasks",
+  ),
+  correlation: z.number().describe("φ*: the continuity-corrected correlation of the two policies' task rates"),
   permutation_p: z.number().describe("Paired sign-flip permutation test over tasks, two-sided"),
   permutation_exact: z.boolean(),
   mcnemar_p: z.number().nullable().describe("Exact McNemar p on discordant pairs (one repeat only)"),
-  cost_ratio: IntervalSchema.nullable().describe("Σc̄_B,t / Σc̄_A,t, bootstrap 95 % interval resampling tasks"),
+  cost_ratio: z.strictObject({
+    estimate: z.number(),
+    low: z.number(),
+    high: z.number().nullable().describe("Null: unbounded (one task, or one task carrying all the cost)"),
+  }).nullable().describe(
+    "Σc̄_B,t / Σc̄_A,t with a 95 % interval over tasks (expanded-percentile bootstrap widened to a jackknife t-interval)",
+  ),
   cost_ratio_geomean: z.number().nullable().describe("Geometric mean of per-task cost ratios"),
   cost_tasks: count.describe("Tasks with a cost for both policies (the ratio's base)"),
-  detectable_difference: z.number().nullable().describe("Smallest difference detectable at 80 % power, 5 % level"),
-  variance: z.strictObject({ between: z.number(), within: z.number() }),
+  standard_error: z.number().describe("(high − low) / (2 · 1.96) of the difference's interval"),
+  detectable_difference: z.number().describe("Smallest difference detectable at 80 % power, 5 % level"),
   margin: z.number(),
+  cost_margin: z.number(),
+  tasks_needed: count.nullable().describe("The fewest tasks that could show the margin if the policies agreed"),
   verdict: Verdict,
-  reason: z.string().describe("Why this verdict, in a sentence"),
+  reason: z.string().describe("Why this verdict, in words"),
+  sentence: z.string().describe("The verdict sentence text and HTML print"),
   disagreements: z.array(z.strictObject({ task: z.string(), baseline: z.number(), candidate: z.number() })).describe(
     "Tasks whose solve rates differ between the two policies",
   ),
@@ -130,6 +155,8 @@ export const EvalSummary = z.strictObject({
   infra_retries: count,
   dropped_pairs: z.array(z.string()).describe("Pairs dropped after infra failures on every attempt (run-id stems)"),
   runs_without_cost: count,
+  unsandboxed_runs: count.describe("Runs whose processes or check ran outside the OS sandbox"),
+  rescored: z.boolean().describe("The checks were re-run by loom eval rescore"),
   policies: z.array(PolicySummary),
   pairs: z.array(PairSummary),
   per_tag: z.array(z.strictObject({
@@ -168,6 +195,11 @@ export const EvalFile = z.strictObject({
   shard: z.strictObject({ index: z.number().int().positive(), count: z.number().int().positive() }).nullable(),
   complete: z.boolean().describe("Every pair of this shard (or matrix) has a final result"),
   stopped: z.string().nullable().describe("Why runs stopped early (interrupted, --max-cost reached), else null"),
+  rescore: z.strictObject({
+    changed_checks: z.array(z.strictObject({ task: z.string(), old: Hash, new: Hash })).describe(
+      "Checks that changed since the evaluation ran (accepted with --accept-changed-checks)",
+    ),
+  }).nullable().describe("Set by loom eval rescore"),
   rows: z.array(EvalRow).describe("One per run attempt, in canonical order (task, model, repeat, policy, attempt)"),
   summary: EvalSummary,
 }).describe("The result of loom eval: every run, and a summary whose unit is the task");

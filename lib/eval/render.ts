@@ -1,69 +1,136 @@
 // The text of an evaluation's summary: plain sentences first (who solved how many tasks, the difference with its
-// interval, the verdict at the stated margin, what the run could detect, the cost ratio), then the per-task table.
-import type { EvalFile, PairSummary, PolicySummary } from "./eval-file.ts";
+// interval, the verdict at the stated margin and why, what the run could detect, the cost ratio), then what to do
+// next (the disagreeing runs' artifacts, or the --resume command), then the per-task table.
+import type { EvalFile, PolicySummary } from "./eval-file.ts";
+import { UNSANDBOXED_NOTE } from "./summary.ts";
 
 const pct = (x: number) => `${Math.round(x * 100)}`;
-const signed = (x: number) => {
-  const points = Math.round(x * 100);
-  return points === 0 ? "0" : `${points > 0 ? "+" : "−"}${Math.abs(points)}`;
-};
-const usd = (x: number | null) => (x === null ? "n/a" : `$${x < 0.01 ? x.toFixed(5) : x.toFixed(4)}`);
-const ratio = (x: number) => `${x.toFixed(2)}×`;
+export const usd = (x: number | null) => (x === null ? "n/a" : `$${x < 0.01 ? x.toFixed(5) : x.toFixed(4)}`);
 
-function tasksSolved(p: PolicySummary): string {
-  return `${p.policy} ${Math.round(p.pass_at_1 * p.tasks * 100) / 100}/${p.tasks} tasks`;
-}
+/** One disagreeing run: where its hidden check's output and its recording are. */
+export type NextRun = { task: string; policy: string; solved: string; check: string; recording: string };
 
-/** One sentence per compared pair, e.g. "bounded 41/50 vs legacy 43/50 tasks (−4 points, 95 % CI −12 to +4); …". */
-export function pairSentence(pair: PairSummary, policies: readonly PolicySummary[]): string {
-  const a = policies.find((p) => p.policy === pair.baseline)!;
-  const b = policies.find((p) => p.policy === pair.candidate)!;
-  const d = pair.difference;
-  const parts = [
-    `${tasksSolved(b)} vs ${tasksSolved(a).replace(/ tasks$/, "")} tasks (${signed(d.estimate)} points, 95 % CI ${
-      signed(d.low)
-    } to ${signed(d.high)}; sign-flip p = ${pair.permutation_p.toFixed(3)}${
-      pair.mcnemar_p === null ? "" : `, McNemar p = ${pair.mcnemar_p.toFixed(3)}`
-    })`,
-    `${pair.verdict.replaceAll("_", " ")} at a ${pct(pair.margin)}-point margin (${pair.reason})`,
-    pair.detectable_difference === null
-      ? "no detectable difference computed"
-      : `could detect ≥ ${pct(pair.detectable_difference)} points`,
-    pair.cost_ratio === null
-      ? "cost ratio n/a (no priced runs)"
-      : `cost ${ratio(pair.cost_ratio.estimate)} ${pair.baseline} (${pair.cost_ratio.low.toFixed(2)}–${
-        pair.cost_ratio.high.toFixed(2)
-      }; geometric mean of task ratios ${pair.cost_ratio_geomean === null ? "n/a" : ratio(pair.cost_ratio_geomean)})`,
-  ];
-  return parts.join("; ");
-}
+/** What to do next: continue an unfinished evaluation, or look at the runs where the policies disagree. */
+export type WhatNext = { line: string; resume: string | null; runs: NextRun[] };
 
-export function renderEvalText(file: EvalFile): string {
-  const s = file.summary;
-  const lines: string[] = [];
-  const shard = file.shard ? ` (shard ${file.shard.index}/${file.shard.count})` : "";
-  lines.push(
-    `eval ${
-      file.suite.name ?? file.suite.path
-    }${shard}: ${s.runs} runs counted (${s.attempts} started, ${s.infra_retries} infra retries, ${s.dropped_pairs.length} pairs dropped)${
-      file.complete ? "" : " — INCOMPLETE"
-    }${file.stopped ? `; stopped: ${file.stopped}` : ""}`,
-  );
-  for (const p of s.policies) {
-    lines.push(
-      `  ${p.policy.padEnd(8)} solved ${p.solved}/${p.runs} runs; solve rate ${pct(p.solve_rate.estimate)} % (95 % CI ${
-        pct(p.solve_rate.low)
-      }–${pct(p.solve_rate.high)}); pass^${file.settings.repeats} ${pct(p.pass_all)} %; pass@1 ${
-        pct(p.pass_at_1)
-      } %; cost ${usd(p.cost)}${
-        p.runs_without_cost ? ` (+${p.runs_without_cost} runs without a cost)` : ""
-      }; per solved ${usd(p.cost_per_solved)}; on common tasks ${usd(p.cost_on_common)}; median ${
-        p.median_steps ?? "n/a"
-      } steps; ${p.model_calls} calls; ${p.cache_read ?? "n/a"} cache-read tokens`,
-    );
+/** Paths are under `dir`, the folder of eval.json as the user named it. */
+export function whatNext(file: EvalFile, { dir }: { dir: string }): WhatNext {
+  const under = (...parts: string[]) => [dir, ...parts].join("/").replace(/^\.\//, "");
+  if (!file.complete && file.stopped !== null) {
+    const resume = resumeCommand(file, dir);
+    return {
+      line: `continue: ${resume} (with the same --task, --tag and --prices, if you gave any)`,
+      resume,
+      runs: [],
+    };
   }
+  const runs: NextRun[] = [];
+  for (const pair of file.summary.pairs) {
+    for (const d of pair.disagreements) {
+      for (const row of file.rows) {
+        if (!row.counted || row.task !== d.task || (row.policy !== pair.baseline && row.policy !== pair.candidate)) {
+          continue;
+        }
+        if (runs.some((r) => r.check.includes(`/${row.id}/`))) continue;
+        const at = ["runs", row.id, `attempt-${row.attempt}`];
+        runs.push({
+          task: row.task,
+          policy: row.policy,
+          solved: row.class,
+          check: under(...at, "check.txt"),
+          recording: under(...at, "recording.jsonl"),
+        });
+      }
+    }
+  }
+  if (runs.length === 0) {
+    return { line: "next: the policies agree on every task; more tasks narrow the interval", resume: null, runs };
+  }
+  const tasks = [...new Set(runs.map((r) => r.task))];
+  return {
+    line: `next: read the check output and recording of the ${tasks.length} task${
+      tasks.length === 1 ? "" : "s"
+    } where the policies disagree (${tasks.join(", ")})`,
+    resume: null,
+    runs,
+  };
+}
+
+/** The command that continues this evaluation: its settings as flags, the same folder, --resume. */
+function resumeCommand(file: EvalFile, dir: string): string {
+  const s = file.settings;
+  const quote = (x: string) => (/^[\w@%+=:,./-]+$/.test(x) ? x : `'${x.replaceAll("'", "'\\''")}'`);
+  const args = [
+    "loom",
+    "eval",
+    file.suite.path,
+    ...s.models.flatMap((m) => ["-m", m]),
+    "--policies",
+    s.policies.join(","),
+    "--repeats",
+    String(s.repeats),
+    "--seed",
+    s.seed,
+    "--margin",
+    String(Math.round(s.margin * 1e6) / 1e4),
+    "--cost-margin",
+    String(Math.round(s.cost_margin * 1e6) / 1e4),
+    "--retries",
+    String(s.retries),
+    "--run-timeout",
+    String(s.run_timeout_ms / 1000),
+    "--step-protocol",
+    s.step_protocol,
+    ...(s.cache_marker ? [] : ["--no-cache-marker"]),
+    ...(s.sandbox.mode === "off" ? ["--sandbox", "off"] : []),
+    ...(file.shard ? ["--shard", `${file.shard.index}/${file.shard.count}`] : []),
+    "--out",
+    dir,
+    "--resume",
+  ];
+  return args.map(quote).join(" ");
+}
+
+function policyLine(p: PolicySummary, file: EvalFile): string {
+  return `  ${p.policy.padEnd(8)} solved ${p.solved}/${p.runs} runs; solve rate ${
+    pct(p.solve_rate.estimate)
+  } % (95 % CI ${pct(p.solve_rate.low)}–${pct(p.solve_rate.high)}); pass^${file.settings.repeats} ${
+    pct(p.pass_all)
+  } %; pass@1 ${pct(p.pass_at_1)} %; cost ${usd(p.cost)}${
+    p.runs_without_cost ? ` (+${p.runs_without_cost} runs without a cost)` : ""
+  }; per solved ${usd(p.cost_per_solved)}; on common tasks ${usd(p.cost_on_common)}; median ${
+    p.median_steps ?? "n/a"
+  } steps; ${p.model_calls} calls; ${p.cache_read ?? "n/a"} cache-read tokens`;
+}
+
+/** The first line: suite, counts, and whether it is complete, rescored or unsandboxed. */
+export function headline(file: EvalFile): string {
+  const s = file.summary;
+  const shard = file.shard ? ` (shard ${file.shard.index}/${file.shard.count})` : "";
+  return `eval ${
+    file.suite.name ?? file.suite.path
+  }${shard}: ${s.runs} runs counted (${s.attempts} started, ${s.infra_retries} infra retries, ${s.dropped_pairs.length} pairs dropped)${
+    file.complete ? "" : " — INCOMPLETE"
+  }${file.stopped ? `; stopped: ${file.stopped}` : ""}${
+    s.rescored
+      ? `; rescored${
+        file.rescore?.changed_checks.length
+          ? ` with ${file.rescore.changed_checks.length} changed check(s): ${
+            file.rescore.changed_checks.map((c) => c.task).join(", ")
+          }`
+          : ""
+      }`
+      : ""
+  }; sandbox ${file.settings.sandbox.mode}`;
+}
+
+export function renderEvalText(file: EvalFile, { dir }: { dir: string }): string {
+  const s = file.summary;
+  const note = s.unsandboxed_runs ? `; ${UNSANDBOXED_NOTE}` : "";
+  const lines: string[] = [headline(file) + note];
+  for (const p of s.policies) lines.push(policyLine(p, file) + note);
   for (const pair of s.pairs) {
-    lines.push(pairSentence(pair, s.policies));
+    lines.push(pair.sentence);
     if (pair.disagreements.length) {
       lines.push(
         `  disagree: ${
@@ -74,6 +141,11 @@ export function renderEvalText(file: EvalFile): string {
         }`,
       );
     }
+  }
+  const next = whatNext(file, { dir });
+  lines.push(next.line);
+  for (const run of next.runs) {
+    lines.push(`  ${run.task} ${run.policy} (${run.solved}): ${run.check}  ${run.recording}`);
   }
   const policies = file.settings.policies;
   if (s.per_tag.length) {

@@ -8,35 +8,50 @@ import {
   geometricMeanRatio,
   mcnemarExact,
   mean,
-  meanInterval,
   median,
+  pairedDifference,
   ratioBootstrap,
   signFlipTest,
-  variance,
+  solveRateInterval,
+  tasksNeeded,
 } from "./stats.ts";
+
+/** What every summary line says when a run's processes or its check ran outside the OS sandbox. */
+export const UNSANDBOXED_NOTE = "unsandboxed: checks were exposed to the agent";
 
 type Cell = { runs: EvalRow[]; solved: number; rate: number; meanCost: number | null };
 
 export function summarize(
   rows: readonly EvalRow[],
-  { tasks, tags = {}, policies, repeats, margin, seed, droppedPairs }: {
+  { tasks, tags = {}, policies, repeats, margin, costMargin, seed, droppedPairs, rescored = false, resamples }: {
     tasks: readonly string[];
     /** Each task's tags, for the per-tag figures. */
     tags?: Readonly<Record<string, readonly string[]>>;
     policies: readonly ContextPolicyName[];
     repeats: number;
     margin: number;
+    costMargin: number;
     seed: string;
     droppedPairs: readonly string[];
+    rescored?: boolean;
+    /** Bootstrap resamples of the cost ratio (2,000). */
+    resamples?: number;
   },
 ): EvalSummary {
   const counted = rows.filter((row) => row.counted);
   // cells[task][policy]: the counted runs of one task under one policy (all models pooled).
   const cells = new Map<string, Map<ContextPolicyName, Cell>>();
+  const grouped = new Map<string, EvalRow[]>();
+  for (const row of counted) {
+    const key = `${row.task}\u0000${row.policy}`;
+    const list = grouped.get(key);
+    if (list) list.push(row);
+    else grouped.set(key, [row]);
+  }
   for (const task of tasks) {
     const byPolicy = new Map<ContextPolicyName, Cell>();
     for (const policy of policies) {
-      const runs = counted.filter((row) => row.task === task && row.policy === policy);
+      const runs = grouped.get(`${task}\u0000${policy}`) ?? [];
       if (runs.length === 0) continue;
       const solved = runs.filter((row) => row.class === "solved").length;
       const costs = runs.map((row) => row.cost?.total ?? null);
@@ -63,7 +78,7 @@ export function summarize(
       runs: mine.length,
       solved,
       unsolved: mine.length - solved,
-      solve_rate: rates.length ? meanInterval(rates, { bounds: [0, 1] }) : { estimate: 0, low: 0, high: 1 },
+      solve_rate: solveRateInterval(rates, sum(taskCells.map((c) => c.runs.length))),
       pass_all: rates.length ? taskCells.filter((c) => c.solved === c.runs.length).length / rates.length : 0,
       pass_at_1: rates.length ? mean(rates) : 0,
       tasks_solved: taskCells.filter((c) => c.solved > 0).length,
@@ -80,9 +95,12 @@ export function summarize(
   });
 
   const [baseline, ...candidates] = policies;
-  const pairSummaries = candidates.map((candidate) =>
-    comparePolicies({ cells, baseline, candidate, repeats, margin, seed })
-  );
+  const unsandboxed = counted.filter((row) => !row.sandbox.active).length;
+  const pairSummaries = candidates.map((candidate) => {
+    const pair = comparePolicies({ cells, baseline, candidate, repeats, margin, costMargin, seed, resamples });
+    const sentence = pairSentence(pair, policySummaries) + (unsandboxed ? `; ${UNSANDBOXED_NOTE}` : "");
+    return { ...pair, sentence };
+  });
 
   return {
     runs: counted.length,
@@ -90,6 +108,8 @@ export function summarize(
     infra_retries: rows.filter((row) => row.attempt > 1).length,
     dropped_pairs: [...droppedPairs],
     runs_without_cost: counted.filter((row) => row.cost === null).length,
+    unsandboxed_runs: unsandboxed,
+    rescored,
     policies: policySummaries,
     pairs: pairSummaries,
     per_tag: [...new Set(measured.flatMap((task) => tags[task] ?? []))].sort().map((tag) => {
@@ -124,20 +144,25 @@ export function summarize(
 }
 
 function comparePolicies(
-  { cells, baseline, candidate, repeats, margin, seed }: {
+  { cells, baseline, candidate, repeats, margin, costMargin, seed, resamples }: {
     cells: Map<string, Map<ContextPolicyName, Cell>>;
     baseline: ContextPolicyName;
     candidate: ContextPolicyName;
     repeats: number;
     margin: number;
+    costMargin: number;
     seed: string;
+    resamples?: number;
   },
-): PairSummary {
+): Omit<PairSummary, "sentence"> {
   const both = [...cells].filter(([, byPolicy]) => byPolicy.has(baseline) && byPolicy.has(candidate));
   const a = both.map(([, c]) => c.get(baseline)!);
   const b = both.map(([, c]) => c.get(candidate)!);
   const d = b.map((cell, i) => cell.rate - a[i].rate);
-  const difference = d.length ? meanInterval(d, { bounds: [-1, 1] }) : { estimate: 0, low: -1, high: 1 };
+  const { correlation, ...difference } = pairedDifference(a.map((c) => c.rate), b.map((c) => c.rate), {
+    runsA: sum(a.map((c) => c.runs.length)),
+    runsB: sum(b.map((c) => c.runs.length)),
+  });
   const pairSeed = seedOf(`${seed}:${baseline}:${candidate}`);
   const permutation = signFlipTest(d, { seed: pairSeed });
   // McNemar pairs one run of each policy per task: only meaningful with one repeat.
@@ -145,35 +170,39 @@ function comparePolicies(
   const costPairs = both
     .map(([, c]) => ({ a: c.get(baseline)!.meanCost, b: c.get(candidate)!.meanCost }))
     .filter((p): p is { a: number; b: number } => p.a !== null && p.b !== null);
-  const costRatio = ratioBootstrap(costPairs, { seed: pairSeed });
-  // Within-task variance of d_t from R repeats, with rates shrunk off 0 and 1 ((k + ½)/(R + 1)) so agreement on every
-  // task does not claim infinite precision.
-  const shrunk = (cell: Cell) => (cell.solved + 0.5) / (cell.runs.length + 1);
-  const within = both.length
-    ? mean(
-      both.map(([, c]) =>
-        [c.get(baseline)!, c.get(candidate)!].reduce(
-          (s, cell) => s + shrunk(cell) * (1 - shrunk(cell)) / cell.runs.length,
-          0,
-        )
-      ),
-    )
-    : 0;
-  const { verdict, reason } = decide({ difference, costRatio, margin });
+  const ratio = ratioBootstrap(costPairs, { seed: pairSeed, ...(resamples ? { samples: resamples } : {}) });
+  // JSON has no ∞: an unbounded upper end is null.
+  const costRatio = ratio && { ...ratio, high: Number.isFinite(ratio.high) ? ratio.high : null };
+  const { standard_error, detectable } = detectableDifference(difference);
+  const needed = tasksNeededFor(margin);
+  const solvedAny = [...a, ...b].some((cell) => cell.solved > 0);
+  const solvedAll = [...a, ...b].every((cell) => cell.solved === cell.runs.length);
+  const { verdict, reason } = decide({
+    difference,
+    costRatio,
+    margin,
+    costMargin,
+    tasks: both.length,
+    tasksNeeded: needed,
+    agreement: both.length === 0 ? "none" : !solvedAny ? "none_solved" : solvedAll ? "all_solved" : null,
+  });
   return {
     baseline,
     candidate,
     tasks: both.length,
     difference,
+    correlation,
     permutation_p: permutation.p,
     permutation_exact: permutation.exact,
     mcnemar_p: discordant ? mcnemarExact(discordant.b, discordant.c) : null,
     cost_ratio: costRatio,
     cost_ratio_geomean: geometricMeanRatio(costPairs),
     cost_tasks: costPairs.length,
-    detectable_difference: detectableDifference({ differences: d, within }),
-    variance: { between: variance(d), within },
+    standard_error,
+    detectable_difference: detectable,
     margin,
+    cost_margin: costMargin,
+    tasks_needed: needed,
     verdict,
     reason,
     disagreements: both
@@ -182,28 +211,114 @@ function comparePolicies(
   };
 }
 
+const neededByMargin = new Map<number, number | null>();
+/** tasksNeeded, remembered per margin (the same few margins, asked once per summary). */
+function tasksNeededFor(margin: number): number | null {
+  if (!neededByMargin.has(margin)) neededByMargin.set(margin, tasksNeeded(margin));
+  return neededByMargin.get(margin)!;
+}
+
+const points = (x: number) => `${Math.round(x * 100)}`;
+const signed = (x: number) => {
+  const p = Math.round(x * 100);
+  return p === 0 ? "0" : `${p > 0 ? "+" : "−"}${Math.abs(p)}`;
+};
+const interval = (d: { low: number; high: number }) => `${signed(d.low)} to ${signed(d.high)}`;
+/** A cost ratio with enough digits that a bound a hair from 1 is not printed as 1.00. */
+export const ratioText = (x: number | null) =>
+  x === null || x === Infinity ? "∞" : Math.abs(x - 1) < 0.01 ? x.toFixed(4) : x.toFixed(2);
+
 /**
- * Non-inferiority at margin m: the candidate is non-inferior when the whole 95 % interval of the difference lies
- * above −m, inferior when it lies wholly below −m; "cheaper" needs the cost ratio's interval wholly below 1.
- * Anything else is inconclusive — a non-significant difference is never called "no difference".
+ * Non-inferiority at margin m: the candidate is non-inferior when the 95 % interval's lower bound clears −m, inferior
+ * when the whole interval lies below −m; "cheaper" needs the cost ratio's upper bound below 1 − cost margin. Anything
+ * else is inconclusive, and says why — a non-significant difference is never called "no difference".
  */
 export function decide(
-  { difference, costRatio, margin }: {
+  { difference, costRatio, margin, costMargin, tasks, tasksNeeded, agreement = null }: {
     difference: { low: number; high: number };
-    costRatio: { low: number; high: number } | null;
+    costRatio: { low: number; high: number | null } | null;
     margin: number;
+    costMargin: number;
+    tasks: number;
+    /** The fewest tasks that could show the margin (null: none could). */
+    tasksNeeded: number | null;
+    /** No task measured, none solved by either policy, or every run of both solved. */
+    agreement?: "none" | "none_solved" | "all_solved" | null;
   },
 ): { verdict: Verdict; reason: string } {
-  const points = (x: number) => `${Math.round(x * 100)} points`;
+  const m = `${points(margin)}-point margin`;
+  const shown = `the interval is ${interval(difference)}`;
+  if (agreement === "none") return { verdict: "inconclusive", reason: "no task has runs of both policies" };
+  if (agreement === "none_solved") {
+    return { verdict: "inconclusive", reason: `no task was solved by either policy: nothing to compare (${shown})` };
+  }
+  if (agreement === "all_solved") {
+    return {
+      verdict: "inconclusive",
+      reason: `every run of both policies solved its task: the suite is too easy to compare them (${shown})`,
+    };
+  }
   if (difference.high < -margin) {
-    return { verdict: "inferior", reason: `the whole interval is below −${points(margin)}` };
+    return { verdict: "inferior", reason: `the whole interval is below −${points(margin)} points: ${shown}` };
   }
   if (difference.low <= -margin) {
-    return { verdict: "inconclusive", reason: `the interval reaches below −${points(margin)}` };
+    const cannot = tasksNeeded === null || tasks < tasksNeeded;
+    return {
+      verdict: "inconclusive",
+      reason: cannot
+        ? `${tasks} task${tasks === 1 ? "" : "s"} cannot show a ${m}${
+          tasksNeeded === null ? "" : ` (that needs ≥ ${tasksNeeded} tasks)`
+        }: ${shown}`
+        : `the interval reaches below −${points(margin)} points: ${interval(difference)}`,
+    };
   }
-  if (costRatio === null) return { verdict: "inconclusive", reason: "non-inferior, but no cost to compare" };
-  if (costRatio.high >= 1) return { verdict: "inconclusive", reason: "non-inferior, but not shown to be cheaper" };
-  return { verdict: "non_inferior_and_cheaper", reason: `non-inferior at ${points(margin)} and cheaper` };
+  const limit = 1 - costMargin;
+  if (costRatio === null) {
+    return { verdict: "inconclusive", reason: `non-inferior at a ${m} (${shown}), but no cost to compare` };
+  }
+  if (costRatio.high === null || costRatio.high >= limit) {
+    return {
+      verdict: "inconclusive",
+      reason: `non-inferior at a ${m} (${shown}), but not shown cheaper: the cost ratio's upper bound ${
+        ratioText(costRatio.high)
+      } is not below ${ratioText(limit)} (a ${points(costMargin)} % cost margin)`,
+    };
+  }
+  return {
+    verdict: "non_inferior_and_cheaper",
+    reason: `non-inferior at a ${m} (${shown}) and cheaper: the cost ratio's upper bound ${
+      ratioText(costRatio.high)
+    } is below ${ratioText(limit)}`,
+  };
+}
+
+function tasksSolved(p: PolicySummary): string {
+  return `${p.policy} ${Math.round(p.pass_at_1 * p.tasks * 100) / 100}/${p.tasks} tasks`;
+}
+
+/**
+ * The verdict sentence text, JSON and HTML share, e.g. "bounded 41/50 vs legacy 43/50 tasks (−4 points, 95 % CI −12
+ * to +4; …); inconclusive at a 5-point margin (…); could detect ≥ 12 points; cost 0.83× legacy (…)".
+ */
+function pairSentence(pair: Omit<PairSummary, "sentence">, policies: readonly PolicySummary[]): string {
+  const a = policies.find((p) => p.policy === pair.baseline)!;
+  const b = policies.find((p) => p.policy === pair.candidate)!;
+  const d = pair.difference;
+  const parts = [
+    `${tasksSolved(b)} vs ${tasksSolved(a)} (${signed(d.estimate)} points, 95 % CI ${interval(d)}; sign-flip p = ${
+      pair.permutation_p.toFixed(3)
+    }${pair.mcnemar_p === null ? "" : `, McNemar p = ${pair.mcnemar_p.toFixed(3)}`})`,
+    `${pair.verdict.replaceAll("_", " ")} at a ${points(pair.margin)}-point margin (${pair.reason})`,
+    `could detect ≥ ${points(pair.detectable_difference)} points`,
+    pair.cost_ratio === null
+      ? "cost ratio n/a (no priced runs)"
+      : `cost ${ratioText(pair.cost_ratio.estimate)}× ${pair.baseline} (95 % CI ${ratioText(pair.cost_ratio.low)}–${
+        ratioText(pair.cost_ratio.high)
+      }; geometric mean of task ratios ${
+        pair.cost_ratio_geomean === null ? "n/a" : `${ratioText(pair.cost_ratio_geomean)}×`
+      })`,
+  ];
+  return parts.join("; ");
 }
 
 const sum = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);

@@ -155,7 +155,16 @@ type Metric = {
   label: string;
   value: (s: ReportSummary) => number | null;
   format: (n: number) => string;
+  /** What a missing value says, when more than "none". */
+  missing?: (s: ReportSummary) => string;
 };
+
+/** Why a report shows no cost. */
+function missingCost(s: ReportSummary): string {
+  return s.kind === "aggregate"
+    ? "n/a — an aggregate carries no cost (see each run's report)"
+    : "n/a — no price for this run's model";
+}
 
 /** The compared measurements, in display order; `key` is the path in a Comparison's `ratios`. */
 const METRICS: readonly Metric[] = [
@@ -180,6 +189,13 @@ const METRICS: readonly Metric[] = [
     format: formatMs,
   })),
   { key: ["elapsed_ms", "total"], label: "elapsed · total", value: (s) => s.total_elapsed_ms, format: formatMs },
+  {
+    key: ["cost"],
+    label: "cost",
+    value: (s) => s.cost,
+    format: (n) => `$${n.toFixed(4)}`,
+    missing: missingCost,
+  },
   { key: ["checkpoints"], label: "checkpoints", value: (s) => s.checkpoints, format: formatCount },
   { key: ["prefix_changes"], label: "prefix changes", value: (s) => s.prefix_changes, format: formatCount },
   ...USAGE_COUNTERS.map((c): Metric => ({
@@ -321,7 +337,7 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
     const values = reports.map(m.value);
     rows.push({
       label: tail === undefined ? m.label : `  ${tail}`,
-      cells: values.map((v) => (v === null ? NONE : m.format(v))),
+      cells: values.map((v, i) => (v === null ? m.missing?.(reports[i]) ?? NONE : m.format(v))),
       ratios: values.map((v, i) => (i === 0 ? null : ratio(v, values[0]))),
     });
   }
@@ -464,7 +480,7 @@ function renderOne(s: ReportSummary): string {
     ["total elapsed", formatMs(s.total_elapsed_ms)],
     ["usage", describeUsageScope(s)],
     ...USAGE_COUNTERS.map((c): [string, string] => [`  ${c.replace("_", " ")}`, usage(s.usage[c])]),
-    ...(s.cost === null ? [] : [["cost", `$${s.cost.toFixed(4)}`] as [string, string]]),
+    ["cost", s.cost === null ? missingCost(s) : `$${s.cost.toFixed(4)}`],
   ];
   const parts = [
     head,
