@@ -18,6 +18,7 @@ import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
 import type { Io } from "./io.ts";
 import type { OUTPUT_FORMATS } from "./specs.ts";
 import { escapeControl } from "../lib/text/safe-text.ts";
+import { formatCount, plural } from "../lib/text/numbers.ts";
 import { unverifiedReason } from "../lib/context/briefing.ts";
 import type { EvalFile } from "../lib/eval/eval-file.ts";
 import { renderEvalText, whatNext } from "../lib/eval/render.ts";
@@ -409,12 +410,7 @@ function summarizeResult(result: RunResult): ResultSummary {
   };
 }
 
-const n = (x: number) => x.toLocaleString("en-US");
-
-/** "1 recording", "2 recordings", "1,024 request bytes". */
-function plural(count: number, noun: string, many = `${noun}s`): string {
-  return `${n(count)} ${count === 1 ? noun : many}`;
-}
+const n = formatCount;
 
 export function renderResultText(s: ResultSummary, { label }: { label: string }): string {
   const lines: string[] = [];

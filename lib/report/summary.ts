@@ -4,6 +4,7 @@ import { type AggregateReport, type ContextReport, requestBytes } from "./contex
 import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
 import { Phase, type Usage } from "../vocabulary/turn.ts";
+import { formatCount } from "../text/numbers.ts";
 
 const MODEL_PHASES = Phase.options;
 const PHASES = [...MODEL_PHASES, "execution"] as const;
@@ -258,13 +259,6 @@ function listNames(names: string[], { most = 8 } = {}): string {
 }
 
 // ---- formatting (shared by the text and HTML renderers) ----
-
-/** "19,200"; a fraction at two decimals ("0.01", never "0.005618000000000001"). */
-export function formatCount(n: number): string {
-  const [int, frac] = (Number.isInteger(n) ? String(n) : n.toFixed(2)).split(".");
-  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return frac === undefined ? grouped : `${grouped}.${frac}`;
-}
 
 /** A run's verification in words: whether its final revision's tests ran and passed. */
 function formatVerified(s: ReportSummary): string {
