@@ -105,7 +105,7 @@ test("completions offer exactly the spec's flags per command, and its choices af
     // bash: loom help … has its own branch (the words after help name a command; tests/completions.test.ts).
     const line = bash.split("\n").find((l) => l.startsWith(`    "${path}") flags="`));
     assert.ok(line || path === "help", `bash has no case for ${path}`);
-    const offered = line?.match(/flags="([^"]*)"/)![1].split(" ").filter(Boolean).sort() ?? ["--help", "-h"];
+    const offered = line ? line.match(/flags="([^"]*)"/)![1].split(" ").filter(Boolean).sort() : ["--help", "-h"];
     const expected = Object.entries(flags).flatMap(([n, f]) => [`--${n}`, ...(f.short ? [`-${f.short}`] : [])]).sort();
     assert.deepEqual(offered, expected, `bash ${path}`);
     // fish: each completion holds at one command path, the one the words before the cursor name.
