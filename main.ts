@@ -26,6 +26,7 @@ export const COMMANDS: Record<string, Command> = {
   schema: async (argv, io) => (await import("./commands/schema.ts")).schemaCommand(argv, io),
   models: async (argv, io) => (await import("./commands/models.ts")).modelsCommand(argv, io),
   config: async (argv, io) => (await import("./commands/config.ts")).configCommand(argv, io),
+  doctor: async (argv, io) => (await import("./commands/doctor.ts")).doctorCommand(argv, io),
   completions: async (argv, io) => (await import("./commands/completions.ts")).completionsCommand(argv, io),
 };
 

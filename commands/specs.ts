@@ -92,7 +92,7 @@ export const RUN_SPEC = {
 "model" (loom config shows which). REQUEST is a SliceRequest file (JSON or JSONC; loom schema request), or -
 for one on stdin. A prompt runs in --workspace (default: the current folder) with --max-steps ${PROMPT_DEFAULTS.maxSteps}, the actions
 read_file, list_files, search, edit_file, write_file, print and finish, plus run_tests with --test-command and
-run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, openai/… or openai-compatible/…
+run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, openai/…, openai-compatible/…, ollama/… or openrouter/…
 (README: Providers).`,
   flags: {
     model: {
@@ -468,6 +468,37 @@ flags: flag > environment > config file > built-in.`,
   examples: [{ command: "LOOM_MODEL=anthropic/claude-sonnet-5-5 loom config", says: "model comes from LOOM_MODEL" }],
 } as const satisfies CommandSpec;
 
+export const DOCTOR_SPEC = {
+  summary: "check a model live, as cheaply as possible: key, model, structured answer, cache write then read",
+  usage: ["[-m PROVIDER/MODEL] [--base-url URL] [--models FILE] [--json]"],
+  description: `Makes at most two small identical calls (a prompt just over the model's minimum cacheable size) and
+says whether the key works, the model exists and is not retired, a structured answer comes back valid,
+and the second call reads what the first wrote to the prompt cache; with Ollama, also whether a bounded
+run's largest request fits the model's context. Prints what it found and what it spent (well under a
+cent on most models). Exit 0 when every check passed or does not apply, 3 when it could not start (no
+key, unknown or retired model), 1 when a check failed.`,
+  flags: {
+    model: {
+      short: "m",
+      value: "PROVIDER/MODEL",
+      default: "LOOM_MODEL, then the config's model",
+      description: "the model to check",
+    },
+    "base-url": {
+      value: "URL",
+      default: "LOOM_PROVIDER_BASE_URL, then the config's base_url, then the provider's",
+      description: "the provider's API base URL",
+    },
+    models: modelsFlag,
+    json: { description: "print the result as one JSON object" },
+  },
+  positionalsAreFiles: false,
+  examples: [
+    { command: "loom doctor -m anthropic/claude-sonnet-5-5", says: "two calls, a fraction of a cent" },
+    { command: "loom doctor -m ollama/qwen2.5-coder:7b --json", says: "a local server: context and answer" },
+  ],
+} as const satisfies CommandSpec;
+
 export const COMPLETIONS_SPEC = {
   summary: "print a completion script for bash, zsh, fish or PowerShell",
   usage: [SHELLS.join("|")],
@@ -506,6 +537,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
   schema: SCHEMA_SPEC,
   models: MODELS_SPEC,
   config: CONFIG_SPEC,
+  doctor: DOCTOR_SPEC,
   completions: COMPLETIONS_SPEC,
   help: HELP_SPEC,
   version: VERSION_SPEC,

@@ -745,7 +745,7 @@ test(
 // ---- What a folder, a suite or a results file can do (each case failed on the code before it was fixed). These run
 // with and without bubblewrap unless they say otherwise.
 
-const MODEL = "anthropic/claude-sonnet-4-5";
+const MODEL = "anthropic/claude-sonnet-5-5";
 
 /** `loom eval ...` in-process, against the stand-in agent when one is given. */
 async function loomEval(args: string[], { agent, cwd = ROOT }: { agent?: EvalAgent; cwd?: string } = {}) {

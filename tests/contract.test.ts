@@ -130,7 +130,9 @@ test("every body Loom builds for each model of the table, policy, step protocol 
         const where = `${key} ${ttl ?? ""} ${label}`;
         if (kind === "anthropic") {
           const mode = entry.structured_output as "forced_tool" | "output_config_format";
-          const typed = anthropicBody(request, { model: id, maxTokens: 8192, cacheTtl: ttl, answerMode: mode });
+          // Models that think adaptively by default get room to think (provider-config.ts).
+          const maxTokens = entry.thinking.includes("adaptive") ? 32_000 : 8192;
+          const typed = anthropicBody(request, { model: id, maxTokens, cacheTtl: ttl, answerMode: mode });
           assert.deepEqual(body, typed, where);
           assert.ok(url.endsWith("/v1/messages"), where);
         } else if (entry.api === "responses") {

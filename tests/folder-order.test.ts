@@ -23,6 +23,7 @@ const ORDER = [
   "catalog/",
   "recording/",
   "eval/",
+  "doctor/",
   "schemas.ts",
   "adapters/",
 ];

@@ -67,6 +67,36 @@ test("anthropic: a forced-tool answer is unwrapped and all four usage counters m
   });
 });
 
+test("anthropic: a model that thinks adaptively by default gets room to think (32,000 max_tokens), an older one 8,192", async () => {
+  for (
+    const [model, expected] of [["claude-sonnet-5-5", 32_000], ["claude-opus-5-5", 32_000], [MODEL, 8192]] as const
+  ) {
+    const answer = model === MODEL
+      ? anthropicAnswer({ action: "finish" })
+      : anthropicText(JSON.stringify({ answer: { action: "finish" } }));
+    await withServer([answer], async (server) => {
+      const p = createProvider({ kind: "anthropic", model, base_url: server.baseUrl }, {
+        env: { ANTHROPIC_API_KEY: KEY },
+      });
+      await p.complete(sampleTurnRequest(), { model });
+      assert.equal((server.requests[0].body as { max_tokens: number }).max_tokens, expected, model);
+    });
+  }
+  // A catalog's max_tokens still wins.
+  await withServer([anthropicText(JSON.stringify({ answer: { action: "finish" } }))], async (server) => {
+    const p = createProvider({
+      kind: "anthropic",
+      model: "claude-sonnet-5-5",
+      base_url: server.baseUrl,
+      max_tokens: 4096,
+    }, {
+      env: { ANTHROPIC_API_KEY: KEY },
+    });
+    await p.complete(sampleTurnRequest(), { model: "claude-sonnet-5-5" });
+    assert.equal((server.requests[0].body as { max_tokens: number }).max_tokens, 4096);
+  });
+});
+
 test("anthropic: the request carries the key, the API version and JSON to /v1/messages", async () => {
   await withServer([anthropicAnswer({ action: "finish" })], async (server) => {
     await provider(server).complete(sampleTurnRequest(), { model: MODEL });

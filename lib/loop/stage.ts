@@ -108,7 +108,7 @@ export async function runStage(run: StageRun, stage: Stage): Promise<StageResult
         kind: "refuse",
         code: "answer_truncated",
         reason: `The ${phase} answer of step ${step} was cut off at the model's output token limit (max_tokens) ` +
-          `and is incomplete (${error}); answer with less text, e.g. a smaller edit`,
+          `and is incomplete (${error}); answer with less text, e.g. a smaller edit (thinking counts toward the limit)`,
       };
     }
     const part = decision.part ?? phase;

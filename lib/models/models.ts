@@ -10,7 +10,11 @@ export type ThinkingType = z.infer<typeof ThinkingType>;
 /** The format version of a models file; a change that old files cannot be read under bumps it. */
 export const MODELS_FORMAT = 1;
 
-export const ModelProvider = z.enum(["anthropic", "openai", "openai-compatible"]);
+/**
+ * The provider kinds: the two vendors' APIs, an OpenAI-compatible server, Ollama's native API and OpenRouter
+ * (docs/providers.md). A local server's model ids are the user's own, so they are rarely in the table.
+ */
+export const ModelProvider = z.enum(["anthropic", "openai", "openai-compatible", "ollama", "openrouter"]);
 export type ModelProvider = z.infer<typeof ModelProvider>;
 
 /** Which HTTP API the adapter calls. */
@@ -89,7 +93,7 @@ export const ModelEntry = z.strictObject({
 }).describe("One model: how Loom calls it, its limits, its cache and its prices");
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
-const ModelKey = z.string().regex(/^(anthropic|openai|openai-compatible)\/.+$/, "expected PROVIDER/MODEL");
+const ModelKey = z.string().regex(new RegExp(`^(${ModelProvider.options.join("|")})/.+$`), "expected PROVIDER/MODEL");
 
 export const ModelTable = z.strictObject({
   $schema: z.string().optional().describe("JSON Schema of this file (loom schema models); ignored by Loom"),

@@ -16,7 +16,8 @@ export type CacheTtl = z.infer<typeof CacheTtl>;
 
 export const ProviderConfig = z.strictObject({
   kind: ProviderKind.describe(
-    "Which wire format: the Anthropic Messages API, the OpenAI API, or an OpenAI-compatible local server",
+    "Which wire format: the Anthropic Messages API, the OpenAI API, an OpenAI-compatible local server (vLLM, " +
+      "llama.cpp, LM Studio), Ollama's native API, or OpenRouter (Chat Completions, cache markers for Claude)",
   ),
   model: z.string().min(1).describe("Model id as the API knows it"),
   base_url: z
@@ -67,6 +68,10 @@ export const DEFAULT_BASE_URLS: Record<ProviderKind, string> = {
   anthropic: "https://api.anthropic.com",
   openai: "https://api.openai.com/v1",
   "openai-compatible": "http://127.0.0.1:11434/v1",
+  // Ollama's native API has no /v1 (ollama docs/api.md, read 2026-12-01).
+  ollama: "http://127.0.0.1:11434",
+  // https://openrouter.ai/docs/quickstart (read 2026-12-01): the OpenAI-compatible base.
+  openrouter: "https://openrouter.ai/api/v1",
 };
 
 /** Environment variables that override the default base URL (a configured base_url still wins). */
@@ -74,6 +79,8 @@ export const BASE_URL_ENVS: Record<ProviderKind, string | null> = {
   anthropic: "ANTHROPIC_BASE_URL",
   openai: "OPENAI_BASE_URL",
   "openai-compatible": null,
+  ollama: null,
+  openrouter: null,
 };
 
 /** Where the key comes from when the config names no variable; null: no key needed. */
@@ -81,8 +88,14 @@ export const DEFAULT_KEY_ENVS: Record<ProviderKind, string | null> = {
   anthropic: "ANTHROPIC_API_KEY",
   openai: "OPENAI_API_KEY",
   "openai-compatible": null,
+  ollama: null,
+  openrouter: "OPENROUTER_API_KEY",
 };
 
 /** Anthropic requires max_tokens; the answers are small JSON, but write_file arguments carry whole files (never more
  * than the model table's output limit). */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
+/** Models that think adaptively when no thinking setting is sent (Sonnet 5.5, Opus 5.5, Fable 5.1, Sonnet 5: their
+ * model pages, read 2026-12-01; default effort high) spend thinking tokens from the same max_tokens as the answer, so
+ * 8,192 could cut a small JSON answer off after a long think. The limit only caps: output is billed as produced. */
+export const ADAPTIVE_THINKING_MAX_TOKENS = 32_000;

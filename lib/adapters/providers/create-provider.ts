@@ -3,6 +3,7 @@
 import { StartupError } from "../../errors.ts";
 import { withoutCredentials } from "../../text/safe-text.ts";
 import {
+  ADAPTIVE_THINKING_MAX_TOKENS,
   BASE_URL_ENVS,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
   DEFAULT_BASE_URLS,
@@ -22,6 +23,8 @@ import {
   retirementOf,
   unknownModelWarning,
 } from "../../models/models.ts";
+import { createOllamaProvider } from "./ollama-provider.ts";
+import { openRouterEntry } from "../../providers/mark-openrouter-cache.ts";
 import type { HttpOptions } from "./post-json.ts";
 
 export type CreateProviderOptions = HttpOptions & {
@@ -56,8 +59,12 @@ export function createProvider(
   const { entry, id: model } = resolved;
   const retired = retirementOf(resolved, { today });
   if (retired) throw new StartupError(retired, "model_retired");
+  // Through OpenRouter, the model routed to ("anthropic/claude-sonnet-5-5") says how it caches.
+  const routed = kind === "openrouter" ? openRouterEntry(models, parsed.data.model) : null;
   // A local server's model ids are the user's own (qwen2.5-coder:7b, …): its defaults are the server's, not a guess.
-  if (!resolved.known && kind !== "openai-compatible") warn?.(unknownModelWarning(resolved));
+  if (!resolved.known && !routed && kind !== "openai-compatible" && kind !== "ollama") {
+    warn?.(unknownModelWarning(resolved));
+  }
   checkSetting(resolved, "effort", effort, entry.effort);
   checkSetting(resolved, "thinking", thinking, entry.thinking);
   if (thinking !== undefined && kind !== "anthropic") {
@@ -120,7 +127,11 @@ export function createProvider(
         keyEnv: keyEnv as string,
         baseUrl,
         model,
-        maxTokens: max_tokens ?? Math.min(DEFAULT_ANTHROPIC_MAX_TOKENS, entry.max_output),
+        maxTokens: max_tokens ??
+          Math.min(
+            entry.thinking.includes("adaptive") ? ADAPTIVE_THINKING_MAX_TOKENS : DEFAULT_ANTHROPIC_MAX_TOKENS,
+            entry.max_output,
+          ),
         cacheTtl: cache_ttl,
         structuredOutput: entry.structured_output,
         effort,
@@ -129,6 +140,7 @@ export function createProvider(
       http,
     );
   }
+  if (kind === "ollama") return createOllamaProvider({ apiKey, keyEnv, baseUrl, model, maxTokens: max_tokens }, http);
   const openai = { kind, apiKey, keyEnv, baseUrl, model, maxTokens: max_tokens, effort };
   if (kind === "openai" && entry.api === "responses") {
     return createOpenAIResponsesProvider({
@@ -138,6 +150,7 @@ export function createProvider(
   }
   return createOpenAIProvider({
     ...openai,
+    cacheMarkers: routed?.entry.cache?.breakpoints === "explicit",
     // A configured response_format (openai-compatible servers) wins over the table's mode.
     responseFormat: response_format ??
       (entry.structured_output === "json_object"

@@ -2,6 +2,7 @@
 // pure converters around one POST {base}/chat/completions, retried.
 import { convertOpenAIResponse } from "../../providers/convert-openai-response.ts";
 import { convertToOpenAIRequest } from "../../providers/convert-to-openai-request.ts";
+import { markOpenRouterCache } from "../../providers/mark-openrouter-cache.ts";
 import type { ResponseFormatMode } from "../../providers/provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
 import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
@@ -18,8 +19,9 @@ export function createOpenAIProvider(
     responseFormat = "json_schema",
     effort,
     cacheKey = kind === "openai" ? `loom-${crypto.randomUUID()}` : undefined,
+    cacheMarkers = false,
   }: {
-    kind: "openai" | "openai-compatible";
+    kind: "openai" | "openai-compatible" | "openrouter";
     /** null: the server takes no key and no authorization header is sent */
     apiKey: string | null;
     keyEnv: string | null;
@@ -31,30 +33,38 @@ export function createOpenAIProvider(
     effort?: string;
     /** prompt_cache_key (OpenAI only): one per provider, so one per run. */
     cacheKey?: string;
+    /** OpenRouter: mark the prefix with cache_control (a model whose table entry has explicit breakpoints). */
+    cacheMarkers?: boolean;
   },
   { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
     HttpOptions = {},
 ): Provider {
   const base = baseUrl.replace(/\/+$/, "");
   const url = `${base}/chat/completions`;
-  const provider = kind === "openai" ? "OpenAI API" : `OpenAI-compatible server at ${base}`;
+  const provider = kind === "openai"
+    ? "OpenAI API"
+    : kind === "openrouter"
+    ? "OpenRouter API"
+    : `OpenAI-compatible server at ${base}`;
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   return {
     name: kind,
     capabilities: {
       // OpenAI caches a stable prefix automatically; local servers differ and report it inconsistently.
-      prompt_caching: kind === "openai",
+      prompt_caching: kind === "openai" || cacheMarkers,
       schema_enforcement: responseFormat === "json_schema",
     },
     complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
-      const { body, wrapped } = convertToOpenAIRequest(request, {
-        model: model || options.model,
+      const id = model || options.model;
+      const { body: plain, wrapped } = convertToOpenAIRequest(request, {
+        model: id,
         responseFormat,
         maxTokens,
         maxTokensField: kind === "openai" ? "max_completion_tokens" : "max_tokens",
         effort,
         cacheKey,
       });
+      const body = cacheMarkers ? markOpenRouterCache(request, plain) : plain;
       const deadlineAt = now() + deadlineMs;
       return withRetry(
         async () => {

@@ -6,7 +6,7 @@ import type { Provider } from "../../vocabulary/turn.ts";
 import type { HttpOptions } from "./post-json.ts";
 import type { ModelTable } from "../../models/models.ts";
 
-const KINDS = ["anthropic", "openai", "openai-compatible"] as const;
+const KINDS = ["anthropic", "openai", "openai-compatible", "ollama", "openrouter"] as const;
 
 export function providerForModel(
   model: string,
@@ -43,9 +43,6 @@ export function providerForModel(
     { env, models, warn, ...http },
   );
   // The slice names "PROVIDER/MODEL"; the API knows only MODEL.
-  return {
-    name: provider.name,
-    capabilities: provider.capabilities,
-    complete: (request, options) => provider.complete(request, { ...options, model: id }),
-  };
+  // What else the adapter offers (Ollama's describe) stays reachable.
+  return { ...provider, complete: (request, options) => provider.complete(request, { ...options, model: id }) };
 }
