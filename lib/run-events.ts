@@ -64,7 +64,8 @@ export type Progress = {
   request_bytes: number;
   checkpoint: boolean;
   max_steps: number;
-  /** What the run's calls before this one cost, in US dollars; null when the model has no known price. */
+  /** What the run's calls before this one cost, in US dollars; null when the model has no known price or a call
+   * reported no counters. */
   cost_usd: number | null;
 };
 

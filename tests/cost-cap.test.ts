@@ -82,3 +82,17 @@ test("a cap on a model without a known price does not start (exit 3, one line); 
     );
   }
 });
+
+test("the progress line shows no cost once a call reported no counters (a recording without usage): none is claimed", async () => {
+  const progress: Progress[] = [];
+  const unreported = [answer("selection", { action: "run_tests" }), answer("selection", { action: "run_tests" })];
+  await startRun({ request: sliceRequest({ model: MODEL, limits: { max_steps: 2 } }) }, {
+    provider: new ScriptedProvider(unreported),
+    executor: (store) => new ScriptedExecutor(store, ["ok", "ok"]),
+    onProgress: (p) => progress.push(p),
+  });
+  assert.deepEqual(progress.map((p) => p.cost_usd), [0, null]);
+  const { io, out } = fakeIo({ cwd: tmpdir() });
+  new Reporter(io, { command: "run" }).progress!(progress[1]);
+  assert.doesNotMatch(out.stderr, /so far/);
+});

@@ -187,7 +187,11 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     if (event.type === "run-started") maxSteps = event.max_steps;
     if (event.type === "call-started") {
       const { type: _, ...call } = event;
-      options.onProgress?.({ ...call, max_steps: maxSteps, cost_usd: price === null ? null : spent() });
+      // A cost is shown only when every call so far reported its counters: "$0.0000" for a recording without usage
+      // would be a claim, not a measurement.
+      const known = price !== null &&
+        events.every((e) => e.type !== "model-called" || costOf(e.usage ?? NULL_USAGE, price) !== null);
+      options.onProgress?.({ ...call, max_steps: maxSteps, cost_usd: known ? spent() : null });
     }
   };
   // The routing's model calls and choice, once: right after run-started, or before the ending of a run that never
