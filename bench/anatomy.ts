@@ -4,21 +4,15 @@
 // head and tail.
 import { utf8Length } from "../lib/text/digest.ts";
 import { NEWEST_PREVIEW_BYTES, RETAINED_PREVIEW_BYTES } from "../lib/context/render-event.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/vocabulary/turn.ts";
+import {
+  type CompleteOptions,
+  type ModelAnswer,
+  type Provider,
+  SECTION_NAMES,
+  type TurnRequest,
+} from "../lib/vocabulary/turn.ts";
 
-export const PARTS = [
-  "response_schema",
-  "instructions",
-  "intent",
-  "tasks",
-  "checkpoint",
-  "events",
-  "newest",
-  "working_state",
-  "candidates",
-  "lookups",
-  "envelope",
-] as const;
+export const PARTS = ["response_schema", ...SECTION_NAMES, "envelope"] as const;
 export type Part = (typeof PARTS)[number];
 
 export type Anatomy = {

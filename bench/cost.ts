@@ -17,6 +17,8 @@ import { convertToAnthropicRequest } from "../lib/providers/convert-to-anthropic
 import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
 import { renderSection, renderSectionBlocks, splitPrefix } from "../lib/providers/render-sections.ts";
 import { utf8Length } from "../lib/text/digest.ts";
+import { ANTHROPIC_LOOKBACK_BLOCKS } from "../lib/providers/cache-layout.ts";
+import { OPENAI_STEP_TOKENS } from "../lib/cache-explanation.ts";
 import type { Section, TurnRequest } from "../lib/vocabulary/turn.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
 import { cacheRulesOf } from "../lib/models/models.ts";
@@ -45,8 +47,9 @@ export function minCacheTokens(model: string): number {
 }
 /** OpenAI's minimum, the same for every model the benchmark prices. */
 export const MIN_CACHE_TOKENS = minCacheTokens(OPENAI_MODELS["gpt-5"]);
-const OPENAI_STEP_TOKENS = 128;
-export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
+export { ANTHROPIC_LOOKBACK_BLOCKS };
+/** The minimum of Haiku 4.5 and Opus 4.5 / 4.6 (the model table's), for the second Anthropic cache simulation. */
+const MIN_TOKENS_4096 = minCacheTokens("anthropic/claude-haiku-4-5");
 const { write, read } = relativePrices(ANTHROPIC_MODEL);
 export const ANTHROPIC = { write, read, uncached: 1 } as const;
 export const OPENAI_CACHED = {
@@ -81,6 +84,10 @@ export type Costs = {
   /** Share of input tokens read from the cache, per caching model. */
   cachedTokens: { anthropic: number; openai: number };
   anthropicWriteTokens: number;
+  /** Of those, what a 1-hour layout writes at the 5-minute price (the step's own marker). */
+  anthropicShortWriteTokens: number;
+  /** The same Anthropic cache on a model whose minimum cacheable prompt is 4,096 tokens (Haiku 4.5, Opus 4.5 / 4.6). */
+  anthropicMin4096: { cached: number; write: number };
   /** OpenAI input tokens a request cached beyond what it read (billed at 1.25x from GPT-5.6 on). */
   openaiWriteTokens: number;
   /** Input tokens of the OpenAI bodies (`tokens` counts the Anthropic ones). */
@@ -95,6 +102,8 @@ export function emptyCosts(): Costs {
     cost: { anthropic: 0, "gpt-4.1": 0, "gpt-5": 0, "no cache": 0 },
     cachedTokens: { anthropic: 0, openai: 0 },
     anthropicWriteTokens: 0,
+    anthropicShortWriteTokens: 0,
+    anthropicMin4096: { cached: 0, write: 0 },
     openaiWriteTokens: 0,
     openaiTokens: 0,
     sections: { anthropic: emptySectionCosts(), "gpt-5": emptySectionCosts() },
@@ -108,6 +117,9 @@ export function addCosts(into: Costs, from: Costs): void {
   into.cachedTokens.anthropic += from.cachedTokens.anthropic;
   into.cachedTokens.openai += from.cachedTokens.openai;
   into.anthropicWriteTokens += from.anthropicWriteTokens;
+  into.anthropicShortWriteTokens += from.anthropicShortWriteTokens;
+  into.anthropicMin4096.cached += from.anthropicMin4096.cached;
+  into.anthropicMin4096.write += from.anthropicMin4096.write;
   into.openaiWriteTokens += from.openaiWriteTokens;
   into.openaiTokens += from.openaiTokens;
   for (const model of ["anthropic", "gpt-5"] as const) {
@@ -115,7 +127,8 @@ export function addCosts(into: Costs, from: Costs): void {
   }
 }
 
-type Segment = { label: CostSection | null; text: string; breakpoint?: boolean };
+/** `short`: a 5-minute breakpoint in a body laid out for a 1-hour cache (the step's own marker). */
+type Segment = { label: CostSection | null; text: string; breakpoint?: boolean; short?: boolean };
 
 function labelEvents(count: number, i: number): CostSection {
   if (i === count - 1) return "newest";
@@ -154,10 +167,16 @@ function labelledBlocks(section: Section): { label: CostSection; text: string }[
 
 /** The Anthropic body as cache segments: tools, system blocks, tool_choice (hashed, no tokens), message blocks. */
 export function anthropicSegments(request: TurnRequest): Segment[] {
-  const { body } = convertToAnthropicRequest(request, { model: "model", maxTokens: 4096 });
+  // Laid out for a 1-hour cache: the same breakpoints as for 5 minutes, the step's own one marked as a 5-minute one.
+  const { body } = convertToAnthropicRequest(request, { model: "model", maxTokens: 4096, cache: { ttl: "1h" } });
   const segments: Segment[] = [{ label: "tools / response format", text: JSON.stringify(body.tools) }];
   for (const block of body.system ?? []) {
-    segments.push({ label: "prefix", text: block.text, breakpoint: block.cache_control !== undefined });
+    segments.push({
+      label: "prefix",
+      text: block.text,
+      breakpoint: block.cache_control !== undefined,
+      short: block.cache_control !== undefined && block.cache_control.ttl === undefined,
+    });
   }
   segments.push({ label: null, text: JSON.stringify(body.tool_choice) });
   const { rest } = splitPrefix(request.sections);
@@ -170,6 +189,7 @@ export function anthropicSegments(request: TurnRequest): Segment[] {
       label: labels[i]?.label ?? "candidates",
       text: block.text,
       breakpoint: block.cache_control !== undefined,
+      short: block.cache_control !== undefined && block.cache_control.ttl === undefined,
     });
   });
   return segments;
@@ -253,6 +273,7 @@ export class RunCost {
   }
   readonly #interner = new Interner();
   readonly #anthropicCache = new Set<string>();
+  readonly #anthropicCache4096 = new Set<string>();
   readonly #openaiRecent: { ids: number[]; segments: Segment[] }[] = [];
 
   /** Adds one request; returns the bytes of its Anthropic body by section (for the floor). */
@@ -261,6 +282,7 @@ export class RunCost {
     one.requests = 1;
     const segments = anthropicSegments(request);
     this.#anthropic(segments, one);
+    this.#anthropic4096(segments, one);
     this.#openai(openaiSegments(request), one);
     addCosts(this.totals, one);
     const bytes = emptySectionCosts();
@@ -272,7 +294,19 @@ export class RunCost {
     return bytes;
   }
 
-  #anthropic(segments: Segment[], into: Costs): void {
+  /** What reads and writes the same bodies make on a model with a 4,096-token minimum (counters only). */
+  #anthropic4096(segments: Segment[], into: Costs): void {
+    const { readEnd, writeEnd } = this.#anthropicCacheOf(segments, this.#anthropicCache4096, MIN_TOKENS_4096);
+    into.anthropicMin4096.cached += readEnd / BYTES_PER_TOKEN;
+    into.anthropicMin4096.write += (writeEnd - readEnd) / BYTES_PER_TOKEN;
+  }
+
+  /** Where the cache reads and writes end in a body (bytes), updating `cache`. */
+  #anthropicCacheOf(
+    segments: Segment[],
+    cache: Set<string>,
+    minTokens: number,
+  ): { readEnd: number; writeEnd: number; total: number; shortWrite: number } {
     const ends: number[] = [];
     const keys: string[] = [];
     let at = 0;
@@ -284,14 +318,16 @@ export class RunCost {
       keys.push(key);
     }
     const total = at;
-    const minBytes = this.#anthropicMinBytes;
+    const minBytes = minTokens * BYTES_PER_TOKEN;
     let readEnd = 0;
     let writeEnd = 0;
+    let longEnd = 0;
     const writes: string[] = [];
     segments.forEach((s, i) => {
       if (!s.breakpoint || ends[i] < minBytes) return;
+      if (!s.short) longEnd = Math.max(longEnd, ends[i]);
       for (let j = i; j >= Math.max(0, i - ANTHROPIC_LOOKBACK_BLOCKS); j--) {
-        if (this.#anthropicCache.has(keys[j])) {
+        if (cache.has(keys[j])) {
           readEnd = Math.max(readEnd, ends[j]);
           break;
         }
@@ -299,9 +335,21 @@ export class RunCost {
       writeEnd = Math.max(writeEnd, ends[i]);
       writes.push(keys[i]);
     });
-    for (const k of writes) this.#anthropicCache.add(k);
+    for (const k of writes) cache.add(k);
     writeEnd = Math.max(writeEnd, readEnd);
+    // Under a 1-hour cache, what the step's own 5-minute marker writes past the last 1-hour one.
+    const shortWrite = Math.max(0, writeEnd - Math.max(longEnd, readEnd));
+    return { readEnd, writeEnd, total, shortWrite };
+  }
+
+  #anthropic(segments: Segment[], into: Costs): void {
+    const { readEnd, writeEnd, total, shortWrite } = this.#anthropicCacheOf(
+      segments,
+      this.#anthropicCache,
+      this.#anthropicMinBytes / BYTES_PER_TOKEN,
+    );
     const tokens = (b: number) => b / BYTES_PER_TOKEN;
+    into.anthropicShortWriteTokens += tokens(shortWrite);
     into.tokens += tokens(total);
     into.cost["no cache"] += tokens(total);
     into.cachedTokens.anthropic += tokens(readEnd);

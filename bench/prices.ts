@@ -1,6 +1,6 @@
 // Price scenarios: the same cache behaviour (what is read, written or sent uncached, from bench/cost.ts) priced
 // several ways, and the floor of a step protocol under each. Prices are per input token, relative to an uncached one.
-import { BYTES_PER_TOKEN, type Costs, relativePrices } from "./cost.ts";
+import { BYTES_PER_TOKEN, type Costs, minCacheTokens, relativePrices } from "./cost.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
 
 /**
@@ -10,16 +10,28 @@ import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
  * in a replay, which has no clock).
  */
 export type PriceScenario =
-  | { id: string; label: string; model: string; kind: "anthropic"; write: number; read: number }
+  | {
+    id: string;
+    label: string;
+    model: string;
+    kind: "anthropic";
+    write: number;
+    read: number;
+    /** Priced on the second cache simulation: a model whose minimum cacheable prompt is 4,096 tokens. */
+    minTokens?: 4096;
+    /** What the step's own breakpoint writes at: it stays a 5-minute one under a 1-hour cache. */
+    stepWrite?: number;
+  }
   | { id: string; label: string; model: string; kind: "openai"; read: number; write: number };
 
 const label = (name: string, rates: string) => `${name} (${rates})`;
 const fixed = (n: number) => Number(n.toFixed(3)).toString();
 
-function anthropicScenario(id: string, model: string, name: string, { hour = false } = {}) {
+function anthropicScenario(id: string, model: string, name: string, { hour = false, min4096 = false } = {}) {
   const entry = BUILT_IN_MODELS.models[model];
   const rates = relativePrices(model);
   const write = hour ? entry.prices!.cache_write_1h! / entry.prices!.input : rates.write;
+  if (min4096 && minCacheTokens(model) !== 4096) throw new Error(`The model table's minimum for ${model} is not 4,096`);
   return {
     id,
     label: label(name, `w ${fixed(write)}, r ${fixed(rates.read)}`),
@@ -27,6 +39,8 @@ function anthropicScenario(id: string, model: string, name: string, { hour = fal
     kind: "anthropic" as const,
     write,
     read: rates.read,
+    ...(min4096 ? { minTokens: 4096 as const } : {}),
+    ...(hour ? { stepWrite: rates.write } : {}),
   };
 }
 
@@ -49,6 +63,9 @@ export const PRICE_SCENARIOS = [
   anthropicScenario("anthropic-1h", "anthropic/claude-sonnet-5-5", "Anthropic 1h", { hour: true }),
   anthropicScenario("anthropic-r0.05", "anthropic/claude-opus-5-5", "Opus 5.5"),
   anthropicScenario("anthropic-r0.025", "anthropic/claude-fable-5-1", "Fable 5.1"),
+  anthropicScenario("anthropic-min4096", "anthropic/claude-haiku-4-5", "Haiku 4.5, 4,096-token minimum", {
+    min4096: true,
+  }),
   openaiScenario("gpt-4.1", "openai/gpt-4.1", "GPT-4.1"),
   openaiScenario("gpt-5", "openai/gpt-5", "GPT-5"),
   openaiScenario("gpt-5.6", "openai/gpt-5.6-sol", "GPT-5.6"),
@@ -63,9 +80,12 @@ export function scenarioCost(costs: Costs, scenario: PriceScenario): number {
     const written = costs.openaiWriteTokens;
     return cached * scenario.read + written * scenario.write + (costs.openaiTokens - cached - written);
   }
-  const read = costs.cachedTokens.anthropic;
-  const write = costs.anthropicWriteTokens;
-  return read * scenario.read + write * scenario.write + (costs.tokens - read - write);
+  const min4096 = "minTokens" in scenario && scenario.minTokens === 4096;
+  const read = min4096 ? costs.anthropicMin4096.cached : costs.cachedTokens.anthropic;
+  const write = min4096 ? costs.anthropicMin4096.write : costs.anthropicWriteTokens;
+  const stepWrite = "stepWrite" in scenario && scenario.stepWrite !== undefined ? scenario.stepWrite : scenario.write;
+  const short = stepWrite !== scenario.write && !min4096 ? costs.anthropicShortWriteTokens : 0;
+  return read * scenario.read + (write - short) * scenario.write + short * stepWrite + (costs.tokens - read - write);
 }
 
 export function scenarioCosts(costs: Costs): Record<ScenarioId, number> {

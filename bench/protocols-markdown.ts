@@ -151,6 +151,47 @@ export function renderProtocols(p: ProtocolResults): string[] {
       ),
     ),
     "",
+    "Per population (#30): bounded's cost as a share of legacy's **of the same protocol**, the floor multiple and the " +
+    "cache-read share of input tokens beside it (a lower share can bill less: bounded sends less, so its uncached " +
+    "candidates weigh more), and the runs over 1.03x legacy. Synthetic runs are their own population, never pooled " +
+    "into the real runs' row.",
+    "",
+    table(
+      [
+        "population",
+        "protocol",
+        "runs",
+        "bounded / legacy (5m)",
+        "(4,096 minimum)",
+        "(read 0.025)",
+        "bounded × own F2 (5m)",
+        "read share legacy / bounded (5m)",
+        "(4,096 minimum)",
+        "runs over 1.03x (5m / read 0.025)",
+        "visibility",
+      ],
+      [...systems, ["all real runs", p.shipped] as [string, ProtocolTable]].flatMap(([s, t]) =>
+        (["two-call", "single-call"] as const).map((protocol) => {
+          const at = (c: Contender) => t.find((x) => x.protocol === protocol && x.contender === c)!;
+          const b = at("bounded"), l = at("legacy");
+          const own = (id: keyof ProtocolCell["cost"]) => fix(l.cost[id] > 0 ? b.cost[id] / l.cost[id] : null);
+          return [
+            s,
+            protocol,
+            String(b.runs),
+            own("anthropic"),
+            own("anthropic-min4096"),
+            own("anthropic-r0.025"),
+            fix(b.over_own_f2.anthropic, 2),
+            `${fix(l.read_share.anthropic)} / ${fix(b.read_share.anthropic)}`,
+            `${fix(l.read_share.anthropic_min4096)} / ${fix(b.read_share.anthropic_min4096)}`,
+            `${b.runs_over_legacy.by_figure.anthropic ?? 0} / ${b.runs_over_legacy.by_figure["anthropic-r0.025"] ?? 0}`,
+            fix(b.visibility),
+          ];
+        })
+      ),
+    ),
+    "",
     "Targets of the step protocols (shipped workloads; the synthetic system per system only):",
     "",
     table(["target", "figure", "status"], p.targets.map((t) => [t.target, t.figure, t.met ? "met" : "**not met**"]), 3),

@@ -36,6 +36,8 @@ export type ProtocolCell = {
   recovered_ratio: ByScenario;
   recovery_calls: number;
   visibility: number | null;
+  /** Share of input tokens read from the cache: Anthropic (1,024- and 4,096-token minimum) and OpenAI. */
+  read_share: { anthropic: number | null; anthropic_min4096: number | null; openai: number | null };
   checkpoints_per_100_calls: number | null;
   calls_per_step: number | null;
   calls_per_step_with_recovery: number | null;
@@ -126,6 +128,11 @@ export function summarizeProtocols(rows: readonly ProtocolRow[]): { cells: Proto
         recovered_ratio: per((id) => ratio(recovered(id), baseCost[id])),
         recovery_calls: t.recovery.calls,
         visibility: ratio(t.visibility.visible, t.visibility.identifiers),
+        read_share: {
+          anthropic: ratio(t.costs.cachedTokens.anthropic, t.costs.tokens),
+          anthropic_min4096: ratio(t.costs.anthropicMin4096.cached, t.costs.tokens),
+          openai: ratio(t.costs.cachedTokens.openai, t.costs.openaiTokens),
+        },
         checkpoints_per_100_calls: t.checkpoints === null || t.calls === 0 ? null : (100 * t.checkpoints) / t.calls,
         calls_per_step: ratio(t.calls, t.steps),
         calls_per_step_with_recovery: ratio(t.calls + t.recovery.calls, t.steps),

@@ -326,7 +326,7 @@ const SIDE_BY_SIDE_HEADER = [
 function comparisonSystems(r: BenchResults): [string, Comparison][] {
   return [
     ...SYSTEMS.filter((s) => r.comparison.systems[s].legacy.calls > 0).map((s): [string, Comparison] => [
-      s === "synthetic openhands-style" ? "synthetic openhands-style (SYNTHETIC)" : s,
+      s === "synthetic openhands-calibrated" ? "synthetic openhands-calibrated (SYNTHETIC)" : s,
       r.comparison.systems[s],
     ]),
     ["all shipped workloads", r.comparison.shipped],

@@ -15,16 +15,23 @@ import { convertRecording, RecordedExecutor, ScriptedProvider } from "../lib/rec
 import type { StepProtocol } from "../lib/policy.ts";
 import type { Provider } from "../lib/vocabulary/turn.ts";
 import type { PreviewSizes } from "../lib/context/render-event.ts";
-import { OPENHANDS_STYLE_SEEDS, openhandsStyleRecording } from "../tests/fixtures/openhands-style.ts";
+import { OPENHANDS_CALIBRATED_SEEDS, openhandsCalibratedRecording } from "../tests/fixtures/openhands-calibrated.ts";
 
-export const SYSTEMS = ["mini-swe-agent", "swe-agent", "loom testdata", "synthetic openhands-style"] as const;
+export const SYSTEMS = [
+  "mini-swe-agent",
+  "swe-agent",
+  "swe-agent-long",
+  "openhands (format samples)",
+  "loom testdata",
+  "synthetic openhands-calibrated",
+] as const;
 export type System = (typeof SYSTEMS)[number];
 
 export type Workload = {
   system: System;
   name: string;
   path: string;
-  format: "loom" | "mini-swe-agent" | "swe-agent" | "synthetic";
+  format: "loom" | "mini-swe-agent" | "swe-agent" | "openai-messages" | "synthetic";
 };
 
 /** Where the real trajectories live unless `--workloads DIR` or LOOM_WORKLOADS names another folder. */
@@ -68,6 +75,20 @@ function sources(dir: string | null): { system: System; dir: URL; pattern: RegEx
         pattern: /\.traj$/,
         format: "swe-agent" as const,
       },
+      // Read in place when the folder has them (scripts/fetch-workloads.sh pins both): longer SWE-agent runs from
+      // SWE-smith, and two short OpenHands completion logs (format samples, not a benchmark).
+      {
+        system: "swe-agent-long" as const,
+        dir: new URL("swe-agent-long/", shared),
+        pattern: /\.traj$/,
+        format: "swe-agent" as const,
+      },
+      {
+        system: "openhands (format samples)" as const,
+        dir: new URL("openhands/", shared),
+        pattern: /\.json$/,
+        format: "openai-messages" as const,
+      },
     ]),
     { system: "loom testdata", dir: TESTDATA_WORKFLOWS, pattern: /\.jsonl$/, format: "loom" },
   ];
@@ -75,20 +96,21 @@ function sources(dir: string | null): { system: System; dir: URL; pattern: RegEx
 
 /**
  * Every shipped workload, by system, each folder sorted by file name (only Loom's own when `dir` is null); then the
- * SYNTHETIC OpenHands-style runs (whole-file views of 5-30 KB, generated in memory by tests/fixtures/openhands-style.ts).
+ * SYNTHETIC OpenHands-style runs calibrated to 361 real ones' shape (generated in memory by
+ * tests/fixtures/openhands-calibrated.ts).
  */
 export function listWorkloads(dir: string | null = workloadsDir()): Workload[] {
   const shipped = sources(dir).flatMap(({ system, dir, pattern, format }) =>
-    readdirSync(dir)
+    (system === "swe-agent-long" || system === "openhands (format samples)") && !existsSync(dir) ? [] : readdirSync(dir)
       .filter((file) => pattern.test(file))
       .sort()
       .map((name): Workload => ({ system, name, format, path: fileURLToPath(new URL(name, dir)) }))
   );
-  const synthetic = OPENHANDS_STYLE_SEEDS.map(({ seed, steps }): Workload => ({
-    system: "synthetic openhands-style",
-    name: `openhands-style-${seed} (${steps} steps)`,
+  const synthetic = OPENHANDS_CALIBRATED_SEEDS.map((seed): Workload => ({
+    system: "synthetic openhands-calibrated",
+    name: `openhands-calibrated-${seed} (SYNTHETIC)`,
     format: "synthetic",
-    path: `synthetic:${seed}:${steps}`,
+    path: `synthetic:${seed}`,
   }));
   return [...shipped, ...synthetic];
 }
@@ -105,8 +127,8 @@ export type LoadedWorkload = Workload & {
 /** Reads and imports one workload as a recorded workflow. */
 export function loadWorkload(workload: Workload): LoadedWorkload {
   if (workload.format === "synthetic") {
-    const [, seed, steps] = workload.path.split(":").map(Number);
-    return { ...workload, recording: openhandsStyleRecording(seed, { steps }), historyBytes: null };
+    const seed = Number(workload.path.split(":")[1]);
+    return { ...workload, recording: openhandsCalibratedRecording(seed), historyBytes: null };
   }
   const text = readFileSync(workload.path, "utf8");
   const recording = workload.format === "loom"
@@ -118,7 +140,7 @@ export function loadWorkload(workload: Workload): LoadedWorkload {
 function historyBytes(text: string, format: Workload["format"]): number | null {
   if (format === "loom" || format === "synthetic") return null;
   const json = JSON.parse(text) as { messages?: unknown; history?: unknown };
-  const messages = format === "mini-swe-agent" ? json.messages : json.history;
+  const messages = format === "swe-agent" ? json.history : json.messages;
   if (!Array.isArray(messages) || messages.length === 0) return null;
   const list = messages as { role?: unknown; content?: unknown; is_demo?: unknown }[];
   const lastAnswer = list.findLastIndex((m) => m.role === "assistant");

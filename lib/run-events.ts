@@ -12,6 +12,7 @@ import { clipText } from "./text/clip.ts";
 import { safeMessage } from "./text/safe-text.ts";
 import { LookupKind } from "./vocabulary/answer.ts";
 import { SandboxState } from "./sandbox-state.ts";
+import { CallCache } from "./cache-explanation.ts";
 
 /** Version of the event and result format; bumped on a breaking change. */
 export const OUTPUT_FORMAT_VERSION = 1;
@@ -78,6 +79,8 @@ const ModelCalled = z.strictObject({
   lookup: z.boolean().describe("The answer was a lookup, not a decision"),
   usage: Usage.nullable().describe("The provider's counters for this call; null when not reported"),
   elapsed_ms: z.number().nonnegative(),
+  // The cache explanation (#30): its own block, absent when the adapter does not describe its bodies (replay).
+  cache: CallCache.optional(),
 }).describe(
   "A model call returned, or was sent and failed (a provider error or an interrupt: then its usage counters are null)",
 );

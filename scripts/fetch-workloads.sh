@@ -9,6 +9,9 @@
 # original by its SHA-256 to its name here):
 #   mini-swe-agent/  github.com/gruckion/mini-swe-agent @ d12a71affd95, swebench_results/20251118_gemini-3-pro-74pct/trajs/
 #   swe-agent/       github.com/SWE-agent/SWE-agent @ 3ea751c0, tests/test_data/trajectories/ and trajectories/demonstrations/
+#   swe-agent-long/  github.com/SWE-bench/SWE-smith @ cf2e649d1eb4, tests/test_logs/trajectories/ (3 longer SWE-agent runs)
+#   openhands/       github.com/OpenHands/software-agent-sdk @ 611629e69, tests/fixtures/llm_data/ (2 completion logs,
+#                    format samples)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 manifest="$here/workloads.sha256"
@@ -34,13 +37,15 @@ fetch mini https://github.com/gruckion/mini-swe-agent.git d12a71affd95 \
   swebench_results/20251118_gemini-3-pro-74pct/trajs
 fetch swe https://github.com/SWE-agent/SWE-agent.git 3ea751c0 \
   tests/test_data/trajectories trajectories/demonstrations
+fetch smith https://github.com/SWE-bench/SWE-smith.git cf2e649d1eb4 tests/test_logs/trajectories
+fetch openhands https://github.com/OpenHands/software-agent-sdk.git 611629e69 tests/fixtures/llm_data
 
 # Index every fetched file by its hash, then place each manifest entry under its name.
 index="$work/index"
-find "$work/mini" "$work/swe" -type f \( -name '*.json' -o -name '*.traj' \) -not -path '*/.git/*' -print0 |
+find "$work/mini" "$work/swe" "$work/smith" "$work/openhands" -type f \( -name '*.json' -o -name '*.traj' \) -not -path '*/.git/*' -print0 |
   while IFS= read -r -d '' file; do printf '%s %s\n' "$(sha256 "$file")" "$file"; done >"$index"
 
-mkdir -p "$dest/mini-swe-agent" "$dest/swe-agent"
+mkdir -p "$dest/mini-swe-agent" "$dest/swe-agent" "$dest/swe-agent-long" "$dest/openhands"
 missing=0
 while read -r hash name; do
   source=$(grep -m1 "^$hash " "$index" | cut -d' ' -f2- || true)

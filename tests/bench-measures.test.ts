@@ -48,6 +48,7 @@ test("price scenarios come from the model table: Sonnet 5.5, Opus 5.5 reads at 0
     "anthropic-1h": ["anthropic/claude-sonnet-5-5", 2, 0.1],
     "anthropic-r0.05": ["anthropic/claude-opus-5-5", 1.25, 0.05],
     "anthropic-r0.025": ["anthropic/claude-fable-5-1", 1.25, 0.025],
+    "anthropic-min4096": ["anthropic/claude-haiku-4-5", 1.25, 0.1],
     "gpt-4.1": ["openai/gpt-4.1", 1, 0.25],
     "gpt-5": ["openai/gpt-5", 1, 0.1],
     "gpt-5.6": ["openai/gpt-5.6-sol", 1.25, 0.1],
@@ -183,19 +184,19 @@ test("the frontier pools each preview size over the shipped systems against the 
   });
   const rows = [
     row("mini-swe-agent", run(1000, 100, 10, 10, null)),
-    row("synthetic openhands-style", run(5000, 500, 10, 10, null)),
+    row("synthetic openhands-calibrated", run(5000, 500, 10, 10, null)),
   ];
   const variants = new Map([
     ["512 B", [run(400, 60, 8, 10, 1), run(100, 10, 5, 10, 0)]],
     ["2 KiB", [run(500, 70, 9, 10, 2), run(200, 20, 7, 10, 0)]],
   ]);
-  const [small, large] = summarizeFrontier(rows, variants, (s) => s !== "synthetic openhands-style");
+  const [small, large] = summarizeFrontier(rows, variants, (s) => s !== "synthetic openhands-calibrated");
   // Only the shipped system is pooled; the synthetic one is reported by system.
   assert.equal(small.previews, "512 B");
   assert.equal(small.bytes_ratio, 0.4);
   assert.equal(small.cost_ratio.anthropic, 0.6);
   assert.equal(small.visibility, 0.8);
   assert.equal(small.checkpoints_per_100_calls, 10);
-  assert.deepEqual(large.visibility_by_system, { "mini-swe-agent": 0.9, "synthetic openhands-style": 0.7 });
+  assert.deepEqual(large.visibility_by_system, { "mini-swe-agent": 0.9, "synthetic openhands-calibrated": 0.7 });
   assert.equal(large.cost_ratio["gpt-5"], 0.7);
 });

@@ -403,6 +403,11 @@ for (const wire of WIRES) {
       assert.deepEqual(report.usage, total);
       assert.deepEqual(report.final_usage, total);
       assert.equal(report.partial_usage, null);
+      if (wire === "openai" || wire === "responses") {
+        // Every call of an OpenAI API run carries its cache explanation (the Responses adapter's layout too).
+        for (const [i, call] of report.calls.entries()) assert.ok(call.cache, `${wire} call ${i} has no cache entry`);
+        assert.equal(typeof report.cache?.read_share, "number");
+      }
       if (wire === "responses") assert.equal(report.usage.cache_write, 1024 + 23 * 13, "GPT-5.6 reports its writes");
       else assert.equal(report.usage.cache_write, null, "no call reported cache writes");
       assert.equal(s.server.rejections.length, 0, "the stand-in rejected nothing");

@@ -144,7 +144,7 @@ test("createProvider: an injected fetch is used for the call", async () => {
   assert.deepEqual(urls, ["http://127.0.0.1:9/v1/chat/completions"]);
 });
 
-test("createProvider: cache_ttl 1h marks every Anthropic cache breakpoint with a 1-hour lifetime; 5m leaves the default", async () => {
+test("createProvider: cache_ttl 1h marks every Anthropic cache breakpoint with a 1-hour lifetime but the step's own (read at once by its arguments call); 5m leaves the default", async () => {
   const server = await startAnthropicServer([
     anthropicAnswer({ action: "finish" }),
     anthropicAnswer({ action: "finish" }),
@@ -166,7 +166,8 @@ test("createProvider: cache_ttl 1h marks every Anthropic cache breakpoint with a
       );
     });
     assert.ok(markers[0].length > 0);
-    assert.ok(markers[0].every((m) => JSON.stringify(m) === '{"type":"ephemeral","ttl":"1h"}'));
+    assert.ok(markers[0].slice(0, -1).every((m) => JSON.stringify(m) === '{"type":"ephemeral","ttl":"1h"}'));
+    assert.equal(JSON.stringify(markers[0].at(-1)), '{"type":"ephemeral"}', "the working state's, last");
     assert.ok(markers[1].length > 0);
     assert.ok(markers[1].every((m) => JSON.stringify(m) === '{"type":"ephemeral"}'));
   } finally {

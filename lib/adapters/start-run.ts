@@ -240,6 +240,8 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       // A change after the last action (a leftover writer) is a revision no test ran on.
       settle: () => sandbox.workspace?.settle() ?? null,
       spent,
+      // The same prices the cost so far and the cap read.
+      price,
     });
   } catch (error) {
     if (!(error instanceof LoomError)) throw error;

@@ -43,6 +43,8 @@ import type { ExecutionReport, FinishStatus } from "../vocabulary/reports.ts";
 import { availableActions, type SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
 import { runStage, type Stage, type StageRun } from "./stage.ts";
+import { CacheLedger } from "../cache-explanation.ts";
+import type { ModelPrice } from "../prices.ts";
 import type { Provider } from "../vocabulary/turn.ts";
 import { type LoopEvent, stepOutcome } from "../run-events.ts";
 import { formatZodError } from "../text/zod-error.ts";
@@ -65,6 +67,8 @@ export type LoopOptions = {
   spent?: () => number;
   /** After the last step: the workspace's revision if it changed outside any action (a leftover writer), else null. */
   settle?: () => string | null;
+  /** The model's prices, for what each cache miss cost (null: unknown, the misses are counted in tokens only). */
+  price?: ModelPrice | null;
 };
 
 export type LoopResult = {
@@ -120,6 +124,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     signal,
     onEvent,
     beforeCall: costCap(request, options.spent),
+    cache: new CacheLedger({ price: options.price ?? null }),
   };
   const reports: ExecutionReport[] = [];
   const printed: string[] = [];

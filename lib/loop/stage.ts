@@ -9,6 +9,7 @@ import { answerLookup } from "../context/lookups.ts";
 import type { LoopEvent } from "../run-events.ts";
 import type { ResultStore } from "../context/store.ts";
 import { type ModelAnswer, NULL_USAGE, type Provider, type StepPhase } from "../vocabulary/turn.ts";
+import type { CacheLedger } from "../cache-explanation.ts";
 
 /** What every stage of a run shares. */
 export type StageRun = {
@@ -23,6 +24,8 @@ export type StageRun = {
   onEvent: (event: LoopEvent) => void;
   /** Checked before each model call is built and announced; throws to make no further call (the run's cost cap). */
   beforeCall?: () => void;
+  /** The run's prompt cache as Loom expects it: each call whose adapter describes its body is explained. */
+  cache?: CacheLedger;
 };
 
 /** One stage: its phase and step, what it asks for, and how an answer is checked. */
@@ -155,7 +158,15 @@ async function ask(run: StageRun, parts: RequestParts, step: number): Promise<Mo
     });
   }
   const elapsed = Math.max(0, now() - started);
-  const record = { ...call, elapsed_ms: elapsed, usage: answer.usage, lookup: asLookup(answer.value) !== null };
+  const record = {
+    ...call,
+    elapsed_ms: elapsed,
+    usage: answer.usage,
+    lookup: asLookup(answer.value) !== null,
+    ...(answer.cache && run.cache
+      ? { cache: run.cache.explain({ layout: answer.cache, usage: answer.usage, at: started }) }
+      : {}),
+  };
   run.onEvent({ type: "model-called", ...record });
   return answer;
 }

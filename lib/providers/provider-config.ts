@@ -13,6 +13,8 @@ export type ResponseFormatMode = z.infer<typeof ResponseFormatMode>;
 /** How long Anthropic keeps a cached prefix: 5 minutes (default; writes cost 1.25x input) or 1 hour (2x). */
 export const CacheTtl = z.enum(["5m", "1h"]);
 export type CacheTtl = z.infer<typeof CacheTtl>;
+/** What a model's configuration may ask for: a lifetime, or `auto` (chosen from the run's pace). */
+const CacheTtlSetting = z.enum([...CacheTtl.options, "auto"]);
 
 export const ProviderConfig = z.strictObject({
   kind: ProviderKind.describe(
@@ -37,10 +39,11 @@ export const ProviderConfig = z.strictObject({
   response_format: ResponseFormatMode.optional().describe(
     "openai-compatible only: json_schema (default), json_object, or none when the server supports neither",
   ),
-  cache_ttl: CacheTtl.optional().describe(
+  cache_ttl: CacheTtlSetting.optional().describe(
     "anthropic only: how long the prompt cache keeps the stable prefix and the events, 5m (default; writes cost " +
       "1.25x input) or 1h (writes 2x): 1h pays when calls are more than 5 minutes apart (slow tests, a human in the " +
-      "loop)",
+      "loop); auto: 5m until calls more than 5 minutes apart are frequent enough that rewriting the prefix after " +
+      "them costs more than the 1h premium on every write",
   ),
   effort: z.string().min(1).optional().describe(
     "How hard the model reasons: anthropic output_config.effort, openai reasoning effort; one of the values the " +

@@ -6,6 +6,7 @@ import { NORMAL_OUTCOMES, Outcome } from "../outcome.ts";
 import { addUsage, NULL_USAGE, Phase, Usage } from "../vocabulary/turn.ts";
 import { SandboxState } from "../sandbox-state.ts";
 import { Cost } from "../prices.ts";
+import { CallCache, RunCache } from "../cache-explanation.ts";
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -30,6 +31,8 @@ export const CallRecord = z.strictObject({
   usage: Usage.describe("Provider-reported counters for this call"),
   checkpoint: z.boolean().describe("A checkpoint was made just before this request (the cacheable prefix changed)"),
   lookup: z.boolean().describe("The model answered with a lookup instead of a decision"),
+  // The cache explanation (#30): its own block.
+  cache: CallCache.optional(),
 });
 export type CallRecord = z.infer<typeof CallRecord>;
 
@@ -89,6 +92,10 @@ export const ContextReport = z.strictObject({
   ),
   recording: RecordingDigest.optional().describe(
     "A replay's recording: sha256 of its bytes as read (absent for a run), so batches pair and resume by recording",
+  ),
+  // The cache explanation (#30): its own block.
+  cache: RunCache.optional().describe(
+    "The prompt cache over the run: read share and breaks by cause; absent when no call's body was described",
   ),
 });
 export type ContextReport = z.infer<typeof ContextReport>;

@@ -3,6 +3,7 @@
 import { NORMAL_OUTCOMES } from "../outcome.ts";
 import { addUsage, NULL_USAGE } from "../vocabulary/turn.ts";
 import type { RunEvent } from "../run-events.ts";
+import { summarizeCache } from "../cache-explanation.ts";
 import { type CallRecord, type ContextReport, type PhaseStats, REPORT_SCHEMA_VERSION } from "./context-report.ts";
 
 type RunStarted = Extract<RunEvent, { type: "run-started" }>;
@@ -103,5 +104,8 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
   report.verified = ended.verified;
   if ("cost" in ended) report.cost = ended.cost;
   if (ended.recording !== undefined) report.recording = ended.recording;
+  // The cache explanation (#30): the run's figures from its calls'.
+  const cache = summarizeCache(calls);
+  if (cache !== null) report.cache = cache;
   return report;
 }

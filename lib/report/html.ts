@@ -28,6 +28,8 @@ import {
   WIDE,
 } from "./chart.ts";
 
+import { cacheBars } from "./cache-chart.ts";
+
 export { SERIES_COLORS } from "./chart.ts";
 
 /** The same chart twice: wide for desktops, narrow for phones (CSS shows one), so text stays readable at 420 px. */
@@ -263,6 +265,20 @@ ${
     )
   }
 </section>`;
+  // The prompt cache per call (#30), one chart per run report that explains its calls.
+  const cached = doc.reports.flatMap((s, index) => (s.cache && s.cache.per_call.length > 0 ? [{ s, index }] : []));
+  const cacheSections = cached.length === 0 ? "" : `<section id="cache">
+<h2>Prompt cache per model call</h2>
+<p class="note">Input tokens the provider reported read from its cache, written to it and sent uncached; a dot marks
+a call that read less than the cache held before it (its cause in the tooltip and in the text report).</p>
+${
+    cached.map(({ s, index }) =>
+      responsive((frame, suffix) =>
+        cacheBars({ id: `chart-cache-${index}${suffix}`, cache: s.cache!, frame, label: `[${index + 1}] ${s.file}` })
+      )
+    ).join("\n")
+  }
+</section>`;
   const aggregateSections = perRunTotal.length === 0 ? "" : `<section id="per-run">
 <h2>Request bytes per run</h2>
 <p class="note">${
@@ -323,6 +339,7 @@ ${headline(doc)}
 ${cards(doc)}
 ${skippedNote}
 ${runSections}
+${cacheSections}
 ${aggregateSections}
 ${
     series.length === 0 && perRunTotal.length === 0

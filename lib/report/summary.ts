@@ -5,6 +5,7 @@ import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
 import { Phase, type Usage } from "../vocabulary/turn.ts";
 import { formatCount } from "../text/numbers.ts";
+import { CacheCause, type RunCache } from "../cache-explanation.ts";
 
 const MODEL_PHASES = Phase.options;
 const PHASES = [...MODEL_PHASES, "execution"] as const;
@@ -49,7 +50,27 @@ export type ReportSummary = {
   /** A run's final revision's tests ran and passed; null for an aggregate or a report of an older version. */
   verified: boolean | null;
   run_rows: AggregateReport["runs"] | null;
+  /** The prompt cache (#30): the run's cache block, and per call what was read, written and sent uncached. */
+  cache: ReportCache | null;
 };
+
+/** The run's prompt-cache block and its calls' counters (tokens), for the text and the HTML chart. */
+export type ReportCache = RunCache & {
+  per_call: { read: number; write: number; uncached: number; cause: CacheCause | null }[];
+};
+
+function reportCache(report: ContextReport): ReportCache | null {
+  if (!report.cache) return null;
+  return {
+    ...structuredClone(report.cache),
+    per_call: report.calls.map((c) => ({
+      read: c.usage.cache_read ?? 0,
+      write: c.usage.cache_write ?? 0,
+      uncached: c.usage.input ?? 0,
+      cause: c.cache?.miss?.cause ?? null,
+    })),
+  };
+}
 
 /**
  * Two aggregates' runs paired by recording: how many pairs, the runs found on one side only, and request bytes summed
@@ -118,6 +139,7 @@ function summarizeReport(named: NamedReport): ReportSummary {
       sandbox: null,
       verified: null,
       run_rows: structuredClone(a.runs),
+      cache: null,
     };
   }
   const c = named.report;
@@ -143,6 +165,7 @@ function summarizeReport(named: NamedReport): ReportSummary {
     sandbox: c.sandbox ? { mode: c.sandbox.mode, active: c.sandbox.active } : null,
     verified: c.verified ?? null,
     run_rows: null,
+    cache: reportCache(c),
   };
 }
 
@@ -485,6 +508,7 @@ function renderOne(s: ReportSummary): string {
     "",
     keyValues(counts),
   ];
+  if (s.cache !== null) parts.push("", renderCache(s.cache));
   if (s.run_rows !== null) {
     const rows = [
       ["run", "outcome", "calls", "request bytes", "largest request", "checkpoints"],
@@ -508,6 +532,34 @@ function renderOne(s: ReportSummary): string {
     );
   }
   return parts.join("\n") + "\n";
+}
+
+const percent = (share: number | null) => (share === null ? NOT_REPORTED : `${(share * 100).toFixed(1)} %`);
+
+/** The prompt cache (#30): the read share beside Loom's expectation, then the breaks by cause. */
+function renderCache(cache: ReportCache): string {
+  const lines = [
+    `prompt cache: ${percent(cache.read_share)} of input tokens read from the cache (Loom expected ${
+      percent(cache.expected_read_share)
+    }) over ${formatCount(cache.calls)} calls`,
+  ];
+  const causes = CacheCause.options.filter((c) => cache.breaks[c]);
+  if (causes.length === 0) return [...lines, "  no cache breaks"].join("\n");
+  lines.push(
+    table([
+      ["break cause", "calls", "tokens", "cost"],
+      ...causes.map((c) => {
+        const b = cache.breaks[c]!;
+        return [
+          c.replaceAll("_", " "),
+          formatCount(b.count),
+          formatCount(b.tokens),
+          b.cost === null ? NOT_REPORTED : `$${b.cost.toFixed(4)}`,
+        ];
+      }),
+    ], { right: [1, 2, 3] }),
+  );
+  return lines.join("\n");
 }
 
 function renderComparison(doc: SummaryDocument): string {

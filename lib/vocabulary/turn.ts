@@ -55,6 +55,19 @@ export type Section =
 
 export type SectionName = Section["section"];
 
+/** Every section name, in the order a request holds them. */
+export const SECTION_NAMES = [
+  "instructions",
+  "intent",
+  "tasks",
+  "checkpoint",
+  "events",
+  "newest",
+  "working_state",
+  "candidates",
+  "lookups",
+] as const satisfies readonly SectionName[];
+
 /** Sections that form the stable prefix (cacheable until the next checkpoint). */
 export const PREFIX_SECTIONS: ReadonlySet<SectionName> = new Set(["instructions", "intent", "tasks", "checkpoint"]);
 
@@ -104,6 +117,23 @@ export function addUsage(a: Usage, b: Usage): Usage {
 export const StopReason = z.enum(["end", "max_tokens", "tool_use", "refusal", "other"]);
 export type StopReason = z.infer<typeof StopReason>;
 
+/** A block of a provider body as a prompt cache sees it: its section (or the tools / response format), size, a short
+ * digest (never its text) and whether it carries a cache breakpoint. */
+export type CacheBlock = { section: SectionName | "tools"; bytes: number; digest: string; breakpoint: boolean };
+
+/** What a body looks like to the provider's prompt cache (lib/providers/cache-layout.ts makes them). */
+export type CacheLayout = {
+  /** breakpoints: only prefixes ending at a marked block are written (Anthropic); automatic: every prefix (OpenAI). */
+  mode: "breakpoints" | "automatic";
+  /** The model's minimum cacheable prompt, in tokens. */
+  min_tokens: number;
+  /** How long an entry lives after its last use. */
+  ttl_ms: number;
+  /** How many blocks before a breakpoint a read may end (breakpoints mode). */
+  lookback: number;
+  blocks: CacheBlock[];
+};
+
 export type ModelAnswer = {
   /** The answer as parsed JSON; a string when the model's text was not JSON (validation then fails). */
   value: unknown;
@@ -111,6 +141,8 @@ export type ModelAnswer = {
   stop_reason?: StopReason;
   /** The provider's own response body, kept beside the normalised answer (never written to reports). */
   raw?: unknown;
+  /** The layout of the body sent, for the run report's cache explanation (adapters with a prompt cache). */
+  cache?: CacheLayout;
 };
 
 export type ProviderCapabilities = {

@@ -1,6 +1,8 @@
 // The Anthropic Messages API adapter: pure converters around one POST /v1/messages, retried.
 import { convertAnthropicResponse } from "../../providers/convert-anthropic-response.ts";
-import { convertToAnthropicRequest } from "../../providers/convert-to-anthropic-request.ts";
+import { convertToAnthropicRequest, DEFAULT_CACHE_PLAN } from "../../providers/convert-to-anthropic-request.ts";
+import { anthropicCacheLayout } from "../../providers/cache-layout.ts";
+import { CacheTtlChooser } from "../../providers/choose-cache-ttl.ts";
 import type { CacheTtl } from "../../providers/provider-config.ts";
 import type { StructuredOutput, ThinkingType } from "../../models/models.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
@@ -14,14 +16,27 @@ const ANTHROPIC_VERSION = "2026-10-21";
 const PROVIDER = "Anthropic API";
 
 export function createAnthropicProvider(
-  { apiKey, keyEnv, baseUrl, model, maxTokens, cacheTtl, structuredOutput, effort, thinking }: {
+  {
+    apiKey,
+    keyEnv,
+    baseUrl,
+    model,
+    maxTokens,
+    cacheTtl = "5m",
+    minCacheTokens = DEFAULT_CACHE_PLAN.minTokens,
+    structuredOutput,
+    effort,
+    thinking,
+  }: {
     apiKey: string;
     keyEnv: string;
     baseUrl: string;
     model: string;
     maxTokens: number;
-    /** The prompt cache's lifetime: 5m (default) or 1h. */
-    cacheTtl?: CacheTtl;
+    /** The prompt cache's lifetime: 5m (default), 1h, or auto (from the run's pace: CacheTtlChooser). */
+    cacheTtl?: CacheTtl | "auto";
+    /** The model's minimum cacheable prompt in tokens (the model table's cache rules; default 1,024). */
+    minCacheTokens?: number;
     /** How the model table says a structured answer is obtained. */
     structuredOutput?: StructuredOutput;
     effort?: string;
@@ -35,21 +50,26 @@ export function createAnthropicProvider(
   const answerMode = structuredOutput === "output_config_format" || structuredOutput === "forced_tool"
     ? structuredOutput
     : "prompt";
+  // One provider per run, so the chooser sees the run's own calls.
+  const chooser = cacheTtl === "auto" ? new CacheTtlChooser() : null;
   return {
     name: "anthropic",
     capabilities: { prompt_caching: true, schema_enforcement: answerMode !== "prompt" },
-    complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
+    async complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
+      const ttl = chooser ? chooser.ttl() : cacheTtl as CacheTtl;
+      const sentAt = now();
       const { body, aliases } = convertToAnthropicRequest(request, {
         model: model || options.model,
         maxTokens,
-        cacheTtl,
+        cache: { minTokens: minCacheTokens, ttl },
         answerMode,
         effort,
         thinking,
       });
+      const cache = anthropicCacheLayout(request, body, { minTokens: minCacheTokens, ttl });
       const headers = { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION };
       const deadlineAt = now() + deadlineMs;
-      return withRetry(
+      const answer = await withRetry(
         async () => {
           const raw = await postJson(url, {
             provider: PROVIDER,
@@ -65,10 +85,12 @@ export function createAnthropicProvider(
             maxResponseBytes,
             now,
           });
-          return convertAnthropicResponse(raw, { aliases, provider: PROVIDER });
+          return { ...convertAnthropicResponse(raw, { aliases, provider: PROVIDER }), cache };
         },
         { maxAttempts, sleep, random, signal: options.signal, deadlineAt, now },
       );
+      chooser?.observe({ at: sentAt, usage: answer.usage });
+      return answer;
     },
   };
 }

@@ -133,6 +133,8 @@ export function createProvider(
             entry.max_output,
           ),
         cacheTtl: cache_ttl,
+        // The model's minimum cacheable prompt, for the run report's cache explanation (the model table's).
+        ...(entry.cache ? { minCacheTokens: entry.cache.min_tokens } : {}),
         structuredOutput: entry.structured_output,
         effort,
         thinking,

@@ -2,6 +2,7 @@
 // pure converters around one POST {base}/chat/completions, retried.
 import { convertOpenAIResponse } from "../../providers/convert-openai-response.ts";
 import { convertToOpenAIRequest } from "../../providers/convert-to-openai-request.ts";
+import { openaiCacheLayout } from "../../providers/cache-layout.ts";
 import { markOpenRouterCache } from "../../providers/mark-openrouter-cache.ts";
 import type { ResponseFormatMode } from "../../providers/provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
@@ -65,6 +66,7 @@ export function createOpenAIProvider(
         cacheKey,
       });
       const body = cacheMarkers ? markOpenRouterCache(request, plain) : plain;
+      const cache = kind === "openai" ? openaiCacheLayout(request, plain) : undefined;
       const deadlineAt = now() + deadlineMs;
       return withRetry(
         async () => {
@@ -82,7 +84,8 @@ export function createOpenAIProvider(
             maxResponseBytes,
             now,
           });
-          return convertOpenAIResponse(raw, { wrapped, schema: request.response_schema, provider });
+          const answer = convertOpenAIResponse(raw, { wrapped, schema: request.response_schema, provider });
+          return cache ? { ...answer, cache } : answer;
         },
         { maxAttempts, sleep, random, signal: options.signal, deadlineAt, now },
       );

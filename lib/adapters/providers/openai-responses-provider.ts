@@ -1,5 +1,6 @@
 // The OpenAI Responses API adapter: pure converters around one POST {base}/responses, retried. Chosen by the model
 // table (api "responses"): the GPT-5.6 family, and models served only by this API (gpt-5-codex, the -pro models).
+import { openaiResponsesCacheLayout } from "../../providers/cache-layout.ts";
 import { convertOpenAIResponsesResponse } from "../../providers/convert-openai-responses-response.ts";
 import { convertToOpenAIResponsesRequest } from "../../providers/convert-to-openai-responses-request.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
@@ -37,6 +38,8 @@ export function createOpenAIResponsesProvider(
         maxTokens,
         explicitCache,
       });
+      // What the prompt cache sees of this body, without its text: the run report's cache explanation.
+      const cache = openaiResponsesCacheLayout(request, body);
       const deadlineAt = now() + deadlineMs;
       return withRetry(
         async () => {
@@ -54,7 +57,8 @@ export function createOpenAIResponsesProvider(
             maxResponseBytes,
             now,
           });
-          return convertOpenAIResponsesResponse(raw, { schema: request.response_schema, provider: PROVIDER });
+          const answer = convertOpenAIResponsesResponse(raw, { schema: request.response_schema, provider: PROVIDER });
+          return { ...answer, cache };
         },
         { maxAttempts, sleep, random, signal: options.signal, deadlineAt, now },
       );
