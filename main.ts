@@ -34,7 +34,7 @@ const VERSION_FLAGS = ["--version", "-V", "-v"];
 
 export async function main(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
-  if (VERSION_FLAGS.includes(name) || (name === "version" && rest.length === 0)) {
+  if ((name !== undefined && VERSION_FLAGS.includes(name)) || (name === "version" && rest.length === 0)) {
     io.stdout(`${versionLine()}\n`);
     return 0;
   }
@@ -84,8 +84,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (!Object.hasOwn(COMMAND_SPECS, name) && !Object.hasOwn(COMMANDS, name)) return unknown(name, names, "command");
   // The command and its subcommand: "eval validate SUITE" is the spec at ["eval", "validate"].
   let path = name, spec: CommandSpec | undefined = COMMAND_SPECS[name], args = rest;
-  while (args.length > 0 && spec?.subcommands && Object.hasOwn(spec.subcommands, args[0])) {
-    [path, spec, args] = [`${path} ${args[0]}`, spec.subcommands[args[0]], args.slice(1)];
+  for (
+    let [word] = args;
+    word !== undefined && spec?.subcommands && Object.hasOwn(spec.subcommands, word);
+    [word] = args
+  ) {
+    [path, spec, args] = [`${path} ${word}`, spec.subcommands[word], args.slice(1)];
   }
   // "loom eval vaildate suite/": a word close to a subcommand, and no file of that name, is a mistyped subcommand.
   const subcommands = Object.keys(spec?.subcommands ?? {});
@@ -104,7 +108,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stdout(`${versionLine()}\n`);
       return 0;
     }
-    return await COMMANDS[name](rest, io);
+    const command = COMMANDS[name];
+    // A name with a spec and no command is a spec-only entry (help): it has printed above or is unknown.
+    if (command === undefined) return unknown(name, names, "command");
+    return await command(rest, io);
   } catch (error) {
     // A command returns its result's exit code; what it throws is bad input, or a bug.
     if (error instanceof UsageError) {

@@ -42,11 +42,16 @@ export type CommandSpec = {
   subcommands?: Readonly<Record<string, CommandSpec>>;
 };
 
-/** The values one command's flags parse to: strings, lists of strings for repeatable flags, true for switches. */
+/**
+ * The values one command's flags parse to: strings, lists of strings for repeatable flags, true for switches. A flag
+ * with a `values` list parses to its literal union: parseCommand refuses anything else, so no command checks again.
+ */
 export type Values<F extends Flags> = {
-  -readonly [K in keyof F]?: F[K] extends { value: string } ? F[K] extends { multiple: true } ? string[] : string
+  -readonly [K in keyof F]?: F[K] extends { value: string }
+    ? F[K] extends { multiple: true } ? ValueOf<F[K]>[] : ValueOf<F[K]>
     : true;
 };
+type ValueOf<F> = F extends { values: readonly (infer V extends string)[] } ? V : string;
 
 export type Parsed<F extends Flags> = { values: Values<F>; positionals: string[]; help: boolean };
 
@@ -106,8 +111,7 @@ export function parseCommand<F extends Flags>(
   const see = `(see loom ${command} --help)`;
   const values: Record<string, string | string[] | true> = {};
   const positionals: string[] = [];
-  const set = (name: string, value: string | true, shown: string) => {
-    const flag = flags[name];
+  const set = (name: string, flag: Flag, value: string | true, shown: string) => {
     if (typeof value === "string") {
       if (value === "") throw new UsageError(`${shown} is empty; give a value ${see}`);
       if (flag.values && !flag.values.includes(value)) {
@@ -123,7 +127,7 @@ export function parseCommand<F extends Flags>(
     else values[name] = value;
   };
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
+    const arg = argv[i] ?? "";
     if (arg === "--") {
       positionals.push(...argv.slice(i + 1));
       break;
@@ -139,21 +143,25 @@ export function parseCommand<F extends Flags>(
         throw new UsageError(`Unknown option ${shown}${close ? `; did you mean --${close}?` : ""} ${see}`);
       }
     } else if (arg.startsWith("-") && arg.length > 1 && !/^-\d/.test(arg)) {
-      name = byShort.get(arg[1]);
-      shown = `-${arg[1]}`;
+      name = byShort.get(arg.charAt(1));
+      shown = `-${arg.charAt(1)}`;
       if (name === undefined) throw new UsageError(`Unknown option ${shown} ${see}`);
-      if (arg.length > 2) inline = arg[2] === "=" ? arg.slice(3) : arg.slice(2);
+      if (arg.length > 2) inline = arg.charAt(2) === "=" ? arg.slice(3) : arg.slice(2);
     } else {
       positionals.push(arg);
       continue;
     }
     const flag = flags[name];
+    if (flag === undefined) throw new Error(`${name} was looked up in the flags`);
+    const next = argv[i + 1];
     if (flag.value === undefined) {
       if (inline !== undefined) throw new UsageError(`${shown} takes no value ${see}`);
-      set(name, true, shown);
-    } else if (inline !== undefined) set(name, inline, shown);
-    else if (i + 1 < argv.length) set(name, argv[++i], shown);
-    else throw new UsageError(`${shown} needs a value: ${shown} ${flag.value} ${see}`);
+      set(name, flag, true, shown);
+    } else if (inline !== undefined) set(name, flag, inline, shown);
+    else if (next !== undefined) {
+      i++;
+      set(name, flag, next, shown);
+    } else throw new UsageError(`${shown} needs a value: ${shown} ${flag.value} ${see}`);
   }
   // An empty argument is never meant: as a path it would resolve to the current folder (`loom replay ""`).
   if (positionals.some((p) => p === "")) throw new UsageError(`An argument is empty; give a path ${see}`);
@@ -171,6 +179,7 @@ export function parseCommand<F extends Flags>(
   }
   const help = values.help === true;
   delete values.help;
+  // The loop above built exactly Values<F>: a flag's values list checked, a multiple flag's array, a switch's true.
   return { values: values as Values<F>, positionals, help };
 }
 
@@ -274,9 +283,11 @@ export function findSpec(
     if (!Object.hasOwn(table, word)) {
       return { unknown: [...walked, word].join(" "), known: [...Object.keys(table), ...(spec?.words ?? [])] };
     }
-    spec = table[word];
+    const found = table[word];
+    if (found === undefined) return { unknown: [...walked, word].join(" "), known: Object.keys(table) };
+    spec = found;
     walked = [...walked, word];
-    table = spec.subcommands ?? {};
+    table = found.subcommands ?? {};
   }
   return spec ? { spec, path: walked.join(" ") } : { unknown: "", known: Object.keys(specs) };
 }

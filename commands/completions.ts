@@ -21,7 +21,7 @@ export function commandPaths(specs: Specs = COMMAND_SPECS, prefix = ""): Entry[]
 
 /** The short description a shell shows beside a flag: its text up to the first parenthesis or semicolon. */
 function brief(text: string): string {
-  const cut = text.split(/ \(|; /)[0];
+  const [cut = text] = text.split(/ \(|; /);
   return cut.length > 70 ? `${cut.slice(0, 69)}…` : cut;
 }
 

@@ -1,12 +1,29 @@
-// The user config file ($XDG_CONFIG_HOME/loom/config.jsonc), read once per command, and `loom config`: every setting
-// with its value and where it came from.
+// The user config file ($XDG_CONFIG_HOME/loom/config.jsonc), read once per command, and `loom config`: every setting a
+// run would use — with the same flags, catalog (and slice) or request file — its value and where it came from. Both
+// read lib/settings/settings.ts's one resolveSettings, so they cannot disagree.
 import { readFileSync } from "node:fs";
-import { configPath, resolveSettings, type SettingName, SETTINGS, type Settings, UserConfig } from "../lib/config.ts";
+import { errorCode } from "../lib/errors.ts";
+import { resolve } from "node:path";
+import {
+  configPath,
+  definedOnly,
+  resolveSettings,
+  type RunSettings,
+  type Setting,
+  type SettingFlags,
+  type SettingsInput,
+  type Unset,
+  UserConfig,
+} from "../lib/settings/settings.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
+import { loadCatalog } from "../lib/catalog/catalog.ts";
 import { describeJsonFailure, readJson } from "../lib/text/json-text.ts";
 import { formatZodError } from "../lib/text/zod-error.ts";
-import { parseCommand } from "./cli-spec.ts";
+import { parseCommand, type Values } from "./cli-spec.ts";
 import type { Io } from "./io.ts";
+import { millisecondsOption } from "./options.ts";
+import { readRequest } from "./request-file.ts";
+import { Reporter } from "./reporter.ts";
 import { CONFIG_SPEC } from "./specs.ts";
 
 export type LoadedConfig = { path: string | null; found: boolean; config: UserConfig };
@@ -19,7 +36,7 @@ function loadUserConfig(env: Record<string, string | undefined>): LoadedConfig {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return { path, found: false, config: {} };
+    if (errorCode(error) === "ENOENT") return { path, found: false, config: {} };
     throw new UsageError(`Cannot read the config file ${JSON.stringify(path)}: ${describeFsError(error)}`);
   }
   const json = readJson(text);
@@ -31,53 +48,114 @@ function loadUserConfig(env: Record<string, string | undefined>): LoadedConfig {
   return { path, found: true, config: parsed.data };
 }
 
-/** The settings a command runs with: its flags over the environment over the config file over the built-in defaults. */
-export function userSettings(
-  io: Io,
-  flags: Partial<Record<SettingName, string | undefined>> = {},
-): Settings & { config: LoadedConfig } {
-  const config = loadUserConfig(io.env);
-  const resolved = resolveSettings({ flags, env: io.env, config: config.config, file: config.path ?? "config" });
+/**
+ * What a command's settings are resolved from — its flags, the environment, the config file — checked now: a bad
+ * variable or file field is a usage error before anything runs. The catalog and request come later (startRun).
+ */
+export function userSettings(io: Io, flags: SettingFlags = {}): SettingsInput & { file: LoadedConfig } {
+  const file = loadUserConfig(io.env);
+  const input: SettingsInput = { flags, env: io.env, userConfig: { config: file.config, file: file.path ?? "config" } };
+  const resolved = resolveSettings(input);
   if (!resolved.ok) throw new UsageError(resolved.message);
-  return { ...resolved.settings, config };
+  return { ...input, file };
 }
 
-export function configCommand(argv: string[], io: Io): Promise<number> {
+/** The setting flags (run, replay and config share them), as parsed: enum flags are already of their type. */
+type SettingFlagValues = Pick<
+  Values<typeof CONFIG_SPEC.flags>,
+  Exclude<keyof typeof CONFIG_SPEC.flags, "json" | "catalog" | "slice" | "request">
+>;
+
+/** The setting flags as resolveSettings takes them. */
+export function settingFlags(values: SettingFlagValues): SettingFlags {
+  const maxSteps = values["max-steps"];
+  return definedOnly({
+    model: values.model,
+    context_policy: values["context-policy"],
+    base_url: values["base-url"],
+    step_protocol: values["step-protocol"],
+    previews: values.previews,
+    sandbox: values.sandbox,
+    provider_deadline_ms: millisecondsOption("--provider-deadline-ms", values["provider-deadline-ms"]),
+    provider_idle_timeout_ms: millisecondsOption("--provider-idle-timeout-ms", values["provider-idle-timeout-ms"]),
+    max_steps: maxSteps === undefined ? undefined : positiveInteger("--max-steps", maxSteps),
+    allow_key_host: values["allow-key-host"],
+    allow_key_env: values["allow-key-env"],
+  });
+}
+
+export function positiveInteger(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected a positive integer`);
+  }
+  return n;
+}
+
+/** The settings as `loom config` shows them: one row each, the run's order. */
+export type SettingRow = { name: string; value: string | number | null; source: string | null; from: string | null };
+
+function settingRows(settings: RunSettings): SettingRow[] {
+  const row = (name: string, s: Setting<string | number | null> | Unset): SettingRow => ({ name, ...s });
+  const p = settings.provider;
+  return [
+    row("model", settings.model),
+    row("context_policy", settings.context_policy),
+    row("step_protocol", settings.step_protocol),
+    row("previews", settings.previews),
+    row("sandbox", settings.sandbox),
+    row("max_steps", settings.max_steps),
+    ...(p === null ? [] : [
+      row("base_url", p.base_url),
+      row("api_key_env", p.api_key_env),
+      row("provider_deadline_ms", p.provider_deadline_ms),
+      row("provider_idle_timeout_ms", p.provider_idle_timeout_ms),
+    ]),
+  ];
+}
+
+export async function configCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(CONFIG_SPEC, argv, { command: "config" });
   if (positionals.length > 0) throw new UsageError(`loom config takes no arguments (see loom config --help)`);
-  const settings = userSettings(io);
-  const names = Object.keys(SETTINGS) as SettingName[];
-  if (values.json) {
-    io.stdout(`${
-      JSON.stringify(
-        {
-          file: { path: settings.config.path, found: settings.config.found },
-          settings: Object.fromEntries(names.map((n) => [n, settings[n]])),
-        },
-        null,
-        2,
-      )
-    }\n`);
-    return Promise.resolve(0);
+  const user = userSettings(io, settingFlags(values));
+  const resolved = resolveSettings({ ...user, ...await filesOf(values, io) });
+  const reporter = new Reporter(io, { command: "config", format: values.json ? "json" : "text" });
+  if (!resolved.ok) throw new UsageError(resolved.message);
+  return reporter.settings({ file: user.file, rows: settingRows(resolved.settings) });
+}
+
+/** --catalog FILE [--slice NAME] or --request FILE, read as a run reads them. */
+async function filesOf(
+  values: Values<typeof CONFIG_SPEC.flags>,
+  io: Io,
+): Promise<Pick<SettingsInput, "catalog" | "request">> {
+  if (values.slice !== undefined && values.catalog === undefined) throw new UsageError("--slice needs --catalog FILE");
+  if (values.catalog !== undefined) {
+    const name = values.catalog;
+    let text: string;
+    try {
+      text = readFileSync(resolve(io.cwd, name), "utf8");
+    } catch (error) {
+      throw new UsageError(`Cannot read catalog ${JSON.stringify(name)}: ${describeFsError(error)}`);
+    }
+    const catalog = loadCatalog(text, { file: name });
+    const slice = values.slice;
+    const entry = slice === undefined ? undefined : catalog.slices[slice];
+    if (slice !== undefined && (entry === undefined || !Object.hasOwn(catalog.slices, slice))) {
+      throw new UsageError(`Unknown slice ${JSON.stringify(slice)} in ${name}`);
+    }
+    return {
+      catalog: {
+        file: name,
+        defaults: catalog.defaults,
+        models: catalog.models,
+        ...(slice === undefined || entry === undefined ? {} : { slice: { name: slice, entry } }),
+      },
+    };
   }
-  const rows = names.map((n) => {
-    const s = settings[n];
-    const where = s.source === null
-      ? `not set (${SETTINGS[n].flag}, ${SETTINGS[n].env} or "${SETTINGS[n].field}" in the config file)`
-      : s.source === "built-in"
-      ? "built-in default"
-      : s.source === "config"
-      ? `config file`
-      : s.from!;
-    return [n, s.value ?? "—", where];
-  });
-  const width = (c: number) => Math.max(...rows.map((r) => r[c].length));
-  const file = settings.config.path === null
-    ? "config file: none (set XDG_CONFIG_HOME or HOME)"
-    : `config file: ${settings.config.path}${settings.config.found ? "" : " (not found)"}`;
-  io.stdout(
-    `${file}\n${rows.map((r) => `${r[0].padEnd(width(0))}  ${r[1].padEnd(width(1))}  ${r[2]}`).join("\n")}\n` +
-      "Precedence: flag > environment > config file > built-in.\n",
-  );
-  return Promise.resolve(0);
+  if (values.request !== undefined) {
+    const request = await readRequest(values.request, { io });
+    return { request: { file: values.request, ...request } };
+  }
+  return {};
 }

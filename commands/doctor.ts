@@ -6,6 +6,7 @@ import { renderDoctor } from "../lib/doctor/render-doctor.ts";
 import { UsageError } from "../lib/errors.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { userSettings } from "./config.ts";
+import { resolveSettings } from "../lib/settings/settings.ts";
 import type { Io } from "./io.ts";
 import { readModels } from "./models.ts";
 import { DOCTOR_SPEC } from "./specs.ts";
@@ -13,23 +14,20 @@ import { DOCTOR_SPEC } from "./specs.ts";
 export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(DOCTOR_SPEC, argv, { command: "doctor" });
   if (positionals.length > 0) throw new UsageError("loom doctor takes no arguments (the model is -m PROVIDER/MODEL)");
-  const baseUrlFlag = values["base-url"];
-  if (baseUrlFlag !== undefined && !/^https?:\/\/[^/]/.test(baseUrlFlag)) {
-    throw new UsageError(`--base-url ${JSON.stringify(baseUrlFlag)}: expected an http(s) URL`);
-  }
-  const settings = userSettings(io, { model: values.model, base_url: baseUrlFlag });
-  const model = settings.model.value;
+  // The model and base URL as a run resolves them (lib/settings/settings.ts): one precedence, one URL check.
+  const user = userSettings(io, { model: values.model, base_url: values["base-url"] });
+  const resolved = resolveSettings(user);
+  if (!resolved.ok) throw new UsageError(resolved.message);
+  const model = resolved.settings.model.value;
   if (model === null) {
     throw new UsageError('loom doctor needs a model: -m PROVIDER/MODEL, LOOM_MODEL, or "model" in the config file');
   }
-  // As for run: the config file's base_url is below the provider's own variable.
-  const fromConfig = settings.base_url.source === "config";
   const models = readModels(values.models, io.cwd);
   const result = await runDoctor({
     model,
     env: io.env,
-    baseUrl: fromConfig ? undefined : settings.base_url.value ?? undefined,
-    defaultBaseUrl: fromConfig ? settings.base_url.value ?? undefined : undefined,
+    baseUrl: values["base-url"],
+    userConfig: user.userConfig,
     models,
     facts: modelFacts(models, model, { today: new Date().toISOString().slice(0, 10) }),
     nonce: crypto.randomUUID().slice(0, 8),

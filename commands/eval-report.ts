@@ -1,6 +1,7 @@
 // loom report DIR/eval.json [--json | --html FILE] and loom report --merge SHARD/eval.json… [-o FILE]: an evaluation's
 // summary and per-task table, or its shards joined into the file one process would have written.
 import { readFileSync } from "node:fs";
+import { fieldOf } from "../lib/errors.ts";
 import { dirname, resolve } from "node:path";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { mergeEvalFiles } from "../lib/eval/assemble.ts";
@@ -22,7 +23,7 @@ export function readEvalFiles(files: readonly string[], cwd: string): EvalFile[]
       throw new UsageError(`Cannot read ${JSON.stringify(file)}: ${describeFsError(error)}`);
     }
     const json = readJson(text);
-    const kind = json.ok ? (json.value as { kind?: unknown } | null)?.kind : undefined;
+    const kind = json.ok ? fieldOf(json.value, "kind") : undefined;
     if (kind !== "eval") {
       if (i === 0) return null;
       throw new UsageError(`${JSON.stringify(file)} is not an eval.json; evaluations are reported on their own`);

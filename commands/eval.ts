@@ -1,6 +1,7 @@
 // loom eval SUITE …: matched live evaluations (SPEC §12). `loom eval validate SUITE` proves a suite's checks honest;
 // `loom eval rescore DIR` re-runs the checks on the saved workspace changes without calling a model.
 import { readFileSync } from "node:fs";
+import { errorMessage } from "../lib/errors.ts";
 import { join, relative, resolve } from "node:path";
 import { describeFsError, StartupError, UsageError } from "../lib/errors.ts";
 import type { EvalSettings } from "../lib/eval/eval-file.ts";
@@ -10,6 +11,7 @@ import { BUILT_IN_PRICES, mergePrices, parsePrices, priceOf, type PriceTable } f
 import { ContextPolicyName, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL } from "../lib/policy.ts";
 import { evalKey, type EvalProgress, runEval } from "../lib/adapters/eval-run.ts";
 import { providerForModel } from "../lib/adapters/providers/provider-for-model.ts";
+import { resolveSettings } from "../lib/settings/settings.ts";
 import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/adapters/eval-suite-file.ts";
 import { chooseSandbox } from "../lib/adapters/create-workspace-executor.ts";
 import type { SandboxMode } from "../lib/adapters/sandbox.ts";
@@ -17,7 +19,7 @@ import { rescoreEval } from "../lib/adapters/eval-rescore.ts";
 import { validateSuite } from "../lib/adapters/eval-validate.ts";
 import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
-import { millisecondsOption, outputPathOption, sandboxOption, stepProtocolOption } from "./options.ts";
+import { millisecondsOption, outputPathOption } from "./options.ts";
 import { EVAL_SPEC } from "./specs.ts";
 import { Reporter } from "./reporter.ts";
 import { sweepLeftoversOnce } from "../lib/adapters/scratch.ts";
@@ -76,7 +78,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   if (!(costMargin >= 0 && costMargin < 100)) {
     throw new UsageError(`--cost-margin ${JSON.stringify(values["cost-margin"])}: expected a percentage in [0, 100)`);
   }
-  const stepProtocol = stepProtocolOption(values["step-protocol"]) ?? DEFAULT_STEP_PROTOCOL;
+  const stepProtocol = values["step-protocol"] ?? DEFAULT_STEP_PROTOCOL;
   const sandbox = evalSandbox(values.sandbox, io.env);
   const out = outputPathOption("--out", values.out ?? "eval-out", { cwd: io.cwd, folder: true });
   const prices = readPrices(values.prices, io.cwd);
@@ -107,7 +109,12 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const key = evalKey(loaded, { tasks: taskHashes(loaded, { checks }), checks, prices, settings });
   // A model Loom cannot reach (unknown provider, missing key, bad base URL) would make every run an infra failure:
   // one line and exit 3 now, before any run starts.
-  for (const model of models) providerForModel(model, { env: io.env, http });
+  for (const model of models) {
+    const flags = { model, provider_deadline_ms: http.deadlineMs, provider_idle_timeout_ms: http.timeoutMs };
+    const resolved = resolveSettings({ flags, env: io.env });
+    if (!resolved.ok) throw new UsageError(resolved.message);
+    providerForModel(model, resolved.settings.provider, { env: io.env, http });
+  }
   if (!values.quiet) io.stderr(preflight(loaded, { settings, shard, prices }));
   // Said before any money is spent, quiet or not: a suite too small to ever show the margin.
   const small = tooSmall(loaded.tasks.length, settings.margin);
@@ -150,13 +157,13 @@ function shown(dir: string, cwd: string): string {
  * --sandbox off said on the command line runs them without (LOOM_SANDBOX does not: a planted .env could set it).
  * Refused at once, before any run, when the sandbox is required but missing.
  */
-function evalSandbox(flag: unknown, env: Record<string, string | undefined>): SandboxMode {
-  if (sandboxOption(flag) === "off") return "off";
+function evalSandbox(flag: SandboxMode | undefined, env: Record<string, string | undefined>): SandboxMode {
+  if (flag === "off") return "off";
   try {
     chooseSandbox("required", { env });
   } catch (error) {
     throw new StartupError(
-      `${(error as Error).message}; evaluations run sandboxed unless you say --sandbox off (the results then say ` +
+      `${errorMessage(error)}; evaluations run sandboxed unless you say --sandbox off (the results then say ` +
         `"unsandboxed: checks were exposed to the agent")`,
       "sandbox_unavailable",
     );
@@ -186,6 +193,7 @@ function selectTasks(loaded: LoadedSuite, { ids, tags }: { ids?: string[]; tags?
     }
   }
   const tasks = loaded.tasks.filter((t) => ids?.includes(t.id) || t.tags.some((tag) => tags?.includes(tag)));
+  // "!": tasks is empty here only when --tag filtered them (ids were checked above)
   if (tasks.length === 0) throw new UsageError(`--tag: no task of ${loaded.name} has ${tags!.join(" or ")}`);
   return { ...loaded, tasks };
 }
@@ -261,7 +269,7 @@ async function subcommand(name: "validate" | "rescore", argv: string[], io: Io):
     });
     const results = await validateSuite(loaded, {
       jobs: count("--jobs", values.jobs, 2),
-      sandbox: sandboxOption(values.sandbox) ?? "auto",
+      sandbox: values.sandbox ?? "auto",
       env: io.env,
       signal: io.signal,
     });

@@ -2,41 +2,8 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { outputFolderProblem, outputPathProblem } from "../lib/adapters/files.ts";
-import { SANDBOX_MODES, type SandboxMode } from "../lib/adapters/sandbox.ts";
-import { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
 import { UsageError } from "../lib/errors.ts";
 import { OUTPUT_FORMATS } from "./specs.ts";
-
-export function policyOption(value: unknown): ContextPolicyName {
-  const parsed = ContextPolicyName.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new UsageError(
-    `--context-policy ${JSON.stringify(value)}: expected ${ContextPolicyName.options.join(" or ")}`,
-  );
-}
-
-/** --step-protocol two-call|single-call, or undefined when absent. */
-export function stepProtocolOption(value: unknown): StepProtocol | undefined {
-  if (value === undefined) return undefined;
-  const parsed = StepProtocol.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new UsageError(`--step-protocol ${JSON.stringify(value)}: expected ${StepProtocol.options.join(" or ")}`);
-}
-
-/** --previews compact|balanced|wide, or undefined when absent. */
-export function previewsOption(value: unknown): PreviewMode | undefined {
-  if (value === undefined) return undefined;
-  const parsed = PreviewMode.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new UsageError(`--previews ${JSON.stringify(value)}: expected ${PreviewMode.options.join(", ")}`);
-}
-
-/** --sandbox MODE, validated. */
-export function sandboxOption(value: unknown): SandboxMode | undefined {
-  if (value === undefined) return undefined;
-  if ((SANDBOX_MODES as readonly unknown[]).includes(value)) return value as SandboxMode;
-  throw new UsageError(`--sandbox ${JSON.stringify(value)}: expected ${SANDBOX_MODES.join(", ")}`);
-}
 
 /** A positive whole number of milliseconds from a flag, or undefined when the flag is absent. */
 export function millisecondsOption(flag: string, value: unknown): number | undefined {
@@ -68,17 +35,14 @@ export function outputPathOption(
 
 export type RunOutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/** --output-format text|json|stream-json, with --json as the short form of json. */
+/** --output-format text|json|stream-json (checked by the spec's values list), with --json as the short form of json. */
 export function outputFormatOption(
-  { json, format }: { json?: boolean; format?: string },
+  { json, format }: { json?: boolean; format?: RunOutputFormat },
 ): RunOutputFormat {
-  if (format !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(format)) {
-    throw new UsageError(`--output-format ${JSON.stringify(format)}: expected one of ${OUTPUT_FORMATS.join(", ")}`);
-  }
   if (json && format !== undefined && format !== "json") {
     throw new UsageError(`--json is --output-format json; it cannot be combined with --output-format ${format}`);
   }
-  return json ? "json" : (format as RunOutputFormat | undefined) ?? "text";
+  return json ? "json" : format ?? "text";
 }
 
 /**
@@ -90,9 +54,8 @@ export function outputFormatOfArgv(argv: string[]): RunOutputFormat {
   argv.forEach((arg, i) => {
     if (arg === "--json") format = "json";
     const value = arg === "--output-format" ? argv[i + 1] : arg.startsWith("--output-format=") ? arg.slice(16) : null;
-    if (value !== null && value !== "text" && (OUTPUT_FORMATS as readonly string[]).includes(value)) {
-      format = value as RunOutputFormat;
-    }
+    const known = OUTPUT_FORMATS.find((f) => f === value);
+    if (known !== undefined && known !== "text") format = known;
   });
   return format;
 }

@@ -9,7 +9,8 @@ import { selfCommand } from "../lib/adapters/platform.ts";
 import type { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
 import { type BatchSettings, recordingSettings, reportName, settingsMismatch } from "../lib/recording/batch.ts";
 import { parseRecordingText } from "../lib/recording/format.ts";
-import { aggregateReports, ContextReport, requestBytes } from "../lib/report/context-report.ts";
+import { aggregateReports, type ContextReport, requestBytes } from "../lib/report/context-report.ts";
+import { parseRunReport } from "../lib/report/load.ts";
 import { UsageError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
 import { VERSION } from "../lib/version.ts";
@@ -81,7 +82,7 @@ export async function replayBatch(files: string[], options: BatchOptions): Promi
 /** A per-recording report left by an earlier batch that ran to an end (any outcome but interrupted), or null. */
 function completeReport(path: string): ContextReport | null {
   try {
-    const report = ContextReport.parse(JSON.parse(readFileSync(path, "utf8")));
+    const report = parseRunReport(readFileSync(path, "utf8"), { file: path });
     return report.outcome === "interrupted" ? null : report;
   } catch {
     return null;
@@ -117,10 +118,11 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
   const { io, jobs, from, policy } = options;
   const now = options.now ?? Date.now;
   const self = selfCommand(MAIN_URL);
+  const [program] = self;
   // Not a sparse array: filter() and map() must see the recordings that never started.
   const rows: (RunRow | undefined)[] = Array.from({ length: files.length }, () => undefined);
   const reportPathOf = (index: number) =>
-    join(reportsDir, reportName(basename(files[index]), { index, count: files.length }));
+    join(reportsDir, reportName(basename(files[index] ?? ""), { index, count: files.length }));
   let resumed = 0;
   if (options.resume) {
     const refused: string[] = [];
@@ -167,12 +169,13 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       running: running.size,
       elapsedMs: now() - started,
       // The file shown is the oldest still running: the one most likely to be holding the batch up.
-      current: running.size > 0 ? basename(files[Math.min(...running)]) : null,
+      current: running.size > 0 ? basename(files[Math.min(...running)] ?? "") : null,
     });
   const worker = async () => {
     while (next < pending.length && !io.signal.aborted) {
       const index = pending[next++];
-      const file = files[index];
+      const file = index === undefined ? undefined : files[index];
+      if (index === undefined || file === undefined) break;
       const name = basename(file);
       const reportPath = reportPathOf(index);
       // A child that fails before writing its report must not be read as an earlier batch's run.
@@ -195,11 +198,11 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
       ];
       running.add(index);
       if (io.isTTY) progress();
-      const { exit, stdout, stderr } = await runChild(self[0], args, io.signal);
+      const { exit, stdout, stderr } = await runChild(program, args, io.signal);
       running.delete(index);
       let report: ContextReport | null = null;
       try {
-        report = ContextReport.parse(JSON.parse(readFileSync(reportPath, "utf8")));
+        report = parseRunReport(readFileSync(reportPath, "utf8"), { file: reportPath });
       } catch { /* the child failed before a report existed; its stderr says why */ }
       let result: RunRow["result"] = null;
       try {
@@ -300,12 +303,15 @@ function runChild(
   return new Promise((resolvePromise) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "", stderr = "";
-    child.stdout!.setEncoding("utf8");
-    child.stdout!.on("data", (chunk: string) => {
+    // "pipe" makes both streams (node's type cannot tell): the one spot they are taken for granted.
+    const [out, err] = [child.stdout, child.stderr];
+    if (out === null || err === null) throw new Error("spawn with pipes gave no pipes");
+    out.setEncoding("utf8");
+    out.on("data", (chunk: string) => {
       if (stdout.length < 1024 * 1024) stdout += chunk;
     });
-    child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (chunk: string) => {
+    err.setEncoding("utf8");
+    err.on("data", (chunk: string) => {
       if (stderr.length < 64 * 1024) stderr += chunk;
     });
     const onAbort = () => child.kill("SIGTERM");

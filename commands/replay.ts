@@ -7,15 +7,9 @@ import { digestOf } from "../lib/text/digest.ts";
 import { parseRecordingText } from "../lib/recording/format.ts";
 import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
-import { userSettings } from "./config.ts";
-import {
-  outputFormatOption,
-  outputPathOption,
-  policyOption,
-  previewsOption,
-  sandboxOption,
-  stepProtocolOption,
-} from "./options.ts";
+import { settingFlags, userSettings } from "./config.ts";
+import { outputFormatOption, outputPathOption } from "./options.ts";
+import { resolveSettings } from "../lib/settings/settings.ts";
 import { REPLAY_SPEC } from "./specs.ts";
 import { defaultJobs, replayBatch } from "./replay-batch.ts";
 import { traceWriter } from "./trace-file.ts";
@@ -25,15 +19,18 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(REPLAY_SPEC, argv, { command: "replay" });
   const from = values.from ?? "auto";
   const notice = (message: string) => io.stderr(`loom replay: ${message}\n`);
-  // flag > LOOM_CONTEXT_POLICY > the config file's context_policy > legacy
-  const policy = policyOption(userSettings(io, { context_policy: values["context-policy"] }).context_policy.value);
-  const stepProtocol = stepProtocolOption(values["step-protocol"]);
-  const previewMode = previewsOption(values.previews);
+  // Every setting by lib/config.ts's one precedence (flag > environment > config file > built-in for the policy).
+  const flags = settingFlags(values);
+  const user = userSettings(io, flags);
+  const userLevel = resolveSettings(user);
+  if (!userLevel.ok) throw new UsageError(userLevel.message);
+  const policy = userLevel.settings.context_policy.value;
+  const stepProtocol = flags.step_protocol;
+  const previewMode = flags.previews;
   const format = outputFormatOption({ json: values.json, format: values["output-format"] });
   if (values.execute && !values.workspace) throw new UsageError("--execute needs --workspace DIR");
   if (values.workspace && !values.execute) throw new UsageError("--workspace is only used with --execute");
-  const sandbox = sandboxOption(values.sandbox);
-  if (sandbox && !values.execute) throw new UsageError("--sandbox is only used with --execute");
+  if (flags.sandbox && !values.execute) throw new UsageError("--sandbox is only used with --execute");
   const jobs = values.jobs === undefined ? defaultJobs() : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) {
     throw new UsageError(`--jobs ${JSON.stringify(values.jobs)}: expected a positive integer`);
@@ -78,26 +75,27 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   }
 
   if (values.resume) throw new UsageError("--resume continues a batch (several recordings or a folder)");
-  const file = files[0];
+  const [file] = files;
+  if (file === undefined) throw new UsageError("No recording found (loom replay RECORDING…)");
   const text = file === "-" ? await io.readStdin() : readRecordingText(file);
   // Its digest goes into the report: batches resume and pair runs by the recording, not its name or position.
   const recording = parseRecordingText(text, { name: file === "-" ? "stdin" : basename(file), from });
   const reporter = new Reporter(io, { command: "replay", format, quiet: values.quiet });
   const workspace = values.workspace ? resolve(io.cwd, values.workspace) : ".";
-  const result = await startRun({ request: { ...recording.header.slice, workspace } }, {
-    contextPolicy: policy,
+  const result = await startRun({ request: { ...recording.header.slice, workspace }, file: basename(file) }, {
+    flags,
+    userConfig: user.userConfig,
+    // The settings' environment is the command's (LOOM_CONTEXT_POLICY, LOOM_SANDBOX), as loom config reads it.
+    env: io.env,
     contextReport: reportPath,
-    stepProtocol,
-    previewMode,
     requirePassingTests: values["require-passing-tests"],
     replay: { recording, execute: values.execute === true, digest: digestOf(text) },
-    sandbox,
     // --quiet: the result and the report say whether the run was sandboxed (sandbox.active).
     warn: values.quiet ? () => {} : (message) => io.stderr(`loom replay: ${message}\n`),
     signal: io.signal,
     onProgress: reporter.progress,
     onEvent: reporter.onEvent,
-    trace: tracePath ? traceWriter(tracePath, { shown: values.trace! }) : undefined,
+    trace: tracePath ? traceWriter(tracePath, { shown: values.trace ?? tracePath }) : undefined,
   });
   return reporter.run(result, { label: `replay ${file === "-" ? "stdin" : basename(file)}` });
 }

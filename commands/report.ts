@@ -1,6 +1,7 @@
 // `loom report REPORT [REPORT…] [--json | --html FILE]`: summarise one context report or compare several;
 // `loom report --merge AGGREGATE… [-o FILE]`: merge the aggregates of a batch's shards.
 import { readFile } from "node:fs/promises";
+import { errorCode } from "../lib/errors.ts";
 import { basename, resolve } from "node:path";
 import { type AggregateReport, aggregateReports, mergeAggregates } from "../lib/report/context-report.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -53,7 +54,7 @@ async function loadReport(file: string, cwd: string): Promise<NamedReport> {
   try {
     text = await readFile(resolve(cwd, file), "utf8");
   } catch (error) {
-    throw describeReadError(file, (error as { code?: string }).code);
+    throw describeReadError(file, errorCode(error));
   }
   return parseReport(text, { file });
 }

@@ -1,5 +1,6 @@
 // The one reporter: the only place that turns results into output and chooses between text and JSON (or HTML). Data
 // goes to stdout, progress and errors to stderr; each method returns the exit code the result already carries.
+import { clipEnd } from "../lib/text/clip.ts";
 import { dirname, relative, resolve } from "node:path";
 import { writeFileAtomic } from "../lib/adapters/files.ts";
 import type { RunResult } from "../lib/adapters/start-run.ts";
@@ -266,6 +267,38 @@ export class Reporter {
     }).exitCode;
   }
 
+  /** `loom config`: every setting a run would use, its value and where it came from. */
+  settings(
+    { file, rows }: {
+      file: { path: string | null; found: boolean };
+      rows: readonly { name: string; value: string | number | null; source: string | null; from: string | null }[];
+    },
+  ): number {
+    if (this.#format === "json") {
+      const settings = Object.fromEntries(rows.map(({ name, ...s }) => [name, s]));
+      this.#io.stdout(`${JSON.stringify({ file: { path: file.path, found: file.found }, settings }, null, 2)}\n`);
+      return endingOf({ ran: "completed" }).exitCode;
+    }
+    const cells = rows.map((r) => [
+      r.name,
+      r.value === null ? "—" : String(r.value),
+      r.source === null
+        ? "not set"
+        : r.source === "built-in"
+        ? "built-in default"
+        : r.source === "config"
+        ? "config file"
+        : r.from ?? r.source,
+    ]);
+    const width = (c: number) => Math.max(...cells.map((r) => r[c]?.length ?? 0));
+    const where = file.path === null
+      ? "config file: none (set XDG_CONFIG_HOME or HOME)"
+      : `config file: ${file.path}${file.found ? "" : " (not found)"}`;
+    const lines = cells.map((r) => `${r[0]?.padEnd(width(0))}  ${r[1]?.padEnd(width(1))}  ${r[2]}`);
+    this.#io.stdout(`${escapeControl(where)}\n${lines.map(escapeControl).join("\n")}\n`);
+    return endingOf({ ran: "completed" }).exitCode;
+  }
+
   /** One report summarised or several compared: text, JSON, or a self-contained HTML page written to a file. */
   reports(reports: NamedReport[]): number {
     const format = this.#format;
@@ -475,9 +508,7 @@ const SUMMARY_LINE_CHARS = 200;
 
 function clipSummary(summary: string): string[] {
   const all = summary.trimEnd().split("\n");
-  const shown = all.slice(0, SUMMARY_LINES).map((line) =>
-    line.length > SUMMARY_LINE_CHARS ? `${line.slice(0, SUMMARY_LINE_CHARS)}…` : line
-  );
+  const shown = all.slice(0, SUMMARY_LINES).map((line) => clipEnd(line, SUMMARY_LINE_CHARS + 1));
   const rest = all.length - shown.length;
   if (rest > 0) shown.push(`… (${rest} more line${rest === 1 ? "" : "s"}; --json shows the whole summary)`);
   return shown;

@@ -63,6 +63,17 @@ const shared = {
     description:
       "refuse a finish with status success unless the latest revision's tests ran and passed, and exit 1 when the run ends unverified",
   },
+  "allow-key-host": {
+    value: "HOST",
+    multiple: true,
+    description:
+      "a catalog's base_url may receive a provider's default key (ANTHROPIC_API_KEY, OPENAI_API_KEY) at this host too",
+  },
+  "allow-key-env": {
+    value: "NAME",
+    multiple: true,
+    description: "a catalog's api_key_env may name this variable though it does not look like the provider's API key",
+  },
   trace: {
     value: "FILE",
     complete: "file",
@@ -184,6 +195,8 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
       default: "30000",
       description: "an attempt that receives nothing for N ms fails and is retried",
     },
+    "allow-key-host": shared["allow-key-host"],
+    "allow-key-env": shared["allow-key-env"],
     trace: shared.trace,
     "output-format": shared["output-format"],
     json: shared.json,
@@ -458,12 +471,30 @@ as a models file, each entry with its source and the date it was read (docs/prov
 } as const satisfies CommandSpec;
 
 export const CONFIG_SPEC = {
-  summary: "show the settings in effect and where each came from (flag, environment, config file, built-in)",
-  usage: ["[--json]"],
+  summary: "show the settings a run would use and where each came from (flag, environment, config file, catalog, …)",
+  usage: ["[--json] [run's setting flags] [--catalog FILE [--slice NAME] | --request FILE]"],
   description: `Loom reads defaults from $XDG_CONFIG_HOME/loom/config.jsonc (else ~/.config/loom/config.jsonc;
-JSONC; schema: loom schema config), under the environment (LOOM_MODEL, LOOM_CONTEXT_POLICY, LOOM_PROVIDER_BASE_URL) and the
-flags: flag > environment > config file > built-in.`,
-  flags: { json: { description: "print the settings as one JSON object" } },
+JSONC; schema: loom schema config), under the environment (LOOM_MODEL, LOOM_CONTEXT_POLICY, LOOM_PROVIDER_BASE_URL,
+LOOM_SANDBOX, ANTHROPIC_BASE_URL, OPENAI_BASE_URL) and the flags. Given the flags, catalog (and slice) or request file of a
+run, it shows exactly what that run would use: flag > request > catalog > environment > config file > built-in, in each
+setting's own order (lib/settings/settings.ts: PRECEDENCE).`,
+  flags: {
+    model: { ...RUN_SPEC.flags.model, group: "Options" },
+    "base-url": { ...RUN_SPEC.flags["base-url"], group: "Options" },
+    "max-steps": { ...RUN_SPEC.flags["max-steps"], group: "Options" },
+    catalog: { value: "FILE", complete: "file", description: "the settings of a run through this catalog" },
+    slice: { value: "NAME", description: "with --catalog: of this slice" },
+    request: { value: "FILE", complete: "file", description: "the settings of a run of this SliceRequest file" },
+    "context-policy": shared["context-policy"],
+    "step-protocol": shared["step-protocol"],
+    previews: shared.previews,
+    sandbox: shared.sandbox,
+    "provider-deadline-ms": RUN_SPEC.flags["provider-deadline-ms"],
+    "provider-idle-timeout-ms": RUN_SPEC.flags["provider-idle-timeout-ms"],
+    "allow-key-host": shared["allow-key-host"],
+    "allow-key-env": shared["allow-key-env"],
+    json: { description: "print the settings as one JSON object" },
+  },
   positionalsAreFiles: false,
   examples: [{ command: "LOOM_MODEL=anthropic/claude-sonnet-5-5 loom config", says: "model comes from LOOM_MODEL" }],
 } as const satisfies CommandSpec;

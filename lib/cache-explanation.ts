@@ -137,6 +137,7 @@ export class CacheLedger {
     // What Loom expects when only prefixes surely past the minimum count (no slack for token counting).
     const strictTokens = reportedTokens === null ? null : Math.round(longest({ strict: true }) * tokensPerByte);
     // An entry lives from its last use: a read keeps it.
+    // "!": readAt indexes a key found among the live entries just above (endAt's search).
     if (readAt >= 0) this.#entries.get(keys[readAt])!.at = at;
     const previous = this.#previous;
     const firstDiff = previous === null ? null : firstDifference(keys, previous.keys, layout);

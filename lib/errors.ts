@@ -106,9 +106,20 @@ const FS_REASONS: Record<string, string> = {
   EMFILE: "too many open files",
 };
 
+/** A property of a thrown value (or anything), read without trusting its type; undefined when it has none. */
+export function fieldOf(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null ? Reflect.get(value, key) : undefined;
+}
+
+/** A thrown value's `code` (an errno name such as ENOENT, or a library's code), when it is a non-empty string. */
+export function errorCode(error: unknown): string | undefined {
+  const code = fieldOf(error, "code");
+  return typeof code === "string" && code !== "" ? code : undefined;
+}
+
 /** A filesystem failure in words (never a bare errno code): "no such file or folder". */
 export function describeFsError(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string") return FS_REASONS[code] ?? `failed (${code})`;
+  const code = errorCode(error);
+  if (code !== undefined) return FS_REASONS[code] ?? `failed (${code})`;
   return errorMessage(error);
 }

@@ -11,6 +11,7 @@ import { type ExecutionReport, FinishStatus } from "./vocabulary/reports.ts";
 import { clipText } from "./text/clip.ts";
 import { safeMessage } from "./text/safe-text.ts";
 import { LookupKind } from "./vocabulary/answer.ts";
+import { stepTarget } from "./vocabulary/actions.ts";
 import { SandboxState } from "./sandbox-state.ts";
 import { CallCache } from "./cache-explanation.ts";
 
@@ -113,8 +114,9 @@ const StepExecuted = z.strictObject({
   refusal: z.string().nullable().describe("For a refusal: its code"),
   elapsed_ms: z.number().nonnegative().describe("Time spent executing (0 for a refusal before execution)"),
   target: z.string().nullable().describe(
-    `What the action worked on: its path, or the command's argv joined and clipped to ${TARGET_LIMIT} bytes ` +
-      "(credentials in URLs redacted); null for actions without one (run_tests, print, finish). Never file contents",
+    `What the action worked on (stepTarget): its path, or the command's argv joined, or a search's query quoted, ` +
+      `clipped to ${TARGET_LIMIT} bytes (credentials in URLs redacted); null for actions without one (run_tests, ` +
+      "print, finish). Never file contents",
   ),
   status: StepStatus.describe(
     "ok; failed (a test or command exited non-zero or was killed, or the model finished with failure); timed_out; " +
@@ -131,9 +133,8 @@ export function stepOutcome(
   args: Record<string, unknown>,
   report: ExecutionReport,
 ): { target: string | null; status: StepStatus } {
-  const path = typeof args.path === "string" ? args.path : null;
-  const argv = Array.isArray(args.argv) && args.argv.every((a) => typeof a === "string") ? args.argv : null;
-  const target = path ?? (argv ? clipText(safeMessage(argv.join(" ")), TARGET_LIMIT) : null);
+  const named = stepTarget(args);
+  const target = named === null || typeof args.path === "string" ? named : clipText(safeMessage(named), TARGET_LIMIT);
   const status: StepStatus = report.kind === "refusal"
     ? "refused"
     : (report.kind === "test" || report.kind === "command") && report.timed_out

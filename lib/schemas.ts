@@ -2,7 +2,7 @@
 // printed by `loom schema NAME` and shipped in schemas/ (kept equal by tests and scripts/gen-schemas.ts).
 import { z } from "zod";
 import { Catalog } from "./catalog/catalog.ts";
-import { UserConfig } from "./config.ts";
+import { UserConfig } from "./settings/settings.ts";
 import { AggregateReport, ContextReport } from "./report/context-report.ts";
 import { SliceRequestFile } from "./slice.ts";
 import { RunEvent } from "./run-events.ts";

@@ -1138,3 +1138,161 @@ test(
     assert.equal(execFileSync(join(prefix, "bin", "loom"), { encoding: "utf8" }), "loom 0.0.2\n");
   },
 );
+// ─── #26 item 3: credentials go only where the user sent them (lib/settings/settings.ts) ─────────────────────────────
+// A catalog is data: its base_url and api_key_env may not send the user's keys (or any other secret in the
+// environment) to a host the user never named. Each refusal is one line naming the file, the field and the host, and
+// nothing reaches the host. Every case here sent the key on the code before this block.
+
+async function keyHostArena(t: { after: (fn: () => unknown) => void }) {
+  const { main } = await import("../main.ts");
+  const { fakeIo } = await import("./helpers/fake-io.ts");
+  const { anthropicAnswer, openAIAnswer, startAnthropicServer, startOpenAIServer } = await import(
+    "./helpers/fake-provider-servers.ts"
+  );
+  const { mkdtempSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const dir = mkdtempSync(join(tmpdir(), "loom-key-host-"));
+  mkdirSync(join(dir, "ws"));
+  writeFileSync(join(dir, "ws", "a.txt"), "a\n");
+  const answers = [{ action: "finish" }, { status: "success", summary: "Done." }];
+  // "Another host": a server the user never named (on 127.0.0.1, so nothing leaves the machine).
+  const other = await startAnthropicServer((_r, i) => anthropicAnswer(answers[i % 2]));
+  const otherOpenAI = await startOpenAIServer((_r, i) => openAIAnswer(answers[i % 2]));
+  t.after(async () => {
+    await other.close();
+    await otherOpenAI.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const catalog = (model: Record<string, unknown>) => {
+    writeFileSync(
+      join(dir, "catalog.json"),
+      JSON.stringify({
+        models: { m: model },
+        slices: {
+          s: {
+            description: "Finish at once",
+            intent: "{{request}}",
+            instructions: "Finish.",
+            actions: ["read_file", "finish"],
+            test: { command: ["true"], timeout_ms: 5000 },
+            model: "m",
+            workspace: "ws",
+            limits: { max_steps: 2 },
+          },
+        },
+        routes: { default: "s" },
+      }),
+    );
+  };
+  const env = {
+    ANTHROPIC_API_KEY: "sk-ant-user-key-0123456789",
+    AWS_SECRET_ACCESS_KEY: "aws-secret-0123456789",
+    XDG_CONFIG_HOME: join(dir, "no-config"),
+    ...SANDBOX_ENV_OFF,
+  };
+  const loom = async (args: string[], extraEnv: Record<string, string> = {}) => {
+    const { io, out } = fakeIo({ cwd: dir, env: { ...env, ...extraEnv } });
+    const code = await main(["run", "--catalog", "catalog.json", "go", "-q", ...args], io);
+    return { code, stderr: out.stderr, stdout: out.stdout };
+  };
+  return { other, otherOpenAI, catalog, loom };
+}
+
+const SANDBOX_ENV_OFF: Record<string, string> = { LOOM_SANDBOX: "off" };
+
+test("a catalog's api_key_env naming AWS_SECRET_ACCESS_KEY is refused in one line; nothing is sent", async (t) => {
+  const arena = await keyHostArena(t);
+  arena.catalog({
+    kind: "openai-compatible",
+    model: "x",
+    base_url: arena.otherOpenAI.baseUrl,
+    api_key_env: "AWS_SECRET_ACCESS_KEY",
+  });
+  const run = await arena.loom([]);
+  assert.equal(run.code, 3, run.stderr);
+  assert.equal(arena.otherOpenAI.requests.length, 0, "nothing reached the catalog's host");
+  const host = new URL(arena.otherOpenAI.baseUrl).host;
+  const line = run.stderr.split("\n").find((l) => l.includes("AWS_SECRET_ACCESS_KEY")) ?? "";
+  assert.match(line, /catalog\.json: models\.m\.api_key_env "AWS_SECRET_ACCESS_KEY"/);
+  assert.ok(line.includes(host), line);
+  assert.ok(!run.stderr.includes("aws-secret-0123456789") && !run.stdout.includes("aws-secret-0123456789"));
+  // The user may allow a variable by name on the command line.
+  const allowed = await arena.loom(["--allow-key-env", "AWS_SECRET_ACCESS_KEY"]);
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.equal(arena.otherOpenAI.requests.length, 2);
+});
+
+test("a catalog's base_url on another host never gets the default key, unless --allow-key-host says so", async (t) => {
+  const arena = await keyHostArena(t);
+  arena.catalog({ kind: "anthropic", model: "claude-x", base_url: arena.other.baseUrl });
+  const host = new URL(arena.other.baseUrl).host;
+  const refused = await arena.loom([]);
+  assert.equal(refused.code, 3, refused.stderr);
+  assert.equal(arena.other.requests.length, 0, "the key did not reach the catalog's host");
+  assert.match(
+    refused.stderr,
+    new RegExp(`catalog\\.json: models\\.m\\.base_url would send ANTHROPIC_API_KEY to ${host}`),
+  );
+  assert.equal(refused.stderr.trim().split("\n").length, 1, refused.stderr);
+  // Naming the key explicitly changes nothing; pinning ANTHROPIC_BASE_URL elsewhere does not help the catalog.
+  arena.catalog({
+    kind: "anthropic",
+    model: "claude-x",
+    base_url: arena.other.baseUrl,
+    api_key_env: "ANTHROPIC_API_KEY",
+  });
+  const pinned = await arena.loom([], { ANTHROPIC_BASE_URL: "http://127.0.0.1:9" });
+  assert.equal(pinned.code, 3);
+  assert.equal(arena.other.requests.length, 0);
+  // The user's word: --allow-key-host, or the same host as a base URL the user set.
+  const allowed = await arena.loom(["--allow-key-host", host]);
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.equal(arena.other.requests.length, 2);
+  const userSet = await arena.loom([], { ANTHROPIC_BASE_URL: arena.other.baseUrl });
+  assert.equal(userSet.code, 0, userSet.stderr);
+  assert.equal(arena.other.requests.length, 4);
+  // An openai-compatible entry may not borrow another provider's default key for its own host either.
+  arena.catalog({
+    kind: "openai-compatible",
+    model: "x",
+    base_url: arena.otherOpenAI.baseUrl,
+    api_key_env: "ANTHROPIC_API_KEY",
+  });
+  const borrowed = await arena.loom([]);
+  assert.equal(borrowed.code, 3);
+  assert.equal(arena.otherOpenAI.requests.length, 0);
+});
+
+test("resolveSettings: the credential rules, as data (every key variable × host source)", async () => {
+  const { resolveSettings } = await import("../lib/settings/settings.ts");
+  const slice = { name: "s", entry: { model: "m" } };
+  const at = (model: Record<string, unknown>, extra: { env?: Record<string, string>; flags?: object } = {}) =>
+    resolveSettings({
+      env: extra.env ?? {},
+      flags: extra.flags,
+      catalog: { file: "c.json", slice, models: { m: { kind: "anthropic", model: "x", ...model } as never } },
+    });
+  assert.equal(at({}).ok, true, "the provider's own host");
+  assert.equal(at({ base_url: "https://api.anthropic.com" }).ok, true);
+  assert.equal(at({ base_url: "https://evil.test" }).ok, false);
+  assert.equal(at({ base_url: "https://evil.test" }, { flags: { allow_key_host: ["evil.test"] } }).ok, true);
+  assert.equal(
+    at({ base_url: "https://proxy.test/v1" }, { env: { ANTHROPIC_BASE_URL: "https://proxy.test" } }).ok,
+    true,
+  );
+  assert.equal(
+    at({ base_url: "https://evil.test", api_key_env: "ANTHROPIC_WORK_API_KEY" }).ok,
+    true,
+    "not a default key",
+  );
+  for (const name of ["AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "OPENAI_API_KEY", "HOME"]) {
+    const refused = at({ api_key_env: name });
+    assert.equal(refused.ok, false, name);
+    if (!refused.ok) {
+      assert.match(
+        refused.message,
+        new RegExp(`^c\\.json: models\\.m\\.api_key_env "${name}" .*api\\.anthropic\\.com`),
+      );
+    }
+  }
+});

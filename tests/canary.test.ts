@@ -295,7 +295,7 @@ const requestText = (c: Context) => `Tidy the notes, please. ${c.canary}:request
 
 test("canary, startup_failed (catalog CLI, missing credential): no canary in the report or on stderr", async (t) => {
   const c = await context(t, () => []);
-  const catalog = writeCatalog(c, { routes: { default: "notes" }, keyEnv: "LOOM_CANARY_UNSET_KEY" });
+  const catalog = writeCatalog(c, { routes: { default: "notes" }, keyEnv: "LOOM_CANARY_UNSET_OPENAI_API_KEY" });
   const exit = await runBinary(c, ["run", requestText(c), "--catalog", catalog, ...reportArgs]);
   assert.equal(exit.code, 3, exit.stderr);
   assertOutcome(report(c), { outcome: "startup_failed", code: "missing_credential", usage: "partial" });

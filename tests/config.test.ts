@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { z } from "zod";
 import { formatZodError } from "../lib/text/zod-error.ts";
 import { main } from "../main.ts";
-import { resolveSettings, type SettingName, SETTINGS } from "../lib/config.ts";
+import { PRECEDENCE, resolveSettings } from "../lib/settings/settings.ts";
 import {
   anthropicAnswer,
   openAIAnswer,
@@ -36,47 +36,77 @@ async function loom(argv: string[], { cwd, env }: { cwd: string; env: Record<str
   return { code, ...out };
 }
 
-test("precedence: a flag over the environment over the config file over the built-in default", () => {
-  const names = Object.keys(SETTINGS) as SettingName[];
-  const values: Record<SettingName, string[]> = {
-    model: ["anthropic/a", "openai/b"],
-    context_policy: ["legacy", "bounded"],
-    base_url: ["http://127.0.0.1:1/v1", "https://example.test/v1"],
-  };
+test("precedence: every setting takes the first source its PRECEDENCE row lists, in every combination", () => {
+  // Two values per source, so a wrong pick shows; each source present or not.
+  const catalogFile = "c.json", requestFile = "r.json";
   fc.assert(fc.property(
-    fc.record(Object.fromEntries(names.map((n) => [n, fc.tuple(fc.boolean(), fc.boolean(), fc.boolean(), fc.nat(1))]))),
+    fc.record({
+      flag: fc.boolean(),
+      env: fc.boolean(),
+      config: fc.boolean(),
+      catalog: fc.constantFrom("none", "defaults", "slice"),
+      request: fc.boolean(),
+      providerEnv: fc.boolean(),
+    }),
     (given) => {
-      const flags: Record<string, string> = {}, env: Record<string, string> = {}, config: Record<string, string> = {};
-      for (const n of names) {
-        const [flag, fromEnv, fromConfig, k] = given[n];
-        if (flag) flags[n] = values[n][k];
-        if (fromEnv) env[SETTINGS[n].env] = values[n][1 - k];
-        if (fromConfig) config[SETTINGS[n].field] = values[n][k];
+      const flags = given.flag
+        ? {
+          context_policy: "bounded" as const,
+          step_protocol: "single-call" as const,
+          previews: "wide" as const,
+          sandbox: "off" as const,
+          base_url: "http://flag.test/v1",
+        }
+        : {};
+      const env: Record<string, string> = {};
+      if (given.env) {
+        Object.assign(env, { LOOM_CONTEXT_POLICY: "legacy", LOOM_SANDBOX: "required", LOOM_MODEL: "openai/env" });
       }
-      const resolved = resolveSettings({ flags, env, config });
+      if (given.providerEnv) env.OPENAI_BASE_URL = "http://provider-env.test/v1";
+      const config = given.config
+        ? { context_policy: "bounded" as const, model: "openai/config", base_url: "http://config.test/v1" }
+        : {};
+      const level = {
+        context_policy: "legacy" as const,
+        step_protocol: "two-call" as const,
+        previews: "compact" as const,
+      };
+      const catalog = given.catalog === "none" || given.request ? null : {
+        file: catalogFile,
+        models: { m: { kind: "openai" as const, model: "cat-model" } },
+        defaults: given.catalog === "defaults" ? level : {},
+        slice: { name: "s", entry: { model: "m", ...(given.catalog === "slice" ? level : {}) } },
+      };
+      const request = given.request
+        ? {
+          file: requestFile,
+          model: "openai/request",
+          step_protocol: "two-call" as const,
+          previews: "compact" as const,
+        }
+        : null;
+      const resolved = resolveSettings({ flags, env, userConfig: { config, file: "cfg" }, catalog, request });
       if (!resolved.ok) throw new Error(resolved.message);
-      for (const n of names) {
-        const [flag, fromEnv, fromConfig] = given[n];
-        const s: { value: string | null; source: string | null } = resolved.settings[n];
-        const expected = flag
-          ? "flag"
-          : fromEnv
-          ? "environment"
-          : fromConfig
-          ? "config"
-          : SETTINGS[n].builtIn
-          ? "built-in"
-          : null;
-        assert.equal(s.source, expected, n);
-        const value = flag
-          ? flags[n]
-          : fromEnv
-          ? env[SETTINGS[n].env]
-          : fromConfig
-          ? config[SETTINGS[n].field]
-          : SETTINGS[n].builtIn;
-        assert.equal(s.value, value, n);
+      const s = resolved.settings;
+      const present = (name: keyof typeof PRECEDENCE): Record<string, boolean> => ({
+        flag: given.flag && name !== "model" && name !== "max_steps" && name !== "api_key_env",
+        request: given.request && ["model", "step_protocol", "previews"].includes(name),
+        catalog: catalog !== null &&
+          (name === "model" ||
+            (given.catalog !== "none" && ["context_policy", "step_protocol", "previews"].includes(name))),
+        environment: (given.env && ["context_policy", "sandbox", "model"].includes(name)) ||
+          (name === "base_url" && given.providerEnv),
+        config: given.config && ["context_policy", "model", "base_url"].includes(name),
+        "built-in": true,
+      });
+      const expect = (name: keyof typeof PRECEDENCE) =>
+        (PRECEDENCE[name] as readonly string[]).find((source) => present(name)[source]) ?? null;
+      for (const name of ["context_policy", "step_protocol", "previews", "sandbox", "model"] as const) {
+        assert.equal(s[name].source, expect(name), name);
       }
+      // A catalog model's URL comes from the catalog entry (none here), the provider's variable or the built-in.
+      if (s.provider !== null && catalog === null) assert.equal(s.provider.base_url.source, expect("base_url"));
+      if (catalog !== null) assert.equal(s.provider?.base_url.source, given.providerEnv ? "environment" : "built-in");
     },
   ));
 });
@@ -89,10 +119,7 @@ test("loom config shows each setting, its value and where it came from; --json s
   assert.match(text.stdout, new RegExp(`^config file: ${join(dir, "xdg", "loom", "config.jsonc")}$`, "m"));
   assert.match(text.stdout, /^model +anthropic\/claude-from-env +LOOM_MODEL$/m);
   assert.match(text.stdout, /^context_policy +bounded +config file$/m);
-  assert.match(
-    text.stdout,
-    /^base_url +— +not set \(--base-url, LOOM_PROVIDER_BASE_URL or "base_url" in the config file\)$/m,
-  );
+  assert.match(text.stdout, /^base_url +https:\/\/api\.anthropic\.com +built-in default$/m);
   const json = JSON.parse((await loom(["config", "--json"], { cwd: dir, env })).stdout);
   assert.deepEqual(json.settings.model, {
     value: "anthropic/claude-from-env",

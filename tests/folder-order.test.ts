@@ -19,6 +19,7 @@ const ORDER = [
   "context/",
   "loop/",
   "providers/",
+  "settings/",
   "report/",
   "catalog/",
   "recording/",

@@ -6,6 +6,14 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { providerForModel } from "../lib/adapters/providers/provider-for-model.ts";
+import { resolveSettings } from "../lib/settings/settings.ts";
+
+/** A "PROVIDER/MODEL" run's provider settings with --base-url URL, as a run resolves them. */
+function settingsOf(model: string, baseUrl: string, env: Record<string, string | undefined>) {
+  const resolved = resolveSettings({ flags: { model, base_url: baseUrl }, env });
+  if (!resolved.ok) throw new Error(resolved.message);
+  return resolved.settings.provider;
+}
 import { ProviderError } from "../lib/errors.ts";
 import { numCtxFor } from "../lib/providers/ollama-context.ts";
 import type { TurnRequest } from "../lib/vocabulary/turn.ts";
@@ -94,7 +102,10 @@ test("ollama: the OpenAI-compatible endpoint Loom used before runs at the 2,048-
 
 test("ollama: a request over the model's own context fails before the prompt is sent, naming both sizes", async () => {
   await using(startOllamaStandIn({ models: { tiny: { context_length: 4096 } } }), async (server) => {
-    const provider = providerForModel("ollama/tiny", { env: {}, http: FAST, baseUrl: server.baseUrl });
+    const provider = providerForModel("ollama/tiny", settingsOf("ollama/tiny", server.baseUrl, {}), {
+      env: {},
+      http: FAST,
+    });
     const error = await errorOf(provider.complete(requestOf(16), { model: "ollama/tiny" }));
     assert.equal(error.code, "provider_context_exceeded");
     assert.match(error.message, /"tiny" holds 4096 tokens of context; this request needs about \d+/);
@@ -116,7 +127,10 @@ test("ollama: a prompt that filled the whole window fails the call instead of go
 
 test("ollama: a model the server does not have is its 404, with its words, before any prompt is sent", async () => {
   await using(startOllamaStandIn({ models: {} }), async (server) => {
-    const provider = providerForModel("ollama/llama9", { env: {}, http: FAST, baseUrl: server.baseUrl });
+    const provider = providerForModel("ollama/llama9", settingsOf("ollama/llama9", server.baseUrl, {}), {
+      env: {},
+      http: FAST,
+    });
     const error = await errorOf(provider.complete(requestOf(1), { model: "ollama/llama9" }));
     assert.equal(error.code, "provider_bad_request");
     assert.equal(error.status, 404);
@@ -188,11 +202,14 @@ test("vLLM: the key from api_key_env as a bearer token (401 without), json_schem
 test("OpenRouter: Claude models get cache markers on the prefix and before the candidates, so the second call reads", async () => {
   await using(startOpenRouterStandIn({ apiKey: "or-key-5678" }), async (server) => {
     const env = { OPENROUTER_API_KEY: "or-key-5678" };
-    const claude = providerForModel("openrouter/anthropic/claude-sonnet-5-5", {
-      env,
-      http: FAST,
-      baseUrl: server.baseUrl,
-    });
+    const claude = providerForModel(
+      "openrouter/anthropic/claude-sonnet-5-5",
+      settingsOf("openrouter/anthropic/claude-sonnet-5-5", server.baseUrl, env),
+      {
+        env,
+        http: FAST,
+      },
+    );
     assert.equal(claude.capabilities.prompt_caching, true);
     await claude.complete(requestOf(8), { model: "openrouter/anthropic/claude-sonnet-5-5" });
     const second = await claude.complete(requestOf(8), { model: "openrouter/anthropic/claude-sonnet-5-5" });
@@ -203,7 +220,11 @@ test("OpenRouter: Claude models get cache markers on the prefix and before the c
     assert.deepEqual(messages[1].content[0].cache_control, { type: "ephemeral" });
     assert.equal(messages[1].content.filter((p) => p.cache_control).length, 1);
     // Any other model: plain Chat Completions strings, as before.
-    const other = providerForModel("openrouter/openai/gpt-5.6", { env, http: FAST, baseUrl: server.baseUrl });
+    const other = providerForModel(
+      "openrouter/openai/gpt-5.6",
+      settingsOf("openrouter/openai/gpt-5.6", server.baseUrl, env),
+      { env, http: FAST },
+    );
     await other.complete(requestOf(1), { model: "openrouter/openai/gpt-5.6" });
     assert.equal(typeof (server.requests[2].body.messages as { content: unknown }[])[0].content, "string");
   });
@@ -212,12 +233,15 @@ test("OpenRouter: Claude models get cache markers on the prefix and before the c
 test("OpenRouter: the markers follow the model table, so a Claude id the table does not list gets none and one warning", async () => {
   await using(startOpenRouterStandIn({ apiKey: "or-key-5678" }), async (server) => {
     const warnings: string[] = [];
-    const provider = providerForModel("openrouter/anthropic/claude-sonnet-9-9", {
-      env: { OPENROUTER_API_KEY: "or-key-5678" },
-      http: FAST,
-      baseUrl: server.baseUrl,
-      warn: (message) => warnings.push(message),
-    });
+    const provider = providerForModel(
+      "openrouter/anthropic/claude-sonnet-9-9",
+      settingsOf("openrouter/anthropic/claude-sonnet-9-9", server.baseUrl, { OPENROUTER_API_KEY: "or-key-5678" }),
+      {
+        env: { OPENROUTER_API_KEY: "or-key-5678" },
+        http: FAST,
+        warn: (message) => warnings.push(message),
+      },
+    );
     assert.equal(provider.capabilities.prompt_caching, false);
     await provider.complete(requestOf(1), { model: "openrouter/anthropic/claude-sonnet-9-9" });
     assert.equal(typeof (server.requests[0].body.messages as { content: unknown }[])[0].content, "string");

@@ -147,7 +147,19 @@ test("dist/loom with a stalled provider: gives up within the catalog's deadline;
         },
         routes: { default: "fix" },
       });
-    const args = ["run", "--catalog", "catalog.json", "Fix it", "--context-report", "report.json", "--json"];
+    // The stand-in is the user's own server: they allow the default key to go there (lib/settings/settings.ts).
+    const host = new URL(origin).host;
+    const args = [
+      "run",
+      "--catalog",
+      "catalog.json",
+      "Fix it",
+      "--context-report",
+      "report.json",
+      "--json",
+      "--allow-key-host",
+      host,
+    ];
     writeFileSync(join(dir, "catalog.json"), catalog(`${origin}/v1`));
     const started = performance.now();
     const run = await runLoom(args, { cwd: dir, env: { OPENAI_API_KEY: "sk-test" } });

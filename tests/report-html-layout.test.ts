@@ -3,7 +3,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ContextPolicyName } from "../lib/policy.ts";
-import { type ContextReport, ReportBuilder } from "../lib/report/context-report.ts";
+import { type ContextReport } from "../lib/report/context-report.ts";
+import { ReportBuilder } from "./helpers/report-builder.ts";
 import { renderReportHtml } from "../lib/report/html.ts";
 import { findChromium, measureLayout } from "./helpers/chromium.ts";
 

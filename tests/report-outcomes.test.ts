@@ -276,7 +276,7 @@ async function catalogRun(
 
 test("startup_failed from the catalog CLI (missing credential): exit 3, report with no calls", async (t) => {
   const s = await setupFor(t, makeCanary(), []);
-  const run = await catalogRun(s, { routes: { default: "notes" }, keyEnv: "LOOM_TEST_UNSET_KEY" });
+  const run = await catalogRun(s, { routes: { default: "notes" }, keyEnv: "LOOM_TEST_UNSET_OPENAI_API_KEY" });
   assert.equal(run.code, 3, run.err);
   const report = readValidReport(s.sandbox.report);
   assertOutcome(report, { outcome: "startup_failed", code: "missing_credential", usage: "partial" });

@@ -3,7 +3,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { ContextReport, ReportBuilder } from "../lib/report/context-report.ts";
+import { ContextReport } from "../lib/report/context-report.ts";
+import { ReportBuilder } from "./helpers/report-builder.ts";
 import { renderSchemaFile, SCHEMA_FILES } from "../scripts/gen-schemas.ts";
 import { type JsonSchemaNode, validateJsonSchema } from "./helpers/validate-json-schema.ts";
 

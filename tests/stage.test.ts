@@ -132,7 +132,9 @@ test("a catalog run's recording keeps its classification call, and its replay re
   writeFileSync(
     join(dir, "catalog.json"),
     JSON.stringify({
-      models: { gpt: { kind: "openai", model: "gpt-4.1-mini", base_url: server.baseUrl, api_key_env: "KEY" } },
+      models: {
+        gpt: { kind: "openai", model: "gpt-4.1-mini", base_url: server.baseUrl, api_key_env: "TEST_OPENAI_API_KEY" },
+      },
       defaults: { workspace: "ws" },
       slices: { fix: slice("Fix things"), explain: slice("Explain things") },
       routes: { classification: { model: "gpt" } },
@@ -141,7 +143,7 @@ test("a catalog run's recording keeps its classification call, and its replay re
   const recordPath = join(dir, "run.jsonl");
   const run = await startRun(
     { catalog: { file: join(dir, "catalog.json"), name: "catalog.json", text: "What does it do?" } },
-    { record: recordPath, env: { KEY: "test-key" } },
+    { record: recordPath, env: { TEST_OPENAI_API_KEY: "test-key" } },
   );
   assert.equal(run.outcome, "completed", run.error?.message);
   assert.equal(run.report.phases.classification.requests, 1);

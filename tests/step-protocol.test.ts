@@ -326,23 +326,29 @@ test("a catalog slice's step_protocol and previews reach the request; the defaul
     });
   const plan = (text: string) =>
     planCatalogRun({ catalog: loadCatalog(text, { file: "c.json" }), file: "/tmp/c.json", text: "go", slice: "fix" }, {
+      settings: { env: {} },
       provider: () => new ScriptedProvider([]),
       now: () => 0,
       reportPathProblem: () => null,
     });
+  // The catalog's settings are resolved with the rest (lib/config.ts): the slice's own, else the defaults'.
   const own = await plan(
     catalogText({ step_protocol: "single-call", previews: "wide" }, { step_protocol: "two-call" }),
   );
   assert.ok(own.ok);
-  assert.equal(own.request.step_protocol, "single-call");
-  assert.equal(own.request.previews, "wide");
+  assert.deepEqual(own.settings.step_protocol, {
+    value: "single-call",
+    source: "catalog",
+    from: "/tmp/c.json: slices.fix.step_protocol",
+  });
+  assert.equal(own.settings.previews.value, "wide");
   const inherited = await plan(catalogText({}, { step_protocol: "single-call", previews: "compact" }));
   assert.ok(inherited.ok);
-  assert.equal(inherited.request.step_protocol, "single-call");
-  assert.equal(inherited.request.previews, "compact");
+  assert.equal(inherited.settings.step_protocol.value, "single-call");
+  assert.equal(inherited.settings.previews.from, "/tmp/c.json: defaults.previews");
   const none = await plan(catalogText({}));
   assert.ok(none.ok);
-  assert.equal("step_protocol" in none.request, false);
+  assert.equal(none.settings.step_protocol.source, "built-in");
   assert.throws(
     () => loadCatalog(catalogText({ step_protocol: "three-call" }), { file: "c.json" }),
     /slices\.fix\.step_protocol/,

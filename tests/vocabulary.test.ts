@@ -110,3 +110,58 @@ test("the report draws the budget's byte numbers from lib/context/budget.ts, nev
   );
   assert.deepEqual(found, []);
 });
+
+/** The glossary of docs/architecture.md: each word, what it means, and the files it lives in. */
+function glossary(): { word: string; means: string; homes: string[] }[] {
+  const doc = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
+  const from = doc.indexOf("## Glossary");
+  const table = doc.slice(from, doc.indexOf("\n## ", from + 4)).split("\n").filter((l) => l.startsWith("| "));
+  return table.slice(2).map((row) => {
+    const [word = "", means = "", lives = ""] = row.split("|").slice(1).map((cell) => cell.trim());
+    return { word, means, homes: [...lives.matchAll(/`((?:lib|commands)\/[^`]+\.ts)`/g)].map((m) => m[1] ?? "") };
+  });
+}
+
+/** Exported type, interface and class names of a module. */
+function exportedTypes(source: string): string[] {
+  const code = stripComments(source);
+  return [...code.matchAll(/export (?:type|interface|class|const) ([A-Z][a-z][A-Za-z0-9]*)/g)].map((m) => m[1] ?? "");
+}
+
+/** "WorkingState" -> "working state". */
+const words = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+
+test("type names agree with the glossary: a type named for a glossary word lives where the glossary says", () => {
+  const entries = glossary();
+  assert.ok(entries.length > 20, "the glossary table is there");
+  const homes = new Map(entries.map((e) => [e.word, e.homes]));
+  const wrong: string[] = [];
+  for (const path of SOURCES) {
+    for (const name of exportedTypes(readFileSync(join(ROOT, path), "utf8"))) {
+      const allowed = homes.get(words(name));
+      if (allowed && allowed.length > 0 && !allowed.includes(path)) {
+        wrong.push(`${path}: ${name} is the glossary's "${words(name)}", which lives in ${allowed.join(", ")}`);
+      }
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test("the glossary's type names exist where it says they live", () => {
+  const missing: string[] = [];
+  for (const { word, means, homes } of glossary()) {
+    const names = [...means.matchAll(/`([A-Z][A-Za-z0-9]*)`/g)].map((m) => m[1] ?? "");
+    const exported = homes.flatMap((home) => exportedTypes(readFileSync(join(ROOT, home), "utf8")));
+    for (const name of names) if (!exported.includes(name)) missing.push(`${word}: ${name} (in ${homes.join(", ")})`);
+  }
+  assert.deepEqual(missing, []);
+});
+
+test('one word per meaning: "execution report", never "step report"; no other type is an Ending', () => {
+  const texts = [...SOURCES, "README.md", "docs/architecture.md", "docs/sandbox.md", "docs/eval.md"];
+  const found = texts.flatMap((path) => {
+    const text = readFileSync(join(ROOT, path), "utf8");
+    return [...text.matchAll(/\bstep[ -]reports?\b|\bStepReports?\b/gi)].map((m) => `${path}:${lineOf(text, m.index)}`);
+  });
+  assert.deepEqual(found, []);
+});

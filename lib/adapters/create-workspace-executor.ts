@@ -2,6 +2,7 @@
 import { StartupError } from "../errors.ts";
 import type { SandboxSettings, SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
+import { sandboxFloor } from "../settings/settings.ts";
 import { type Bubblewrap, effectiveMode, findBubblewrap, readOnlyProblem, type SandboxMode } from "./sandbox.ts";
 import { WorkspaceExecutor } from "./workspace-executor.ts";
 import { sweepLeftoversOnce } from "./scratch.ts";
@@ -50,12 +51,6 @@ export function chooseSandbox(
   return undefined;
 }
 
-/** LOOM_SANDBOX (auto, required or off) sets the default mode for every run; anything else is ignored. */
-function defaultMode(env: Record<string, string | undefined>): SandboxMode {
-  const value = env.LOOM_SANDBOX;
-  return value === "required" || value === "off" ? value : "auto";
-}
-
 export function createWorkspaceExecutor(
   slice: SliceRequest,
   store: ResultStore,
@@ -64,7 +59,7 @@ export function createWorkspaceExecutor(
   sweepLeftoversOnce(); // pids cgroups a killed Loom left behind
   const settings: SandboxSettings = slice.sandbox ?? {};
   const settingsFrom = settingsEnv ?? env ?? process.env;
-  const mode = effectiveMode(sandboxMode ?? defaultMode(settingsFrom), settings.mode);
+  const mode = effectiveMode(sandboxMode ?? sandboxFloor({}, settingsFrom).value, settings.mode);
   (settings.read_only ?? []).forEach((path, i) => {
     const problem = readOnlyProblem(path, { workspace: root });
     if (problem) {

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { requestBytes } from "../report/context-report.ts";
-import { InterruptedError, UsageError } from "../errors.ts";
+import { errorMessage, InterruptedError, UsageError } from "../errors.ts";
 import type { EvalRow, EvalSettings } from "../eval/eval-file.ts";
 import { failureClass } from "../eval/failure-class.ts";
 import { runId, type RunKey } from "../eval/matrix.ts";
@@ -46,6 +46,7 @@ export async function runAttempt(
   },
 ): Promise<EvalRow | "interrupted"> {
   const begun = now();
+  // "!": a run is made only for a task of the loaded suite (matrix.ts)
   const task = loaded.tasks.find((t) => t.id === run.task)!;
   const id = runId(run);
   const dir = join(options.out, "runs", id, `attempt-${attempt}`);
@@ -60,7 +61,7 @@ export async function runAttempt(
       before = snapshot(workspace);
     } catch (error) {
       if (error instanceof UsageError) throw error; // the suite's fault: exit 2, not an infra failure retried
-      setupError = (error as Error).message;
+      setupError = errorMessage(error);
     }
     // The marker makes each run's prefix unique, so no run can read a cache another run wrote.
     const marker = options.settings.cache_marker
@@ -71,6 +72,7 @@ export async function runAttempt(
       instructions: marker + task.instructions,
       workspace,
       actions: task.actions,
+      // "!": the suite gives every task a test (its default when the file names none)
       test: task.test!,
       model: run.model,
       limits: { max_steps: task.max_steps },

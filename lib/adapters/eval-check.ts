@@ -3,7 +3,7 @@
 import { cpSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Check } from "../eval/suite.ts";
-import { InterruptedError } from "../errors.ts";
+import { errorMessage, InterruptedError } from "../errors.ts";
 import { reportsSkippedTests } from "../eval/failure-class.ts";
 import { MISSING_PROGRAM_EXIT_CODE, runProcess } from "./process.ts";
 import { chooseSandbox } from "./create-workspace-executor.ts";
@@ -52,6 +52,7 @@ export async function runCheck(
   try {
     cpSync(workspace, copy, { recursive: true, verbatimSymlinks: true });
     if (checkDir !== null) {
+      // "!": this branch runs only when the check names files
       cpSync(resolve(suiteDir, check.files!), checkDir, { recursive: true, verbatimSymlinks: true });
     }
     const bwrap = chooseSandbox(sandbox, { env });
@@ -90,7 +91,7 @@ export async function runCheck(
       timed_out: false,
       skipped_tests: false,
       duration_ms: 0,
-      output: `The check could not run: ${(error as Error).message}\n`,
+      output: `The check could not run: ${errorMessage(error)}\n`,
       sandboxed: false,
     };
   } finally {

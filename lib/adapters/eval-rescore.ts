@@ -42,6 +42,7 @@ export async function rescoreEval(
       const runDir = join(dir, "runs", row.id, `attempt-${row.attempt}`);
       const changesPath = join(runDir, "changes.json");
       if (row.check === null || !existsSync(changesPath)) continue;
+      // "!": a results file of this suite names only its tasks (its key was checked before)
       const task = loaded.tasks.find((t) => t.id === row.task)!;
       const scratch = makeScratch("rescore");
       try {

@@ -163,6 +163,7 @@ export async function runEval(
         stopped = `--max-cost ${options.maxCost} reached ($${spent().toFixed(4)} spent)`;
         break;
       }
+      // "!": the loop runs while the queue is not empty; order was built from the same pairs
       const pair = queue.shift()!;
       const result = await runPair(pair, order.get(pairKey(pair))!, { loaded, options, rows, now });
       if (result === "interrupted") {

@@ -135,6 +135,7 @@ function fromSlice(
   task: ResolvedTask,
   { dir, where }: { dir: string; where: (field: string) => string },
 ): ResolvedTask {
+  // "!": only tasks with a slice reach this loader (the caller checks task.slice)
   const { catalog, name } = task.slice!;
   let text: string;
   try {

@@ -3,6 +3,7 @@
 // editing it, for an agent whose modules exit 0 on import, and for one that plants the check's program on PATH; it must
 // pass on the reference solution 3 times out of 3; and it lives outside the workspace (checked when the suite loads). Skipped tests count as failures (lib/eval/failure-class.ts).
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { errorMessage } from "../errors.ts";
 import { delimiter, extname, join, resolve, sep } from "node:path";
 import { runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
@@ -135,7 +136,7 @@ async function validateTask(
       }
     }
   } catch (error) {
-    problems.push((error as Error).message);
+    problems.push(errorMessage(error));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

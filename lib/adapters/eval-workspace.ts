@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve, sep, win32 } from "node:path";
 import { z } from "zod";
-import { describeFsError, StartupError, UsageError } from "../errors.ts";
+import { describeFsError, errorCode, errorMessage, StartupError, UsageError } from "../errors.ts";
 import { describeIssues } from "../text/zod-error.ts";
 import { linkEntry, PathChangedError, removeEntry, writeEntry } from "./workspace-files.ts";
 import { trustedPath } from "./process.ts";
@@ -48,7 +48,7 @@ export function createWorkspace(task: ResolvedTask, { suiteDir, dest }: { suiteD
     } catch (error) {
       throw new StartupError(
         `Task ${JSON.stringify(task.id)}: cannot copy workspace ${JSON.stringify(task.source.path)}: ${
-          (error as Error).message
+          errorMessage(error)
         }`,
         "workspace_copy_failed",
       );
@@ -171,7 +171,7 @@ function applyChanges(root: string, changes: Changes, { source = "changes.json" 
       }
     } catch (error) {
       if (error instanceof PathChangedError) throw refuse(path, "lies under a link");
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errorCode(error);
       if (code === "ENOTDIR" || code === "EEXIST") throw refuse(path, "lies under a file");
       throw error;
     }
@@ -198,7 +198,7 @@ export function applyChangesFile(root: string, path: string): void {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${path}: not JSON (${(error as Error).message})`);
+    throw new UsageError(`${path}: not JSON (${errorMessage(error)})`);
   }
   const parsed = Changes.safeParse(json);
   if (!parsed.success) throw new UsageError(`${path}: ${describeIssues(parsed.error)[0]}`);

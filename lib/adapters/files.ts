@@ -23,6 +23,7 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
+import { errorCode } from "../errors.ts";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve, sep } from "node:path";
 
@@ -47,7 +48,8 @@ class OutputLinkError extends Error {
 }
 
 function pinAt(path: string): void {
-  if (pins.get(path) && pinValid(pins.get(path)!)) return;
+  const pinned = pins.get(path);
+  if (pinned && pinValid(pinned)) return;
   const fd = pinnable ? openSync(path, O_RDONLY | O_DIRECTORY) : null;
   const info = fd === null ? statSync(path) : fstatSync(fd);
   const stale = pins.get(path);
@@ -143,7 +145,7 @@ function reachDir(dir: string, { create }: { create: boolean }): Dir {
         try {
           mkdirSync(path);
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+          if (errorCode(error) !== "EEXIST") throw error;
         }
       }
       const next = openDirNoFollow(path, `${current.path}${sep}${name}`);
@@ -165,7 +167,7 @@ function openDirNoFollow(path: string, shown: string): Dir {
   try {
     return { path: shown, fd: openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), owned: true };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === "ELOOP" || (code === "ENOTDIR" && isSymlink(path))) throw new OutputLinkError(shown);
     throw error;
   }

@@ -1,6 +1,7 @@
 // The process-count limit of a sandboxed action: a cgroup of the kernel's pids controller, made for the action and
 // removed after it. RLIMIT_NPROC cannot do this: it counts per user, and the kernel never applies it to root.
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { errorCode } from "../errors.ts";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 
@@ -90,7 +91,7 @@ function release(dir: string, tries: number): void {
       rmdirSync(dir);
       return;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EBUSY") return;
+      if (errorCode(error) !== "EBUSY") return;
       Atomics.wait(pause, 0, 0, 5);
     }
   }

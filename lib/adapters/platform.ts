@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 const runtime: "bun" | "deno" | "node" = "Bun" in globalThis ? "bun" : "Deno" in globalThis ? "deno" : "node";
 
 /** argv that starts this same loom again: the compiled binary alone, or the runtime plus main.ts. */
-export function selfCommand(mainUrl: string): string[] {
+export function selfCommand(mainUrl: string): [string, ...string[]] {
   const exec = process.execPath;
   const script = mainUrl.startsWith("file:") ? fileURLToPath(mainUrl) : mainUrl;
   const compiled = script.includes("$bunfs") || script.includes("~BUN") ||

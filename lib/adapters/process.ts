@@ -255,7 +255,6 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
       stdio: ["ignore", "pipe", "pipe"],
       windowsHide: true,
     });
-    let exitedAt: number | null = null;
     let chunks = 0;
     const onData = (chunk: Uint8Array) => {
       output.push(chunk);
@@ -308,19 +307,19 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
       // Background processes the command left behind belong to it: kill them so none outlives the action.
       killGroup();
       if (token) killMarked(token);
-      exitedAt = performance.now();
-      armClose();
+      const exitedAt = performance.now();
+      armClose(exitedAt);
     });
     // After the leader's exit: close the pipes once no data came for CLOSE_GRACE_MS (or CLOSE_LIMIT_MS passed).
-    function armClose(): void {
+    function armClose(exitedAt: number): void {
       clearTimeout(graceTimer);
-      const left = CLOSE_LIMIT_MS - (performance.now() - exitedAt!);
+      const left = CLOSE_LIMIT_MS - (performance.now() - exitedAt);
       const seen = chunks;
       graceTimer = setTimeout(() => {
         // A loop that was busy fires timers before it reads the pipes: one poll phase first, then decide.
         setImmediate(() => {
           if (settled) return;
-          if (chunks !== seen && performance.now() - exitedAt! < CLOSE_LIMIT_MS) return armClose();
+          if (chunks !== seen && performance.now() - exitedAt < CLOSE_LIMIT_MS) return armClose(exitedAt);
           child.stdout?.destroy();
           child.stderr?.destroy();
           finish(leaderExit, output.text());

@@ -3,6 +3,7 @@
 // its context (Ollama: /api/show), one call returns a valid structured answer and writes the cache, and an identical
 // second call reads it. Judging and the result are pure (lib/doctor/doctor.ts); this module makes the calls.
 import { CEILING_BYTES } from "../context/budget.ts";
+import { resolveSettings, type UserConfig } from "../settings/settings.ts";
 import {
   type DoctorCheck,
   doctorRequest,
@@ -54,13 +55,14 @@ function failedCall(error: unknown, { model }: { model: string }): DoctorCheck {
 }
 
 export async function runDoctor(
-  { model, env, http = {}, baseUrl, defaultBaseUrl, models, facts, nonce, signal }: {
+  { model, env, http = {}, baseUrl, userConfig, models, facts, nonce, signal }: {
     /** "PROVIDER/MODEL" */
     model: string;
     env: Record<string, string | undefined>;
     http?: HttpOptions;
+    /** --base-url; with the environment and the user's config file, resolved as a run resolves it. */
     baseUrl?: string;
-    defaultBaseUrl?: string;
+    userConfig?: { config: UserConfig; file: string };
     /** The model table the provider is built from (default: the built-in one). */
     models?: ModelTable;
     /** What the table says of the model (modelFacts). */
@@ -96,7 +98,9 @@ export async function runDoctor(
   const id = model.slice(model.indexOf("/") + 1);
   let provider: Provider & { describe?: (options?: { signal?: AbortSignal }) => Promise<OllamaModelInfo> };
   try {
-    provider = providerForModel(model, { env, http, baseUrl, defaultBaseUrl, models });
+    const resolved = resolveSettings({ flags: { model, ...(baseUrl ? { base_url: baseUrl } : {}) }, env, userConfig });
+    if (!resolved.ok) throw new StartupError(resolved.message, resolved.code);
+    provider = providerForModel(model, resolved.settings.provider, { env, http, models });
   } catch (error) {
     if (!(error instanceof StartupError)) throw error;
     const check = error.code === "missing_credential" ? "key" : "model";

@@ -3,6 +3,7 @@
 // `loom-<pid>-<hex>`), so a later Loom can tell which are its own kind and whose maker is gone: `kill -9` runs no
 // cleanup, and without this the copies (the task's files, the agent's changes) would pile up in the temporary folder.
 import { lstatSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from "node:fs";
+import { errorCode } from "../errors.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -26,7 +27,7 @@ function alive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return errorCode(error) === "EPERM";
   }
 }
 

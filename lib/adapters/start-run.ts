@@ -5,13 +5,7 @@ import { closeSync, constants, openSync, readdirSync, readFileSync, statSync, un
 import { join, resolve } from "node:path";
 import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog/plan.ts";
 import { loadCatalog } from "../catalog/catalog.ts";
-import {
-  type ContextPolicyName,
-  DEFAULT_POLICY,
-  DEFAULT_STEP_PROTOCOL,
-  type PreviewMode,
-  type StepProtocol,
-} from "../policy.ts";
+import { type ContextPolicyName, DEFAULT_POLICY, type PreviewMode, type StepProtocol } from "../policy.ts";
 import type { ContextReport } from "../report/context-report.ts";
 import { foldReport } from "../report/fold.ts";
 import { addUsage, NULL_USAGE, type Provider, type Usage } from "../vocabulary/turn.ts";
@@ -46,7 +40,17 @@ import { VERSION } from "../version.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "./files.ts";
 import { captureBodies } from "./providers/capture-bodies.ts";
-import { createProvider } from "./providers/create-provider.ts";
+import { buildProvider } from "./providers/create-provider.ts";
+import {
+  definedOnly,
+  type RequestSettings,
+  resolveSettings,
+  type RunSettings,
+  type SettingFlags,
+  type SettingsInput,
+  type SettingsResult,
+  type UserConfig,
+} from "../settings/settings.ts";
 import type { HttpOptions } from "./providers/post-json.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
 import { createWorkspaceExecutor } from "./create-workspace-executor.ts";
@@ -59,10 +63,8 @@ import type { ModelTable } from "../models/models.ts";
 
 /** The options of a library run (runWithOptions). */
 export type RunOptions = {
-  /** "legacy" (default) or "bounded". */
+  /** "legacy" (default) or "bounded"; above a catalog's own (a flag: SettingFlags.context_policy). */
   contextPolicy?: ContextPolicyName;
-  /** The policy when neither contextPolicy nor the catalog names one (the user's LOOM_CONTEXT_POLICY or config). */
-  defaultPolicy?: ContextPolicyName;
   /** Write the context report here (atomically), for every outcome. */
   contextReport?: string;
   /** The model provider; default: the one the request's model ("PROVIDER/MODEL") names, keys from the environment. */
@@ -97,7 +99,7 @@ export type RunOptions = {
 };
 
 /** A run's result. `outcome` says what happened, including a run that never started; the report has landed. */
-export type RunResult = Omit<LoopResult, "ending"> & {
+export type RunResult = Omit<LoopResult, "closing"> & {
   exit_code: number;
   report: ContextReport;
   /** Where the report was written; null when no path was given (or it could not be written: see error). */
@@ -113,7 +115,7 @@ export type RunResult = Omit<LoopResult, "ending"> & {
 
 /** What a run starts from: a SliceRequest, or a request text routed through a catalog file. */
 export type RunInput =
-  | { request: SliceRequest }
+  | { request: SliceRequest; /** The file as the user named it, for messages (default "the request"). */ file?: string }
   | { catalog: Omit<CatalogInput, "catalog"> & { /** The file as the user named it, for messages. */ name: string } };
 
 /** Hooks for commands, tests and the benchmark; not part of the library's options. */
@@ -127,10 +129,10 @@ export type StartOptions = RunOptions & {
   };
   /** Replace the workspace executors; gets the run's result store. */
   executor?: (store: ResultStore) => Executor;
-  /** The provider's API base URL for a request's "PROVIDER/MODEL" (--base-url); catalogs name their own. */
-  baseUrl?: string;
-  /** The same from the user's config file: below the provider's own variable (ANTHROPIC_BASE_URL, …). */
-  defaultBaseUrl?: string;
+  /** The command line's settings (--model, --base-url, --allow-key-host, …); the options above are flags too. */
+  flags?: SettingFlags;
+  /** The user's config file, below the environment (lib/config.ts has the precedence). */
+  userConfig?: { config: UserConfig; file: string };
   /** Provider limits from flags (the idle timeout and deadline); they override a catalog model's own settings. */
   http?: { timeoutMs?: number; deadlineMs?: number };
   /** Where providers read their credentials (default: the process environment). */
@@ -156,8 +158,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   const started = now();
   // Loom's own files are reached from folders pinned now, before any process of the run can plant a link on the way.
   for (const path of [options.contextReport, options.record]) if (path) pinOutputPath(path);
+  // The user's own settings alone (no catalog, no request yet): the policy a report says if nothing more is known.
+  const userLevel = resolveSettings(settingsInput(options));
   const known: CatalogKnown = {
-    policy: options.contextPolicy ?? options.defaultPolicy ?? DEFAULT_POLICY,
+    policy: userLevel.ok ? userLevel.settings.context_policy.value : DEFAULT_POLICY,
     reportPath: options.contextReport,
     slice: options.replay?.recording.header.slice_name ?? null,
     route: null,
@@ -222,7 +226,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       max_steps: prepared.request.limits.max_steps,
       workspace: options.replay && !options.replay.execute ? null : resolve(prepared.request.workspace),
       sandbox: sandbox.state,
-      step_protocol: prepared.request.step_protocol ?? DEFAULT_STEP_PROTOCOL,
+      step_protocol: prepared.settings.step_protocol.value,
       previews: previewModeOf(prepared.request, { policy: known.policy, previews: options.previews }),
     });
     // run-started is the first event: the routing that chose this run is told right after it.
@@ -254,14 +258,16 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
 
   let outcome: Outcome;
   let error: RunResult["error"];
-  let ending: LoopResult["ending"];
+  let closing: LoopResult["closing"];
   if (loop) {
-    ({ outcome, error, ending } = loop);
+    ({ outcome, error, closing } = loop);
   } else {
+    // No loop result: prepare() or the loop threw a LoomError (anything else was rethrown above).
+    if (failure === null) throw new Error("a run without a loop result has a failure");
     outcome = endingOf({ threw: failure }).outcome;
-    error = { code: failure!.code, message: failure!.message };
-    ending = {
-      error: { code: failure!.code, message: failure!.reportMessage },
+    error = { code: failure.code, message: failure.message };
+    closing = {
+      error: { code: failure.code, message: failure.reportMessage },
       elapsed_ms: Math.max(0, now() - started),
       archive: { events: 0, bytes: 0 },
     };
@@ -271,10 +277,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     policy: known.policy,
     slice: known.slice,
     outcome,
-    error: ending.error,
+    error: closing.error,
     steps: loop?.steps ?? 0,
-    elapsed_ms: ending.elapsed_ms,
-    archive: ending.archive,
+    elapsed_ms: closing.elapsed_ms,
+    archive: closing.archive,
     sandbox: sandbox.state,
     verified: loop?.verified ?? false,
     // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
@@ -316,7 +322,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     const why = unverifiedReason({ last_test: loop.last_test, latest_revision: loop.revision });
     error = { code, message: `The run ended NOT verified (passing tests were required): ${why}` };
   }
-  const { ending: _, ...ran } = loop ?? { ...notStarted, ending: null };
+  const { closing: _, ...ran } = loop ?? { ...notStarted, closing: null };
   return {
     ...ran,
     outcome,
@@ -330,7 +336,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   };
 }
 
-const notStarted: Omit<LoopResult, "outcome" | "error" | "ending"> = {
+const notStarted: Omit<LoopResult, "outcome" | "error" | "closing"> = {
   finish: null,
   steps: 0,
   revision: "r0",
@@ -341,7 +347,7 @@ const notStarted: Omit<LoopResult, "outcome" | "error" | "ending"> = {
   reports: [],
 };
 
-type Prepared = { request: SliceRequest; provider: Provider; executor: Executor };
+type Prepared = { request: SliceRequest; settings: RunSettings; provider: Provider; executor: Executor };
 
 /** Everything before the loop: routing, validation, workspace, provider, recording. Throws a LoomError to fail. */
 async function prepare(
@@ -376,6 +382,7 @@ async function prepare(
     warn: options.warn ?? ((message: string) => process.stderr.write(`loom: ${message}\n`)),
   };
   let request: SliceRequest;
+  let settings: RunSettings;
   let provider = options.provider && tracer ? tracer.wrap(options.provider) : options.provider;
   let secretNames = options.secretEnvNames ?? [];
   if ("request" in input) {
@@ -384,13 +391,15 @@ async function prepare(
       throw new StartupError(`Invalid SliceRequest: ${formatZodError(parsed.error)}`, "invalid_request");
     }
     request = parsed.data;
+    settings = settled(
+      resolveSettings({ ...settingsInput(options), request: requestSettings(request, input.file ?? "the request") }),
+    );
   } else {
     const { name, ...rest } = input.catalog;
-    const plan = await planCatalogRun({ ...rest, catalog: readCatalog(rest.file, name) }, {
-      policy: options.contextPolicy,
-      defaultPolicy: options.defaultPolicy,
+    const plan = await planCatalogRun({ ...rest, name, catalog: readCatalog(rest.file, name) }, {
+      settings: settingsInput(options),
       contextReport: options.contextReport,
-      provider: (model) => record(traced((http) => createProvider(model, { env, ...modelOptions, ...http }))),
+      provider: (model) => record(traced((http) => buildProvider(model, { env, ...modelOptions, ...http }))),
       now,
       signal: options.signal,
       reportPathProblem: outputPathProblem,
@@ -400,11 +409,17 @@ async function prepare(
     known.calls = plan.calls;
     if (!plan.ok) throw plan.error;
     request = plan.request;
-    provider ??= traced((http) => createProvider(plan.model, { env, ...modelOptions, ...http }));
+    settings = plan.settings;
+    const model = plan.settings.provider;
+    if (model === null) throw new Error("a routed catalog run has its model's settings");
+    provider ??= traced((http) => buildProvider(model, { env, ...modelOptions, ...http }));
     secretNames = [...secretNames, ...plan.secretEnvNames];
   }
-  if (options.stepProtocol) request = { ...request, step_protocol: options.stepProtocol };
-  if (options.previewMode) request = { ...request, previews: options.previewMode };
+  // The resolved protocol and previews, written into the request when anything set them (the recording keeps them).
+  if (settings.step_protocol.source !== "built-in") {
+    request = { ...request, step_protocol: settings.step_protocol.value };
+  }
+  if (settings.previews.source !== "built-in") request = { ...request, previews: settings.previews.value };
   if (options.requirePassingTests) request = { ...request, require_passing_tests: true };
   if (options.maxCost !== undefined) {
     request = { ...request, limits: { ...request.limits, max_cost_usd: options.maxCost } };
@@ -431,25 +446,13 @@ async function prepare(
     }));
     const protocol = {
       from: recordingProtocol(replay.recording),
-      to: request.step_protocol ?? DEFAULT_STEP_PROTOCOL,
+      to: settings.step_protocol.value,
     } as const;
     const script = convertAnswers(answers, { ...protocol, actions: availableActions(request) });
     provider ??= traced(() => new ScriptedProvider(script));
   }
   // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
-  provider ??= traced((http) =>
-    providerForModel(request.model, {
-      env,
-      ...modelOptions,
-      settings: {
-        ...(request.effort ? { effort: request.effort } : {}),
-        ...(request.thinking ? { thinking: request.thinking } : {}),
-      },
-      http,
-      baseUrl: options.baseUrl,
-      defaultBaseUrl: options.defaultBaseUrl,
-    })
-  );
+  provider ??= traced((http) => providerForModel(request.model, settings.provider, { env, ...modelOptions, http }));
 
   let executor = options.executor?.(store);
   if (!executor && replay && !replay.execute) executor = new RecordedExecutor(replay.recording.executions, { store });
@@ -464,7 +467,7 @@ async function prepare(
     }
     const workspace = createWorkspaceExecutor(request, store, {
       root,
-      sandboxMode: options.sandbox,
+      sandboxMode: settings.sandbox.value,
       settingsEnv: env,
       secretEnvNames: secretEnvNames(secretNames),
       warn: options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)),
@@ -479,7 +482,7 @@ async function prepare(
     provider = new RecordingProvider(provider, sink);
     executor = new RecordingExecutor(executor, sink, { store });
   }
-  return { request, provider, executor };
+  return { request, settings, provider, executor };
 }
 
 /** Provider usage summed over the model calls of a stream. */
@@ -551,8 +554,32 @@ function openRecording(
   return sink;
 }
 
-function definedOnly<T extends object>(value: T | undefined): Partial<T> {
-  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** What the run's settings are resolved from: the options (flags), the environment and the user's config file. */
+function settingsInput(options: StartOptions): SettingsInput {
+  const flags: SettingFlags = {
+    ...options.flags,
+    ...definedOnly({
+      context_policy: options.contextPolicy,
+      step_protocol: options.stepProtocol,
+      previews: options.previewMode,
+      sandbox: options.sandbox,
+      provider_deadline_ms: options.http?.deadlineMs,
+      provider_idle_timeout_ms: options.http?.timeoutMs,
+    }),
+  };
+  return { flags, env: options.env ?? process.env, userConfig: options.userConfig };
+}
+
+/** A request's own settings, for resolveSettings. */
+function requestSettings(request: SliceRequest, file: string): RequestSettings {
+  const { model, step_protocol, previews, sandbox, limits, effort, thinking } = request;
+  return { file, model, step_protocol, previews, sandbox, limits, effort, thinking };
+}
+
+/** The settings, or the refusal as a startup failure (nothing was sent). */
+function settled(result: SettingsResult): RunSettings {
+  if (!result.ok) throw new StartupError(result.message, result.code);
+  return result.settings;
 }
 
 /**

@@ -3,7 +3,7 @@ import { realpathSync } from "node:fs";
 import type { z } from "zod";
 import { type ActionArgs, ActionArguments, ActionName } from "../vocabulary/actions.ts";
 import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
-import { InterruptedError } from "../errors.ts";
+import { errorCode, InterruptedError } from "../errors.ts";
 import type { ExecuteContext, Executor } from "../vocabulary/executor.ts";
 import type { ExecutionReport, ReportOf } from "../vocabulary/reports.ts";
 import type { TestSpec } from "../slice.ts";
@@ -151,7 +151,7 @@ export class WorkspaceExecutor implements Executor {
       if (error instanceof Refusal) return refusal(error.code, error.message);
       if (error instanceof PathChangedError) return refusal("path_outside_workspace", error.message);
       if (error instanceof WriteRefusedError) return refusal(error.refusal, error.message);
-      const errno = ERRNO_REFUSALS[(error as NodeJS.ErrnoException)?.code ?? ""];
+      const errno = ERRNO_REFUSALS[errorCode(error) ?? ""];
       if (!errno) throw error;
       const path = typeof parsed.data === "object" && "path" in parsed.data ? parsed.data.path : "";
       return refusal(errno[0], `Path ${JSON.stringify(path)} ${errno[1]}`);
@@ -159,6 +159,8 @@ export class WorkspaceExecutor implements Executor {
   }
 
   #dispatch(action: ActionName, args: unknown, signal: AbortSignal | undefined): Promise<ExecutionReport> {
+    // `as ActionArgs<…>` below: args is ActionArguments[action].parse's output (execute, above); TS cannot carry a
+    // parse's result type through the action it was chosen by, so each case restates it.
     switch (action) {
       case "read_file":
         return Promise.resolve(this.#read(args as ActionArgs<"read_file">));

@@ -23,6 +23,7 @@ import {
   writeSync,
 } from "node:fs";
 import { randomBytes } from "node:crypto";
+import { errorCode } from "../errors.ts";
 import { isIgnored, parseIgnore, type ScopedRules } from "../text/ignore-rules.ts";
 import { compareCodeUnits, SKIPPED_DIRECTORIES } from "./workspace-paths.ts";
 
@@ -69,7 +70,7 @@ function openChild(dir: Dir, name: string, relative: string): Dir {
 }
 
 function isSymlinkError(error: unknown, path: string): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = errorCode(error);
   if (code === "ELOOP") return true;
   if (code !== "ENOTDIR") return false;
   try {
@@ -97,7 +98,7 @@ function withDir<T>(
         try {
           mkdirSync(child(dir, name));
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+          if (errorCode(error) !== "EEXIST") throw error;
         }
       }
       const next = openChild(dir, name, relative);
@@ -124,7 +125,7 @@ export function statEntry(realRoot: string, relative: string): Stats | undefined
   try {
     return withDir(realRoot, parent, (dir) => lstatSync(child(dir, name)));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw error;
   }
@@ -137,7 +138,7 @@ function openFile(dir: Dir, name: string, relative: string, flags: number): { fd
     // O_NONBLOCK: opening a FIFO must not hang the run; it is refused below as not a regular file.
     fd = openSync(child(dir, name), flags | O_NOFOLLOW | O_NONBLOCK, 0o666);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ELOOP") throw new PathChangedError(relative);
+    if (errorCode(error) === "ELOOP") throw new PathChangedError(relative);
     throw error;
   }
   const stats = fstatSync(fd);
@@ -226,7 +227,7 @@ function lstatOrUndefined(path: string): Stats | undefined {
   try {
     return lstatSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    if (errorCode(error) === "ENOENT") return undefined;
     throw error;
   }
 }
@@ -244,7 +245,7 @@ export function removeEntry(realRoot: string, relative: string): void {
       else if (existing) unlinkSync(child(dir, name));
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    if (errorCode(error) !== "ENOENT") throw error;
   }
 }
 

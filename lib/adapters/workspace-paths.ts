@@ -1,5 +1,6 @@
 // Confinement: every path an action names must stay inside the workspace, symlinks included.
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { errorCode } from "../errors.ts";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep, win32 } from "node:path";
 
 export type PathRefusalCode = "path_outside_workspace" | "invalid_path" | "not_found";
@@ -43,7 +44,7 @@ export function resolveInside(root: string, relPath: string): ResolvedPath {
   try {
     real = realpathLoose(lexical, 0);
   } catch (error) {
-    const detail = (error as NodeJS.ErrnoException).code ?? "symlink loop";
+    const detail = errorCode(error) ?? "symlink loop";
     return refuse("path_outside_workspace", `Path ${quoted} cannot be resolved inside the workspace (${detail})`);
   }
   if (!isWithin(relative(realRoot, real))) {
@@ -82,7 +83,7 @@ function realpathLoose(path: string, hops: number): string {
   try {
     return realpathSync(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
   }
   const parent = dirname(path);

@@ -1,4 +1,5 @@
 // What list_files and search look into and how they show it: one line per file or match, capped, names escaped.
+import { clipEnd } from "../text/clip.ts";
 import { readEntry } from "./workspace-files.ts";
 import { resolveInside } from "./workspace-paths.ts";
 
@@ -17,7 +18,7 @@ export function listingLines(files: readonly string[]): { count: number; lines: 
 
 /** One search result line: `path:line:text`, the text clipped to MAX_MATCH_LINE_CHARS. */
 export function matchLine(file: string, hit: { line: number; text: string }): string {
-  return `${shownName(file)}:${hit.line}:${clip(hit.text, MAX_MATCH_LINE_CHARS)}`;
+  return `${shownName(file)}:${hit.line}:${clipEnd(hit.text, MAX_MATCH_LINE_CHARS)}`;
 }
 
 // Names that could break the one-name-per-line format (control characters, including newlines) or be mistaken for such
@@ -67,13 +68,4 @@ export function matchingLines(text: string, query: string): Array<{ line: number
     at = text.indexOf(query, end + 1);
   }
   return hits;
-}
-
-/** At most `max` UTF-16 units, ending in "…" when cut, never splitting a surrogate pair. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let cut = max - 1;
-  const last = text.charCodeAt(cut - 1);
-  if (last >= 0xd800 && last <= 0xdbff) cut--;
-  return `${text.slice(0, cut)}…`;
 }

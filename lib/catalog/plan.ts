@@ -5,7 +5,14 @@ import { type Catalog, renderIntent } from "./catalog.ts";
 import { type ContextPolicyName, DEFAULT_POLICY } from "../policy.ts";
 import type { CallRecord } from "../report/context-report.ts";
 import { LoomError, StartupError } from "../errors.ts";
-import type { ProviderConfig } from "../providers/provider-config.ts";
+import {
+  type CatalogSettings,
+  type ProviderSettings,
+  resolveCatalogProvider,
+  resolveSettings,
+  type RunSettings,
+  type SettingsInput,
+} from "../settings/settings.ts";
 import { type Routed, routeRequest } from "./routing.ts";
 import type { SliceRequest } from "../slice.ts";
 import type { Provider } from "../vocabulary/turn.ts";
@@ -15,6 +22,8 @@ export type CatalogInput = {
   catalog: Catalog;
   /** The catalog file's absolute path: paths in a catalog are relative to it. */
   file: string;
+  /** The file as the user named it, for messages. */
+  name?: string;
   /** The request text (the intent template's {{request}}). */
   text: string;
   /** Run this slice, skipping routing (--slice). */
@@ -36,7 +45,7 @@ export type CatalogKnown = {
 export type CatalogPlan =
   & CatalogKnown
   & (
-    | { ok: true; request: SliceRequest; model: ProviderConfig; secretEnvNames: string[] }
+    | { ok: true; request: SliceRequest; settings: RunSettings; secretEnvNames: string[] }
     | { ok: false; error: LoomError }
   );
 
@@ -46,13 +55,12 @@ export type RoutingNote =
   | { kind: "routed"; route: Routed };
 
 export type PlanOptions = {
-  /** --context-policy and --context-report (absolute): they win over the catalog's settings. */
-  policy?: ContextPolicyName;
-  /** The user's default (LOOM_CONTEXT_POLICY, the config file), below the catalog's own settings. */
-  defaultPolicy?: ContextPolicyName;
+  /** The user's settings (flags, environment, config file): resolved with the catalog's by lib/config.ts. */
+  settings: Omit<SettingsInput, "catalog" | "request">;
+  /** --context-report (absolute): it wins over the catalog's. */
   contextReport?: string;
-  /** Makes the provider of a catalog model (may fail for a missing credential). */
-  provider: (model: ProviderConfig) => Provider;
+  /** Makes the provider of a catalog model's resolved settings (may fail for a missing credential). */
+  provider: (model: ProviderSettings) => Provider;
   now: () => number;
   signal?: AbortSignal;
   /** Why a report path from the catalog cannot be written, or null when it can. */
@@ -70,8 +78,27 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
   const fromCatalog = (
     path: string | undefined,
   ) => (path === undefined ? undefined : resolve(dirname(input.file), path));
+  // Every name a route can give is a slice of the catalog (loadCatalog checks the references).
+  const sliceOf = (name: string) => {
+    const entry = catalog.slices[name];
+    if (entry === undefined) throw new Error(`routing chose ${name}, which the catalog does not have`);
+    return entry;
+  };
+  const catalogSettings = (slice: string | null): CatalogSettings => ({
+    file: input.name ?? input.file,
+    defaults,
+    models: catalog.models,
+    ...(slice === null ? {} : { slice: { name: slice, entry: sliceOf(slice) } }),
+  });
+  const settingsOf = (slice: string | null): RunSettings => {
+    const resolved = resolveSettings({ ...options.settings, catalog: catalogSettings(slice) });
+    if (!resolved.ok) throw new StartupError(resolved.message, resolved.code);
+    return resolved.settings;
+  };
+  const before = resolveSettings({ ...options.settings, catalog: catalogSettings(null) });
   const known: CatalogKnown = {
-    policy: options.policy ?? defaults.context_policy ?? options.defaultPolicy ?? DEFAULT_POLICY,
+    // Before routing, the policy from the command line, the catalog's defaults and the user's (a refusal comes next).
+    policy: before.ok ? before.settings.context_policy.value : DEFAULT_POLICY,
     reportPath: options.contextReport,
     slice: null,
     route: null,
@@ -95,13 +122,14 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
 
   try {
     reportPath(fromCatalog(defaults.context_report));
+    settingsOf(null);
     known.route = await chooseSlice(input, { ...options, policy: known.policy }, known);
     const name = known.route.slice;
-    const entry = catalog.slices[name];
+    const entry = sliceOf(name);
     known.slice = name;
     reportPath(fromCatalog(entry.context_report ?? defaults.context_report));
-    known.policy = options.policy ?? entry.context_policy ?? defaults.context_policy ?? options.defaultPolicy ??
-      DEFAULT_POLICY;
+    const settings = settingsOf(name);
+    known.policy = settings.context_policy.value;
     const workspace = input.workspace ?? fromCatalog(entry.workspace ?? defaults.workspace);
     if (workspace === undefined) {
       throw new StartupError(
@@ -109,7 +137,8 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
         "workspace_missing",
       );
     }
-    const model = catalog.models[entry.model];
+    const model = settings.provider;
+    if (model === null) throw new Error("a catalog slice's model is resolved with it");
     const request: SliceRequest = {
       intent: renderIntent(entry.intent, input.text),
       instructions: entry.instructions,
@@ -123,25 +152,22 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
       ...(entry.workspace_ignore ?? defaults.workspace_ignore
         ? { workspace_ignore: entry.workspace_ignore ?? defaults.workspace_ignore }
         : {}),
-      ...definedOnly({
-        step_protocol: entry.step_protocol ?? defaults.step_protocol,
-        previews: entry.previews ?? defaults.previews,
-        require_passing_tests: entry.require_passing_tests,
-      }),
+      ...(entry.require_passing_tests !== undefined ? { require_passing_tests: entry.require_passing_tests } : {}),
     };
     // No model's key reaches the slice's test or command processes.
     const secretEnvNames = Object.values(catalog.models).flatMap((m) => (m.api_key_env ? [m.api_key_env] : []));
-    return { ...known, ok: true, request, model, secretEnvNames };
+    return { ...known, ok: true, request, settings, secretEnvNames };
   } catch (error) {
     return fail(error);
   }
 }
 
 async function chooseSlice(
-  { catalog, text, slice }: CatalogInput,
+  input: CatalogInput,
   options: PlanOptions & { policy: ContextPolicyName },
   known: CatalogKnown,
 ): Promise<Routed> {
+  const { catalog, text, slice } = input;
   if (slice !== undefined) {
     if (!Object.hasOwn(catalog.slices, slice)) {
       const names = Object.keys(catalog.slices).map((s) => JSON.stringify(s)).join(", ");
@@ -153,7 +179,16 @@ async function chooseSlice(
   }
   const result = await routeRequest(catalog, text, {
     policy: options.policy,
-    provider: () => options.provider(catalog.models[catalog.routes!.classification!.model]),
+    provider: () => {
+      const name = catalog.routes?.classification?.model;
+      if (name === undefined) throw new Error("routing asks for a classifier only when the catalog names one");
+      const resolved = resolveCatalogProvider({
+        ...options.settings,
+        catalog: { file: input.name ?? input.file, models: catalog.models },
+      }, name);
+      if (!resolved.ok) throw new StartupError(resolved.message, resolved.code);
+      return options.provider(resolved.provider);
+    },
     now: options.now,
     signal: options.signal,
     onClassification: ({ bytes, candidates }) => options.onRouting?.({ kind: "classification", bytes, candidates }),
@@ -163,9 +198,4 @@ async function chooseSlice(
   const route: Routed = { slice: result.slice, via: result.via, rule: result.rule };
   options.onRouting?.({ kind: "routed", route });
   return route;
-}
-
-/** The entries whose value is defined (a request leaves unset settings out). */
-function definedOnly<T extends Record<string, unknown>>(values: T): Partial<T> {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

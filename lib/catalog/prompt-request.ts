@@ -93,11 +93,12 @@ export function splitCommand(text: string): string[] {
   let word: string | null = null;
   let quote: '"' | "'" | null = null;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
+    const c = text.charAt(i);
     if (quote) {
       if (c === quote) quote = null;
-      else if (c === "\\" && quote === '"' && (text[i + 1] === '"' || text[i + 1] === "\\")) word += text[++i];
-      else word += c;
+      else if (c === "\\" && quote === '"' && (text[i + 1] === '"' || text[i + 1] === "\\")) {
+        word = (word ?? "") + text.charAt(++i);
+      } else word += c;
     } else if (c === '"' || c === "'") {
       quote = c;
       word ??= "";

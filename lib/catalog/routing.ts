@@ -6,7 +6,7 @@ import { CEILING_BYTES } from "../context/budget.ts";
 import type { Catalog } from "./catalog.ts";
 import type { CallRecord } from "../report/context-report.ts";
 import { utf8Length } from "../text/digest.ts";
-import { errorMessage, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
+import { errorMessage, fieldOf, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
 import { NULL_USAGE, type Provider, type TurnRequest } from "../vocabulary/turn.ts";
 
 export type RouteVia = "slice_flag" | "pattern" | "classification" | "default";
@@ -31,8 +31,7 @@ const DECLINE_INSTRUCTIONS = ' If none of them fits the request, answer {"slice"
 /** The first pattern rule whose regular expression occurs in the request, or null. */
 export function matchRule(catalog: Catalog, request: string): { slice: string; rule: number } | null {
   const rules = catalog.routes?.rules ?? [];
-  for (let i = 0; i < rules.length; i++) {
-    const { pattern, ignore_case, slice } = rules[i];
+  for (const [i, { pattern, ignore_case, slice }] of rules.entries()) {
     if (new RegExp(pattern, ignore_case ? "i" : "").test(request)) return { slice, rule: i };
   }
   return null;
@@ -78,7 +77,7 @@ export function classificationRequest(
       { section: "intent", text: request },
       {
         section: "candidates",
-        slices: candidates.map((name) => ({ name, description: catalog.slices[name].description })),
+        slices: candidates.map((name) => ({ name, description: catalog.slices[name]?.description ?? "" })),
       },
     ],
   };
@@ -111,9 +110,7 @@ export function readClassificationAnswer(
 ): { ok: true; slice: string | null } | { ok: false; error: RoutingError } {
   const parsed = answerSchema(candidates, { canDecline }).safeParse(value);
   if (parsed.success) return { ok: true, slice: parsed.data.slice };
-  const chosen = value !== null && typeof value === "object" && "slice" in value
-    ? (value as { slice: unknown }).slice
-    : undefined;
+  const chosen = value !== null && typeof value === "object" && "slice" in value ? fieldOf(value, "slice") : undefined;
   const expected = candidates.map((c) => JSON.stringify(c)).join(", ");
   const message = chosen === undefined
     ? `Classification answer is not {"slice": NAME}: ${preview(value)}`
@@ -171,7 +168,7 @@ export async function routeRequest(catalog: Catalog, request: string, options: R
     let answer;
     try {
       answer = await provider.complete(built.request, {
-        model: catalog.models[classification.model].model,
+        model: catalog.models[classification.model]?.model ?? classification.model,
         signal: options.signal,
       });
     } catch (error) {

@@ -1,5 +1,5 @@
 // The run-local, append-only archive of events from the first action. In memory only: nothing survives the run.
-import { type Digest, DigestIndex } from "../text/digest.ts";
+import { type Digest, DigestIndex, isDigest } from "../text/digest.ts";
 import { type SealedEvent, summarizeEvent } from "./events.ts";
 
 export const ARCHIVE_MAX_EVENTS = 4096;
@@ -54,7 +54,7 @@ export class Archive {
   }
 
   get(digest: string): SealedEvent | undefined {
-    return this.#byDigest.get(digest as Digest);
+    return isDigest(digest) ? this.#byDigest.get(digest) : undefined;
   }
 
   /** The archived event's digest a whole or abbreviated digest names. */

@@ -21,7 +21,8 @@ export function emptyCheckpoint(revision = "r0"): Checkpoint {
 
 /** The checkpoint after retiring `events` (oldest first) on top of `previous`. */
 export function advanceCheckpoint(previous: Checkpoint, events: readonly ArchivedEvent[]): Checkpoint {
-  if (events.length === 0) return previous;
+  const [oldest] = events, newest = events.at(-1);
+  if (oldest === undefined || newest === undefined) return previous;
   const byKind = { ...previous.by_kind };
   let { revision, last_test } = previous;
   for (const event of events) {
@@ -37,9 +38,9 @@ export function advanceCheckpoint(previous: Checkpoint, events: readonly Archive
       };
     }
   }
-  const first = previous.retired === 0 ? events[0].seq : previous.retired_seq[0];
+  const first = previous.retired === 0 ? oldest.seq : previous.retired_seq[0];
   return {
-    retired_seq: [first, events[events.length - 1].seq],
+    retired_seq: [first, newest.seq],
     retired: previous.retired + events.length,
     by_kind: Object.fromEntries(Object.entries(byKind).sort(([a], [b]) => a.localeCompare(b))),
     revision,

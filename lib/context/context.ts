@@ -313,15 +313,19 @@ export class BoundedContext implements ContextPolicy {
     const fragments: Fragment[] = [];
     const checkpointAfter = (n: number): Fragment => {
       for (let k = candidates.length; k <= n; k++) {
-        candidates[k] = advanceCheckpoint(candidates[k - 1], [this.#tail[k - 1].sealed.event]);
+        const previous = candidates[k - 1], retiring = this.#tail[k - 1];
+        if (previous === undefined || retiring === undefined) throw new Error(`no checkpoint after ${n} of the tail`);
+        candidates[k] = advanceCheckpoint(previous, [retiring.sealed.event]);
       }
-      return (fragments[n] ??= fragment({ section: "checkpoint", checkpoint: candidates[n] }));
+      const checkpoint = candidates[n];
+      if (checkpoint === undefined) throw new Error(`no checkpoint after ${n} of the tail`);
+      return (fragments[n] ??= fragment({ section: "checkpoint", checkpoint }));
     };
     const sizes: number[] = [];
     return {
       bytesAfter: (
         n,
-      ) => (sizes[n] ??= n === 0
+      ) => (sizes[n] ??= n <= 0 // "all but the newest" of an empty tail (n = -1) retires nothing, like 0
         ? this.#assemble(parts, 0, this.#checkpointFragment).bytes
         : this.#assemble(parts, n, checkpointAfter(n)).bytes),
     };
@@ -343,11 +347,10 @@ export class BoundedContext implements ContextPolicy {
     const prefix = checkpoint ? [...this.#base, checkpoint] : this.#base;
     const kept = skip === 0 ? this.#tail : this.#tail.slice(skip);
     let eventBytes = this.#tailRetainedBytes;
-    for (let i = 0; i < skip && i < this.#tail.length; i++) eventBytes -= this.#tail[i].retained.bytes;
-    const events: unknown[] = new Array(kept.length);
-    for (let i = 0; i < kept.length; i++) events[i] = kept[i].retained.value;
+    for (const retired of this.#tail.slice(0, skip)) eventBytes -= retired.retained.bytes;
+    const events: unknown[] = kept.map((entry) => entry.retained.value);
     // Only the newest appended event has a view; once it is retired (it could not fit), so is its view.
-    const newestSection = kept.length > 0 ? kept[kept.length - 1].newest : null;
+    const newestSection = kept.at(-1)?.newest ?? null;
     const first = kept[0]?.sealed.event.step;
     const view: TailView = {
       retains: (step) => first !== undefined && step >= first,

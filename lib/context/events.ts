@@ -1,7 +1,8 @@
 // Compact events: one per executed step, holding the decision (action, arguments, reason) and its typed report.
 // Bulk never lives in an event: long strings become result-store references with their size.
-import type { ActionName } from "../vocabulary/actions.ts";
-import { canonicalJson, type Digest, digestOf, utf8Length } from "../text/digest.ts";
+import { clipEnd } from "../text/clip.ts";
+import { type ActionName, stepTarget } from "../vocabulary/actions.ts";
+import { canonicalJson, type Digest, digestOf, isDigest, utf8Length } from "../text/digest.ts";
 import type { ExecutionReport, ReportOf } from "../vocabulary/reports.ts";
 import type { ResultStore } from "./store.ts";
 
@@ -127,8 +128,8 @@ export function createEvent(
       BULK_FIELDS.has(key) && typeof value === "string" && typeof args[key] === "string" &&
       store.get(value) === args[key]
     ) continue;
-    if (BULK_FIELDS.has(key) && typeof value === "string" && value.startsWith("sha256:")) {
-      fields[key] = { ref: value as Digest, bytes: store.size(value) ?? 0 };
+    if (BULK_FIELDS.has(key) && typeof value === "string" && isDigest(value)) {
+      fields[key] = { ref: value, bytes: store.size(value) ?? 0 };
     } else {
       fields[key] = compactValue(value, store);
     }
@@ -147,13 +148,7 @@ function sealEvent(event: ArchivedEvent): SealedEvent {
 
 /** One line for history listings: what happened, without bulk. */
 export function summarizeEvent(event: ArchivedEvent): string {
-  const target = (() => {
-    const a = event.args ?? {};
-    if (typeof a.path === "string") return a.path;
-    if (Array.isArray(a.argv)) return a.argv.map((x) => (typeof x === "string" ? x : "…")).join(" ");
-    if (typeof a.query === "string") return JSON.stringify(a.query);
-    return "";
-  })();
+  const target = stepTarget(event.args ?? {});
   const parts: string[] = [event.action ?? "(no action)"];
   if (target) parts.push(clip(target, 80));
   if (event.kind === "test-finished" || event.kind === "command-finished") {
@@ -200,6 +195,5 @@ export function revisionChange(event: ArchivedEvent): { before: unknown; after: 
 }
 
 function clip(text: string, max: number): string {
-  const oneLine = text.replace(/\s+/g, " ");
-  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+  return clipEnd(text.replace(/\s+/g, " "), max);
 }

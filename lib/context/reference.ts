@@ -1,5 +1,6 @@
 // References into the result store and the archive: `sha256:<hex>` (whole, or the short form requests show: at least
 // 12 hex digits) plus an optional selection.
+import { clipEnd } from "../text/clip.ts";
 import { REF_DIGEST_PATTERN } from "../text/digest.ts";
 
 export type Selection =
@@ -135,5 +136,5 @@ function resolvePointer(
 }
 
 function clip(text: string): string {
-  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+  return clipEnd(text, 101);
 }

@@ -1,5 +1,5 @@
 // The run-local, content-addressed result store. It lives in memory only, so nothing survives the run.
-import { type Digest, DigestIndex, digestOf, utf8Length } from "../text/digest.ts";
+import { type Digest, DigestIndex, digestOf, isDigest, utf8Length } from "../text/digest.ts";
 
 export type StoredResult = { digest: Digest; bytes: number };
 
@@ -37,15 +37,15 @@ export class ResultStore {
   }
 
   get(digest: string): string | undefined {
-    return this.#items.get(digest as Digest);
+    return isDigest(digest) ? this.#items.get(digest) : undefined;
   }
 
   has(digest: string): boolean {
-    return this.#items.has(digest as Digest);
+    return isDigest(digest) && this.#items.has(digest);
   }
 
   size(digest: string): number | undefined {
-    const content = this.#items.get(digest as Digest);
+    const content = this.get(digest);
     return content === undefined ? undefined : utf8Length(content);
   }
 

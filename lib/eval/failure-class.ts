@@ -5,7 +5,7 @@ import type { Outcome } from "../outcome.ts";
 import type { FailureClass } from "./eval-file.ts";
 
 /** What decides the class: the run's outcome and error code, and the hidden check when it ran. */
-export type Ending = {
+export type CheckedRun = {
   outcome: Outcome;
   error_code: string | null;
   check: { passed: boolean; ran: boolean } | null;
@@ -21,7 +21,7 @@ function isInfraError(code: string | null): boolean {
     code === "report_unwritable" || code === "record_unwritable" || code === "executor_failed";
 }
 
-export function failureClass({ outcome, error_code, check }: Ending): FailureClass {
+export function failureClass({ outcome, error_code, check }: CheckedRun): FailureClass {
   // A run stopped at the evaluation's time cap ended like any other: what it left is checked.
   if (outcome === "interrupted" && error_code === "run_timeout" && check?.ran) {
     return check.passed ? "solved" : "unsolved";

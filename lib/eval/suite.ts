@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { ActionName } from "../vocabulary/actions.ts";
 import { describeJsonFailure, parseJsonc } from "../text/json-text.ts";
-import { UsageError } from "../errors.ts";
+import { fieldOf, UsageError } from "../errors.ts";
 import { describeIssues, MISSING_FIELDS } from "../text/zod-error.ts";
 
 const Argv = z.array(z.string().min(1)).min(1);
@@ -123,6 +123,7 @@ export function resolveTask(suite: Suite, task: SuiteTask): ResolvedTask {
     test: task.test ?? d.test ?? null,
     source: task.git
       ? { kind: "git", repo: task.git.repo, commit: task.git.commit }
+      // "!": a task without a git source has a workspace (the suite schema requires one or the other)
       : { kind: "folder", path: task.workspace! },
     check: task.check,
     solution: task.solution ?? null,
@@ -140,7 +141,7 @@ export function parseSuite(text: string, { file, limit = 3 }: { file: string; li
   if (!json.ok) throw new UsageError(`${where}: ${describeJsonFailure(json)}`, "suite_invalid");
   const parsed = Suite.safeParse(json.value, { error: MISSING_FIELDS });
   if (parsed.success) return parsed.data;
-  const tasks = (json.value as { tasks?: unknown })?.tasks;
+  const tasks = fieldOf(json.value, "tasks");
   const issues = describeIssues(parsed.error, { schema: Suite }).map((line) => nameTask(line, tasks));
   const more = issues.length > limit ? ` (+${issues.length - limit} more)` : "";
   throw new UsageError(`${where}: ${issues.slice(0, limit).join("; ")}${more}`, "suite_invalid");

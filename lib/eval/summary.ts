@@ -62,6 +62,7 @@ export function summarize(
     if (byPolicy.size > 0) cells.set(task, byPolicy);
   }
   const measured = [...cells.keys()];
+  // "!" on cells.get(task) in this function: cells holds every measured task (built from the same rows)
   const common = measured.filter((task) => policies.every((p) => (cells.get(task)!.get(p)?.solved ?? 0) > 0));
 
   const policySummaries: PolicySummary[] = policies.map((policy) => {
@@ -69,6 +70,7 @@ export function summarize(
     const taskCells = measured.map((task) => cells.get(task)!.get(policy)).filter((c): c is Cell => c !== undefined);
     const rates = taskCells.map((c) => c.rate);
     const priced = mine.filter((row) => row.cost !== null);
+    // "!": priced rows are those whose cost is set (filtered just above)
     const cost = priced.length === 0 ? null : sum(priced.map((row) => row.cost!.total));
     const solved = mine.filter((row) => row.class === "solved").length;
     const commonCosts = common.map((task) => cells.get(task)!.get(policy)?.meanCost ?? null);
@@ -119,6 +121,7 @@ export function summarize(
         tag,
         tasks: tagged.length,
         policies: Object.fromEntries(policies.map((policy) => {
+          // "!": cells holds every tagged task (tags are read from measured tasks)
           const taskCells = tagged.map((task) => cells.get(task)!.get(policy)).filter((c): c is Cell =>
             c !== undefined
           );
@@ -133,6 +136,7 @@ export function summarize(
     per_task: measured.map((task) => ({
       task,
       policies: Object.fromEntries(
+        // "!": task is one of cells' own keys
         [...cells.get(task)!].map(([policy, cell]) => [policy, {
           runs: cell.runs.length,
           solved: cell.solved,
@@ -157,6 +161,7 @@ function comparePolicies(
   },
 ): Omit<PairSummary, "sentence"> {
   const both = [...cells].filter(([, byPolicy]) => byPolicy.has(baseline) && byPolicy.has(candidate));
+  // "!": both keeps the tasks that have a cell for the baseline and for the candidate
   const a = both.map(([, c]) => c.get(baseline)!);
   const b = both.map(([, c]) => c.get(candidate)!);
   const d = b.map((cell, i) => cell.rate - a[i].rate);
@@ -169,6 +174,7 @@ function comparePolicies(
   // McNemar pairs one run of each policy per task: only meaningful with one repeat.
   const discordant = repeats === 1 ? { b: d.filter((x) => x < 0).length, c: d.filter((x) => x > 0).length } : null;
   const costPairs = both
+    // "!": as above, both policies have a cell for each of these tasks
     .map(([, c]) => ({ a: c.get(baseline)!.meanCost, b: c.get(candidate)!.meanCost }))
     .filter((p): p is { a: number; b: number } => p.a !== null && p.b !== null);
   const ratio = ratioBootstrap(costPairs, { seed: pairSeed, ...(resamples ? { samples: resamples } : {}) });
@@ -208,6 +214,7 @@ function comparePolicies(
     reason,
     disagreements: both
       .filter((_, i) => d[i] !== 0)
+      // "!": the same tasks, each with both cells
       .map(([task, c]) => ({ task, baseline: c.get(baseline)!.rate, candidate: c.get(candidate)!.rate })),
   };
 }
@@ -216,6 +223,7 @@ const neededByMargin = new Map<number, number | null>();
 /** tasksNeeded, remembered per margin (the same few margins, asked once per summary). */
 function tasksNeededFor(margin: number): number | null {
   if (!neededByMargin.has(margin)) neededByMargin.set(margin, tasksNeeded(margin));
+  // "!": set on the line above when it was missing
   return neededByMargin.get(margin)!;
 }
 
@@ -304,6 +312,7 @@ function tasksSolved(p: PolicySummary): string {
  * to +4; …); inconclusive at a 5-point margin (…); could detect ≥ 12 points; cost 0.83× legacy (…)".
  */
 function pairSentence(pair: Omit<PairSummary, "sentence">, policies: readonly PolicySummary[]): string {
+  // "!": every pair names two policies of this summary (matrix.ts builds the pairs from them)
   const a = policies.find((p) => p.policy === pair.baseline)!;
   const b = policies.find((p) => p.policy === pair.candidate)!;
   const d = pair.difference;

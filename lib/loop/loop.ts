@@ -35,7 +35,7 @@ import {
 } from "../policy.ts";
 import { CostLimitError, errorMessage, InterruptedError, LoomError } from "../errors.ts";
 import type { Outcome } from "../outcome.ts";
-import { endingOf } from "../ending.ts";
+import { endingOf, INTERNAL_ERROR } from "../ending.ts";
 import type { Section } from "../vocabulary/turn.ts";
 import { createEvent, MAX_EVENT_BYTES } from "../context/events.ts";
 import type { Executor } from "../vocabulary/executor.ts";
@@ -83,8 +83,9 @@ export type LoopResult = {
   verified: boolean;
   printed: string[];
   reports: ExecutionReport[];
-  /** What the run's report says of the loop beyond its events (the lifecycle's run-ended event carries it). */
-  ending: {
+  /** What the run's report says of the loop beyond its events (the lifecycle's run-ended event carries it); not
+   * the glossary's "ending" (how a command ended, lib/ending.ts). */
+  closing: {
     /** The error in Loom's own words (never text a provider or process wrote). */
     error: { code: string; message: string } | null;
     elapsed_ms: number;
@@ -177,12 +178,15 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         break;
       }
       const { action, args, reason } = decided;
-      let report = decided.refusal ?? unverifiedFinish(request, { action, args, briefing, step });
-      const executed = report === null;
+      let report: ExecutionReport;
+      const unverified = decided.kind === "act" ? unverifiedFinish(request, { action, args, briefing, step }) : null;
+      const executed = decided.kind === "act" && unverified === null;
       let executedMs = 0;
-      if (!report) {
+      if (decided.kind === "refused") report = decided.refusal;
+      else if (unverified !== null) report = unverified;
+      else {
         const t0 = now();
-        report = await executor.execute(action!, args, { step, signal });
+        report = await executor.execute(decided.action, args, { step, signal });
         executedMs = Math.max(0, now() - t0);
       }
       reports.push(report);
@@ -224,9 +228,11 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   const settled = options.settle?.() ?? null;
   if (settled !== null) briefing = settleRevision(briefing, settled);
 
-  const { outcome, error } = ended!;
-  const ending = {
-    error: ended!.reportError ?? error,
+  // The while loop leaves only with an ending set (or throws into the catch, which sets one).
+  if (ended === null) throw new Error("the loop ended without an ending");
+  const { outcome, error } = ended;
+  const closing = {
+    error: ended.reportError ?? error,
     elapsed_ms: Math.max(0, now() - started),
     archive: { events: archive.length, bytes: archive.bytes },
   };
@@ -242,7 +248,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     verified: briefing.tests_current,
     printed,
     reports,
-    ending,
+    closing,
   };
 }
 
@@ -254,15 +260,18 @@ export function previewModeOf(
   return policy === "bounded" && previews === undefined ? request.previews ?? DEFAULT_PREVIEW_MODE : null;
 }
 
+/** What the model's answers decided for a step: suspend the run, act, or a refusal (no action runs). */
 type Decided =
   | { kind: "suspend"; reason: string }
+  | { kind: "act"; action: ActionName; args: Record<string, unknown>; reason?: string }
   | {
-    kind: "step";
+    kind: "refused";
+    /** The chosen action, when the refusal came at its arguments; null when none was chosen. */
     action: ActionName | null;
     args: Record<string, unknown>;
     reason?: string;
-    /** The step's report when the model's answers already refused it. */
-    refusal: ExecutionReport | null;
+    /** The step's report: the model's answers refused it. */
+    refusal: ExecutionReport;
   };
 
 type StageShape = {
@@ -309,14 +318,16 @@ async function decideInOneCall(
     candidates: withCounters(candidates, counters),
   });
   if (answered.kind === "suspend") return answered;
-  if (answered.kind === "refuse") return { kind: "step", action: null, args: {}, refusal: refusedAt(step, answered) };
+  if (answered.kind === "refuse") {
+    return { kind: "refused", action: null, args: {}, refusal: refusedAt(step, answered) };
+  }
   const { action, reason: given, args } = answered.value as {
     action: ActionName;
     reason?: string;
     args: Record<string, unknown>;
   };
   const reason = typeof given === "string" && given !== "" ? given : undefined;
-  return { kind: "step", action, args, reason, refusal: null };
+  return { kind: "act", action, args, reason };
 }
 
 /** The selection stage, then the arguments stage when the action takes arguments. */
@@ -333,11 +344,11 @@ async function decide(
   });
   const refused = (result: { code: string; reason: string }) => refusedAt(step, result);
   if (selected.kind === "suspend") return selected;
-  if (selected.kind === "refuse") return { kind: "step", action: null, args: {}, refusal: refused(selected) };
+  if (selected.kind === "refuse") return { kind: "refused", action: null, args: {}, refusal: refused(selected) };
   const action = selected.value.action as ActionName;
   const given = selected.value.reason;
   const reason = typeof given === "string" && given !== "" ? given : undefined;
-  if (!takesArguments(action)) return { kind: "step", action, args: {}, reason, refusal: null };
+  if (!takesArguments(action)) return { kind: "act", action, args: {}, reason };
   const argued = await runStage(run, {
     phase: "arguments",
     step,
@@ -353,9 +364,9 @@ async function decide(
     }, counters),
     expected: `the arguments of ${action} as the response schema describes`,
   });
-  if (argued.kind === "decision") return { kind: "step", action, args: argued.value, reason, refusal: null };
+  if (argued.kind === "decision") return { kind: "act", action, args: argued.value, reason };
   const code = argued.kind === "refuse" ? argued.code : "lookup_limit";
-  return { kind: "step", action, args: {}, reason, refusal: refused({ code, reason: argued.reason }) };
+  return { kind: "refused", action, args: {}, reason, refusal: refused({ code, reason: argued.reason }) };
 }
 
 /**
@@ -449,25 +460,28 @@ function failure(
   caught: unknown,
   signal: AbortSignal | undefined,
 ): { outcome: Outcome; error: LoopResult["error"]; reportError?: LoopResult["error"] } {
-  const { outcome, code } = endingOf({ threw: caught, aborted: signal?.aborted, inRun: true });
+  const ended = endingOf({ threw: caught, aborted: signal?.aborted, inRun: true });
+  const { outcome } = ended;
+  // endingOf names a code for every thrown error (lib/ending.ts); null is only for a run that ran.
+  const code = ended.code ?? INTERNAL_ERROR;
   if (outcome === "interrupted") {
     const message = caught instanceof InterruptedError ? caught.message : "Interrupted";
-    return { outcome, error: { code: code!, message } };
+    return { outcome, error: { code, message } };
   }
   if (caught instanceof LoomError) {
     return {
       outcome,
-      error: { code: code!, message: caught.message },
-      reportError: { code: code!, message: caught.reportMessage },
+      error: { code, message: caught.message },
+      reportError: { code, message: caught.reportMessage },
     };
   }
   // A bug: the run's report says internal_error (never the message, which may quote anything); endingOf gives it the
   // table's internal_error exit code.
   return {
     outcome,
-    error: { code: code!, message: errorMessage(caught) },
+    error: { code, message: errorMessage(caught) },
     reportError: {
-      code: code!,
+      code,
       message: `Internal error (${caught instanceof Error ? caught.name : typeof caught}); the message is on stderr`,
     },
   };

@@ -1,5 +1,6 @@
 // A failed connection in words that mean the same on every runtime: Bun appends hints for its own users ("Is the
 // computer able to access the url?", "pass `verbose: true` in the second argument to …"), Deno nests the cause.
+import { errorCode, fieldOf } from "../errors.ts";
 
 const CODES: Record<string, string> = {
   ECONNREFUSED: "connection refused",
@@ -23,18 +24,13 @@ const RUNTIME_HINTS = [
 ];
 
 export function describeNetworkError(error: unknown): string {
-  const code = errorCode(error) ?? errorCode((error as { cause?: unknown })?.cause);
+  const code = errorCode(error) ?? errorCode(fieldOf(error, "cause"));
   if (code && CODES[code]) return CODES[code];
-  const cause = (error as { cause?: unknown })?.cause;
+  const cause = fieldOf(error, "cause");
   const own = error instanceof Error ? error.message : String(error);
   const text = cause instanceof Error && /^fetch failed$/i.test(own) ? cause.message : own;
   let cleaned = text;
   for (const hint of RUNTIME_HINTS) cleaned = cleaned.replace(hint, "");
   cleaned = cleaned.replace(/^[A-Z_]+:\s*$/, "").replace(/:\s*$/, "").trim();
   return (cleaned || (code ?? "network error")) + (code && !cleaned.includes(code) ? ` (${code})` : "");
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === "string" && code !== "" ? code : undefined;
 }

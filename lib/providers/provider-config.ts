@@ -3,8 +3,17 @@
 import { z } from "zod";
 import { ModelProvider, ThinkingType } from "../models/models.ts";
 
-const ProviderKind = ModelProvider;
+export const ProviderKind = ModelProvider;
 export type ProviderKind = z.infer<typeof ProviderKind>;
+
+/** An http(s) URL: the one check of a base URL, wherever it is written (a file, a flag, a variable). */
+export const HttpUrl = z.string().refine((text) => {
+  try {
+    return ["http:", "https:"].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}, { error: "expected an http(s) URL" });
 
 /** How an OpenAI-compatible server is asked to constrain the answer. */
 export const ResponseFormatMode = z.enum(["json_schema", "json_object", "none"]);
@@ -22,8 +31,7 @@ export const ProviderConfig = z.strictObject({
       "llama.cpp, LM Studio), Ollama's native API, or OpenRouter (Chat Completions, cache markers for Claude)",
   ),
   model: z.string().min(1).describe("Model id as the API knows it"),
-  base_url: z
-    .url()
+  base_url: HttpUrl
     .optional()
     .describe(
       "API base URL; defaults to ANTHROPIC_BASE_URL / OPENAI_BASE_URL, then the public API (Ollama's for openai-compatible)",

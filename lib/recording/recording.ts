@@ -67,8 +67,8 @@ export function parseRecording(text: string, { name = "recording" }: { name?: st
   let header: RecordingHeader | undefined;
   const answers: RecordedAnswer[] = [];
   const executions: RecordedExecution[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim();
     if (line === "") continue;
     const where = `${name}:${i + 1}`;
     const deep = tooDeep(line);

@@ -178,7 +178,7 @@ export function convertAnswers<A extends Answer>(
   if (from === to) return answers.slice();
   const out: A[] = [];
   for (const group of byStep(answers)) {
-    if (group[0].phase === "classification") out.push(...group);
+    if (group[0]?.phase === "classification") out.push(...group);
     else out.push(...(to === "single-call" ? mergeStep(group, actions) : splitStep(group, actions)));
   }
   return out;
@@ -201,9 +201,10 @@ function byStep<A extends Answer>(answers: readonly A[]): A[][] {
   const groups: A[][] = [];
   for (const answer of answers) {
     const last = groups[groups.length - 1];
-    const same = last && last[0].step === answer.step && (last[0].phase === "classification") ===
+    const head = last?.[0];
+    const same = head !== undefined && head.step === answer.step && (head.phase === "classification") ===
         (answer.phase === "classification");
-    if (same) last.push(answer);
+    if (same && last !== undefined) last.push(answer);
     else groups.push([answer]);
   }
   return groups;

@@ -96,16 +96,16 @@ export function spreadLabels(
   const order = ys.map((y, i) => ({ y: y - 4, i })).sort((a, b) => b.y - a.y); // lowest line first
   const placed: number[] = [];
   for (const [k, item] of order.entries()) {
-    placed[k] = k === 0 ? Math.min(item.y, bottom) : Math.min(item.y, placed[k - 1] - gap);
+    placed[k] = k === 0 ? Math.min(item.y, bottom) : Math.min(item.y, (placed[k - 1] ?? bottom) - gap);
   }
   // Pushed past the top: shift the whole stack down, keeping the gaps.
   const highest = placed.at(-1) ?? top;
   if (highest < top + gap) {
     const shift = top + gap - highest;
-    for (let k = 0; k < placed.length; k++) placed[k] += shift;
+    placed.forEach((p, k) => (placed[k] = p + shift));
   }
   const out: number[] = new Array(ys.length);
-  order.forEach((item, k) => (out[item.i] = placed[k]));
+  order.forEach((item, k) => (out[item.i] = placed[k] ?? item.y));
   return out;
 }
 
@@ -231,7 +231,7 @@ export function lineChart({ id, series, thresholds, markers, frame = WIDE, peaks
   });
   const thresholdLabels = thresholds.map((t, i) =>
     `<g class="threshold-label" data-bytes="${t.bytes}"><text x="${frame.left + 8}" y="${
-      fixed(labelYs[i])
+      fixed(labelYs[i] ?? 0)
     }" fill="${t.color}">${t.label}</text></g>`
   );
   for (const s of series) {
@@ -258,7 +258,7 @@ export function lineChart({ id, series, thresholds, markers, frame = WIDE, peaks
       out.push(
         `<g class="checkpoints" data-series="${s.index}" data-count="${marks.length}" stroke="${color}">` +
           marks.map((i) => {
-            const cx = x(i + 1), cy = y(s.values[i]);
+            const cx = x(i + 1), cy = y(s.values[i] ?? 0);
             return `<polygon class="checkpoint" data-call="${i + 1}" points="${fixed(cx)},${fixed(cy - size)} ${
               fixed(cx + size)
             },${fixed(cy)} ${fixed(cx)},${fixed(cy + size)} ${fixed(cx - size)},${
@@ -344,7 +344,8 @@ function fiveNumbers(values: number[]): { min: number; q1: number; median: numbe
   const at = (q: number) => {
     if (sorted.length === 0) return 0;
     const pos = (sorted.length - 1) * q, lo = Math.floor(pos), hi = Math.ceil(pos);
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+    const [low = 0, high = 0] = [sorted[lo], sorted[hi]];
+    return low + (high - low) * (pos - lo);
   };
   return { min: at(0), q1: at(0.25), median: at(0.5), q3: at(0.75), max: at(1) };
 }

@@ -203,6 +203,7 @@ export function renderReportHtml(
       label: `[${index + 1}] ${file} (${report.policy})`,
       names: paired ? aligned.names : report.runs.map((row) => row.name),
       values: paired
+        // "!": column[k] is non-null on this branch (tested just before); TS does not narrow an index twice
         ? aligned.columns.map((column) => column[k] === null ? null : pick(report.runs[column[k]!]))
         : report.runs.map(pick),
     }));

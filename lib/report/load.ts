@@ -1,6 +1,6 @@
 // Parses and validates the text of a report file: a run's ContextReport or a batch's AggregateReport.
 import { AggregateReport, ContextReport, REPORT_SCHEMA_VERSION } from "./context-report.ts";
-import { UsageError } from "../errors.ts";
+import { fieldOf, UsageError } from "../errors.ts";
 import { describeJsonFailure, readJson } from "../text/json-text.ts";
 import { formatZodError } from "../text/zod-error.ts";
 
@@ -27,7 +27,7 @@ export function parseReport(text: string, { file }: { file: string }): NamedRepo
   if (value === null || typeof value !== "object" || Array.isArray(value) || !("schema_version" in value)) {
     throw new UsageError(`Report ${name} is not a Loom context report (no "schema_version" field)`, "report_invalid");
   }
-  const version = (value as { schema_version: unknown }).schema_version;
+  const version = fieldOf(value, "schema_version");
   if (version !== REPORT_SCHEMA_VERSION) {
     const shown = typeof version === "number"
       ? String(version)
@@ -37,20 +37,28 @@ export function parseReport(text: string, { file }: { file: string }): NamedRepo
       "report_version",
     );
   }
-  const aggregate = (value as { kind?: unknown }).kind === "aggregate";
-  const parsed = (aggregate ? AggregateReport : ContextReport).safeParse(value);
-  if (!parsed.success) {
-    const what = aggregate ? "aggregate report" : "context report";
-    throw new UsageError(
-      `Report ${name} is not a valid ${what}: ${
-        formatZodError(parsed.error, { schema: aggregate ? AggregateReport : ContextReport, worded: true })
-      }`,
-      "report_invalid",
-    );
+  const invalid = (
+    what: string,
+    error: Parameters<typeof formatZodError>[0],
+    schema: Parameters<typeof formatZodError>[1],
+  ) => new UsageError(`Report ${name} is not a valid ${what}: ${formatZodError(error, schema)}`, "report_invalid");
+  if (fieldOf(value, "kind") === "aggregate") { // an object, checked above
+    const parsed = AggregateReport.safeParse(value);
+    if (!parsed.success) throw invalid("aggregate report", parsed.error, { schema: AggregateReport, worded: true });
+    return { file, kind: "aggregate", report: parsed.data };
   }
-  return aggregate
-    ? { file, kind: "aggregate", report: parsed.data as AggregateReport }
-    : { file, kind: "run", report: parsed.data as ContextReport };
+  const parsed = ContextReport.safeParse(value);
+  if (!parsed.success) throw invalid("context report", parsed.error, { schema: ContextReport, worded: true });
+  return { file, kind: "run", report: parsed.data };
+}
+
+/** A run's report file (not an aggregate), read and checked as parseReport checks it; a UsageError otherwise. */
+export function parseRunReport(text: string, { file }: { file: string }): ContextReport {
+  const loaded = parseReport(text, { file });
+  if (loaded.kind !== "run") {
+    throw new UsageError(`Report ${JSON.stringify(file)} is an aggregate, not a run's report`, "report_invalid");
+  }
+  return loaded.report;
 }
 
 /** The one-line reason for an unreadable path, from a filesystem error code (no OS-specific text). */

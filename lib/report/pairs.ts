@@ -45,6 +45,7 @@ export function pairRuns(
   { by = pairedBy([baseline, report]) }: { by?: PairedBy } = {},
 ): RunPairing {
   const passes: ((r: RunRow) => string)[] = by === "recording"
+    // "!": the "recording" pass is chosen only when every row has a recording (pairedBy)
     ? [(r) => `${r.recording} ${r.name}`, (r) => r.recording!]
     : [(r) => r.name];
   const left = new Set<number>(), right = new Set<number>();

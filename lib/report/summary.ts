@@ -250,6 +250,7 @@ export function summarizeReports(reports: NamedReport[]): SummaryDocument {
 function compareRuns(baseline: ReportSummary, report: ReportSummary): RunsComparison | null {
   if (baseline.run_rows === null || report.run_rows === null) return null;
   const pairing = pairRuns(baseline.run_rows, report.run_rows);
+  // "!": compareRuns returned null above unless both reports have run_rows
   const left = sum(pairing.pairs.map(([i]) => baseline.run_rows![i].request_bytes));
   const right = sum(pairing.pairs.map(([, j]) => report.run_rows![j].request_bytes));
   return {
@@ -432,25 +433,25 @@ function table(rows: string[][], { right = [] as number[] } = {}): string {
     .join("\n");
 }
 
+/** One labelled fact of a summary's text: a pair, typed as one. */
+function fact(label: string, value: string): [string, string] {
+  return [label, value];
+}
+
 function renderOne(s: ReportSummary): string {
   const usage = (n: number | null) => (n === null ? NOT_REPORTED : formatCount(n));
   const head = s.kind === "aggregate" ? `Aggregate report ${s.file} (${s.runs} runs)` : `Context report ${s.file}`;
   const facts: [string, string][] = [
     ["policy", s.policy],
-    ...(s.step_protocol ? [["step protocol", s.step_protocol] as [string, string]] : []),
-    ...(s.previews ? [["previews", s.previews] as [string, string]] : []),
+    ...(s.step_protocol ? [fact("step protocol", s.step_protocol)] : []),
+    ...(s.previews ? [fact("previews", s.previews)] : []),
     ...(s.sandbox
-      ? [["sandbox", `${s.sandbox.mode} (${s.sandbox.active ? "processes ran sandboxed" : "not sandboxed"})`] as [
-        string,
-        string,
-      ]]
+      ? [fact("sandbox", `${s.sandbox.mode} (${s.sandbox.active ? "processes ran sandboxed" : "not sandboxed"})`)]
       : []),
-    ...(s.kind === "run" ? [["slice", s.slice ?? NONE] as [string, string]] : []),
+    ...(s.kind === "run" ? [fact("slice", s.slice ?? NONE)] : []),
     [s.kind === "run" ? "outcome" : "outcomes", formatOutcome(s)],
-    ...(s.kind === "run" ? [["verified", formatVerified(s)] as [string, string]] : []),
-    ...(s.kind === "run"
-      ? [["error", s.error ? `${s.error.code}: ${s.error.message}` : NONE] as [string, string]]
-      : []),
+    ...(s.kind === "run" ? [fact("verified", formatVerified(s))] : []),
+    ...(s.kind === "run" ? [fact("error", s.error ? `${s.error.code}: ${s.error.message}` : NONE)] : []),
     ["loom version", s.loom_version],
   ];
   const phaseRows = [
@@ -480,20 +481,17 @@ function renderOne(s: ReportSummary): string {
       formatCount(s.model_calls) +
       (s.calls_recorded === null ? "" : ` (per-call series: ${formatCount(s.calls_recorded)})`),
     ],
-    ...(s.steps === null ? [] : [["steps", formatCount(s.steps)] as [string, string]]),
+    ...(s.steps === null ? [] : [fact("steps", formatCount(s.steps))]),
     ["checkpoints", formatCount(s.checkpoints)],
     ["prefix changes", formatCount(s.prefix_changes)],
-    ...(s.retired_events === null ? [] : [["retired events", formatCount(s.retired_events)] as [string, string]]),
-    ...(s.retrievals === null ? [] : [
-      ["retrievals", Object.entries(s.retrievals).map(([k, n]) => `${k} ${formatCount(n)}`).join(" · ")] as [
-        string,
-        string,
-      ],
-    ]),
-    ...(s.refusals === null ? [] : [["refusals", formatCount(s.refusals)] as [string, string]]),
+    ...(s.retired_events === null ? [] : [fact("retired events", formatCount(s.retired_events))]),
+    ...(s.retrievals === null
+      ? []
+      : [fact("retrievals", Object.entries(s.retrievals).map(([k, n]) => `${k} ${formatCount(n)}`).join(" · "))]),
+    ...(s.refusals === null ? [] : [fact("refusals", formatCount(s.refusals))]),
     ...(s.archive === null
       ? []
-      : [["archive", `${formatCount(s.archive.events)} events · ${formatBytes(s.archive.bytes)}`] as [string, string]]),
+      : [fact("archive", `${formatCount(s.archive.events)} events · ${formatBytes(s.archive.bytes)}`)]),
     ["total elapsed", formatMs(s.total_elapsed_ms)],
     ["usage", describeUsageScope(s)],
     ...USAGE_COUNTERS.map((c): [string, string] => [`  ${c.replace("_", " ")}`, usage(s.usage[c])]),
@@ -549,6 +547,7 @@ function renderCache(cache: ReportCache): string {
     table([
       ["break cause", "calls", "tokens", "cost"],
       ...causes.map((c) => {
+        // "!": causes keeps only the causes with a breaks entry (filtered above).
         const b = cache.breaks[c]!;
         return [
           c.replaceAll("_", " "),

@@ -21,9 +21,9 @@ export function headAndTail(text: string, limit: number): { head: string; tail: 
   const bytes = encoder.encode(text);
   // Cut outward on a character boundary, so at least `limit` bytes are always shown.
   let headEnd = half;
-  while (headEnd < bytes.length && (bytes[headEnd] & 0xc0) === 0x80) headEnd++;
+  while (headEnd < bytes.length && ((bytes[headEnd] ?? 0) & 0xc0) === 0x80) headEnd++;
   let tailStart = bytes.length - (limit - half);
-  while (tailStart > headEnd && (bytes[tailStart] & 0xc0) === 0x80) tailStart--;
+  while (tailStart > headEnd && ((bytes[tailStart] ?? 0) & 0xc0) === 0x80) tailStart--;
   if (tailStart <= headEnd) return null;
   return {
     head: decoder.decode(bytes.subarray(0, headEnd)),
@@ -38,6 +38,18 @@ export function clipText(text: string, limit: number): string {
   // the cut may widen by up to 3 bytes per side to stay on character boundaries; the ellipsis takes 3
   const cut = headAndTail(text, limit - 9);
   return cut ? `${cut.head}…${cut.tail}` : text;
+}
+
+/**
+ * The start of `text` in at most `max` UTF-16 units, ending in "…" when cut; never splitting a surrogate pair (a
+ * character outside the BMP is kept whole or left out). The one end-truncation: listings, messages, summaries.
+ */
+export function clipEnd(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = Math.max(0, max - 1);
+  const last = text.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut--;
+  return `${text.slice(0, cut)}…`;
 }
 
 /** The model's answer as repeated in a lookup entry: whole when small, else a note of its size. */

@@ -2,6 +2,11 @@ import { createHash } from "node:crypto";
 
 export type Digest = `sha256:${string}`;
 
+/** Whether a string has a digest's form (it may still name nothing a store holds). */
+export function isDigest(text: string): text is Digest {
+  return text.startsWith("sha256:");
+}
+
 /** A reference names a digest whole or by a prefix of at least this many hex digits. */
 const SHORT_DIGEST_HEX = 12;
 export const REF_DIGEST_PATTERN = /^sha256:[0-9a-f]{12,64}$/;
@@ -36,13 +41,13 @@ export class DigestIndex {
 
   /** The short form of a digest this index holds (any other string is returned as it is). */
   abbreviate(digest: string): string {
-    return this.#short.get(digest as Digest) ?? digest;
+    return (isDigest(digest) ? this.#short.get(digest) : undefined) ?? digest;
   }
 
   /** The digest a whole or abbreviated digest names, if this index holds one. */
   resolve(ref: string): Digest | undefined {
     if (ref.length - PREFIX < SHORT_DIGEST_HEX) return undefined;
-    if (this.#short.has(ref as Digest)) return ref as Digest;
+    if (isDigest(ref) && this.#short.has(ref)) return ref;
     return this.#buckets.get(ref.slice(0, PREFIX + SHORT_DIGEST_HEX))?.find((d) => d.startsWith(ref));
   }
 

@@ -39,7 +39,7 @@ function parseLine(raw: string): IgnoreRule | undefined {
 function globToRegex(glob: string): string {
   let out = "";
   for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
+    const c = glob.charAt(i);
     if (c === "*") {
       if (glob[i + 1] === "*") {
         const before = i === 0 || glob[i - 1] === "/";
@@ -66,7 +66,7 @@ function globToRegex(glob: string): string {
         i = end;
       }
     } else if (c === "\\" && i + 1 < glob.length) {
-      out += escapeRegex(glob[++i]);
+      out += escapeRegex(glob.charAt(++i));
     } else out += escapeRegex(c);
   }
   return out;

@@ -63,6 +63,18 @@ export const ACTION_DESCRIPTIONS: Record<ActionName, string> = {
 
 export type ActionArgs<A extends ActionName> = z.infer<(typeof ActionArguments)[A]>;
 
+/**
+ * What a step's action works on, from its arguments: the path, else the command's argv joined (a part that is not
+ * text shown as "…"), else a search's query (quoted); null for actions without one. The one rule: the step event's
+ * target and the history listing's both come from it.
+ */
+export function stepTarget(args: Readonly<Record<string, unknown>>): string | null {
+  if (typeof args.path === "string") return args.path;
+  if (Array.isArray(args.argv)) return args.argv.map((part) => (typeof part === "string" ? part : "…")).join(" ");
+  if (typeof args.query === "string") return JSON.stringify(args.query);
+  return null;
+}
+
 /** An action whose argument schema has no properties skips the arguments phase. */
 export function takesArguments(action: ActionName): boolean {
   return Object.keys(ActionArguments[action].shape).length > 0;

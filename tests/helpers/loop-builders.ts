@@ -130,10 +130,10 @@ export async function runLoopReported(
     policy,
     slice: null,
     outcome: result.outcome,
-    error: result.ending.error,
+    error: result.closing.error,
     steps: result.steps,
-    elapsed_ms: result.ending.elapsed_ms,
-    archive: result.ending.archive,
+    elapsed_ms: result.closing.elapsed_ms,
+    archive: result.closing.archive,
     sandbox: null,
     verified: result.verified,
   });

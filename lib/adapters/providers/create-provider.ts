@@ -1,17 +1,15 @@
-// Builds the provider a model configuration names. Credentials come only from the environment variable the
-// configuration (or the default for its kind) names; a missing one stops the run before any request.
+// Builds the provider a model configuration names. Where it goes (base URL, key variable, limits) is resolved once,
+// by lib/settings/settings.ts; here the model table says how the model is called (a retired one stops before any
+// request), the key is read from the variable the settings name, and a missing one stops the run too.
 import { StartupError } from "../../errors.ts";
-import { withoutCredentials } from "../../text/safe-text.ts";
 import {
   ADAPTIVE_THINKING_MAX_TOKENS,
-  BASE_URL_ENVS,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
-  DEFAULT_BASE_URLS,
-  DEFAULT_KEY_ENVS,
   ProviderConfig,
 } from "../../providers/provider-config.ts";
 import type { Provider } from "../../vocabulary/turn.ts";
 import { formatZodError } from "../../text/zod-error.ts";
+import { type ProviderSettings, resolveProviderConfig } from "../../settings/settings.ts";
 import { createAnthropicProvider } from "./anthropic-provider.ts";
 import { createOpenAIProvider } from "./openai-provider.ts";
 import { createOpenAIResponsesProvider } from "./openai-responses-provider.ts";
@@ -37,30 +35,29 @@ export type CreateProviderOptions = HttpOptions & {
   today?: string;
 };
 
-function isUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
+/** A model configuration the caller wrote itself (a library call): resolved like a run's, then built. */
+export function createProvider(config: ProviderConfig, options: CreateProviderOptions): Provider {
+  const parsed = ProviderConfig.safeParse(config);
+  if (!parsed.success) throw new StartupError(`Invalid model configuration: ${formatZodError(parsed.error)}`);
+  const resolved = resolveProviderConfig(parsed.data, { env: options.env });
+  if (!resolved.ok) throw new StartupError(resolved.message, resolved.code);
+  return buildProvider(resolved.provider, options);
 }
 
-export function createProvider(
-  config: ProviderConfig,
+/** The provider of resolved settings; the key comes from the environment variable they name. */
+export function buildProvider(
+  settings: ProviderSettings,
   { env, models = BUILT_IN_MODELS, warn, today = new Date().toISOString().slice(0, 10), ...http }:
     CreateProviderOptions,
 ): Provider {
-  const parsed = ProviderConfig.safeParse(config);
-  if (!parsed.success) throw new StartupError(`Invalid model configuration: ${formatZodError(parsed.error)}`);
-  const { kind, base_url, api_key_env, max_tokens, response_format, cache_ttl, effort, thinking } = parsed.data;
+  const { kind, max_tokens, response_format, cache_ttl, effort, thinking } = settings;
   // The table says how the model is called; a retired one stops here, before any request, naming its replacement.
-  const resolved = resolveModel(models, kind, parsed.data.model);
+  const resolved = resolveModel(models, kind, settings.model);
   const { entry, id: model } = resolved;
   const retired = retirementOf(resolved, { today });
   if (retired) throw new StartupError(retired, "model_retired");
   // Through OpenRouter, the model routed to ("anthropic/claude-sonnet-5-5") says how it caches.
-  const routed = kind === "openrouter" ? openRouterEntry(models, parsed.data.model) : null;
+  const routed = kind === "openrouter" ? openRouterEntry(models, settings.model) : null;
   // A local server's model ids are the user's own (qwen2.5-coder:7b, …): its defaults are the server's, not a guess.
   if (!resolved.known && !routed && kind !== "openai-compatible" && kind !== "ollama") {
     warn?.(unknownModelWarning(resolved));
@@ -79,19 +76,11 @@ export function createProvider(
       "invalid_model_setting",
     );
   }
-  const { idle_timeout_ms, deadline_ms, max_response_bytes } = parsed.data;
-  // The caller's limits (flags such as --provider-deadline-ms) override the configuration's, as flags do elsewhere.
-  http.timeoutMs ??= idle_timeout_ms;
-  http.deadlineMs ??= deadline_ms;
-  http.maxResponseBytes ??= max_response_bytes;
-  if (response_format !== undefined && kind !== "openai-compatible") {
-    throw new StartupError(`Model "${model}": response_format applies only to kind "openai-compatible", not "${kind}"`);
-  }
-  if (cache_ttl !== undefined && kind !== "anthropic") {
-    throw new StartupError(`Model "${model}": cache_ttl applies only to kind "anthropic", not "${kind}"`);
-  }
-
-  const keyEnv = api_key_env ?? DEFAULT_KEY_ENVS[kind];
+  // The caller's limits (flags such as --provider-deadline-ms) are already above the configuration's in the settings.
+  http.timeoutMs ??= settings.provider_idle_timeout_ms.value ?? undefined;
+  http.deadlineMs ??= settings.provider_deadline_ms.value ?? undefined;
+  http.maxResponseBytes ??= settings.max_response_bytes;
+  const keyEnv = settings.api_key_env.value;
   const apiKey = keyEnv ? env[keyEnv]?.trim() || null : null;
   if (keyEnv && !apiKey) {
     throw new StartupError(
@@ -99,32 +88,13 @@ export function createProvider(
       "missing_credential",
     );
   }
-
-  const baseUrlEnv = BASE_URL_ENVS[kind];
-  const fromEnv = baseUrlEnv ? env[baseUrlEnv]?.trim() || undefined : undefined;
-  if (base_url === undefined && fromEnv !== undefined && !isUrl(fromEnv)) {
-    // A value with "@" may hold a password that no parser can tell from the rest: it is not echoed.
-    const shown = fromEnv.includes("@") ? '(not shown: it holds "@")' : JSON.stringify(fromEnv);
-    throw new StartupError(`${baseUrlEnv} is not an http(s) URL: ${shown}`);
-  }
-  const baseUrl = base_url ?? fromEnv ?? DEFAULT_BASE_URLS[kind];
-  // Credentials in the URL would be sent to the API and shown wherever the URL is: refused, and never echoed.
-  const bare = withoutCredentials(baseUrl);
-  if (bare.had) {
-    throw new StartupError(
-      `Model "${model}": the base URL ${JSON.stringify(bare.url)} (${
-        base_url === undefined ? baseUrlEnv : "base_url"
-      }) ` +
-        "holds a user name or password; remove it (API keys come from api_key_env)",
-      "invalid_base_url",
-    );
-  }
-
+  const baseUrl = settings.base_url.value;
   if (kind === "anthropic") {
+    if (keyEnv === null || apiKey === null) throw new Error("anthropic has a default key variable");
     return createAnthropicProvider(
       {
-        apiKey: apiKey as string,
-        keyEnv: keyEnv as string,
+        apiKey,
+        keyEnv,
         baseUrl,
         model,
         maxTokens: max_tokens ??

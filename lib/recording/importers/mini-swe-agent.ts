@@ -45,11 +45,12 @@ export function importMiniSweAgent(json: unknown, { name }: { name: string }): R
   const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
   for (let i = first + 1; i < messages.length; i++) {
     const m = messages[i];
+    if (m === undefined) continue; // i < length: it is there
     if (m.role === "assistant") {
       let end = i + 1;
-      while (end < messages.length && messages[end].role !== "assistant") end++;
+      while (end < messages.length && messages[end]?.role !== "assistant") end++;
       steps.push(...turnOf(m, messages.slice(i + 1, end), { actionRegex, info, last: i === lastAssistant }));
-    } else if (isFormatError(m) && messages[i - 1].role !== "assistant") {
+    } else if (isFormatError(m) && messages[i - 1]?.role !== "assistant") {
       // Version 2 drops the model's unparsable answer and keeps only the agent's reply: the turn still happened.
       steps.push(formatErrorOf(m, actionRegex));
     }

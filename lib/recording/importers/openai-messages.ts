@@ -25,6 +25,7 @@ export function importOpenAiMessages(json: unknown, { name }: { name: string }):
   let finished: string | undefined;
   for (let i = first + 1; i < messages.length; i++) {
     const m = messages[i];
+    if (m === undefined) continue; // i < length: it is there
     if (m.role !== "assistant") continue; // results are read with their call; later user/system turns have no counterpart
     if (finished) throw new UsageError(`${name}: ${m.where}: assistant message after the run finished (${finished})`);
     const usage = convertUsage(m.usage);
@@ -35,6 +36,7 @@ export function importOpenAiMessages(json: unknown, { name }: { name: string }):
           kind: "finish",
           usage,
           status: refused ? "failure" : "success",
+          // "!": refused is m.refusal !== undefined (a few lines up); TS does not carry that through the flag
           summary: refused ? m.refusal! : m.text,
         });
       } else {
@@ -116,6 +118,7 @@ class Results {
       if (list) {
         // Calls come in log order, so results before this call or already used are never wanted again.
         while (list.length > 0 && (list[0] <= index || this.#used.has(list[0]))) list.shift();
+        // "!": list.length > 0 on this line
         if (list.length > 0) return this.#use(list.shift()!);
       }
     }

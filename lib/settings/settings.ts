@@ -1,0 +1,550 @@
+// Every run setting in one place: the user's defaults (a config file at $XDG_CONFIG_HOME/loom/config.jsonc, environment
+// variables, flags) and what a catalog or a request file says, resolved by one precedence table (PRECEDENCE below),
+// each value validated once and kept with its source, so `loom config` says exactly what a run would use and where
+// each value came from. Pure: the environment and the files' contents are passed in.
+import { z } from "zod";
+import {
+  ContextPolicyName,
+  DEFAULT_POLICY,
+  DEFAULT_PREVIEW_MODE,
+  DEFAULT_STEP_PROTOCOL,
+  PreviewMode,
+  StepProtocol,
+} from "../policy.ts";
+import { SandboxMode } from "../sandbox-state.ts";
+import {
+  BASE_URL_ENVS,
+  DEFAULT_BASE_URLS,
+  DEFAULT_KEY_ENVS,
+  HttpUrl,
+  type ProviderConfig,
+  ProviderKind,
+} from "../providers/provider-config.ts";
+import { withoutCredentials } from "../text/safe-text.ts";
+
+export const UserConfig = z.strictObject({
+  $schema: z.string().optional().describe("The JSON Schema of this file, for editors (loom schema config)"),
+  model: z.string().regex(/^[^/\s]+\/\S+$/, { error: "expected PROVIDER/MODEL" }).optional().describe(
+    'The model of prompt runs (loom run "TEXT"): "PROVIDER/MODEL", e.g. "anthropic/claude-sonnet-5-5"',
+  ),
+  context_policy: ContextPolicyName.optional().describe("The context policy of run and replay: legacy or bounded"),
+  base_url: HttpUrl.optional().describe(
+    "The API base URL of the model's provider, e.g. an OpenAI-compatible server: http://127.0.0.1:8080/v1",
+  ),
+}).describe("Loom's user configuration: defaults below the environment variables and the flags");
+export type UserConfig = z.infer<typeof UserConfig>;
+
+/** Where a setting's value came from. */
+export type Source = "flag" | "environment" | "config" | "catalog" | "request" | "built-in";
+
+/** A setting's value, its source and the flag, variable or file field it came from (null for a built-in). */
+export type Setting<T> = { value: T; source: Source; from: string | null };
+/** A setting nothing set and that has no built-in value. */
+export type Unset = { value: null; source: null; from: null };
+const UNSET: Unset = { value: null, source: null, from: null };
+
+/**
+ * The precedence of every setting, strongest first: the one place it is written. A catalog's own settings sit below
+ * the command line but above the user's defaults (the catalog was written for its slices); a request file names its
+ * model, protocol, previews and limits itself. A slice's (or recording's) `sandbox.mode` only ever raises the floor.
+ */
+export const PRECEDENCE = {
+  model: ["flag", "request", "catalog", "environment", "config"],
+  context_policy: ["flag", "catalog", "environment", "config", "built-in"],
+  step_protocol: ["flag", "request", "catalog", "built-in"],
+  previews: ["flag", "request", "catalog", "built-in"],
+  sandbox: ["flag", "environment", "built-in", "request", "catalog"],
+  base_url: ["flag", "catalog", "environment", "config", "built-in"],
+  api_key_env: ["catalog", "built-in"],
+  provider_deadline_ms: ["flag", "catalog", "built-in"],
+  provider_idle_timeout_ms: ["flag", "catalog", "built-in"],
+  max_steps: ["flag", "request", "catalog"],
+} as const satisfies Record<string, readonly Source[]>;
+export type SettingName = keyof typeof PRECEDENCE;
+
+/** The user's own settings: flag, environment variable and config field (null: none). */
+const USER_SETTINGS = {
+  model: { flag: "--model", env: "LOOM_MODEL", field: "model" },
+  context_policy: { flag: "--context-policy", env: "LOOM_CONTEXT_POLICY", field: "context_policy" },
+  base_url: { flag: "--base-url", env: "LOOM_PROVIDER_BASE_URL", field: "base_url" },
+  sandbox: { flag: "--sandbox", env: "LOOM_SANDBOX", field: null },
+  step_protocol: { flag: "--step-protocol", env: null, field: null },
+  previews: { flag: "--previews", env: null, field: null },
+  provider_deadline_ms: { flag: "--provider-deadline-ms", env: null, field: null },
+  provider_idle_timeout_ms: { flag: "--provider-idle-timeout-ms", env: null, field: null },
+  max_steps: { flag: "--max-steps", env: null, field: null },
+  api_key_env: { flag: null, env: null, field: null },
+} as const satisfies Record<SettingName, { flag: string | null; env: string | null; field: keyof UserConfig | null }>;
+
+/** What the command line (or a library caller) said; enum values are already of their type (the spec's lists). */
+export type SettingFlags = {
+  model?: string;
+  context_policy?: ContextPolicyName;
+  base_url?: string;
+  step_protocol?: StepProtocol;
+  previews?: PreviewMode;
+  sandbox?: SandboxMode;
+  provider_deadline_ms?: number;
+  provider_idle_timeout_ms?: number;
+  max_steps?: number;
+  /** --allow-key-host HOST: a provider's default key may go to this host too. */
+  allow_key_host?: readonly string[];
+  /** --allow-key-env NAME: a file's api_key_env may name this variable though it does not look like a key. */
+  allow_key_env?: readonly string[];
+};
+
+/** The settings a catalog gives: its defaults and, once a slice is chosen, that slice and its model. */
+export type CatalogSettings = {
+  /** The catalog file as the user named it, for messages. */
+  file: string;
+  defaults?: CatalogLevel;
+  slice?: { name: string; entry: CatalogLevel & { model: string; limits?: { max_steps: number } } };
+  /** The model entries by name (the slice's model, the classification model). */
+  models?: Record<string, ProviderConfig>;
+};
+type CatalogLevel = {
+  context_policy?: ContextPolicyName;
+  step_protocol?: StepProtocol;
+  previews?: PreviewMode;
+  sandbox?: { mode?: SandboxMode };
+};
+
+/** What a request file (or a recording's slice) names itself. */
+export type RequestSettings = {
+  /** The file as the user named it, for messages. */
+  file: string;
+  model: string;
+  step_protocol?: StepProtocol;
+  previews?: PreviewMode;
+  sandbox?: { mode?: SandboxMode };
+  limits?: { max_steps: number };
+  effort?: string;
+  thinking?: ProviderConfig["thinking"];
+};
+
+export type SettingsInput = {
+  flags?: SettingFlags;
+  env: Record<string, string | undefined>;
+  userConfig?: { config: UserConfig; file: string };
+  catalog?: CatalogSettings | null;
+  request?: RequestSettings | null;
+};
+
+/** How one provider is reached: everything createProvider needs, resolved and checked. Never the key itself. */
+export type ProviderSettings = {
+  kind: ProviderKind;
+  model: string;
+  base_url: Setting<string>;
+  /** The variable the key is read from; null: the provider needs none. */
+  api_key_env: Setting<string | null>;
+  provider_deadline_ms: Setting<number | null>;
+  provider_idle_timeout_ms: Setting<number | null>;
+  max_response_bytes: number | undefined;
+  max_tokens: number | undefined;
+  response_format: ProviderConfig["response_format"];
+  cache_ttl: ProviderConfig["cache_ttl"];
+  /** The request's (or the catalog entry's) effort and thinking; the model table checks them (createProvider). */
+  effort: ProviderConfig["effort"];
+  thinking: ProviderConfig["thinking"];
+};
+
+export type RunSettings = {
+  /** "PROVIDER/MODEL" for a prompt or request; the catalog model's id for a catalog run. */
+  model: Setting<string> | Unset;
+  context_policy: Setting<ContextPolicyName>;
+  step_protocol: Setting<StepProtocol>;
+  previews: Setting<PreviewMode>;
+  /** The mode test and command processes run under: the floor, raised by the slice's own mode. */
+  sandbox: Setting<SandboxMode>;
+  max_steps: Setting<number> | Unset;
+  /** How the run's model is reached; null when no model is known yet (or it names no known provider). */
+  provider: ProviderSettings | null;
+};
+
+export type SettingsResult =
+  | { ok: true; settings: RunSettings }
+  /** `user`: a flag, variable or the config file is wrong (a usage error); `file`: a catalog or request is refused. */
+  | { ok: false; message: string; by: "user" | "file"; code: string };
+
+class Refused extends Error {
+  constructor(message: string, readonly by: "user" | "file", readonly code: string) {
+    super(message);
+  }
+}
+
+/** The config file's path: $XDG_CONFIG_HOME/loom/config.jsonc, else ~/.config/loom/config.jsonc; null without either. */
+export function configPath(env: Record<string, string | undefined>): string | null {
+  const xdg = env.XDG_CONFIG_HOME?.trim();
+  if (xdg) return `${xdg.replace(/\/+$/, "")}/loom/config.jsonc`;
+  const home = env.HOME?.trim();
+  return home ? `${home.replace(/\/+$/, "")}/.config/loom/config.jsonc` : null;
+}
+
+/** Every run setting by PRECEDENCE, validated once. Never throws for bad input: the result says what was wrong. */
+export function resolveSettings(input: SettingsInput): SettingsResult {
+  try {
+    return { ok: true, settings: resolveAll(input) };
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    return { ok: false, message: error.message, by: error.by, code: error.code };
+  }
+}
+
+/**
+ * How one catalog model is reached (a catalog's classification model as well as its slices'), checked like the run's
+ * own: a refusal throws nothing but is returned.
+ */
+export function resolveCatalogProvider(
+  input: SettingsInput,
+  name: string,
+): { ok: true; provider: ProviderSettings } | { ok: false; message: string; code: string } {
+  try {
+    return { ok: true, provider: catalogProvider(input, name) };
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    return { ok: false, message: error.message, code: error.code };
+  }
+}
+
+/** The sandbox floor alone (--sandbox, else LOOM_SANDBOX, else auto): for a workspace made outside a run. */
+export function sandboxFloor(flags: SettingFlags, env: Record<string, string | undefined>): Setting<SandboxMode> {
+  return pick("sandbox", {
+    flag: found(flags.sandbox, USER_SETTINGS.sandbox.flag),
+    environment: found(envValue(env, "LOOM_SANDBOX", SandboxMode, "auto, required or off"), "LOOM_SANDBOX"),
+    "built-in": builtIn<SandboxMode>("auto"),
+  });
+}
+
+function resolveAll(input: SettingsInput): RunSettings {
+  const flags = input.flags ?? {};
+  const { env, catalog = null, request = null } = input;
+  const config = input.userConfig?.config ?? {};
+  const configAt = (field: keyof UserConfig) => `${input.userConfig?.file ?? "config.jsonc"}: ${field}`;
+  const defaults = catalog?.defaults ?? {};
+  const slice = catalog?.slice;
+  const file = catalog?.file ?? "";
+  /** A catalog setting: the slice's own, else the defaults'. */
+  const levelled = <T>(own: T | undefined, fallback: T | undefined, field: string): Found<T> | undefined =>
+    own !== undefined
+      ? { value: own, from: `${file}: slices.${slice?.name}.${field}` }
+      : found(fallback, `${file}: defaults.${field}`);
+  const fromRequest = <T>(value: T | undefined, field: string) => found(value, `${request?.file}: ${field}`);
+  const modelEntry = slice ? catalog?.models?.[slice.entry.model] : undefined;
+
+  const model = first("model", {
+    flag: found(flags.model, USER_SETTINGS.model.flag),
+    request: fromRequest(request?.model, "model"),
+    catalog: found(modelEntry?.model, `${file}: models.${slice?.entry.model}.model`),
+    environment: found(envValue(env, "LOOM_MODEL", UserConfig.shape.model, "PROVIDER/MODEL"), "LOOM_MODEL"),
+    config: found(config.model, configAt("model")),
+  });
+  const context_policy = pick("context_policy", {
+    flag: found(flags.context_policy, USER_SETTINGS.context_policy.flag),
+    catalog: levelled(slice?.entry.context_policy, defaults.context_policy, "context_policy"),
+    environment: found(
+      envValue(env, "LOOM_CONTEXT_POLICY", ContextPolicyName, ContextPolicyName.options.join(" or ")),
+      "LOOM_CONTEXT_POLICY",
+    ),
+    config: found(config.context_policy, configAt("context_policy")),
+    "built-in": builtIn(DEFAULT_POLICY),
+  });
+  const step_protocol = pick("step_protocol", {
+    flag: found(flags.step_protocol, USER_SETTINGS.step_protocol.flag),
+    request: fromRequest(request?.step_protocol, "step_protocol"),
+    catalog: levelled(slice?.entry.step_protocol, defaults.step_protocol, "step_protocol"),
+    "built-in": builtIn(DEFAULT_STEP_PROTOCOL),
+  });
+  const previews = pick("previews", {
+    flag: found(flags.previews, USER_SETTINGS.previews.flag),
+    request: fromRequest(request?.previews, "previews"),
+    catalog: levelled(slice?.entry.previews, defaults.previews, "previews"),
+    "built-in": builtIn(DEFAULT_PREVIEW_MODE),
+  });
+  const floor = sandboxFloor(flags, env);
+  const asked = first("sandbox", {
+    request: fromRequest(request?.sandbox?.mode, "sandbox.mode"),
+    catalog: levelled(slice?.entry.sandbox?.mode, defaults.sandbox?.mode, "sandbox.mode"),
+  });
+  // The data may raise the floor (auto < required), never lower it; off is only ever the user's word.
+  const sandbox = asked.source !== null && STRENGTH[asked.value] > STRENGTH[floor.value] ? asked : floor;
+  const max_steps = first("max_steps", {
+    flag: found(flags.max_steps, USER_SETTINGS.max_steps.flag),
+    request: fromRequest(request?.limits?.max_steps, "limits.max_steps"),
+    catalog: found(slice?.entry.limits?.max_steps, `${file}: slices.${slice?.name}.limits.max_steps`),
+  });
+  const provider = slice !== undefined && modelEntry !== undefined
+    ? catalogProvider(input, slice.entry.model)
+    : model.source !== null && catalog === null
+    ? modelProvider(input, model.value)
+    : null;
+  return { model, context_policy, step_protocol, previews, sandbox, max_steps, provider };
+}
+
+const STRENGTH: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
+
+/** A candidate value and the flag, variable or file field it is written in (null: built in). */
+type Found<T> = { value: T; from: string | null };
+type Candidates<T> = Partial<Record<Source, Found<T> | undefined>>;
+
+/** `value` found at `from`, or undefined when it is not set there. */
+function found<T>(value: T | undefined, from: string | null): Found<T> | undefined {
+  return value === undefined ? undefined : { value, from };
+}
+
+function builtIn<T>(value: T): Found<T> {
+  return { value, from: null };
+}
+
+/** The first candidate present, in the setting's PRECEDENCE order; unset when none is. */
+function first<T>(name: SettingName, candidates: Candidates<T>): Setting<T> | Unset {
+  for (const source of PRECEDENCE[name]) {
+    const candidate = candidates[source];
+    if (candidate !== undefined) return { value: candidate.value, source, from: candidate.from };
+  }
+  return UNSET;
+}
+
+/** The same for a setting with a built-in value: one is always found. */
+function pick<T>(name: SettingName, candidates: Candidates<T> & { "built-in": Found<T> }): Setting<T> {
+  const setting = first(name, candidates);
+  if (setting.source === null) throw new Error(`${name}: its PRECEDENCE row lists no built-in`);
+  return setting;
+}
+
+/** A variable's value checked by its schema (the config field's, the one validation); unset or blank: undefined. */
+function envValue<T>(
+  env: Record<string, string | undefined>,
+  name: string,
+  schema: z.ZodType<T>,
+  expected: string,
+): T | undefined {
+  const text = env[name]?.trim() || undefined;
+  if (text === undefined) return undefined;
+  const parsed = schema.safeParse(text);
+  if (parsed.success) return parsed.data;
+  throw new Refused(`${name} ${JSON.stringify(text)}: expected ${expected}`, "user", "invalid_setting");
+}
+
+/** "PROVIDER/MODEL" of a prompt or a request: the user's base URL settings apply. */
+function modelProvider(input: SettingsInput, model: string): ProviderSettings | null {
+  const slash = model.indexOf("/");
+  const kind = ProviderKind.safeParse(slash === -1 ? "" : model.slice(0, slash));
+  // An unknown provider is the provider's own error when the run starts (providerForModel); config shows no URL.
+  if (!kind.success) return null;
+  const flags = input.flags ?? {};
+  const variable = BASE_URL_ENVS[kind.data];
+  const base_url = pick("base_url", {
+    flag: found(flags.base_url === undefined ? undefined : checkedUrl(flags.base_url, "--base-url"), "--base-url"),
+    // Loom's own variable, then the provider's (ANTHROPIC_BASE_URL, …): both the user's environment.
+    environment: providerVariable(input.env, "LOOM_PROVIDER_BASE_URL") ?? providerVariable(input.env, variable),
+    config: found(input.userConfig?.config.base_url, `${input.userConfig?.file ?? "config.jsonc"}: base_url`),
+    "built-in": builtIn(DEFAULT_BASE_URLS[kind.data]),
+  });
+  const { effort, thinking } = input.request ?? {};
+  const named = { kind: kind.data, model: model.slice(slash + 1), ...definedOnly({ effort, thinking }) };
+  return provider(input, named, base_url, null);
+}
+
+/** A catalog model entry: its own base_url and api_key_env, held to where the user sends keys. */
+function catalogProvider(input: SettingsInput, name: string): ProviderSettings {
+  const catalog = input.catalog;
+  const entry = catalog?.models?.[name];
+  if (catalog == null || entry === undefined) throw new Error(`no catalog model ${name}`);
+  return entryProvider(input, entry, { file: catalog.file, field: `models.${name}` }, { checked: true });
+}
+
+/**
+ * A model configuration a library caller passes itself (createProvider): the caller is the user, so its base_url and
+ * api_key_env are taken as given; the same resolution and checks otherwise.
+ */
+export function resolveProviderConfig(
+  config: ProviderConfig,
+  { env, flags = {} }: { env: Record<string, string | undefined>; flags?: SettingFlags },
+): { ok: true; provider: ProviderSettings } | { ok: false; message: string; code: string } {
+  try {
+    const where = { file: "the model configuration", field: "" };
+    return { ok: true, provider: entryProvider({ env, flags }, config, where, { checked: false }) };
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    return { ok: false, message: error.message, code: error.code };
+  }
+}
+
+function entryProvider(
+  input: SettingsInput,
+  entry: ProviderConfig,
+  { file, field }: { file: string; field: string },
+  { checked }: { checked: boolean },
+): ProviderSettings {
+  const variable = BASE_URL_ENVS[entry.kind];
+  const base_url = pick("base_url", {
+    catalog: found(entry.base_url, at(file, field, "base_url")),
+    environment: providerVariable(input.env, variable),
+    "built-in": builtIn(DEFAULT_BASE_URLS[entry.kind]),
+  });
+  return provider(input, entry, base_url, { file, field, checked });
+}
+
+/** ANTHROPIC_BASE_URL / OPENAI_BASE_URL, checked; unset or blank: undefined. */
+function providerVariable(env: Record<string, string | undefined>, variable: string | null): Found<string> | undefined {
+  const text = variable ? env[variable]?.trim() || undefined : undefined;
+  if (variable === null || text === undefined) return undefined;
+  return { value: checkedUrl(text, variable), from: variable };
+}
+
+/** The one http(s) check of a base URL from a flag or a variable (files are checked by their schema's HttpUrl). */
+function checkedUrl(text: string, where: string): string {
+  if (HttpUrl.safeParse(text).success) return text;
+  // A value with "@" may hold a password that no parser can tell from the rest: it is not echoed.
+  const shown = text.includes("@") ? '(not shown: it holds "@")' : JSON.stringify(text);
+  throw new Refused(`${where} ${shown}: expected an http(s) URL`, "user", "invalid_base_url");
+}
+
+function provider(
+  input: SettingsInput,
+  entry: ProviderConfig,
+  base_url: Setting<string>,
+  file: { file: string; field: string; checked: boolean } | null,
+): ProviderSettings {
+  const flags = input.flags ?? {};
+  const where = file ? `${file.file}: ${file.field}` : `Model "${entry.model}"`;
+  if (entry.response_format !== undefined && entry.kind !== "openai-compatible") {
+    throw new Refused(
+      `${where}: response_format applies only to kind "openai-compatible", not "${entry.kind}"`,
+      "file",
+      "invalid_model",
+    );
+  }
+  if (entry.cache_ttl !== undefined && entry.kind !== "anthropic") {
+    throw new Refused(
+      `${where}: cache_ttl applies only to kind "anthropic", not "${entry.kind}"`,
+      "file",
+      "invalid_model",
+    );
+  }
+  // Credentials in the URL would be sent to the API and shown wherever the URL is: refused, and never echoed.
+  const bare = withoutCredentials(base_url.value);
+  if (bare.had) {
+    throw new Refused(
+      `Model "${entry.model}": the base URL ${JSON.stringify(bare.url)} (${base_url.from ?? "base_url"}) ` +
+        "holds a user name or password; remove it (API keys come from api_key_env)",
+      "file",
+      "invalid_base_url",
+    );
+  }
+  const api_key_env: Setting<string | null> = entry.api_key_env !== undefined && file !== null
+    ? { value: entry.api_key_env, source: "catalog", from: at(file.file, file.field, "api_key_env") }
+    : { value: entry.api_key_env ?? DEFAULT_KEY_ENVS[entry.kind], source: "built-in", from: null };
+  if (file?.checked) checkKeyDestination(input, { kind: entry.kind, base_url, api_key_env, ...file });
+  const limit = (flag: number | undefined, own: number | undefined, key: string, name: SettingName) =>
+    pick<number | null>(name, {
+      flag: found(flag, USER_SETTINGS[name].flag),
+      catalog: file === null ? undefined : found(own, at(file.file, file.field, key)),
+      "built-in": builtIn(own ?? null),
+    });
+  return {
+    kind: entry.kind,
+    model: entry.model,
+    base_url,
+    api_key_env,
+    provider_deadline_ms: limit(flags.provider_deadline_ms, entry.deadline_ms, "deadline_ms", "provider_deadline_ms"),
+    provider_idle_timeout_ms: limit(
+      flags.provider_idle_timeout_ms,
+      entry.idle_timeout_ms,
+      "idle_timeout_ms",
+      "provider_idle_timeout_ms",
+    ),
+    max_response_bytes: entry.max_response_bytes,
+    max_tokens: entry.max_tokens,
+    response_format: entry.response_format,
+    cache_ttl: entry.cache_ttl,
+    effort: entry.effort,
+    thinking: entry.thinking,
+  };
+}
+
+/** What a key variable of each provider looks like: a file's api_key_env must match its kind's (or be allowed). */
+const KEY_NAME: Record<ProviderKind, RegExp> = {
+  anthropic: /^[A-Z0-9_]*ANTHROPIC[A-Z0-9_]*_API_KEY$/,
+  openai: /^[A-Z0-9_]*OPENAI[A-Z0-9_]*_API_KEY$/,
+  "openai-compatible": /^[A-Z][A-Z0-9_]*_API_KEY$/,
+  ollama: /^[A-Z][A-Z0-9_]*_API_KEY$/,
+  openrouter: /^[A-Z0-9_]*OPENROUTER[A-Z0-9_]*_API_KEY$/,
+};
+
+const KEY_SHAPE: Record<ProviderKind, string> = {
+  anthropic: "a name with ANTHROPIC ending in _API_KEY",
+  openai: "a name with OPENAI ending in _API_KEY",
+  "openai-compatible": "a name ending in _API_KEY",
+  ollama: "a name ending in _API_KEY",
+  openrouter: "a name with OPENROUTER ending in _API_KEY",
+};
+
+/**
+ * Credentials go only where the user sent them (SPEC §9): a file's api_key_env names a key of that provider (or one
+ * the user allowed with --allow-key-env), and a provider's default key goes only to that provider's own host, a base
+ * URL the user set (flag, environment, config file) or a host the user allowed with --allow-key-host.
+ */
+function checkKeyDestination(
+  input: SettingsInput,
+  { kind, base_url, api_key_env, file, field }: {
+    kind: ProviderKind;
+    base_url: Setting<string>;
+    api_key_env: Setting<string | null>;
+    file: string;
+    field: string;
+  },
+): void {
+  const flags = input.flags ?? {};
+  const key = api_key_env.value;
+  if (key === null) return;
+  const host = new URL(base_url.value).host;
+  if (api_key_env.source === "catalog" && !KEY_NAME[kind].test(key) && !(flags.allow_key_env ?? []).includes(key)) {
+    throw new Refused(
+      `${file}: ${field}.api_key_env ${JSON.stringify(key)} does not name an API key of ${kind} (expected ` +
+        `${KEY_SHAPE[kind]}); nothing was sent to ${host} (--allow-key-env ${key} allows it)`,
+      "file",
+      "key_refused",
+    );
+  }
+  const owner = ProviderKind.options.find((k) => DEFAULT_KEY_ENVS[k] === key);
+  if (owner === undefined || base_url.source !== "catalog") return;
+  const userUrls = [
+    flags.base_url,
+    input.env.LOOM_PROVIDER_BASE_URL,
+    BASE_URL_ENVS[owner] === null ? undefined : input.env[BASE_URL_ENVS[owner] ?? ""],
+    input.userConfig?.config.base_url,
+    DEFAULT_BASE_URLS[owner],
+  ];
+  const allowed = new Set(userUrls.flatMap((url) => hostOf(url)));
+  for (const h of flags.allow_key_host ?? []) allowed.add(h.toLowerCase());
+  if (allowed.has(host) || allowed.has(new URL(base_url.value).hostname)) return;
+  throw new Refused(
+    `${file}: ${field}.base_url would send ${key} to ${host}, neither ${owner}'s own host nor a base URL you set; ` +
+      `nothing was sent (--allow-key-host ${host} allows it)`,
+    "file",
+    "key_refused",
+  );
+}
+
+function hostOf(url: string | undefined): string[] {
+  if (!url?.trim()) return [];
+  try {
+    return [new URL(url.trim()).host];
+  } catch {
+    return [];
+  }
+}
+
+/** "catalog.json: models.fast.base_url"; a field path without a parent ("") names the key alone. */
+function at(file: string, field: string, key: string): string {
+  return `${file}: ${field === "" ? key : `${field}.${key}`}`;
+}
+
+/**
+ * The entries whose value is set: an optional setting is left out rather than undefined (flags, options, a request).
+ * The one cast: Object.fromEntries cannot type a subset of T's keys.
+ */
+export function definedOnly<T extends object>(values: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(values ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
