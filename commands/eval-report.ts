@@ -45,7 +45,7 @@ export function evalReport(
   if (merge) {
     const merged = mergeEvalFiles(files, { version: VERSION });
     if (!merged.ok) throw new UsageError(`Cannot merge: ${merged.reason}`);
-    return reporter.mergedEvaluation(merged.file, { output: merge.output });
+    return reporter.mergedEvaluation(merged.file, { output: merge.output, shards: files.length });
   }
   if (files.length !== 1) throw new UsageError("Give one eval.json (or several shards with --merge)");
   return reporter.evaluation(files[0], { dir: dirname(paths[0]), ran: "completed" });
