@@ -31,6 +31,8 @@ export function runWithOptions(request: SliceRequest, options: RunOptions = {}):
     warn,
     stepProtocol,
     previewMode,
+    requirePassingTests,
+    maxCost,
   } = options;
   return startRun({ request }, {
     contextPolicy,
@@ -46,5 +48,7 @@ export function runWithOptions(request: SliceRequest, options: RunOptions = {}):
     warn,
     stepProtocol,
     previewMode,
+    requirePassingTests,
+    maxCost,
   });
 }

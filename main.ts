@@ -3,6 +3,8 @@
 // place that exits.
 import process from "node:process";
 import { Buffer } from "node:buffer";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { InterruptedError, UsageError } from "./lib/errors.ts";
 import { endingOf } from "./lib/ending.ts";
 import { VERSION, versionLine } from "./lib/version.ts";
@@ -53,19 +55,27 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   const names = Object.keys(COMMAND_SPECS);
-  const unknown = (word: string, known: string[], within: string) => {
+  const unknown = (word: string, known: string[], what: string, command = "") => {
     const close = didYouMean(word, known);
+    const expected = known.length > 0 ? `expected ${known.join(", ")}; ` : "";
+    const loom = command ? `loom ${command}` : "loom";
     io.stderr(
-      `loom: unknown ${within} ${JSON.stringify(word)}${close ? `; did you mean ${close}?` : ""} (expected ${
-        known.join(", ")
-      }; see loom --help)\n`,
+      `${loom}: unknown ${what} ${JSON.stringify(word)}${
+        close ? `; did you mean ${close}?` : ""
+      } (${expected}see ${loom} --help)\n`,
     );
     return USAGE_EXIT;
   };
+  // "loom --verison": an option where a command goes, compared with the options loom takes there.
+  if (name.startsWith("-")) return unknown(name, [...VERSION_FLAGS.slice(0, 1), "--help"], "option");
   if (name === "help") {
     // "loom help run" is "loom run --help"; "loom help eval validate" a subcommand's; "loom help --help" help's own.
     const found = findSpec(COMMAND_SPECS, rest[0] === "--help" || rest[0] === "-h" ? ["help"] : rest);
-    if ("unknown" in found) return unknown(found.unknown.split(" ").at(-1) ?? found.unknown, found.known, "command");
+    if ("unknown" in found) {
+      const words = found.unknown.split(" ");
+      const command = words.slice(0, -1).join(" ");
+      return unknown(words.at(-1)!, found.known, command ? "subcommand" : "command", command);
+    }
     io.stdout(renderHelp(found.path, found.spec));
     return 0;
   }
@@ -80,6 +90,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
     [word] = args
   ) {
     [path, spec, args] = [`${path} ${word}`, spec.subcommands[word], args.slice(1)];
+  }
+  // "loom eval vaildate suite/": a word close to a subcommand, and no file of that name, is a mistyped subcommand.
+  const subcommands = Object.keys(spec?.subcommands ?? {});
+  if (args.length > 0 && subcommands.length > 0 && !args[0].startsWith("-") && !existsSync(resolve(io.cwd, args[0]))) {
+    if (didYouMean(args[0], subcommands)) {
+      return unknown(args[0], subcommands, "subcommand", path);
+    }
   }
   try {
     // Flags are checked against the spec before the command loads: a mistyped one costs no provider or importer.
@@ -141,6 +158,25 @@ export function readAll(stream: AsyncIterable<Uint8Array | string>, signal: Abor
   return Promise.race([reading, interrupted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
+/**
+ * Writes to a stream in order, and tells when the last write has been handed to the OS. An empty write's callback
+ * says nothing: in the compiled binary it fires while earlier writes still wait for a slow pipe (which process.exit
+ * then cut off at 64 KiB), so the promise is the callback of the last write that carried bytes. A failed write (the
+ * reader went away) settles it too.
+ */
+function orderedWriter(
+  stream: { write: (text: string, done: (error?: Error | null) => void) => unknown },
+): { write: (text: string) => void; drained: () => Promise<void> } {
+  let last: Promise<void> = Promise.resolve();
+  return {
+    write: (text) => {
+      if (text === "") return;
+      last = new Promise((resolve) => stream.write(text, () => resolve()));
+    },
+    drained: () => last,
+  };
+}
+
 if (import.meta.main) {
   const controller = new AbortController();
   let signals = 0;
@@ -151,9 +187,10 @@ if (import.meta.main) {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const stdout = orderedWriter(process.stdout), stderr = orderedWriter(process.stderr);
   const io: Io = {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: stdout.write,
+    stderr: stderr.write,
     readStdin: () => readAll(process.stdin, controller.signal),
     env: process.env,
     cwd: process.cwd(),
@@ -162,6 +199,8 @@ if (import.meta.main) {
   };
   const code = await main(process.argv.slice(2), io);
   process.exitCode = code;
-  // Let stdout drain, then leave even if a stray handle (a killed child's pipe) is still open.
-  process.stdout.write("", () => process.exit(process.exitCode));
+  // Leave once every byte written has reached the OS (a slow pipe included), even if a stray handle (a killed
+  // child's pipe) is still open.
+  await Promise.all([stdout.drained(), stderr.drained()]);
+  process.exit(code);
 }

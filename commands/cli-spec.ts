@@ -67,18 +67,23 @@ function expectedValues(values: readonly string[]): string {
   return values.length === 2 ? `${values[0]} or ${values[1]}` : `one of ${values.join(", ")}`;
 }
 
-/** Levenshtein distance, for did-you-mean. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+/**
+ * Damerau distance (optimal string alignment), for did-you-mean: insertions, deletions, substitutions and swaps of
+ * two neighbouring letters each cost 1, so "modle" is one edit from "model" and "rnu" one from "run".
+ */
+export function distance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const next = [i];
     for (let j = 1; j <= b.length; j++) {
-      const [up = 0, left = 0, diagonal = 0] = [row[j], next[j - 1], row[j - 1]];
-      next[j] = Math.min(up + 1, left + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      }
     }
-    row = next;
   }
-  return row[b.length] ?? 0;
+  return d[a.length][b.length];
 }
 
 /** The closest of `candidates` to a mistyped word, when it is close enough to be what was meant. */
@@ -196,7 +201,8 @@ function flagDescription(flag: Flag): string {
   const parts = [flag.description];
   if (flag.values && !shownChoices) parts.push(`(${expectedValues(flag.values)})`);
   if (flag.default !== undefined) parts.push(`(default: ${flag.default})`);
-  if (flag.multiple) parts.push("(repeatable)");
+  // A note the description already makes is not repeated ("a model to evaluate (repeatable) (repeatable)").
+  if (flag.multiple && !flag.description.includes("(repeatable)")) parts.push("(repeatable)");
   return parts.join(" ");
 }
 
@@ -272,7 +278,11 @@ export function findSpec(
 ): { spec: CommandSpec; path: string } | { unknown: string; known: string[] } {
   let table = specs, spec: CommandSpec | undefined, walked: string[] = [];
   for (const word of path) {
-    if (!Object.hasOwn(table, word)) return { unknown: [...walked, word].join(" "), known: Object.keys(table) };
+    // "loom help schema request": a command's own word (a schema, a shell) is that command's help.
+    if (spec?.words?.includes(word) && !Object.hasOwn(table, word)) break;
+    if (!Object.hasOwn(table, word)) {
+      return { unknown: [...walked, word].join(" "), known: [...Object.keys(table), ...(spec?.words ?? [])] };
+    }
     const found = table[word];
     if (found === undefined) return { unknown: [...walked, word].join(" "), known: Object.keys(table) };
     spec = found;

@@ -45,7 +45,7 @@ export function evalReport(
   if (merge) {
     const merged = mergeEvalFiles(files, { version: VERSION });
     if (!merged.ok) throw new UsageError(`Cannot merge: ${merged.reason}`);
-    return reporter.mergedEvaluation(merged.file, { output: merge.output });
+    return reporter.mergedEvaluation(merged.file, { output: merge.output, shards: files.length });
   }
   const [file, ...more] = files;
   const [path] = paths;

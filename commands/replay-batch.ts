@@ -8,6 +8,7 @@ import { outputFolderProblem, writeFileAtomic } from "../lib/adapters/files.ts";
 import { selfCommand } from "../lib/adapters/platform.ts";
 import type { ContextPolicyName, PreviewMode, StepProtocol } from "../lib/policy.ts";
 import { type BatchSettings, recordingSettings, reportName, settingsMismatch } from "../lib/recording/batch.ts";
+import { parseRecordingText } from "../lib/recording/format.ts";
 import { aggregateReports, type ContextReport, requestBytes } from "../lib/report/context-report.ts";
 import { parseRunReport } from "../lib/report/load.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -25,6 +26,8 @@ export type BatchOptions = {
   /** --step-protocol and --previews, when given: each child replay gets them, and --resume compares them. */
   stepProtocol?: StepProtocol;
   previewMode?: PreviewMode;
+  /** --require-passing-tests: each child replay gets it. */
+  requirePassingTests?: boolean;
   reportPath?: string;
   reportsDir?: string;
   /** Skip recordings whose per-recording report already exists and is complete. */
@@ -86,6 +89,17 @@ function completeReport(path: string): ContextReport | null {
   }
 }
 
+/** The status and summary of a recording's last finish (what a completed replay of it ended with); null if none. */
+function recordedFinish(file: string, from: string): RunRow["result"] {
+  try {
+    const recording = parseRecordingText(readFileSync(file, "utf8"), { name: basename(file), from });
+    const finish = recording.executions.findLast((e) => e.report.kind === "finish")?.report;
+    return finish?.kind === "finish" ? { status: finish.status, summary: finish.summary, error: null } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What a replay of `file` is made under besides the policy and version (see recordingSettings). */
 function fileSettings(
   file: string,
@@ -128,7 +142,9 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
         report,
         reportPath,
         stderr: "",
-        result: null,
+        // The report holds measurements only; the finish a resumed row shows is the recording's own, which a replay
+        // of it reproduces (the recorded answers drive it).
+        result: report.outcome === "completed" ? recordedFinish(file, from) : null,
         resumed: true,
       };
       resumed++;
@@ -174,6 +190,7 @@ async function batch(files: string[], options: BatchOptions, reportsDir: string,
         policy,
         ...(options.stepProtocol ? ["--step-protocol", options.stepProtocol] : []),
         ...(options.previewMode ? ["--previews", options.previewMode] : []),
+        ...(options.requirePassingTests ? ["--require-passing-tests"] : []),
         "--context-report",
         reportPath,
         "--json",

@@ -70,6 +70,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
       resume: values.resume,
       stepProtocol,
       previewMode,
+      requirePassingTests: values["require-passing-tests"],
     });
   }
 
@@ -87,6 +88,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     // The settings' environment is the command's (LOOM_CONTEXT_POLICY, LOOM_SANDBOX), as loom config reads it.
     env: io.env,
     contextReport: reportPath,
+    requirePassingTests: values["require-passing-tests"],
     replay: { recording, execute: values.execute === true, digest: digestOf(text) },
     // --quiet: the result and the report say whether the run was sandboxed (sandbox.active).
     warn: values.quiet ? () => {} : (message) => io.stderr(`loom replay: ${message}\n`),

@@ -10,6 +10,7 @@ import { VERSION } from "../lib/version.ts";
 import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { REPORT_SPEC } from "./specs.ts";
+import { outputPathOption } from "./options.ts";
 import { type OutputFormat, Reporter } from "./reporter.ts";
 import { evalReport, readEvalFiles } from "./eval-report.ts";
 
@@ -20,7 +21,7 @@ type ReportOptions = {
   merge: { output: string | null } | null;
 };
 
-function parseReportArgs(argv: string[]): ReportOptions {
+function parseReportArgs(argv: string[], io: Io): ReportOptions {
   const { values, positionals } = parseCommand(REPORT_SPEC, argv, { command: "report" });
   if (positionals.length === 0) {
     throw new UsageError("Missing REPORT: give at least one context report file (see loom report --help)");
@@ -38,6 +39,12 @@ function parseReportArgs(argv: string[]): ReportOptions {
       `${labels.length} labels for ${positionals.length} reports (one --label per report, in order)`,
     );
   }
+  // One rule for every file Loom is asked to write: checked before anything is read, a missing folder created and
+  // said in one line (as loom run --context-report does), for a run's report and an evaluation's alike.
+  const notice = (message: string) => io.stderr(`loom report: ${message}\n`);
+  for (const [flag, path] of [["--html", values.html], ["--output", values.output]] as const) {
+    if (path !== undefined) outputPathOption(flag, path, { cwd: io.cwd, notice });
+  }
   const format: OutputFormat = values.json ? "json" : values.html !== undefined ? { html: values.html } : "text";
   return { files: positionals, labels, format, merge: values.merge ? { output: values.output ?? null } : null };
 }
@@ -54,7 +61,7 @@ async function loadReport(file: string, cwd: string): Promise<NamedReport> {
 
 /** Bad input is a usage error (exit 2): main.ts prints it as one line naming the file and what was wrong. */
 export async function reportCommand(argv: string[], io: Io): Promise<number> {
-  const options = parseReportArgs(argv);
+  const options = parseReportArgs(argv, io);
   // An evaluation's eval.json (and its shards) has its own summary.
   const evals = readEvalFiles(options.files, io.cwd);
   const reporter = new Reporter(io, { command: "report", format: options.format });

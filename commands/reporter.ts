@@ -19,6 +19,8 @@ import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
 import type { Io } from "./io.ts";
 import type { OUTPUT_FORMATS } from "./specs.ts";
 import { escapeControl } from "../lib/text/safe-text.ts";
+import { formatCount, plural } from "../lib/text/numbers.ts";
+import { unverifiedReason } from "../lib/context/briefing.ts";
 import type { EvalFile } from "../lib/eval/eval-file.ts";
 import { renderEvalText, whatNext } from "../lib/eval/render.ts";
 import { renderEvalHtml } from "../lib/eval/render-html.ts";
@@ -91,7 +93,7 @@ export class Reporter {
     return (p) => {
       const line = `step ${p.step}/${p.max_steps} ${p.phase} ${n(p.request_bytes)} B${
         p.checkpoint ? " (checkpoint)" : ""
-      }`;
+      }${costSoFar(p)}`;
       this.#io.stderr(this.#io.isTTY ? this.#live(line) : `${line}\n`);
     };
   }
@@ -182,6 +184,7 @@ export class Reporter {
       revision: "r0",
       last_test: null,
       tests_current: false,
+      verified: false,
       printed: [],
       error,
       model_calls: 0,
@@ -215,7 +218,9 @@ export class Reporter {
 
   /** --resume: how much of the batch earlier reports already cover. */
   resuming({ resumed, pending }: { resumed: number; pending: number }): void {
-    if (!this.#quiet) this.#io.stderr(`resuming: ${plural(resumed, "recording")} already replayed, ${pending} to go\n`);
+    if (!this.#quiet) {
+      this.#io.stderr(`resuming: ${plural(resumed, "recording")} already replayed, ${n(pending)} to go\n`);
+    }
   }
 
   /** A batch replay: totals on stdout, each unreadable recording's last error line on stderr. */
@@ -342,12 +347,13 @@ export class Reporter {
   }
 
   /** `loom report --merge` of eval.json shards: the merged file to stdout, or with -o to a file and its summary. */
-  mergedEvaluation(file: EvalFile, { output }: { output: string | null }): number {
+  mergedEvaluation(file: EvalFile, { output, shards }: { output: string | null; shards: number }): number {
     const text = `${JSON.stringify(file, null, 2)}\n`;
     if (output === null) this.#io.stdout(text);
     else {
+      // With -o only the file is written, as for a batch's shards: stdout stays empty, one line on stderr says it.
       this.#write(output, text);
-      this.#io.stdout(renderEvalText(file, { dir: dirname(output) }));
+      this.#io.stderr(`merged ${plural(shards, "shard")} (${plural(file.rows.length, "run")}) into ${output}\n`);
     }
     return endingOf({ ran: "completed" }).exitCode;
   }
@@ -366,10 +372,11 @@ export class Reporter {
     return endingOf({ ran: "completed" }).exitCode;
   }
 
-  /** Writes a file the user named (atomically, into an existing folder); failure is a usage error in words. */
+  /** Writes a file the user named (atomically; its folder was checked, and announced when missing, with the flags);
+   * failure is a usage error in words. */
   #write(file: string, text: string): void {
     try {
-      writeFileAtomic(resolve(this.#io.cwd, file), text, { createFolders: false });
+      writeFileAtomic(resolve(this.#io.cwd, file), text);
     } catch (error) {
       throw new UsageError(`Cannot write ${JSON.stringify(file)}: ${describeFsError(error)}`);
     }
@@ -419,6 +426,7 @@ function summarizeResult(result: RunResult): ResultSummary {
       }
       : null,
     tests_current: result.tests_current,
+    verified: result.verified,
     printed: result.printed,
     error: result.error,
     model_calls: result.report.model_calls,
@@ -435,19 +443,14 @@ function summarizeResult(result: RunResult): ResultSummary {
   };
 }
 
-const n = (x: number) => x.toLocaleString("en-US");
-
-/** "1 recording", "2 recordings", "1,024 request bytes". */
-function plural(count: number, noun: string, many = `${noun}s`): string {
-  return `${n(count)} ${count === 1 ? noun : many}`;
-}
+const n = formatCount;
 
 export function renderResultText(s: ResultSummary, { label }: { label: string }): string {
   const lines: string[] = [];
   lines.push(
     `${label}: ${s.outcome}${s.status ? ` (${s.status})` : ""} after ${
       plural(s.steps, "step")
-    }, revision ${s.revision}`,
+    }, revision ${s.revision}, ${verifiedText(s)}`,
   );
   // The model's text reaches a terminal: control characters (escape sequences, a carriage return that overwrites a
   // line, a newline that forges one) are shown escaped.
@@ -482,6 +485,21 @@ export function renderResultText(s: ResultSummary, { label }: { label: string })
   }
   if (s.report_path) lines.push(`  report: ${s.report_path}`);
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Whether the tests vouch for the final revision, in words: "verified", or "NOT verified: last test failed on r3
+ * (exit code 1)". The model's status is its own claim; this is what a user should trust.
+ */
+function verifiedText(s: ResultSummary): string {
+  return s.verified
+    ? "verified"
+    : `NOT verified: ${unverifiedReason({ last_test: s.last_test, latest_revision: s.revision })}`;
+}
+
+/** The progress line's money: what the run's calls so far cost (", $0.0123 so far"); nothing without a price. */
+function costSoFar(p: Progress): string {
+  return p.cost_usd === null ? "" : `, $${p.cost_usd.toFixed(4)} so far`;
 }
 
 /** Summary lines shown in text output; a longer summary (an imported run's whole patch) is clipped, whole in --json. */

@@ -47,7 +47,10 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   return reporter.run(result, { label: `run ${"catalog" in plan.input ? result.report.slice ?? "" : ""}`.trim() });
 }
 
-type PlanOptions = Pick<StartOptions, "flags" | "userConfig" | "contextReport" | "record" | "trace" | "models">;
+type PlanOptions = Pick<
+  StartOptions,
+  "flags" | "userConfig" | "contextReport" | "record" | "trace" | "models" | "requirePassingTests" | "maxCost"
+>;
 type RunPlan =
   | { input: RunInput; options: PlanOptions }
   /** The policy a report of the unstarted run says: the user's (flag, environment, config file, built-in). */
@@ -62,7 +65,7 @@ async function planRun(
   const flag = (
     name: Exclude<
       keyof typeof RUN_SPEC.flags,
-      "allow-command" | "allow-key-host" | "allow-key-env" | "json" | "quiet"
+      "allow-command" | "allow-key-host" | "allow-key-env" | "json" | "quiet" | "require-passing-tests"
     >,
   ) => values[name];
   if (flag("catalog") === undefined && flag("slice") !== undefined) {
@@ -101,6 +104,8 @@ async function planRun(
     contextReport,
     record,
     trace,
+    requirePassingTests: values["require-passing-tests"],
+    maxCost: costOption("--max-cost", flag("max-cost")),
     models: readModels(flag("models"), io.cwd),
   };
 
@@ -181,6 +186,16 @@ function nonEmpty(text: string): string {
 /** A one-line notice on stderr ("creating the folder …"). */
 function note(io: Io): (message: string) => void {
   return (message) => io.stderr(`loom run: ${message}\n`);
+}
+
+/** A money cap in US dollars: a positive number ("0.50", "2"). */
+function costOption(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const usd = Number(value.trim().replace(/^\$/, ""));
+  if (value.trim() === "" || !Number.isFinite(usd) || usd <= 0) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected an amount of US dollars above 0, e.g. 0.50`);
+  }
+  return usd;
 }
 
 function commandOption(flag: string, value: string | undefined): string[] | undefined {

@@ -17,7 +17,7 @@ import type { CommandSpec, Flag } from "./cli-spec.ts";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 const REPLAY_FORMATS = ["auto", ...RECORDING_FORMATS] as const;
-export const SHELLS = ["bash", "zsh", "fish"] as const;
+export const SHELLS = ["bash", "zsh", "fish", "powershell"] as const;
 
 /** Flags run and replay share, each written once. */
 const shared = {
@@ -59,6 +59,10 @@ const shared = {
   },
   json: { description: "short for --output-format json" },
   quiet: { short: "q", description: "no progress on stderr" },
+  "require-passing-tests": {
+    description:
+      "refuse a finish with status success unless the latest revision's tests ran and passed, and exit 1 when the run ends unverified",
+  },
   "allow-key-host": {
     value: "HOST",
     multiple: true,
@@ -175,6 +179,12 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
       description: "write a recorded workflow (JSONL) that loom replay reproduces",
     },
     sandbox: shared.sandbox,
+    "require-passing-tests": shared["require-passing-tests"],
+    "max-cost": {
+      value: "USD",
+      description:
+        "make no model call once the run's cost (its usage at the model's prices) has reached USD; the run ends cost_limit (exit 8)",
+    },
     "provider-deadline-ms": {
       value: "N",
       default: "60000",
@@ -243,6 +253,7 @@ completed, 1 when any did not or could not be replayed, 130 when interrupted; 2 
     workspace: { short: "w", value: "DIR", complete: "folder", description: "with --execute: where to execute" },
     execute: { description: "execute for real and compare each report with the recorded one" },
     sandbox: { ...shared.sandbox, description: "with --execute: where test and command processes run" },
+    "require-passing-tests": shared["require-passing-tests"],
     jobs: { short: "j", value: "N", default: "the CPU count", description: "replay a batch in N parallel workers" },
     resume: {
       description:
@@ -520,12 +531,13 @@ key, unknown or retired model), 1 when a check failed.`,
 } as const satisfies CommandSpec;
 
 export const COMPLETIONS_SPEC = {
-  summary: "print a completion script for bash, zsh or fish",
+  summary: "print a completion script for bash, zsh, fish or PowerShell",
   usage: [SHELLS.join("|")],
   description: `Completes commands, flags (with descriptions) and their values:
   bash  eval "$(loom completions bash)"  (e.g. in ~/.bashrc)
   zsh   loom completions zsh > "\${fpath[1]}/_loom"
-  fish  loom completions fish > ~/.config/fish/completions/loom.fish`,
+  fish  loom completions fish > ~/.config/fish/completions/loom.fish
+  powershell  loom completions powershell | Out-String | Invoke-Expression  (e.g. in $PROFILE)`,
   flags: {},
   words: SHELLS,
   word: "shell",
@@ -564,8 +576,8 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
 
 /** What each exit code means, for `loom --help` and the README (tests/cli-spec.test.ts holds both to lib/outcome.ts). */
 export const EXIT_CODE_TEXT: readonly (readonly [number, string])[] = [
-  [0, "completed (a slice the model finished with status failure still completed: check status)"],
-  [1, "failed, or a replay whose re-execution differed, or a batch where any recording did not complete"],
+  [0, "completed (a slice the model finished with status failure still completed: check verified)"],
+  [1, "failed, a replay that differed, a batch with a run not completed, or NOT verified (--require-passing-tests)"],
   [2, "usage error: bad flags or arguments; an unreadable or invalid request, recording, report or config file"],
   [
     3,
@@ -575,5 +587,6 @@ export const EXIT_CODE_TEXT: readonly (readonly [number, string])[] = [
   [5, "archive capacity exceeded"],
   [6, "step limit"],
   [7, "no valid answer (invalid_answers: three steps in a row whose answer failed validation twice)"],
+  [8, "cost limit (--max-cost): the run's cost reached the cap, no further model call was made"],
   [130, "interrupted (SIGINT or SIGTERM); the report still lands"],
 ];

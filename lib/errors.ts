@@ -69,6 +69,13 @@ export class BudgetError extends LoomError {
   }
 }
 
+/** The run's money cap (--max-cost, limits.max_cost_usd) was reached: no further model call is made. */
+export class CostLimitError extends LoomError {
+  constructor(message: string) {
+    super("cost_limit", message);
+  }
+}
+
 /** A recording that cannot be read (a usage error) or that the run diverged from (the run fails). */
 export class RecordingError extends UsageError {
   constructor(message: string, code = "recording_invalid") {

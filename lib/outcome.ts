@@ -7,6 +7,7 @@ export const Outcome = z.enum([
   "suspended",
   "step_limit",
   "invalid_answers",
+  "cost_limit",
   "archive_capacity_exceeded",
   "routing_failed",
   "startup_failed",
@@ -33,6 +34,7 @@ export const EXIT_CODES: Readonly<Record<Ending, number>> = {
   archive_capacity_exceeded: 5,
   step_limit: 6,
   invalid_answers: 7,
+  cost_limit: 8,
   interrupted: 130,
 };
 
@@ -40,4 +42,9 @@ export const EXIT_CODES: Readonly<Record<Ending, number>> = {
 export const BEFORE_A_STEP: ReadonlySet<Outcome> = new Set(["startup_failed", "routing_failed", "interrupted"]);
 
 /** Outcomes that end a run as governed (usage is final), as opposed to an error (usage is partial). */
-export const NORMAL_OUTCOMES: ReadonlySet<Outcome> = new Set(["completed", "step_limit", "suspended"]);
+export const NORMAL_OUTCOMES: ReadonlySet<Outcome> = new Set([
+  "completed",
+  "step_limit",
+  "suspended",
+  "cost_limit",
+]);

@@ -60,7 +60,16 @@ const CallStarted = z.strictObject({
 }).describe("A model call of the loop is about to be sent (its model-called follows); since loom 0.5.0");
 
 /** What the progress line shows: the call in flight, out of the run's step limit (a sink of call-started). */
-export type Progress = { step: number; phase: Phase; request_bytes: number; checkpoint: boolean; max_steps: number };
+export type Progress = {
+  step: number;
+  phase: Phase;
+  request_bytes: number;
+  checkpoint: boolean;
+  max_steps: number;
+  /** What the run's calls before this one cost, in US dollars; null when the model has no known price or a call
+   * reported no counters. */
+  cost_usd: number | null;
+};
 
 const ModelCalled = z.strictObject({
   type: z.literal("model-called"),
@@ -138,6 +147,9 @@ export function stepOutcome(
   return { target, status };
 }
 
+const VERIFIED = "The final revision's tests ran and passed (tests_current at the end): the field a pipeline should " +
+  "trust, not status, which is the model's own claim (since loom 0.5.0)";
+
 const RunEnded = z.strictObject({
   type: z.literal("run-ended"),
   policy: ContextPolicyName,
@@ -150,6 +162,7 @@ const RunEnded = z.strictObject({
   elapsed_ms: z.number().nonnegative().describe("The run's wall-clock time, as its report states it"),
   archive: z.strictObject({ events: count, bytes: count }).describe("Archive size at the end of the run"),
   sandbox: SandboxState.nullable(),
+  verified: z.boolean().describe(VERIFIED),
   cost: Cost.nullable().optional().describe("The report's cost block; absent when the model was never known"),
   recording: z.string().optional().describe("A replay's recording digest (sha256 of its bytes)"),
 }).describe(
@@ -163,13 +176,18 @@ export const RunResultEvent = z.strictObject({
   outcome: z.string().describe("A run outcome, or usage_error / internal_error when no run happened"),
   exit_code: z.number().int(),
   slice: z.string().nullable(),
-  status: FinishStatus.nullable().describe("The model's finish status, when it finished"),
+  status: FinishStatus.nullable().describe(
+    "The model's finish status, when it finished: its own claim; verified says whether the tests agree",
+  ),
   summary: z.string().nullable().describe("The model's finish summary, whole"),
   steps: count,
   revision: z.string(),
   last_test: z.strictObject({ revision: z.string(), exit_code: z.number().int().nullable(), timed_out: z.boolean() })
     .nullable(),
-  tests_current: z.boolean(),
+  tests_current: z.boolean().describe(
+    "The last test ran on the latest revision and passed (SPEC §4): a pass on r2 does not vouch for r3",
+  ),
+  verified: z.boolean().describe(VERIFIED),
   printed: z.array(z.string()),
   error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
   model_calls: count,

@@ -15,6 +15,10 @@ const Limits = z.strictObject({
   command_timeout_ms: z.number().int().positive().optional().describe(
     "Timeout for run_command (default: test timeout)",
   ),
+  max_cost_usd: z.number().positive().optional().describe(
+    "No model call once the run's cost (its usage counters at the model's price) has reached this many US dollars: " +
+      "the run ends cost_limit; --max-cost sets it",
+  ),
 });
 
 export const SandboxSettings = z.strictObject({
@@ -67,6 +71,10 @@ export const SliceRequest = z.strictObject({
   previews: PreviewMode.optional().describe(
     "Bounded only: compact (512 B), balanced (default: 512 B-2 KiB by room) or wide (1-4 KiB by room) previews of " +
       "retained outputs; --previews overrides it",
+  ),
+  require_passing_tests: z.boolean().optional().describe(
+    "Refuse a finish with status success unless the latest revision's tests ran and passed (the model is told " +
+      "tests_not_current), and exit 1 when the run ends unverified; --require-passing-tests sets it",
   ),
 });
 export type SliceRequest = z.infer<typeof SliceRequest>;

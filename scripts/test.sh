@@ -9,6 +9,10 @@ bash compile.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
 mkdir -p tests/artifacts
 strip() { sed -e 's/\x1b\[[0-9;]*m//g'; }
 
+# The output goes to a log as well as the screen: no colour codes in it unless a person is watching a terminal
+# (https://no-color.org; both runners obey NO_COLOR).
+[ -t 1 ] || export NO_COLOR=1
+
 bun_log=tests/artifacts/bun.log
 deno_log=tests/artifacts/deno.log
 bun test --timeout 60000 2>&1 | tee "$bun_log"

@@ -54,6 +54,7 @@ import { runCheck } from "../lib/adapters/eval-check.ts";
 import { pidsCgroupRoot } from "../lib/adapters/pids-limit.ts";
 
 const missing = sandboxMissing();
+if (missing) console.log(`attacks.test.ts: skipping the sandbox attacks: ${missing}`);
 
 function sandboxTest(name: string, fn: (t: { after: (f: () => unknown) => void }) => Promise<void>) {
   test(name, { timeout: 120_000 }, async (t) => {

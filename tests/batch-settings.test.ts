@@ -301,3 +301,19 @@ test("the README's shard-and-merge recipe, merged in two orders: every run is co
   assert.deepEqual(slots(1), slots(0));
   assert.deepEqual(slots(0), { "a.jsonl": "0", "b.jsonl": "1", "c.jsonl": "2", "d.jsonl": "3" });
 });
+
+test("a resumed row keeps every field a replayed row has: status and summary come from the recording's finish", async (t) => {
+  const dir = tempDir(t);
+  const folder = join(dir, "recordings");
+  mkdirSync(folder);
+  cpSync(FIX_BUG, join(folder, "a.jsonl"));
+  cpSync(SUSPEND, join(folder, "b.jsonl"));
+  const args = ["replay", folder, "--quiet", "--json", "--jobs", "1", "--context-report", "all.json"];
+  const first = await loom(args, dir);
+  const again = await loom([...args, "--resume"], dir);
+  assert.equal(JSON.parse(again.stdout).resumed, 2, again.stderr);
+  const rows = (text: string) => JSON.parse(text).runs.map(({ resumed: _, ...row }: { resumed: boolean }) => row);
+  assert.equal(JSON.parse(first.stdout).runs[0].status, "success");
+  assert.ok(JSON.parse(first.stdout).runs[0].summary.length > 0);
+  assert.deepEqual(rows(again.stdout), rows(first.stdout));
+});

@@ -71,6 +71,9 @@ test("progress in a log: plain lines with done/total and elapsed time, first and
 });
 
 const hasScript = spawnSync("script", ["-qc", "true", "/dev/null"]).status === 0;
+if (!hasScript) {
+  console.log("batch.test.ts: skipping the terminal progress test: no script(1) to give the binary a terminal");
+}
 
 test("progress on a terminal: one live line with elapsed time, ETA and the file being replayed", {
   skip: hasScript ? false : "no script(1) to give the binary a terminal",

@@ -66,9 +66,12 @@ test("loom completions bash|zsh|fish print scripts each shell accepts, completin
     ], { encoding: "utf8" });
     assert.equal(out.trim(), "legacy bounded");
   }
-  const bad = await runLoom(["completions", "powershell"], { cwd: ROOT });
+  const bad = await runLoom(["completions", "tcsh"], { cwd: ROOT });
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /^loom completions: Unknown shell "powershell" \(expected one of bash, zsh, fish\)\n$/);
+  assert.match(
+    bad.stderr,
+    /^loom completions: Unknown shell "tcsh" \(expected one of bash, zsh, fish, powershell\)\n$/,
+  );
 });
 
 test("loom schema request describes the request file: the bundled example (with its $schema) validates", async () => {
@@ -116,7 +119,7 @@ test("request file errors: JSON syntax by line and column, unknown keys and miss
     [
       "unknown.json",
       JSON.stringify({ ...example, max_steps: 3 }),
-      /^loom run: unknown\.json: invalid SliceRequest: max_steps: unknown key \(expected one of intent, instructions, workspace, actions, test, model, limits, commands, sandbox, workspace_ignore, step_protocol, effort, thinking, previews, \$schema\)$/,
+      /^loom run: unknown\.json: invalid SliceRequest: max_steps: unknown key \(expected one of intent, instructions, workspace, actions, test, model, limits, commands, sandbox, workspace_ignore, step_protocol, effort, thinking, previews, require_passing_tests, \$schema\)$/,
     ],
     [
       "missing.json",

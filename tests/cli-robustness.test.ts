@@ -21,6 +21,12 @@ import {
 import { assertBinaryBuilt, LOOM_BINARY, ROOT, waitFor } from "./helpers/binary.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 
+if (!existsSync("/proc/self/status")) {
+  console.log(
+    "cli-robustness.test.ts: skipping the signal tests: they need /proc to know when the binary handles signals",
+  );
+}
+
 const EXAMPLE_CATALOG = resolve(ROOT, "testdata/catalog/example.jsonc");
 const EXAMPLE_REQUEST = resolve(ROOT, "testdata/example-request.json");
 const PROJECT = resolve(ROOT, "testdata/example-project");

@@ -4,13 +4,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { main } from "../main.ts";
 import {
   didYouMean,
+  distance,
   findSpec,
   flagsOf,
   parseCommand,
@@ -101,22 +102,15 @@ test("completions offer exactly the spec's flags per command, and its choices af
   const bash = completionScript("bash"), zsh = completionScript("zsh"), fish = completionScript("fish");
   for (const { path, spec } of ENTRIES) {
     const flags = flagsOf(spec);
+    // bash: loom help … has its own branch (the words after help name a command; tests/completions.test.ts).
     const line = bash.split("\n").find((l) => l.startsWith(`    "${path}") flags="`));
-    assert.ok(line, `bash has no case for ${path}`);
-    const offered = line.match(/flags="([^"]*)"/)![1].split(" ").filter(Boolean).sort();
+    assert.ok(line || path === "help", `bash has no case for ${path}`);
+    const offered = line ? line.match(/flags="([^"]*)"/)![1].split(" ").filter(Boolean).sort() : ["--help", "-h"];
     const expected = Object.entries(flags).flatMap(([n, f]) => [`--${n}`, ...(f.short ? [`-${f.short}`] : [])]).sort();
     assert.deepEqual(offered, expected, `bash ${path}`);
-    // fish: a command's own flags apply until one of its subcommands is given, a subcommand's once it is.
-    const [command, sub] = path.split(" ");
-    const siblings = Object.keys(COMMAND_SPECS[command].subcommands ?? {});
-    const when = sub
-      ? `${command}; and __fish_seen_subcommand_from ${sub}`
-      : siblings.length > 0
-      ? `${command}; and not __fish_seen_subcommand_from ${siblings.join(" ")}`
-      : command;
-    const fishFlags = fish.split("\n").filter((l) =>
-      l.includes(`__fish_seen_subcommand_from ${when}'`) && / -l /.test(l)
-    )
+    // fish: each completion holds at one command path, the one the words before the cursor name.
+    const when = `-n '__loom_at ${JSON.stringify(path)}'`;
+    const fishFlags = fish.split("\n").filter((l) => l.includes(when) && / -l /.test(l))
       .map((l) => l.match(/ -l ([a-z-]+)/)![1]).sort();
     assert.deepEqual(fishFlags, Object.keys(flags).sort(), `fish ${path}`);
     for (const [name, flag] of Object.entries(flags)) {
@@ -132,6 +126,7 @@ test("completions offer exactly the spec's flags per command, and its choices af
 });
 
 const hasBash = spawnSync("bash", ["-c", "exit 0"]).status === 0;
+if (!hasBash) console.log("cli-spec.test.ts: skipping the bash completion tests: bash is not installed");
 
 test("bash completes each choice flag with its choices and a free value with nothing (no file names)", {
   skip: hasBash ? false : "bash is not installed",
@@ -299,17 +294,15 @@ test("a command with subcommands is data too: help, parsing and bash completion 
   assert.deepEqual(complete("loom", "eval", "--re"), ["--resume"]);
   assert.deepEqual(complete("loom", "eval", "validate", "--"), ["--json", "--help"]);
   const fish = completionScript("fish", specs);
-  assert.match(fish, /__fish_seen_subcommand_from eval; and __fish_seen_subcommand_from validate' -l json/);
-  assert.match(
-    fish,
-    /__fish_seen_subcommand_from eval; and not __fish_seen_subcommand_from validate rescore' -s m -l model/,
-  );
+  assert.match(fish, /-n '__loom_at "eval validate"' -l json/);
+  assert.match(fish, /-n '__loom_at "eval"' -s m -l model/);
 });
 
 const hasShell = (shell: string) => spawnSync(shell, ["-c", "exit 0"]).status === 0;
 
 test("zsh and fish accept their scripts; fish completes each choice flag with its choices and describes each flag", {
   skip: hasShell("fish") || hasShell("zsh") ? false : "neither zsh nor fish is installed",
+  timeout: 60_000,
 }, (t) => {
   const dir = mkdtempSync(join(tmpdir(), "loom-complete-shells-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -338,4 +331,56 @@ test("zsh and fish accept their scripts; fish completes each choice flag with it
     }
   }
   assert.deepEqual(complete("loom schema ").map(([w]) => w).sort(), [...COMMAND_SPECS.schema.words!].sort());
+});
+
+test("did-you-mean counts a swap of neighbouring letters as one edit (Damerau): flags, values, commands, subcommands", async () => {
+  assert.equal(distance("modle", "model"), 1);
+  assert.equal(distance("rnu", "run"), 1);
+  assert.equal(distance("ca", "abc"), 3, "optimal string alignment: no edit of a swapped pair");
+  fc.assert(fc.property(fc.string(), fc.string(), (a, b) => {
+    assert.equal(distance(a, b), distance(b, a));
+    assert.ok(distance(a, b) <= Math.max(a.length, b.length));
+    assert.equal(distance(a, a), 0);
+  }));
+  const cases: [string[], RegExp][] = [
+    [["run", "x", "--modle", "a/b"], /^loom run: Unknown option --modle; did you mean --model\? /],
+    [["replay", "x", "--form", "loom"], /^loom replay: Unknown option --form; did you mean --from\? /],
+    [["rnu", "x"], /^loom: unknown command "rnu"; did you mean run\? /],
+    [["--verison"], /^loom: unknown option "--verison"; did you mean --version\? /],
+    [
+      ["eval", "vaildate", "suite"],
+      /^loom eval: unknown subcommand "vaildate"; did you mean validate\? \(expected validate, rescore; see loom eval --help\)\n$/,
+    ],
+    [["run", "x", "--context-policy", "bonuded"], /expected legacy or bounded \(did you mean bounded\?\)/],
+    [["help", "schema", "nope"], /^loom schema: unknown subcommand "nope" \(expected catalog, request/],
+  ];
+  for (const [argv, expected] of cases) {
+    const { code, stderr } = await loom(argv);
+    assert.equal(code, 2, argv.join(" "));
+    assert.match(stderr, expected, argv.join(" "));
+  }
+});
+
+test("help says each note once, and loom help COMMAND WORD is the command's help", async () => {
+  const help = (await loom(["help", "eval"])).stdout;
+  assert.doesNotMatch(help, /\(repeatable\) \(repeatable\)/);
+  assert.match(help, /--model PROVIDER\/MODEL +a model to evaluate \(repeatable\)\n/);
+  const schema = await loom(["help", "schema", "request"]);
+  assert.equal(schema.code, 0, schema.stderr);
+  assert.equal(schema.stdout, (await loom(["schema", "--help"])).stdout);
+});
+
+test("every test file that can skip says why in one line scripts/test.sh repeats (FILE.test.ts: skipping …)", () => {
+  const dir = join(ROOT, "tests");
+  const files = readdirSync(dir).filter((f) => f.endsWith(".test.ts"));
+  const silent = files.filter((f) => {
+    const text = readFileSync(join(dir, f), "utf8");
+    return /\bskip:|\bt\.skip\(|test\.skip\(/.test(text) && !text.includes(`${f}: skipping`);
+  });
+  assert.deepEqual(silent, []);
+  // The summary line scripts/test.sh collects: no colour codes in a log, and every file's line matched.
+  const script = readFileSync(join(ROOT, "scripts/test.sh"), "utf8");
+  assert.match(script, /\[ -t 1 \] \|\| export NO_COLOR=1/);
+  assert.ok(script.indexOf("NO_COLOR=1") < script.indexOf("deno test"), "NO_COLOR is set before the runners start");
+  for (const f of files) assert.match(`${f}: skipping`, /^[a-z0-9.-]+\.test\.ts: skipping/, f);
 });

@@ -29,7 +29,7 @@ const E2E = { timeout: 60_000 };
 const KEYS = { anthropic: "sk-ant-e2e-SECRET-77c0", openai: "sk-proj-e2e-SECRET-31ab" };
 /** A stderr progress or routing line: never JSON. */
 const PROGRESS =
-  /^(step \d+\/\d+ (selection|arguments) [\d,]+ B( \(checkpoint\))?|classification [\d,]+ B \(\d+ candidate slices?\)|route: \S+ \(.+\))$/;
+  /^(step \d+\/\d+ (selection|arguments) [\d,]+ B( \(checkpoint\))?(, \$\d+\.\d{4} so far)?|classification [\d,]+ B \(\d+ candidate slices?\)|route: \S+ \(.+\))$/;
 
 type Sandbox = {
   dir: string;
@@ -273,7 +273,7 @@ test("a pattern-routed run fixes the example project against the Anthropic-shape
     "report.json",
   ]);
   assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stdout, /^run fix-tests: completed \(success\) after 7 steps, revision r2$/m);
+  assert.match(run.stdout, /^run fix-tests: completed \(success\) after 7 steps, revision r2, verified$/m);
   assert.match(run.stdout, /^ {2}last test: passed on the current revision$/m);
   assert.match(run.stderr, /^route: fix-tests \(pattern rule 1\)$/m);
   for (const line of lines(run.stderr)) assert.match(line, PROGRESS);

@@ -315,7 +315,7 @@ function assertProgressOnly(stderr: string, key: string) {
   for (const line of lines(stderr)) {
     assert.match(
       line,
-      /^(step \d+\/20 (selection|arguments) [\d,]+ B( \(checkpoint\))?|route: fix-slug \(--slice\))$/,
+      /^(step \d+\/20 (selection|arguments) [\d,]+ B( \(checkpoint\))?(, \$\d+\.\d{4} so far)?|route: fix-slug \(--slice\))$/,
       `stderr: ${stderr}`,
     );
   }
@@ -628,7 +628,7 @@ for (const wire of WIRES) {
         executed.stdout,
         new RegExp(`^  re-executed: all ${executions.length} execution reports equal the recording$`, "m"),
       );
-      assert.match(executed.stdout, /^replay run\.jsonl: completed \(success\) after 8 steps, revision r2$/m);
+      assert.match(executed.stdout, /^replay run\.jsonl: completed \(success\) after 8 steps, revision r2, verified$/m);
       assert.equal(nodeTest(fresh), 0, "the re-executed copy's tests pass");
     },
   );

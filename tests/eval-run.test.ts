@@ -303,6 +303,9 @@ test(
         mergedPath,
       ], io);
       assert.equal(code, 0, out.stderr);
+      // -o writes only the file, as for a batch's shards: nothing on stdout, one line on stderr.
+      assert.equal(out.stdout, "");
+      assert.match(out.stderr, /^merged 2 shards \([\d,]+ runs\) into .*merged\.json\n$/);
       const merged: EvalFile = JSON.parse(readFileSync(mergedPath, "utf8"));
       const one = readEval(join(dir, "one"));
       // Exactly the file one process writes from these rows, and the same results as the unsharded run.

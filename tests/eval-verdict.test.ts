@@ -17,6 +17,7 @@ import { findBubblewrap } from "../lib/adapters/sandbox.ts";
 const MODEL = "anthropic/claude-sonnet-5-5";
 const SLOW = { timeout: 180_000 };
 const bwrap = findBubblewrap().found ? false : "bubblewrap is not installed";
+if (bwrap) console.log(`eval-verdict.test.ts: skipping the sandboxed evaluations: ${bwrap}`);
 
 async function withAgent(fn: (agent: EvalAgent, dir: string) => Promise<void>) {
   const agent = await startEvalAgent({});
@@ -94,6 +95,9 @@ test(
       assert.equal(pair.verdict, "inconclusive");
       assert.match(pair.reason, /^2 tasks cannot show a 5-point margin \(that needs ≥ \d+ tasks\)/);
       assert.ok(shown.stdout.includes(pair.sentence), "the text prints the verdict sentence eval.json holds");
+      // Numbers as people read them: counts agree with their noun and carry separators, nothing at full float width.
+      assert.doesNotMatch(shown.stdout, /\b1 (tasks|calls|runs)\b|(?<![.\d])\d{5,}|\d\.\d{9,}/);
+      assert.match(shown.stdout, /; [\d,]+ calls?; /);
       assert.deepEqual(pair.disagreements.map((d) => d.task), ["clue-in-test-output"]);
       // What next: the check output and recording of each disagreeing run, paths that exist.
       const paths = [...shown.stdout.matchAll(/(\S+\/(?:check\.txt|recording\.jsonl))/g)].map((m) => m[1]);

@@ -290,7 +290,7 @@ test("stand-ins reject what the APIs document: a forced tool on Sonnet 5.5, iden
   }
 });
 
-test("the union Loom sends puts a distinct discriminator first: the strict stand-in accepts it where it rejected the old one", async () => {
+test("the union Loom sends puts a distinct discriminator first: the strict stand-in accepts it where it rejected the old one", () => {
   const schema = runResponseSchema(["read_file", "edit_file", "write_file", "run_tests", "finish"]).json;
   assert.equal(sharedFirstKey(schema), null);
   const { body } = convertToOpenAIRequest({ ...sampleTurnRequest(), response_schema: schema }, { model: "gpt-4.1" });

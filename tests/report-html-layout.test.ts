@@ -40,6 +40,11 @@ test("in the markup, every threshold label comes after every series of its chart
 });
 
 const chromium = findChromium();
+if (chromium === null && !process.env.CI) {
+  console.log(
+    "report-html-layout.test.ts: skipping the layout test: Chromium is not installed (Debian: apt-get install -y chromium)",
+  );
+}
 
 type Layout = {
   pageWidth: number;

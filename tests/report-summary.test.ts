@@ -271,3 +271,77 @@ test("a run's summary names its step protocol, previews and sandbox; one that na
   const [plain] = summarizeReports([{ file: "l.json", kind: "run", report: legacy() }]).reports;
   assert.deepEqual([plain.step_protocol, plain.previews, plain.sandbox], [null, null, null]);
 });
+
+test("every text table fits 100 columns: any number of reports, long run names, long errors (they wrap by design)", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.integer({ min: 1, max: 6 }),
+      fc.array(
+        fc.integer({ min: 1, max: 120 }).chain((n) => fc.stringMatching(new RegExp(`^[a-z0-9-]{${n}}$`))),
+        { minLength: 1, maxLength: 4 },
+      ),
+      fc.stringMatching(/^[A-Za-z ]{0,300}$/),
+      async (count, names, message) => {
+        const failed = buildReport({
+          policy: "legacy",
+          calls: [{ phase: "selection", bytes: 19_200, ms: 1, usage: usage(1, null, 1) }],
+          outcome: "failed",
+          error: { code: "provider_error", message },
+          totalMs: 1,
+        });
+        const aggregate = aggregateReports(
+          names.map((name, i) => ({ name: `${name}-${i}.jsonl`, path: null, report: i % 2 ? failed : legacy() })),
+          { version: "0.4.0", policy: "legacy" },
+        );
+        const files = { "agg.json": aggregate, "run.json": failed };
+        await withReports(files, async (dir) => {
+          for (
+            const argv of [
+              ["agg.json"],
+              ["run.json"],
+              Array.from({ length: count }, (_, i) => i % 2 ? "agg.json" : "run.json"),
+            ]
+          ) {
+            const { io, out } = fakeIo({ cwd: dir });
+            assert.equal(await main(["report", ...argv], io), 0);
+            for (const line of out.stdout.split("\n")) {
+              assert.ok([...line].length <= 100, `${[...line].length} columns: ${JSON.stringify(line)}`);
+            }
+            // Nothing is lost to the width: every run name is there, whole, on one line or continued on the next.
+            if (argv[0] === "agg.json" && argv.length === 1) {
+              const table = out.stdout.slice(out.stdout.indexOf("\nrun ") + 1).split("\n").slice(1).filter(Boolean);
+              const shown: string[] = [];
+              for (const line of table) {
+                if (/ {2}(completed|failed) /.test(line)) shown.push(line.split(" ")[0]);
+                else shown[shown.length - 1] += line.trim();
+              }
+              assert.deepEqual(shown, names.map((name, i) => `${name}-${i}.jsonl`));
+            }
+          }
+        });
+      },
+    ),
+    { numRuns: 25 },
+  );
+});
+
+test("numbers print with separators and fixed precision; a run's report text says verified or NOT verified", async () => {
+  const { formatCount, plural } = await import("../lib/text/numbers.ts");
+  assert.equal(plural(1, "task"), "1 task");
+  assert.equal(plural(19200, "token"), "19,200 tokens");
+  assert.equal(formatCount(19200), "19,200");
+  assert.equal(formatCount(0.005618000000000001), "0.01");
+  assert.equal(formatCount(1234.5), "1,234.50");
+  const verified = { ...legacy(), verified: true };
+  const unverified = { ...legacy(), verified: false };
+  await withReports({ "v.json": verified, "u.json": unverified, "old.json": legacy() }, async (dir) => {
+    const one = fakeIo({ cwd: dir });
+    assert.equal(await main(["report", "u.json"], one.io), 0);
+    assert.match(one.out.stdout, /^verified +NOT verified$/m);
+    const both = fakeIo({ cwd: dir });
+    assert.equal(await main(["report", "v.json", "u.json", "old.json"], both.io), 0);
+    // Side by side, in as many blocks as fit 100 columns.
+    const cells = [...both.out.stdout.matchAll(/^verified +(.+)$/gm)].flatMap((m) => m[1].trim().split(/ {2,}/));
+    assert.deepEqual(cells, ["verified", "NOT verified", "—"]);
+  });
+});

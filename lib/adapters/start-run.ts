@@ -33,6 +33,7 @@ import {
 import type { Routed } from "../catalog/routing.ts";
 import { availableActions, SliceRequest } from "../slice.ts";
 import { ResultStore } from "../context/store.ts";
+import { unverifiedReason } from "../context/briefing.ts";
 import { OUTPUT_FORMAT_VERSION, type Progress, type RunEvent } from "../run-events.ts";
 import { createTracer, type TraceLine } from "../recording/trace.ts";
 import { VERSION } from "../version.ts";
@@ -57,7 +58,7 @@ import type { WorkspaceExecutor } from "./workspace-executor.ts";
 import type { PreviewSizes } from "../context/render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
-import { BUILT_IN_PRICES, costOf, priceOf, pricesOf, type PriceTable } from "../prices.ts";
+import { BUILT_IN_PRICES, costOf, type ModelPrice, priceOf, pricesOf, type PriceTable } from "../prices.ts";
 import type { ModelTable } from "../models/models.ts";
 
 /** The options of a library run (runWithOptions). */
@@ -88,6 +89,13 @@ export type RunOptions = {
   stepProtocol?: StepProtocol;
   /** Bounded previews: "compact", "balanced" or "wide"; overrides the request's (and the catalog's) previews. */
   previewMode?: PreviewMode;
+  /** Refuse an unverified finish with status success and exit 1 when the run ends unverified; overrides the
+   * request's (and the catalog's) require_passing_tests when true. */
+  requirePassingTests?: boolean;
+  /** No model call once the run's cost (its usage counters at the model's price) has reached this many US dollars;
+   * overrides the request's limits.max_cost_usd. A model without a known price cannot be capped: the run does not
+   * start. */
+  maxCost?: number;
 };
 
 /** A run's result. `outcome` says what happened, including a run that never started; the report has landed. */
@@ -167,17 +175,27 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   // Files the run opened (the recording): closed when it ends, whatever the ending.
   const opened: Array<() => void> = [];
   let model: string | null = null;
+  // Whether the run must end verified (require_passing_tests): an unverified ending then exits 1.
+  let required = options.requirePassingTests === true;
   // Every event of the run, as delivered: the report is their fold.
   const events: RunEvent[] = [];
   let maxSteps = 0;
+  // The model's price once the run is prepared (null: none known); what the cost so far and the cap read.
+  let price: ModelPrice | null = null;
+  const spent = () => spentAt(events, price);
   const emit = (event: RunEvent) => {
     events.push(event);
     options.onEvent?.(event);
-    // The progress line is a sink of the stream: the call in flight, out of the step limit run-started gave.
+    // The progress line is a sink of the stream: the call in flight, out of the step limit run-started gave, and
+    // what the calls before it cost.
     if (event.type === "run-started") maxSteps = event.max_steps;
     if (event.type === "call-started") {
       const { type: _, ...call } = event;
-      options.onProgress?.({ ...call, max_steps: maxSteps });
+      // A cost is shown only when every call so far reported its counters: "$0.0000" for a recording without usage
+      // would be a claim, not a measurement.
+      const known = price !== null &&
+        events.every((e) => e.type !== "model-called" || costOf(e.usage ?? NULL_USAGE, price) !== null);
+      options.onProgress?.({ ...call, max_steps: maxSteps, cost_usd: known ? spent() : null });
     }
   };
   // The routing's model calls and choice, once: right after run-started, or before the ending of a run that never
@@ -195,6 +213,8 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   try {
     const prepared = await prepare(input, options, { known, store, now, sandbox, opened });
     model = prepared.request.model;
+    price = priceOf(priceTableOf(options), model);
+    required = prepared.request.require_passing_tests === true;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
     emit({
       type: "run-started",
@@ -221,11 +241,12 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       signal: options.signal,
       archiveLimits: options.archiveLimits,
       previews: options.previews,
-      price: model !== null ? priceOf(options.prices ?? BUILT_IN_PRICES, model) : null,
+      // A change after the last action (a leftover writer) is a revision no test ran on.
+      settle: () => sandbox.workspace?.settle() ?? null,
+      spent,
+      // The same prices the cost so far and the cap read.
+      price,
     });
-    // A change after the last action (a leftover writer) is a revision no test passed.
-    const settled = sandbox.workspace?.settle() ?? null;
-    if (settled !== null) loop = { ...loop, revision: settled, tests_current: false };
   } catch (error) {
     if (!(error instanceof LoomError)) throw error;
     failure = error;
@@ -261,12 +282,13 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     elapsed_ms: closing.elapsed_ms,
     archive: closing.archive,
     sandbox: sandbox.state,
+    verified: loop?.verified ?? false,
     // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
     ...(model !== null
       ? {
         cost: costOf(
           usageOf(events),
-          priceOf(options.prices ?? (options.models ? pricesOf(options.models) : BUILT_IN_PRICES), model),
+          priceOf(priceTableOf(options), model),
         ),
       }
       : {}),
@@ -289,12 +311,17 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     }
   }
   const replay = comparing ? { compared: comparing.compared, differing_steps: comparing.differing } : undefined;
-  const { exitCode } = endingOf({
+  const { exitCode, code } = endingOf({
     ran: outcome,
     errorCode: loop?.error?.code,
     reportUnwritten: unwritable,
     diverged: replay !== undefined && replay.differing_steps.length > 0,
+    unverified: required && !(loop?.verified ?? false),
   });
+  if (code === "unverified" && loop) {
+    const why = unverifiedReason({ last_test: loop.last_test, latest_revision: loop.revision });
+    error = { code, message: `The run ended NOT verified (passing tests were required): ${why}` };
+  }
   const { closing: _, ...ran } = loop ?? { ...notStarted, closing: null };
   return {
     ...ran,
@@ -315,6 +342,7 @@ const notStarted: Omit<LoopResult, "outcome" | "error" | "closing"> = {
   revision: "r0",
   last_test: null,
   tests_current: false,
+  verified: false,
   printed: [],
   reports: [],
 };
@@ -392,6 +420,17 @@ async function prepare(
     request = { ...request, step_protocol: settings.step_protocol.value };
   }
   if (settings.previews.source !== "built-in") request = { ...request, previews: settings.previews.value };
+  if (options.requirePassingTests) request = { ...request, require_passing_tests: true };
+  if (options.maxCost !== undefined) {
+    request = { ...request, limits: { ...request.limits, max_cost_usd: options.maxCost } };
+  }
+  if (request.limits.max_cost_usd !== undefined && priceOf(priceTableOf(options), request.model) === null) {
+    throw new StartupError(
+      `A cost cap (--max-cost, limits.max_cost_usd) needs the model's price, and Loom's price table has none for ` +
+        `${JSON.stringify(request.model)}`,
+      "price_unknown",
+    );
+  }
   const replay = options.replay;
   if (replay) {
     // A catalog run's classification call is replayed into the report as it was measured; the loop gets the rest.
@@ -447,6 +486,22 @@ async function prepare(
 }
 
 /** Provider usage summed over the model calls of a stream. */
+/** The prices a run is costed at: the given table, else the model table's per-model prices (the built-in one). */
+function priceTableOf(options: Pick<StartOptions, "prices" | "models">): PriceTable {
+  return options.prices ?? (options.models ? pricesOf(options.models) : BUILT_IN_PRICES);
+}
+
+/**
+ * What the run's model calls so far cost at `price`, in US dollars: each call's counters, a call that reported none
+ * counting nothing (the report's cost block is null then; a cap can only count what was reported).
+ */
+function spentAt(events: readonly RunEvent[], price: ModelPrice | null): number {
+  return events.reduce(
+    (sum, event) => event.type === "model-called" && event.usage ? sum + (costOf(event.usage, price)?.total ?? 0) : sum,
+    0,
+  );
+}
+
 function usageOf(events: readonly RunEvent[]): Usage {
   return events.reduce(
     (sum, event) => event.type === "model-called" ? addUsage(sum, event.usage ?? NULL_USAGE) : sum,
@@ -586,6 +641,7 @@ export function writeUnstartedReport(
     elapsed_ms: 0,
     archive: { events: 0, bytes: 0 },
     sandbox: null,
+    verified: false,
   }], { version: VERSION });
   writeFileAtomic(path, `${JSON.stringify(report, null, 2)}\n`);
 }

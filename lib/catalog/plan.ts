@@ -152,6 +152,7 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
       ...(entry.workspace_ignore ?? defaults.workspace_ignore
         ? { workspace_ignore: entry.workspace_ignore ?? defaults.workspace_ignore }
         : {}),
+      ...(entry.require_passing_tests !== undefined ? { require_passing_tests: entry.require_passing_tests } : {}),
     };
     // No model's key reaches the slice's test or command processes.
     const secretEnvNames = Object.values(catalog.models).flatMap((m) => (m.api_key_env ? [m.api_key_env] : []));

@@ -141,8 +141,40 @@ export function applyReport(
     case "finish":
       break;
   }
-  // A pass on revision A never validates a later revision B.
-  next.tests_current = next.last_test !== null && next.last_test.revision === next.latest_revision &&
-    next.last_test.exit_code === 0 && !next.last_test.timed_out;
-  return next;
+  return { ...next, tests_current: testsCurrent(next) };
+}
+
+/**
+ * The briefing after the workspace became `revision` outside any action (a leftover writer after the last step): no
+ * test ran on it, so the tests are not current. The same rule as every report's, decided here once.
+ */
+export function settleRevision(briefing: Briefing, revision: string): Briefing {
+  const next = { ...briefing, latest_revision: revision };
+  return { ...next, tests_current: testsCurrent(next) };
+}
+
+/** What decides whether the tests are current: the last test (if any) and the latest revision. */
+type TestedRevision = {
+  last_test: Pick<LastTest, "revision" | "exit_code" | "timed_out"> | null;
+  latest_revision: string;
+};
+
+/** SPEC §4: the tests are current when the last test ran on the latest revision and passed. A pass on revision A
+ * never validates a later revision B. */
+function testsCurrent({ last_test, latest_revision }: TestedRevision): boolean {
+  return last_test !== null && last_test.revision === latest_revision && last_test.exit_code === 0 &&
+    !last_test.timed_out;
+}
+
+/**
+ * Why the tests do not vouch for the latest revision, in words ("last test failed on r3"); null when they do. What a
+ * refused finish tells the model and what a run's text line says after "NOT verified".
+ */
+export function unverifiedReason(briefing: TestedRevision): string | null {
+  const { last_test: test, latest_revision: latest } = briefing;
+  if (testsCurrent(briefing)) return null;
+  if (test === null) return `no test ran (latest revision ${latest})`;
+  if (test.revision !== latest) return `last test ran on ${test.revision}, the workspace is now ${latest}`;
+  if (test.timed_out) return `last test timed out on ${test.revision}`;
+  return `last test failed on ${test.revision} (exit code ${test.exit_code ?? "none: killed"})`;
 }

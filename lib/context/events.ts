@@ -8,6 +8,14 @@ import type { ResultStore } from "./store.ts";
 
 /** Strings longer than this (arguments, reasons) are kept in the result store, not in the event. */
 const INLINE_STRING_LIMIT = 512;
+/** An array (an argv) whose JSON passes this many bytes is kept in the store whole, like a long string. */
+const INLINE_ARRAY_LIMIT = 4096;
+/**
+ * The most bytes one archived event can take: every string past 512 B and every array past 4 KiB is a reference,
+ * and the report and argument schemas name a dozen fields at most, so an event stays far below this. The loop asks
+ * for a step only while the archive has this much room, so a step's event is never dropped.
+ */
+export const MAX_EVENT_BYTES = 64 * 1024;
 
 export type Bulk = { ref: Digest; bytes: number };
 
@@ -81,7 +89,8 @@ function compactValue(value: unknown, store: ResultStore): EventValue {
     return utf8Length(value) > INLINE_STRING_LIMIT ? toBulk(store.put(value)) : value;
   }
   if (Array.isArray(value)) {
-    // argv-like arrays stay whole unless one element is long
+    // argv-like arrays stay whole unless one element is long, or the whole array is
+    if (utf8Length(canonicalJson(value)) > INLINE_ARRAY_LIMIT) return toBulk(store.put(canonicalJson(value)));
     return value.map((v) => compactValue(v, store));
   }
   if (value !== null && typeof value === "object") {

@@ -3,6 +3,7 @@
 // next (the disagreeing runs' artifacts, or the --resume command), then the per-task table.
 import type { EvalFile, PolicySummary } from "./eval-file.ts";
 import { UNSANDBOXED_NOTE } from "./summary.ts";
+import { formatCount, plural } from "../text/numbers.ts";
 
 const pct = (x: number) => `${Math.round(x * 100)}`;
 export const usd = (x: number | null) => (x === null ? "n/a" : `$${x < 0.01 ? x.toFixed(5) : x.toFixed(4)}`);
@@ -97,10 +98,12 @@ function policyLine(p: PolicySummary, file: EvalFile): string {
   } % (95 % CI ${pct(p.solve_rate.low)}–${pct(p.solve_rate.high)}); pass^${file.settings.repeats} ${
     pct(p.pass_all)
   } %; pass@1 ${pct(p.pass_at_1)} %; cost ${usd(p.cost)}${
-    p.runs_without_cost ? ` (+${p.runs_without_cost} runs without a cost)` : ""
+    p.runs_without_cost ? ` (+${plural(p.runs_without_cost, "run")} without a cost)` : ""
   }; per solved ${usd(p.cost_per_solved)}; on common tasks ${usd(p.cost_on_common)}; median ${
-    p.median_steps ?? "n/a"
-  } steps; ${p.model_calls} calls; ${p.cache_read ?? "n/a"} cache-read tokens`;
+    p.median_steps === null ? "n/a" : formatCount(p.median_steps)
+  } steps; ${plural(p.model_calls, "call")}; ${
+    p.cache_read === null ? "n/a" : formatCount(p.cache_read)
+  } cache-read tokens`;
 }
 
 /** The first line: suite, counts, and whether it is complete, rescored or unsandboxed. */
@@ -152,7 +155,7 @@ export function renderEvalText(file: EvalFile, { dir }: { dir: string }): string
     lines.push("", "by tag (mean per-task solve rate):");
     for (const t of s.per_tag) {
       lines.push(
-        `  ${t.tag.padEnd(16)} ${t.tasks} tasks  ${
+        `  ${t.tag.padEnd(16)} ${plural(t.tasks, "task").padEnd(9)}  ${
           policies.map((p) => `${p} ${pct(t.policies[p]?.solve_rate ?? 0)} %`).join("  ")
         }`,
       );

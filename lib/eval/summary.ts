@@ -15,6 +15,7 @@ import {
   solveRateInterval,
   tasksNeeded,
 } from "./stats.ts";
+import { formatCount } from "../text/numbers.ts";
 
 /** What every summary line says when a run's processes or its check ran outside the OS sandbox. */
 export const UNSANDBOXED_NOTE = "unsandboxed: checks were exposed to the agent";
@@ -237,7 +238,9 @@ const signed = (x: number) => {
 const interval = (d: { low: number; high: number }) => `${signed(d.low)} to ${signed(d.high)}`;
 /** A cost ratio with enough digits that a bound a hair from 1 is not printed as 1.00. */
 export const ratioText = (x: number | null) =>
-  x === null || x === Infinity ? "∞" : Math.abs(x - 1) < 0.01 ? x.toFixed(4) : x.toFixed(2);
+  x === null || x === Infinity ? "∞" : Math.abs(x - 1) < 0.01 ? x.toFixed(4) : x >= 1000
+    ? formatCount(Math.round(x)) // "326,309", not "326309.00"
+    : x.toFixed(2);
 
 /**
  * Non-inferiority at margin m: the candidate is non-inferior when the 95 % interval's lower bound clears −m, inferior

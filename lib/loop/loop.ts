@@ -19,6 +19,8 @@ import {
   type Briefing,
   initialBriefing,
   type LastTest,
+  settleRevision,
+  unverifiedReason,
   viewBriefing,
   type WorkingState,
 } from "../context/briefing.ts";
@@ -31,11 +33,11 @@ import {
   type PreviewMode,
   type StepProtocol,
 } from "../policy.ts";
-import { errorMessage, InterruptedError, LoomError } from "../errors.ts";
+import { CostLimitError, errorMessage, InterruptedError, LoomError } from "../errors.ts";
 import type { Outcome } from "../outcome.ts";
 import { endingOf, INTERNAL_ERROR } from "../ending.ts";
 import type { Section } from "../vocabulary/turn.ts";
-import { createEvent } from "../context/events.ts";
+import { createEvent, MAX_EVENT_BYTES } from "../context/events.ts";
 import type { Executor } from "../vocabulary/executor.ts";
 import type { ExecutionReport, FinishStatus } from "../vocabulary/reports.ts";
 import { availableActions, type SliceRequest } from "../slice.ts";
@@ -60,6 +62,11 @@ export type LoopOptions = {
   onEvent?: (event: LoopEvent) => void;
   /** Bounded preview sizes above the SPEC's floors (the benchmark's frontier); default: the request's `previews`. */
   previews?: PreviewSizes;
+  /** The run's cost so far in US dollars (its usage at the model's price): with limits.max_cost_usd, no call starts
+   * once it has reached the cap. */
+  spent?: () => number;
+  /** After the last step: the workspace's revision if it changed outside any action (a leftover writer), else null. */
+  settle?: () => string | null;
   /** The model's prices, for what each cache miss cost (null: unknown, the misses are counted in tokens only). */
   price?: ModelPrice | null;
 };
@@ -72,6 +79,8 @@ export type LoopResult = {
   revision: string;
   last_test: LastTest | null;
   tests_current: boolean;
+  /** The final revision's tests ran and passed: tests_current at the end, after the workspace settled (SPEC §6). */
+  verified: boolean;
   printed: string[];
   reports: ExecutionReport[];
   /** What the run's report says of the loop beyond its events (the lifecycle's run-ended event carries it); not
@@ -115,6 +124,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     now,
     signal,
     onEvent,
+    beforeCall: costCap(request, options.spent),
     cache: new CacheLedger({ price: options.price ?? null }),
   };
   const reports: ExecutionReport[] = [];
@@ -153,8 +163,8 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         ended = { outcome: "step_limit", error: { code: "step_limit", message } };
         break;
       }
-      // A full archive could not keep the next step's event: ask the model nothing more.
-      if (archive.length >= archive.limits.events) {
+      // An archive without room for the largest event could not keep the next step's: ask the model nothing more.
+      if (!archive.fits(MAX_EVENT_BYTES)) {
         ended = capacity(step + 1);
         break;
       }
@@ -169,8 +179,11 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       }
       const { action, args, reason } = decided;
       let report: ExecutionReport;
+      const unverified = decided.kind === "act" ? unverifiedFinish(request, { action, args, briefing, step }) : null;
+      const executed = decided.kind === "act" && unverified === null;
       let executedMs = 0;
       if (decided.kind === "refused") report = decided.refusal;
+      else if (unverified !== null) report = unverified;
       else {
         const t0 = now();
         report = await executor.execute(decided.action, args, { step, signal });
@@ -190,7 +203,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         elapsed_ms: executedMs,
         ...stepOutcome(args, report),
         revision: briefing.latest_revision,
-        executed: decided.kind === "act",
+        executed,
       });
       if (report.kind === "print") printed.push(store.get(report.text) ?? "");
       if (report.kind === "finish") finish = { status: report.status, summary: report.summary };
@@ -212,6 +225,8 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   } catch (caught) {
     ended = failure(caught, signal);
   }
+  const settled = options.settle?.() ?? null;
+  if (settled !== null) briefing = settleRevision(briefing, settled);
 
   // The while loop leaves only with an ending set (or throws into the catch, which sets one).
   if (ended === null) throw new Error("the loop ended without an ending");
@@ -230,6 +245,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     revision: briefing.latest_revision,
     last_test: briefing.last_test,
     tests_current: briefing.tests_current,
+    verified: briefing.tests_current,
     printed,
     reports,
     closing,
@@ -398,6 +414,46 @@ function selectionStage(actions: ActionName[]): StageShape {
     expected: `{"action": one of ${JSON.stringify(actions)}, "reason": optional text}`,
   };
 }
+
+/**
+ * With require_passing_tests, a finish with status success on a revision whose tests are not current and passing is
+ * refused (the model sees why, and may run the tests or finish with failure); null when the finish may go ahead.
+ */
+function unverifiedFinish(
+  request: SliceRequest,
+  { action, args, briefing, step }: {
+    action: ActionName | null;
+    args: Record<string, unknown>;
+    briefing: Briefing;
+    step: number;
+  },
+): ExecutionReport | null {
+  if (!request.require_passing_tests || action !== "finish" || args.status !== "success") return null;
+  const why = unverifiedReason(briefing);
+  if (why === null) return null;
+  return refusedAt(step, {
+    code: "tests_not_current",
+    reason: `finish with status success needs passing tests on the latest revision: ${why}; run_tests first, or ` +
+      "finish with status failure",
+  });
+}
+
+/** With limits.max_cost_usd: the check before each model call, which stops the run once the cost reached the cap. */
+function costCap(request: SliceRequest, spent: (() => number) | undefined): (() => void) | undefined {
+  const cap = request.limits.max_cost_usd;
+  if (cap === undefined || spent === undefined) return undefined;
+  return () => {
+    const soFar = spent();
+    if (soFar >= cap) {
+      throw new CostLimitError(
+        `Cost limit reached: $${usd(soFar)} spent of the $${usd(cap)} cap (--max-cost); no further model calls`,
+      );
+    }
+  };
+}
+
+/** Dollars with four decimals, as the run's text shows cost. */
+const usd = (amount: number) => amount.toFixed(4);
 
 /** How an error thrown inside the loop ends the run. Text Loom did not write stays out of the report's error. */
 function failure(

@@ -4,7 +4,7 @@ import { asLookup, lookupKind, LOOKUPS_PER_STAGE } from "../vocabulary/answer.ts
 import type { Archive } from "../context/archive.ts";
 import { clipText, echo, MESSAGE_LIMIT } from "../text/clip.ts";
 import type { ContextPolicy, RequestParts } from "../context/context.ts";
-import { InterruptedError, ProviderError } from "../errors.ts";
+import { errorMessage, InterruptedError, LoomError, ProviderError } from "../errors.ts";
 import { answerLookup } from "../context/lookups.ts";
 import type { LoopEvent } from "../run-events.ts";
 import type { ResultStore } from "../context/store.ts";
@@ -22,6 +22,8 @@ export type StageRun = {
   signal?: AbortSignal;
   /** Model calls, checkpoints and lookups as they happen: the run report is their fold. */
   onEvent: (event: LoopEvent) => void;
+  /** Checked before each model call is built and announced; throws to make no further call (the run's cost cap). */
+  beforeCall?: () => void;
   /** The run's prompt cache as Loom expects it: each call whose adapter describes its body is explained. */
   cache?: CacheLedger;
 };
@@ -128,6 +130,7 @@ export async function runStage(run: StageRun, stage: Stage): Promise<StageResult
 async function ask(run: StageRun, parts: RequestParts, step: number): Promise<ModelAnswer> {
   const { context, now, signal } = run;
   if (signal?.aborted) throw new InterruptedError();
+  run.beforeCall?.();
   const built = context.build(parts);
   if (built.checkpointed) {
     run.onEvent({ type: "checkpoint-taken", step, phase: parts.phase, retired: built.retired });
@@ -139,12 +142,20 @@ async function ask(run: StageRun, parts: RequestParts, step: number): Promise<Mo
   try {
     answer = await run.provider.complete(built.request, { model: run.model, signal, step });
   } catch (error) {
-    // The request went out (and may be billed) though no answer came back: it counts, with the usage it reported.
-    if (error instanceof ProviderError || error instanceof InterruptedError) {
+    // The request went out (and may be billed) though no answer came back: it counts, with null usage — whether an
+    // HTTP provider failed, the run was interrupted, or a library caller's provider threw. (A recording that ran out
+    // of answers sent nothing.)
+    if (error instanceof ProviderError || error instanceof InterruptedError || !(error instanceof LoomError)) {
       const failed = { ...call, elapsed_ms: Math.max(0, now() - started), usage: NULL_USAGE, lookup: false };
       run.onEvent({ type: "model-called", ...failed });
     }
-    throw error;
+    if (error instanceof LoomError) throw error;
+    // A library provider's own exception fails the run as a provider error, as an HTTP failure does; its text stays
+    // out of the report (Loom did not write it).
+    const name = error instanceof Error ? error.name : typeof error;
+    throw new ProviderError(`Provider ${JSON.stringify(run.provider.name)} failed: ${errorMessage(error)}`, {
+      reportMessage: `Provider ${JSON.stringify(run.provider.name)} threw ${name}; the message is on stderr`,
+    });
   }
   const elapsed = Math.max(0, now() - started);
   const record = {

@@ -82,6 +82,9 @@ export const ContextReport = z.strictObject({
   partial_usage: Usage.nullable().describe("Usage observed before the run ended with an error"),
   calls: z.array(CallRecord).describe("One entry per model call, in order"),
   sandbox: SandboxState.nullable().optional(),
+  verified: z.boolean().optional().describe(
+    "The final revision's tests ran and passed (tests_current at the end); absent in reports of older versions",
+  ),
   cost: Cost.nullable().optional().describe(
     "The money the usage counters imply at a dated price table; null when the model has no known price or a " +
       "counter was not reported (never estimated from bytes); absent in reports of older versions",

@@ -101,6 +101,7 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
     if (started.previews !== null) report.previews = started.previews;
   }
   report.sandbox = ended.sandbox;
+  report.verified = ended.verified;
   if ("cost" in ended) report.cost = ended.cost;
   if (ended.recording !== undefined) report.recording = ended.recording;
   // The cache explanation (#30): the run's figures from its calls'.

@@ -5,7 +5,6 @@ import {
   comparisonRows,
   describeRunPairing,
   formatBytes,
-  formatCount,
   formatMs,
   formatOutcome,
   formatRatio,
@@ -13,6 +12,7 @@ import {
   summarizeReports,
   type SummaryDocument,
 } from "./summary.ts";
+import { formatCount } from "../text/numbers.ts";
 
 import {
   colorOf,

@@ -4,6 +4,7 @@ import { type AggregateReport, type ContextReport, requestBytes } from "./contex
 import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
 import { Phase, type Usage } from "../vocabulary/turn.ts";
+import { formatCount } from "../text/numbers.ts";
 import { CacheCause, type RunCache } from "../cache-explanation.ts";
 
 const MODEL_PHASES = Phase.options;
@@ -46,6 +47,8 @@ export type ReportSummary = {
   previews: string | null;
   /** A run's sandbox: the mode in force and whether processes really ran in an OS sandbox; null when none ran. */
   sandbox: { mode: string; active: boolean } | null;
+  /** A run's final revision's tests ran and passed; null for an aggregate or a report of an older version. */
+  verified: boolean | null;
   run_rows: AggregateReport["runs"] | null;
   /** The prompt cache (#30): the run's cache block, and per call what was read, written and sent uncached. */
   cache: ReportCache | null;
@@ -134,6 +137,7 @@ function summarizeReport(named: NamedReport): ReportSummary {
       step_protocol: null,
       previews: null,
       sandbox: null,
+      verified: null,
       run_rows: structuredClone(a.runs),
       cache: null,
     };
@@ -159,6 +163,7 @@ function summarizeReport(named: NamedReport): ReportSummary {
     step_protocol: c.step_protocol ?? null,
     previews: c.previews ?? null,
     sandbox: c.sandbox ? { mode: c.sandbox.mode, active: c.sandbox.active } : null,
+    verified: c.verified ?? null,
     run_rows: null,
     cache: reportCache(c),
   };
@@ -283,11 +288,9 @@ function listNames(names: string[], { most = 8 } = {}): string {
 
 // ---- formatting (shared by the text and HTML renderers) ----
 
-export function formatCount(n: number): string {
-  // split always yields at least one part
-  const [int = "", frac] = String(n).split(".");
-  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return frac === undefined ? grouped : `${grouped}.${frac}`;
+/** A run's verification in words: whether its final revision's tests ran and passed. */
+function formatVerified(s: ReportSummary): string {
+  return s.verified === null ? NONE : s.verified ? "verified" : "NOT verified";
 }
 
 export function formatBytes(bytes: number): string {
@@ -338,6 +341,7 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
     text("kind", (s) => (s.kind === "aggregate" ? `aggregate of ${s.runs}` : "run")),
     text("policy", (s) => s.policy),
     text("outcome", formatOutcome),
+    text("verified", formatVerified),
     text("error", (s) => s.error?.code ?? NONE),
   ];
   let group = "";
@@ -381,6 +385,53 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
   return rows;
 }
 
+/** The width text output keeps to: a wider table wraps by design (report columns in groups, long values on more
+ * lines, long run names clipped in the middle). */
+const WIDTH = 100;
+/** The widest a text cell of a comparison grows before it continues on the next line. */
+const TEXT_CELL = 24;
+
+/** Key-value lines whose values wrap under themselves past WIDTH. */
+function keyValues(rows: [string, string][]): string {
+  const keyWidth = Math.max(...rows.map(([k]) => k.length));
+  const room = Math.max(20, WIDTH - keyWidth - 2);
+  return rows.flatMap(([key, value]) =>
+    wrapText(value, room).map((line, i) => `${(i === 0 ? key : "").padEnd(keyWidth)}  ${line}`.trimEnd())
+  ).join("\n");
+}
+
+/** Words on lines of at most `width` characters (a longer word stays whole on its own line). */
+function wrapText(text: string, width: number): string[] {
+  if (text.length <= width) return [text];
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  return [...lines, line];
+}
+
+/** A table whose cells may hold several lines: each row as tall as its tallest cell, the others blank below. */
+function tallTable(rows: string[][][], options: { right?: number[] } = {}): string {
+  return table(
+    rows.flatMap((row) => {
+      const height = Math.max(...row.map((cell) => cell.length));
+      return Array.from({ length: height }, (_, line) => row.map((cell) => cell[line] ?? ""));
+    }),
+    options,
+  );
+}
+
+/** A name cut into pieces of at most `width` characters, so a long one keeps every character on more lines. */
+function chunks(name: string, width: number): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < name.length; i += width) pieces.push(name.slice(i, i + width));
+  return pieces.length > 0 ? pieces : [""];
+}
+
 function table(rows: string[][], { right = [] as number[] } = {}): string {
   // a row shorter than the first has empty cells at its end
   const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
@@ -409,6 +460,7 @@ function renderOne(s: ReportSummary): string {
       : []),
     ...(s.kind === "run" ? [fact("slice", s.slice ?? NONE)] : []),
     [s.kind === "run" ? "outcome" : "outcomes", formatOutcome(s)],
+    ...(s.kind === "run" ? [fact("verified", formatVerified(s))] : []),
     ...(s.kind === "run" ? [fact("error", s.error ? `${s.error.code}: ${s.error.message}` : NONE)] : []),
     ["loom version", s.loom_version],
   ];
@@ -436,7 +488,8 @@ function renderOne(s: ReportSummary): string {
   const counts: [string, string][] = [
     [
       "model calls",
-      formatCount(s.model_calls) + (s.calls_recorded === null ? "" : ` (per-call series: ${s.calls_recorded})`),
+      formatCount(s.model_calls) +
+      (s.calls_recorded === null ? "" : ` (per-call series: ${formatCount(s.calls_recorded)})`),
     ],
     ...(s.steps === null ? [] : [fact("steps", formatCount(s.steps))]),
     ["checkpoints", formatCount(s.checkpoints)],
@@ -444,7 +497,7 @@ function renderOne(s: ReportSummary): string {
     ...(s.retired_events === null ? [] : [fact("retired events", formatCount(s.retired_events))]),
     ...(s.retrievals === null
       ? []
-      : [fact("retrievals", Object.entries(s.retrievals).map(([k, n]) => `${k} ${n}`).join(" · "))]),
+      : [fact("retrievals", Object.entries(s.retrievals).map(([k, n]) => `${k} ${formatCount(n)}`).join(" · "))]),
     ...(s.refusals === null ? [] : [fact("refusals", formatCount(s.refusals))]),
     ...(s.archive === null
       ? []
@@ -457,29 +510,33 @@ function renderOne(s: ReportSummary): string {
   const parts = [
     head,
     "",
-    table(facts.map(([k, v]) => [k, v])),
+    keyValues(facts),
     "",
     table(phaseRows, { right: [1, 2, 3, 4] }),
     "",
-    table(counts),
+    keyValues(counts),
   ];
   if (s.cache !== null) parts.push("", renderCache(s.cache));
   if (s.run_rows !== null) {
+    const rows = [
+      ["run", "outcome", "calls", "request bytes", "largest request", "checkpoints"],
+      ...s.run_rows.map((r) => [
+        r.name,
+        r.outcome,
+        formatCount(r.model_calls),
+        formatBytes(r.request_bytes),
+        formatBytes(r.max_request_bytes),
+        formatCount(r.checkpoints),
+      ]),
+    ];
+    // The other columns are short; a long run name continues on the next line so the table fits the width.
+    const others = rows[0].slice(1).map((_, c) => Math.max(...rows.map((r) => r[c + 1].length)) + 2);
+    const room = Math.max(12, WIDTH - others.reduce((a, b) => a + b, 0));
     parts.push(
       "",
-      table([
-        ["run", "outcome", "calls", "request bytes", "largest request", "checkpoints"],
-        ...s.run_rows.map((
-          r,
-        ) => [
-          r.name,
-          r.outcome,
-          formatCount(r.model_calls),
-          formatBytes(r.request_bytes),
-          formatBytes(r.max_request_bytes),
-          formatCount(r.checkpoints),
-        ]),
-      ], { right: [2, 3, 4, 5] }),
+      tallTable(rows.map(([name, ...rest]) => [chunks(name, room), ...rest.map((cell) => [cell])]), {
+        right: [2, 3, 4, 5],
+      }),
     );
   }
   return parts.join("\n") + "\n";
@@ -521,16 +578,40 @@ function renderComparison(first: ReportSummary, doc: SummaryDocument): string {
     "",
   ];
   const rows = comparisonRows(doc);
-  const valueWidth = names.map((name, i) => Math.max(name.length, ...rows.map((r) => (r.cells[i] ?? "").length)));
-  const cells = rows.map((r) => [
-    r.label,
-    ...r.cells.map((c, i) => {
-      if (r.heading) return "";
-      const ratioText = i === 0 ? "" : formatRatio(r.ratios[i] ?? null);
-      return c.padStart(valueWidth[i] ?? 0) + (ratioText ? `  ${ratioText}` : "");
+  // A long text cell (an aggregate's outcomes) goes on more lines, so two reports still fit side by side.
+  const cellLines = rows.map((r) => r.cells.map((c) => (r.heading ? [""] : wrapText(c, TEXT_CELL))));
+  const valueWidth = doc.reports.map((_, i) =>
+    Math.max(names[i].length, ...cellLines.flatMap((cells) => cells[i].map((l) => l.length)))
+  );
+  const columns = doc.reports.map((_, i) => [
+    [names[i]],
+    ...rows.map((r, k) => {
+      const ratioText = i === 0 || r.heading ? "" : formatRatio(r.ratios[i] ?? null);
+      return cellLines[k][i].map((line, l) =>
+        line.padStart(valueWidth[i]) + (ratioText && l === 0 ? `  ${ratioText}` : "")
+      );
     }),
   ]);
-  lines.push(table([["", ...names], ...cells]));
+  // Reports side by side while they fit the width; the rest follow in further blocks, each with the labels again.
+  const labelWidth = Math.max(...rows.map((r) => r.label.length));
+  const groups: number[][] = [];
+  let used = Infinity;
+  for (const [i, column] of columns.entries()) {
+    const width = 2 + Math.max(...column.flat().map((c) => c.length));
+    if (used + width > WIDTH) {
+      groups.push([]);
+      used = labelWidth;
+    }
+    groups.at(-1)!.push(i);
+    used += width;
+  }
+  for (const [g, group] of groups.entries()) {
+    if (g > 0) lines.push("", `(continued: ${group.map((i) => `[${i + 1}]`).join(" ")})`);
+    lines.push(tallTable([
+      [[""], ...group.map((i) => columns[i][0])],
+      ...rows.map((r, k) => [[r.label], ...group.map((i) => columns[i][k + 1])]),
+    ]));
+  }
   const pairings = doc.comparisons.flatMap((c, k) => c.runs ? [describeRunPairing(c.runs, { index: k + 1 })] : []);
   if (pairings.length > 0) lines.push("", ...pairings);
   return lines.join("\n") + "\n";

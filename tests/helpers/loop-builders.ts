@@ -135,6 +135,7 @@ export async function runLoopReported(
     elapsed_ms: result.closing.elapsed_ms,
     archive: result.closing.archive,
     sandbox: null,
+    verified: result.verified,
   });
   return { ...result, report: foldReport(events, { version }), events };
 }

@@ -1,0 +1,14 @@
+// Numbers as people read them, in every text Loom prints: counts with thousands separators ("19,200"), fractions at a
+// fixed precision (never "0.005618000000000001"), and a noun that agrees with its count ("1 task", "2 tasks").
+
+/** "19,200"; a fraction at two decimals ("0.01", "1,234.50"). */
+export function formatCount(n: number): string {
+  const [int, frac] = (Number.isInteger(n) ? String(n) : n.toFixed(2)).split(".");
+  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return frac === undefined ? grouped : `${grouped}.${frac}`;
+}
+
+/** "1 recording", "2 recordings", "1,024 request bytes"; `many` for an irregular plural. */
+export function plural(count: number, noun: string, many = `${noun}s`): string {
+  return `${formatCount(count)} ${count === 1 ? noun : many}`;
+}
