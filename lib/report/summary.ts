@@ -530,11 +530,11 @@ function renderOne(s: ReportSummary): string {
       ]),
     ];
     // The other columns are short; a long run name continues on the next line so the table fits the width.
-    const others = rows[0].slice(1).map((_, c) => Math.max(...rows.map((r) => r[c + 1].length)) + 2);
+    const others = (rows[0] ?? []).slice(1).map((_, c) => Math.max(...rows.map((r) => (r[c + 1] ?? "").length)) + 2);
     const room = Math.max(12, WIDTH - others.reduce((a, b) => a + b, 0));
     parts.push(
       "",
-      tallTable(rows.map(([name, ...rest]) => [chunks(name, room), ...rest.map((cell) => [cell])]), {
+      tallTable(rows.map(([name = "", ...rest]) => [chunks(name, room), ...rest.map((cell) => [cell])]), {
         right: [2, 3, 4, 5],
       }),
     );
@@ -580,15 +580,16 @@ function renderComparison(first: ReportSummary, doc: SummaryDocument): string {
   const rows = comparisonRows(doc);
   // A long text cell (an aggregate's outcomes) goes on more lines, so two reports still fit side by side.
   const cellLines = rows.map((r) => r.cells.map((c) => (r.heading ? [""] : wrapText(c, TEXT_CELL))));
-  const valueWidth = doc.reports.map((_, i) =>
-    Math.max(names[i].length, ...cellLines.flatMap((cells) => cells[i].map((l) => l.length)))
+  // (cellLines has a row per row and a cell per report: the `?? []` and `?? 0` below never apply)
+  const valueWidth = names.map((name, i) =>
+    Math.max(name.length, ...cellLines.flatMap((cells) => (cells[i] ?? []).map((l) => l.length)))
   );
-  const columns = doc.reports.map((_, i) => [
-    [names[i]],
+  const columns = names.map((name, i) => [
+    [name],
     ...rows.map((r, k) => {
       const ratioText = i === 0 || r.heading ? "" : formatRatio(r.ratios[i] ?? null);
-      return cellLines[k][i].map((line, l) =>
-        line.padStart(valueWidth[i]) + (ratioText && l === 0 ? `  ${ratioText}` : "")
+      return (cellLines[k]?.[i] ?? []).map((line, l) =>
+        line.padStart(valueWidth[i] ?? 0) + (ratioText && l === 0 ? `  ${ratioText}` : "")
       );
     }),
   ]);
@@ -608,8 +609,9 @@ function renderComparison(first: ReportSummary, doc: SummaryDocument): string {
   for (const [g, group] of groups.entries()) {
     if (g > 0) lines.push("", `(continued: ${group.map((i) => `[${i + 1}]`).join(" ")})`);
     lines.push(tallTable([
-      [[""], ...group.map((i) => columns[i][0])],
-      ...rows.map((r, k) => [[r.label], ...group.map((i) => columns[i][k + 1])]),
+      // group holds indexes of columns, each with a cell per row after its heading; a missing cell is blank
+      [[""], ...group.map((i) => columns[i]?.[0] ?? [""])],
+      ...rows.map((r, k) => [[r.label], ...group.map((i) => columns[i]?.[k + 1] ?? [""])]),
     ]));
   }
   const pairings = doc.comparisons.flatMap((c, k) => c.runs ? [describeRunPairing(c.runs, { index: k + 1 })] : []);
