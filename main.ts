@@ -93,9 +93,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   // "loom eval vaildate suite/": a word close to a subcommand, and no file of that name, is a mistyped subcommand.
   const subcommands = Object.keys(spec?.subcommands ?? {});
-  if (args.length > 0 && subcommands.length > 0 && !args[0].startsWith("-") && !existsSync(resolve(io.cwd, args[0]))) {
-    if (didYouMean(args[0], subcommands)) {
-      return unknown(args[0], subcommands, "subcommand", path);
+  const [next] = args;
+  if (next !== undefined && subcommands.length > 0 && !next.startsWith("-") && !existsSync(resolve(io.cwd, next))) {
+    if (didYouMean(next, subcommands)) {
+      return unknown(next, subcommands, "subcommand", path);
     }
   }
   try {

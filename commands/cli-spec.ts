@@ -72,18 +72,24 @@ function expectedValues(values: readonly string[]): string {
  * two neighbouring letters each cost 1, so "modle" is one edit from "model" and "rnu" one from "run".
  */
 export function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
+  // d[i][j]: the distance from a's first i letters to b's first j
+  const d: number[][] = Array.from(
+    { length: a.length + 1 },
+    (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  // outside the table is out of reach
+  const at = (i: number, j: number) => d[i]?.[j] ?? Infinity;
+  for (const [i, row] of d.entries()) {
+    if (i === 0) continue;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      row[j] = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+        row[j] = Math.min(at(i, j), at(i - 2, j - 2) + 1);
       }
     }
   }
-  return d[a.length][b.length];
+  return at(a.length, b.length);
 }
 
 /** The closest of `candidates` to a mistyped word, when it is close enough to be what was meant. */

@@ -47,6 +47,10 @@ export function evalReport(
     if (!merged.ok) throw new UsageError(`Cannot merge: ${merged.reason}`);
     return reporter.mergedEvaluation(merged.file, { output: merge.output, shards: files.length });
   }
-  if (files.length !== 1) throw new UsageError("Give one eval.json (or several shards with --merge)");
-  return reporter.evaluation(files[0], { dir: dirname(paths[0]), ran: "completed" });
+  const [file, ...more] = files;
+  const [path] = paths;
+  if (file === undefined || path === undefined || more.length > 0) {
+    throw new UsageError("Give one eval.json (or several shards with --merge)");
+  }
+  return reporter.evaluation(file, { dir: dirname(path), ran: "completed" });
 }

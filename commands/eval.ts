@@ -48,7 +48,8 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   sweepLeftoversOnce(); // scratch copies and cgroups a killed Loom left behind
   if (argv[0] === "validate" || argv[0] === "rescore") return await subcommand(argv[0], argv.slice(1), io);
   const { values, positionals } = parseCommand(EVAL_SPEC, argv, { command: "eval" });
-  if (positionals.length !== 1) {
+  const [suitePath, ...extra] = positionals;
+  if (suitePath === undefined || extra.length > 0) {
     throw new UsageError("Expected one SUITE (a suite file or folder; see loom eval --help)");
   }
   const models = values.model ?? [];
@@ -102,7 +103,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     timeoutMs: millisecondsOption("--provider-idle-timeout-ms", values["provider-idle-timeout-ms"]),
   };
   const loaded = selectTasks(
-    loadSuiteFile(positionals[0], { cwd: io.cwd, allowOutside: values["allow-outside-suite"] === true }),
+    loadSuiteFile(suitePath, { cwd: io.cwd, allowOutside: values["allow-outside-suite"] === true }),
     { ids: values.task, tags: values.tag },
   );
   const checks = checkHashes(loaded);
@@ -256,10 +257,11 @@ function formatDuration(ms: number): string {
 async function subcommand(name: "validate" | "rescore", argv: string[], io: Io): Promise<number> {
   const command = `eval ${name}`;
   const one = (positionals: string[]) => {
-    if (positionals.length !== 1) {
+    const [only, ...more] = positionals;
+    if (only === undefined || more.length > 0) {
       throw new UsageError(`Expected one ${name === "validate" ? "SUITE" : "DIR"} (see loom eval --help)`);
     }
-    return positionals[0];
+    return only;
   };
   if (name === "validate") {
     const { values, positionals } = parseCommand(EVAL_SPEC.subcommands.validate, argv, { command });

@@ -63,8 +63,9 @@ function row(key: string, entry: ModelEntry, today: string): string[] {
 export function renderModels(table: ModelTable, { today }: { today: string }): string {
   const head = ["MODEL", "API", "ANSWER", "CONTEXT/OUT", "CACHE MIN TTL", "USD/M IN OUT READ WRITE", "EFFORT", ""];
   const rows = [head, ...Object.entries(table.models).map(([key, entry]) => row(key, entry, today))];
-  const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  const lines = rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd());
+  // every row has a cell per column of head (row() writes them all)
+  const widths = head.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  const lines = rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd());
   return `${lines.join("\n")}\n(writes: 5-minute/1-hour for Anthropic, billed writes for OpenAI; sources and dates: ` +
     "loom models --json)\n";
 }

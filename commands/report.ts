@@ -90,20 +90,22 @@ function merge(reports: NamedReport[]): AggregateReport {
   }
   // A run of the same recording under the same name in two shards would be counted twice (a shard given twice, or
   // shards that overlap): refused, naming both.
-  const seen = new Map<string, number>();
+  // each run's key -> the shard and the file that hold it first
+  const seen = new Map<string, { shard: number; file: string }>();
   shards.forEach((shard, i) => {
+    const file = reports[i]?.file ?? ""; // shards is reports, mapped: the same indexes
     for (const run of shard.runs) {
       if (run.recording === undefined) continue;
       const key = `${run.recording} ${run.name}`;
       const earlier = seen.get(key);
-      if (earlier !== undefined && earlier !== i) {
+      if (earlier !== undefined && earlier.shard !== i) {
         throw new UsageError(
-          `${JSON.stringify(reports[earlier].file)} and ${JSON.stringify(reports[i].file)} both hold the run of ${
+          `${JSON.stringify(earlier.file)} and ${JSON.stringify(file)} both hold the run of ${
             JSON.stringify(run.name)
           } (the same recording): merged, it would count twice`,
         );
       }
-      seen.set(key, i);
+      seen.set(key, { shard: i, file });
     }
   });
   return merged.report;

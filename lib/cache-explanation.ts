@@ -90,16 +90,16 @@ export class CacheLedger {
 
   /** Explains one call: its body's layout, the counters the provider reported, and when it was sent (ms). */
   explain({ layout, usage, at }: { layout: CacheLayout; usage: Usage; at: number }): CallCache {
-    const keys: string[] = [];
-    const ends: number[] = [];
+    // Each block's prefix: its key (the digests up to it) and where it ends (bytes).
+    const prefixes: Prefix[] = [];
     let key = "";
     let end = 0;
-    for (const b of layout.blocks) {
-      key += `${b.digest},`;
-      end += b.bytes;
-      keys.push(key);
-      ends.push(end);
+    for (const block of layout.blocks) {
+      key += `${block.digest},`;
+      end += block.bytes;
+      prefixes.push({ key, end, block });
     }
+    const keys = prefixes.map((p) => p.key);
     const total = end;
     const reportedTokens = usage.input === null ? null : usage.input + (usage.cache_read ?? 0) +
       (usage.cache_write ?? 0);
@@ -113,18 +113,22 @@ export class CacheLedger {
       layout.mode === "automatic" ||
       layout.blocks.slice(i, i + layout.lookback + 1).some((b) => b.breakpoint);
     const longestAt = ({ ttl = true, min = true, strict = false }) => {
-      for (let i = keys.length - 1; i >= 0; i--) {
+      for (const [i, prefix] of [...prefixes.entries()].reverse()) {
         if (!readable(i)) continue;
-        const entry = this.#entries.get(keys[i]);
+        const entry = this.#entries.get(prefix.key);
         if (!entry) continue;
         if (ttl && at - entry.at > layout.ttl_ms) continue;
-        if (min && (!entry.long || ends[i] < (strict ? minBytes / MIN_SLACK : minBytes))) continue;
-        return i;
+        if (min && (!entry.long || prefix.end < (strict ? minBytes / MIN_SLACK : minBytes))) continue;
+        return { prefix, entry };
       }
-      return -1;
+      return null;
     };
-    const endAt = (i: number) =>
-      i < 0 ? 0 : layout.mode === "automatic" ? automaticEnd(ends[i], tokensPerByte, layout.min_tokens) : ends[i];
+    const endAt = (found: { prefix: Prefix } | null) =>
+      found === null
+        ? 0
+        : layout.mode === "automatic"
+        ? automaticEnd(found.prefix.end, tokensPerByte, layout.min_tokens)
+        : found.prefix.end;
     const longest = (options: { ttl?: boolean; min?: boolean; strict?: boolean }) => endAt(longestAt(options));
     const readAt = longestAt({});
     const expected = endAt(readAt);
@@ -137,23 +141,22 @@ export class CacheLedger {
     // What Loom expects when only prefixes surely past the minimum count (no slack for token counting).
     const strictTokens = reportedTokens === null ? null : Math.round(longest({ strict: true }) * tokensPerByte);
     // An entry lives from its last use: a read keeps it.
-    // "!": readAt indexes a key found among the live entries just above (endAt's search).
-    if (readAt >= 0) this.#entries.get(keys[readAt])!.at = at;
+    if (readAt !== null) readAt.entry.at = at;
     const previous = this.#previous;
-    const firstDiff = previous === null ? null : firstDifference(keys, previous.keys, layout);
-    const shared = previous === null ? 0 : sharedEnd(keys, previous.keys, ends);
+    const firstDiff = previous === null ? null : firstDifference(prefixes, previous.keys);
+    const shared = previous === null ? 0 : sharedEnd(prefixes, previous.keys);
 
     // What this body writes (and refreshes): every marked prefix at or past the minimum, or every prefix (automatic).
     let writeEnd = 0;
     let markedEnd = 0;
-    layout.blocks.forEach((b, i) => {
-      if (layout.mode === "automatic" || b.breakpoint) {
-        const long = ends[i] >= minBytes;
-        this.#entries.set(keys[i], { at, long });
-        markedEnd = Math.max(markedEnd, ends[i]);
-        if (long) writeEnd = Math.max(writeEnd, ends[i]);
+    for (const { key, end, block } of prefixes) {
+      if (layout.mode === "automatic" || block.breakpoint) {
+        const long = end >= minBytes;
+        this.#entries.set(key, { at, long });
+        markedEnd = Math.max(markedEnd, end);
+        if (long) writeEnd = Math.max(writeEnd, end);
       }
-    });
+    }
     const read = usage.cache_read;
     const expectedTokens = reportedTokens === null ? null : Math.round(expected * tokensPerByte);
 
@@ -239,6 +242,8 @@ export class CacheLedger {
 
 /** The previous body: its chain keys, what it left cached, and the end of its last marked prefix (cached or not). */
 type Previous = { keys: string[]; cachedEnd: number; markedEnd: number };
+/** One block's prefix of the body: its key (the digests up to it) and where it ends (bytes). */
+type Prefix = { key: string; end: number; block: CacheBlock };
 
 /** Automatic caching reads whole 128-token steps from the minimum on (bytes, at this call's tokens per byte). */
 function automaticEnd(bytes: number, tokensPerByte: number, minTokens: number): number {
@@ -247,16 +252,19 @@ function automaticEnd(bytes: number, tokensPerByte: number, minTokens: number): 
   return (minTokens + Math.floor((tokens - minTokens) / OPENAI_STEP_TOKENS) * OPENAI_STEP_TOKENS) / tokensPerByte;
 }
 
-function firstDifference(keys: string[], before: string[], layout: CacheLayout): CacheSection | null {
-  for (let i = 0; i < keys.length; i++) {
-    if (keys[i] !== before[i]) return layout.blocks[i].section;
+function firstDifference(prefixes: readonly Prefix[], before: readonly string[]): CacheSection | null {
+  for (const [i, { key, block }] of prefixes.entries()) {
+    if (key !== before[i]) return block.section;
   }
   return null;
 }
 
-function sharedEnd(keys: string[], before: string[], ends: number[]): number {
+function sharedEnd(prefixes: readonly Prefix[], before: readonly string[]): number {
   let shared = 0;
-  for (let i = 0; i < keys.length && keys[i] === before[i]; i++) shared = ends[i];
+  for (const [i, { key, end }] of prefixes.entries()) {
+    if (key !== before[i]) break;
+    shared = end;
+  }
   return shared;
 }
 

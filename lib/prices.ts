@@ -41,7 +41,8 @@ export function pricesOf(models: ModelTable): PriceTable {
   // An alias costs what its model costs: "openai/gpt-5.6" is priced as "openai/gpt-5.6-sol".
   const entries = Object.entries(models.models).flatMap(([key, entry]) => {
     if (!entry.prices) return [];
-    const price = { ...entry.prices, source: entry.source.split(" ")[0], date: entry.date };
+    const [source = ""] = entry.source.split(" "); // split always yields a first part
+    const price = { ...entry.prices, source, date: entry.date };
     const provider = key.slice(0, key.indexOf("/"));
     return [key, ...(entry.aliases ?? []).map((alias) => `${provider}/${alias}`)].map((k) => [k, price] as const);
   });
@@ -72,9 +73,10 @@ export function mergePrices(base: PriceTable, override: PriceTable | null): Pric
 
 /** The entry of "PROVIDER/MODEL"; a bare model id (a catalog model's) matches when exactly one provider lists it. */
 export function priceOf(table: PriceTable, model: string): ModelPrice | null {
-  if (Object.hasOwn(table.models, model)) return table.models[model];
-  const matches = Object.keys(table.models).filter((key) => key.slice(key.indexOf("/") + 1) === model);
-  return matches.length === 1 ? table.models[matches[0]] : null;
+  const exact = Object.hasOwn(table.models, model) ? table.models[model] : undefined;
+  if (exact !== undefined) return exact;
+  const [only, ...others] = Object.keys(table.models).filter((key) => key.slice(key.indexOf("/") + 1) === model);
+  return only !== undefined && others.length === 0 ? table.models[only] ?? null : null;
 }
 
 /**

@@ -36,9 +36,10 @@ export async function rescoreEval(
   const rows: EvalRow[] = [...file.rows];
   let next = 0;
   const worker = async () => {
-    while (next < rows.length && !signal?.aborted) {
+    while (!signal?.aborted) {
       const i = next++;
       const row = rows[i];
+      if (row === undefined) break; // every row taken
       const runDir = join(dir, "runs", row.id, `attempt-${row.attempt}`);
       const changesPath = join(runDir, "changes.json");
       if (row.check === null || !existsSync(changesPath)) continue;
@@ -110,9 +111,16 @@ function rescoreKey(
         } changed since the evaluation ran; add --accept-changed-checks to rescore with the new check`,
       );
     }
-    changed.push({ task, old: file.key.checks[task], new: checks[task] });
+    changed.push({ task, old: hashOf(file.key.checks, task, "recorded check"), new: hashOf(checks, task, "check") });
   }
-  const tasks = Object.fromEntries(file.suite.tasks.map((t) => [t, now[t]]));
-  const keptChecks = Object.fromEntries(file.suite.tasks.map((t) => [t, checks[t]]));
+  // Every task of the file has its hashes here: one missing from the suite failed the comparison above.
+  const tasks = Object.fromEntries(file.suite.tasks.map((t) => [t, hashOf(now, t, "task")]));
+  const keptChecks = Object.fromEntries(file.suite.tasks.map((t) => [t, hashOf(checks, t, "check")]));
   return { key: { ...file.key, tasks, checks: keptChecks }, changed };
+}
+
+function hashOf(hashes: Readonly<Record<string, string>>, task: string, what: string): string {
+  const hash = hashes[task];
+  if (hash === undefined) throw new UsageError(`Cannot rescore: no ${what} hash for task ${JSON.stringify(task)}`);
+  return hash;
 }

@@ -23,9 +23,11 @@ export async function validateSuite(loaded: LoadedSuite, options: Options): Prom
   const results: TaskValidation[] = new Array(loaded.tasks.length);
   let next = 0;
   const worker = async () => {
-    while (next < loaded.tasks.length && !options.signal?.aborted) {
+    while (!options.signal?.aborted) {
       const i = next++;
-      results[i] = await validateTask(loaded, loaded.tasks[i], options);
+      const task = loaded.tasks[i];
+      if (task === undefined) break; // every task taken
+      results[i] = await validateTask(loaded, task, options);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.jobs) }, worker));
@@ -98,7 +100,7 @@ async function validateTask(
     const bin = join(planted, "node_modules", ".bin");
     mkdirSync(bin, { recursive: true });
     for (const program of new Set([task.check.command[0], task.test.command[0]])) {
-      if (program.includes("/")) continue;
+      if (program === undefined || program.includes("/")) continue;
       writeFileSync(join(bin, program), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
     }
     const plantedEnv = { ...env, PATH: [join("node_modules", ".bin"), env.PATH ?? ""].join(delimiter) };

@@ -13,7 +13,7 @@ export type PidsLimit = {
   dir: string;
   max: number;
   /** The argv that runs `argv` inside the cgroup: a fixed shell joins it, then becomes the program. */
-  wrap: (argv: readonly string[]) => string[];
+  wrap: (argv: readonly string[]) => [program: string, ...args: string[]];
   release: () => void;
 };
 

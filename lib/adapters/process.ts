@@ -153,6 +153,7 @@ export class HeadTailBuffer {
     this.#tailBytes += chunk.length;
     while (this.#tailBytes > this.#tailCap) {
       const first = this.#tail[0];
+      if (first === undefined) break; // the bytes over the cap are in the tail
       const excess = this.#tailBytes - this.#tailCap;
       if (first.length <= excess) {
         this.#tail.shift();
@@ -348,7 +349,8 @@ function isDirectory(path: string): boolean {
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
+  const first = parts[0];
+  if (parts.length === 1 && first !== undefined) return first;
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
   for (const part of parts) {
@@ -363,17 +365,22 @@ function decode(bytes: Uint8Array): string {
 }
 
 const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
+/** Whether bytes[i] is a UTF-8 continuation byte; outside the bytes there is none. */
+const continuationAt = (bytes: Uint8Array, i: number) => {
+  const byte = bytes[i];
+  return byte !== undefined && isContinuation(byte);
+};
 
 /** The largest index <= end where only whole characters precede it (drops a trailing partial character). */
 function charStartAtOrBefore(bytes: Uint8Array, end: number): number {
   let i = end - 1;
   let continuations = 0;
-  while (i >= 0 && continuations < 3 && isContinuation(bytes[i])) {
+  while (continuations < 3 && continuationAt(bytes, i)) {
     i--;
     continuations++;
   }
-  if (i < 0 || bytes[i] < 0xc0) return end;
   const lead = bytes[i];
+  if (lead === undefined || lead < 0xc0) return end;
   const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
   return continuations + 1 >= length ? end : i;
 }
@@ -381,6 +388,6 @@ function charStartAtOrBefore(bytes: Uint8Array, end: number): number {
 /** The smallest index >= start that begins a character (skips leading continuation bytes). */
 function charStartAtOrAfter(bytes: Uint8Array, start: number): number {
   let i = start;
-  while (i < bytes.length && i - start < 3 && isContinuation(bytes[i])) i++;
+  while (i - start < 3 && continuationAt(bytes, i)) i++;
   return i;
 }

@@ -165,7 +165,7 @@ export function sandboxedArgv(
     env: Record<string, string>;
     policy: SandboxPolicy;
   },
-): string[] {
+): [program: string, ...args: string[]] {
   const program = argv[0] ?? "";
   const found = isAbsolute(program)
     ? program

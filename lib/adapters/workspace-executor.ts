@@ -372,7 +372,8 @@ function refuseExecutionConfig(target: { relative: string; real: string }): void
     const at = parts.indexOf(".git");
     if (at === -1 || at === parts.length - 1) continue;
     const inside = parts.slice(at + 1);
-    if (["config", "config.worktree", "commondir"].includes(inside[inside.length - 1]) || inside.includes("hooks")) {
+    const last = inside.at(-1);
+    if ((last !== undefined && ["config", "config.worktree", "commondir"].includes(last)) || inside.includes("hooks")) {
       throw new Refusal(
         "protected_path",
         `Path ${JSON.stringify(target.relative)} configures what git runs (.git/config, .git/hooks/); ` +
@@ -408,7 +409,7 @@ function checkCommand(argv: string[], commands: string[][], root: string): void 
     throw new Refusal("command_not_allowed", `Command ${JSON.stringify(argv)} is not allowed (${hint})`);
   }
   // Allowing ["ls"] must not allow `ls /`. A guard against naming paths outside, not a sandbox (see outsidePathArgument).
-  const unsafe = unsafeProgramArgument([argv[0], ...argv.slice(prefix.length)]);
+  const unsafe = unsafeProgramArgument([...argv.slice(0, 1), ...argv.slice(prefix.length)]);
   if (unsafe !== undefined) {
     throw new Refusal("command_not_allowed", `Command ${JSON.stringify(argv)} is refused: ${unsafe}`);
   }

@@ -333,15 +333,15 @@ export function walkEntries(
     const stack: WalkFrame[] = [];
     const first = readEntries(dir);
     if (first) stack.push({ dir, prefix: "", entries: first, next: 0, owned: false, scopes: scopes.length });
-    while (stack.length > 0) {
-      const frame = stack[stack.length - 1];
-      if (frame.next >= frame.entries.length) {
+    for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
+      const entry = frame.entries[frame.next++];
+      if (entry === undefined) {
+        // the folder is done
         stack.pop();
         if (frame.owned) close(frame.dir);
-        scopes.length = stack.length > 0 ? stack[stack.length - 1].scopes : 0;
+        scopes.length = stack.at(-1)?.scopes ?? 0;
         continue;
       }
-      const entry = frame.entries[frame.next++];
       const path = frame.prefix === "" ? entry.name : `${frame.prefix}/${entry.name}`;
       const full = base === "" ? path : `${base}/${path}`;
       const isDir = entry.isDirectory();

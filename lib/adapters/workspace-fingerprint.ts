@@ -165,14 +165,14 @@ export class WorkspaceFingerprint {
       stack.push({ access, prefix, names, next: 0, fd });
     };
     enter(this.#root, "", null);
-    while (stack.length > 0) {
-      const frame = stack[stack.length - 1];
-      if (frame.next >= frame.names.length) {
+    for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
+      const name = frame.names[frame.next++];
+      if (name === undefined) {
+        // the folder is done
         stack.pop();
         if (frame.fd !== null) closeSync(frame.fd);
         continue;
       }
-      const name = frame.names[frame.next++];
       const path = frame.prefix === "" ? name : `${frame.prefix}/${name}`;
       const full = `${frame.access}/${name}`;
       let info: Stats;
@@ -341,6 +341,7 @@ function gitDirectory(root: string): string | undefined {
   if (!info.isFile()) return undefined;
   const match = /^gitdir: (.+)$/m.exec(new TextDecoder().decode(readFileSync(dotGit)));
   if (!match) return undefined;
-  const dir = match[1].trim();
+  const [, gitdir = ""] = match; // (.+) always captures
+  const dir = gitdir.trim();
   return dir.startsWith("/") ? dir : `${root}/${dir}`;
 }

@@ -154,6 +154,7 @@ function unsafeSed(args: readonly string[]): string | undefined {
   let sawScript = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
+    if (arg === undefined) continue; // i < length: it is there
     if (arg === "-f" || arg.startsWith("--file") || (/^-[a-zA-Z]*f/.test(arg) && !arg.startsWith("--"))) {
       return "sed scripts from a file are not checked; give the script as an argument";
     }
@@ -186,7 +187,7 @@ function sedDangerousCommand(script: string): string | undefined {
   let i = 0;
   const n = script.length;
   const skipSpace = () => {
-    while (i < n && /[\s;]/.test(script[i])) i++;
+    while (i < n && /[\s;]/.test(script.charAt(i))) i++;
   };
   const readRegex = (delimiter: string): boolean => {
     i++;
@@ -241,7 +242,7 @@ function sedDangerousCommand(script: string): string | undefined {
       i--;
       if (!readRegex(delimiter)) return script;
       if (command === "s") {
-        while (i < n && /[gpIiMm0-9we]/.test(script[i])) {
+        while (i < n && /[gpIiMm0-9we]/.test(script.charAt(i))) {
           if (script[i] === "w" || script[i] === "e") return `s…${script[i]}`;
           i++;
         }

@@ -115,7 +115,8 @@ export function doctorRequest({ minCacheTokens, nonce }: { minCacheTokens: numbe
 } {
   const count = Math.ceil(minCacheTokens * PREFIX_MARGIN);
   const words = Array.from({ length: count }, (_, i) => WORDS[(i * 7 + nonce.length) % WORDS.length]);
-  const word = words[words.length - 1];
+  // a minimum of 0 tokens gives an empty prefix, with no last word to ask back
+  const word = words.at(-1) ?? "";
   const request: TurnRequest = {
     phase: "selection",
     response_schema: DOCTOR_SCHEMA,

@@ -41,7 +41,8 @@ function shuffle<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
+    // "!": i is in [1, length) and j in [0, i]: both index out
+    [out[i], out[j]] = [out[j]!, out[i]!];
   }
   return out;
 }

@@ -6,10 +6,12 @@ import { seededRandom } from "./matrix.ts";
 export const mean = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 export function median(xs: readonly number[]): number | null {
-  if (xs.length === 0) return null;
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const upper = sorted[mid];
+  if (upper === undefined) return null;
+  const lower = sorted[mid - 1];
+  return sorted.length % 2 || lower === undefined ? upper : (lower + upper) / 2;
 }
 
 /** The standard normal quantile (Acklam's rational approximation, relative error < 1.2e-9). */
@@ -35,15 +37,16 @@ export function normalQuantile(p: number): number {
   const low = 0.02425;
   if (p < low) {
     const q = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-      ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    return horner(c, q) / horner([...d, 1], q);
   }
   if (p > 1 - low) return -normalQuantile(1 - p);
   const q = p - 0.5;
   const r = q * q;
-  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
-    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  return horner(a, r) * q / horner([...b, 1], r);
 }
+
+/** The polynomial with these coefficients (highest power first) at x, by Horner's rule: ((c0·x + c1)·x + c2)… */
+const horner = (coefficients: readonly number[], x: number): number => coefficients.reduce((s, c) => s * x + c, 0);
 
 /**
  * Student's t quantile: exact for 1 and 2 degrees of freedom, else the Cornish–Fisher expansion around the normal
@@ -134,10 +137,12 @@ export function pairedDifference(
   let cov = 0;
   let va = 0;
   let vb = 0;
-  for (let i = 0; i < T; i++) {
-    cov += (a[i] - pa) * (b[i] - pb) / T;
-    va += (a[i] - pa) ** 2 / T;
-    vb += (b[i] - pb) ** 2 / T;
+  for (const [i, x] of a.entries()) {
+    const y = b[i];
+    if (y === undefined) throw new Error(`pairedDifference: ${T} rates for A but ${b.length} for B; one per task each`);
+    cov += (x - pa) * (y - pb) / T;
+    va += (x - pa) ** 2 / T;
+    vb += (y - pb) ** 2 / T;
   }
   const corrected = cov > 0 ? Math.max(cov - 1 / (2 * T), 0) : cov;
   const phi = va > 0 && vb > 0 ? Math.max(-1, Math.min(1, corrected / Math.sqrt(va * vb))) : 0;
@@ -177,7 +182,7 @@ export function signFlipTest(differences: readonly number[], { seed = 1 }: { see
     let hits = 0;
     for (let mask = 0; mask < total; mask++) {
       let sum = 0;
-      for (let i = 0; i < d.length; i++) sum += mask & (1 << i) ? -d[i] : d[i];
+      for (const [i, x] of d.entries()) sum += mask & (1 << i) ? -x : x;
       if (Math.abs(sum) >= observed - tolerance) hits++;
     }
     return { p: hits / total, exact: true };
@@ -197,28 +202,28 @@ export function signFlipTest(differences: readonly number[], { seed = 1 }: { see
 /** The exact sign-flip p when every |d| is a whole multiple of 1/q for a small q; null when none fits. */
 function latticeSignFlip(d: readonly number[], observed: number): number | null {
   for (let q = 1; q <= LATTICE_DENOMINATOR; q++) {
+    if (!d.every((x) => Math.abs(Math.round(Math.abs(x) * q) - Math.abs(x) * q) < 1e-7)) continue;
     const steps = d.map((x) => Math.round(Math.abs(x) * q));
-    if (!steps.every((k, i) => Math.abs(k - Math.abs(d[i]) * q) < 1e-7)) continue;
     const span = steps.reduce((s, k) => s + k, 0);
     if ((2 * span + 1) * d.length > LATTICE_CELLS) return null;
-    // probability of each signed sum, offset by span
+    // probability of each signed sum, offset by span (a Float64Array starts zero-filled: `?? 0` reads the same)
     let dist = new Float64Array(2 * span + 1);
     dist[span] = 1;
     let reach = 0;
     for (const k of steps) {
       const next = new Float64Array(2 * span + 1);
       for (let s = span - reach; s <= span + reach; s++) {
-        const pr = dist[s];
+        const pr = dist[s] ?? 0;
         if (pr === 0) continue;
-        next[s + k] += pr / 2;
-        next[s - k] += pr / 2;
+        next[s + k] = (next[s + k] ?? 0) + pr / 2;
+        next[s - k] = (next[s - k] ?? 0) + pr / 2;
       }
       reach += k;
       dist = next;
     }
     const target = Math.round(observed * q);
     let p = 0;
-    for (let s = 0; s <= 2 * span; s++) if (Math.abs(s - span) >= target) p += dist[s];
+    for (let s = 0; s <= 2 * span; s++) if (Math.abs(s - span) >= target) p += dist[s] ?? 0;
     return Math.min(1, p);
   }
   return null;
@@ -263,7 +268,8 @@ export function ratioBootstrap(
     let a = 0;
     let b = 0;
     for (let i = 0; i < T; i++) {
-      const pick = pairs[Math.floor(random() * T)];
+      // "!": random() is in [0, 1), so the index is in [0, T)
+      const pick = pairs[Math.floor(random() * T)]!;
       a += pick.a;
       b += pick.b;
     }
@@ -273,7 +279,8 @@ export function ratioBootstrap(
   // The expansion counts Kish's effective number of tasks (below), not T: a few costly tasks carry the ratio.
   const effective = Math.max(2, Math.floor(kishTasks(pairs)));
   const tail = normalCdf(-Math.sqrt(effective / (effective - 1)) * tQuantile(0.975, effective - 1));
-  const at = (q: number) => ratios[Math.min(ratios.length - 1, Math.max(0, Math.floor(q * ratios.length)))];
+  // with no samples there is no percentile: NaN, as Math.min/max of a missing one gave before
+  const at = (q: number) => ratios[Math.min(ratios.length - 1, Math.max(0, Math.floor(q * ratios.length)))] ?? NaN;
   const t = logRatioInterval(pairs);
   return { estimate: sumB / sumA, low: Math.min(at(tail), t.low), high: Math.max(at(1 - tail), t.high) };
 }

@@ -99,7 +99,8 @@ export function summarize(
 
   const [baseline, ...candidates] = policies;
   const unsandboxed = counted.filter((row) => !row.sandbox.active).length;
-  const pairSummaries = candidates.map((candidate) => {
+  // no policies, no baseline: then no candidates either
+  const pairSummaries = baseline === undefined ? [] : candidates.map((candidate) => {
     const pair = comparePolicies({ cells, baseline, candidate, repeats, margin, costMargin, seed, resamples });
     const sentence = pairSentence(pair, policySummaries) + (unsandboxed ? `; ${UNSANDBOXED_NOTE}` : "");
     return { ...pair, sentence };
@@ -160,11 +161,15 @@ function comparePolicies(
     resamples?: number;
   },
 ): Omit<PairSummary, "sentence"> {
-  const both = [...cells].filter(([, byPolicy]) => byPolicy.has(baseline) && byPolicy.has(candidate));
-  // "!": both keeps the tasks that have a cell for the baseline and for the candidate
-  const a = both.map(([, c]) => c.get(baseline)!);
-  const b = both.map(([, c]) => c.get(candidate)!);
-  const d = b.map((cell, i) => cell.rate - a[i].rate);
+  // the tasks that have a cell for the baseline and for the candidate
+  const both = [...cells].flatMap(([task, byPolicy]) => {
+    const a = byPolicy.get(baseline);
+    const b = byPolicy.get(candidate);
+    return a && b ? [{ task, a, b }] : [];
+  });
+  const a = both.map((pair) => pair.a);
+  const b = both.map((pair) => pair.b);
+  const d = both.map((pair) => pair.b.rate - pair.a.rate);
   const { correlation, ...difference } = pairedDifference(a.map((c) => c.rate), b.map((c) => c.rate), {
     runsA: sum(a.map((c) => c.runs.length)),
     runsB: sum(b.map((c) => c.runs.length)),
@@ -174,8 +179,7 @@ function comparePolicies(
   // McNemar pairs one run of each policy per task: only meaningful with one repeat.
   const discordant = repeats === 1 ? { b: d.filter((x) => x < 0).length, c: d.filter((x) => x > 0).length } : null;
   const costPairs = both
-    // "!": as above, both policies have a cell for each of these tasks
-    .map(([, c]) => ({ a: c.get(baseline)!.meanCost, b: c.get(candidate)!.meanCost }))
+    .map((pair) => ({ a: pair.a.meanCost, b: pair.b.meanCost }))
     .filter((p): p is { a: number; b: number } => p.a !== null && p.b !== null);
   const ratio = ratioBootstrap(costPairs, { seed: pairSeed, ...(resamples ? { samples: resamples } : {}) });
   // JSON has no ∞: an unbounded upper end is null.
@@ -213,9 +217,8 @@ function comparePolicies(
     verdict,
     reason,
     disagreements: both
-      .filter((_, i) => d[i] !== 0)
-      // "!": the same tasks, each with both cells
-      .map(([task, c]) => ({ task, baseline: c.get(baseline)!.rate, candidate: c.get(candidate)!.rate })),
+      .filter((pair) => pair.b.rate - pair.a.rate !== 0)
+      .map(({ task, a, b }) => ({ task, baseline: a.rate, candidate: b.rate })),
   };
 }
 

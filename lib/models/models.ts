@@ -149,7 +149,8 @@ export function mergeModels(base: ModelTable, override: ModelTable | null): Mode
 /** The entry of "PROVIDER/MODEL" (or an alias of one), with the id to send; unknown ids get the defaults. */
 export function resolveModel(table: ModelTable, provider: ModelProvider, id: string): ResolvedModel {
   const key = `${provider}/${id}`;
-  if (Object.hasOwn(table.models, key)) return { key, provider, id, entry: table.models[key], known: true };
+  const exact = Object.hasOwn(table.models, key) ? table.models[key] : undefined;
+  if (exact !== undefined) return { key, provider, id, entry: exact, known: true };
   for (const [other, entry] of Object.entries(table.models)) {
     if (other.startsWith(`${provider}/`) && entry.aliases?.includes(id)) {
       return { key: other, provider, id: other.slice(provider.length + 1), entry, known: true };

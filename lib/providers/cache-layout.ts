@@ -77,7 +77,8 @@ export function openaiCacheLayout(
   // for a server without schema support) ends with one more block.
   let chars = 0;
   rest.forEach((r, i) => {
-    const text = (i > 0 && rest[i - 1].section !== r.section ? "\n\n" : "") + r.text;
+    const before = rest[i - 1];
+    const text = (before !== undefined && before.section !== r.section ? "\n\n" : "") + r.text;
     blocks.push(block(r.section, text));
     chars += text.length;
   });

@@ -30,7 +30,8 @@ export function convertOpenAIResponse(
   const parsed = OpenAIResponse.safeParse(raw);
   if (!parsed.success) throw malformedResponse(provider, formatZodError(parsed.error));
   const { choices, usage, timings } = parsed.data;
-  const { message, finish_reason } = choices[0];
+  // "!": the schema asks for at least one choice
+  const { message, finish_reason } = choices[0]!;
   const refusal = typeof message.refusal === "string" && message.refusal !== "" ? message.refusal : null;
   let value: unknown;
   if (refusal !== null && !message.content) value = refusal;

@@ -180,7 +180,9 @@ export function convertToAnthropicRequest(
   if (answerMode === "prompt") content.blocks.push({ type: "text", text: renderAnswerFormat(request.response_schema) });
   const inSystem = (b: Breakpoint) => b.kind === "run" || b.kind === "prefix";
   for (const b of placeBreakpoints(request, [...system.breakpoints, ...content.breakpoints])) {
-    const block = (inSystem(b) ? system.blocks : content.blocks)[b.at];
+    const blocks = inSystem(b) ? system.blocks : content.blocks;
+    const block = blocks[b.at];
+    if (block === undefined) throw new Error(`a ${b.kind} cache breakpoint at block ${b.at} of ${blocks.length}`);
     // The step's own breakpoint is read seconds later by its arguments call: a 5-minute write (1.25x) is enough,
     // where a 1-hour one (2x) would cost more than the read saves. It is the last marker, so the longer lifetimes
     // still come first, as the API requires.

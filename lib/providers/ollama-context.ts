@@ -58,8 +58,10 @@ export function contextLengthOf(show: unknown): number | null {
   const value = typeof arch === "string" ? record[`${arch}.context_length`] : undefined;
   if (typeof value === "number" && Number.isInteger(value) && value > 0) return value;
   // Some builds name the key by another architecture string: any single *.context_length will do.
-  const any = Object.entries(record).filter(([k, v]) => k.endsWith(".context_length") && typeof v === "number");
-  return any.length === 1 ? any[0][1] as number : null;
+  const [only, ...others] = Object.entries(record).flatMap(([k, v]) =>
+    k.endsWith(".context_length") && typeof v === "number" ? [v] : []
+  );
+  return only !== undefined && others.length === 0 ? only : null;
 }
 
 /**

@@ -214,14 +214,15 @@ export function mergeAggregates(
   { version }: { version: string },
 ): { ok: true; report: AggregateReport } | { ok: false; policies: string[] } {
   const policies = [...new Set(shards.map((s) => s.policy))];
-  if (policies.length !== 1) return { ok: false, policies };
+  const [policy] = policies;
+  if (policy === undefined || policies.length !== 1) return { ok: false, policies };
   return {
     ok: true,
     report: {
       schema_version: REPORT_SCHEMA_VERSION,
       kind: "aggregate",
       loom_version: version,
-      policy: shards[0].policy,
+      policy,
       runs: shards.flatMap((s) => s.runs),
       ...sumTotals(shards),
     },

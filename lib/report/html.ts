@@ -65,6 +65,7 @@ function headline(doc: SummaryDocument): string {
 /** One card per report with the numbers people look for first, and the ratio against report [1]. */
 function cards(doc: SummaryDocument): string {
   const [first] = doc.reports;
+  if (first === undefined) return `<div class="cards"></div>`;
   return `<div class="cards">` + doc.reports.map((s, i) => {
     const vs = (value: number, base: number, format: (n: number) => string) => {
       const r = i === 0 ? null : ratio(value, base);
@@ -203,8 +204,11 @@ export function renderReportHtml(
       label: `[${index + 1}] ${file} (${report.policy})`,
       names: paired ? aligned.names : report.runs.map((row) => row.name),
       values: paired
-        // "!": column[k] is non-null on this branch (tested just before); TS does not narrow an index twice
-        ? aligned.columns.map((column) => column[k] === null ? null : pick(report.runs[column[k]!]))
+        ? aligned.columns.map((column) => {
+          const j = column[k] ?? null;
+          const row = j === null ? undefined : report.runs[j];
+          return row === undefined ? null : pick(row);
+        })
         : report.runs.map(pick),
     }));
   const perRunTotal = runSeries((row) => row.request_bytes, { paired: true });
@@ -232,7 +236,7 @@ export function renderReportHtml(
     return { ...s, values: s.values.map((v) => (total += v)) };
   });
   // The 32/48/64 KiB lines are the bounded policy's rules: drawn only when a bounded run is on the chart.
-  const thresholds = series.some((s) => (reports[s.index].report.policy === "bounded")) ? THRESHOLDS : [];
+  const thresholds = series.some((s) => (reports[s.index]?.report.policy === "bounded")) ? THRESHOLDS : [];
   const peaks = series.map((s) => Math.max(0, ...s.values));
   const runSections = series.length === 0 ? "" : `<section id="per-call">
 <h2>Request bytes per model call</h2>
@@ -285,8 +289,8 @@ ${
 <p class="note">${
     perRunTotal.length > 1
       ? `One group per recording, in [${
-        aggregates[0].index + 1
-      }]'s order, with each aggregate's run of it: runs are paired by ${
+        // "!": one series per aggregate, and there are more than one
+        aggregates[0]!.index + 1}]'s order, with each aggregate's run of it: runs are paired by ${
         aligned.paired_by === "recording" ? "recording (sha256 of its bytes)" : "recording file name"
       }, never by position; a gap is a run the aggregate lacks.`
       : "One bar per run, in the batch's order."
@@ -334,7 +338,7 @@ ${
 ${headline(doc)}
 <p class="sub">${
     several
-      ? `${reports.length} reports compared; ratios are against [1] ${escapeHtml(reports[0].file)}.`
+      ? `${reports.length} reports compared; ratios are against [1] ${escapeHtml(reports[0]?.file ?? "")}.`
       : `Report ${escapeHtml(reports[0]?.file ?? "")}.`
   } Measurements only: request bytes are UTF-8 bytes of each serialized model request.</p>
 ${cards(doc)}

@@ -84,7 +84,8 @@ export function alignRuns(aggregates: readonly (readonly RunRow[])[]): {
     const { pairs } = pairRuns(axis, runs, { by });
     const placed = new Set<number>();
     for (const [slot, j] of pairs) {
-      columns[slot][k] = j;
+      // "!": columns has one row per axis entry, and slot indexes axis
+      columns[slot]![k] = j;
       placed.add(j);
     }
     runs.forEach((row, j) => {

@@ -232,8 +232,10 @@ const METRICS: readonly Metric[] = [
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
   let node = target;
+  const last = path.at(-1);
+  if (last === undefined) throw new Error("setPath: an empty path names no field");
   for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
-  node[path[path.length - 1]] = value;
+  node[last] = value;
 }
 
 export function summarizeReports(reports: NamedReport[]): SummaryDocument {
@@ -248,11 +250,13 @@ export function summarizeReports(reports: NamedReport[]): SummaryDocument {
 }
 
 function compareRuns(baseline: ReportSummary, report: ReportSummary): RunsComparison | null {
-  if (baseline.run_rows === null || report.run_rows === null) return null;
-  const pairing = pairRuns(baseline.run_rows, report.run_rows);
-  // "!": compareRuns returned null above unless both reports have run_rows
-  const left = sum(pairing.pairs.map(([i]) => baseline.run_rows![i].request_bytes));
-  const right = sum(pairing.pairs.map(([, j]) => report.run_rows![j].request_bytes));
+  const before = baseline.run_rows;
+  const after = report.run_rows;
+  if (before === null || after === null) return null;
+  const pairing = pairRuns(before, after);
+  // "!": pairRuns pairs an index of its first list with an index of its second
+  const left = sum(pairing.pairs.map(([i]) => before[i]!.request_bytes));
+  const right = sum(pairing.pairs.map(([, j]) => after[j]!.request_bytes));
   return {
     paired_by: pairing.paired_by,
     paired: pairing.pairs.length,
@@ -342,7 +346,7 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
   ];
   let group = "";
   for (const m of METRICS) {
-    const [head, tail] = m.label.split(" · ");
+    const [head = m.label, tail] = m.label.split(" · ");
     if (tail !== undefined && head !== group) {
       rows.push({
         label: head,
@@ -353,10 +357,14 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
     }
     group = tail === undefined ? "" : head;
     const values = reports.map(m.value);
+    const [base = null] = values;
     rows.push({
       label: tail === undefined ? m.label : `  ${tail}`,
-      cells: values.map((v, i) => (v === null ? m.missing?.(reports[i]) ?? NONE : m.format(v))),
-      ratios: values.map((v, i) => (i === 0 ? null : ratio(v, values[0]))),
+      cells: reports.map((report) => {
+        const v = m.value(report);
+        return v === null ? m.missing?.(report) ?? NONE : m.format(v);
+      }),
+      ratios: values.map((v, i) => (i === 0 ? null : ratio(v, base))),
     });
   }
   const optional = (n: number | null) => (n === null ? NONE : formatCount(n));
@@ -425,10 +433,12 @@ function chunks(name: string, width: number): string[] {
 }
 
 function table(rows: string[][], { right = [] as number[] } = {}): string {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  // a row shorter than the first has empty cells at its end
+  const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
   return rows
     .map((r) =>
-      r.map((cell, c) => (right.includes(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join("  ").trimEnd()
+      r.map((cell, c) => (right.includes(c) ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0))).join("  ")
+        .trimEnd()
     )
     .join("\n");
 }
@@ -520,11 +530,11 @@ function renderOne(s: ReportSummary): string {
       ]),
     ];
     // The other columns are short; a long run name continues on the next line so the table fits the width.
-    const others = rows[0].slice(1).map((_, c) => Math.max(...rows.map((r) => r[c + 1].length)) + 2);
+    const others = (rows[0] ?? []).slice(1).map((_, c) => Math.max(...rows.map((r) => (r[c + 1] ?? "").length)) + 2);
     const room = Math.max(12, WIDTH - others.reduce((a, b) => a + b, 0));
     parts.push(
       "",
-      tallTable(rows.map(([name, ...rest]) => [chunks(name, room), ...rest.map((cell) => [cell])]), {
+      tallTable(rows.map(([name = "", ...rest]) => [chunks(name, room), ...rest.map((cell) => [cell])]), {
         right: [2, 3, 4, 5],
       }),
     );
@@ -561,24 +571,25 @@ function renderCache(cache: ReportCache): string {
   return lines.join("\n");
 }
 
-function renderComparison(doc: SummaryDocument): string {
+function renderComparison(first: ReportSummary, doc: SummaryDocument): string {
   const names = doc.reports.map((s, i) => `[${i + 1}] ${s.file}`);
   const lines = [
-    `Comparing ${doc.reports.length} reports; ratios are against [1] ${doc.reports[0].file}`,
+    `Comparing ${doc.reports.length} reports; ratios are against [1] ${first.file}`,
     "",
   ];
   const rows = comparisonRows(doc);
   // A long text cell (an aggregate's outcomes) goes on more lines, so two reports still fit side by side.
   const cellLines = rows.map((r) => r.cells.map((c) => (r.heading ? [""] : wrapText(c, TEXT_CELL))));
-  const valueWidth = doc.reports.map((_, i) =>
-    Math.max(names[i].length, ...cellLines.flatMap((cells) => cells[i].map((l) => l.length)))
+  // (cellLines has a row per row and a cell per report: the `?? []` and `?? 0` below never apply)
+  const valueWidth = names.map((name, i) =>
+    Math.max(name.length, ...cellLines.flatMap((cells) => (cells[i] ?? []).map((l) => l.length)))
   );
-  const columns = doc.reports.map((_, i) => [
-    [names[i]],
+  const columns = names.map((name, i) => [
+    [name],
     ...rows.map((r, k) => {
       const ratioText = i === 0 || r.heading ? "" : formatRatio(r.ratios[i] ?? null);
-      return cellLines[k][i].map((line, l) =>
-        line.padStart(valueWidth[i]) + (ratioText && l === 0 ? `  ${ratioText}` : "")
+      return (cellLines[k]?.[i] ?? []).map((line, l) =>
+        line.padStart(valueWidth[i] ?? 0) + (ratioText && l === 0 ? `  ${ratioText}` : "")
       );
     }),
   ]);
@@ -598,8 +609,9 @@ function renderComparison(doc: SummaryDocument): string {
   for (const [g, group] of groups.entries()) {
     if (g > 0) lines.push("", `(continued: ${group.map((i) => `[${i + 1}]`).join(" ")})`);
     lines.push(tallTable([
-      [[""], ...group.map((i) => columns[i][0])],
-      ...rows.map((r, k) => [[r.label], ...group.map((i) => columns[i][k + 1])]),
+      // group holds indexes of columns, each with a cell per row after its heading; a missing cell is blank
+      [[""], ...group.map((i) => columns[i]?.[0] ?? [""])],
+      ...rows.map((r, k) => [[r.label], ...group.map((i) => columns[i]?.[k + 1] ?? [""])]),
     ]));
   }
   const pairings = doc.comparisons.flatMap((c, k) => c.runs ? [describeRunPairing(c.runs, { index: k + 1 })] : []);
@@ -609,6 +621,7 @@ function renderComparison(doc: SummaryDocument): string {
 
 /** Plain text (no colour): one report in detail, or several side by side. */
 export function renderSummaryText(doc: SummaryDocument): string {
-  if (doc.reports.length === 1) return renderOne(doc.reports[0]);
-  return renderComparison(doc);
+  const [first, ...others] = doc.reports;
+  if (first === undefined) throw new Error("renderSummaryText: a summary of no reports");
+  return others.length === 0 ? renderOne(first) : renderComparison(first, doc);
 }

@@ -3,7 +3,8 @@
 
 /** "19,200"; a fraction at two decimals ("0.01", "1,234.50"). */
 export function formatCount(n: number): string {
-  const [int, frac] = (Number.isInteger(n) ? String(n) : n.toFixed(2)).split(".");
+  // split always yields at least one part
+  const [int = "", frac] = (Number.isInteger(n) ? String(n) : n.toFixed(2)).split(".");
   const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return frac === undefined ? grouped : `${grouped}.${frac}`;
 }

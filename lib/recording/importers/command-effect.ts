@@ -57,7 +57,7 @@ const WRITING_OPTIONS: ReadonlyMap<string, RegExp> = new Map([
 ]);
 
 export function mayChangeFiles(argv: readonly string[]): boolean {
-  const script = argv.length >= 3 && /(^|\/)(ba|z|da)?sh$/.test(argv[0]) && argv[1] === "-c"
+  const script = argv.length >= 3 && /(^|\/)(ba|z|da)?sh$/.test(argv[0] ?? "") && argv[1] === "-c"
     ? argv.slice(2).join(" ")
     : argv.join(" ");
   // Output redirected anywhere but /dev/null or another descriptor writes a file.
@@ -66,8 +66,9 @@ export function mayChangeFiles(argv: readonly string[]): boolean {
   if (/\$\(|`/.test(script)) return true; // command substitution: whatever it runs is unknown
   for (const part of script.split(/&&|\|\||[;|&\n]/)) {
     const words = part.trim().split(/\s+/).filter((w) => w !== "" && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
-    if (words.length === 0) continue;
-    const command = words[0].replace(/^.*\//, "");
+    const [program] = words;
+    if (program === undefined) continue;
+    const command = program.replace(/^.*\//, "");
     const sub = READING_SUBCOMMANDS.get(command);
     if (sub) {
       if (!sub.has(words[1] ?? "")) return true;

@@ -26,10 +26,12 @@ export function observationOf(reply: ChatMessage): Observation {
   const exceptionInfo = typeof extra.exception_info === "string" ? extra.exception_info : "";
   let timedOut = extra.exception_type === "TimeoutExpired" || /timed out/i.test(exceptionInfo);
   const exception = EXCEPTION.exec(text);
+  // the `?? ""` below stand for groups each pattern always captures
+  const exceptionLine = exception?.[1] ?? "";
   const body = exception ? text.slice(exception[0].length) : text;
-  if (exception && /timed out/i.test(exception[1])) timedOut = true;
+  if (exception && /timed out/i.test(exceptionLine)) timedOut = true;
   // An exception other than a timeout is part of what the model was told about the command.
-  const lead = exception && !timedOut ? `${exception[1]}\n` : "";
+  const lead = exception && !timedOut ? `${exceptionLine}\n` : "";
   const result = (code: number | null, output: string): Observation => ({
     exit_code: timedOut ? null : loggedCode ?? code,
     timed_out: timedOut,
@@ -37,11 +39,11 @@ export function observationOf(reply: ChatMessage): Observation {
     framed: true,
   });
   const short = OUTPUT.exec(body);
-  if (short) return result(Number(short[1]), short[2]);
+  if (short) return result(Number(short[1]), short[2] ?? "");
   const long = LONG_OUTPUT.exec(body);
-  if (long) return result(Number(long[1]), long[2]);
+  if (long) return result(Number(long[1]), long[2] ?? "");
   const timeout = TIMEOUT.exec(text);
-  if (timeout) return { exit_code: null, timed_out: true, output: timeout[1], framed: true };
+  if (timeout) return { exit_code: null, timed_out: true, output: timeout[1] ?? "", framed: true };
   const json = jsonObservation(text);
   if (json) {
     if (typeof json.exception_info === "string" && /timed out/i.test(json.exception_info)) timedOut = true;

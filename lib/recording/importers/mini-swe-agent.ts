@@ -38,7 +38,10 @@ export function importMiniSweAgent(json: unknown, { name }: { name: string }): R
   const messages = log.messages;
   const info = infoOf(root, messages);
   const first = messages.findIndex((m) => m.role === "user");
-  if (first < 0) throw new UsageError(`${name}: expected ${MINI_SWE_AGENT_EXPECTED}: no user message (the task)`);
+  const task = messages[first];
+  if (task === undefined) {
+    throw new UsageError(`${name}: expected ${MINI_SWE_AGENT_EXPECTED}: no user message (the task)`);
+  }
   const system = messages.slice(0, first).find((m) => m.role === "system");
   const actionRegex = compileActionRegex(info.action_regex, info.v2 ? V2_ACTION_REGEX : V1_ACTION_REGEX);
   const steps: ImportedStep[] = [];
@@ -61,7 +64,7 @@ export function importMiniSweAgent(json: unknown, { name }: { name: string }): R
     {
       format: "mini-swe-agent",
       name,
-      intent: messages[first].text,
+      intent: task.text,
       instructions: system ? system.text : "",
       model: info.model_name ?? log.model ?? "unknown",
       ...(info.timeout !== undefined && info.timeout > 0
@@ -274,8 +277,9 @@ function compileActionRegex(source: string | undefined, fallback: RegExp): RegEx
   const inline = /^\(\?([aimsux]+)\)/.exec(pattern);
   if (inline) {
     pattern = pattern.slice(inline[0].length);
-    if (inline[1].includes("i")) flags += "i";
-    if (inline[1].includes("m")) flags += "m";
+    const [, letters = ""] = inline; // the pattern always captures its letters
+    if (letters.includes("i")) flags += "i";
+    if (letters.includes("m")) flags += "m";
   }
   try {
     return new RegExp(pattern, flags);

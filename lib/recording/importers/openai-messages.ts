@@ -14,7 +14,10 @@ export function importOpenAiMessages(json: unknown, { name }: { name: string }):
   const messages = log.messages;
   // A blank first user turn (a client's empty opener) carries no task; the first with text does.
   const first = messages.findIndex((m) => m.role === "user" && m.text.trim() !== "");
-  if (first < 0) throw new UsageError(`${name}: expected ${OPENAI_MESSAGES_EXPECTED}: no user message (the task)`);
+  const task = messages[first];
+  if (task === undefined) {
+    throw new UsageError(`${name}: expected ${OPENAI_MESSAGES_EXPECTED}: no user message (the task)`);
+  }
   const instructions = [
     ...(log.system ? [log.system] : []),
     ...messages.slice(0, first).filter((m) => m.role === "system").map((m) => m.text),
@@ -72,7 +75,7 @@ export function importOpenAiMessages(json: unknown, { name }: { name: string }):
     });
   }
   return recordingFromSteps(
-    { format: "openai-messages", name, intent: messages[first].text, instructions, model: log.model ?? "unknown" },
+    { format: "openai-messages", name, intent: task.text, instructions, model: log.model ?? "unknown" },
     steps,
   );
 }
@@ -117,15 +120,18 @@ class Results {
       const list = this.#byId.get(call.id);
       if (list) {
         // Calls come in log order, so results before this call or already used are never wanted again.
-        while (list.length > 0 && (list[0] <= index || this.#used.has(list[0]))) list.shift();
-        // "!": list.length > 0 on this line
-        if (list.length > 0) return this.#use(list.shift()!);
+        for (let head = list[0]; head !== undefined && (head <= index || this.#used.has(head)); head = list[0]) {
+          list.shift();
+        }
+        const next = list.shift();
+        if (next !== undefined) return this.#use(next);
       }
     }
     // Without a matching id: the position-th result without an id, before the next assistant message.
     let seen = 0;
-    for (let k = index + 1; k < this.#messages.length && this.#messages[k].role !== "assistant"; k++) {
+    for (let k = index + 1;; k++) {
       const m = this.#messages[k];
+      if (m === undefined || m.role === "assistant") break;
       if (m.role !== "tool" || m.callId !== undefined) continue;
       if (seen === position) return this.#used.has(k) ? undefined : this.#use(k);
       seen += 1;
@@ -135,6 +141,7 @@ class Results {
 
   #use(k: number): ChatMessage {
     this.#used.add(k);
-    return this.#messages[k];
+    // "!": k is an index of #messages, from #byId or the scan in take
+    return this.#messages[k]!;
   }
 }

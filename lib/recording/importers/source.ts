@@ -21,8 +21,8 @@ export function parseJsonSource(text: string, { name, lines = false }: { name: s
 
 function jsonLines(text: string, { name }: { name: string }): unknown[] | undefined {
   const rows = text.split("\n");
-  const first = rows.findIndex((row) => row.trim() !== "");
-  if (first < 0 || !isRecord(tryParse(rows[first]))) return undefined;
+  const first = rows.find((row) => row.trim() !== "");
+  if (first === undefined || !isRecord(tryParse(first))) return undefined;
   const values: unknown[] = [];
   rows.forEach((row, i) => {
     if (row.trim() === "") return;
