@@ -6,8 +6,8 @@ import { CacheTtlChooser } from "../../providers/choose-cache-ttl.ts";
 import type { CacheTtl } from "../../providers/provider-config.ts";
 import type { StructuredOutput, ThinkingType } from "../../models/models.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
-import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
-import { withRetry } from "./retry.ts";
+import type { HttpOptions } from "./post-json.ts";
+import { sendJson } from "./send-json.ts";
 
 // API version 2026-10-21 (the first since 2023-06-01; the SDKs of that day send it) rejects temperature, top_p and
 // top_k, document blocks in assistant messages and citations on user text blocks — none of which Loom sends
@@ -42,10 +42,10 @@ export function createAnthropicProvider(
     effort?: string;
     thinking?: ThinkingType;
   },
-  { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
-    HttpOptions = {},
+  http: HttpOptions = {},
 ): Provider {
   const url = `${baseUrl.replace(/\/+$/, "")}/v1/messages`;
+  const now = http.now ?? Date.now;
   // output_config.format and the forced tool are the API's two ways; anything else is the schema in the prompt.
   const answerMode = structuredOutput === "output_config_format" || structuredOutput === "forced_tool"
     ? structuredOutput
@@ -68,27 +68,15 @@ export function createAnthropicProvider(
       });
       const cache = anthropicCacheLayout(request, body, { minTokens: minCacheTokens, ttl });
       const headers = { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION };
-      const deadlineAt = now() + deadlineMs;
-      const answer = await withRetry(
-        async () => {
-          const raw = await postJson(url, {
-            provider: PROVIDER,
-            headers,
-            body,
-            keyEnv,
-            secret: apiKey,
-            fetch,
-            signal: options.signal,
-            timeoutMs,
-            deadlineAt,
-            deadlineMs,
-            maxResponseBytes,
-            now,
-          });
-          return { ...convertAnthropicResponse(raw, { aliases, provider: PROVIDER }), cache };
-        },
-        { maxAttempts, sleep, random, signal: options.signal, deadlineAt, now },
-      );
+      const answer = await sendJson(url, {
+        provider: PROVIDER,
+        headers,
+        body,
+        keyEnv,
+        secret: apiKey,
+        signal: options.signal,
+        convert: (raw) => ({ ...convertAnthropicResponse(raw, { aliases, provider: PROVIDER }), cache }),
+      }, http);
       chooser?.observe({ at: sentAt, usage: answer.usage });
       return answer;
     },

@@ -7,8 +7,8 @@ import { checkNotTruncated, contextLengthOf, numCtxFor } from "../../providers/o
 import { convertOllamaResponse } from "../../providers/convert-ollama-response.ts";
 import { convertToOllamaRequest } from "../../providers/convert-to-ollama-request.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
-import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
-import { withRetry } from "./retry.ts";
+import type { HttpOptions } from "./post-json.ts";
+import { sendJson } from "./send-json.ts";
 
 export type OllamaModelInfo = { model: string; context_length: number | null };
 
@@ -27,32 +27,15 @@ export function createOllamaProvider(
   },
   http: HttpOptions = {},
 ): OllamaProvider {
-  const { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts } = http;
-  const now = http.now ?? Date.now;
   const base = baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
   const provider = `Ollama server at ${base}`;
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
-  const post = (path: string, body: unknown, signal: AbortSignal | undefined) => {
-    const deadlineAt = now() + deadlineMs;
-    return withRetry(
-      () =>
-        postJson(`${base}${path}`, {
-          provider,
-          headers,
-          body,
-          keyEnv,
-          secret: apiKey,
-          fetch,
-          signal,
-          timeoutMs,
-          deadlineAt,
-          deadlineMs,
-          maxResponseBytes,
-          now,
-        }),
-      { maxAttempts, sleep, random, signal, deadlineAt, now },
+  const post = (path: string, body: unknown, signal: AbortSignal | undefined) =>
+    sendJson(
+      `${base}${path}`,
+      { provider, headers, body, keyEnv, secret: apiKey, signal, convert: (raw) => raw },
+      http,
     );
-  };
   const shown = new Map<string, Promise<OllamaModelInfo>>();
   const describe = (id: string, signal?: AbortSignal): Promise<OllamaModelInfo> => {
     let info = shown.get(id);

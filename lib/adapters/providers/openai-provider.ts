@@ -6,8 +6,8 @@ import { openaiCacheLayout } from "../../providers/cache-layout.ts";
 import { markOpenRouterCache } from "../../providers/mark-openrouter-cache.ts";
 import type { ResponseFormatMode } from "../../providers/provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
-import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
-import { withRetry } from "./retry.ts";
+import type { HttpOptions } from "./post-json.ts";
+import { sendJson } from "./send-json.ts";
 
 export function createOpenAIProvider(
   {
@@ -37,8 +37,7 @@ export function createOpenAIProvider(
     /** OpenRouter: mark the prefix with cache_control (a model whose table entry has explicit breakpoints). */
     cacheMarkers?: boolean;
   },
-  { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
-    HttpOptions = {},
+  http: HttpOptions = {},
 ): Provider {
   const base = baseUrl.replace(/\/+$/, "");
   const url = `${base}/chat/completions`;
@@ -67,28 +66,18 @@ export function createOpenAIProvider(
       });
       const body = cacheMarkers ? markOpenRouterCache(request, plain) : plain;
       const cache = kind === "openai" ? openaiCacheLayout(request, plain) : undefined;
-      const deadlineAt = now() + deadlineMs;
-      return withRetry(
-        async () => {
-          const raw = await postJson(url, {
-            provider,
-            headers,
-            body,
-            keyEnv,
-            secret: apiKey,
-            fetch,
-            signal: options.signal,
-            timeoutMs,
-            deadlineAt,
-            deadlineMs,
-            maxResponseBytes,
-            now,
-          });
+      return sendJson(url, {
+        provider,
+        headers,
+        body,
+        keyEnv,
+        secret: apiKey,
+        signal: options.signal,
+        convert: (raw) => {
           const answer = convertOpenAIResponse(raw, { wrapped, schema: request.response_schema, provider });
           return cache ? { ...answer, cache } : answer;
         },
-        { maxAttempts, sleep, random, signal: options.signal, deadlineAt, now },
-      );
+      }, http);
     },
   };
 }

@@ -4,8 +4,8 @@ import { openaiResponsesCacheLayout } from "../../providers/cache-layout.ts";
 import { convertOpenAIResponsesResponse } from "../../providers/convert-openai-responses-response.ts";
 import { convertToOpenAIResponsesRequest } from "../../providers/convert-to-openai-responses-request.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
-import { DEFAULT_DEADLINE_MS, type HttpOptions, postJson } from "./post-json.ts";
-import { withRetry } from "./retry.ts";
+import type { HttpOptions } from "./post-json.ts";
+import { sendJson } from "./send-json.ts";
 
 const PROVIDER = "OpenAI API";
 
@@ -22,8 +22,7 @@ export function createOpenAIResponsesProvider(
     /** prompt_cache_key: one per provider, so one per run (a run makes its own provider). */
     cacheKey?: string;
   },
-  { fetch, sleep, random, timeoutMs, deadlineMs = DEFAULT_DEADLINE_MS, maxResponseBytes, maxAttempts, now = Date.now }:
-    HttpOptions = {},
+  http: HttpOptions = {},
 ): Provider {
   const url = `${baseUrl.replace(/\/+$/, "")}/responses`;
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
@@ -40,28 +39,18 @@ export function createOpenAIResponsesProvider(
       });
       // What the prompt cache sees of this body, without its text: the run report's cache explanation.
       const cache = openaiResponsesCacheLayout(request, body);
-      const deadlineAt = now() + deadlineMs;
-      return withRetry(
-        async () => {
-          const raw = await postJson(url, {
-            provider: PROVIDER,
-            headers,
-            body,
-            keyEnv,
-            secret: apiKey,
-            fetch,
-            signal: options.signal,
-            timeoutMs,
-            deadlineAt,
-            deadlineMs,
-            maxResponseBytes,
-            now,
-          });
-          const answer = convertOpenAIResponsesResponse(raw, { schema: request.response_schema, provider: PROVIDER });
-          return { ...answer, cache };
-        },
-        { maxAttempts, sleep, random, signal: options.signal, deadlineAt, now },
-      );
+      return sendJson(url, {
+        provider: PROVIDER,
+        headers,
+        body,
+        keyEnv,
+        secret: apiKey,
+        signal: options.signal,
+        convert: (raw) => ({
+          ...convertOpenAIResponsesResponse(raw, { schema: request.response_schema, provider: PROVIDER }),
+          cache,
+        }),
+      }, http);
     },
   };
 }
