@@ -629,6 +629,129 @@ sandboxTest("a repository without .git/hooks: a command cannot create one", asyn
   assert.ok(!existsSync(join(arena.workspace, ".git/hooks/pre-commit")));
 });
 
+/** The fsmonitor command a planted git config names: it leaves `CANARY` beside the workspace when git runs it. */
+function plantedConfig(arena: Arena): string {
+  return `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ${join(arena.dir, "CANARY")}; false"\n`;
+}
+
+/**
+ * The user's next `git status` (and `git log`), the real git, in the workspace and in every folder of `folders`: true
+ * when any of them ran what a planted config names (the canary exists).
+ */
+function gitRanPlanted(arena: Arena, folders: readonly string[]): boolean {
+  const home = join(arena.dir, "home");
+  mkdirSync(home, { recursive: true });
+  const env = { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: "1", GIT_CEILING_DIRECTORIES: arena.dir };
+  for (const folder of [".", ...folders]) {
+    const cwd = join(arena.workspace, folder);
+    if (!existsSync(cwd)) continue;
+    for (const args of [["status"], ["log", "-1"]]) {
+      spawnSync("git", args, { cwd, env, stdio: "ignore", timeout: 60_000 });
+    }
+  }
+  return existsSync(join(arena.dir, "CANARY"));
+}
+
+/** A monorepo-shaped workspace; `repository`: its root is a git repository (whose `.git` is legitimate). */
+function monorepoArena(repository: boolean): Arena {
+  const arena = makeArena({ "packages/a/index.js": "1\n", "packages/a/src/b.js": "2\n", "README": "r\n" });
+  if (repository) {
+    execFileSync("git", ["init", "-q"], { cwd: arena.workspace, env: { PATH: process.env.PATH, HOME: arena.dir } });
+  }
+  return arena;
+}
+
+const GIT_FOLDERS = ["packages", "packages/a", "packages/a/src", "src", ".gd", "packages/a/.gd"];
+
+for (const repository of [false, true]) {
+  const where = repository ? "a repository workspace" : "a monorepo workspace";
+  test(`write_file alone cannot plant a .git that the user's git status runs (${where})`, async (t) => {
+    const arena = monorepoArena(repository);
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const { run } = executorFor(arena, attackSlice({ sandbox: { mode: "auto" } }), { PATH: process.env.PATH });
+    const config = plantedConfig(arena);
+    // The git folder the .git files point to: harmless alone, until something names it or it is shaped like one.
+    for (const gd of [".gd", "packages/a/.gd"]) {
+      await run("write_file", { path: `${gd}/config`, content: config });
+      await run("write_file", { path: `${gd}/HEAD`, content: "ref: refs/heads/main\n" });
+      await run("write_file", { path: `${gd}/objects/keep`, content: "" });
+      await run("write_file", { path: `${gd}/refs/keep`, content: "" });
+    }
+    const planted: Array<[string, string]> = [
+      ["packages/a/.git", "gitdir: .gd\n"],
+      ["packages/a/src/.git", "gitdir: ../.gd\n"],
+      ["src/.git", "gitdir: ../.gd\n"],
+      [".GIT", "gitdir: .gd\n"],
+      ["packages/.Git/config", config],
+      [".git/x", "x"],
+      ["packages/a/.git./config", config],
+      ["packages/a/git~1/config", config],
+      ["packages/a/.g\u200cit/config", config],
+      [".gitmodules", '[submodule "x"]\n\tpath = x\n\turl = ../x\n'],
+    ];
+    for (const [path, content] of planted) {
+      const report = await run("write_file", { path, content });
+      assert.equal(report.kind === "refusal" && report.code, "protected_path", `write_file ${JSON.stringify(path)}`);
+    }
+    const edit = await run("edit_file", { path: "packages/a/index.js", old_text: "1", new_text: "2" });
+    assert.equal(edit.kind, "edit", "an ordinary edit still works");
+    assert.ok(!existsSync(join(arena.workspace, "packages/a/.git")));
+    assert.equal(gitRanPlanted(arena, GIT_FOLDERS), false, "git status ran the planted fsmonitor");
+    if (repository) {
+      const status = spawnSync("git", ["status", "--porcelain"], { cwd: arena.workspace, encoding: "utf8" });
+      assert.equal(status.status, 0, "the workspace's own repository still works");
+    }
+  });
+
+  bothTest(`a command cannot plant a .git that the user's git status runs (${where})`, async (t) => {
+    const arena = monorepoArena(repository);
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const { run } = executorFor(arena, attackSlice({ sandbox: { mode: "auto" } }), { PATH: process.env.PATH });
+    // The config is written as a plain file first: the canary's path is outside, which a command may not name.
+    await run("write_file", { path: "cfg.txt", content: plantedConfig(arena) });
+    await run("write_file", { path: "up1.txt", content: "gitdir: ../.gd\n" });
+    await run("write_file", { path: "up3.txt", content: "gitdir: ../../../.gd\n" });
+    const scripts = [
+      // .git as a folder at a package root
+      `mkdir -p packages/a/.git/objects packages/a/.git/refs && echo 'ref: refs/heads/main' > packages/a/.git/HEAD ` +
+      "&& cp cfg.txt packages/a/.git/config",
+      // src/.git as a gitdir: file, the folder beside it
+      "mkdir -p src .gd/objects .gd/refs && echo 'ref: refs/heads/main' > .gd/HEAD && cp cfg.txt .gd/config " +
+      "&& cp up1.txt src/.git && cp up3.txt packages/a/src/.git",
+      // a link named .git
+      'mkdir -p .gd/objects .gd/refs && echo "ref: refs/heads/main" > .gd/HEAD && cp cfg.txt .gd/config && ' +
+      'ln -s "$PWD/.gd" packages/a/.git && ln -s .gd .Git',
+    ];
+    for (const script of scripts) {
+      const report = await run("run_command", { argv: ["sh", "-c", script] });
+      assert.equal(report.kind === "refusal" && report.code, "git_planted", script);
+    }
+    const tests = await run("run_tests", {});
+    assert.equal(tests.kind, "test", "nothing planted: the test report is an ordinary one");
+    for (const path of ["packages/a/.git", "src/.git", "packages/a/src/.git", ".Git", ".gd"]) {
+      assert.ok(lstatSync(join(arena.workspace, path), { throwIfNoEntry: false }) === undefined, `${path} removed`);
+    }
+    assert.equal(gitRanPlanted(arena, GIT_FOLDERS), false, "git status ran the planted fsmonitor");
+  });
+}
+
+bothTest("a command cannot change the config or hooks of a nested repository the workspace had", async (t) => {
+  const arena = makeArena({ "lib/a.txt": "a\n" });
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const git = (cwd: string) =>
+    execFileSync("git", ["init", "-q"], { cwd, env: { PATH: process.env.PATH, HOME: arena.dir } });
+  git(arena.workspace);
+  git(join(arena.workspace, "lib"));
+  const before = readFileSync(join(arena.workspace, "lib/.git/config"), "utf8");
+  const { run } = executorFor(arena, attackSlice({ sandbox: { mode: "auto" } }), { PATH: process.env.PATH });
+  await run("write_file", { path: "cfg.txt", content: plantedConfig(arena) });
+  await run("run_command", { argv: ["sh", "-c", "cat cfg.txt >> lib/.git/config"] });
+  await run("run_command", { argv: ["sh", "-c", "echo 'touch ../CANARY' > lib/.git/hooks/pre-commit"] });
+  assert.equal(readFileSync(join(arena.workspace, "lib/.git/config"), "utf8"), before);
+  assert.ok(!existsSync(join(arena.workspace, "lib/.git/hooks/pre-commit")));
+  assert.equal(gitRanPlanted(arena, ["lib"]), false, "git status ran the planted fsmonitor");
+});
+
 test("the argument guard: every letter of an option cluster, every word of a script, sed w/e/r, git -c/config", async (t) => {
   const arena = makeArena({ "notes.txt": "inside\n" });
   t.after(() => rmSync(arena.dir, { recursive: true, force: true }));

@@ -216,14 +216,20 @@ test("a .pyc planted in __pycache__ after the tests passed: tests_current is fal
   }
 });
 
-test("a file changed inside a nested repository's .git (lib/.git/): tests_current is false", async () => {
+test("a command changing a nested repository's .git (lib/.git/) and a file: put back, refused, then tests_current is false", async () => {
   const root = tempRoot();
   try {
     mkdirSync(join(root, "lib/.git/hooks"), { recursive: true });
     writeFileSync(join(root, "lib/.git/config"), "[core]\n");
     const run = executorIn(root);
     const reports = [await run("run_tests", {})];
-    reports.push(await run("run_command", { argv: ["sh", "-c", "echo '[core] fsmonitor = x' >> lib/.git/config"] }));
+    const script = "echo '[core] fsmonitor = x' >> lib/.git/config; echo 'x = 2' > m.py";
+    const planted = await run("run_command", { argv: ["sh", "-c", script] });
+    assert.equal(planted.kind === "refusal" && planted.code, "git_planted");
+    assert.equal(readFileSync(join(root, "lib/.git/config"), "utf8"), "[core]\n");
+    reports.push(planted);
+    // The refused step's other change is not lost: the next look counts it as a new revision.
+    reports.push(await run("run_command", { argv: ["sh", "-c", "true"] }));
     assert.equal(testsCurrent(reports), false);
   } finally {
     rmSync(root, { recursive: true, force: true });

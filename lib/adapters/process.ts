@@ -25,7 +25,13 @@ export type ProcessOptions = {
   /** Exact variable names never passed, even when named (the providers' key variables). */
   removeEnv?: readonly string[];
   /** Run inside this sandbox (the workspace is `root`, mounted read-write); unsandboxed when absent. */
-  sandbox?: { bwrap: Bubblewrap; policy: SandboxPolicy; root: string };
+  sandbox?: {
+    bwrap: Bubblewrap;
+    policy: SandboxPolicy;
+    root: string;
+    /** The workspace's git folders and `gitdir:` files at the run's start: their config and hooks mounted read-only. */
+    gitPaths?: readonly string[];
+  };
   now?: () => number;
   /** Captured-output cap (default 2 MiB); head and tail are kept. */
   maxOutputBytes?: number;
@@ -235,6 +241,7 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
       root: sandbox.root,
       env: childEnvironment,
       policy: sandbox.policy,
+      ...(sandbox.gitPaths ? { gitPaths: sandbox.gitPaths } : {}),
     });
   }
   // A fork bomb inside the sandbox meets the pids cgroup's limit instead of the machine's.

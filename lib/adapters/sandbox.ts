@@ -158,12 +158,14 @@ function probe(override: string | undefined): { found: Bubblewrap | null; reason
 /** argv that runs `argv` in the sandbox, in `root` (the real workspace path, mounted read-write at the same place). */
 export function sandboxedArgv(
   bwrap: Bubblewrap,
-  { argv, root, env, policy }: {
+  { argv, root, env, policy, gitPaths = [] }: {
     argv: readonly string[];
     /** The child's environment: only its PATH is read here; bubblewrap is spawned with it as its own. */
     root: string;
     env: Record<string, string>;
     policy: SandboxPolicy;
+    /** Git folders and `gitdir:` files inside the workspace besides its own `.git`, guarded like it (gitGuardArgs). */
+    gitPaths?: readonly string[];
   },
 ): [program: string, ...args: string[]] {
   const program = argv[0] ?? "";
@@ -177,7 +179,7 @@ export function sandboxedArgv(
   const programDirs = found ? [dirname(found), dirname(realpathOr(found))] : [];
   // No --setenv: the child's environment is bubblewrap's own (see spawnEnv), so no value is ever on an argument list
   // that `ps` shows to every user.
-  return [bwrap.path, ...mountArgs({ root, policy, programDirs, sizedTmp: bwrap.sizedTmp }), "--", ...argv];
+  return [bwrap.path, ...mountArgs({ root, policy, programDirs, sizedTmp: bwrap.sizedTmp, gitPaths }), "--", ...argv];
 }
 
 // Read-only system locations a toolchain needs; /etc only in part (never shadow files, keys or host configuration).
@@ -204,11 +206,12 @@ const ETC_ENTRIES = [
 const SANDBOX_TMP_BYTES = 512 * 1024 * 1024;
 
 function mountArgs(
-  { root, policy, programDirs, sizedTmp = false }: {
+  { root, policy, programDirs, sizedTmp = false, gitPaths = [] }: {
     root: string;
     policy: SandboxPolicy;
     programDirs: readonly string[];
     sizedTmp?: boolean;
+    gitPaths?: readonly string[];
   },
 ): string[] {
   const args = [
@@ -234,18 +237,19 @@ function mountArgs(
   for (const path of new Set(extra)) args.push("--ro-bind-try", path, path);
   for (const path of policy.loomReadOnly ?? []) args.push("--ro-bind", path, path);
   args.push("--bind", root, root);
-  args.push(...gitGuardArgs(root));
+  for (const path of new Set([join(root, ".git"), ...gitPaths])) args.push(...gitGuardArgs(path));
   args.push("--chdir", root);
   return args;
 }
 
 /**
- * The files of the workspace's git repository that make git run programs (`.git/config`: fsmonitor, diff.external,
- * hooksPath, aliases; `.git/hooks/`), mounted read-only over the workspace. `.git` itself is bound onto itself first,
- * which makes it a mount point: it cannot be renamed or removed, so a fresh `.git/config` cannot be put in its place.
+ * The files of a git folder in the workspace that make git run programs (`config`: fsmonitor, diff.external,
+ * hooksPath, aliases; `hooks/`), mounted read-only over the workspace. The folder itself is bound onto itself first,
+ * which makes it a mount point: it cannot be renamed or removed, so a fresh `config` cannot be put in its place. For
+ * the workspace's `.git` and every git folder or `gitdir:` file found inside it at the run's start (git-guard.ts); a
+ * new one a process makes is removed after it.
  */
-function gitGuardArgs(root: string): string[] {
-  const dotGit = join(root, ".git");
+function gitGuardArgs(dotGit: string): string[] {
   const info = lstatSync(dotGit, { throwIfNoEntry: false });
   if (!info) return [];
   if (!info.isDirectory()) return ["--ro-bind", dotGit, dotGit]; // a `gitdir:` file: where the repository is

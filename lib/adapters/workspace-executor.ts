@@ -1,5 +1,6 @@
 // The real executor: files through workspace confinement, programs through runProcess. Bulk text goes to the store.
 import { realpathSync } from "node:fs";
+import { join, relative } from "node:path";
 import type { z } from "zod";
 import { type ActionArgs, ActionArguments, ActionName } from "../vocabulary/actions.ts";
 import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
@@ -20,6 +21,7 @@ import {
   WriteRefusedError,
 } from "./workspace-files.ts";
 import { DEFAULT_WORKSPACE_IGNORE, WorkspaceFingerprint } from "./workspace-fingerprint.ts";
+import { GitGuard, isGitPath, makesRepository } from "./git-guard.ts";
 import type { SandboxState } from "../sandbox-state.ts";
 import { outsidePathArgument, resolveInside, unsafeProgramArgument } from "./workspace-paths.ts";
 import { listingLines, matchingLines, matchLine, MAX_SEARCH_MATCHES, searchableText } from "./workspace-search.ts";
@@ -89,6 +91,8 @@ export class WorkspaceExecutor implements Executor {
   /** The sandbox mode this executor's processes run under, whether an OS sandbox is really in use, the ignore globs. */
   readonly sandboxState: SandboxState;
   readonly #fingerprint: WorkspaceFingerprint;
+  /** git's entries as they were at the start: what a process plants or changes there is undone after it. */
+  readonly #gitGuard: GitGuard;
   #looked = false;
 
   constructor(config: WorkspaceExecutorConfig, { now = Date.now, env }: WorkspaceExecutorOptions = {}) {
@@ -96,6 +100,7 @@ export class WorkspaceExecutor implements Executor {
     this.#now = now;
     this.#env = env;
     this.#fingerprint = new WorkspaceFingerprint(config.root, config.ignore ? { ignore: config.ignore } : {});
+    this.#gitGuard = new GitGuard(config.root);
     this.sandboxState = {
       mode: config.sandboxMode ?? (config.sandbox ? "auto" : "off"),
       active: config.sandbox !== undefined,
@@ -119,7 +124,9 @@ export class WorkspaceExecutor implements Executor {
    * (or the workspace was never looked at: no action could change it).
    */
   settle(): string | null {
-    if (!this.#looked || !this.#changed()) return null;
+    if (!this.#looked) return null;
+    this.#gitGuard.check(); // a writer left behind planted one after the last action: removed all the same
+    if (!this.#changed()) return null;
     return this.#bump();
   }
 
@@ -145,6 +152,7 @@ export class WorkspaceExecutor implements Executor {
     }
     // The baseline is taken before the first action that can change the workspace, so nothing before counts.
     if (!this.#looked && MUTATING.has(name.data)) this.#changed();
+    if (!this.#gitGuard.started && MUTATING.has(name.data)) this.#gitGuard.start();
     try {
       return await this.#dispatch(name.data, parsed.data, signal);
     } catch (error) {
@@ -265,6 +273,7 @@ export class WorkspaceExecutor implements Executor {
       { argv: command, cwd: this.#config.root, timeoutMs: timeout_ms },
       this.#processOptions(signal),
     );
+    this.#guardGit("The test run");
     return {
       kind: "test",
       revision,
@@ -284,6 +293,7 @@ export class WorkspaceExecutor implements Executor {
     const spec = { argv, cwd: this.#config.root, timeoutMs: this.#config.commandTimeoutMs };
     const revision_before = this.revision;
     const result = await runProcess(spec, this.#processOptions(signal));
+    this.#guardGit(`Command ${JSON.stringify(argv)}`);
     return {
       kind: "command",
       argv,
@@ -294,14 +304,33 @@ export class WorkspaceExecutor implements Executor {
     };
   }
 
+  /**
+   * After a process: what it planted or changed of git's entries is undone (GitGuard), and the step becomes a refusal
+   * that says so. The workspace's new state is not looked at here, so the next look (the next action's, or the run's
+   * last) counts every change the process made as a new revision: no test result carries over to it.
+   */
+  #guardGit(what: string): void {
+    const undone = this.#gitGuard.check();
+    if (undone.length === 0) return;
+    const shown = undone.slice(0, 5).map((path) => JSON.stringify(path)).join(", ");
+    const more = undone.length > 5 ? ` and ${undone.length - 5} more` : "";
+    throw new Refusal(
+      "git_planted",
+      `${what} planted or changed what git runs (${shown}${more}); Loom removed it or put it back: ` +
+        "a .git, git config or hook made in the workspace would run at the user's next git command",
+    );
+  }
+
   #processOptions(signal: AbortSignal | undefined) {
     const { secretEnvNames = [], passEnv = [], sandbox, root } = this.#config;
+    const real = realpathSync(root);
+    const gitPaths = this.#gitGuard.startingGitPaths.map((path) => join(real, relative(root, path)));
     return {
       signal,
       now: this.#now,
       removeEnv: secretEnvNames,
       passEnv,
-      ...(sandbox ? { sandbox: { ...sandbox, root: realpathSync(root) } } : {}),
+      ...(sandbox ? { sandbox: { ...sandbox, root: real, gitPaths } } : {}),
       ...(this.#env ? { env: this.#env } : {}),
     };
   }
@@ -361,23 +390,18 @@ export class WorkspaceExecutor implements Executor {
 }
 
 /**
- * Refuses a write to a file that configures code execution: a repository's `.git/config` (fsmonitor, diff.external,
- * hooksPath, aliases) or anything under `.git/hooks/`, at any depth (nested repositories too), by the name the model
- * gave or the real one. The next git command — Loom's user's, outside any sandbox — would run what it names.
+ * Refuses a write to any path git reads as (or inside) `.git` or `.gitmodules` — `.GIT`, `src/.git`, `.git/config`,
+ * `.git/hooks/x`, a `.git` file with `gitdir:` — by the name the model gave or the real one: the next git command, the
+ * user's, outside any sandbox, would run what a config or hook there names (git-guard.ts). Also the file that would
+ * make a folder shaped like a repository (HEAD, objects/, refs/), which git takes for a bare one.
  */
-function refuseExecutionConfig(target: { relative: string; real: string }): void {
+function refuseExecutionConfig(target: { relative: string; real: string; root: string }): void {
   for (const path of [target.relative, target.real]) {
-    // Lower case: on a case-insensitive file system .GIT/Config is the same file.
-    const parts = path.toLowerCase().split("/");
-    const at = parts.indexOf(".git");
-    if (at === -1 || at === parts.length - 1) continue;
-    const inside = parts.slice(at + 1);
-    const last = inside.at(-1);
-    if ((last !== undefined && ["config", "config.worktree", "commondir"].includes(last)) || inside.includes("hooks")) {
+    if (isGitPath(path) || makesRepository(target.root, path)) {
       throw new Refusal(
         "protected_path",
-        `Path ${JSON.stringify(target.relative)} configures what git runs (.git/config, .git/hooks/); ` +
-          "Loom never writes it",
+        `Path ${JSON.stringify(target.relative)} is or is inside .git (or .gitmodules), or would make a folder git ` +
+          "takes for a repository; git reads what to run from there (config, hooks): Loom never writes it",
       );
     }
   }
