@@ -63,7 +63,8 @@ import type { ModelTable } from "../models/models.ts";
 
 /** The options of a library run (runWithOptions). */
 export type RunOptions = {
-  /** "legacy" (default) or "bounded"; above a catalog's own (a flag: SettingFlags.context_policy). */
+  /** "legacy" or "bounded"; above a catalog's own (a flag: SettingFlags.context_policy). Without it a library run
+   * (api.ts) is legacy, and a command follows LOOM_CONTEXT_POLICY, then the config file. */
   contextPolicy?: ContextPolicyName;
   /** Write the context report here (atomically), for every outcome. */
   contextReport?: string;
