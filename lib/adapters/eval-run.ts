@@ -13,8 +13,8 @@ import { interruptedAttempts, wasInterrupted } from "../eval/failure-class.ts";
 import {
   allPairs,
   type Pair,
+  pairId,
   pairKey,
-  runId,
   schedule,
   type ScheduledPair,
   type Shard,
@@ -74,8 +74,6 @@ export function readEvalFile(path: string): EvalFile {
   return parsed.data;
 }
 
-const pairStem = (p: Pair) => runId({ ...p, policy: "legacy" }).replace(/\.legacy\./, ".");
-
 /** Runs the evaluation; returns the file as last written and how it ended. */
 export async function runEval(
   loaded: LoadedSuite,
@@ -113,8 +111,7 @@ export async function runEval(
     shardPairs(allPairs({ tasks: taskIds, models: settings.models, repeats: settings.repeats }), shard).map(pairKey),
   );
   const order = new Map(whole.map((p, i) => [pairKey(p), i]));
-  const finished = (p: Pair) =>
-    rows.some((r) => r.counted && pairKey(r) === pairKey(p)) || dropped.includes(pairStem(p));
+  const finished = (p: Pair) => rows.some((r) => r.counted && pairKey(r) === pairKey(p)) || dropped.includes(pairId(p));
   const queue = whole.filter((p) => mine.has(pairKey(p)) && !finished(p));
   const total = whole.filter((p) => mine.has(pairKey(p))).length * settings.policies.length;
 
@@ -174,7 +171,7 @@ export async function runEval(
         interrupted = true;
         break;
       }
-      if (result.dropped) dropped = [...dropped, pairStem(pair)];
+      if (result.dropped) dropped = [...dropped, pairId(pair)];
       write();
       progress();
     }
