@@ -4,17 +4,23 @@ import { type RunOptions, type RunResult, startRun } from "./lib/adapters/start-
 import type { ContextReport } from "./lib/report/context-report.ts";
 import type { Progress } from "./lib/run-events.ts";
 import type { Outcome } from "./lib/outcome.ts";
+import { DEFAULT_POLICY } from "./lib/policy.ts";
 import type { SliceRequest } from "./lib/slice.ts";
 import type { Provider } from "./lib/vocabulary/turn.ts";
 
 export type { ContextReport, Outcome, Progress, Provider, RunOptions, RunResult, SliceRequest };
 
-/** Runs a slice with the legacy context policy. */
+/** Runs a slice with the legacy context policy (SPEC §10), whatever the environment or a config file says. */
 export function run(request: SliceRequest, options: Pick<RunOptions, "provider" | "signal"> = {}): Promise<RunResult> {
-  return runWithOptions(request, options);
+  const { provider, signal } = options;
+  return runWithOptions(request, { provider, signal, contextPolicy: DEFAULT_POLICY });
 }
 
-/** Runs a slice. Never rejects for a startup failure (invalid request, missing workspace or credential). */
+/**
+ * Runs a slice. Never rejects for a startup failure (invalid request, missing workspace or credential). The policy is
+ * `options.contextPolicy`, else legacy: a library call reads neither LOOM_CONTEXT_POLICY nor the user's config file,
+ * so a program's runs do not change with the shell that starts it (the commands do read them).
+ */
 export function runWithOptions(request: SliceRequest, options: RunOptions = {}): Promise<RunResult> {
   // Only the public options: the lifecycle's internal hooks stay unreachable from here.
   const {
@@ -35,7 +41,7 @@ export function runWithOptions(request: SliceRequest, options: RunOptions = {}):
     maxCost,
   } = options;
   return startRun({ request }, {
-    contextPolicy,
+    contextPolicy: contextPolicy ?? DEFAULT_POLICY,
     contextReport,
     provider,
     signal,

@@ -61,7 +61,7 @@ const shared = {
   quiet: { short: "q", description: "no progress on stderr" },
   "require-passing-tests": {
     description:
-      "refuse a finish with status success unless the latest revision's tests ran and passed, and exit 1 when the run ends unverified",
+      "refuse a finish with status success unless the latest revision's tests ran and passed, and exit 1 when the run completes unverified (any other ending keeps its own exit code: 6 at the step limit)",
   },
   "allow-key-host": {
     value: "HOST",
@@ -577,7 +577,10 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
 /** What each exit code means, for `loom --help` and the README (tests/cli-spec.test.ts holds both to lib/outcome.ts). */
 export const EXIT_CODE_TEXT: readonly (readonly [number, string])[] = [
   [0, "completed (a slice the model finished with status failure still completed: check verified)"],
-  [1, "failed, a replay that differed, a batch with a run not completed, or NOT verified (--require-passing-tests)"],
+  [
+    1,
+    "failed, a replay that differed, a batch with a run not completed, or completed NOT verified (--require-passing-tests)",
+  ],
   [2, "usage error: bad flags or arguments; an unreadable or invalid request, recording, report or config file"],
   [
     3,

@@ -215,17 +215,20 @@ export class CacheLedger {
         return priced(nearMinimum ? "below_minimum" : "provider_ignored_breakpoint", expectedTokens - read, true);
       }
     }
-    // The cache held more of what this body shares with the previous one than it could read: expired or too short.
-    const cause = why;
-    const reusable = Math.min(cause === "below_minimum" ? previous.markedEnd : previous.cachedEnd, shared);
-    if (cause !== null && reusable > expected) return priced(cause, tokens(reusable - expected), writeEnd > expected);
     // The previous body cached past the point where this one differs: a checkpoint (the prefix changed) or the
     // step's own view and working state (written after the events, gone with the next event).
-    if (previous.cachedEnd > Math.max(shared, expected) && writeEnd > expected) {
-      const lost = Math.min(previous.cachedEnd, writeEnd) - Math.max(shared, expected);
-      const why: CacheCause = firstDiff !== null && PREFIX_SECTIONS.has(firstDiff)
-        ? (firstDiff === "checkpoint" ? "checkpoint" : "other")
-        : "working_state";
+    const cachedPast = previous.cachedEnd > Math.max(shared, expected) && writeEnd > expected;
+    const prefixChanged = firstDiff !== null && PREFIX_SECTIONS.has(firstDiff);
+    // A changed prefix (a checkpoint's retirement) outweighs a short prefix before it: the previous body read those
+    // few shared bytes only as part of the longer entry the change replaced, so the change cost them too.
+    const shortBeforeChange = why === "below_minimum" && cachedPast && prefixChanged;
+    // The cache held more of what this body shares with the previous one than it could read: expired or too short.
+    const cause = shortBeforeChange ? null : why;
+    const reusable = Math.min(cause === "below_minimum" ? previous.markedEnd : previous.cachedEnd, shared);
+    if (cause !== null && reusable > expected) return priced(cause, tokens(reusable - expected), writeEnd > expected);
+    if (cachedPast) {
+      const lost = Math.min(previous.cachedEnd, writeEnd) - (shortBeforeChange ? expected : Math.max(shared, expected));
+      const why: CacheCause = prefixChanged ? (firstDiff === "checkpoint" ? "checkpoint" : "other") : "working_state";
       return priced(why, tokens(lost), true);
     }
     return null;

@@ -6,6 +6,23 @@ export type ContextPolicyName = z.infer<typeof ContextPolicyName>;
 /** The policy a run uses when nothing (flag, environment, config, catalog, request) names one. */
 export const DEFAULT_POLICY: ContextPolicyName = "legacy";
 
+/** What code outside a policy's own request building may ask of it. */
+export type PolicyTraits = {
+  /** Every request, the classification request included, is held to the 64 KiB ceiling (the 32/48/64 KiB lines). */
+  ceiling: boolean;
+  /** Retained outputs are cut to previews, so a preview mode (compact, balanced, wide) applies. */
+  previews: boolean;
+};
+
+/**
+ * Every policy's traits, by name: the one place to ask "is this run bounded?". A name added to ContextPolicyName
+ * without its entry here (and in lib/context/context.ts's CONTEXTS) fails typechecking (tests/policy-registry.test.ts).
+ */
+export const CONTEXT_POLICIES: Readonly<Record<ContextPolicyName, Readonly<PolicyTraits>>> = {
+  legacy: { ceiling: false, previews: false },
+  bounded: { ceiling: true, previews: true },
+};
+
 /**
  * How many model calls a step takes: `two-call` (a selection call, then an arguments call for an action with
  * arguments) or `single-call` (one call answers with the action and its arguments). Either works with either policy.

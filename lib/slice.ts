@@ -74,7 +74,8 @@ export const SliceRequest = z.strictObject({
   ),
   require_passing_tests: z.boolean().optional().describe(
     "Refuse a finish with status success unless the latest revision's tests ran and passed (the model is told " +
-      "tests_not_current), and exit 1 when the run ends unverified; --require-passing-tests sets it",
+      "tests_not_current), and exit 1 when the run completes unverified (any other ending keeps its own exit code); " +
+      "--require-passing-tests sets it",
   ),
 });
 export type SliceRequest = z.infer<typeof SliceRequest>;

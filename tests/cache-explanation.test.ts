@@ -15,8 +15,8 @@ import { BUILT_IN_PRICES, priceOf } from "../lib/prices.ts";
 import { runLoop } from "../lib/loop/loop.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { RecordedExecutor, ScriptedProvider } from "../lib/recording/replay.ts";
-import type { Provider } from "../lib/vocabulary/turn.ts";
-import { CacheLedger } from "../lib/cache-explanation.ts";
+import { type CacheBlock, type CacheLayout, NULL_USAGE, type Provider } from "../lib/vocabulary/turn.ts";
+import { CacheLedger, summarizeCache } from "../lib/cache-explanation.ts";
 import { workload, workloadTests } from "./helpers/workloads.ts";
 import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
 import { renderReportHtml } from "../lib/report/html.ts";
@@ -263,4 +263,47 @@ test("cache explanation: loom report shows the read share and the breaks in text
     2 * report.calls.length,
     "one bar per call, drawn wide and narrow",
   );
+});
+
+test("cache explanation: a checkpoint after a prefix below the minimum is still named, with all it cost", () => {
+  const ledger = new CacheLedger({ price: priceOf(BUILT_IN_PRICES, "anthropic/claude-sonnet-4-5") });
+  const block = (section: CacheBlock["section"], bytes: number, digest: string, breakpoint = false): CacheBlock => ({
+    section,
+    bytes,
+    digest,
+    breakpoint,
+  });
+  const layout = (blocks: CacheBlock[]): CacheLayout => ({
+    mode: "breakpoints",
+    min_tokens: 1024,
+    ttl_ms: 300_000,
+    lookback: 20,
+    blocks,
+  });
+  // Four bytes a token. The instructions' breakpoint ends 400 bytes in: far below 1,024 tokens, never cached alone.
+  const instructions = block("instructions", 400, "i", true);
+  const tasks = block("tasks", 200, "t");
+  const first = ledger.explain({
+    layout: layout([instructions, tasks, block("events", 7800, "e1", true)]),
+    usage: { input: 0, cache_read: 0, cache_write: 2100, output: 10 },
+    at: 0,
+  });
+  assert.equal(first.miss?.cause, "first_call");
+  // A checkpoint retires the events: the body now differs right after the short prefix, and nothing can be read.
+  const retired = ledger.explain({
+    layout: layout([instructions, tasks, block("checkpoint", 1200, "c"), block("events", 6000, "e2", true)]),
+    usage: { input: 0, cache_read: 0, cache_write: 1950, output: 10 },
+    at: 1000,
+  });
+  assert.equal(retired.first_difference, "checkpoint");
+  assert.equal(retired.expected_bytes, 0);
+  // All the previous body cached that this one could have read: 7,800 bytes, 1,950 tokens, at the write price.
+  assert.deepEqual(retired.miss && { cause: retired.miss.cause, tokens: retired.miss.tokens }, {
+    cause: "checkpoint",
+    tokens: 1950,
+  });
+  assert.ok(Math.abs(retired.miss!.cost! - (1950 * 3.45) / 1e6) < 1e-12);
+  const run = summarizeCache([{ usage: NULL_USAGE, cache: first }, { usage: NULL_USAGE, cache: retired }]);
+  assert.deepEqual(Object.keys(run!.breaks).sort(), ["checkpoint", "first_call"]);
+  assert.equal(run!.breaks.checkpoint!.tokens, 1950);
 });

@@ -200,7 +200,8 @@ test(
       const partial = readEval(out);
       assert.equal(partial.stopped, "interrupted");
       assert.equal(partial.complete, false);
-      assert.ok(partial.rows.length >= 2 && partial.rows.length < 6, `${partial.rows.length} rows`);
+      const countedBefore = partial.rows.filter((r) => r.counted);
+      assert.ok(countedBefore.length >= 2 && countedBefore.length < 6, `${countedBefore.length} counted rows`);
 
       // The interrupted summary's next line is the command to continue; it is run as printed.
       const next = first.stdout.match(/^continue: loom eval (.+) \(with the same --task, --tag and --prices/m);
@@ -211,9 +212,13 @@ test(
       assert.equal(again.code, 0, again.stderr);
       const full = readEval(out);
       assert.ok(full.complete);
-      assert.equal(full.rows.length, 6);
+      assert.equal(full.rows.filter((r) => r.counted).length, 6);
       for (const row of partial.rows) {
-        assert.deepEqual(full.rows.find((r) => r.id === row.id), row, `${row.id} was kept, not run again`);
+        const kept = full.rows.find((r) => r.id === row.id && r.attempt === row.attempt);
+        assert.deepEqual(kept, row, `${row.id} attempt ${row.attempt} was kept`);
+      }
+      for (const row of countedBefore) {
+        assert.ok(!full.rows.some((r) => r.id === row.id && r.attempt !== row.attempt), `${row.id} was not run again`);
       }
 
       const callsBefore = sum([...agent.calls.values()]);
@@ -428,6 +433,69 @@ test(
         ]);
         assert.ok(row.wall_ms < 5000, `${row.wall_ms} ms`);
       }
+    });
+  },
+);
+
+test(
+  "an interrupt keeps what the run in flight spent: every call the model answered is in eval.json; --resume re-runs it without using up a retry",
+  SLOW,
+  async () => {
+    await withAgent({}, async (agent, dir) => {
+      // The first run_tests writes the flag and waits to be killed; once the flag is there, the tests pass at once.
+      const flag = join(dir, "in-tests");
+      const wait =
+        `const fs = require("fs"); const f = ${JSON.stringify(flag)}; if (fs.existsSync(f)) process.exit(0); ` +
+        `fs.writeFileSync(f, ""); setTimeout(() => {}, 600000);`;
+      const suite = copySuite(dir, ["range-off-by-one"], (s) => {
+        s.tasks[0].test = { command: ["node", "-e", wait], timeout_ms: 600_000 };
+      });
+      const out = join(dir, "out");
+      const args = [
+        suite,
+        "--model",
+        MODEL,
+        "--policies",
+        "legacy,bounded",
+        "--sandbox",
+        "off",
+        "--out",
+        out,
+        "--quiet",
+      ];
+      const controller = new AbortController();
+      // Interrupted while the first run waits in its tests: no model call is in flight.
+      const watching = setInterval(() => existsSync(flag) && controller.abort(), 5);
+      const first = await loomEval(agent, args, { signal: controller.signal });
+      clearInterval(watching);
+      assert.equal(first.code, 130, first.stderr);
+      const answered = sum([...agent.calls.values()]);
+      const partial = readEval(out);
+      assert.equal(partial.stopped, "interrupted");
+      const [row, ...rest] = partial.rows;
+      assert.equal(rest.length, 0, "one run was in flight, the other half never started");
+      assert.ok(row && answered > 0);
+      assert.equal(row.outcome, "interrupted");
+      assert.equal(row.error_code, "interrupted");
+      assert.equal(row.counted, false);
+      assert.equal(row.check, null);
+      assert.equal(row.model_calls, answered, "every call the model answered is accounted for");
+      assert.deepEqual(row.cost, report(out, row).cost);
+      assert.ok((row.cost?.total ?? 0) > 0);
+      assert.equal(partial.summary.runs, 0);
+      assert.equal(partial.summary.attempts, 1);
+
+      // With --retries 0 too, the interrupted attempt used up nothing; the pair runs again as attempt 2 and is counted.
+      const again = await loomEval(agent, [...args, "--resume"]);
+      assert.equal(again.code, 0, again.stderr);
+      const full = readEval(out);
+      assert.ok(full.complete);
+      assert.deepEqual(full.rows.find((r) => r.attempt === 1), row, "the interrupted run's row is kept");
+      assert.deepEqual(full.rows.filter((r) => r.counted).map((r) => r.attempt), [2, 2]);
+      assert.equal(full.summary.attempts, 3);
+      assert.equal(full.summary.infra_retries, 0, "a re-run after an interrupt is not an infra retry");
+      assert.deepEqual(full.summary.dropped_pairs, []);
+      assert.equal(sum(full.rows.map((r) => r.model_calls)), sum([...agent.calls.values()]));
     });
   },
 );

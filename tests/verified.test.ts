@@ -1,6 +1,6 @@
 // A verified finish (SPEC §6): every result, report and run-ended event says whether the final revision's tests ran
 // and passed; with require_passing_tests a finish with status success on an unverified revision is refused
-// (tests_not_current) and an unverified ending exits 1. The model's status is its own claim; verified is Loom's.
+// (tests_not_current) and a run that completes unverified exits 1 (any other ending keeps its exit code). The model's status is its own claim; verified is Loom's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -21,6 +21,8 @@ import { fakeIo } from "./helpers/fake-io.ts";
 import { type Answer, answer, give, pick, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 import { runWithOptions } from "../api.ts";
 import process from "node:process";
+import { endingOf } from "../lib/ending.ts";
+import { EXIT_CODES, Outcome } from "../lib/outcome.ts";
 
 const finish = (status: "success" | "failure") => [pick("finish"), give({ status, summary: `finished: ${status}` })];
 
@@ -270,4 +272,34 @@ test("the library's runWithOptions takes requirePassingTests and maxCost as the 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("--require-passing-tests at the step limit exits 6, as its help says: only a completed run turns exit 1", async () => {
+  const request = sliceRequest({ limits: { max_steps: 2 } });
+  const result = await startRun({ request }, {
+    provider: new ScriptedProvider([pick("run_tests"), pick("run_tests")]),
+    executor: (store) => new ScriptedExecutor(store, [], [1, 1]),
+    requirePassingTests: true,
+  });
+  assert.equal(result.outcome, "step_limit");
+  assert.equal(result.verified, false);
+  assert.equal(result.exit_code, EXIT_CODES.step_limit);
+  // Every ending but completed keeps its own exit code when unverified; a completed one exits 1 (failed).
+  for (const ran of Outcome.options) {
+    const { exitCode } = endingOf({ ran, unverified: true });
+    assert.equal(exitCode, ran === "completed" ? EXIT_CODES.failed : EXIT_CODES[ran], ran);
+  }
+  // The help says the same, in the flag's line and in loom --help's exit-code table.
+  const help = async (argv: string[]) => {
+    const { io, out } = fakeIo({ cwd: tmpdir() });
+    assert.equal(await main(argv, io), 0);
+    return out.stdout.replace(/\s+/g, " ");
+  };
+  assert.match(
+    await help(["run", "--help"]),
+    /exit 1 when the run completes unverified \(any other ending keeps its own exit code: 6 at the step limit\)/,
+  );
+  const table = await help(["--help"]);
+  assert.match(table, / 1 failed, [^.]*or completed NOT verified \(--require-passing-tests\) 2 /);
+  assert.match(table, / 6 step limit 7 /);
 });

@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { requestBytes } from "../report/context-report.ts";
 import { errorMessage, InterruptedError, UsageError } from "../errors.ts";
 import type { EvalRow, EvalSettings } from "../eval/eval-file.ts";
-import { failureClass } from "../eval/failure-class.ts";
+import { failureClass, INTERRUPTED } from "../eval/failure-class.ts";
 import { runId, type RunKey } from "../eval/matrix.ts";
 import type { PriceTable } from "../prices.ts";
 import type { SliceRequest } from "../slice.ts";
 import type { Provider } from "../vocabulary/turn.ts";
-import { runCheck } from "./eval-check.ts";
+import { type CheckResult, runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
 import { changesSince, createWorkspace, describeChanges, snapshot } from "./eval-workspace.ts";
 import { writeFileAtomic } from "./files.ts";
@@ -34,7 +34,13 @@ export type AttemptSettings = {
   now?: () => number;
 };
 
-/** One run: fresh workspace, the run lifecycle, the hidden check, the artifacts; "interrupted" keeps nothing. */
+/** How an attempt ended when the evaluation was interrupted: the row of what the run spent, null when none started. */
+export type Interrupted = { interrupted: EvalRow | null };
+
+/**
+ * One run: fresh workspace, the run lifecycle, the hidden check, the artifacts. An interrupt still gives the run's
+ * row (outcome and error_code interrupted, no check) with what its calls spent, as its report and recording say.
+ */
 export async function runAttempt(
   run: RunKey,
   { attempt, order, loaded, options, now }: {
@@ -44,7 +50,8 @@ export async function runAttempt(
     options: AttemptSettings;
     now: () => number;
   },
-): Promise<EvalRow | "interrupted"> {
+): Promise<EvalRow | Interrupted> {
+  if (options.signal?.aborted) return { interrupted: null };
   const begun = now();
   // "!": a run is made only for a task of the loaded suite (matrix.ts)
   const task = loaded.tasks.find((t) => t.id === run.task)!;
@@ -107,35 +114,15 @@ export async function runAttempt(
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
     const runEnd = now();
-    if (options.signal?.aborted) return "interrupted";
-    const ranLoop = result !== null && result.outcome !== "startup_failed";
-    let check = null;
-    if (ranLoop) {
-      const changes = changesSince(before, workspace);
-      writeFileAtomic(join(dir, "changes.json"), `${JSON.stringify(changes)}\n`);
-      writeFileAtomic(join(dir, "changes.txt"), describeChanges(changes));
-      let checked;
-      try {
-        checked = await runCheck(task.check, workspace, {
-          suiteDir: loaded.dir,
-          sandbox: options.sandbox,
-          env: options.env,
-          signal: options.signal,
-          secretEnvNames: secretEnvNames(),
-        });
-      } catch (error) {
-        if (error instanceof InterruptedError) return "interrupted";
-        throw error;
-      }
-      if (options.signal?.aborted) return "interrupted";
-      writeFileAtomic(join(dir, "check.txt"), checked.output);
-      check = checked;
-    }
     const report = result?.report ?? null;
-    const outcome = result?.outcome ?? "startup_failed";
-    const errorCode = timedOut ? "run_timeout" : result ? result.error?.code ?? null : "workspace_setup_failed";
-    if (setupError !== null) writeFileAtomic(join(dir, "error.txt"), `${setupError}\n`);
-    const row: EvalRow = {
+    /** The row of this run, as far as it got. */
+    const rowOf = (
+      { outcome, errorCode, check }: {
+        outcome: EvalRow["outcome"];
+        errorCode: string | null;
+        check: CheckResult | null;
+      },
+    ): EvalRow => ({
       id,
       task: run.task,
       model: run.model,
@@ -163,13 +150,43 @@ export async function runAttempt(
         active: (result?.sandbox?.active ?? false) && (check === null || check.sandboxed),
       },
       wall_ms: runEnd - afterSetup,
-      overhead_ms: 0,
+      overhead_ms: Math.max(0, now() - begun - (runEnd - afterSetup)),
       checkpoints: report?.checkpoints ?? 0,
       lookups: report ? report.retrievals.result + report.retrievals.list_history + report.retrievals.read_history : 0,
       request_bytes: report ? requestBytes(report.phases).total : 0,
-    };
-    row.overhead_ms = Math.max(0, now() - begun - row.wall_ms);
-    return row;
+    });
+    // Interrupted before its result: what the run spent is kept, its check is not run.
+    const interrupted = (): Interrupted => ({
+      interrupted: { ...rowOf({ outcome: "interrupted", errorCode: INTERRUPTED, check: null }), counted: false },
+    });
+    if (options.signal?.aborted) return interrupted();
+    const ranLoop = result !== null && result.outcome !== "startup_failed";
+    let check: CheckResult | null = null;
+    if (ranLoop) {
+      const changes = changesSince(before, workspace);
+      writeFileAtomic(join(dir, "changes.json"), `${JSON.stringify(changes)}\n`);
+      writeFileAtomic(join(dir, "changes.txt"), describeChanges(changes));
+      let checked;
+      try {
+        checked = await runCheck(task.check, workspace, {
+          suiteDir: loaded.dir,
+          sandbox: options.sandbox,
+          env: options.env,
+          signal: options.signal,
+          secretEnvNames: secretEnvNames(),
+        });
+      } catch (error) {
+        if (error instanceof InterruptedError) return interrupted();
+        throw error;
+      }
+      if (options.signal?.aborted) return interrupted();
+      writeFileAtomic(join(dir, "check.txt"), checked.output);
+      check = checked;
+    }
+    const outcome = result?.outcome ?? "startup_failed";
+    const errorCode = timedOut ? "run_timeout" : result ? result.error?.code ?? null : "workspace_setup_failed";
+    if (setupError !== null) writeFileAtomic(join(dir, "error.txt"), `${setupError}\n`);
+    return rowOf({ outcome, errorCode, check });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -1,18 +1,20 @@
 // Runs an evaluation: every pair of the (shard of the) matrix in its seeded order, each run a real `loom run` lifecycle
 // (startRun, sandbox included) in a fresh workspace copy, then the hidden check in a fresh sandbox. Artifacts land
-// under DIR/runs/; DIR/eval.json is rewritten atomically after every pair, so an interrupt keeps what finished and
-// --resume continues from it — only when every content hash still matches.
+// under DIR/runs/; DIR/eval.json is rewritten atomically after every pair, so an interrupt keeps what finished (and,
+// uncounted, what the runs in flight spent) and --resume continues from it — only when every content hash still
+// matches.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalJson, digestOf } from "../text/digest.ts";
 import { UsageError } from "../errors.ts";
 import { EvalFile, type EvalKey, type EvalRow, type EvalSettings } from "../eval/eval-file.ts";
 import { buildEvalFile as assemble, keyMismatch } from "../eval/assemble.ts";
+import { interruptedAttempts, wasInterrupted } from "../eval/failure-class.ts";
 import {
   allPairs,
   type Pair,
+  pairId,
   pairKey,
-  runId,
   schedule,
   type ScheduledPair,
   type Shard,
@@ -72,8 +74,6 @@ export function readEvalFile(path: string): EvalFile {
   return parsed.data;
 }
 
-const pairStem = (p: Pair) => runId({ ...p, policy: "legacy" }).replace(/\.legacy\./, ".");
-
 /** Runs the evaluation; returns the file as last written and how it ended. */
 export async function runEval(
   loaded: LoadedSuite,
@@ -111,8 +111,7 @@ export async function runEval(
     shardPairs(allPairs({ tasks: taskIds, models: settings.models, repeats: settings.repeats }), shard).map(pairKey),
   );
   const order = new Map(whole.map((p, i) => [pairKey(p), i]));
-  const finished = (p: Pair) =>
-    rows.some((r) => r.counted && pairKey(r) === pairKey(p)) || dropped.includes(pairStem(p));
+  const finished = (p: Pair) => rows.some((r) => r.counted && pairKey(r) === pairKey(p)) || dropped.includes(pairId(p));
   const queue = whole.filter((p) => mine.has(pairKey(p)) && !finished(p));
   const total = whole.filter((p) => mine.has(pairKey(p))).length * settings.policies.length;
 
@@ -150,7 +149,7 @@ export async function runEval(
       done,
       total,
       solved: counted.filter((r) => r.class === "solved").length,
-      infra: rows.filter((r) => r.class === "infra").length,
+      infra: rows.filter((r) => r.class === "infra" && !wasInterrupted(r)).length,
       spent: spent(),
       eta_ms: done > doneAtStart ? rate * (total - done) : null,
     });
@@ -166,12 +165,13 @@ export async function runEval(
       // "!": the loop runs while the queue is not empty; order was built from the same pairs
       const pair = queue.shift()!;
       const result = await runPair(pair, order.get(pairKey(pair))!, { loaded, options, rows, now });
-      if (result === "interrupted") {
+      // An interrupted pair's rows are kept for what they spent (written below, once every worker has stopped).
+      rows = [...rows, ...result.rows];
+      if (result.interrupted) {
         interrupted = true;
         break;
       }
-      rows = [...rows, ...result.rows];
-      if (result.dropped) dropped = [...dropped, pairStem(pair)];
+      if (result.dropped) dropped = [...dropped, pairId(pair)];
       write();
       progress();
     }
@@ -181,16 +181,22 @@ export async function runEval(
   return { file: write(), interrupted };
 }
 
-/** Runs both halves of a pair; an infra failure of either re-runs both, up to `retries` times, then drops it. */
+/**
+ * Runs both halves of a pair; an infra failure of either re-runs both, up to `retries` times, then drops it. An
+ * interrupt returns every row so far, uncounted: the attempts before, the half that finished, the run in flight. An
+ * interrupted attempt uses up no retry: --resume runs the pair again under the next attempt number.
+ */
 async function runPair(
   pair: ScheduledPair,
   position: number,
   { loaded, options, rows, now }: { loaded: LoadedSuite; options: EvalOptions; rows: EvalRow[]; now: () => number },
-): Promise<{ rows: EvalRow[]; dropped: boolean } | "interrupted"> {
+): Promise<{ rows: EvalRow[]; dropped: boolean; interrupted: boolean }> {
   const previous = rows.filter((r) => pairKey(r) === pairKey(pair));
   const first = previous.reduce((m, r) => Math.max(m, r.attempt), 0) + 1;
+  // The attempts that ended (an interrupted one did not) use up the retries.
+  const ended = new Set(previous.map((r) => r.attempt)).size - interruptedAttempts(previous, pair.policies.length).size;
   const out: EvalRow[] = [];
-  for (let attempt = first; attempt <= options.settings.retries + 1; attempt++) {
+  for (let attempt = first; attempt < first + options.settings.retries + 1 - ended; attempt++) {
     const attemptRows: EvalRow[] = [];
     for (const [i, policy] of pair.policies.entries()) {
       const row = await runAttempt({ ...pair, policy }, {
@@ -200,12 +206,15 @@ async function runPair(
         options,
         now,
       });
-      if (row === "interrupted") return "interrupted";
+      if ("interrupted" in row) {
+        const spent = [...attemptRows, ...(row.interrupted ? [row.interrupted] : [])];
+        return { rows: [...out, ...spent.map((r) => ({ ...r, counted: false }))], dropped: false, interrupted: true };
+      }
       attemptRows.push(row);
     }
     const infra = attemptRows.some((r) => r.class === "infra");
     out.push(...attemptRows.map((r) => ({ ...r, counted: !infra })));
-    if (!infra) return { rows: out, dropped: false };
+    if (!infra) return { rows: out, dropped: false, interrupted: false };
   }
-  return { rows: out, dropped: true };
+  return { rows: out, dropped: true, interrupted: false };
 }

@@ -63,7 +63,8 @@ import type { ModelTable } from "../models/models.ts";
 
 /** The options of a library run (runWithOptions). */
 export type RunOptions = {
-  /** "legacy" (default) or "bounded"; above a catalog's own (a flag: SettingFlags.context_policy). */
+  /** "legacy" or "bounded"; above a catalog's own (a flag: SettingFlags.context_policy). Without it a library run
+   * (api.ts) is legacy, and a command follows LOOM_CONTEXT_POLICY, then the config file. */
   contextPolicy?: ContextPolicyName;
   /** Write the context report here (atomically), for every outcome. */
   contextReport?: string;
@@ -89,7 +90,8 @@ export type RunOptions = {
   stepProtocol?: StepProtocol;
   /** Bounded previews: "compact", "balanced" or "wide"; overrides the request's (and the catalog's) previews. */
   previewMode?: PreviewMode;
-  /** Refuse an unverified finish with status success and exit 1 when the run ends unverified; overrides the
+  /** Refuse an unverified finish with status success and exit 1 when the run completes unverified (any other ending
+   * keeps its own exit code: 6 at the step limit); overrides the
    * request's (and the catalog's) require_passing_tests when true. */
   requirePassingTests?: boolean;
   /** No model call once the run's cost (its usage counters at the model's price) has reached this many US dollars;
@@ -175,7 +177,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   // Files the run opened (the recording): closed when it ends, whatever the ending.
   const opened: Array<() => void> = [];
   let model: string | null = null;
-  // Whether the run must end verified (require_passing_tests): an unverified ending then exits 1.
+  // Whether the run must end verified (require_passing_tests): a completed run then exits 1 when unverified.
   let required = options.requirePassingTests === true;
   // Every event of the run, as delivered: the report is their fold.
   const events: RunEvent[] = [];

@@ -59,8 +59,9 @@ const CatalogSlice = z.strictObject({
   step_protocol: StepProtocol.optional().describe("two-call (default) or single-call; --step-protocol overrides it"),
   previews: PreviewMode.optional().describe("compact, balanced (default) or wide; --previews overrides it"),
   require_passing_tests: z.boolean().optional().describe(
-    "Refuse a finish with status success unless the latest revision's tests passed; exit 1 when a run ends " +
-      "unverified (--require-passing-tests sets it for every slice)",
+    "Refuse a finish with status success unless the latest revision's tests passed; exit 1 when a run " +
+      "completes unverified, any other ending keeping its own exit code (--require-passing-tests sets it for every " +
+      "slice)",
   ),
   context_report: Path.optional().describe(
     "Context report path, relative to the catalog file; --context-report overrides it",

@@ -1,6 +1,6 @@
 // Routing a request to a catalog slice: pattern rules, then an optional classification call, then the default.
 // Pure: the provider and the clock are passed in.
-import type { ContextPolicyName } from "../policy.ts";
+import { CONTEXT_POLICIES, type ContextPolicyName } from "../policy.ts";
 import { z } from "zod";
 import { CEILING_BYTES } from "../context/budget.ts";
 import type { Catalog } from "./catalog.ts";
@@ -90,7 +90,7 @@ const n = (x: number) => x.toLocaleString("en-US");
 export function checkClassificationCeiling(
   { bytes, policy }: { bytes: number; policy: ContextPolicyName },
 ): RoutingError | null {
-  if (policy !== "bounded" || bytes <= CEILING_BYTES) return null;
+  if (!CONTEXT_POLICIES[policy].ceiling || bytes <= CEILING_BYTES) return null;
   return new RoutingError(
     `Classification request is ${n(bytes)} bytes, over the ${n(CEILING_BYTES)}-byte ceiling of the bounded policy ` +
       "(shorten the request or the slice descriptions, or pass --slice NAME)",

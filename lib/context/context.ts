@@ -366,6 +366,12 @@ export class BoundedContext implements ContextPolicy {
   }
 }
 
+/** Each policy's request building, by name (its other traits: lib/policy.ts's CONTEXT_POLICIES). */
+const CONTEXTS: Record<ContextPolicyName, (options: ContextOptions) => ContextPolicy> = {
+  legacy: (options) => new LegacyContext(options),
+  bounded: (options) => new BoundedContext(options),
+};
+
 export function createContext(policy: ContextPolicyName, options: ContextOptions): ContextPolicy {
-  return policy === "bounded" ? new BoundedContext(options) : new LegacyContext(options);
+  return CONTEXTS[policy](options);
 }

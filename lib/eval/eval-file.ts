@@ -58,7 +58,10 @@ export const EvalRow = z.strictObject({
   policy: ContextPolicyName,
   repeat: z.number().int().positive(),
   attempt: z.number().int().positive().describe("1, or more after infra failures of its pair"),
-  counted: z.boolean().describe("This attempt's pair is in the statistics (its last attempt, not dropped)"),
+  counted: z.boolean().describe(
+    "This attempt's pair is in the statistics (its last attempt, not dropped); an interrupted attempt's rows are " +
+      "kept for what they spent (outcome and error_code interrupted for the run in flight), never counted",
+  ),
   order: count.describe("Position in the seeded order of the whole matrix"),
   outcome: Outcome,
   error_code: z.string().nullable(),
@@ -151,8 +154,8 @@ export type PairSummary = z.infer<typeof PairSummary>;
 
 export const EvalSummary = z.strictObject({
   runs: count.describe("Counted runs"),
-  attempts: count.describe("Every run started, retried infra attempts included"),
-  infra_retries: count,
+  attempts: count.describe("Every run started, retried infra attempts and interrupted runs included"),
+  infra_retries: count.describe("Attempts after an infra failure of their pair (not the re-run of an interrupted one)"),
   dropped_pairs: z.array(z.string()).describe("Pairs dropped after infra failures on every attempt (run-id stems)"),
   runs_without_cost: count,
   unsandboxed_runs: count.describe("Runs whose processes or check ran outside the OS sandbox"),

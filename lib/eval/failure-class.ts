@@ -2,7 +2,8 @@
 // did: a provider outage after retries, a sandbox or workspace failure, a check that could not run). Only infra is
 // retried.
 import type { Outcome } from "../outcome.ts";
-import type { FailureClass } from "./eval-file.ts";
+import type { EvalRow, FailureClass } from "./eval-file.ts";
+import { pairKey } from "./matrix.ts";
 
 /** What decides the class: the run's outcome and error code, and the hidden check when it ran. */
 export type CheckedRun = {
@@ -20,6 +21,31 @@ function isInfraError(code: string | null): boolean {
   return code.startsWith("provider_") || code.startsWith("sandbox_") || code.startsWith("workspace_") ||
     code === "report_unwritable" || code === "record_unwritable" || code === "executor_failed";
 }
+
+/** The error code of a run the evaluation's interrupt stopped (a run stopped at the time cap says run_timeout). */
+export const INTERRUPTED = "interrupted";
+
+/**
+ * A run the evaluation's interrupt (Ctrl-C) stopped before it had a result: kept in eval.json for what it spent,
+ * never counted, and re-run by --resume without using up a retry.
+ */
+export function wasInterrupted(row: { outcome: Outcome; error_code: string | null }): boolean {
+  return row.outcome === "interrupted" && row.error_code === INTERRUPTED;
+}
+
+/**
+ * The attempts (by attemptKey) an interrupt cut short: a run of it was stopped, or a half of its pair never started.
+ * `policies`: how many runs a whole attempt has.
+ */
+export function interruptedAttempts(rows: readonly EvalRow[], policies: number): Set<string> {
+  const runs = new Map<string, EvalRow[]>();
+  for (const row of rows) runs.set(attemptKey(row), [...(runs.get(attemptKey(row)) ?? []), row]);
+  return new Set([...runs].filter(([, rs]) => rs.length < policies || rs.some(wasInterrupted)).map(([key]) => key));
+}
+
+/** One attempt of one pair. */
+export const attemptKey = (row: Pick<EvalRow, "task" | "model" | "repeat" | "attempt">): string =>
+  `${pairKey(row)}\u0000${row.attempt}`;
 
 export function failureClass({ outcome, error_code, check }: CheckedRun): FailureClass {
   // A run stopped at the evaluation's time cap ended like any other: what it left is checked.

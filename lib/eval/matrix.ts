@@ -12,8 +12,15 @@ export const pairKey = (p: Pair): string => `${p.task}\u0000${p.model}\u0000${p.
 
 /** A file-safe, unique name of one run: "fix-range.anthropic_claude-sonnet-5-5.bounded.r1". */
 export function runId(run: RunKey): string {
-  return `${run.task}.${run.model.replace(/[^A-Za-z0-9._-]+/g, "_")}.${run.policy}.r${run.repeat}`;
+  return `${run.task}.${fileSafe(run.model)}.${run.policy}.r${run.repeat}`;
 }
+
+/** A pair's name: its runs' ids without the policy ("fix-range.anthropic_claude-sonnet-5-5.r1"). */
+export function pairId(pair: Pair): string {
+  return `${pair.task}.${fileSafe(pair.model)}.r${pair.repeat}`;
+}
+
+const fileSafe = (model: string) => model.replace(/[^A-Za-z0-9._-]+/g, "_");
 
 /** A 32-bit seed from any text (FNV-1a). */
 export function seedOf(text: string): number {

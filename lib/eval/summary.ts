@@ -3,6 +3,7 @@
 import type { ContextPolicyName } from "../policy.ts";
 import type { EvalRow, EvalSummary, PairSummary, PolicySummary, Verdict } from "./eval-file.ts";
 import { seedOf } from "./matrix.ts";
+import { attemptKey, interruptedAttempts } from "./failure-class.ts";
 import {
   detectableDifference,
   geometricMeanRatio,
@@ -109,7 +110,7 @@ export function summarize(
   return {
     runs: counted.length,
     attempts: rows.length,
-    infra_retries: rows.filter((row) => row.attempt > 1).length,
+    infra_retries: infraRetries(rows, policies.length),
     dropped_pairs: [...droppedPairs],
     runs_without_cost: counted.filter((row) => row.cost === null).length,
     unsandboxed_runs: unsandboxed,
@@ -337,3 +338,9 @@ function pairSentence(pair: Omit<PairSummary, "sentence">, policies: readonly Po
 }
 
 const sum = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);
+
+/** Attempts after the first that followed an infra failure: a re-run of an interrupted attempt (--resume) is none. */
+function infraRetries(rows: readonly EvalRow[], policies: number): number {
+  const cut = interruptedAttempts(rows, policies);
+  return rows.filter((row) => row.attempt > 1 && !cut.has(attemptKey({ ...row, attempt: row.attempt - 1 }))).length;
+}

@@ -27,6 +27,7 @@ import {
 import { createContext, type TailView } from "../context/context.ts";
 import { PREVIEW_MODES, type PreviewSizes } from "../context/render-event.ts";
 import {
+  CONTEXT_POLICIES,
   type ContextPolicyName,
   DEFAULT_PREVIEW_MODE,
   DEFAULT_STEP_PROTOCOL,
@@ -257,7 +258,7 @@ export function previewModeOf(
   request: SliceRequest,
   { policy, previews }: { policy: ContextPolicyName; previews?: PreviewSizes },
 ): PreviewMode | null {
-  return policy === "bounded" && previews === undefined ? request.previews ?? DEFAULT_PREVIEW_MODE : null;
+  return CONTEXT_POLICIES[policy].previews && previews === undefined ? request.previews ?? DEFAULT_PREVIEW_MODE : null;
 }
 
 /** What the model's answers decided for a step: suspend the run, act, or a refusal (no action runs). */

@@ -1,6 +1,7 @@
 // Batch replay's pure rules: the settings a resumed per-recording report must have been made under, and the name
 // each recording's report gets. The batch itself (child processes, files) is commands/replay-batch.ts.
 import {
+  CONTEXT_POLICIES,
   type ContextPolicyName,
   DEFAULT_PREVIEW_MODE,
   DEFAULT_STEP_PROTOCOL,
@@ -49,10 +50,10 @@ const RESUMED_SETTINGS: readonly {
     wanted: (batch) => batch.protocol,
   },
   {
-    // Previews shape bounded requests only.
+    // Previews shape the requests of a policy that cuts outputs to previews only.
     describe: (value) => `--previews ${value}`,
-    of: (report) => report.policy === "bounded" ? report.previews ?? DEFAULT_PREVIEW_MODE : null,
-    wanted: (batch) => batch.policy === "bounded" ? batch.previews : null,
+    of: (report) => CONTEXT_POLICIES[report.policy].previews ? report.previews ?? DEFAULT_PREVIEW_MODE : null,
+    wanted: (batch) => CONTEXT_POLICIES[batch.policy].previews ? batch.previews : null,
   },
 ];
 

@@ -1,5 +1,6 @@
 // One self-contained HTML page for `loom report --html`: the summary table and two SVG charts, no scripts, no network.
 import type { NamedReport } from "./load.ts";
+import { CONTEXT_POLICIES, type ContextPolicyName } from "../policy.ts";
 import { alignRuns, type RunRow } from "./pairs.ts";
 import {
   comparisonRows,
@@ -235,8 +236,9 @@ export function renderReportHtml(
     let total = 0;
     return { ...s, values: s.values.map((v) => (total += v)) };
   });
-  // The 32/48/64 KiB lines are the bounded policy's rules: drawn only when a bounded run is on the chart.
-  const thresholds = series.some((s) => (reports[s.index]?.report.policy === "bounded")) ? THRESHOLDS : [];
+  // The 32/48/64 KiB lines are the ceiling's rules: drawn only when a run held to it is on the chart.
+  const held = (policy: ContextPolicyName | undefined) => policy !== undefined && CONTEXT_POLICIES[policy].ceiling;
+  const thresholds = series.some((s) => held(reports[s.index]?.report.policy)) ? THRESHOLDS : [];
   const peaks = series.map((s) => Math.max(0, ...s.values));
   const runSections = series.length === 0 ? "" : `<section id="per-call">
 <h2>Request bytes per model call</h2>
