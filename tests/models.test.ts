@@ -290,7 +290,7 @@ test("a refusal ends the step as model_refused without asking again (Anthropic s
   });
 });
 
-test("stand-ins reject what the APIs document: a forced tool on Sonnet 5.5, identical first keys in a strict union, a Responses-only model on Chat Completions", async () => {
+test("stand-ins reject what the APIs document: a forced tool on Sonnet 5.5, identical first keys in a strict union, a Responses-only model on Chat Completions, a shut-down model, between_tools at xhigh, an effort the model lacks", async () => {
   const anthropic = await startAnthropicServer(() => anthropicAnswer({ action: "finish" }));
   const openai = await startOpenAIServer(() => openAIAnswer({ action: "finish" }));
   try {
@@ -330,13 +330,38 @@ test("stand-ins reject what the APIs document: a forced tool on Sonnet 5.5, iden
     });
     assert.equal(union.status, 400);
     assert.match(JSON.stringify(await union.json()), /must not share identical first keys/);
-    const codex = await post(`${openai.baseUrl}/chat/completions`, {
-      model: "gpt-5-codex",
+    const pro = await post(`${openai.baseUrl}/chat/completions`, {
+      model: "gpt-5-pro",
       messages: [{ role: "user", content: "hi" }],
     });
-    assert.equal(codex.status, 400);
-    assert.match(JSON.stringify(await codex.json()), /only supported in v1\/responses/);
-    assert.equal(anthropic.rejections.length + openai.rejections.length, 4);
+    assert.equal(pro.status, 400);
+    assert.match(JSON.stringify(await pro.json()), /only supported in v1\/responses/);
+    // A shut-down model answers 404 model_not_found, which Loom reports as model_not_found.
+    const codex = await post(`${openai.baseUrl}/responses`, { model: "gpt-5-codex", input: "hi" });
+    assert.equal(codex.status, 404);
+    assert.match(JSON.stringify(await codex.json()), /"code":"model_not_found"/);
+    // Sonnet 5.5's between_tools at effort xhigh; effort values per model (max on GPT-5, none on GPT-6.1 Sol).
+    const between = await post(`${anthropic.baseUrl}/v1/messages`, {
+      model: "claude-sonnet-5-5",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "hi" }],
+      thinking: { type: "between_tools" },
+      output_config: { effort: "xhigh" },
+    });
+    assert.equal(between.status, 400);
+    const effort = await post(`${openai.baseUrl}/chat/completions`, {
+      model: "gpt-5",
+      messages: [{ role: "user", content: "hi" }],
+      reasoning_effort: "max",
+    });
+    assert.equal(effort.status, 400);
+    const none = await post(`${openai.baseUrl}/responses`, {
+      model: "gpt-6.1-sol",
+      input: "hi",
+      reasoning: { effort: "none" },
+    });
+    assert.equal(none.status, 400);
+    assert.equal(anthropic.rejections.length + openai.rejections.length, 8);
     assert.equal(anthropic.requests.length + openai.requests.length, 0);
   } finally {
     await anthropic.close();
