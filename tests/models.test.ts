@@ -19,7 +19,8 @@ import { ACTION_NAMES, ActionArguments } from "../lib/vocabulary/actions.ts";
 import { convertToStrictJsonSchema } from "../lib/providers/convert-to-strict-json-schema.ts";
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
 import fc from "fast-check";
-import { parseModels, renderModels } from "../commands/models.ts";
+import { renderModels } from "../commands/models.ts";
+import { parseModels } from "../commands/models-table.ts";
 import {
   anthropicAnswer,
   anthropicText,
