@@ -76,3 +76,56 @@ async function updateCommand(argv: string[], io: Io): Promise<number> {
   );
   return 0;
 }
+
+const cell = (text: string) => text.replaceAll("|", "\\|");
+
+/**
+ * docs/providers.md's per-model rows, generated from the table (scripts/gen-model-rows.ts writes them between its
+ * markers; tests/models-doc.test.ts fails when the doc differs): one row per entry with its facts, status, source and
+ * read date, then the notes of the entries that have some (figures only third parties give, or carried over).
+ */
+export function modelRowsMarkdown(table: ModelTable): string {
+  const head = "| model | API | answer | context / output | cache (min tokens, lifetimes) | USD per MTok: in / out / " +
+    "cache read / write | effort | status | source, read |\n|---|---|---|---|---|---|---|---|---|";
+  const rows = Object.entries(table.models).map(([key, e]) => {
+    const p = e.prices;
+    const write = p
+      ? (p.cache_write_5m !== undefined ? `${usd(p.cache_write_5m)} (5m) / ${usd(p.cache_write_1h)} (1h)` : usd(
+        p.cache_write,
+      ))
+      : "-";
+    const tier = p?.long_prompt
+      ? `; over ${
+        tokens(p.long_prompt.above_tokens)
+      } prompt tokens ${p.long_prompt.input}x in, ${p.long_prompt.output}x out`
+      : "";
+    const price = p ? `${usd(p.input)} / ${usd(p.output)} / ${usd(p.cache_read)} / ${write}${tier}` : "unknown";
+    const cache = e.cache ? `${e.cache.breakpoints}, ≥ ${e.cache.min_tokens}, ${e.cache.ttls.join(", ")}` : "none";
+    const status = e.retired
+      ? `${
+        e.retired.date <= (table.updated ?? "") ? "retired" : "retires"
+      } ${e.retired.date} → ${e.retired.replacement}`
+      : "in service";
+    const rules = (e.rules ?? []).map((r) =>
+      r.action === "refuse" ? `refuses ${describeWhen(r.when)}` : `${describeWhen(r.when)}: sends thinking disabled`
+    );
+    const sources = e.source.split(" ").map((url) => url.replace(/^https:\/\//, "")).join(", ");
+    return `| \`${key}\` | ${e.api} | ${e.structured_output} | ${tokens(e.context_window)} / ${
+      tokens(e.max_output)
+    } | ` +
+      `${cache} | ${price} | ${e.effort.join(", ") || "-"}${
+        rules.length ? `; ${rules.join("; ")}` : ""
+      } | ${status} | ` +
+      `${cell(sources)}; ${e.date}${e.notes ? " (see notes)" : ""} |`;
+  });
+  const notes = Object.entries(table.models).flatMap(([key, e]) => (e.notes ? [`- \`${key}\`: ${e.notes}`] : []));
+  return `${head}\n${rows.join("\n")}\n${notes.length ? `\nNotes:\n\n${notes.join("\n")}\n` : ""}`;
+}
+
+function describeWhen(when: NonNullable<ModelEntry["rules"]>[number]["when"]): string {
+  return [
+    when.thinking ? `thinking ${when.thinking.join("/")}` : null,
+    when.effort ? `effort ${when.effort.join("/")}` : null,
+    when.forced_tool ? "a forced tool" : null,
+  ].filter((part) => part !== null).join(" with ");
+}
