@@ -61,6 +61,25 @@ const FORCED_TOOL_THINKING = {
   source: "https://platform.claude.com/docs/en/build-with-claude/extended-thinking",
 };
 
+/** An older Claude model Loom knows the price of but not how it takes each setting: nothing it could reject. */
+function conservativeClaude(prices: ModelEntry["prices"], lifecycle: string): ModelEntry {
+  return {
+    api: "messages",
+    structured_output: "prompt",
+    context_window: 200_000,
+    max_output: 32_000,
+    cache: claudeCache(4_096),
+    prices,
+    effort: [],
+    thinking: [],
+    retired: null,
+    source: `${CLAUDE_PRICING} ${CLAUDE}/overview`,
+    date: READ,
+    notes: `${lifecycle ? `${lifecycle} ` : ""}Call settings kept conservative (schema in the prompt, no effort or ` +
+      "thinking sent, 4,096-token cache minimum, 200K / 32K assumed): not read from a model page.",
+  };
+}
+
 const anthropic: Record<string, ModelEntry> = {
   "anthropic/claude-sonnet-5-5": {
     api: "messages",
@@ -171,6 +190,19 @@ const anthropic: Record<string, ModelEntry> = {
     notes: "Legacy (released 2026-07-24, retirement not sooner than 2027-07-24). Answer mode, thinking values and " +
       "cache minimum are carried over from Claude Sonnet 5, its generation; not read from a page.",
   },
+  // Older models still served. Their prices are the pricing page's; how they take a structured answer, thinking and
+  // effort, their limits and their cache minimum were not read, so Loom sends them nothing they could reject: the
+  // schema in the prompt, no effort or thinking setting, a 4,096-token cache minimum and 200K / 32K limits.
+  "anthropic/claude-fable-5": conservativeClaude(claude(10, 50, 1), "Legacy since Fable 5.1 (2026-09-01)."),
+  "anthropic/claude-opus-4-8": conservativeClaude(claude(5, 25, 0.5), ""),
+  "anthropic/claude-opus-4-7": conservativeClaude(claude(5, 25, 0.5), ""),
+  "anthropic/claude-opus-4-6": conservativeClaude(claude(5, 25, 0.5), ""),
+  "anthropic/claude-sonnet-4-6": {
+    ...conservativeClaude(claude(3, 15, 0.3), ""),
+    notes: "Prices ($3 / $15) from a third party (docs.venice.ai); the pricing page excerpt read did not reach the " +
+      "Sonnet rows. Call settings kept conservative (schema in the prompt, no effort or thinking sent, 4,096-token " +
+      "cache minimum, 200K / 32K assumed).",
+  },
   "anthropic/claude-haiku-4-5": {
     api: "messages",
     structured_output: "forced_tool",
@@ -262,6 +294,11 @@ const openai: Record<string, ModelEntry> = {
       "minimal) from third parties citing the model page (amine123max/Codex-Manager 0.4.7, docs.litellm.ai, " +
       "dev.to/hassann); the model page itself was not in the stored pages.",
   },
+  "openai/gpt-6.1-terra": {
+    ...gpt6({ input: 1, cached: 0.05, output: 5 }),
+    source: `${OPENAI_MODELS}/gpt-6.1-terra ${OPENAI_PRICING} ${OPENAI_CACHING}`,
+    date: READ,
+  },
   "openai/gpt-6-sol": {
     ...gpt6({ input: 2, cached: 0.2, output: 10 }),
     source: `${OPENAI_MODELS}/gpt-6-sol ${OPENAI_PRICING} ${OPENAI_CACHING}`,
@@ -293,6 +330,23 @@ const openai: Record<string, ModelEntry> = {
     ...gpt6({ input: 0.2, cached: 0.02, output: 1.2 }),
     source: `${OPENAI_MODELS}/gpt-5.6-luna ${OPENAI_PRICING} ${OPENAI_CACHING}`,
     date: READ,
+  },
+  // The replacement gpt-5-codex's shutdown names. Automatic caching only (explicit marks are GPT-5.6 and later).
+  "openai/gpt-5.4": {
+    api: "responses",
+    structured_output: "json_schema",
+    context_window: 1_050_000,
+    max_output: 128_000,
+    cache: AUTOMATIC,
+    prices: { ...gpt(2.5, 0.25, 15), long_prompt: LONG_272K },
+    effort: ["none", "low", "medium", "high", "xhigh"],
+    thinking: [],
+    retired: null,
+    source: `${OPENAI_MODELS}/gpt-5.4 ${OPENAI_PRICING} https://developers.openai.com/api/docs/guides/reasoning`,
+    date: READ,
+    notes: "The model page was not in the stored pages: $2.50 / $15, the 1,050,000 context, the effort list and the " +
+      "272K tier are third parties' (vercel.com/ai-gateway, docs.venice.ai, wavespeed.ai, nxcode.io); the $0.25 " +
+      "cached input is the GPT-5 family's 0.1x, not read anywhere.",
   },
   // Served only by the Responses API: Chat Completions answers "This model is only supported in v1/responses and not
   // in v1/chat/completions" (pgadmin-org/pgadmin4#9795; OpenAI's Codex prompting guide). Shut down: the API answers
