@@ -130,6 +130,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     jobs,
     resume: values.resume === true,
     prices,
+    models: tableInUse(io.env).table,
     maxCost,
     sandbox,
     env: io.env,

@@ -21,7 +21,13 @@ function installedModelsPath(env: Env): string | null {
 }
 
 /** The table every command uses, and where it came from ("built-in", or the installed file's path). */
-export type TableInUse = { table: ModelTable; origin: string; updated: string | null };
+export type TableInUse = {
+  table: ModelTable;
+  origin: string;
+  updated: string | null;
+  /** An installed table not used because the built-in one is newer (a newer binary since the update). */
+  ignored?: { path: string; updated: string | null };
+};
 
 /**
  * The installed table when there is one newer than the built-in (a newer binary's table wins over an older download);
@@ -39,16 +45,19 @@ export function tableInUse(env: Env): TableInUse {
     throw new UsageError(`Cannot read the installed model table ${JSON.stringify(path)}: ${describeFsError(error)}`);
   }
   const table = parseModels(text, { file: path });
-  if ((table.updated ?? "") <= (builtIn.updated ?? "")) return builtIn;
+  if ((table.updated ?? "") <= (builtIn.updated ?? "")) {
+    return { ...builtIn, ignored: { path, updated: table.updated ?? null } };
+  }
   return { table, origin: path, updated: table.updated ?? null };
 }
 
 /** "built-in, updated 2026-12-03 (0 days ago)": for loom models and loom config. */
-export function describeTableInUse({ origin, updated }: TableInUse, { today }: { today: string }): string {
+export function describeTableInUse({ origin, updated, ignored }: TableInUse, { today }: { today: string }): string {
   const age = updated === null
     ? ""
     : ` (${Math.round((Date.parse(today) - Date.parse(updated)) / 86_400_000)} days ago)`;
-  return `model table: ${origin}, updated ${updated ?? "unknown"}${age}`;
+  const older = ignored ? `; ${ignored.path} (updated ${ignored.updated ?? "unknown"}) is older and not used` : "";
+  return `model table: ${origin}, updated ${updated ?? "unknown"}${age}${older}`;
 }
 
 /**

@@ -114,6 +114,17 @@ test("loom models update refuses a table that is not newer, fails the schema or 
     const older = await loom("models", "update", "--from", file);
     assert.match(older.stderr, /not newer than the one in use \(.*models\.json, 2026-12-20\)/);
     assert.equal(lunaInput(await loom("models", "--json")), 0.15, "the installed table stays");
+    // An installed table older than the built-in one (a newer binary since): the built-in one is used, and said so.
+    writeFileSync(installed(home), JSON.stringify(table("2026-11-01", 9)));
+    const shown = await loom("models");
+    assert.match(
+      shown.stdout.split("\n")[0] ?? "",
+      /^model table: built-in, .*models\.json \(updated 2026-11-01\) is older/,
+    );
+    assert.equal(
+      lunaInput(await loom("models", "--json")),
+      BUILT_IN_MODELS.models["openai/gpt-5.6-luna"]?.prices?.input,
+    );
   });
 });
 
