@@ -25,6 +25,7 @@ import { millisecondsOption } from "./options.ts";
 import { readRequest } from "./request-file.ts";
 import { Reporter } from "./reporter.ts";
 import { CONFIG_SPEC } from "./specs.ts";
+import { describeTableInUse, tableInUse } from "./models-table.ts";
 
 export type LoadedConfig = { path: string | null; found: boolean; config: UserConfig };
 
@@ -121,7 +122,13 @@ export async function configCommand(argv: string[], io: Io): Promise<number> {
   const resolved = resolveSettings({ ...user, ...await filesOf(values, io) });
   const reporter = new Reporter(io, { command: "config", format: values.json ? "json" : "text" });
   if (!resolved.ok) throw new UsageError(resolved.message);
-  return reporter.settings({ file: user.file, rows: settingRows(resolved.settings) });
+  const table = tableInUse(io.env);
+  const line = describeTableInUse(table, { today: new Date().toISOString().slice(0, 10) });
+  return reporter.settings({
+    file: user.file,
+    rows: settingRows(resolved.settings),
+    models: { origin: table.origin, updated: table.updated, line },
+  });
 }
 
 /** --catalog FILE [--slice NAME] or --request FILE, read as a run reads them. */

@@ -8,7 +8,7 @@ import { parseCommand } from "./cli-spec.ts";
 import { userSettings } from "./config.ts";
 import { resolveSettings } from "../lib/settings/settings.ts";
 import type { Io } from "./io.ts";
-import { readModels } from "./models.ts";
+import { readModels } from "./models-table.ts";
 import { DOCTOR_SPEC } from "./specs.ts";
 
 export async function doctorCommand(argv: string[], io: Io): Promise<number> {
@@ -22,7 +22,7 @@ export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   if (model === null) {
     throw new UsageError('loom doctor needs a model: -m PROVIDER/MODEL, LOOM_MODEL, or "model" in the config file');
   }
-  const models = readModels(values.models, io.cwd);
+  const models = readModels(values.models, io);
   const result = await runDoctor({
     model,
     env: io.env,

@@ -7,7 +7,8 @@ import { describeFsError, StartupError, UsageError } from "../lib/errors.ts";
 import type { EvalSettings } from "../lib/eval/eval-file.ts";
 import { parseShard } from "../lib/eval/matrix.ts";
 import { bestAgreeingInterval, tasksNeeded } from "../lib/eval/stats.ts";
-import { BUILT_IN_PRICES, mergePrices, parsePrices, priceOf, type PriceTable } from "../lib/prices.ts";
+import { mergePrices, parsePrices, priceOf, pricesOf, type PriceTable } from "../lib/prices.ts";
+import { tableInUse } from "./models-table.ts";
 import { ContextPolicyName, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL } from "../lib/policy.ts";
 import { evalKey, type EvalProgress, runEval } from "../lib/adapters/eval-run.ts";
 import { providerForModel } from "../lib/adapters/providers/provider-for-model.ts";
@@ -33,15 +34,17 @@ function count(flag: string, value: string | undefined, fallback: number, { min 
   return n;
 }
 
-function readPrices(file: string | undefined, cwd: string): PriceTable {
-  if (file === undefined) return BUILT_IN_PRICES;
+/** The prices of the model table in use (the built-in one, or one loom models update installed), then --prices. */
+function readPrices(file: string | undefined, { cwd, env }: Io): PriceTable {
+  const base = pricesOf(tableInUse(env).table);
+  if (file === undefined) return base;
   let text: string;
   try {
     text = readFileSync(resolve(cwd, file), "utf8");
   } catch (error) {
     throw new UsageError(`--prices ${JSON.stringify(file)}: ${describeFsError(error)}`);
   }
-  return mergePrices(BUILT_IN_PRICES, parsePrices(text, { file }));
+  return mergePrices(base, parsePrices(text, { file }));
 }
 
 export async function evalCommand(argv: string[], io: Io): Promise<number> {
@@ -82,7 +85,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const stepProtocol = values["step-protocol"] ?? DEFAULT_STEP_PROTOCOL;
   const sandbox = evalSandbox(values.sandbox, io.env);
   const out = outputPathOption("--out", values.out ?? "eval-out", { cwd: io.cwd, folder: true });
-  const prices = readPrices(values.prices, io.cwd);
+  const prices = readPrices(values.prices, io);
   const settings: EvalSettings = {
     models,
     policies: policies as ContextPolicyName[],
@@ -127,6 +130,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     jobs,
     resume: values.resume === true,
     prices,
+    models: tableInUse(io.env).table,
     maxCost,
     sandbox,
     env: io.env,

@@ -269,14 +269,19 @@ export class Reporter {
 
   /** `loom config`: every setting a run would use, its value and where it came from. */
   settings(
-    { file, rows }: {
+    { file, rows, models }: {
       file: { path: string | null; found: boolean };
+      /** The model table in use: "built-in" or the installed file, and its updated date. */
+      models?: { origin: string; updated: string | null; line: string };
       rows: readonly { name: string; value: string | number | null; source: string | null; from: string | null }[];
     },
   ): number {
     if (this.#format === "json") {
       const settings = Object.fromEntries(rows.map(({ name, ...s }) => [name, s]));
-      this.#io.stdout(`${JSON.stringify({ file: { path: file.path, found: file.found }, settings }, null, 2)}\n`);
+      const table = models ? { models: { origin: models.origin, updated: models.updated } } : {};
+      this.#io.stdout(
+        `${JSON.stringify({ file: { path: file.path, found: file.found }, ...table, settings }, null, 2)}\n`,
+      );
       return endingOf({ ran: "completed" }).exitCode;
     }
     const cells = rows.map((r) => [
@@ -295,7 +300,8 @@ export class Reporter {
       ? "config file: none (set XDG_CONFIG_HOME or HOME)"
       : `config file: ${file.path}${file.found ? "" : " (not found)"}`;
     const lines = cells.map((r) => `${r[0]?.padEnd(width(0))}  ${r[1]?.padEnd(width(1))}  ${r[2]}`);
-    this.#io.stdout(`${escapeControl(where)}\n${lines.map(escapeControl).join("\n")}\n`);
+    const table = models ? `${escapeControl(models.line)}\n` : "";
+    this.#io.stdout(`${escapeControl(where)}\n${table}${lines.map(escapeControl).join("\n")}\n`);
     return endingOf({ ran: "completed" }).exitCode;
   }
 

@@ -16,7 +16,7 @@ import type { ContextPolicyName } from "../lib/policy.ts";
 import { RUN_SPEC } from "./specs.ts";
 import { Reporter } from "./reporter.ts";
 import { traceWriter } from "./trace-file.ts";
-import { readModels } from "./models.ts";
+import { readModels } from "./models-table.ts";
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(RUN_SPEC, argv, { command: "run" });
@@ -106,7 +106,7 @@ async function planRun(
     trace,
     requirePassingTests: values["require-passing-tests"],
     maxCost: costOption("--max-cost", flag("max-cost")),
-    models: readModels(flag("models"), io.cwd),
+    models: readModels(flag("models"), io),
   };
 
   if (catalog !== undefined && flag("model") !== undefined) {

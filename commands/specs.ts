@@ -461,13 +461,34 @@ the stream-json output (events), an evaluation suite (loom eval SUITE), an evalu
 export const MODELS_SPEC = {
   summary: "list the model table: how each model is called, its limits, cache rules, prices and retirement",
   usage: ["[--models FILE] [--json]"],
-  description: `Prints the built-in model table (merged with --models FILE): per "PROVIDER/MODEL", the API Loom
-calls, how a structured answer is obtained, context window and output limit, the minimum cacheable prompt and cache
-lifetimes, list prices per million tokens, the effort values it accepts and its retirement. --json prints the table
-as a models file, each entry with its source and the date it was read (docs/providers.md).`,
+  description: `Prints the model table in use (the built-in one, or one \`loom models update\` installed, merged with
+--models FILE) and its age: per "PROVIDER/MODEL", the API Loom calls, how a structured answer is obtained, context
+window and output limit, the minimum cacheable prompt and cache lifetimes, list prices per million tokens, the effort
+values it accepts, its retirement and the date its facts were read. --json prints the table as a models file, each
+entry with its source (docs/providers.md).`,
   flags: { models: modelsFlag, json: { description: "print the table as one JSON object (a models file)" } },
   positionalsAreFiles: false,
-  examples: [{ command: "loom models --json > models.json", says: "a models file to edit and pass with --models" }],
+  examples: [
+    { command: "loom models --json > models.json", says: "a models file to edit and pass with --models" },
+    { command: "loom models update", says: "install the latest release's table in the config folder" },
+  ],
+  subcommands: {
+    update: {
+      summary: "install a newer model table (the latest release's models.json, or a file or URL) for every command",
+      usage: ["[--from FILE|URL]"],
+      description: `Reads a model table, checks it (the checksum in FILE.sha256 or URL.sha256 when there is one, the
+schema, an "updated" date newer than the table in use), then writes it atomically beside the config file
+($XDG_CONFIG_HOME/loom/models.json). Every command uses it over the built-in table until a newer binary ships a newer
+one. URLs are https:// (or http:// to this machine) and are fetched with no credentials.`,
+      flags: {
+        from: {
+          value: "FILE|URL",
+          description: "where to read the table (default: the latest release's models.json on GitHub, LOOM_REPO)",
+        },
+      },
+      positionalsAreFiles: false,
+    },
+  },
 } as const satisfies CommandSpec;
 
 export const CONFIG_SPEC = {

@@ -21,6 +21,11 @@ const ModelPrice = z.strictObject({
   cache_write: Rate.optional().describe(
     "USD per million tokens written to a cache the provider manages and bills (OpenAI GPT-5.6 and later)",
   ),
+  long_prompt: z.strictObject({
+    above_tokens: z.number().int().positive().describe("Prompt tokens (input, cache reads and writes) above which"),
+    input: z.number().positive().describe("Multiplier of every input rate"),
+    output: z.number().positive().describe("Multiplier of the output rate"),
+  }).optional().describe("A long-prompt tier: the whole call billed at multiples of the rates (docs/providers.md)"),
   source: z.string().min(1).describe("Where the prices were read (a URL)"),
   date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected YYYY-MM-DD").describe("When they were read"),
 });
@@ -85,6 +90,10 @@ export function priceOf(table: PriceTable, model: string): ModelPrice | null {
  */
 export function costOf(usage: Usage, price: ModelPrice | null): Cost | null {
   if (price === null || usage.input === null || usage.output === null) return null;
+  // A long prompt bills the whole call at the tier's multiples (per call: a usage is one call's counters).
+  const tier = price.long_prompt;
+  const prompt = usage.input + (usage.cache_read ?? 0) + (usage.cache_write ?? 0);
+  if (tier && prompt > tier.above_tokens) price = scaled(price, tier.input, tier.output);
   const money = (tokens: number | null, rate: number | undefined) => ((tokens ?? 0) * (rate ?? 0)) / 1e6;
   const parts = {
     input: money(usage.input, price.input),
@@ -97,6 +106,45 @@ export function costOf(usage: Usage, price: ModelPrice | null): Cost | null {
     ...parts,
     total: parts.input + parts.output + parts.cache_read + parts.cache_write,
     prices: { source: price.source, date: price.date },
+  };
+}
+
+/**
+ * The cost of several calls: each call's counters at its own tier when the price has a long-prompt tier, else the
+ * summed counters at the one rate (the same money, one rounding).
+ */
+export function costOfCalls(
+  usages: readonly Usage[],
+  price: ModelPrice | null,
+  { total }: { total: Usage },
+): Cost | null {
+  if (!price?.long_prompt) return costOf(total, price);
+  const costs = usages.map((usage) => costOf(usage, price));
+  const whole = costOf(total, price);
+  if (whole === null || costs.some((cost) => cost === null)) return whole;
+  const sum = (part: "input" | "output" | "cache_read" | "cache_write" | "total") =>
+    costs.reduce((n, cost) => n + (cost?.[part] ?? 0), 0);
+  return {
+    ...whole,
+    input: sum("input"),
+    output: sum("output"),
+    cache_read: sum("cache_read"),
+    cache_write: sum("cache_write"),
+    total: sum("total"),
+  };
+}
+
+function scaled(price: ModelPrice, input: number, output: number): ModelPrice {
+  const times = (rate: number | undefined) => (rate === undefined ? undefined : rate * input);
+  const { long_prompt: _, ...rest } = price;
+  return {
+    ...rest,
+    input: price.input * input,
+    output: price.output * output,
+    cache_read: price.cache_read * input,
+    ...(price.cache_write_5m !== undefined ? { cache_write_5m: times(price.cache_write_5m) } : {}),
+    ...(price.cache_write_1h !== undefined ? { cache_write_1h: times(price.cache_write_1h) } : {}),
+    ...(price.cache_write !== undefined ? { cache_write: times(price.cache_write) } : {}),
   };
 }
 

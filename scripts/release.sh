@@ -3,7 +3,8 @@
 # loom-VERSION-TARGET.tar.gz (loom-VERSION-windows-x64.zip for Windows) with LICENSE, README.md and CHANGELOG.md,
 # and a SHA256SUMS file over them (`sha256sum -c SHA256SUMS` checks it).
 #   bash scripts/release.sh [--out DIR] [--host | TARGET…]    default: dist/release, every target below
-# install.sh is copied beside the archives, so a release serves it too.
+# install.sh and models.json (the model table, for `loom models update`) are beside the archives, so a release serves
+# them too.
 # Bun downloads the runtime of each target other than the host's; where it cannot, the script says so in one line per
 # target and builds the rest. The host's target always builds (its failure fails the script). The version is
 # package.json's; .github/workflows/release.yml runs this script for a `v*` tag and publishes the folder.
@@ -20,7 +21,7 @@ while [ $# -gt 0 ]; do
     --out) out=${2:?--out needs a folder}; shift 2 ;;
     --out=*) out=${1#--out=}; shift ;;
     --host) host_only=1; shift ;;
-    -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "release: unknown option $1" >&2; exit 2 ;;
     *)
       case " ${ALL_TARGETS[*]} " in
@@ -61,7 +62,7 @@ sha256() { if command -v sha256sum >/dev/null 2>&1; then sha256sum "$@"; else sh
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -f "$out"/loom-* "$out/SHA256SUMS" "$out/install.sh"
+rm -f "$out"/loom-* "$out/SHA256SUMS" "$out/install.sh" "$out/models.json" "$out/models.json.sha256"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Every target gets the same build information (one commit, one date).
@@ -98,6 +99,10 @@ for target in "${targets[@]}"; do
 done
 
 [ ${#built[@]} -gt 0 ] || { echo "release: nothing was built" >&2; exit 1; }
-(cd "$out" && sha256 loom-"$version"-* >SHA256SUMS)
+# The built-in model table, beside the binaries: `loom models update` reads the latest release's models.json (and its
+# models.json.sha256). An empty config folder, so no table installed on this machine leaks in.
+XDG_CONFIG_HOME="$work/no-config" bun main.ts models --json >"$out/models.json"
+(cd "$out" && sha256 models.json >models.json.sha256)
+(cd "$out" && sha256 loom-"$version"-* models.json >SHA256SUMS)
 cp install.sh "$out/install.sh"
-echo "release: ${#built[@]} archives and SHA256SUMS in $out (${#unavailable[@]} targets unavailable)"
+echo "release: ${#built[@]} archives, models.json and SHA256SUMS in $out (${#unavailable[@]} targets unavailable)"

@@ -32,9 +32,11 @@ async function loom(argv: string[]) {
 }
 
 const ENTRIES = commandPaths();
+/** A command's flags, and its subcommands' (its help shows their usage lines: loom models update [--from …]). */
 const flagNames = (path: string) => {
   const spec = ENTRIES.find((e) => e.path === path)!.spec;
-  return new Set(Object.keys(flagsOf(spec)));
+  const subs = Object.values(spec.subcommands ?? {}).flatMap((sub) => Object.keys(flagsOf(sub)));
+  return new Set([...Object.keys(flagsOf(spec)), ...subs]);
 };
 
 test("loom help COMMAND is COMMAND --help for every command, version and help included, and names every flag", async () => {

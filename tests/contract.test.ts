@@ -132,7 +132,15 @@ test("every body Loom builds for each model of the table, policy, step protocol 
           const mode = entry.structured_output as "forced_tool" | "output_config_format";
           // Models that think adaptively by default get room to think (provider-config.ts).
           const maxTokens = entry.thinking.includes("adaptive") ? 32_000 : 8192;
-          const typed = anthropicBody(request, { model: id, maxTokens, cacheTtl: ttl, answerMode: mode });
+          // A forced tool with thinking left unset is sent thinking disabled (the table's rule).
+          const forced = (entry.rules ?? []).some((rule) => rule.action === "send_thinking_disabled");
+          const typed = anthropicBody(request, {
+            model: id,
+            maxTokens,
+            cacheTtl: ttl,
+            answerMode: mode,
+            ...(forced ? { thinking: "disabled" as const } : {}),
+          });
           assert.deepEqual(body, typed, where);
           assert.ok(url.endsWith("/v1/messages"), where);
         } else if (entry.api === "responses") {
@@ -174,10 +182,34 @@ test("effort and thinking reach the body in the SDK's shape, and a value the tab
   assert.deepEqual((gpt.body as ResponseCreateParamsNonStreaming).reasoning, { effort: "none" });
   const older = await sentBody({ kind: "openai", model: "gpt-5", effort: "minimal" }, request);
   assert.equal((older.body as ChatCompletionCreateParamsNonStreaming).reasoning_effort, "minimal");
+  // GPT-5.6 accepts max (its model page); GPT-5 does not.
+  const max = await sentBody({ kind: "openai", model: "gpt-5.6-sol", effort: "max" }, request);
+  assert.deepEqual((max.body as ResponseCreateParamsNonStreaming).reasoning, { effort: "max" });
   assert.throws(
-    () => createProvider({ kind: "openai", model: "gpt-5.6-sol", effort: "max" }, { env: { OPENAI_API_KEY: "k" } }),
-    /^Error: Model "openai\/gpt-5\.6-sol": effort "max" is not accepted; the model table lists none, low, medium, high, xhigh \(loom models\)$|effort "max" is not accepted/,
+    () => createProvider({ kind: "openai", model: "gpt-5", effort: "max" }, { env: { OPENAI_API_KEY: "k" } }),
+    /^Error: Model "openai\/gpt-5": effort "max" is not accepted; the model table lists minimal, low, medium, high \(loom models\)$|effort "max" is not accepted/,
   );
+  // Sonnet 5.5: between_tools with effort xhigh or max is refused before sending, naming both settings and the source.
+  for (const effort of ["xhigh", "max"]) {
+    assert.throws(
+      () =>
+        createProvider({ kind: "anthropic", model: "claude-sonnet-5-5", thinking: "between_tools", effort }, {
+          env: { ANTHROPIC_API_KEY: "k" },
+        }),
+      (e: Error & { code?: string }) =>
+        e.code === "invalid_model_setting" &&
+        e.message.includes(`thinking "between_tools" with effort "${effort}"`) &&
+        e.message.includes("anthropic/claude-sonnet-5-5") && e.message.includes("whats-new-sonnet-5-5"),
+    );
+  }
+  const between = await sentBody(
+    { kind: "anthropic", model: "claude-sonnet-5-5", effort: "high", thinking: "between_tools" },
+    request,
+  );
+  assert.deepEqual((between.body as MessageCreateParamsNonStreaming).thinking, { type: "between_tools" });
+  // Sonnet 5 answers through a forced tool: thinking left unset is sent disabled.
+  const forced = await sentBody({ kind: "anthropic", model: "claude-sonnet-5" }, request);
+  assert.deepEqual((forced.body as MessageCreateParamsNonStreaming).thinking, { type: "disabled" });
   assert.throws(
     () =>
       createProvider({ kind: "anthropic", model: "claude-opus-5-5", thinking: "disabled" }, {
@@ -218,6 +250,14 @@ test("the model table names only models the SDKs' types list, unless it marks th
     [],
     "models the SDK no longer lists: mark them retired (with the replacement) or drop them",
   );
+  // A retirement names a replacement the table or the SDK knows (gpt-5-codex → gpt-5.4).
+  for (const [key, entry] of Object.entries(BUILT_IN_MODELS.models)) {
+    const replacement = entry.retired?.replacement;
+    if (replacement === undefined) continue;
+    const provider = key.startsWith("anthropic/") ? "anthropic" : "openai";
+    const listed = provider === "anthropic" ? claude.has(replacement) : responses.has(replacement);
+    assert.ok(listed || resolveModel(BUILT_IN_MODELS, provider, replacement).known, `${key} → ${replacement}`);
+  }
   // The SDK dropped the retired Claude Sonnet 4.5 (1.15.0): the table keeps it, marked, to name its replacement.
   assert.equal(claude.has("claude-sonnet-4-5"), false);
   assert.equal(

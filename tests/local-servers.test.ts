@@ -132,7 +132,7 @@ test("ollama: a model the server does not have is its 404, with its words, befor
       http: FAST,
     });
     const error = await errorOf(provider.complete(requestOf(1), { model: "ollama/llama9" }));
-    assert.equal(error.code, "provider_bad_request");
+    assert.equal(error.code, "model_not_found");
     assert.equal(error.status, 404);
     assert.match(error.message, /not found/);
     assert.deepEqual(server.requests.map((r) => r.path), ["/api/show"]);

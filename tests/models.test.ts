@@ -19,7 +19,8 @@ import { ACTION_NAMES, ActionArguments } from "../lib/vocabulary/actions.ts";
 import { convertToStrictJsonSchema } from "../lib/providers/convert-to-strict-json-schema.ts";
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
 import fc from "fast-check";
-import { parseModels, renderModels } from "../commands/models.ts";
+import { renderModels } from "../commands/models.ts";
+import { parseModels } from "../commands/models-table.ts";
 import {
   anthropicAnswer,
   anthropicText,
@@ -79,7 +80,55 @@ test("a retired model stops the run before any call, with one line naming its re
   });
 });
 
-test("a model the table does not know runs with conservative defaults and one warning saying how to describe it", async () => {
+test("gpt-5-codex (shut down 2026-07-23) stops before any call naming gpt-5.4, exit 3", async () => {
+  await withDir(async (dir) => {
+    const server = await startOpenAIServer(() => openAIAnswer({ action: "finish" }));
+    try {
+      const run = await runPrompt(server, "openai/gpt-5-codex", { dir });
+      assert.equal(run.code, 3);
+      assert.equal(run.stderr, "loom run: gpt-5-codex was retired on 2026-07-23; use gpt-5.4\n");
+      assert.equal(server.requests.length + server.rejections.length, 0, "no request was sent");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+test("within 30 days of an announced shutdown a run warns once with the date and the replacement; earlier, not at all", () => {
+  const env = { OPENAI_API_KEY: "k" };
+  for (
+    const [today, expected] of [
+      ["2026-12-03", ['model "openai/gpt-5" shuts down on 2026-12-11 (in 8 days); use gpt-6.1-sol']],
+      ["2026-12-10", ['model "openai/gpt-5" shuts down on 2026-12-11 (in 1 day); use gpt-6.1-sol']],
+      ["2026-11-10", []],
+    ] as const
+  ) {
+    const warnings: string[] = [];
+    createProvider({ kind: "openai", model: "gpt-5" }, { env, today, warn: (m) => warnings.push(m) });
+    assert.deepEqual(warnings, expected, today);
+  }
+  assert.throws(
+    () => createProvider({ kind: "openai", model: "gpt-5" }, { env, today: "2026-12-11" }),
+    (e: Error & { code?: string }) => e.code === "model_retired" && /use gpt-6\.1-sol/.test(e.message),
+  );
+});
+
+test("a long prompt bills the whole call at the tier: GPT-5.6 Luna over 272K tokens costs 2x input and 1.5x output", () => {
+  const price = priceOf(BUILT_IN_PRICES, "openai/gpt-5.6-luna");
+  assert.deepEqual([price?.input, price?.cache_read, price?.output], [0.2, 0.02, 1.2]);
+  const usage = (input: number) => ({ input, output: 1_000_000, cache_read: 0, cache_write: 0 });
+  const short = costOf(usage(272_000), price);
+  const long = costOf(usage(272_001), price);
+  assert.ok(short && long);
+  assert.equal(short.output, 1.2);
+  assert.ok(Math.abs(long.output - 1.8) < 1e-12, String(long.output));
+  assert.ok(Math.abs(long.input - (272_001 * 0.4) / 1e6) < 1e-12);
+  // Haiku 5.5: over 100K prompt tokens every rate is 5x.
+  const haiku = priceOf(BUILT_IN_PRICES, "anthropic/claude-haiku-5-5");
+  assert.ok(Math.abs((costOf(usage(100_001), haiku)?.output ?? 0) - 2.5) < 1e-12);
+});
+
+test("a model the table does not know runs like its family (claude-*: Sonnet 5.5's way) with one warning naming the entry assumed", async () => {
   await withDir(async (dir) => {
     const server = await startAnthropicServer((_, i) => anthropicText(JSON.stringify(FINISH[i])));
     try {
@@ -87,16 +136,16 @@ test("a model the table does not know runs with conservative defaults and one wa
       assert.equal(run.code, 0, run.stderr);
       const warnings = run.stderr.split("\n").filter((line) => line.includes("not in Loom's model table"));
       assert.deepEqual(warnings, [
-        'loom run: model "anthropic/claude-sonnet-9" is not in Loom\'s model table: running it with conservative ' +
-        "defaults (messages, prompt, no price); describe it in a models file (loom schema models) and pass " +
-        "--models FILE",
+        'loom run: model "anthropic/claude-sonnet-9" is not in Loom\'s model table: running it like ' +
+        '"anthropic/claude-sonnet-5-5", its family (messages, output_config_format, price unknown); describe it in ' +
+        "a models file (loom schema models) and pass --models FILE",
       ]);
-      // Neither a forced tool (rejected by the 5.5 models) nor output_config.format (unknown to older ones).
+      // The family's answer mode (output_config.format), never a forced tool (rejected by the 5.5 models).
       for (const request of server.requests) {
         const body = request.body as Record<string, unknown>;
         assert.equal(body.tool_choice, undefined);
-        assert.equal(body.output_config, undefined);
-        assert.match(JSON.stringify(body.messages), /## Answer format/);
+        assert.ok(body.output_config, "output_config.format, as Sonnet 5.5");
+        assert.equal((body as { model: string }).model, "claude-sonnet-9", "its own id is sent");
       }
       assert.equal(JSON.parse(run.stdout).outcome, "completed");
     } finally {
@@ -160,7 +209,10 @@ test("cache rules come from the table: minimum cacheable prompt and lifetimes pe
   assert.equal(cacheRulesOf(BUILT_IN_MODELS, "anthropic/claude-haiku-4-5")?.min_tokens, 4096);
   assert.equal(cacheRulesOf(BUILT_IN_MODELS, "anthropic/claude-sonnet-5")?.min_tokens, 1024);
   assert.equal(cacheRulesOf(BUILT_IN_MODELS, "openai/gpt-5.6")?.breakpoints, "explicit_or_automatic");
-  assert.equal(cacheRulesOf(BUILT_IN_MODELS, "anthropic/claude-next")?.min_tokens, 4096, "the largest minimum");
+  // An unknown id of a known family takes the family's cache rules; one of no known family the defaults.
+  assert.equal(cacheRulesOf(BUILT_IN_MODELS, "anthropic/claude-next")?.min_tokens, 512, "claude-*: Sonnet 5.5's");
+  assert.equal(cacheRulesOf(BUILT_IN_MODELS, "openai/gpt-6.9-nova")?.breakpoints, "explicit_or_automatic");
+  assert.equal(cacheRulesOf(BUILT_IN_MODELS, "openai/o9-mini")?.breakpoints, "automatic", "no family: the default");
   assert.equal(cacheRulesOf(BUILT_IN_MODELS, "openai-compatible/qwen3"), null);
   assert.equal(cacheRulesOf(BUILT_IN_MODELS, "gemini/x"), null);
 });
@@ -236,7 +288,7 @@ test("a refusal ends the step as model_refused without asking again (Anthropic s
   });
 });
 
-test("stand-ins reject what the APIs document: a forced tool on Sonnet 5.5, identical first keys in a strict union, a Responses-only model on Chat Completions", async () => {
+test("stand-ins reject what the APIs document: a forced tool on Sonnet 5.5, identical first keys in a strict union, a Responses-only model on Chat Completions, a shut-down model, between_tools at xhigh, an effort the model lacks", async () => {
   const anthropic = await startAnthropicServer(() => anthropicAnswer({ action: "finish" }));
   const openai = await startOpenAIServer(() => openAIAnswer({ action: "finish" }));
   try {
@@ -276,13 +328,38 @@ test("stand-ins reject what the APIs document: a forced tool on Sonnet 5.5, iden
     });
     assert.equal(union.status, 400);
     assert.match(JSON.stringify(await union.json()), /must not share identical first keys/);
-    const codex = await post(`${openai.baseUrl}/chat/completions`, {
-      model: "gpt-5-codex",
+    const pro = await post(`${openai.baseUrl}/chat/completions`, {
+      model: "gpt-5-pro",
       messages: [{ role: "user", content: "hi" }],
     });
-    assert.equal(codex.status, 400);
-    assert.match(JSON.stringify(await codex.json()), /only supported in v1\/responses/);
-    assert.equal(anthropic.rejections.length + openai.rejections.length, 4);
+    assert.equal(pro.status, 400);
+    assert.match(JSON.stringify(await pro.json()), /only supported in v1\/responses/);
+    // A shut-down model answers 404 model_not_found, which Loom reports as model_not_found.
+    const codex = await post(`${openai.baseUrl}/responses`, { model: "gpt-5-codex", input: "hi" });
+    assert.equal(codex.status, 404);
+    assert.match(JSON.stringify(await codex.json()), /"code":"model_not_found"/);
+    // Sonnet 5.5's between_tools at effort xhigh; effort values per model (max on GPT-5, none on GPT-6.1 Sol).
+    const between = await post(`${anthropic.baseUrl}/v1/messages`, {
+      model: "claude-sonnet-5-5",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "hi" }],
+      thinking: { type: "between_tools" },
+      output_config: { effort: "xhigh" },
+    });
+    assert.equal(between.status, 400);
+    const effort = await post(`${openai.baseUrl}/chat/completions`, {
+      model: "gpt-5",
+      messages: [{ role: "user", content: "hi" }],
+      reasoning_effort: "max",
+    });
+    assert.equal(effort.status, 400);
+    const none = await post(`${openai.baseUrl}/responses`, {
+      model: "gpt-6.1-sol",
+      input: "hi",
+      reasoning: { effort: "none" },
+    });
+    assert.equal(none.status, 400);
+    assert.equal(anthropic.rejections.length + openai.rejections.length, 8);
     assert.equal(anthropic.requests.length + openai.requests.length, 0);
   } finally {
     await anthropic.close();
@@ -299,14 +376,14 @@ test("the union Loom sends puts a distinct discriminator first: the strict stand
   assert.deepEqual(branches.slice(0, 4), ["action", "action", "action", "action"]);
 });
 
-test("the models a user names today complete against the stand-ins: Sonnet 5.5, GPT-5.6, a Responses-only codex model, and an older one of each provider", async () => {
+test("the models a user names today complete against the stand-ins: Sonnet 5.5, GPT-5.6, GPT-6.1, and an older one of each provider", async () => {
   await withDir(async (dir) => {
     for (
       const [model, wire] of [
         ["anthropic/claude-sonnet-5-5", "output_config"],
         ["anthropic/claude-haiku-4-5", "tool"],
         ["openai/gpt-5.6", "responses"],
-        ["openai/gpt-5-codex", "responses"],
+        ["openai/gpt-6.1-sol", "responses"],
         ["openai/gpt-4.1", "chat"],
       ] as const
     ) {

@@ -262,7 +262,7 @@ test("openai: 401 fails at once, names OPENAI_API_KEY and never echoes the key",
   });
 });
 
-test("openai: 404 and 422 fail at once as bad requests, with the key redacted from the server's text", async () => {
+test("openai: a 404 model_not_found and a 422 fail at once (model_not_found, a bad request), the key redacted from the server's text", async () => {
   const script = [
     openAIError(404, {
       type: "invalid_request_error",
@@ -276,8 +276,9 @@ test("openai: 404 and 422 fail at once as bad requests, with the key redacted fr
     // the call names the model as a slice does ("PROVIDER/MODEL"); the adapter's configured id is what is sent
     const missing = await rejection(p.complete(sampleTurnRequest(), { model: "openai/gpt-9" }));
     assert.ok(missing instanceof ProviderError);
-    assert.equal(missing.code, "provider_bad_request");
-    assert.match(missing.message, /gpt-9/);
+    assert.equal(missing.code, "model_not_found");
+    assert.equal(missing.retryable, false);
+    assert.match(missing.message, /gpt-9.*loom models/);
     assert.equal((server.requests[0].body as Body).model, "gpt-9", "the configured model wins over the call's");
     const invalid = await rejection(p.complete(sampleTurnRequest(), { model: MODEL }));
     assert.ok(invalid instanceof ProviderError);

@@ -88,6 +88,25 @@ test("classifyHttpError: which statuses are retried, and under which code", () =
   assert.equal(classify(429, { retryAfter: "4" }).retryAfterMs, 4000);
 });
 
+test("classifyHttpError: a model the API does not serve is model_not_found with a hint (loom models, --models FILE)", () => {
+  const anthropic = classify(404, {
+    body: JSON.stringify({ type: "error", error: { type: "not_found_error", message: "model: claude-sonnet-4-5" } }),
+  });
+  assert.equal(anthropic.code, "model_not_found");
+  assert.equal(anthropic.retryable, false);
+  assert.equal(
+    anthropic.message,
+    "Test API does not serve this model (HTTP 404): model: claude-sonnet-4-5; see loom models for the ids Loom " +
+      "knows, or describe the model in a models file (--models FILE)",
+  );
+  const openai = classify(404, {
+    body: JSON.stringify({ error: { code: "model_not_found", message: "The model `gpt-5-codex` does not exist" } }),
+  });
+  assert.equal(openai.code, "model_not_found");
+  // A 404 that says nothing of a model (a wrong base URL path) stays a bad request.
+  assert.equal(classify(404, { body: "Not Found" }).code, "provider_bad_request");
+});
+
 test("classifyHttpError: auth failures show no server text; other messages are one redacted line", () => {
   const auth = classify(401, {
     body: JSON.stringify({ error: { message: "Incorrect API key provided: secret-value-1234" } }),

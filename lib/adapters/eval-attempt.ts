@@ -9,6 +9,7 @@ import type { EvalRow, EvalSettings } from "../eval/eval-file.ts";
 import { failureClass, INTERRUPTED } from "../eval/failure-class.ts";
 import { runId, type RunKey } from "../eval/matrix.ts";
 import type { PriceTable } from "../prices.ts";
+import type { ModelTable } from "../models/models.ts";
 import type { SliceRequest } from "../slice.ts";
 import type { Provider } from "../vocabulary/turn.ts";
 import { type CheckResult, runCheck } from "./eval-check.ts";
@@ -24,6 +25,8 @@ export type AttemptSettings = {
   out: string;
   settings: EvalSettings;
   prices: PriceTable;
+  /** The model table in use (default: the built-in one): how each run's model is called, and its retirement. */
+  models?: ModelTable;
   sandbox: SandboxMode;
   env: Record<string, string | undefined>;
   signal?: AbortSignal;
@@ -106,6 +109,7 @@ export async function runAttempt(
         env: options.env,
         sandbox: options.sandbox,
         prices: options.prices,
+        ...(options.models ? { models: options.models } : {}),
         warn: options.warn,
         http: options.http,
         provider: options.provider?.(run),

@@ -58,7 +58,15 @@ import type { WorkspaceExecutor } from "./workspace-executor.ts";
 import type { PreviewSizes } from "../context/render-event.ts";
 import type { SandboxMode } from "./sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
-import { BUILT_IN_PRICES, costOf, type ModelPrice, priceOf, pricesOf, type PriceTable } from "../prices.ts";
+import {
+  BUILT_IN_PRICES,
+  costOf,
+  costOfCalls,
+  type ModelPrice,
+  priceOf,
+  pricesOf,
+  type PriceTable,
+} from "../prices.ts";
 import type { ModelTable } from "../models/models.ts";
 
 /** The options of a library run (runWithOptions). */
@@ -288,9 +296,11 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
     ...(model !== null
       ? {
-        cost: costOf(
-          usageOf(events),
+        // Per call: a long-prompt price tier applies to each call's own prompt.
+        cost: costOfCalls(
+          events.flatMap((e) => e.type === "model-called" ? [e.usage ?? NULL_USAGE] : []),
           priceOf(priceTableOf(options), model),
+          { total: usageOf(events) },
         ),
       }
       : {}),

@@ -17,7 +17,7 @@ export type CheckedRun = {
  * (provider_bad_request: too long for the model's context window, say) is the policy's doing, not infra.
  */
 function isInfraError(code: string | null): boolean {
-  if (code === null || code === "provider_bad_request") return false;
+  if (code === null || code === "provider_bad_request" || code === "model_not_found") return false;
   return code.startsWith("provider_") || code.startsWith("sandbox_") || code.startsWith("workspace_") ||
     code === "report_unwritable" || code === "record_unwritable" || code === "executor_failed";
 }

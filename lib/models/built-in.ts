@@ -1,13 +1,15 @@
-// The shipped model table: every fact is the provider's published one, with where and when it was read. A user's models
-// file (loom run --models FILE) replaces or adds entries. Update an entry by reading its source again and changing
-// its date; tests/contract.test.ts fails when an entry names a model the official SDK types no longer list, unless
-// the entry marks it retired.
+// The shipped model table: every fact is the provider's published one, with where and when it was read; a figure only
+// third parties give says so in the entry's notes. A user's models file (loom run --models FILE) or an updated table
+// (loom models update) replaces or adds entries. Update an entry by reading its source again and changing its date;
+// tests/contract.test.ts fails when an entry names a model the official SDK types no longer list, unless the entry
+// marks it retired, and tests/models.test.ts when an entry in service has no source or date.
 import { type ModelEntry, MODELS_FORMAT, type ModelTable } from "./models.ts";
 
 // Anthropic: the model pages (context, output, prices per counter, thinking, default effort, lifecycle), the
 // "What's new" pages (forced tool use rejected by the 5.5 models), the prompt-caching page (minimum cacheable prompt)
 // and the model-deprecations page; effort values from @anthropic-ai/sdk 1.15.0 (OutputConfig.effort).
 const CLAUDE = "https://platform.claude.com/docs/en/models";
+const CLAUDE_PRICING = "https://platform.claude.com/docs/en/about-claude/pricing";
 const CACHING = "https://platform.claude.com/docs/en/build-with-claude/prompt-caching";
 const DEPRECATIONS = "https://platform.claude.com/docs/en/about-claude/model-deprecations";
 const EFFORT = ["low", "medium", "high", "xhigh", "max"];
@@ -26,19 +28,57 @@ const claudeCache = (min_tokens: number) => ({
 // writes at 1.25x input and report cache_write_tokens; explicit prompt_cache_breakpoint marks from GPT-5.6); reasoning
 // efforts per family; Responses-only models from the SDK's ResponsesModel list (openai 7.59.0) and the Codex guide.
 const OPENAI_MODELS = "https://developers.openai.com/api/docs/models";
-const OPENAI_PRICING = "https://openai.com/api/pricing/";
+const OPENAI_PRICING = "https://developers.openai.com/api/docs/pricing";
 const OPENAI_CACHING = "https://developers.openai.com/api/docs/guides/prompt-caching";
+const OPENAI_DEPRECATIONS = "https://developers.openai.com/api/docs/deprecations";
+const READ = "2026-12-03";
 
 function gpt(input: number, cached: number, output: number, { writes = false }: { writes?: boolean } = {}) {
   return { input, output, cache_read: cached, ...(writes ? { cache_write: input * 1.25 } : {}) };
 }
+/** GPT-5.6 and GPT-6: a prompt over 272K input tokens bills the whole call at 2x input and 1.5x output (model pages). */
+const LONG_272K = { above_tokens: 272_000, input: 2, output: 1.5 };
 const AUTOMATIC = {
   min_tokens: 1_024,
   ttls: ["in_memory" as const, "24h" as const],
   breakpoints: "automatic" as const,
 };
 const GPT_5_6_CACHE = { min_tokens: 1_024, ttls: ["30m" as const], breakpoints: "explicit_or_automatic" as const };
-const GPT_5_6_EFFORT = ["none", "low", "medium", "high", "xhigh"];
+// The GPT-5.6 and GPT-6 model pages: "Reasoning.effort supports: none, low, medium (default), high, xhigh, and max".
+const GPT_5_6_EFFORT = ["none", "low", "medium", "high", "xhigh", "max"];
+
+// Rules that involve more than one setting (checked before the first call, lib/models/models.ts applyRules).
+const BETWEEN_TOOLS_EFFORT = {
+  when: { thinking: ["between_tools"], effort: ["xhigh", "max"] },
+  action: "refuse" as const,
+  reason: "between_tools runs at effort low, medium or high only; the API answers 400",
+  source: `${CLAUDE}/sonnet-5-5/whats-new-sonnet-5-5`,
+};
+const FORCED_TOOL_THINKING = {
+  when: { forced_tool: true, thinking: ["unset"] },
+  action: "send_thinking_disabled" as const,
+  reason: "a forced tool cannot be combined with thinking, and sources disagree on whether adaptive is the default",
+  source: "https://platform.claude.com/docs/en/build-with-claude/extended-thinking",
+};
+
+/** An older Claude model Loom knows the price of but not how it takes each setting: nothing it could reject. */
+function conservativeClaude(prices: ModelEntry["prices"], lifecycle: string): ModelEntry {
+  return {
+    api: "messages",
+    structured_output: "prompt",
+    context_window: 200_000,
+    max_output: 32_000,
+    cache: claudeCache(4_096),
+    prices,
+    effort: [],
+    thinking: [],
+    retired: null,
+    source: `${CLAUDE_PRICING} ${CLAUDE}/overview`,
+    date: READ,
+    notes: `${lifecycle ? `${lifecycle} ` : ""}Call settings kept conservative (schema in the prompt, no effort or ` +
+      "thinking sent, 4,096-token cache minimum, 200K / 32K assumed): not read from a model page.",
+  };
+}
 
 const anthropic: Record<string, ModelEntry> = {
   "anthropic/claude-sonnet-5-5": {
@@ -47,12 +87,34 @@ const anthropic: Record<string, ModelEntry> = {
     context_window: 1_000_000,
     max_output: 128_000,
     cache: claudeCache(512),
-    prices: claude(2, 10, 0.2),
+    // Cache reads $0.10/MTok since the cut of 2026-10-07 (0.05x input); writes unchanged ($2.50 / $4).
+    prices: claude(2, 10, 0.1),
     effort: EFFORT,
     thinking: ["adaptive", "between_tools"],
     retired: null,
-    source: `${CLAUDE}/sonnet-5-5/overview ${CLAUDE}/sonnet-5-5/whats-new-sonnet-5-5 ${CACHING}`,
-    date: "2026-12-01",
+    rules: [BETWEEN_TOOLS_EFFORT],
+    source: `${CLAUDE}/sonnet-5-5/overview ${CLAUDE}/sonnet-5-5/whats-new-sonnet-5-5 ${CLAUDE_PRICING} ${CACHING}`,
+    date: READ,
+    notes: "The $0.10 cache read (cut of 2026-10-07) is given by third parties reading the pricing page " +
+      "(kurofune/claudit v1.9.2, TheKrush/PromptFuel v1.0.23, phuryn/claude-usage v1.5.7); the stored copy of the " +
+      "model page still showed $0.20. between_tools accepting only low/medium/high effort: the issue's reading of " +
+      "What's new and experientiallabs/experiential v0.7.129, not in the stored excerpt.",
+  },
+  "anthropic/claude-haiku-5-5": {
+    api: "messages",
+    structured_output: "output_config_format",
+    context_window: 1_000_000,
+    max_output: 128_000,
+    cache: claudeCache(4_096),
+    // Up to 100,000 prompt tokens: $0.10 / $0.50, 5m writes $0.125, reads $0.01; over it every rate is 5x.
+    prices: { ...claude(0.1, 0.5, 0.01), long_prompt: { above_tokens: 100_000, input: 5, output: 5 } },
+    effort: EFFORT,
+    thinking: ["adaptive"],
+    retired: null,
+    source: `${CLAUDE}/haiku-5-5/overview ${CLAUDE_PRICING}`,
+    date: READ,
+    notes: "Released 2026-10-07. The $0.01 cache read is from third parties (TheKrush/PromptFuel v1.0.23, " +
+      "kurofune/claudit v1.9.2); the minimum cacheable prompt is not on a page read, Haiku 4.5's 4,096 is kept.",
   },
   "anthropic/claude-opus-5-5": {
     api: "messages",
@@ -65,8 +127,24 @@ const anthropic: Record<string, ModelEntry> = {
     effort: EFFORT,
     thinking: ["adaptive"],
     retired: null,
-    source: `${CLAUDE}/opus-5-5/overview ${CACHING}`,
-    date: "2026-12-01",
+    source: `${CLAUDE}/opus-5-5/overview ${CLAUDE_PRICING} ${CACHING}`,
+    date: READ,
+  },
+  "anthropic/claude-fable-5-2": {
+    api: "messages",
+    structured_output: "output_config_format",
+    context_window: 1_000_000,
+    max_output: 128_000,
+    cache: claudeCache(512),
+    // $8 / $40, cache reads $0.20 (0.025x input); writes at the usual 1.25x / 2x ($10 / $16).
+    prices: claude(8, 40, 0.2),
+    effort: EFFORT,
+    thinking: ["adaptive"],
+    retired: null,
+    source: `${CLAUDE}/fable-5-2/whats-new-fable-5-2 ${CLAUDE_PRICING}`,
+    date: READ,
+    notes: "Released 2026-11-09. Prices from third parties reading the pricing page (phuryn/claude-usage v1.5.7, " +
+      "archid21/rightsize v0.10.2, docs.laozhang.ai); the 512-token cache minimum is carried over from Fable 5.1.",
   },
   "anthropic/claude-fable-5-1": {
     api: "messages",
@@ -79,8 +157,8 @@ const anthropic: Record<string, ModelEntry> = {
     effort: EFFORT,
     thinking: ["adaptive"],
     retired: null,
-    source: `${CLAUDE}/fable-5-1/overview ${CACHING}`,
-    date: "2026-12-01",
+    source: `${CLAUDE}/fable-5-1/overview ${CLAUDE_PRICING} ${CACHING}`,
+    date: READ,
   },
   "anthropic/claude-sonnet-5": {
     api: "messages",
@@ -92,8 +170,38 @@ const anthropic: Record<string, ModelEntry> = {
     effort: EFFORT,
     thinking: ["adaptive", "disabled"],
     retired: null,
+    rules: [FORCED_TOOL_THINKING],
     source: `${CLAUDE}/sonnet-5/overview ${CLAUDE}/sonnet-5-5/whats-new-sonnet-5-5`,
-    date: "2026-12-01",
+    date: READ,
+  },
+  "anthropic/claude-opus-5": {
+    api: "messages",
+    structured_output: "forced_tool",
+    context_window: 1_000_000,
+    max_output: 128_000,
+    cache: claudeCache(1_024),
+    prices: claude(5, 25, 0.5),
+    effort: EFFORT,
+    thinking: ["adaptive", "disabled"],
+    retired: null,
+    rules: [FORCED_TOOL_THINKING],
+    source: "https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 " + CLAUDE_PRICING,
+    date: READ,
+    notes: "Legacy (released 2026-07-24, retirement not sooner than 2027-07-24). Answer mode, thinking values and " +
+      "cache minimum are carried over from Claude Sonnet 5, its generation; not read from a page.",
+  },
+  // Older models still served. Their prices are the pricing page's; how they take a structured answer, thinking and
+  // effort, their limits and their cache minimum were not read, so Loom sends them nothing they could reject: the
+  // schema in the prompt, no effort or thinking setting, a 4,096-token cache minimum and 200K / 32K limits.
+  "anthropic/claude-fable-5": conservativeClaude(claude(10, 50, 1), "Legacy since Fable 5.1 (2026-09-01)."),
+  "anthropic/claude-opus-4-8": conservativeClaude(claude(5, 25, 0.5), ""),
+  "anthropic/claude-opus-4-7": conservativeClaude(claude(5, 25, 0.5), ""),
+  "anthropic/claude-opus-4-6": conservativeClaude(claude(5, 25, 0.5), ""),
+  "anthropic/claude-sonnet-4-6": {
+    ...conservativeClaude(claude(3, 15, 0.3), ""),
+    notes: "Prices ($3 / $15) from a third party (docs.venice.ai); the pricing page excerpt read did not reach the " +
+      "Sonnet rows. Call settings kept conservative (schema in the prompt, no effort or thinking sent, 4,096-token " +
+      "cache minimum, 200K / 32K assumed).",
   },
   "anthropic/claude-haiku-4-5": {
     api: "messages",
@@ -156,50 +264,93 @@ const anthropic: Record<string, ModelEntry> = {
   },
 };
 
+const gpt6 = (
+  { input, cached, output, effort = GPT_5_6_EFFORT }: {
+    input: number;
+    cached: number;
+    output: number;
+    effort?: string[];
+  },
+) => ({
+  api: "responses" as const,
+  structured_output: "json_schema" as const,
+  context_window: 1_050_000,
+  max_output: 128_000,
+  cache: GPT_5_6_CACHE,
+  prices: { ...gpt(input, cached, output, { writes: true }), long_prompt: LONG_272K },
+  effort,
+  thinking: [],
+  retired: null,
+});
+
+// GPT-6 and GPT-5.6: the Responses API (the GPT-6 Luna page: Chat Completions takes function calling only at effort
+// none), 1,050,000-token context, 128,000 output, writes billed at 1.25x input, 2x / 1.5x over 272K prompt tokens.
 const openai: Record<string, ModelEntry> = {
+  "openai/gpt-6.1-sol": {
+    ...gpt6({ input: 2, cached: 0.1, output: 10, effort: ["low", "medium", "high", "xhigh", "max"] }),
+    source: `${OPENAI_MODELS}/gpt-6.1-sol ${OPENAI_PRICING} ${OPENAI_CACHING}`,
+    date: READ,
+    notes: "Released 2026-09-29. Prices ($2 / $0.10 cached / $10, $2.50 writes) and the effort list (no none or " +
+      "minimal) from third parties citing the model page (amine123max/Codex-Manager 0.4.7, docs.litellm.ai, " +
+      "dev.to/hassann); the model page itself was not in the stored pages.",
+  },
+  "openai/gpt-6.1-terra": {
+    ...gpt6({ input: 1, cached: 0.05, output: 5 }),
+    source: `${OPENAI_MODELS}/gpt-6.1-terra ${OPENAI_PRICING} ${OPENAI_CACHING}`,
+    date: READ,
+  },
+  "openai/gpt-6-sol": {
+    ...gpt6({ input: 2, cached: 0.2, output: 10 }),
+    source: `${OPENAI_MODELS}/gpt-6-sol ${OPENAI_PRICING} ${OPENAI_CACHING}`,
+    date: READ,
+    notes: "Superseded by GPT-6.1 Sol. Prices from third parties (inference.sh, dev.to/hassann comparing the two " +
+      "model pages); the model page itself was not in the stored pages.",
+  },
+  "openai/gpt-6-luna": {
+    ...gpt6({ input: 0.1, cached: 0.01, output: 0.5 }),
+    source: `${OPENAI_MODELS}/gpt-6-luna ${OPENAI_PRICING} ${OPENAI_CACHING}`,
+    date: READ,
+  },
   "openai/gpt-5.6-sol": {
-    api: "responses",
-    structured_output: "json_schema",
-    context_window: 1_000_000,
-    max_output: 128_000,
-    cache: GPT_5_6_CACHE,
-    prices: gpt(5, 0.5, 30, { writes: true }),
-    effort: GPT_5_6_EFFORT,
-    thinking: [],
+    ...gpt6({ input: 5, cached: 0.5, output: 30 }),
     // The family's alias names Sol.
     aliases: ["gpt-5.6"],
-    retired: null,
     source: `${OPENAI_MODELS}/gpt-5.6-sol ${OPENAI_PRICING} ${OPENAI_CACHING}`,
-    date: "2026-12-01",
+    date: READ,
+    notes: "Prices unchanged by the cut of 2026-07-30 that lowered Terra and Luna (docs.laozhang.ai, third party).",
   },
   "openai/gpt-5.6-terra": {
-    api: "responses",
-    structured_output: "json_schema",
-    context_window: 1_000_000,
-    max_output: 128_000,
-    cache: GPT_5_6_CACHE,
-    prices: gpt(2.5, 0.25, 15, { writes: true }),
-    effort: GPT_5_6_EFFORT,
-    thinking: [],
-    retired: null,
-    source: `${OPENAI_MODELS}/gpt-5.6-terra ${OPENAI_PRICING} ${OPENAI_CACHING}`,
-    date: "2026-12-01",
+    ...gpt6({ input: 2, cached: 0.2, output: 12 }),
+    source: `${OPENAI_MODELS}/gpt-5.6-terra ${OPENAI_MODELS}/gpt-5.6-luna ${OPENAI_PRICING} ${OPENAI_CACHING}`,
+    date: READ,
+    notes: "Input $2.00 from the Luna page's comparison table; $0.20 cached and $12 output since the cut of " +
+      "2026-07-30 from third parties (docs.laozhang.ai, vercel.com/ai-gateway).",
   },
   "openai/gpt-5.6-luna": {
+    ...gpt6({ input: 0.2, cached: 0.02, output: 1.2 }),
+    source: `${OPENAI_MODELS}/gpt-5.6-luna ${OPENAI_PRICING} ${OPENAI_CACHING}`,
+    date: READ,
+  },
+  // The replacement gpt-5-codex's shutdown names. Automatic caching only (explicit marks are GPT-5.6 and later).
+  "openai/gpt-5.4": {
     api: "responses",
     structured_output: "json_schema",
-    context_window: 1_000_000,
+    context_window: 1_050_000,
     max_output: 128_000,
-    cache: GPT_5_6_CACHE,
-    prices: gpt(1, 0.1, 6, { writes: true }),
-    effort: GPT_5_6_EFFORT,
+    cache: AUTOMATIC,
+    prices: { ...gpt(2.5, 0.25, 15), long_prompt: LONG_272K },
+    effort: ["none", "low", "medium", "high", "xhigh"],
     thinking: [],
     retired: null,
-    source: `${OPENAI_MODELS}/gpt-5.6-luna ${OPENAI_PRICING} ${OPENAI_CACHING}`,
-    date: "2026-12-01",
+    source: `${OPENAI_MODELS}/gpt-5.4 ${OPENAI_PRICING} https://developers.openai.com/api/docs/guides/reasoning`,
+    date: READ,
+    notes: "The model page was not in the stored pages: $2.50 / $15, the 1,050,000 context, the effort list and the " +
+      "272K tier are third parties' (vercel.com/ai-gateway, docs.venice.ai, wavespeed.ai, nxcode.io); the $0.25 " +
+      "cached input is the GPT-5 family's 0.1x, not read anywhere.",
   },
   // Served only by the Responses API: Chat Completions answers "This model is only supported in v1/responses and not
-  // in v1/chat/completions" (pgadmin-org/pgadmin4#9795; OpenAI's Codex prompting guide).
+  // in v1/chat/completions" (pgadmin-org/pgadmin4#9795; OpenAI's Codex prompting guide). Shut down: the API answers
+  // 404, so a run stops before any call and names the replacement.
   "openai/gpt-5-codex": {
     api: "responses",
     structured_output: "json_schema",
@@ -209,9 +360,11 @@ const openai: Record<string, ModelEntry> = {
     prices: gpt(1.25, 0.125, 10),
     effort: ["low", "medium", "high"],
     thinking: [],
-    retired: null,
-    source: `${OPENAI_MODELS}/gpt-5-codex ${OPENAI_PRICING}`,
-    date: "2026-12-01",
+    retired: { date: "2026-07-23", replacement: "gpt-5.4" },
+    source: `${OPENAI_DEPRECATIONS} ${OPENAI_MODELS}/gpt-5-codex`,
+    date: READ,
+    notes: "Shutdown 2026-07-23 (notice of 2026-04-22, replacement gpt-5.4) as the issue read the deprecations " +
+      "page; the stored excerpts do not reach that entry, and dsiddharth2/codehawk#25 reports its 404.",
   },
   "openai/gpt-5": {
     api: "chat-completions",
@@ -222,10 +375,12 @@ const openai: Record<string, ModelEntry> = {
     prices: gpt(1.25, 0.125, 10),
     effort: ["minimal", "low", "medium", "high"],
     thinking: [],
-    retired: null,
-    source: `${OPENAI_MODELS}/gpt-5 ${OPENAI_PRICING}`,
-    date: "2025-10-01",
+    // Deprecated 2026-06-11, shutdown 2026-12-11 (the deprecations page).
+    retired: { date: "2026-12-11", replacement: "gpt-6.1-sol" },
+    source: `${OPENAI_DEPRECATIONS} ${OPENAI_MODELS}/gpt-5 ${OPENAI_PRICING}`,
+    date: READ,
   },
+  // GPT-4 family: deprecated 2026-10-14, shutdown 2027-01-14, replacement gpt-6-luna (the deprecations page).
   "openai/gpt-4.1": {
     api: "chat-completions",
     structured_output: "json_schema",
@@ -235,9 +390,9 @@ const openai: Record<string, ModelEntry> = {
     prices: gpt(2, 0.5, 8),
     effort: [],
     thinking: [],
-    retired: null,
-    source: `${OPENAI_MODELS}/gpt-4.1 ${OPENAI_PRICING}`,
-    date: "2025-10-01",
+    retired: { date: "2027-01-14", replacement: "gpt-6-luna" },
+    source: `${OPENAI_DEPRECATIONS} ${OPENAI_MODELS}/gpt-4.1 ${OPENAI_PRICING}`,
+    date: READ,
   },
   "openai/gpt-4.1-mini": {
     api: "chat-completions",
@@ -248,9 +403,9 @@ const openai: Record<string, ModelEntry> = {
     prices: gpt(0.4, 0.1, 1.6),
     effort: [],
     thinking: [],
-    retired: null,
-    source: `${OPENAI_MODELS}/gpt-4.1-mini ${OPENAI_PRICING}`,
-    date: "2025-10-01",
+    retired: { date: "2027-01-14", replacement: "gpt-6-luna" },
+    source: `${OPENAI_DEPRECATIONS} ${OPENAI_MODELS}/gpt-4.1-mini ${OPENAI_PRICING}`,
+    date: READ,
   },
   "openai/gpt-4o": {
     api: "chat-completions",
@@ -261,9 +416,9 @@ const openai: Record<string, ModelEntry> = {
     prices: gpt(2.5, 1.25, 10),
     effort: [],
     thinking: [],
-    retired: null,
-    source: `${OPENAI_MODELS}/gpt-4o ${OPENAI_PRICING}`,
-    date: "2025-10-01",
+    retired: { date: "2027-01-14", replacement: "gpt-6-luna" },
+    source: `${OPENAI_DEPRECATIONS} ${OPENAI_MODELS}/gpt-4o ${OPENAI_PRICING}`,
+    date: READ,
   },
   "openai/gpt-4o-2024-08-06": {
     api: "chat-completions",
@@ -274,9 +429,9 @@ const openai: Record<string, ModelEntry> = {
     prices: gpt(2.5, 1.25, 10),
     effort: [],
     thinking: [],
-    retired: null,
-    source: `${OPENAI_MODELS}/gpt-4o ${OPENAI_PRICING}`,
-    date: "2025-10-01",
+    retired: { date: "2027-01-14", replacement: "gpt-6-luna" },
+    source: `${OPENAI_DEPRECATIONS} ${OPENAI_MODELS}/gpt-4o ${OPENAI_PRICING}`,
+    date: READ,
   },
 };
 
@@ -284,5 +439,12 @@ const openai: Record<string, ModelEntry> = {
 export const BUILT_IN_MODELS: ModelTable = {
   format: MODELS_FORMAT,
   currency: "USD",
+  updated: READ,
   models: { ...anthropic, ...openai },
+  // Unknown ids of a known family run like its current member (lib/models/models.ts resolveModel).
+  families: {
+    "anthropic/claude-": "anthropic/claude-sonnet-5-5",
+    "openai/gpt-6": "openai/gpt-6.1-sol",
+    "openai/gpt-5.6-": "openai/gpt-5.6-sol",
+  },
 };

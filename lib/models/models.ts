@@ -50,6 +50,16 @@ const ModelPrices = z.strictObject({
     "USD per million tokens the provider bills for writing its own cache (OpenAI GPT-5.6 and later: 1.25x input); " +
       "absent: writes cost what uncached input costs",
   ),
+  long_prompt: z.strictObject({
+    above_tokens: z.number().int().positive().describe(
+      "A call whose prompt (uncached input, cache reads and cache writes) is longer than this is billed at the tier",
+    ),
+    input: z.number().positive().describe("Multiplier of every input rate (uncached, cache reads and writes)"),
+    output: z.number().positive().describe("Multiplier of the output rate"),
+  }).optional().describe(
+    "A long-prompt price tier: the whole call billed at multiples of the rates above (OpenAI GPT-5.6 and GPT-6 " +
+      "over 272K tokens: 2x input, 1.5x output; Claude Haiku 5.5 over 100K tokens: 5x)",
+  ),
 }).describe("List prices in US dollars");
 export type ModelPrices = z.infer<typeof ModelPrices>;
 
@@ -67,6 +77,25 @@ const CacheRules = z.strictObject({
   ),
 }).describe("How the model's prompt cache works");
 export type CacheRules = z.infer<typeof CacheRules>;
+
+/** A setting of a run that a rule looks at; `forced_tool` is true when the model answers through a forced tool. */
+const RuleWhen = z.strictObject({
+  effort: z.array(z.string().min(1)).optional().describe("Effort values the rule applies to"),
+  thinking: z.array(z.string().min(1)).optional().describe(
+    'Thinking values the rule applies to; "unset" matches a run that sets none',
+  ),
+  forced_tool: z.boolean().optional().describe("true: applies when the model answers through a forced tool"),
+}).describe("The settings the rule applies to: every one named must match");
+
+const ModelRule = z.strictObject({
+  when: RuleWhen,
+  action: z.enum(["refuse", "send_thinking_disabled"]).describe(
+    "refuse: stop before the first call; send_thinking_disabled: send thinking {type: disabled} in its place",
+  ),
+  reason: z.string().min(1).describe("What the provider does with the combination, in a few words"),
+  source: z.string().min(1).describe("Where the rule was read (a URL)"),
+}).describe("A rule that involves more than one setting, checked before the first call");
+export type ModelRule = z.infer<typeof ModelRule>;
 
 export const ModelEntry = z.strictObject({
   api: ModelApi.describe("The API Loom calls: messages (Anthropic), chat-completions or responses (OpenAI)"),
@@ -88,8 +117,12 @@ export const ModelEntry = z.strictObject({
     date: Date.describe("When requests started failing (or will: a future date is a deprecation)"),
     replacement: z.string().min(1).describe("The model id to use instead, without the provider"),
   }).nullable().describe("null: not retired or deprecated"),
+  rules: z.array(ModelRule).optional().describe("Combinations of settings the provider refuses or that need care"),
   source: z.string().min(1).describe("Where these facts were read (a URL; several separated by spaces)"),
   date: Date.describe("When they were read"),
+  notes: z.string().min(1).optional().describe(
+    "Which figures only third parties give, or were carried over from a sibling model, and why",
+  ),
 }).describe("One model: how Loom calls it, its limits, its cache and its prices");
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
@@ -100,6 +133,13 @@ export const ModelTable = z.strictObject({
   format: z.literal(MODELS_FORMAT).describe("The models file format version"),
   currency: z.literal("USD").describe("Every price is in US dollars"),
   models: z.record(ModelKey, ModelEntry).describe('Models by "PROVIDER/MODEL" as loom run --model names them'),
+  updated: Date.optional().describe(
+    "When the table as a whole was last checked; loom models update takes only a table newer than the one in use",
+  ),
+  families: z.record(z.string().regex(/^[a-z-]+\/.+$/, "expected PROVIDER/PREFIX"), ModelKey).optional().describe(
+    'Id prefixes the table knows the family of ("anthropic/claude-" → "anthropic/claude-sonnet-5-5"): an unknown ' +
+      "id with the prefix takes that entry's API, answer mode, limits and cache rules, no price and no effort",
+  ),
 }).describe("A Loom models file (loom run --models FILE): entries replace or add to the built-in table");
 export type ModelTable = z.infer<typeof ModelTable>;
 
@@ -110,8 +150,10 @@ export type ResolvedModel = {
   /** The id sent to the API: the entry's own, also when the caller named an alias. */
   id: string;
   entry: ModelEntry;
-  /** false: the table does not know the id and `entry` is the conservative default. */
+  /** false: the table does not know the id and `entry` is the conservative default or its family's. */
   known: boolean;
+  /** The entry an unknown id was run like ("anthropic/claude-sonnet-5-5"), when the table knows its family. */
+  assumed?: string;
 };
 
 /**
@@ -143,7 +185,13 @@ function defaultEntry(provider: ModelProvider): ModelEntry {
 
 /** The table with `override`'s entries replacing or adding to `base`'s. */
 export function mergeModels(base: ModelTable, override: ModelTable | null): ModelTable {
-  return override ? { ...base, models: { ...base.models, ...override.models } } : base;
+  if (!override) return base;
+  const families = { ...base.families, ...override.families };
+  return {
+    ...base,
+    models: { ...base.models, ...override.models },
+    ...(Object.keys(families).length > 0 ? { families } : {}),
+  };
 }
 
 /** The entry of "PROVIDER/MODEL" (or an alias of one), with the id to send; unknown ids get the defaults. */
@@ -156,7 +204,35 @@ export function resolveModel(table: ModelTable, provider: ModelProvider, id: str
       return { key: other, provider, id: other.slice(provider.length + 1), entry, known: true };
     }
   }
+  const family = familyOf(table, key);
+  if (family) return { key, provider, id, entry: family.entry, known: false, assumed: family.key };
   return { key, provider, id, entry: defaultEntry(provider), known: false };
+}
+
+/**
+ * The entry an unknown "PROVIDER/ID" runs like: the table's family with the longest matching prefix, taken for how the
+ * model is called (API, answer mode, limits, cache rules) but with no price, no effort and no thinking setting, which
+ * are the model's own. null when no family matches.
+ */
+function familyOf(table: ModelTable, key: string): { key: string; entry: ModelEntry } | null {
+  const prefixes = Object.keys(table.families ?? {}).filter((prefix) => key.startsWith(prefix));
+  const prefix = prefixes.sort((a, b) => b.length - a.length)[0];
+  const like = prefix === undefined ? undefined : table.families?.[prefix];
+  const entry = like === undefined ? undefined : table.models[like];
+  if (like === undefined || entry === undefined) return null;
+  return {
+    key: like,
+    entry: {
+      ...entry,
+      prices: null,
+      effort: [],
+      thinking: [],
+      aliases: [],
+      retired: null,
+      rules: [],
+      source: `the family of ${like} (${entry.source})`,
+    },
+  };
 }
 
 /** "claude-sonnet-4-5 was retired on 2026-09-29; use claude-sonnet-5-5", or null while the model is in service. */
@@ -166,12 +242,79 @@ export function retirementOf(model: ResolvedModel, { today }: { today: string })
   return `${model.id} was retired on ${retired.date}; use ${retired.replacement}`;
 }
 
+/** How long before an announced shutdown a run warns. */
+const RETIREMENT_WARNING_DAYS = 30;
+
+/**
+ * The one warning of a run on a model whose announced shutdown is at most 30 days away ("gpt-5 shuts down on
+ * 2026-12-11 (in 8 days); use gpt-6.1-sol"), or null.
+ */
+export function retirementWarningOf(model: ResolvedModel, { today }: { today: string }): string | null {
+  const retired = model.entry.retired;
+  if (!retired || retired.date <= today) return null;
+  const days = dayNumber(retired.date) - dayNumber(today);
+  if (!(days <= RETIREMENT_WARNING_DAYS)) return null;
+  return `model ${JSON.stringify(model.key)} shuts down on ${retired.date} (in ${days} day${days === 1 ? "" : "s"}); ` +
+    `use ${retired.replacement}`;
+}
+
+/** Days since 1970-01-01 of a YYYY-MM-DD date (proleptic Gregorian; pure arithmetic, no clock). */
+function dayNumber(date: string): number {
+  const [y0 = 0, m = 1, d = 1] = date.split("-").map(Number);
+  const y = m <= 2 ? y0 - 1 : y0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  return era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
+}
+
+/** The settings of a run that rules look at. */
+export type RuleSettings = { effort?: string | undefined; thinking?: ThinkingType | undefined };
+
+/**
+ * What the model's rules make of a run's settings: a one-line refusal naming the model, both settings and the source,
+ * or the thinking setting to send in place of the run's (a forced tool with thinking left to the model's default).
+ */
+export function applyRules(
+  model: ResolvedModel,
+  settings: RuleSettings,
+): { refusal: string | null; thinking: ThinkingType | undefined } {
+  let thinking = settings.thinking;
+  for (const rule of model.entry.rules ?? []) {
+    if (!ruleMatches(rule, model.entry, settings)) continue;
+    if (rule.action === "send_thinking_disabled") {
+      thinking = "disabled";
+      continue;
+    }
+    const named = [
+      rule.when.thinking ? `thinking ${JSON.stringify(settings.thinking ?? "unset")}` : null,
+      rule.when.effort ? `effort ${JSON.stringify(settings.effort)}` : null,
+      rule.when.forced_tool ? "a forced tool" : null,
+    ].filter((part) => part !== null);
+    return {
+      refusal: `Model "${model.key}": ${named.join(" with ")} is refused by the API (${rule.reason}; ${rule.source})`,
+      thinking,
+    };
+  }
+  return { refusal: null, thinking };
+}
+
+function ruleMatches(rule: ModelRule, entry: ModelEntry, settings: RuleSettings): boolean {
+  const { effort, thinking, forced_tool } = rule.when;
+  if (effort && (settings.effort === undefined || !effort.includes(settings.effort))) return false;
+  if (thinking && !thinking.includes(settings.thinking ?? "unset")) return false;
+  if (forced_tool !== undefined && forced_tool !== (entry.structured_output === "forced_tool")) return false;
+  return true;
+}
+
 /** The one warning an id the table does not know gets: what it runs with, and how to describe it. */
 export function unknownModelWarning(model: ResolvedModel): string {
   const { api, structured_output } = model.entry;
-  return `model ${JSON.stringify(model.key)} is not in Loom's model table: running it with conservative defaults ` +
-    `(${api}, ${structured_output}, no price); describe it in a models file (loom schema models) and pass ` +
-    "--models FILE";
+  const how = model.assumed
+    ? `running it like ${JSON.stringify(model.assumed)}, its family (${api}, ${structured_output}, price unknown)`
+    : `running it with conservative defaults (${api}, ${structured_output}, price unknown)`;
+  return `model ${JSON.stringify(model.key)} is not in Loom's model table: ${how}; describe it in a models file ` +
+    "(loom schema models) and pass --models FILE";
 }
 
 /**

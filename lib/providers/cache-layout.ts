@@ -89,8 +89,8 @@ export function openaiCacheLayout(
 /**
  * The Responses API body (convert-to-openai-responses-request.ts): the answer format, the developer message (the
  * prefix), then one input_text part per section of the rest, the events part split per event as the prefix cache
- * sees it. Automatic like Chat Completions; where the model takes prompt_cache_breakpoint marks (GPT-5.6 and later),
- * the marked parts are the breakpoints.
+ * sees it (and as the adapter sends it where the model takes prompt_cache_breakpoint marks, GPT-5.6 and later: the
+ * marked parts, the prefix and the last event, are the breakpoints). Automatic like Chat Completions.
  */
 export function openaiResponsesCacheLayout(
   request: TurnRequest,
@@ -105,12 +105,10 @@ export function openaiResponsesCacheLayout(
       block(prefix[prefix.length - 1]?.section ?? "instructions", developer.text, !!developer.prompt_cache_breakpoint),
     );
   }
-  const marked = body.input.find((m) => m.role === "user")?.content.some((part) => part.prompt_cache_breakpoint);
+  const parts = body.input.find((m) => m.role === "user")?.content ?? [];
   const rest = restSections(request);
-  rest.forEach((r, i) => {
-    // The events part carries the mark; its last piece ("]") ends it.
-    const lastOfEvents = r.section === "events" && rest[i + 1]?.section !== "events";
-    blocks.push(block(r.section, r.text, !!marked && lastOfEvents));
-  });
+  // With marks the events go one part per event, so the parts are these pieces and carry their own marks.
+  const aligned = parts.length === rest.length;
+  rest.forEach((r, i) => blocks.push(block(r.section, r.text, aligned && !!parts[i]?.prompt_cache_breakpoint)));
   return { mode: "automatic", min_tokens: minTokens, ttl_ms: 5 * MINUTE_MS, lookback: 0, blocks };
 }

@@ -77,10 +77,30 @@ export function classifyHttpError({
       retryAfterMs: parseRetryAfterMs(headers, { now }),
     });
   }
+  if (isModelNotFound(status, bodyText)) {
+    return new ProviderError(
+      `${provider} does not serve this model (HTTP ${status})${suffix}; see loom models for the ids Loom knows, ` +
+        "or describe the model in a models file (--models FILE)",
+      {
+        reportMessage: `${provider} does not serve this model (HTTP ${status})`,
+        code: "model_not_found",
+        status,
+      },
+    );
+  }
   const code = BAD_REQUEST.has(status) ? "provider_bad_request" : "provider_error";
   return new ProviderError(`${provider} rejected the request (HTTP ${status})${suffix}`, {
     reportMessage: `${provider} rejected the request (HTTP ${status})`,
     code,
     status,
   });
+}
+
+/**
+ * A model the API does not serve (retired, misspelt, or not on this account): OpenAI's error code "model_not_found"
+ * at any status, or a 404 whose message names the model (Anthropic: not_found_error "model: …").
+ */
+function isModelNotFound(status: number, bodyText: string): boolean {
+  if (/"code"\s*:\s*"model_not_found"/.test(bodyText)) return true;
+  return status === 404 && /model/i.test(errorDetail(bodyText) ?? "");
 }

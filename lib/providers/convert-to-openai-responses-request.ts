@@ -4,11 +4,11 @@
 // parts are the sections, in a stable order, so automatic prefix caching hits; prompt_cache_key (one per run) routes
 // a run's calls to the same cache. Where the model takes explicit marks (GPT-5.6 and later:
 // prompt_cache_breakpoint, openai 7.59.0 types; developers.openai.com/api/docs/guides/prompt-caching, read
-// 2026-12-01), the end of the prefix and the end of the events are marked, as Loom marks them for Anthropic. The
+// 2026-12-01), the end of the prefix and the last event are marked, as Loom marks them for Anthropic. The
 // answer is constrained by text.format json_schema, strict where the schema allows.
 import type { TurnRequest } from "../vocabulary/turn.ts";
 import { convertToStrictJsonSchema } from "./convert-to-strict-json-schema.ts";
-import { renderSection, splitPrefix } from "./render-sections.ts";
+import { renderSection, renderSectionBlocks, splitPrefix } from "./render-sections.ts";
 import { wrapResponseSchema } from "./wrap-response-schema.ts";
 
 type InputText = { type: "input_text"; text: string; prompt_cache_breakpoint?: { mode: "explicit" } };
@@ -44,11 +44,20 @@ export function convertToOpenAIResponsesRequest(
       content: [{ type: "input_text", text: prefix.map(renderSection).join("\n\n"), ...mark }],
     });
   }
-  const parts: InputText[] = rest.map((section) => ({
-    type: "input_text",
-    text: renderSection(section),
-    ...(section.section === "events" ? mark : {}),
-  }));
+  // With marks, the events go one part per event (renderSectionBlocks) and the mark sits on the last event, before
+  // the closing "]": the next step re-sends every retained event, so the marked prefix is the start of its request
+  // (on the whole events part, "]" included, no later request ever began with it).
+  const parts: InputText[] = rest.flatMap((section) => {
+    if (!explicitCache || section.section !== "events" || section.events.length === 0) {
+      return [{ type: "input_text" as const, text: renderSection(section) }];
+    }
+    const texts = renderSectionBlocks(section);
+    return texts.map((text, i) => ({
+      type: "input_text" as const,
+      text,
+      ...(i === texts.length - 2 && request.phase !== "classification" ? mark : {}),
+    }));
+  });
   input.push({ role: "user", content: parts.length > 0 ? parts : [{ type: "input_text", text: "Answer now." }] });
   const { schema, strict } = convertToStrictJsonSchema(wrapResponseSchema(request.response_schema));
   return {

@@ -303,7 +303,19 @@ const record = (value: unknown): Record<string, unknown> =>
 
 /** Models that answer a forced tool (tool_choice any or tool) with a 400: "What's new in Claude Sonnet 5.5" ("Forced
  * tool use returns an error", 2026-09-28) and the Opus 5.5 and Fable 5.1 pages (read 2026-12-01). */
-export const ANTHROPIC_NO_FORCED_TOOL = new Set(["claude-sonnet-5-5", "claude-opus-5-5", "claude-fable-5-1"]);
+export const ANTHROPIC_NO_FORCED_TOOL = new Set([
+  "claude-sonnet-5-5",
+  "claude-opus-5-5",
+  "claude-fable-5-1",
+  "claude-fable-5-2",
+  "claude-haiku-5-5",
+]);
+/** Effort values per model (output_config.effort): the model pages and @anthropic-ai/sdk 1.15.0; others are 400s. */
+const ANTHROPIC_EFFORT: Record<string, readonly string[]> = {
+  "claude-opus-4-5": ["low", "medium", "high"],
+  "claude-haiku-4-5": [],
+};
+const ALL_EFFORT = ["low", "medium", "high", "xhigh", "max"];
 /** Retired ids: requests answer 404 (the model-deprecations page; @anthropic-ai/sdk 1.15.0, 2026-11-30). */
 export const ANTHROPIC_RETIRED = new Set([
   "claude-sonnet-4-5",
@@ -321,6 +333,15 @@ export function anthropicRejection(request: ReceivedRequest): ScriptedResponse |
   const body = record(request.body);
   const model = String(body.model ?? "");
   if (ANTHROPIC_RETIRED.has(model)) return anthropicError400(`model: ${model}`, 404, "not_found_error");
+  const effort = record(body.output_config).effort;
+  const thinking = record(body.thinking).type;
+  if (typeof effort === "string" && !(ANTHROPIC_EFFORT[model] ?? ALL_EFFORT).includes(effort)) {
+    return anthropicError400(`output_config.effort: ${JSON.stringify(effort)} is not supported by ${model}`);
+  }
+  // Sonnet 5.5: between_tools runs at effort low, medium or high ("What's new in Claude Sonnet 5.5").
+  if (model === "claude-sonnet-5-5" && thinking === "between_tools" && (effort === "xhigh" || effort === "max")) {
+    return anthropicError400(`thinking.type: between_tools cannot be combined with effort ${effort}`);
+  }
   const choice = record(body.tool_choice);
   if (ANTHROPIC_NO_FORCED_TOOL.has(model) && (choice.type === "tool" || choice.type === "any")) {
     return anthropicError400(`tool_choice: forced tool use is not supported by ${model}; use output_config.format`);
@@ -356,6 +377,15 @@ export const OPENAI_RESPONSES_ONLY = new Set(["gpt-5-codex", "gpt-5.1-codex-max"
 /** Models before GPT-5.6 answer prompt_cache_breakpoint / prompt_cache_options with a 400 (GPT-5.6 prompting
  * guides; the SDK documents the options as "Supported for gpt-5.6 and later models", openai 7.59.0). */
 const OPENAI_EXPLICIT_CACHE = /^gpt-(5\.6|6)/;
+/** Shut down: requests answer 404 model_not_found (the deprecations page: gpt-5-codex on 2026-07-23). */
+export const OPENAI_RETIRED = new Set(["gpt-5-codex"]);
+/** Reasoning effort values per model (the model pages); a value outside the list answers 400. */
+const OPENAI_EFFORT: [RegExp, readonly string[]][] = [
+  [/^gpt-6\.1-/, ["low", "medium", "high", "xhigh", "max"]],
+  [/^gpt-(5\.6|6)/, ["none", "low", "medium", "high", "xhigh", "max"]],
+  [/^gpt-5(-|$)/, ["minimal", "low", "medium", "high"]],
+  [/^gpt-4/, []],
+];
 
 function openAIError400(message: string, param: string | null = null): ScriptedResponse {
   return { status: 400, body: { error: { message, type: "invalid_request_error", param, code: null } } };
@@ -390,6 +420,27 @@ export function openAIRejection(request: ReceivedRequest): ScriptedResponse | nu
   const body = record(request.body);
   const model = String(body.model ?? "");
   const responses = request.path.endsWith("/responses");
+  if (OPENAI_RETIRED.has(model)) {
+    return {
+      status: 404,
+      body: {
+        error: {
+          message: `The model \`${model}\` does not exist or you do not have access to it.`,
+          type: "invalid_request_error",
+          param: null,
+          code: "model_not_found",
+        },
+      },
+    };
+  }
+  const effort = responses ? record(body.reasoning).effort : body.reasoning_effort;
+  const accepted = OPENAI_EFFORT.find(([pattern]) => pattern.test(model))?.[1];
+  if (typeof effort === "string" && accepted && !accepted.includes(effort)) {
+    return openAIError400(
+      `Unsupported value: '${effort}' is not supported with the '${model}' model.`,
+      responses ? "reasoning.effort" : "reasoning_effort",
+    );
+  }
   if (!responses && OPENAI_RESPONSES_ONLY.has(model)) {
     return openAIError400("This model is only supported in v1/responses and not in v1/chat/completions.", "model");
   }

@@ -15,10 +15,12 @@ import { createOpenAIProvider } from "./openai-provider.ts";
 import { createOpenAIResponsesProvider } from "./openai-responses-provider.ts";
 import { BUILT_IN_MODELS } from "../../models/built-in.ts";
 import {
+  applyRules,
   type ModelTable,
   type ResolvedModel,
   resolveModel,
   retirementOf,
+  retirementWarningOf,
   unknownModelWarning,
 } from "../../models/models.ts";
 import { createOllamaProvider } from "./ollama-provider.ts";
@@ -50,12 +52,15 @@ export function buildProvider(
   { env, models = BUILT_IN_MODELS, warn, today = new Date().toISOString().slice(0, 10), ...http }:
     CreateProviderOptions,
 ): Provider {
-  const { kind, max_tokens, response_format, cache_ttl, effort, thinking } = settings;
+  const { kind, max_tokens, response_format, cache_ttl, effort } = settings;
   // The table says how the model is called; a retired one stops here, before any request, naming its replacement.
   const resolved = resolveModel(models, kind, settings.model);
   const { entry, id: model } = resolved;
   const retired = retirementOf(resolved, { today });
   if (retired) throw new StartupError(retired, "model_retired");
+  // Within 30 days of an announced shutdown: one warning with the date and the replacement.
+  const shutdown = retirementWarningOf(resolved, { today });
+  if (shutdown) warn?.(shutdown);
   // Through OpenRouter, the model routed to ("anthropic/claude-sonnet-5-5") says how it caches.
   const routed = kind === "openrouter" ? openRouterEntry(models, settings.model) : null;
   // A local server's model ids are the user's own (qwen2.5-coder:7b, …): its defaults are the server's, not a guess.
@@ -63,7 +68,11 @@ export function buildProvider(
     warn?.(unknownModelWarning(resolved));
   }
   checkSetting(resolved, "effort", effort, entry.effort);
-  checkSetting(resolved, "thinking", thinking, entry.thinking);
+  checkSetting(resolved, "thinking", settings.thinking, entry.thinking);
+  // Rules over more than one setting (the table's data): a refused combination stops here, before the first call.
+  const ruled = applyRules(resolved, { effort, thinking: settings.thinking });
+  if (ruled.refusal) throw new StartupError(ruled.refusal, "invalid_model_setting");
+  const thinking = ruled.thinking;
   if (thinking !== undefined && kind !== "anthropic") {
     throw new StartupError(`Model "${model}": thinking applies only to kind "anthropic", not "${kind}"`);
   }
