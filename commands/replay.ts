@@ -96,6 +96,8 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     onProgress: reporter.progress,
     onEvent: reporter.onEvent,
     trace: tracePath ? traceWriter(tracePath, { shown: values.trace ?? tracePath }) : undefined,
+    // The recording replayed with --execute may sit in the workspace it runs in: like the trace, not the agent's.
+    ownFiles: [...(tracePath ? [tracePath] : []), ...(file === "-" ? [] : [resolve(io.cwd, file)])],
   });
   return reporter.run(result, { label: `replay ${file === "-" ? "stdin" : basename(file)}` });
 }

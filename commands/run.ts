@@ -49,7 +49,15 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
 
 type PlanOptions = Pick<
   StartOptions,
-  "flags" | "userConfig" | "contextReport" | "record" | "trace" | "models" | "requirePassingTests" | "maxCost"
+  | "flags"
+  | "userConfig"
+  | "contextReport"
+  | "record"
+  | "trace"
+  | "ownFiles"
+  | "models"
+  | "requirePassingTests"
+  | "maxCost"
 >;
 type RunPlan =
   | { input: RunInput; options: PlanOptions }
@@ -104,6 +112,7 @@ async function planRun(
     contextReport,
     record,
     trace,
+    ...(tracePath ? { ownFiles: [tracePath] } : {}),
     requirePassingTests: values["require-passing-tests"],
     maxCost: costOption("--max-cost", flag("max-cost")),
     models: readModels(flag("models"), io.cwd),

@@ -146,6 +146,9 @@ export type StartOptions = RunOptions & {
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
   trace?: (line: TraceLine) => void;
+  /** Loom's other output files of this run (the trace, the diff), besides contextReport and record: inside the
+   * workspace they are never the agent's changes. */
+  ownFiles?: readonly string[];
   /** The price table the report's cost comes from (default: the model table's prices). */
   prices?: PriceTable;
   /** The model table (default: the built-in one, lib/models/built-in.ts; --models FILE merges a user's file in). */
@@ -471,6 +474,9 @@ async function prepare(
       settingsEnv: env,
       secretEnvNames: secretEnvNames(secretNames),
       warn: options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)),
+      ownFiles: [options.contextReport, options.record, ...(options.ownFiles ?? [])].filter((path) =>
+        path !== undefined
+      ),
     });
     sandbox.state = workspace.sandboxState;
     sandbox.workspace = workspace;

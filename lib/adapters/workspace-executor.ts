@@ -40,6 +40,8 @@ export type WorkspaceExecutorConfig = {
   sandbox?: { bwrap: Bubblewrap; policy: SandboxPolicy };
   /** gitignore globs whose changes make no new revision (default: DEFAULT_WORKSPACE_IGNORE). */
   ignore?: readonly string[];
+  /** Loom's own output files of the run inside the workspace (exact paths relative to the root): never a change. */
+  ownFiles?: ReadonlySet<string>;
   /** The sandbox mode chosen for the run (reported; `sandbox` says whether one is in use). */
   sandboxMode?: SandboxState["mode"];
 };
@@ -95,7 +97,10 @@ export class WorkspaceExecutor implements Executor {
     this.#config = config;
     this.#now = now;
     this.#env = env;
-    this.#fingerprint = new WorkspaceFingerprint(config.root, config.ignore ? { ignore: config.ignore } : {});
+    this.#fingerprint = new WorkspaceFingerprint(config.root, {
+      ...(config.ignore ? { ignore: config.ignore } : {}),
+      ...(config.ownFiles ? { exclude: config.ownFiles } : {}),
+    });
     this.sandboxState = {
       mode: config.sandboxMode ?? (config.sandbox ? "auto" : "off"),
       active: config.sandbox !== undefined,
