@@ -586,7 +586,7 @@ export const EXIT_CODE_TEXT: readonly (readonly [number, string])[] = [
   [4, "suspended"],
   [5, "archive capacity exceeded"],
   [6, "step limit"],
-  [7, "no valid answer (invalid_answers: three steps in a row whose answer failed validation twice)"],
+  [7, "no valid answer (invalid_answers: three steps in a row without one: invalid twice, bad lookups, or too many)"],
   [8, "cost limit (--max-cost): the run's cost reached the cap, no further model call was made"],
   [130, "interrupted (SIGINT or SIGTERM); the report still lands"],
 ];

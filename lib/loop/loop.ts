@@ -3,6 +3,7 @@
 // Pure orchestration: the provider, executor and clock are passed in (recording wraps the provider and executor).
 import { ACTION_DESCRIPTIONS, ActionArguments, type ActionName, takesArguments } from "../vocabulary/actions.ts";
 import {
+  LOOKUPS_PER_STAGE,
   parseDecision,
   parseStepDecision,
   runResponseSchema,
@@ -100,6 +101,17 @@ const zodError = { formatError: (e: Parameters<typeof formatZodError>[0]) => for
  * cannot answer in the schema would otherwise burn every remaining step.
  */
 export const MAX_INVALID_STEPS = 3;
+
+/** Refusals that mean the model gave no usable answer in the step: these count toward MAX_INVALID_STEPS. */
+const NO_ANSWER: ReadonlySet<string> = new Set(["invalid_answer", "lookup_limit"]);
+
+/**
+ * The most model calls one step can make (README, exit codes): each stage (two in a two-call step) asks at most
+ * LOOKUPS_PER_STAGE + 2 times — its lookups, one re-ask after an invalid answer or a failed lookup, and the answer that
+ * ends it (valid, invalid a second time, or one lookup too many). A single-call step is one stage with two parts (at
+ * most LOOKUPS_PER_STAGE + 3 calls). tests/runaway.test.ts holds every run to it.
+ */
+export const MAX_CALLS_PER_STEP = 2 * (LOOKUPS_PER_STAGE + 2);
 
 export async function runLoop(request: SliceRequest, options: LoopOptions): Promise<LoopResult> {
   const { policy, executor, store, now, signal } = options;
@@ -215,9 +227,10 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         context.append(sealed);
         if (report.kind === "finish") ended = { outcome: "completed", error: null };
       }
-      invalidSteps = report.kind === "refusal" && report.code === "invalid_answer" ? invalidSteps + 1 : 0;
+      invalidSteps = report.kind === "refusal" && NO_ANSWER.has(report.code) ? invalidSteps + 1 : 0;
       if (ended === null && invalidSteps >= MAX_INVALID_STEPS) {
-        const message = `No valid answer in ${invalidSteps} steps in a row (each asked twice); the run stops ` +
+        const message =
+          `No valid answer in ${invalidSteps} steps in a row (each asked twice, or its lookups failed); the run stops ` +
           `rather than spend its remaining ${request.limits.max_steps - step} steps`;
         ended = { outcome: "invalid_answers", error: { code: "invalid_answers", message } };
       }
