@@ -95,6 +95,8 @@ test(
     skip: chromium === null && !process.env.CI
       ? "Chromium is not installed (Debian: apt-get install -y chromium)"
       : false,
+    // A hang guard sized for a loaded 2-core machine (two browser runs), not a speed measurement.
+    timeout: 600_000,
   },
   async () => {
     assert.ok(chromium, "CI is set, so Chromium must be installed");
