@@ -55,6 +55,7 @@ type PlanOptions = Pick<
   | "record"
   | "trace"
   | "ownFiles"
+  | "diff"
   | "models"
   | "requirePassingTests"
   | "maxCost"
@@ -96,7 +97,7 @@ async function planRun(
   const userLevel = resolveSettings(user);
   if (!userLevel.ok) throw new UsageError(userLevel.message);
   // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
-  const output = (name: "context-report" | "record" | "trace") => {
+  const output = (name: "context-report" | "record" | "trace" | "diff") => {
     const value = flag(name);
     return value ? outputPathOption(`--${name}`, value, { cwd: io.cwd, notice: note(io) }) : undefined;
   };
@@ -113,6 +114,7 @@ async function planRun(
     record,
     trace,
     ...(tracePath ? { ownFiles: [tracePath] } : {}),
+    diff: output("diff"),
     requirePassingTests: values["require-passing-tests"],
     maxCost: costOption("--max-cost", flag("max-cost")),
     models: readModels(flag("models"), io.cwd),

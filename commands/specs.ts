@@ -80,6 +80,12 @@ const shared = {
     description:
       "write a request trace: one JSON line per model call with the TurnRequest exactly as measured and the provider request body as sent (it holds prompts and workspace content; never credentials)",
   },
+  diff: {
+    value: "FILE",
+    complete: "file",
+    description:
+      "write the run's workspace changes as a git-style patch (from Loom's own snapshot; git apply takes it on the starting workspace)",
+  },
 } as const satisfies Record<string, Flag>;
 
 /** --models FILE, the same on every command that resolves a model. */
@@ -198,6 +204,7 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
     "allow-key-host": shared["allow-key-host"],
     "allow-key-env": shared["allow-key-env"],
     trace: shared.trace,
+    diff: shared.diff,
     "output-format": shared["output-format"],
     json: shared.json,
     quiet: shared.quiet,
@@ -260,6 +267,7 @@ completed, 1 when any did not or could not be replayed, 130 when interrupted; 2 
         "skip recordings whose report exists, is complete and was made under the same settings (policy, version, recording); a report made under others is refused",
     },
     trace: { ...shared.trace, description: "write a request trace of one recording (one JSON line per model call)" },
+    diff: { ...shared.diff, description: "with --execute: write the replay's workspace changes as a git-style patch" },
     "output-format": {
       ...shared["output-format"],
       description:

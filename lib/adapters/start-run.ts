@@ -12,6 +12,7 @@ import { addUsage, NULL_USAGE, type Provider, type Usage } from "../vocabulary/t
 import { describeFsError, LoomError, StartupError } from "../errors.ts";
 import { endingOf } from "../ending.ts";
 import type { Executor } from "../vocabulary/executor.ts";
+import { workspaceChanges } from "../vocabulary/reports.ts";
 import { type LoopResult, previewModeOf, runLoop } from "../loop/loop.ts";
 import type { Outcome } from "../outcome.ts";
 import { DEFAULT_KEY_ENVS } from "../providers/provider-config.ts";
@@ -149,6 +150,8 @@ export type StartOptions = RunOptions & {
   /** Loom's other output files of this run (the trace, the diff), besides contextReport and record: inside the
    * workspace they are never the agent's changes. */
   ownFiles?: readonly string[];
+  /** Write a git-style patch of the run's workspace changes here (--diff), from Loom's own snapshot. */
+  diff?: string;
   /** The price table the report's cost comes from (default: the model table's prices). */
   prices?: PriceTable;
   /** The model table (default: the built-in one, lib/models/built-in.ts; --models FILE merges a user's file in). */
@@ -160,7 +163,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   const now = options.now ?? (() => performance.now());
   const started = now();
   // Loom's own files are reached from folders pinned now, before any process of the run can plant a link on the way.
-  for (const path of [options.contextReport, options.record]) if (path) pinOutputPath(path);
+  for (const path of [options.contextReport, options.record, options.diff]) if (path) pinOutputPath(path);
   // The user's own settings alone (no catalog, no request yet): the policy a report says if nothing more is known.
   const userLevel = resolveSettings(settingsInput(options));
   const known: CatalogKnown = {
@@ -296,6 +299,8 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       }
       : {}),
     ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
+    // What the run changed, from Loom's own snapshot: only a workspace that ran for real has one.
+    ...(sandbox.workspace ? { changes: workspaceChanges(sandbox.workspace.changes()) } : {}),
   });
   // The report is the fold of the stream the caller saw: one source for both.
   const report = foldReport(events, { version: VERSION });
@@ -311,6 +316,16 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
         message: `Cannot write the context report ${JSON.stringify(reportPath)}: ${ioCode(cause)}`,
       };
       reportPath = null;
+    }
+  }
+  if (options.diff) {
+    // --diff: the patch of the run's changes (empty when nothing changed or nothing ran for real).
+    try {
+      writeFileAtomic(options.diff, sandbox.workspace?.patch() ?? "");
+    } catch (cause) {
+      (options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)))(
+        `Cannot write the diff ${JSON.stringify(options.diff)}: ${ioCode(cause)}`,
+      );
     }
   }
   const replay = comparing ? { compared: comparing.compared, differing_steps: comparing.differing } : undefined;
@@ -474,7 +489,7 @@ async function prepare(
       settingsEnv: env,
       secretEnvNames: secretEnvNames(secretNames),
       warn: options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)),
-      ownFiles: [options.contextReport, options.record, ...(options.ownFiles ?? [])].filter((path) =>
+      ownFiles: [options.contextReport, options.record, options.diff, ...(options.ownFiles ?? [])].filter((path) =>
         path !== undefined
       ),
     });

@@ -141,6 +141,15 @@ export class WorkspaceFingerprint {
     return createHash("sha256").update(parts.join("")).digest("hex");
   }
 
+  /** The regular files of the last walk: path -> content signature (executable bit and hash), for snapshots. */
+  files(): Map<string, string> {
+    const files = new Map<string, string>();
+    for (const [path, entry] of this.#entries) {
+      if (entry.kind === "f") files.set(path, `${entry.mode & 0o111 ? "x" : "-"}${entry.hash}`);
+    }
+    return files;
+  }
+
   /** One walk: the new entries replace the old; returns whether any differs (or appeared, or went away). */
   #walk(): boolean {
     if (!this.#seeded) {

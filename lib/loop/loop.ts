@@ -216,6 +216,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         ...stepOutcome(args, report),
         revision: briefing.latest_revision,
         executed,
+        ...linesOf(executed ? executor.lines?.() : undefined),
       });
       if (report.kind === "print") printed.push(store.get(report.text) ?? "");
       if (report.kind === "finish") finish = { status: report.status, summary: report.summary };
@@ -271,6 +272,12 @@ export function previewModeOf(
   { policy, previews }: { policy: ContextPolicyName; previews?: PreviewSizes },
 ): PreviewMode | null {
   return policy === "bounded" && previews === undefined ? request.previews ?? DEFAULT_PREVIEW_MODE : null;
+}
+
+/** A step event's line counts: what the executor says of its last execute, when it says anything. */
+function linesOf(lines: { added: number; removed: number } | null | undefined) {
+  if (lines === undefined) return {};
+  return { lines_added: lines?.added ?? null, lines_removed: lines?.removed ?? null };
 }
 
 /** What the model's answers decided for a step: suspend the run, act, or a refusal (no action runs). */

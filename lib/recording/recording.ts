@@ -49,6 +49,11 @@ export const RecordedExecution = z.strictObject({
   args: z.record(z.string(), z.unknown()),
   report: ExecutionReport,
   results: z.record(z.string(), z.string()).describe("Bulk content of the report's references, by digest"),
+  lines: z.strictObject({ added: z.number().int().nonnegative(), removed: z.number().int().nonnegative() }).nullable()
+    .optional().describe(
+      "Lines the step added to and removed from the workspace's text files (null: unknown); shown again on replay " +
+        "(since loom 0.6.0)",
+    ),
 });
 export type RecordedExecution = z.infer<typeof RecordedExecution>;
 

@@ -29,6 +29,7 @@ import {
 } from "./chart.ts";
 
 import { cacheBars } from "./cache-chart.ts";
+import { changedFilesSection, runFacts, STEPS_STYLE, stepTimeline } from "./steps-html.ts";
 
 export { SERIES_COLORS } from "./chart.ts";
 
@@ -37,14 +38,17 @@ function responsive(draw: (frame: Frame, suffix: string) => string): string {
   return `<div class="wide">${draw(WIDE, "")}</div><div class="narrow">${draw(NARROW, "-narrow")}</div>`;
 }
 
-/** The ratios people look for first, large, at the top: each report's request bytes and largest request against [1]. */
-function headline(doc: SummaryDocument): string {
+/** The ratios people look for first, large, at the top: each report's request bytes and largest request against [1].
+ * One run's page leads with what a person asks first: outcome, verified, cost and changed files. */
+function headline(doc: SummaryDocument, reports: NamedReport[]): string {
   const [first, ...rest] = doc.reports;
   if (!first) return "";
+  const only = reports[0];
+  const facts = rest.length === 0 && only?.kind === "run" ? runFacts(first, only.report) : "";
   const figure = (value: string, caption: string, cls = "") =>
     `<div class="figure${cls}"><span class="big">${value}</span><span class="caption">${caption}</span></div>`;
   if (rest.length === 0) {
-    return `<div class="headline"><div class="pair" data-series="0" style="border-top-color:${colorOf(0)}">${
+    return `<div class="headline">${facts}<div class="pair" data-series="0" style="border-top-color:${colorOf(0)}">${
       figure(formatBytes(first.request_bytes.total), "request bytes")
     }${figure(formatBytes(first.request_bytes.max), "largest request")}${
       figure(formatCount(first.model_calls), "model calls")
@@ -238,6 +242,10 @@ export function renderReportHtml(
   // The 32/48/64 KiB lines are the bounded policy's rules: drawn only when a bounded run is on the chart.
   const thresholds = series.some((s) => (reports[s.index]?.report.policy === "bounded")) ? THRESHOLDS : [];
   const peaks = series.map((s) => Math.max(0, ...s.values));
+  const [only] = reports;
+  const whatItDid = !several && only?.kind === "run" && doc.reports[0]
+    ? `${changedFilesSection(doc.reports[0])}\n${stepTimeline(doc.reports[0], only.report)}`
+    : "";
   const runSections = series.length === 0 ? "" : `<section id="per-call">
 <h2>Request bytes per model call</h2>
 <p class="note">${
@@ -330,18 +338,19 @@ ${
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${STEPS_STYLE}</style>
 </head>
 <body>
 <main>
 <h1>${escapeHtml(title)}</h1>
-${headline(doc)}
+${headline(doc, reports)}
 <p class="sub">${
     several
       ? `${reports.length} reports compared; ratios are against [1] ${escapeHtml(reports[0]?.file ?? "")}.`
       : `Report ${escapeHtml(reports[0]?.file ?? "")}.`
   } Measurements only: request bytes are UTF-8 bytes of each serialized model request.</p>
 ${cards(doc)}
+${whatItDid}
 ${skippedNote}
 ${runSections}
 ${cacheSections}

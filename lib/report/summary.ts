@@ -1,6 +1,7 @@
 // Summaries and side-by-side comparisons of context reports, as data (for --json and HTML) and as plain text.
 import type { ContextPolicyName } from "../policy.ts";
-import { type AggregateReport, type ContextReport, requestBytes } from "./context-report.ts";
+import { type AggregateReport, type ContextReport, requestBytes, type StepRecord } from "./context-report.ts";
+import type { WorkspaceChanges } from "../vocabulary/reports.ts";
 import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
 import { Phase, type Usage } from "../vocabulary/turn.ts";
@@ -50,6 +51,9 @@ export type ReportSummary = {
   /** A run's final revision's tests ran and passed; null for an aggregate or a report of an older version. */
   verified: boolean | null;
   run_rows: AggregateReport["runs"] | null;
+  /** What the agent did (a run's report from 0.6.0 on): its steps and the files it changed; null when not known. */
+  step_log: StepRecord[] | null;
+  changes: WorkspaceChanges | null;
   /** The prompt cache (#30): the run's cache block, and per call what was read, written and sent uncached. */
   cache: ReportCache | null;
 };
@@ -139,6 +143,8 @@ function summarizeReport(named: NamedReport): ReportSummary {
       sandbox: null,
       verified: null,
       run_rows: structuredClone(a.runs),
+      step_log: null,
+      changes: null,
       cache: null,
     };
   }
@@ -165,6 +171,8 @@ function summarizeReport(named: NamedReport): ReportSummary {
     sandbox: c.sandbox ? { mode: c.sandbox.mode, active: c.sandbox.active } : null,
     verified: c.verified ?? null,
     run_rows: null,
+    step_log: c.step_log ? structuredClone(c.step_log) : null,
+    changes: c.changes ? structuredClone(c.changes) : null,
     cache: reportCache(c),
   };
 }
@@ -516,6 +524,8 @@ function renderOne(s: ReportSummary): string {
     "",
     keyValues(counts),
   ];
+  if (s.step_log !== null && s.step_log.length > 0) parts.push("", renderSteps(s.step_log));
+  if (s.changes !== null) parts.push("", renderChanges(s.changes));
   if (s.cache !== null) parts.push("", renderCache(s.cache));
   if (s.run_rows !== null) {
     const rows = [
@@ -540,6 +550,47 @@ function renderOne(s: ReportSummary): string {
     );
   }
   return parts.join("\n") + "\n";
+}
+
+const lineCount = (n: number | null | undefined, sign: string) =>
+  n === undefined ? "" : n === null ? `${sign}?` : `${sign}${formatCount(n)}`;
+
+/** What the agent did, one line per step: action, target, status, test or command exit, revision, lines. */
+function renderSteps(steps: StepRecord[]): string {
+  const rows = [
+    ["step", "action", "target", "status", "exit", "rev", "+", "-"],
+    ...steps.map((s) => [
+      String(s.step),
+      s.action ?? NONE,
+      clipCell(s.target ?? "", 36),
+      s.status,
+      s.exit_code === null ? "" : String(s.exit_code),
+      s.revision,
+      lineCount(s.lines_added, "+"),
+      lineCount(s.lines_removed, "-"),
+    ]),
+  ];
+  return table(rows, { right: [0, 4, 6, 7] });
+}
+
+/** The files changed against the starting revision, with lines added and removed. */
+function renderChanges(changes: WorkspaceChanges): string {
+  if (changes.files.length === 0) return "changed files: none";
+  const total = `${lineCount(changes.lines_added, "+")} ${lineCount(changes.lines_removed, "-")}`;
+  const rows = changes.files.map((f) => [
+    `  ${f.change}`,
+    f.path,
+    lineCount(f.lines_added, "+"),
+    lineCount(f.lines_removed, "-"),
+  ]);
+  return [`changed files: ${formatCount(changes.files.length)} (${total} lines)`, table(rows, { right: [2, 3] })].join(
+    "\n",
+  );
+}
+
+/** A cell cut to `width` characters with an ellipsis. */
+function clipCell(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
 }
 
 const percent = (share: number | null) => (share === null ? NOT_REPORTED : `${(share * 100).toFixed(1)} %`);
