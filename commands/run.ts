@@ -51,6 +51,7 @@ type PlanOptions = Pick<
   StartOptions,
   | "flags"
   | "userConfig"
+  | "projectConfig"
   | "contextReport"
   | "record"
   | "trace"
@@ -93,7 +94,7 @@ async function planRun(
   // Every setting is resolved by lib/config.ts (flag, environment, config file, catalog, request, built-in): here the
   // flags and the config file are read and checked once; startRun resolves them with the catalog or request.
   const flags = settingFlags(values);
-  const user = userSettings(io, flags);
+  const user = userSettings(io, flags, { workspace: flag("workspace") ?? io.cwd });
   const userLevel = resolveSettings(user);
   if (!userLevel.ok) throw new UsageError(userLevel.message);
   // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
@@ -110,6 +111,7 @@ async function planRun(
   const options: PlanOptions = {
     flags,
     userConfig: user.userConfig,
+    ...(user.projectConfig ? { projectConfig: user.projectConfig } : {}),
     contextReport,
     record,
     trace,
@@ -154,7 +156,8 @@ async function planRun(
         text: stdinText !== undefined ? nonEmpty(stdinText) : await requestText(source, io),
         model,
         workspace: workspace ?? io.cwd,
-        maxSteps: flags.max_steps,
+        // The step limit as resolved: the flag, else the project's or the user's file, else the default.
+        maxSteps: userLevel.settings.max_steps.value,
         actions: flag("actions")?.split(",").map((a) => a.trim()).filter(Boolean),
         testCommand: commandOption("--test-command", flag("test-command")),
         testTimeoutSeconds: optional(flag("test-timeout"), (value) => positiveInteger("--test-timeout", value)),
@@ -162,10 +165,13 @@ async function planRun(
         effort: flag("effort"),
         instructions: flag("instructions"),
       });
+      requireTests(request, values["require-passing-tests"], "--test-command CMD");
       return { input: { request }, options };
     }
     const file = source === "-" ? "stdin" : source;
-    return { input: { request: await readRequest(source, { io, workspace, stdinText }), file }, options };
+    const request = await readRequest(source, { io, workspace, stdinText });
+    requireTests(request, values["require-passing-tests"], `run_tests in ${file}'s actions`);
+    return { input: { request, file }, options };
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if (error instanceof LoomError) {
@@ -221,4 +227,13 @@ function commandArgv(flag: string, value: string): string[] {
 
 function optional<T>(value: string | undefined, parse: (value: string) => T): T | undefined {
   return value === undefined ? undefined : parse(value);
+}
+
+/** --require-passing-tests on a run that can never run its tests could never be verified: a usage error, said now. */
+function requireTests(request: { actions: readonly string[] }, required: boolean | undefined, needs: string): void {
+  if (required && !request.actions.includes("run_tests")) {
+    throw new UsageError(
+      `--require-passing-tests needs ${needs}: without a test to run, the run can never be verified`,
+    );
+  }
 }

@@ -44,6 +44,7 @@ import { captureBodies } from "./providers/capture-bodies.ts";
 import { buildProvider } from "./providers/create-provider.ts";
 import {
   definedOnly,
+  type ProjectConfig,
   type RequestSettings,
   resolveSettings,
   type RunSettings,
@@ -134,6 +135,8 @@ export type StartOptions = RunOptions & {
   flags?: SettingFlags;
   /** The user's config file, below the environment (lib/config.ts has the precedence). */
   userConfig?: { config: UserConfig; file: string };
+  /** The project's `.loom/config.jsonc` (found from the workspace upward): below the environment, above userConfig. */
+  projectConfig?: { config: ProjectConfig; file: string };
   /** Provider limits from flags (the idle timeout and deadline); they override a catalog model's own settings. */
   http?: { timeoutMs?: number; deadlineMs?: number };
   /** Where providers read their credentials (default: the process environment). */
@@ -588,7 +591,12 @@ function settingsInput(options: StartOptions): SettingsInput {
       provider_idle_timeout_ms: options.http?.timeoutMs,
     }),
   };
-  return { flags, env: options.env ?? process.env, userConfig: options.userConfig };
+  return {
+    flags,
+    env: options.env ?? process.env,
+    userConfig: options.userConfig,
+    ...(options.projectConfig ? { projectConfig: options.projectConfig } : {}),
+  };
 }
 
 /** A request's own settings, for resolveSettings. */
