@@ -62,13 +62,16 @@ const CallStarted = z.strictObject({
 /** What the progress line shows: the call in flight, out of the run's step limit (a sink of call-started). */
 export type Progress = {
   step: number;
-  phase: Phase;
+  /** The model call in flight, or "execution": the step's action running (a test, a command, an edit). */
+  phase: Phase | "execution";
   request_bytes: number;
   checkpoint: boolean;
   max_steps: number;
   /** What the run's calls before this one cost, in US dollars; null when the model has no known price or a call
-   * reported no counters. */
+   * reported no counters, or the run is a replay (its cost is the recorded run's, said once at the end). */
   cost_usd: number | null;
+  /** The action running, for the execution phase. */
+  action?: string;
 };
 
 const ModelCalled = z.strictObject({

@@ -28,8 +28,7 @@ const CEILING_BYTES = 65_536;
 const E2E = { timeout: 600_000 };
 const KEYS = { anthropic: "sk-ant-e2e-SECRET-77c0", openai: "sk-proj-e2e-SECRET-31ab" };
 /** A stderr progress or routing line: never JSON. */
-const PROGRESS =
-  /^(step \d+\/\d+ (selection|arguments) [\d,]+ B( \(checkpoint\))?(, \$\d+\.\d{4} so far)?|classification [\d,]+ B \(\d+ candidate slices?\)|route: \S+ \(.+\))$/;
+const PROGRESS = /^(step \d+\/\d+ [a-z_]+|classification [\d,]+ B \(\d+ candidate slices?\)|route: \S+ \(.+\))$/;
 
 type Sandbox = {
   dir: string;

@@ -202,7 +202,8 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       const { type: _, ...call } = event;
       // A cost is shown only when every call so far reported its counters: "$0.0000" for a recording without usage
       // would be a claim, not a measurement.
-      const known = price !== null &&
+      // A replay's money is the recorded run's, never spent now: it is said once, labelled, at the end.
+      const known = price !== null && !options.replay &&
         events.every((e) => e.type !== "model-called" || costOf(e.usage ?? NULL_USAGE, price) !== null);
       options.onProgress?.({ ...call, max_steps: maxSteps, cost_usd: known ? spent() : null });
     }
@@ -252,6 +253,17 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       previews: options.previews,
       // A change after the last action (a leftover writer) is a revision no test ran on.
       settle: () => sandbox.workspace?.settle() ?? null,
+      // The progress line names the action while it runs (a test or command can take minutes).
+      onExecute: (step, action) =>
+        options.onProgress?.({
+          step,
+          phase: "execution",
+          action,
+          request_bytes: 0,
+          checkpoint: false,
+          max_steps: maxSteps,
+          cost_usd: null,
+        }),
       spent,
       // The same prices the cost so far and the cap read.
       price,

@@ -67,6 +67,8 @@ export type LoopOptions = {
    * once it has reached the cap. */
   spent?: () => number;
   /** After the last step: the workspace's revision if it changed outside any action (a leftover writer), else null. */
+  /** Told when a step's action starts executing (the progress line names it while a test or command runs). */
+  onExecute?: (step: number, action: string) => void;
   settle?: () => string | null;
   /** The model's prices, for what each cache miss cost (null: unknown, the misses are counted in tokens only). */
   price?: ModelPrice | null;
@@ -198,6 +200,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       else if (unverified !== null) report = unverified;
       else {
         const t0 = now();
+        options.onExecute?.(step, decided.action);
         report = await executor.execute(decided.action, args, { step, signal });
         executedMs = Math.max(0, now() - t0);
       }

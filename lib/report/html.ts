@@ -87,7 +87,12 @@ function cards(doc: SummaryDocument): string {
       `<dt>checkpoints</dt><dd>${formatCount(s.checkpoints)}</dd><dt>prefix changes</dt><dd>${
         formatCount(s.prefix_changes)
       }</dd>` +
-      `<dt>elapsed</dt><dd>${vs(s.total_elapsed_ms, first.total_elapsed_ms, formatMs)}</dd>` +
+      // A replay's time is not comparable with a live run's: no ratio between them.
+      `<dt>elapsed</dt><dd>${
+        s.replayed === first.replayed
+          ? vs(s.total_elapsed_ms, first.total_elapsed_ms, formatMs)
+          : `${formatMs(s.total_elapsed_ms)}${s.replayed ? " (replay)" : ""}`
+      }</dd>` +
       `</dl></div>`;
   }).join("") + `</div>`;
 }

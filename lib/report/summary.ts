@@ -54,6 +54,8 @@ export type ReportSummary = {
   /** What the agent did (a run's report from 0.6.0 on): its steps and the files it changed; null when not known. */
   step_log: StepRecord[] | null;
   changes: WorkspaceChanges | null;
+  /** A replay's report: its times are not a live run's and its cost is the recorded run's. */
+  replayed: boolean;
   /** The prompt cache (#30): the run's cache block, and per call what was read, written and sent uncached. */
   cache: ReportCache | null;
 };
@@ -145,6 +147,7 @@ function summarizeReport(named: NamedReport): ReportSummary {
       run_rows: structuredClone(a.runs),
       step_log: null,
       changes: null,
+      replayed: false,
       cache: null,
     };
   }
@@ -173,6 +176,7 @@ function summarizeReport(named: NamedReport): ReportSummary {
     run_rows: null,
     step_log: c.step_log ? structuredClone(c.step_log) : null,
     changes: c.changes ? structuredClone(c.changes) : null,
+    replayed: c.recording !== undefined,
     cache: reportCache(c),
   };
 }
@@ -189,7 +193,15 @@ type Metric = {
   format: (n: number) => string;
   /** What a missing value says, when more than "none". */
   missing?: (s: ReportSummary) => string;
+  /** A time: a replay's is not comparable with a live run's (no model, no real processes), so no ratio is given. */
+  timing?: true;
 };
+
+/** The ratio of a metric, or null where it would compare a replay's time with a live run's. */
+function metricRatio(m: Metric, s: ReportSummary, base: ReportSummary): number | null {
+  if (m.timing && s.replayed !== base.replayed) return null;
+  return ratio(m.value(s), m.value(base));
+}
 
 /** Why a report shows no cost. */
 function missingCost(s: ReportSummary): string {
@@ -219,8 +231,15 @@ const METRICS: readonly Metric[] = [
     label: `elapsed · ${p}`,
     value: (s) => s.phases[p].elapsed_ms,
     format: formatMs,
+    timing: true,
   })),
-  { key: ["elapsed_ms", "total"], label: "elapsed · total", value: (s) => s.total_elapsed_ms, format: formatMs },
+  {
+    key: ["elapsed_ms", "total"],
+    label: "elapsed · total",
+    value: (s) => s.total_elapsed_ms,
+    format: formatMs,
+    timing: true,
+  },
   {
     key: ["cost"],
     label: "cost",
@@ -251,7 +270,7 @@ export function summarizeReports(reports: NamedReport[]): SummaryDocument {
   const [first, ...rest] = summaries;
   const comparisons = first === undefined ? [] : rest.map((s): Comparison => {
     const ratios: Record<string, unknown> = {};
-    for (const m of METRICS) setPath(ratios, m.key, ratio(m.value(s), m.value(first)));
+    for (const m of METRICS) setPath(ratios, m.key, metricRatio(m, s, first));
     return { file: s.file, baseline: first.file, ratios, runs: compareRuns(first, s) };
   });
   return { format: SUMMARY_FORMAT, version: SUMMARY_VERSION, reports: summaries, comparisons };
@@ -364,15 +383,14 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
       });
     }
     group = tail === undefined ? "" : head;
-    const values = reports.map(m.value);
-    const [base = null] = values;
+    const [baseReport] = reports;
     rows.push({
       label: tail === undefined ? m.label : `  ${tail}`,
       cells: reports.map((report) => {
         const v = m.value(report);
         return v === null ? m.missing?.(report) ?? NONE : m.format(v);
       }),
-      ratios: values.map((v, i) => (i === 0 ? null : ratio(v, base))),
+      ratios: reports.map((report, i) => (i === 0 || !baseReport ? null : metricRatio(m, report, baseReport))),
     });
   }
   const optional = (n: number | null) => (n === null ? NONE : formatCount(n));
@@ -513,7 +531,9 @@ function renderOne(s: ReportSummary): string {
     ["total elapsed", formatMs(s.total_elapsed_ms)],
     ["usage", describeUsageScope(s)],
     ...USAGE_COUNTERS.map((c): [string, string] => [`  ${c.replace("_", " ")}`, usage(s.usage[c])]),
-    ["cost", s.cost === null ? missingCost(s) : `$${s.cost.toFixed(4)}`],
+    s.replayed
+      ? fact("recorded cost", s.cost === null ? missingCost(s) : `$${s.cost.toFixed(4)} (the recorded run's calls)`)
+      : fact("cost", s.cost === null ? missingCost(s) : `$${s.cost.toFixed(4)}`),
   ];
   const parts = [
     head,
