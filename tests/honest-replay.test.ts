@@ -61,7 +61,7 @@ test("a replay prints no money as it goes; its report and text say the cost is t
         cache_write: 0,
         output: 0.0052,
         total: 0.0152,
-        prices: { model: "m", date: "2026-12-01" },
+        prices: { source: "built-in", date: "2026-12-01" },
       },
       report_path: null,
     } as Parameters<typeof renderResultText>[0],
