@@ -165,7 +165,9 @@ function settingRows(settings: RunSettings): SettingRow[] {
 
 export async function configCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(CONFIG_SPEC, argv, { command: "config" });
-  if (positionals.length > 0) throw new UsageError(`loom config takes no arguments (see loom config --help)`);
+  if (positionals.length > 0) {
+    throw new UsageError(`Unexpected argument ${JSON.stringify(positionals[0])} (see loom config --help)`);
+  }
   const user = userSettings(io, settingFlags(values));
   const resolved = resolveSettings({ ...user, ...await filesOf(values, io) });
   const reporter = new Reporter(io, { command: "config", format: values.json ? "json" : "text" });
