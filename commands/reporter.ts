@@ -10,6 +10,7 @@ import { type AggregateReport, requestBytes } from "../lib/report/context-report
 import { describeFsError, errorMessage, type LoomError, UsageError } from "../lib/errors.ts";
 import { endingOf, INTERNAL_ERROR } from "../lib/ending.ts";
 import type { Progress } from "../lib/run-events.ts";
+import type { Transcript } from "../lib/report/transcript.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent, type RunResultEvent } from "../lib/run-events.ts";
 import { NULL_USAGE } from "../lib/vocabulary/turn.ts";
 import { BEFORE_A_STEP, type Outcome } from "../lib/outcome.ts";
@@ -331,10 +332,10 @@ export class Reporter {
   }
 
   /** One report summarised or several compared: text, JSON, or a self-contained HTML page written to a file. */
-  reports(reports: NamedReport[]): number {
+  reports(reports: NamedReport[], { transcript }: { transcript?: Transcript } = {}): number {
     const format = this.#format;
     if (typeof format === "object") {
-      this.#write(format.html, renderReportHtml(reports));
+      this.#write(format.html, renderReportHtml(reports, transcript ? { transcript } : {}));
       this.#io.stdout(`${format.html}\n`);
     } else {
       const doc = summarizeReports(reports);

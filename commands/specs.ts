@@ -309,6 +309,18 @@ position), and runs found in one of them only are listed.`,
       default: "the file name",
       description: "name a report in the output (once per report, in order)",
     },
+    transcript: {
+      value: "FILE",
+      multiple: true,
+      complete: "file",
+      default: "REPORT's stem with .jsonl, .recording.jsonl or .trace.jsonl, when present",
+      description:
+        "with --html and one run's report: add a transcript from the run's recording and/or trace (sizes only unless --show-content)",
+    },
+    "show-content": {
+      description:
+        "with a transcript: show the request text, answers and arguments (they may hold code, prompts and file contents)",
+    },
     merge: { description: "merge the aggregate reports of a batch's shards into one (same policy)" },
     output: {
       short: "o",

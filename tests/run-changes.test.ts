@@ -138,6 +138,10 @@ test("a run's steps and changes reach step-executed, the report and the text; --
     "report.json",
     "--diff",
     "changes.diff",
+    "--record",
+    "report.jsonl",
+    "--trace",
+    "report.trace.jsonl",
     "--output-format",
     "stream-json",
     "--quiet",
@@ -187,4 +191,41 @@ test("a run's steps and changes reach step-executed, the report and the text; --
     assert.throws(() => statSync(join(start, "old.txt")), "the deleted file is deleted");
     assert.equal(readFileSync(join(start, "notes.txt"), "utf8"), START["notes.txt"]);
   }
+
+  // loom report: a step table and the changed files in text; in HTML the facts first, a timeline, a transcript.
+  const loomReport = async (args: string[]) => {
+    const { io: rio, out: rout } = fakeIo({ cwd: ws });
+    const status = await main(["report", "report.json", ...args], rio);
+    assert.equal(status, 0, rout.stderr);
+    return rout.stdout;
+  };
+  const text = await loomReport([]);
+  assert.match(text, /^step +action +target +status +exit +rev +\+ +-$/m);
+  assert.match(text, /^ +1 +edit_file +src\/slug\.mjs +ok +r1 +\+1 +-1$/m);
+  assert.match(text, /^ +4 +run_tests +ok +0 +r3 +\+0 +-0$/m);
+  assert.match(text, /^changed files: 3 \(\+2 -2 lines\)$/m);
+  assert.match(text, /^ +deleted +old\.txt +\+0 +-1$/m);
+  await loomReport(["--html", "page.html"]);
+  const page = readFileSync(join(ws, "page.html"), "utf8");
+  const at = (what: string) => {
+    const i = page.indexOf(what);
+    assert.ok(i >= 0, what);
+    return i;
+  };
+  assert.ok(at(">verified<") < at('id="changes"') && at('id="changes"') < at('id="steps"'), "facts, files, steps");
+  assert.ok(at('id="steps"') < at('id="transcript"'), "the transcript (found beside the report) after the steps");
+  assert.ok(at("Content is left out") > 0);
+  assert.ok(!page.includes("joins words") && !page.includes("Make slug join"), "no content without --show-content");
+  await loomReport([
+    "--html",
+    "content.html",
+    "--show-content",
+    "--transcript",
+    "report.jsonl",
+    "--transcript",
+    "report.trace.jsonl",
+  ]);
+  const content = readFileSync(join(ws, "content.html"), "utf8");
+  assert.ok(content.includes("Content is shown (--show-content)"));
+  assert.ok(content.includes("joins words") && content.includes("Make slug join words"), "answers and the intent");
 });

@@ -30,6 +30,7 @@ import {
 
 import { cacheBars } from "./cache-chart.ts";
 import { changedFilesSection, runFacts, STEPS_STYLE, stepTimeline } from "./steps-html.ts";
+import { type Transcript, TRANSCRIPT_STYLE, transcriptHtml } from "./transcript.ts";
 
 export { SERIES_COLORS } from "./chart.ts";
 
@@ -170,7 +171,11 @@ table.summary th:first-child, table.summary td:first-child { position: sticky; l
 /** The page: summary table, request bytes per call (with the 32/48/64 KiB lines and checkpoints), cumulative bytes. */
 export function renderReportHtml(
   reports: NamedReport[],
-  { title = "Loom context report" }: { title?: string } = {},
+  { title = "Loom context report", transcript }: {
+    title?: string;
+    /** One run's transcript (its recording or trace beside it): shown after its steps. */
+    transcript?: Transcript;
+  } = {},
 ): string {
   const doc = summarizeReports(reports);
   const rows = comparisonRows(doc);
@@ -249,7 +254,9 @@ export function renderReportHtml(
   const peaks = series.map((s) => Math.max(0, ...s.values));
   const [only] = reports;
   const whatItDid = !several && only?.kind === "run" && doc.reports[0]
-    ? `${changedFilesSection(doc.reports[0])}\n${stepTimeline(doc.reports[0], only.report)}`
+    ? `${changedFilesSection(doc.reports[0])}\n${stepTimeline(doc.reports[0], only.report)}${
+      transcript ? `\n${transcriptHtml(transcript)}` : ""
+    }`
     : "";
   const runSections = series.length === 0 ? "" : `<section id="per-call">
 <h2>Request bytes per model call</h2>
@@ -343,7 +350,7 @@ ${
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}${STEPS_STYLE}</style>
+<style>${STYLE}${STEPS_STYLE}${transcript ? TRANSCRIPT_STYLE : ""}</style>
 </head>
 <body>
 <main>
