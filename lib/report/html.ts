@@ -164,6 +164,9 @@ table.summary th:first-child, table.summary td:first-child { position: sticky; l
   .cards { grid-template-columns: 1fr; }
   .headline .big { font-size: 38px; }
   table.summary th, table.summary td { padding: 4px 6px; font-size: 14px; }
+  /* A long cell (an aggregate's "n/a — …" cost) wraps instead of pushing every right-aligned value off-screen. */
+  table.summary td { white-space: normal; min-width: 7em; }
+  table.summary th:first-child, table.summary td:first-child { max-width: 9.5em; min-width: 0; }
   .scroll-hint { display: block; }
 }
 `;
