@@ -105,10 +105,12 @@ ul.changes .change { display: inline-block; min-width: 5.5em; color: var(--muted
 ul.changes .lines { color: var(--muted); margin-left: 6px; white-space: nowrap; }
 @media (max-width: 640px) {
   .headline .facts .big { font-size: 24px; }
-  table.steps th, table.steps td { padding: 3px 5px; font-size: 14px; }
+  table.steps th, table.steps td { padding: 3px 4px; font-size: 13px; }
   table.steps td.status { white-space: normal; }
-  /* On a phone the columns a person scans first: step, action, target, status, revision, lines (the test verdict is
-     in the status; bytes and cache are on the charts below). */
+  table.steps td.target { min-width: 5em; }
+  /* On a phone the columns a person scans first: action, target, status, revision, lines (rows are in step order; the
+     test verdict is in the status; bytes and cache are on the charts below). */
+  table.steps th:nth-child(1), table.steps td:nth-child(1),
   table.steps th:nth-child(5), table.steps td:nth-child(5),
   table.steps th:nth-child(8), table.steps td:nth-child(8),
   table.steps th:nth-child(9), table.steps td:nth-child(9) { display: none; }
