@@ -192,6 +192,19 @@ test("a run's steps and changes reach step-executed, the report and the text; --
     assert.equal(readFileSync(join(start, "notes.txt"), "utf8"), START["notes.txt"]);
   }
 
+  // The recording keeps what the report shows: a replay (no workspace) has the same step lines and changed files.
+  {
+    const { io: pio, out: pout } = fakeIo({ cwd: root });
+    assert.equal(
+      await main(["replay", join(ws, "report.jsonl"), "--context-report", "replay.json", "--quiet"], pio),
+      0,
+      pout.stderr,
+    );
+    const replayed = JSON.parse(readFileSync(join(root, "replay.json"), "utf8"));
+    assert.deepEqual(replayed.changes, report.changes);
+    assert.deepEqual(replayed.step_log, report.step_log);
+  }
+
   // loom report: a step table and the changed files in text; in HTML the facts first, a timeline, a transcript.
   const loomReport = async (args: string[]) => {
     const { io: rio, out: rout } = fakeIo({ cwd: ws });

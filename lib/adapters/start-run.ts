@@ -180,7 +180,12 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   let loop: LoopResult | null = null;
   let failure: LoomError | null = null;
   let comparing: ComparingExecutor | undefined;
-  const sandbox: { state: SandboxState | null; workspace?: WorkspaceExecutor } = { state: null };
+  const sandbox: {
+    state: SandboxState | null;
+    workspace?: WorkspaceExecutor;
+    /** The recording's sink, for its closing line: what the run changed. */
+    record?: RecordingSink;
+  } = { state: null };
   // Files the run opened (the recording): closed when it ends, whatever the ending.
   const opened: Array<() => void> = [];
   let model: string | null = null;
@@ -273,6 +278,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     failure = error;
   } finally {
     store.clear();
+    // A recording of a real workspace ends with what the run changed: a replay shows the same files.
+    if (sandbox.record && sandbox.workspace) {
+      sandbox.record({ type: "changes", changes: workspaceChanges(sandbox.workspace.changes()) });
+    }
     for (const close of opened) close();
   }
   announceRouting();
@@ -314,8 +323,12 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       }
       : {}),
     ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
-    // What the run changed, from Loom's own snapshot: only a workspace that ran for real has one.
-    ...(sandbox.workspace ? { changes: workspaceChanges(sandbox.workspace.changes()) } : {}),
+    // What the run changed, from Loom's own snapshot (a workspace that ran for real), else as its recording says.
+    ...(sandbox.workspace
+      ? { changes: workspaceChanges(sandbox.workspace.changes()) }
+      : options.replay?.recording.changes
+      ? { changes: options.replay.recording.changes }
+      : {}),
   });
   // The report is the fold of the stream the caller saw: one source for both.
   const report = foldReport(events, { version: VERSION });
@@ -390,7 +403,7 @@ async function prepare(
     known: CatalogKnown;
     store: ResultStore;
     now: () => number;
-    sandbox: { state: SandboxState | null; workspace?: WorkspaceExecutor };
+    sandbox: { state: SandboxState | null; workspace?: WorkspaceExecutor; record?: RecordingSink };
     opened: Array<() => void>;
   },
 ): Promise<Prepared> {
@@ -515,6 +528,7 @@ async function prepare(
   }
   if (options.record) {
     const sink = openRecording(options.record, { request, sliceName: known.slice, pending, opened });
+    sandbox.record = sink;
     provider = new RecordingProvider(provider, sink);
     executor = new RecordingExecutor(executor, sink, { store });
   }
