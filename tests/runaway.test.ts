@@ -122,11 +122,32 @@ function schemaKeys(node: unknown, into = new Set<string>()): Set<string> {
   return into;
 }
 
-/** Selection: read a file; arguments: a lookup of a result that does not exist (what a small model may do). */
+/** The request's "## Candidates" section (every wire renders sections as "## Label\n<one line of JSON>"). */
+function candidatesOf(node: unknown): Record<string, unknown> | null {
+  if (typeof node === "string") {
+    const at = node.indexOf("## Candidates\n");
+    if (at === -1) return null;
+    const from = at + "## Candidates\n".length;
+    const end = node.indexOf("\n", from);
+    return JSON.parse(node.slice(from, end === -1 ? undefined : end));
+  }
+  if (node !== null && typeof node === "object") {
+    for (const value of Object.values(node)) {
+      const found = candidatesOf(value);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/**
+ * Selection: read a file; arguments (the candidates name the chosen action): a lookup of a result that does not exist
+ * — what a small model may do, and did: 10 calls a step to the step limit before.
+ */
 function runawayAnswer(request: ReceivedRequest): unknown {
-  const keys = schemaKeys(request.body);
-  if (keys.has("action")) return { action: "read_file", reason: "look" };
-  const key = [...keys].find((k) => /^\W?_?result$/.test(k)) ?? "$result";
+  const candidates = candidatesOf(request.body);
+  if (typeof candidates?.action !== "string") return { action: "read_file", reason: "look" };
+  const key = [...schemaKeys(request.body)].find((k) => /^\W?_?result$/.test(k)) ?? "$result";
   return { [key]: "ok" };
 }
 
