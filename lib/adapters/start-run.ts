@@ -517,9 +517,9 @@ async function prepare(
       settingsEnv: env,
       secretEnvNames: secretEnvNames(secretNames),
       warn: options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)),
-      ownFiles: [options.contextReport, options.record, options.diff, ...(options.ownFiles ?? [])].filter((path) =>
-        path !== undefined
-      ),
+      // (a catalog names its own report path: known.reportPath, planned above)
+      ownFiles: [known.reportPath, options.contextReport, options.record, options.diff, ...(options.ownFiles ?? [])]
+        .filter((path) => path !== undefined && path !== null),
     });
     sandbox.state = workspace.sandboxState;
     sandbox.workspace = workspace;
