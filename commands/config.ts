@@ -3,16 +3,18 @@
 // read lib/settings/settings.ts's one resolveSettings, so they cannot disagree.
 import { readFileSync } from "node:fs";
 import { errorCode } from "../lib/errors.ts";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import {
   configPath,
   definedOnly,
+  ProjectConfig,
   resolveSettings,
   type RunSettings,
   type Setting,
   type SettingFlags,
   type SettingsInput,
   type Unset,
+  USER_ONLY_FIELDS,
   UserConfig,
 } from "../lib/settings/settings.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
@@ -28,6 +30,43 @@ import { CONFIG_SPEC } from "./specs.ts";
 import { describeTableInUse, tableInUse } from "./models-table.ts";
 
 export type LoadedConfig = { path: string | null; found: boolean; config: UserConfig };
+
+/** The project's file, found from `from` upward: `.loom/config.jsonc` in the first folder that has one. */
+const PROJECT_FILE = ".loom/config.jsonc";
+
+/** The nearest project config file from `from` (a workspace) upward, validated; null when there is none. */
+function loadProjectConfig(from: string): { config: ProjectConfig; file: string } | null {
+  for (let dir = resolve(from);; dir = dirname(dir)) {
+    const path = join(dir, PROJECT_FILE);
+    let text: string | null = null;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT" && errorCode(error) !== "ENOTDIR") {
+        throw new UsageError(`Cannot read the project config file ${JSON.stringify(path)}: ${describeFsError(error)}`);
+      }
+    }
+    if (text !== null) {
+      const json = readJson(text);
+      if (!json.ok) throw new UsageError(`${path}: not valid JSON: ${describeJsonFailure(json)}`);
+      if (json.value !== null && typeof json.value === "object" && !Array.isArray(json.value)) {
+        for (const [field, why] of Object.entries(USER_ONLY_FIELDS)) {
+          if (Object.hasOwn(json.value, field)) {
+            throw new UsageError(
+              `${path}: ${field} cannot be set in a project's file: ${why} (set it in your own config file or with a flag)`,
+            );
+          }
+        }
+      }
+      const parsed = ProjectConfig.safeParse(json.value);
+      if (!parsed.success) {
+        throw new UsageError(`${path}: ${formatZodError(parsed.error, { schema: ProjectConfig, worded: true })}`);
+      }
+      return { config: parsed.data, file: path };
+    }
+    if (dirname(dir) === dir) return null;
+  }
+}
 
 /** The config file, validated; a missing file is an empty config, a bad one a usage error naming file and field. */
 function loadUserConfig(env: Record<string, string | undefined>): LoadedConfig {
@@ -53,9 +92,19 @@ function loadUserConfig(env: Record<string, string | undefined>): LoadedConfig {
  * What a command's settings are resolved from — its flags, the environment, the config file — checked now: a bad
  * variable or file field is a usage error before anything runs. The catalog and request come later (startRun).
  */
-export function userSettings(io: Io, flags: SettingFlags = {}): SettingsInput & { file: LoadedConfig } {
+export function userSettings(
+  io: Io,
+  flags: SettingFlags = {},
+  { workspace = io.cwd }: { workspace?: string } = {},
+): SettingsInput & { file: LoadedConfig } {
   const file = loadUserConfig(io.env);
-  const input: SettingsInput = { flags, env: io.env, userConfig: { config: file.config, file: file.path ?? "config" } };
+  const project = loadProjectConfig(resolve(io.cwd, workspace));
+  const input: SettingsInput = {
+    flags,
+    env: io.env,
+    userConfig: { config: file.config, file: file.path ?? "config" },
+    ...(project ? { projectConfig: project } : {}),
+  };
   const resolved = resolveSettings(input);
   if (!resolved.ok) throw new UsageError(resolved.message);
   return { ...input, file };
@@ -117,7 +166,9 @@ function settingRows(settings: RunSettings): SettingRow[] {
 
 export async function configCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(CONFIG_SPEC, argv, { command: "config" });
-  if (positionals.length > 0) throw new UsageError(`loom config takes no arguments (see loom config --help)`);
+  if (positionals.length > 0) {
+    throw new UsageError(`Unexpected argument ${JSON.stringify(positionals[0])} (see loom config --help)`);
+  }
   const user = userSettings(io, settingFlags(values));
   const resolved = resolveSettings({ ...user, ...await filesOf(values, io) });
   const reporter = new Reporter(io, { command: "config", format: values.json ? "json" : "text" });

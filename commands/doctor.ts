@@ -13,14 +13,16 @@ import { DOCTOR_SPEC } from "./specs.ts";
 
 export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(DOCTOR_SPEC, argv, { command: "doctor" });
-  if (positionals.length > 0) throw new UsageError("loom doctor takes no arguments (the model is -m PROVIDER/MODEL)");
+  if (positionals.length > 0) {
+    throw new UsageError(`Unexpected argument ${JSON.stringify(positionals[0])}: the model is -m PROVIDER/MODEL`);
+  }
   // The model and base URL as a run resolves them (lib/settings/settings.ts): one precedence, one URL check.
   const user = userSettings(io, { model: values.model, base_url: values["base-url"] });
   const resolved = resolveSettings(user);
   if (!resolved.ok) throw new UsageError(resolved.message);
   const model = resolved.settings.model.value;
   if (model === null) {
-    throw new UsageError('loom doctor needs a model: -m PROVIDER/MODEL, LOOM_MODEL, or "model" in the config file');
+    throw new UsageError('A model is needed: -m PROVIDER/MODEL, LOOM_MODEL, or "model" in the config file');
   }
   const models = readModels(values.models, io);
   const result = await runDoctor({

@@ -47,6 +47,10 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     throw new UsageError("- (stdin) is one recording: give it alone, not with other recordings");
   }
   const tracePath = values.trace ? outputPathOption("--trace", values.trace, { cwd: io.cwd, notice }) : undefined;
+  const diffPath = values.diff ? outputPathOption("--diff", values.diff, { cwd: io.cwd, notice }) : undefined;
+  if (diffPath && !values.execute) {
+    throw new UsageError("--diff needs --execute: a replay without it changes no workspace");
+  }
   const files = positionals[0] === "-" ? ["-"] : expandRecordings(positionals.map((p) => resolve(io.cwd, p)), from);
 
   const folder = positionals.some((p) => isDirectory(resolve(io.cwd, p)));
@@ -96,6 +100,9 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     onProgress: reporter.progress,
     onEvent: reporter.onEvent,
     trace: tracePath ? traceWriter(tracePath, { shown: values.trace ?? tracePath }) : undefined,
+    // The recording replayed with --execute may sit in the workspace it runs in: like the trace, not the agent's.
+    ownFiles: [...(tracePath ? [tracePath] : []), ...(file === "-" ? [] : [resolve(io.cwd, file)])],
+    ...(diffPath ? { diff: diffPath } : {}),
   });
   return reporter.run(result, { label: `replay ${file === "-" ? "stdin" : basename(file)}` });
 }

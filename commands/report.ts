@@ -13,8 +13,11 @@ import { REPORT_SPEC } from "./specs.ts";
 import { outputPathOption } from "./options.ts";
 import { type OutputFormat, Reporter } from "./reporter.ts";
 import { evalReport, readEvalFiles } from "./eval-report.ts";
+import { readTranscript } from "./transcript-files.ts";
 
 type ReportOptions = {
+  /** --transcript files (none: look beside the report) and --show-content; with --html and one run's report. */
+  transcript: { given: string[]; showContent: boolean };
   files: string[];
   labels: string[];
   format: OutputFormat;
@@ -46,7 +49,17 @@ function parseReportArgs(argv: string[], io: Io): ReportOptions {
     if (path !== undefined) outputPathOption(flag, path, { cwd: io.cwd, notice });
   }
   const format: OutputFormat = values.json ? "json" : values.html !== undefined ? { html: values.html } : "text";
-  return { files: positionals, labels, format, merge: values.merge ? { output: values.output ?? null } : null };
+  const given = values.transcript ?? [];
+  if ((given.length > 0 || values["show-content"]) && (values.html === undefined || positionals.length !== 1)) {
+    throw new UsageError("--transcript and --show-content are for one run's report with --html FILE");
+  }
+  return {
+    files: positionals,
+    labels,
+    format,
+    merge: values.merge ? { output: values.output ?? null } : null,
+    transcript: { given, showContent: values["show-content"] === true },
+  };
 }
 
 async function loadReport(file: string, cwd: string): Promise<NamedReport> {
@@ -70,7 +83,14 @@ export async function reportCommand(argv: string[], io: Io): Promise<number> {
   for (const file of options.files) loaded.push(await loadReport(file, io.cwd));
   if (options.merge) return reporter.merged(merge(loaded), { output: options.merge.output, shards: loaded.length });
   // Reports are shown by their label, else their file name: full paths crowd every table and legend.
-  return reporter.reports(loaded.map((r, i) => ({ ...r, file: options.labels[i] ?? basename(r.file) })));
+  const [only] = loaded;
+  const transcript = typeof options.format === "object" && loaded.length === 1 && only?.kind === "run"
+    ? readTranscript({ report: only.file, cwd: io.cwd, ...options.transcript })
+    : null;
+  return reporter.reports(
+    loaded.map((r, i) => ({ ...r, file: options.labels[i] ?? basename(r.file) })),
+    transcript ? { transcript } : {},
+  );
 }
 
 /**

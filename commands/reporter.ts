@@ -10,6 +10,7 @@ import { type AggregateReport, requestBytes } from "../lib/report/context-report
 import { describeFsError, errorMessage, type LoomError, UsageError } from "../lib/errors.ts";
 import { endingOf, INTERNAL_ERROR } from "../lib/ending.ts";
 import type { Progress } from "../lib/run-events.ts";
+import type { Transcript } from "../lib/report/transcript.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent, type RunResultEvent } from "../lib/run-events.ts";
 import { NULL_USAGE } from "../lib/vocabulary/turn.ts";
 import { BEFORE_A_STEP, type Outcome } from "../lib/outcome.ts";
@@ -87,15 +88,42 @@ export class Reporter {
     this.#quiet = quiet;
   }
 
-  /** Step progress on stderr: one live line on a terminal, plain lines otherwise; none when quiet. */
+  /**
+   * Step progress on stderr, none when quiet. On a terminal one live line: the model call in flight, or the action
+   * running with its elapsed seconds, redrawn every second (`step 4/30 run_tests 12 s`). Without a terminal one line
+   * per step, when its action starts (a log, not a ticker).
+   */
   get progress(): ((p: Progress) => void) | undefined {
     if (this.#quiet) return undefined;
     return (p) => {
+      this.#stopTicker();
+      if (p.phase === "execution") {
+        const line = `step ${p.step}/${p.max_steps} ${p.action ?? "action"}`;
+        if (!this.#io.isTTY) {
+          this.#io.stderr(`${line}\n`);
+          return;
+        }
+        const started = Date.now();
+        const draw = () => this.#io.stderr(this.#live(`${line} ${Math.floor((Date.now() - started) / 1000)} s`));
+        draw();
+        this.#ticker = setInterval(draw, 1000);
+        // Never what keeps the process alive.
+        (this.#ticker as { unref?: () => void }).unref?.();
+        return;
+      }
+      if (!this.#io.isTTY) return;
       const line = `step ${p.step}/${p.max_steps} ${p.phase} ${n(p.request_bytes)} B${
         p.checkpoint ? " (checkpoint)" : ""
       }${costSoFar(p)}`;
-      this.#io.stderr(this.#io.isTTY ? this.#live(line) : `${line}\n`);
+      this.#io.stderr(this.#live(line));
     };
+  }
+
+  #ticker: ReturnType<typeof setInterval> | null = null;
+
+  #stopTicker(): void {
+    if (this.#ticker !== null) clearInterval(this.#ticker);
+    this.#ticker = null;
   }
 
   /** Each event of a run, one JSON line on stdout, with --output-format stream-json; nothing otherwise. */
@@ -121,7 +149,11 @@ export class Reporter {
     this.#endProgress();
     const summary = summarizeResult(result);
     if (this.#format === "json" || this.#format === "stream-json") this.#io.stdout(`${JSON.stringify(summary)}\n`);
-    else if (!neverStarted(result)) this.#io.stdout(renderResultText(summary, { label }));
+    else if (!neverStarted(result)) {
+      this.#io.stdout(
+        renderResultText(summary, { label, recorded: result.report.recording !== undefined }),
+      );
+    }
     const differing = result.replay?.differing_steps ?? [];
     if (result.outcome === "completed" && differing.length > 0) {
       this.#error(
@@ -306,10 +338,10 @@ export class Reporter {
   }
 
   /** One report summarised or several compared: text, JSON, or a self-contained HTML page written to a file. */
-  reports(reports: NamedReport[]): number {
+  reports(reports: NamedReport[], { transcript }: { transcript?: Transcript } = {}): number {
     const format = this.#format;
     if (typeof format === "object") {
-      this.#write(format.html, renderReportHtml(reports));
+      this.#write(format.html, renderReportHtml(reports, transcript ? { transcript } : {}));
       this.#io.stdout(`${format.html}\n`);
     } else {
       const doc = summarizeReports(reports);
@@ -390,6 +422,7 @@ export class Reporter {
 
   /** Ends a live progress line before other output. */
   #endProgress(): void {
+    this.#stopTicker();
     if (this.#io.isTTY && !this.#quiet) this.#io.stderr("\r\x1b[2K");
   }
 
@@ -451,7 +484,10 @@ function summarizeResult(result: RunResult): ResultSummary {
 
 const n = formatCount;
 
-export function renderResultText(s: ResultSummary, { label }: { label: string }): string {
+export function renderResultText(
+  s: ResultSummary,
+  { label, recorded = false }: { label: string; /** A replay: its cost is the recorded run's. */ recorded?: boolean },
+): string {
   const lines: string[] = [];
   lines.push(
     `${label}: ${s.outcome}${s.status ? ` (${s.status})` : ""} after ${
@@ -479,7 +515,14 @@ export function renderResultText(s: ResultSummary, { label }: { label: string })
       n(s.request_bytes.max)
     })`,
   );
-  if (s.cost) lines.push(`  cost: $${s.cost.total.toFixed(4)} (prices of ${s.cost.prices.date})`);
+  // A replay's cost is the recorded run's (its counters at today's table), never money spent by the replay.
+  if (s.cost) {
+    lines.push(
+      `  ${recorded ? "recorded cost" : "cost"}: $${s.cost.total.toFixed(4)} (prices of ${s.cost.prices.date}${
+        recorded ? "; the recorded run's calls, not spent now" : ""
+      })`,
+    );
+  }
   if (s.replay) {
     lines.push(
       s.replay.differing_steps.length === 0

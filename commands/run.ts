@@ -49,7 +49,17 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
 
 type PlanOptions = Pick<
   StartOptions,
-  "flags" | "userConfig" | "contextReport" | "record" | "trace" | "models" | "requirePassingTests" | "maxCost"
+  | "flags"
+  | "userConfig"
+  | "projectConfig"
+  | "contextReport"
+  | "record"
+  | "trace"
+  | "ownFiles"
+  | "diff"
+  | "models"
+  | "requirePassingTests"
+  | "maxCost"
 >;
 type RunPlan =
   | { input: RunInput; options: PlanOptions }
@@ -84,11 +94,11 @@ async function planRun(
   // Every setting is resolved by lib/config.ts (flag, environment, config file, catalog, request, built-in): here the
   // flags and the config file are read and checked once; startRun resolves them with the catalog or request.
   const flags = settingFlags(values);
-  const user = userSettings(io, flags);
+  const user = userSettings(io, flags, { workspace: flag("workspace") ?? io.cwd });
   const userLevel = resolveSettings(user);
   if (!userLevel.ok) throw new UsageError(userLevel.message);
   // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
-  const output = (name: "context-report" | "record" | "trace") => {
+  const output = (name: "context-report" | "record" | "trace" | "diff") => {
     const value = flag(name);
     return value ? outputPathOption(`--${name}`, value, { cwd: io.cwd, notice: note(io) }) : undefined;
   };
@@ -101,9 +111,12 @@ async function planRun(
   const options: PlanOptions = {
     flags,
     userConfig: user.userConfig,
+    ...(user.projectConfig ? { projectConfig: user.projectConfig } : {}),
     contextReport,
     record,
     trace,
+    ...(tracePath ? { ownFiles: [tracePath] } : {}),
+    diff: output("diff"),
     requirePassingTests: values["require-passing-tests"],
     maxCost: costOption("--max-cost", flag("max-cost")),
     models: readModels(flag("models"), io),
@@ -143,7 +156,8 @@ async function planRun(
         text: stdinText !== undefined ? nonEmpty(stdinText) : await requestText(source, io),
         model,
         workspace: workspace ?? io.cwd,
-        maxSteps: flags.max_steps,
+        // The step limit as resolved: the flag, else the project's or the user's file, else the default.
+        maxSteps: userLevel.settings.max_steps.value,
         actions: flag("actions")?.split(",").map((a) => a.trim()).filter(Boolean),
         testCommand: commandOption("--test-command", flag("test-command")),
         testTimeoutSeconds: optional(flag("test-timeout"), (value) => positiveInteger("--test-timeout", value)),
@@ -151,10 +165,13 @@ async function planRun(
         effort: flag("effort"),
         instructions: flag("instructions"),
       });
+      requireTests(request, values["require-passing-tests"], "--test-command CMD");
       return { input: { request }, options };
     }
     const file = source === "-" ? "stdin" : source;
-    return { input: { request: await readRequest(source, { io, workspace, stdinText }), file }, options };
+    const request = await readRequest(source, { io, workspace, stdinText });
+    requireTests(request, values["require-passing-tests"], `run_tests in ${file}'s actions`);
+    return { input: { request, file }, options };
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if (error instanceof LoomError) {
@@ -210,4 +227,13 @@ function commandArgv(flag: string, value: string): string[] {
 
 function optional<T>(value: string | undefined, parse: (value: string) => T): T | undefined {
   return value === undefined ? undefined : parse(value);
+}
+
+/** --require-passing-tests on a run that can never run its tests could never be verified: a usage error, said now. */
+function requireTests(request: { actions: readonly string[] }, required: boolean | undefined, needs: string): void {
+  if (required && !request.actions.includes("run_tests")) {
+    throw new UsageError(
+      `--require-passing-tests needs ${needs}: without a test to run, the run can never be verified`,
+    );
+  }
 }

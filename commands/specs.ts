@@ -80,6 +80,12 @@ const shared = {
     description:
       "write a request trace: one JSON line per model call with the TurnRequest exactly as measured and the provider request body as sent (it holds prompts and workspace content; never credentials)",
   },
+  diff: {
+    value: "FILE",
+    complete: "file",
+    description:
+      "write the run's workspace changes as a git-style patch (from Loom's own snapshot; git apply takes it on the starting workspace)",
+  },
 } as const satisfies Record<string, Flag>;
 
 /** --models FILE, the same on every command that resolves a model. */
@@ -198,6 +204,7 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
     "allow-key-host": shared["allow-key-host"],
     "allow-key-env": shared["allow-key-env"],
     trace: shared.trace,
+    diff: shared.diff,
     "output-format": shared["output-format"],
     json: shared.json,
     quiet: shared.quiet,
@@ -260,6 +267,7 @@ completed, 1 when any did not or could not be replayed, 130 when interrupted; 2 
         "skip recordings whose report exists, is complete and was made under the same settings (policy, version, recording); a report made under others is refused",
     },
     trace: { ...shared.trace, description: "write a request trace of one recording (one JSON line per model call)" },
+    diff: { ...shared.diff, description: "with --execute: write the replay's workspace changes as a git-style patch" },
     "output-format": {
       ...shared["output-format"],
       description:
@@ -300,6 +308,18 @@ position), and runs found in one of them only are listed.`,
       multiple: true,
       default: "the file name",
       description: "name a report in the output (once per report, in order)",
+    },
+    transcript: {
+      value: "FILE",
+      multiple: true,
+      complete: "file",
+      default: "REPORT's stem with .jsonl, .recording.jsonl or .trace.jsonl, when present",
+      description:
+        "with --html and one run's report: add a transcript from the run's recording and/or trace (sizes only unless --show-content)",
+    },
+    "show-content": {
+      description:
+        "with a transcript: show the request text, answers and arguments (they may hold code, prompts and file contents)",
     },
     merge: { description: "merge the aggregate reports of a batch's shards into one (same policy)" },
     output: {
@@ -610,7 +630,7 @@ export const EXIT_CODE_TEXT: readonly (readonly [number, string])[] = [
   [4, "suspended"],
   [5, "archive capacity exceeded"],
   [6, "step limit"],
-  [7, "no valid answer (invalid_answers: three steps in a row whose answer failed validation twice)"],
+  [7, "no valid answer (invalid_answers: three steps in a row without one: invalid twice, bad lookups, or too many)"],
   [8, "cost limit (--max-cost): the run's cost reached the cap, no further model call was made"],
   [130, "interrupted (SIGINT or SIGTERM); the report still lands"],
 ];

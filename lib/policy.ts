@@ -30,6 +30,8 @@ export const CONTEXT_POLICIES: Readonly<Record<ContextPolicyName, Readonly<Polic
 export const StepProtocol = z.enum(["two-call", "single-call"]);
 export type StepProtocol = z.infer<typeof StepProtocol>;
 export const DEFAULT_STEP_PROTOCOL: StepProtocol = "two-call";
+/** A run's step limit when neither a flag, the request, the catalog nor a config file says one. */
+export const DEFAULT_MAX_STEPS = 30;
 
 /**
  * How much of each retained output a bounded request previews: `compact` (512 B, the SPEC's floor), `balanced` (512 B

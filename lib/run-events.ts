@@ -7,7 +7,7 @@ import { Cost } from "./prices.ts";
 import { ContextPolicyName, PreviewMode, StepProtocol } from "./policy.ts";
 import { Outcome } from "./outcome.ts";
 import { Phase, Usage } from "./vocabulary/turn.ts";
-import { type ExecutionReport, FinishStatus } from "./vocabulary/reports.ts";
+import { type ExecutionReport, FinishStatus, WorkspaceChanges } from "./vocabulary/reports.ts";
 import { clipText } from "./text/clip.ts";
 import { safeMessage } from "./text/safe-text.ts";
 import { LookupKind } from "./vocabulary/answer.ts";
@@ -62,13 +62,16 @@ const CallStarted = z.strictObject({
 /** What the progress line shows: the call in flight, out of the run's step limit (a sink of call-started). */
 export type Progress = {
   step: number;
-  phase: Phase;
+  /** The model call in flight, or "execution": the step's action running (a test, a command, an edit). */
+  phase: Phase | "execution";
   request_bytes: number;
   checkpoint: boolean;
   max_steps: number;
   /** What the run's calls before this one cost, in US dollars; null when the model has no known price or a call
-   * reported no counters. */
+   * reported no counters, or the run is a replay (its cost is the recorded run's, said once at the end). */
   cost_usd: number | null;
+  /** The action running, for the execution phase. */
+  action?: string;
 };
 
 const ModelCalled = z.strictObject({
@@ -126,6 +129,11 @@ const StepExecuted = z.strictObject({
   executed: z.boolean().describe(
     "The action was executed (false for a step refused on the model's answers alone) (since loom 0.5.0)",
   ),
+  lines_added: count.nullable().optional().describe(
+    "Lines the step added to the workspace's text files (null: a changed file is binary or too large; absent: not " +
+      "executed, or an executor that does not count) (since loom 0.6.0)",
+  ),
+  lines_removed: count.nullable().optional().describe("Lines the step removed, likewise (since loom 0.6.0)"),
 }).describe("A step's action was executed (or refused) and its typed report recorded");
 
 /** What a step event says of an executed step: its target, its status (never contents, output or secrets). */
@@ -165,6 +173,10 @@ const RunEnded = z.strictObject({
   verified: z.boolean().describe(VERIFIED),
   cost: Cost.nullable().optional().describe("The report's cost block; absent when the model was never known"),
   recording: z.string().optional().describe("A replay's recording digest (sha256 of its bytes)"),
+  changes: WorkspaceChanges.nullable().optional().describe(
+    "The files the run changed against its starting revision; null when the workspace was not run for real (a replay " +
+      "without --execute, a failure before it) (since loom 0.6.0)",
+  ),
 }).describe(
   "The run is over and its report is about to be written: with the events before it, everything the run report " +
     "holds (since loom 0.5.0; the report is the fold of the stream)",

@@ -57,7 +57,7 @@ const missing = sandboxMissing();
 if (missing) console.log(`attacks.test.ts: skipping the sandbox attacks: ${missing}`);
 
 function sandboxTest(name: string, fn: (t: { after: (f: () => unknown) => void }) => Promise<void>) {
-  test(name, { timeout: 120_000 }, async (t) => {
+  test(name, { timeout: 600_000 }, async (t) => {
     if (missing) {
       process.stderr.write(`${missing}: ${name}\n`);
       return t.skip(missing);
@@ -68,7 +68,7 @@ function sandboxTest(name: string, fn: (t: { after: (f: () => unknown) => void }
 
 /** A case that needs no OS sandbox: run with and without bubblewrap, the slice in the default mode (auto). */
 function bothTest(name: string, fn: (t: { after: (f: () => unknown) => void }) => void | Promise<void>) {
-  test(name, { timeout: 120_000 }, (t) => fn(t));
+  test(name, { timeout: 600_000 }, (t) => fn(t));
 }
 
 const AUTO = { sandbox: { mode: "auto" as const } };
@@ -191,7 +191,7 @@ for (const how of ["timeout", "SIGINT", "SIGTERM"] as const) {
       assert.equal(run.code, how === "timeout" ? 1 : 130, run.stderr);
       await waitFor(() => processesWith(`3000.${marker}`).length === 0, {
         what: "the orphans to be gone",
-        limitMs: 5_000,
+        limitMs: 30_000, // they would sleep 3,000 s: not a speed measure
       })
         .catch(() => assert.fail(`survivors: ${processesWith(`3000.${marker}`).length}`));
     },
@@ -415,7 +415,7 @@ function plantLinks(arena: Arena): string[] {
 }
 
 test("outputs in the workspace swapped for links by a test of the run: nothing outside changes (library run)", {
-  timeout: 120_000,
+  timeout: 600_000,
 }, async (t) => {
   const arena = makeArena();
   t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
@@ -448,7 +448,7 @@ test("outputs in the workspace swapped for links by a test of the run: nothing o
 });
 
 test("dist/loom: --trace and --context-report in the workspace, swapped for links by a test: outside unchanged", {
-  timeout: 120_000,
+  timeout: 600_000,
 }, async (t) => {
   const arena = makeArena();
   t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
@@ -479,7 +479,7 @@ test("dist/loom: --trace and --context-report in the workspace, swapped for link
 });
 
 test('a recording\'s sandbox.mode "off" does not lower LOOM_SANDBOX=required (exit 3 where there is no sandbox)', {
-  timeout: 60_000,
+  timeout: 600_000,
 }, async (t) => {
   const arena = makeArena();
   t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
@@ -559,7 +559,7 @@ test("a bwrap on a relative or workspace PATH entry is never taken for the sandb
   assert.ok(!existsSync(marker), "the fake bwrap ran");
 });
 
-test("variables a slice passes never appear on any process's argument list", { timeout: 60_000 }, async (t) => {
+test("variables a slice passes never appear on any process's argument list", { timeout: 600_000 }, async (t) => {
   const arena = makeArena();
   t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
   const canary = `canary${Math.random().toString(36).slice(2, 10)}`;
@@ -830,7 +830,7 @@ bothTest("a workspace Loom cannot write ends the run at start-up: exit 3, startu
 test(
   "a writer that escaped a test changes the workspace while the model thinks: the run ends with tests_current false",
   {
-    timeout: 60_000,
+    timeout: 600_000,
   },
   async (t) => {
     const arena = makeArena({ "m.py": "x = 1\n" });
@@ -952,7 +952,7 @@ bothTest(
 test(
   "eval rescore: an agent that replaced src/ by a link to a host folder gets nothing deleted there; crafted " +
     "changes.json entries (../, absolute, under a link) are refused with one line",
-  { timeout: 180_000 },
+  { timeout: 600_000 },
   async (t) => {
     const arena = makeArena();
     t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
@@ -1149,7 +1149,7 @@ bothTest(
 
 test(
   "write_file and edit_file on a full disk: the old file stays whole, the step is refused as disk_full",
-  { timeout: 60_000 },
+  { timeout: 600_000 },
   async (t) => {
     if (process.platform !== "linux" || process.getuid?.() !== 0) {
       process.stderr.write("skipped: mounting a small tmpfs needs root on Linux\n");
@@ -1222,7 +1222,7 @@ bothTest(
 test(
   "install.sh in a shared bin folder: a link planted at the old predictable temporary name is not followed",
   {
-    timeout: 60_000,
+    timeout: 600_000,
     skip: spawnSync("sh", ["-c", "command -v curl && command -v tar"]).status === 0 ? false : "needs curl and tar",
   },
   (t) => {

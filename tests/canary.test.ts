@@ -100,10 +100,22 @@ async function runBinary(c: Context, args: string[]): Promise<Exit> {
   }
 }
 
-/** No report file, nor any other file beside it, nor a stderr line holds the canary. */
+/**
+ * No report file, nor any other file beside it, nor a stderr line holds the canary — except where a report names what
+ * a step worked on (step_log[].target: the path or command the model named, as stream-json's step-executed does; the
+ * issue-36 step table). Those are names, never file contents, output or prompts.
+ */
 function assertNoLeak(c: Context, { stderr }: { stderr: string | null }): void {
   const dir = join(c.sandbox.dir, "out");
-  for (const name of readdirSync(dir)) assertNoCanary(readFileSync(join(dir, name), "utf8"), c.canary, `out/${name}`);
+  for (const name of readdirSync(dir)) {
+    let text = readFileSync(join(dir, name), "utf8");
+    if (name.endsWith(".json")) {
+      const value = JSON.parse(text);
+      for (const step of value.step_log ?? []) step.target = null;
+      text = JSON.stringify(value, null, 2);
+    }
+    assertNoCanary(text, c.canary, `out/${name}`);
+  }
   if (stderr !== null) assertNoCanary(stderr, c.canary, "stderr");
 }
 
@@ -120,7 +132,9 @@ for (const policy of ["legacy", "bounded"] as const) {
     assert.equal(exit.code, 0, exit.stderr);
     const r = report(c);
     assertOutcome(r, { outcome: "completed", code: null, usage: "final" });
-    assert.equal(r.refusals, 2, "the read of a missing file and the command not allowed were refused");
+    // The read of a missing file and the command not allowed were refused; so was the step whose lookup failed and whose
+    // next answer was out of the schema too (a failed lookup is an invalid answer: one re-ask per stage).
+    assert.equal(r.refusals, 3);
     assert.deepEqual({ result: r.retrievals.result, errors: r.retrievals.errors }, { result: 2, errors: 1 });
     assertNoLeak(c, exit);
 

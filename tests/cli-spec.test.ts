@@ -304,7 +304,7 @@ const hasShell = (shell: string) => spawnSync(shell, ["-c", "exit 0"]).status ==
 
 test("zsh and fish accept their scripts; fish completes each choice flag with its choices and describes each flag", {
   skip: hasShell("fish") || hasShell("zsh") ? false : "neither zsh nor fish is installed",
-  timeout: 60_000,
+  timeout: 600_000,
 }, (t) => {
   const dir = mkdtempSync(join(tmpdir(), "loom-complete-shells-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));

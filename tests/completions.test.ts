@@ -68,7 +68,7 @@ for (const shell of ["bash", "zsh", "fish"]) {
 
 test("bash completes every position: flags, choices, subcommands, words, loom help …", {
   skip: skipUnless("bash"),
-  timeout: 60_000,
+  timeout: 600_000,
 }, () =>
   withFolder((dir) => {
     const script = join(dir, "loom.bash");
@@ -80,7 +80,7 @@ test("bash completes every position: flags, choices, subcommands, words, loom he
 
 test("zsh completes every position (its completion widget in an interactive zsh)", {
   skip: skipUnless("zsh"),
-  timeout: 120_000,
+  timeout: 600_000,
 }, () =>
   withFolder((dir) => {
     // Installed as the docs say: _loom in a folder on $fpath, autoloaded on the first TAB.
@@ -94,7 +94,7 @@ test("zsh completes every position (its completion widget in an interactive zsh)
 
 test(
   "fish completes every position (complete -C)",
-  { skip: skipUnless("fish"), timeout: 120_000 },
+  { skip: skipUnless("fish"), timeout: 600_000 },
   () =>
     withFolder((dir) => {
       const script = join(dir, "loom.fish");

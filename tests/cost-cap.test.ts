@@ -40,10 +40,12 @@ test("--max-cost stops before the call that would start at or past the cap: cost
   assert.equal(result.report.model_calls, 3);
   // A governed stop like the step limit: the usage is final.
   assert.deepEqual(result.report.final_usage, { input: 3_000_000, cache_read: 0, cache_write: 0, output: 0 });
-  assert.deepEqual(progress.map((p) => p.cost_usd), [0, PRICE.input, 2 * PRICE.input]);
+  const calls = progress.filter((p) => p.phase !== "execution");
+  assert.deepEqual(calls.map((p) => p.cost_usd), [0, PRICE.input, 2 * PRICE.input]);
   const { io, out } = fakeIo({ cwd: tmpdir() });
-  new Reporter(io, { command: "run" }).progress!(progress[2]);
-  assert.match(out.stderr, /^step 3\/200 selection [\d,]+ B, \$6\.0000 so far$/m);
+  // The live line (a terminal) shows the cost so far; a log gets one line per step instead.
+  new Reporter({ ...io, isTTY: true }, { command: "run" }).progress!(calls[2]!);
+  assert.match(out.stderr, /step 3\/200 selection [\d,]+ B, \$6\.0000 so far$/m);
 });
 
 test("the request's limits.max_cost_usd caps a run as the flag does; under the cap nothing changes", async () => {
@@ -91,8 +93,9 @@ test("the progress line shows no cost once a call reported no counters (a record
     executor: (store) => new ScriptedExecutor(store, ["ok", "ok"]),
     onProgress: (p) => progress.push(p),
   });
-  assert.deepEqual(progress.map((p) => p.cost_usd), [0, null]);
+  const calls = progress.filter((p) => p.phase !== "execution");
+  assert.deepEqual(calls.map((p) => p.cost_usd), [0, null]);
   const { io, out } = fakeIo({ cwd: tmpdir() });
-  new Reporter(io, { command: "run" }).progress!(progress[1]);
+  new Reporter({ ...io, isTTY: true }, { command: "run" }).progress!(calls[1]!);
   assert.doesNotMatch(out.stderr, /so far/);
 });

@@ -284,5 +284,5 @@ test("loom doctor: the table on stdout, --json one object of the published shape
   });
   const none = fakeIo({ cwd: "/tmp", env: {} });
   assert.equal(await main(["doctor"], none.io), EXIT_CODES.usage);
-  assert.match(none.out.stderr, /loom doctor needs a model/);
+  assert.match(none.out.stderr, /^loom doctor: A model is needed: -m PROVIDER\/MODEL/);
 });

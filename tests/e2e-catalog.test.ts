@@ -25,11 +25,10 @@ const EXAMPLE = resolve(ROOT, "testdata/catalog/example.jsonc");
 const PROJECT = resolve(ROOT, "testdata/example-project");
 const FIX_BUG = resolve(ROOT, "testdata/workflows/fix-bug.jsonl");
 const CEILING_BYTES = 65_536;
-const E2E = { timeout: 60_000 };
+const E2E = { timeout: 600_000 };
 const KEYS = { anthropic: "sk-ant-e2e-SECRET-77c0", openai: "sk-proj-e2e-SECRET-31ab" };
 /** A stderr progress or routing line: never JSON. */
-const PROGRESS =
-  /^(step \d+\/\d+ (selection|arguments) [\d,]+ B( \(checkpoint\))?(, \$\d+\.\d{4} so far)?|classification [\d,]+ B \(\d+ candidate slices?\)|route: \S+ \(.+\))$/;
+const PROGRESS = /^(step \d+\/\d+ [a-z_]+|classification [\d,]+ B \(\d+ candidate slices?\)|route: \S+ \(.+\))$/;
 
 type Sandbox = {
   dir: string;
@@ -648,7 +647,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
       try {
         await waitFor(() => pids.every((pid) => !isAlive(pid)), {
           what: "the killed processes to end",
-          limitMs: 5_000,
+          limitMs: 30_000, // unkilled, they would run a minute: not a speed measure
         });
       } catch {
         assert.fail(`processes left running: ${pids.filter(isAlive).join(", ")}`);

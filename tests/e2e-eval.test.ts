@@ -17,7 +17,7 @@ if (missing) console.log(`e2e-eval.test.ts: skipping the GNU parallel recipe: ${
 
 test(
   "two shards run by GNU parallel and merged equal one unsharded run",
-  { timeout: 180_000, skip: missing ?? false },
+  { timeout: 600_000, skip: missing ?? false },
   async () => {
     assertBinaryBuilt();
     const agent = await startEvalAgent();

@@ -20,7 +20,7 @@ const CELLS: SimCell[] = [
 ];
 
 test("calibration: every cell of the small grid keeps coverage, false non-inferior and false cheaper in bounds", {
-  timeout: 120_000,
+  timeout: 600_000,
 }, () => {
   const problems: string[] = [];
   for (const cell of CELLS) {

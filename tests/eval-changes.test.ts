@@ -36,7 +36,7 @@ function seed(root: string): void {
 }
 
 test("changes saved from any mix of writes, removals, links and folders re-create the agent's workspace", {
-  timeout: 120_000,
+  timeout: 600_000,
 }, () => {
   const base = mkdtempSync(join(tmpdir(), "loom-changes-"));
   try {

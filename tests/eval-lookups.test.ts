@@ -12,7 +12,7 @@ import { fakeIo } from "./helpers/fake-io.ts";
 import { ROOT } from "./helpers/binary.ts";
 
 test("with lookups the stand-in solves clue-in-test-output under bounded too, by reading the output back", {
-  timeout: 120_000,
+  timeout: 600_000,
 }, async () => {
   const agent = await startEvalAgent({ lookups: true });
   const dir = mkdtempSync(join(tmpdir(), "loom-eval-lookups-"));

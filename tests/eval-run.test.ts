@@ -16,7 +16,7 @@ import { comparableRow, comparableSummary } from "./helpers/eval-compare.ts";
 import { summarize } from "../lib/eval/summary.ts";
 
 const MODEL = "anthropic/claude-sonnet-5-5";
-const SLOW = { timeout: 120_000 };
+const SLOW = { timeout: 600_000 };
 
 async function withAgent(options: AgentOptions, fn: (agent: EvalAgent, dir: string) => Promise<void>) {
   const agent = await startEvalAgent(options);

@@ -12,7 +12,7 @@ import { fakeIo } from "./helpers/fake-io.ts";
 import { ROOT } from "./helpers/binary.ts";
 import { SUITE_DIR } from "./helpers/eval-agent.ts";
 
-const SLOW = { timeout: 120_000 };
+const SLOW = { timeout: 600_000 };
 
 async function loom(args: string[], cwd = ROOT) {
   const { io, out } = fakeIo({ cwd, env: { PATH: process.env.PATH } });

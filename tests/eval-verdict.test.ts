@@ -15,7 +15,7 @@ import { ROOT } from "./helpers/binary.ts";
 import { findBubblewrap } from "../lib/adapters/sandbox.ts";
 
 const MODEL = "anthropic/claude-sonnet-5-5";
-const SLOW = { timeout: 180_000 };
+const SLOW = { timeout: 600_000 };
 const bwrap = findBubblewrap().found ? false : "bubblewrap is not installed";
 if (bwrap) console.log(`eval-verdict.test.ts: skipping the sandboxed evaluations: ${bwrap}`);
 

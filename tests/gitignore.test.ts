@@ -142,7 +142,7 @@ test("the matcher agrees with git check-ignore on patterns of every kind", () =>
 
 test(
   "list_files and search on a tree 30,000 folders deep end without a stack overflow",
-  { timeout: 300_000 },
+  { timeout: 600_000 },
   async () => {
     const root = mkdtempSync(join(tmpdir(), "loom-deep-"));
     try {

@@ -52,7 +52,7 @@ if (cannotBuild) console.log(`install.test.ts: skipping the install tests: ${can
 // Moving a 100 MB binary through a server, a checksum and tar is slow on a busy machine: a generous guard, not a
 // speed assertion.
 const releaseTest = (name: string, fn: () => Promise<void>) =>
-  cannotBuild ? test.skip(`${name} (skipped: ${cannotBuild})`, () => {}) : test(name, { timeout: 180_000 }, fn);
+  cannotBuild ? test.skip(`${name} (skipped: ${cannotBuild})`, () => {}) : test(name, { timeout: 600_000 }, fn);
 
 /** Serves the release folder; `tamper` names a file whose bytes are served changed. */
 async function serve(

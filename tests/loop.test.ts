@@ -176,7 +176,7 @@ test("$result lookups select whole, bytes, lines and JSON-pointer parts; unknown
     ...finish,
   ];
   const provider = new ScriptedProvider(answers, { keepRequests: true });
-  await runLoopReported(sliceRequest(), {
+  const result = await runLoopReported(sliceRequest(), {
     policy: "bounded",
     provider,
     executor: new ScriptedExecutor(store, [content]),
@@ -184,14 +184,17 @@ test("$result lookups select whole, bytes, lines and JSON-pointer parts; unknown
     now: () => 0,
     version: "t",
   });
-  const last = provider.requests[8].sections.at(-1) as { responses: Record<string, unknown>[] };
-  const [whole, bytes, lines, pointer, unknown, malformed] = last.responses;
-  assert.equal(whole.content, content);
-  assert.equal(bytes.content, "one");
-  assert.equal(lines.content, "line two\nline three");
-  assert.equal(pointer.content, "20");
-  assert.match(String(unknown.error), /Unknown reference/);
-  assert.match(String(malformed.error), /Malformed reference/);
+  const last = provider.requests[7]!.sections.at(-1) as { responses: Record<string, unknown>[] };
+  const [whole, bytes, lines, pointer, unknown] = last.responses;
+  assert.equal(whole!.content, content);
+  assert.equal(bytes!.content, "one");
+  assert.equal(lines!.content, "line two\nline three");
+  assert.equal(pointer!.content, "20");
+  assert.match(String(unknown!.error), /Unknown reference/);
+  // A second failed lookup in the stage is its second invalid answer: the step is refused, not asked a third time.
+  const refused = result.reports[1] as { kind: string; code: string; reason: string };
+  assert.deepEqual([refused.kind, refused.code], ["refusal", "invalid_answer"]);
+  assert.match(refused.reason, /Malformed reference/);
 });
 
 test("the archive cap stops model requests and ends with archive_capacity_exceeded", async () => {

@@ -54,7 +54,7 @@ function loom(dir: string, args: string[], into: "file" | "slow pipe"): { code: 
 // Wall-clock figures (elapsed_ms, duration_ms) vary between runs; everything else in a stream must be byte for byte the same.
 const steady = (bytes: Buffer) => bytes.toString("utf8").replace(/"(elapsed_ms|duration_ms)":[0-9.e+-]+/g, '"$1":0');
 
-test(`--json and stream-json over 1 MiB reach a slow reader whole, ${TRIES} times each`, { timeout: 180_000 }, () => {
+test(`--json and stream-json over 1 MiB reach a slow reader whole, ${TRIES} times each`, { timeout: 600_000 }, () => {
   assertBinaryBuilt();
   const dir = mkdtempSync(join(tmpdir(), "loom-pipe-"));
   try {

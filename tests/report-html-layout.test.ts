@@ -3,7 +3,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ContextPolicyName } from "../lib/policy.ts";
-import { type ContextReport } from "../lib/report/context-report.ts";
+import { readFileSync } from "node:fs";
+import { aggregateReports, type ContextReport } from "../lib/report/context-report.ts";
 import { ReportBuilder } from "./helpers/report-builder.ts";
 import { renderReportHtml } from "../lib/report/html.ts";
 import { findChromium, measureLayout } from "./helpers/chromium.ts";
@@ -95,6 +96,8 @@ test(
     skip: chromium === null && !process.env.CI
       ? "Chromium is not installed (Debian: apt-get install -y chromium)"
       : false,
+    // A hang guard sized for a loaded 2-core machine (two browser runs), not a speed measurement.
+    timeout: 600_000,
   },
   async () => {
     assert.ok(chromium, "CI is set, so Chromium must be installed");
@@ -116,6 +119,96 @@ test(
       for (const [i, label] of layout.labels.entries()) {
         assert.ok(label.hits > 0, `${name}: threshold label ${i} is hit nowhere`);
         assert.equal(label.covered, 0, `${name}: threshold label ${i} is covered at ${label.covered} points`);
+      }
+    }
+  },
+);
+
+// ---- a run with usage, a prompt cache, steps and changed files; a batch of 40 runs (issue 36) ----
+
+const RUN = JSON.parse(readFileSync(new URL("../testdata/reports/run-with-cache.json", import.meta.url), "utf8"));
+const runPage = renderReportHtml([{ file: "report.json", kind: "run", report: RUN }]);
+const batchOf = (policy: ContextPolicyName, scale: number) =>
+  aggregateReports(
+    Array.from({ length: 40 }, (_, i) => ({
+      name: `task-${String(i).padStart(2, "0")}-a-rather-long-recording-name.jsonl`,
+      path: null,
+      report: {
+        ...RUN,
+        policy,
+        calls: RUN.calls.map((c: { request_bytes: number }) => ({
+          ...c,
+          request_bytes: Math.round(c.request_bytes * scale * (1 + i / 10)),
+        })),
+      },
+    })),
+    { version: "0.5.0", policy },
+  );
+const batchPage = renderReportHtml([
+  { file: "legacy-all.json", kind: "aggregate", report: batchOf("legacy", 1) },
+  { file: "bounded-all.json", kind: "aggregate", report: batchOf("bounded", 0.6) },
+]);
+
+type PhoneLayout = {
+  pageWidth: number;
+  viewport: number;
+  /** Run page: the right edge of every shown steps-table cell; batch page: of every first-report value cell. */
+  cellsRight: number[];
+  visibleRight: number;
+  /** Text boxes in a cache chart that overlap another text box of the same chart. */
+  overlaps: string[];
+};
+
+const MEASURE_PHONE = `
+  const narrow = window.innerWidth <= 640;
+  const shown = (el) => getComputedStyle(el).display !== "none";
+  const steps = document.querySelector("table.steps");
+  const summary = document.querySelector("#summary .table-scroll");
+  const cells = steps
+    ? [...steps.querySelectorAll("td, th")].filter(shown)
+    : [...summary.querySelectorAll("tbody tr")].map((row) => row.children[1]).filter(Boolean);
+  const overlaps = [];
+  for (const svg of document.querySelectorAll('svg[id^="chart-cache"]')) {
+    if (!shown(svg.parentElement)) continue;
+    const texts = [...svg.querySelectorAll("text")].map((t) => ({ t: t.textContent, r: t.getBoundingClientRect() }));
+    for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+      const a = texts[i].r, b = texts[j].r;
+      if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) {
+        overlaps.push(texts[i].t + " / " + texts[j].t);
+      }
+    }
+  }
+  const visible = steps ? window.innerWidth : summary.getBoundingClientRect().right;
+  return {
+    pageWidth: document.documentElement.scrollWidth,
+    viewport: window.innerWidth,
+    cellsRight: cells.map((c) => c.getBoundingClientRect().right),
+    visibleRight: visible,
+    overlaps,
+  };
+`;
+
+test(
+  "at 420 px a run's steps and a batch's first values are on screen, and no cache chart text overlaps another",
+  {
+    skip: chromium === null && !process.env.CI
+      ? "Chromium is not installed (Debian: apt-get install -y chromium)"
+      : false,
+    // A hang guard sized for a loaded 2-core machine (four browser runs), not a speed measurement.
+    timeout: 600_000,
+  },
+  async () => {
+    assert.ok(chromium, "CI is set, so Chromium must be installed");
+    assert.ok(runPage.includes('id="chart-cache-0"'), "the fixture has usage and a cache: the cache chart is drawn");
+    for (const width of [420, 1200]) {
+      for (const [name, html] of [["run page", runPage], ["batch page", batchPage]] as const) {
+        const layout: PhoneLayout = await measureLayout<PhoneLayout>(chromium, { html, width, measure: MEASURE_PHONE });
+        const at = `${name} at ${width} px`;
+        assert.ok(layout.pageWidth <= layout.viewport, `${at}: the page is ${layout.pageWidth} px wide`);
+        assert.ok(layout.cellsRight.length > 0, at);
+        const off: number[] = layout.cellsRight.filter((right: number) => right > layout.visibleRight + 1);
+        assert.deepEqual(off, [], `${at}: cells past the visible edge ${layout.visibleRight}`);
+        assert.deepEqual(layout.overlaps, [], `${at}: cache chart texts overlap`);
       }
     }
   },

@@ -2,9 +2,9 @@
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { main } from "../main.ts";
 import type { Io } from "../commands/io.ts";
@@ -323,78 +323,88 @@ if (chromium === null && !process.env.CI) {
   console.log(`report-html.test.ts: skipping the browser test: ${NO_CHROMIUM}`);
   test.skip(`the HTML page renders its charts in headless Chromium (skipped: ${NO_CHROMIUM})`, () => {});
 } else {
-  test("the HTML page renders its charts in headless Chromium at desktop and phone widths; screenshots in tests/artifacts/", async () => {
-    if (chromium === null) assert.fail(`${NO_CHROMIUM}; CI is set, so this test must run`);
-    const dir = await mkdtemp(join(tmpdir(), "loom-report-browser-"));
-    try {
-      const page = join(dir, "report.html");
-      await writeFile(page, renderReportHtml([named("legacy.json", legacy), named("bounded.json", bounded)]));
-      // (the markup checks below use the wide chart; the narrow one carries the same series)
-      const url = pathToFileURL(page).href;
+  // A hang guard sized for a loaded 2-core machine (six browser runs), not a speed measurement. Screenshots are taken
+  // in the test's own folder and only copied to tests/artifacts/ for people: no test ever reads them from there.
+  test(
+    "the HTML page renders its charts in headless Chromium at desktop and phone widths; screenshots in tests/artifacts/",
+    {
+      timeout: 600_000,
+    },
+    async () => {
+      if (chromium === null) assert.fail(`${NO_CHROMIUM}; CI is set, so this test must run`);
+      const dir = await mkdtemp(join(tmpdir(), "loom-report-browser-"));
+      try {
+        const page = join(dir, "report.html");
+        await writeFile(page, renderReportHtml([named("legacy.json", legacy), named("bounded.json", bounded)]));
+        // (the markup checks below use the wide chart; the narrow one carries the same series)
+        const url = pathToFileURL(page).href;
 
-      const dom = await dumpDom(chromium, url);
-      const lines = chartPolylines(dom, "chart-per-call");
-      assert.equal(lines.length, 2, "two per-call polylines in the browser's DOM");
-      for (const line of lines) assert.equal(pointCount(line), 80);
-      assert.equal(chartPolylines(dom, "chart-cumulative").length, 2);
-      const markers = (id: string) => tags(chart(dom, id), "polygon").filter((t) => t.attrs.class === "checkpoint");
-      assert.equal(markers("chart-per-call").length, checkpointCount);
-      assert.equal(markers("chart-per-call-narrow").length, checkpointCount);
+        const dom = await dumpDom(chromium, url);
+        const lines = chartPolylines(dom, "chart-per-call");
+        assert.equal(lines.length, 2, "two per-call polylines in the browser's DOM");
+        for (const line of lines) assert.equal(pointCount(line), 80);
+        assert.equal(chartPolylines(dom, "chart-cumulative").length, 2);
+        const markers = (id: string) => tags(chart(dom, id), "polygon").filter((t) => t.attrs.class === "checkpoint");
+        assert.equal(markers("chart-per-call").length, checkpointCount);
+        assert.equal(markers("chart-per-call-narrow").length, checkpointCount);
 
-      await mkdir(ARTIFACTS, { recursive: true });
-      await writeFile(join(ARTIFACTS, "report.html"), await readFile(page, "utf8"));
-      // Desktop and phone widths: at 420 px the narrow charts show (their own layout, text at full size).
-      for (const [name, width] of [["report.png", 1200], ["report-phone.png", 420]] as const) {
-        const png = join(ARTIFACTS, name);
-        await rm(png, { force: true });
-        await screenshot(chromium, { url, path: png, width, height: 2400 });
-        const image = await readPng(png);
-        assert.deepEqual([image.width, image.height], [width, 2400]);
-        // The charts sit below the headline and the cards; the series colours must be painted there too.
-        const skip = width === 1200 ? 520 : 1000;
-        const charts = {
-          ...image,
-          height: image.height - skip,
-          pixel: (x: number, y: number) => image.pixel(x, y + skip),
-        };
-        for (const [i, color] of SERIES_COLORS.slice(0, 2).entries()) {
-          const painted = countColor(charts, color);
-          console.log(`${name}: series ${i} (${color}): ${painted} pixels in the charts`);
-          assert.ok(painted > (width === 1200 ? 1500 : 400), `series ${i} (${color}) painted on ${painted} pixels`);
+        const shown: string[] = [];
+        // Desktop and phone widths: at 420 px the narrow charts show (their own layout, text at full size).
+        for (const [name, width] of [["report.png", 1200], ["report-phone.png", 420]] as const) {
+          const png = join(dir, name);
+          shown.push(png);
+          await screenshot(chromium, { url, path: png, width, height: 2400 });
+          const image = await readPng(png);
+          assert.deepEqual([image.width, image.height], [width, 2400]);
+          // The charts sit below the headline and the cards; the series colours must be painted there too.
+          const skip = width === 1200 ? 520 : 1000;
+          const charts = {
+            ...image,
+            height: image.height - skip,
+            pixel: (x: number, y: number) => image.pixel(x, y + skip),
+          };
+          for (const [i, color] of SERIES_COLORS.slice(0, 2).entries()) {
+            const painted = countColor(charts, color);
+            console.log(`${name}: series ${i} (${color}): ${painted} pixels in the charts`);
+            assert.ok(painted > (width === 1200 ? 1500 : 400), `series ${i} (${color}) painted on ${painted} pixels`);
+          }
         }
-      }
-      // A batch comparison: per-run bars and distributions, at both widths.
-      const runs = (policy: "legacy" | "bounded") =>
-        Array.from(
-          { length: 12 },
-          (_, i) => ({ name: `t${i}.json`, path: null, report: simulated(policy, 8 + i * 3) }),
+        // A batch comparison: per-run bars and distributions, at both widths.
+        const runs = (policy: "legacy" | "bounded") =>
+          Array.from(
+            { length: 12 },
+            (_, i) => ({ name: `t${i}.json`, path: null, report: simulated(policy, 8 + i * 3) }),
+          );
+        const batches = join(dir, "batches.html");
+        await writeFile(
+          batches,
+          renderReportHtml([
+            {
+              file: "legacy-all.json",
+              kind: "aggregate",
+              report: aggregateReports(runs("legacy"), { version: "0.4.0", policy: "legacy" }),
+            },
+            {
+              file: "bounded-all.json",
+              kind: "aggregate",
+              report: aggregateReports(runs("bounded"), { version: "0.4.0", policy: "bounded" }),
+            },
+          ]),
         );
-      const batches = join(dir, "batches.html");
-      await writeFile(
-        batches,
-        renderReportHtml([
-          {
-            file: "legacy-all.json",
-            kind: "aggregate",
-            report: aggregateReports(runs("legacy"), { version: "0.4.0", policy: "legacy" }),
-          },
-          {
-            file: "bounded-all.json",
-            kind: "aggregate",
-            report: aggregateReports(runs("bounded"), { version: "0.4.0", policy: "bounded" }),
-          },
-        ]),
-      );
-      for (const [name, width] of [["aggregates.png", 1200], ["aggregates-phone.png", 420]] as const) {
-        const png = join(ARTIFACTS, name);
-        await screenshot(chromium, { url: pathToFileURL(batches).href, path: png, width, height: 2400 });
-        const image = await readPng(png);
-        for (const color of SERIES_COLORS.slice(0, 2)) {
-          assert.ok(countColor(image, color) > 2000, `${name}: ${color} bars painted`);
+        for (const [name, width] of [["aggregates.png", 1200], ["aggregates-phone.png", 420]] as const) {
+          const png = join(dir, name);
+          shown.push(png);
+          await screenshot(chromium, { url: pathToFileURL(batches).href, path: png, width, height: 2400 });
+          const image = await readPng(png);
+          for (const color of SERIES_COLORS.slice(0, 2)) {
+            assert.ok(countColor(image, color) > 2000, `${name}: ${color} bars painted`);
+          }
         }
+        await mkdir(ARTIFACTS, { recursive: true });
+        for (const file of [page, ...shown]) await copyFile(file, join(ARTIFACTS, basename(file)));
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 }

@@ -82,3 +82,20 @@ test("colour only on a terminal, never with NO_COLOR or TERM=dumb", () => {
   new Reporter({ ...plain.io, isTTY: true, color: false }, { command: "run" }).usageError(new UsageError("x"));
   assert.equal(plain.out.stderr, "loom run: x\n");
 });
+
+test("progress names the action while it runs; a log gets one line per step, a terminal a line that counts seconds", () => {
+  const base = { step: 4, max_steps: 30, request_bytes: 0, checkpoint: false, cost_usd: null };
+  const log = fakeIo({ cwd: "/" });
+  const plain = new Reporter(log.io, { command: "run" }).progress!;
+  plain({ ...base, phase: "selection", request_bytes: 5_783 });
+  plain({ ...base, phase: "execution", action: "run_tests" });
+  plain({ ...base, step: 5, phase: "arguments", request_bytes: 6_001 });
+  assert.equal(log.out.stderr, "step 4/30 run_tests\n", "no line per model call in a log, one per step");
+  const tty = fakeIo({ cwd: "/" });
+  const reporter = new Reporter({ ...tty.io, isTTY: true, color: false, columns: 80 }, { command: "run" });
+  reporter.progress!({ ...base, phase: "execution", action: "run_tests" });
+  assert.match(tty.out.stderr, /\r\x1b\[2Kstep 4\/30 run_tests 0 s$/);
+  // The next call's line replaces it (and stops its clock).
+  reporter.progress!({ ...base, step: 5, phase: "selection", request_bytes: 100 });
+  assert.match(tty.out.stderr, /\r\x1b\[2Kstep 5\/30 selection 100 B$/);
+});

@@ -1,4 +1,6 @@
 // The real executors for one slice: where its processes run (the sandbox mode decided once, here) and what they see.
+import { realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { StartupError } from "../errors.ts";
 import type { SandboxSettings, SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
@@ -20,6 +22,9 @@ export type WorkspaceExecutorSettings = {
   settingsEnv?: Record<string, string | undefined>;
   /** Where "running without a sandbox" is said (once per process). */
   warn?: (message: string) => void;
+  /** Loom's own output files of the run (report, recording, trace, diff), absolute: those inside the workspace never
+   * make a revision. */
+  ownFiles?: readonly string[];
 };
 
 let warned = false;
@@ -54,7 +59,7 @@ export function chooseSandbox(
 export function createWorkspaceExecutor(
   slice: SliceRequest,
   store: ResultStore,
-  { root, sandboxMode, secretEnvNames, env, settingsEnv, warn }: WorkspaceExecutorSettings,
+  { root, sandboxMode, secretEnvNames, env, settingsEnv, warn, ownFiles = [] }: WorkspaceExecutorSettings,
 ): WorkspaceExecutor {
   sweepLeftoversOnce(); // pids cgroups a killed Loom left behind
   const settings: SandboxSettings = slice.sandbox ?? {};
@@ -79,7 +84,30 @@ export function createWorkspaceExecutor(
     secretEnvNames,
     passEnv: settings.env ?? [],
     ...(slice.workspace_ignore ? { ignore: slice.workspace_ignore } : {}),
+    ownFiles: insideWorkspace(root, ownFiles),
     sandboxMode: mode,
     ...(bwrap ? { sandbox: { bwrap, policy: { network: settings.network, readOnly: settings.read_only } } } : {}),
   }, env ? { env } : {});
+}
+
+/**
+ * The paths of `files` inside `root`, relative to it (as the workspace scan names them). Both sides are compared as the
+ * file system resolves them, so a workspace or an output named through a symlinked folder still matches.
+ */
+function insideWorkspace(root: string, files: readonly string[]): Set<string> {
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return resolve(path);
+    }
+  };
+  const base = real(root);
+  const inside = new Set<string>();
+  for (const file of files) {
+    const path = join(real(dirname(resolve(file))), basename(file));
+    const rel = relative(base, path);
+    if (rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)) inside.add(rel.split(sep).join("/"));
+  }
+  return inside;
 }

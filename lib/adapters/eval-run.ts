@@ -102,6 +102,12 @@ export async function runEval(
     rows = previous.rows;
     dropped = previous.summary.dropped_pairs;
     rescore = previous.rescore;
+  } else if (options.resume) {
+    // Not refused (a re-run shard passes --resume from its first try), but said: a mistyped --out would otherwise
+    // silently start over and spend again.
+    options.warn?.(
+      `--resume: ${JSON.stringify(out)} holds no evaluation yet (no eval.json), so this starts a new one`,
+    );
   }
   const whole = schedule(allPairs({ tasks: taskIds, models: settings.models, repeats: settings.repeats }), {
     policies: settings.policies,

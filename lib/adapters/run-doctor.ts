@@ -80,12 +80,21 @@ export async function runDoctor(
   const done = (startup: StartupError | null = null) => {
     // Every check not reached is listed as not checked, so the table always has the same rows.
     const names = ["model", "key", "context", "structured_answer", "cache_write", "cache_read"] as const;
+    const failed = checks.find((c) => c.status === "fail");
+    const notChecked = failed ? `not checked: the ${failed.check.replace("_", " ")} check failed` : NOT_CHECKED;
     const rows = names.map((name) =>
       checks.find((c) => c.check === name) ??
         (name === "key" && keyless
           ? { check: name, status: "pass" as const, detail: "no key needed", code: null }
-          : { check: name, status: "skip" as const, detail: NOT_CHECKED, code: null })
+          : { check: name, status: "skip" as const, detail: notChecked, code: null })
     );
+    // The failure first: a check that was never reached is not listed above the one that stopped the rest.
+    const at = failed ? rows.findIndex((row) => row.check === failed.check) : -1;
+    const firstUnreached = rows.findIndex((row) => row.status === "skip" && row.detail === notChecked);
+    if (at > 0 && firstUnreached !== -1 && firstUnreached < at) {
+      const [row] = rows.splice(at, 1);
+      if (row) rows.splice(firstUnreached, 0, row);
+    }
     return doctorResult({ model, checks: rows, usages, price, startup });
   };
 

@@ -12,6 +12,7 @@ import { addUsage, NULL_USAGE, type Provider, type Usage } from "../vocabulary/t
 import { describeFsError, LoomError, StartupError } from "../errors.ts";
 import { endingOf } from "../ending.ts";
 import type { Executor } from "../vocabulary/executor.ts";
+import { workspaceChanges } from "../vocabulary/reports.ts";
 import { type LoopResult, previewModeOf, runLoop } from "../loop/loop.ts";
 import type { Outcome } from "../outcome.ts";
 import { DEFAULT_KEY_ENVS } from "../providers/provider-config.ts";
@@ -43,6 +44,7 @@ import { captureBodies } from "./providers/capture-bodies.ts";
 import { buildProvider } from "./providers/create-provider.ts";
 import {
   definedOnly,
+  type ProjectConfig,
   type RequestSettings,
   resolveSettings,
   type RunSettings,
@@ -143,6 +145,8 @@ export type StartOptions = RunOptions & {
   flags?: SettingFlags;
   /** The user's config file, below the environment (lib/config.ts has the precedence). */
   userConfig?: { config: UserConfig; file: string };
+  /** The project's `.loom/config.jsonc` (found from the workspace upward): below the environment, above userConfig. */
+  projectConfig?: { config: ProjectConfig; file: string };
   /** Provider limits from flags (the idle timeout and deadline); they override a catalog model's own settings. */
   http?: { timeoutMs?: number; deadlineMs?: number };
   /** Where providers read their credentials (default: the process environment). */
@@ -156,6 +160,11 @@ export type StartOptions = RunOptions & {
   onEvent?: (event: RunEvent) => void;
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
   trace?: (line: TraceLine) => void;
+  /** Loom's other output files of this run (the trace, the diff), besides contextReport and record: inside the
+   * workspace they are never the agent's changes. */
+  ownFiles?: readonly string[];
+  /** Write a git-style patch of the run's workspace changes here (--diff), from Loom's own snapshot. */
+  diff?: string;
   /** The price table the report's cost comes from (default: the model table's prices). */
   prices?: PriceTable;
   /** The model table (default: the built-in one, lib/models/built-in.ts; --models FILE merges a user's file in). */
@@ -167,7 +176,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   const now = options.now ?? (() => performance.now());
   const started = now();
   // Loom's own files are reached from folders pinned now, before any process of the run can plant a link on the way.
-  for (const path of [options.contextReport, options.record]) if (path) pinOutputPath(path);
+  for (const path of [options.contextReport, options.record, options.diff]) if (path) pinOutputPath(path);
   // The user's own settings alone (no catalog, no request yet): the policy a report says if nothing more is known.
   const userLevel = resolveSettings(settingsInput(options));
   const known: CatalogKnown = {
@@ -181,7 +190,12 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   let loop: LoopResult | null = null;
   let failure: LoomError | null = null;
   let comparing: ComparingExecutor | undefined;
-  const sandbox: { state: SandboxState | null; workspace?: WorkspaceExecutor } = { state: null };
+  const sandbox: {
+    state: SandboxState | null;
+    workspace?: WorkspaceExecutor;
+    /** The recording's sink, for its closing line: what the run changed. */
+    record?: RecordingSink;
+  } = { state: null };
   // Files the run opened (the recording): closed when it ends, whatever the ending.
   const opened: Array<() => void> = [];
   let model: string | null = null;
@@ -203,7 +217,8 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       const { type: _, ...call } = event;
       // A cost is shown only when every call so far reported its counters: "$0.0000" for a recording without usage
       // would be a claim, not a measurement.
-      const known = price !== null &&
+      // A replay's money is the recorded run's, never spent now: it is said once, labelled, at the end.
+      const known = price !== null && !options.replay &&
         events.every((e) => e.type !== "model-called" || costOf(e.usage ?? NULL_USAGE, price) !== null);
       options.onProgress?.({ ...call, max_steps: maxSteps, cost_usd: known ? spent() : null });
     }
@@ -253,6 +268,17 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       previews: options.previews,
       // A change after the last action (a leftover writer) is a revision no test ran on.
       settle: () => sandbox.workspace?.settle() ?? null,
+      // The progress line names the action while it runs (a test or command can take minutes).
+      onExecute: (step, action) =>
+        options.onProgress?.({
+          step,
+          phase: "execution",
+          action,
+          request_bytes: 0,
+          checkpoint: false,
+          max_steps: maxSteps,
+          cost_usd: null,
+        }),
       spent,
       // The same prices the cost so far and the cap read.
       price,
@@ -262,6 +288,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     failure = error;
   } finally {
     store.clear();
+    // A recording of a real workspace ends with what the run changed: a replay shows the same files.
+    if (sandbox.record && sandbox.workspace) {
+      sandbox.record({ type: "changes", changes: workspaceChanges(sandbox.workspace.changes()) });
+    }
     for (const close of opened) close();
   }
   announceRouting();
@@ -305,6 +335,12 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       }
       : {}),
     ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
+    // What the run changed, from Loom's own snapshot (a workspace that ran for real), else as its recording says.
+    ...(sandbox.workspace
+      ? { changes: workspaceChanges(sandbox.workspace.changes()) }
+      : options.replay?.recording.changes
+      ? { changes: options.replay.recording.changes }
+      : {}),
   });
   // The report is the fold of the stream the caller saw: one source for both.
   const report = foldReport(events, { version: VERSION });
@@ -320,6 +356,16 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
         message: `Cannot write the context report ${JSON.stringify(reportPath)}: ${ioCode(cause)}`,
       };
       reportPath = null;
+    }
+  }
+  if (options.diff) {
+    // --diff: the patch of the run's changes (empty when nothing changed or nothing ran for real).
+    try {
+      writeFileAtomic(options.diff, sandbox.workspace?.patch() ?? "");
+    } catch (cause) {
+      (options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)))(
+        `Cannot write the diff ${JSON.stringify(options.diff)}: ${ioCode(cause)}`,
+      );
     }
   }
   const replay = comparing ? { compared: comparing.compared, differing_steps: comparing.differing } : undefined;
@@ -369,7 +415,7 @@ async function prepare(
     known: CatalogKnown;
     store: ResultStore;
     now: () => number;
-    sandbox: { state: SandboxState | null; workspace?: WorkspaceExecutor };
+    sandbox: { state: SandboxState | null; workspace?: WorkspaceExecutor; record?: RecordingSink };
     opened: Array<() => void>;
   },
 ): Promise<Prepared> {
@@ -483,6 +529,9 @@ async function prepare(
       settingsEnv: env,
       secretEnvNames: secretEnvNames(secretNames),
       warn: options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)),
+      // (a catalog names its own report path: known.reportPath, planned above)
+      ownFiles: [known.reportPath, options.contextReport, options.record, options.diff, ...(options.ownFiles ?? [])]
+        .filter((path) => path !== undefined && path !== null),
     });
     sandbox.state = workspace.sandboxState;
     sandbox.workspace = workspace;
@@ -491,6 +540,7 @@ async function prepare(
   }
   if (options.record) {
     const sink = openRecording(options.record, { request, sliceName: known.slice, pending, opened });
+    sandbox.record = sink;
     provider = new RecordingProvider(provider, sink);
     executor = new RecordingExecutor(executor, sink, { store });
   }
@@ -579,7 +629,12 @@ function settingsInput(options: StartOptions): SettingsInput {
       provider_idle_timeout_ms: options.http?.timeoutMs,
     }),
   };
-  return { flags, env: options.env ?? process.env, userConfig: options.userConfig };
+  return {
+    flags,
+    env: options.env ?? process.env,
+    userConfig: options.userConfig,
+    ...(options.projectConfig ? { projectConfig: options.projectConfig } : {}),
+  };
 }
 
 /** A request's own settings, for resolveSettings. */

@@ -5,7 +5,7 @@ import type { z } from "zod";
 import { type ActionArgs, ActionArguments, ActionName } from "../vocabulary/actions.ts";
 import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
 import { errorCode, InterruptedError } from "../errors.ts";
-import type { ExecuteContext, Executor } from "../vocabulary/executor.ts";
+import type { ExecuteContext, Executor, LineChange } from "../vocabulary/executor.ts";
 import type { ExecutionReport, ReportOf } from "../vocabulary/reports.ts";
 import type { TestSpec } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
@@ -22,6 +22,8 @@ import {
 } from "./workspace-files.ts";
 import { DEFAULT_WORKSPACE_IGNORE, WorkspaceFingerprint } from "./workspace-fingerprint.ts";
 import { GitGuard, isGitPath, makesRepository } from "./git-guard.ts";
+import { WorkspaceSnapshot } from "./workspace-snapshot.ts";
+import type { FileChange } from "../vocabulary/reports.ts";
 import type { SandboxState } from "../sandbox-state.ts";
 import { outsidePathArgument, resolveInside, unsafeProgramArgument } from "./workspace-paths.ts";
 import { listingLines, matchingLines, matchLine, MAX_SEARCH_MATCHES, searchableText } from "./workspace-search.ts";
@@ -42,6 +44,8 @@ export type WorkspaceExecutorConfig = {
   sandbox?: { bwrap: Bubblewrap; policy: SandboxPolicy };
   /** gitignore globs whose changes make no new revision (default: DEFAULT_WORKSPACE_IGNORE). */
   ignore?: readonly string[];
+  /** Loom's own output files of the run inside the workspace (exact paths relative to the root): never a change. */
+  ownFiles?: ReadonlySet<string>;
   /** The sandbox mode chosen for the run (reported; `sandbox` says whether one is in use). */
   sandboxMode?: SandboxState["mode"];
 };
@@ -93,14 +97,22 @@ export class WorkspaceExecutor implements Executor {
   readonly #fingerprint: WorkspaceFingerprint;
   /** git's entries as they were at the start: what a process plants or changes there is undone after it. */
   readonly #gitGuard: GitGuard;
+  /** The workspace's text at the start and now: the run's changed files, lines and patch. */
+  readonly #snapshot: WorkspaceSnapshot;
+  /** Lines added and removed by the execute in progress (null: unknown). */
+  #lines: LineChange | null = { added: 0, removed: 0 };
   #looked = false;
 
   constructor(config: WorkspaceExecutorConfig, { now = Date.now, env }: WorkspaceExecutorOptions = {}) {
     this.#config = config;
     this.#now = now;
     this.#env = env;
-    this.#fingerprint = new WorkspaceFingerprint(config.root, config.ignore ? { ignore: config.ignore } : {});
     this.#gitGuard = new GitGuard(config.root);
+    this.#fingerprint = new WorkspaceFingerprint(config.root, {
+      ...(config.ignore ? { ignore: config.ignore } : {}),
+      ...(config.ownFiles ? { exclude: config.ownFiles } : {}),
+    });
+    this.#snapshot = new WorkspaceSnapshot(config.root);
     this.sandboxState = {
       mode: config.sandboxMode ?? (config.sandbox ? "auto" : "off"),
       active: config.sandbox !== undefined,
@@ -111,7 +123,26 @@ export class WorkspaceExecutor implements Executor {
   /** Whether the workspace changed since the last look (the first look only records it). */
   #changed(): boolean {
     this.#looked = true;
-    return this.#fingerprint.changed();
+    const changed = this.#fingerprint.changed();
+    const lines = this.#snapshot.update(this.#fingerprint.files());
+    this.#lines = lines && this.#lines
+      ? { added: this.#lines.added + lines.added, removed: this.#lines.removed + lines.removed }
+      : null;
+    return changed;
+  }
+
+  lines(): LineChange | null {
+    return this.#lines;
+  }
+
+  /** The files that differ from the start, with lines added and removed (none before the first look). */
+  changes(): FileChange[] {
+    return this.#snapshot.changes();
+  }
+
+  /** A git-style patch of the run's changes, from Loom's own snapshot (`--diff FILE`). */
+  patch(): string {
+    return this.#snapshot.patch();
   }
 
   get revision(): string {
@@ -136,6 +167,7 @@ export class WorkspaceExecutor implements Executor {
     { step, signal }: ExecuteContext,
   ): Promise<ExecutionReport> {
     if (signal?.aborted) throw new InterruptedError();
+    this.#lines = { added: 0, removed: 0 };
     // The last refusal rides in every bounded request, and a reason may quote a model's 100 KB path: keep it small.
     const refusal = (code: string, reason: string): ExecutionReport => ({
       kind: "refusal",

@@ -9,7 +9,8 @@
 // The walk is iterative (a tree 30,000 folders deep is walked, not a stack overflow), and deep folders are reached
 // through a handle on an ancestor (`/proc/self/fd/N/rest`, Linux's openat) once their path nears PATH_MAX, so a file
 // deeper than PATH_MAX is fingerprinted like any other. What does not count as a change: only the paths the slice's
-// `workspace_ignore` globs name (gitignore syntax), by default DEFAULT_WORKSPACE_IGNORE.
+// `workspace_ignore` globs name (gitignore syntax), by default DEFAULT_WORKSPACE_IGNORE, and Loom's own output files
+// (the report, recording, trace, diff of this run: `exclude`, exact paths, so no pattern can hide a file of the agent).
 import { createHash } from "node:crypto";
 import {
   closeSync,
@@ -93,15 +94,22 @@ export class WorkspaceFingerprint {
   readonly #ignore: ScopedRules[];
   /** Whether any glob can name a file (most name only folders: files then skip the check). */
   readonly #ignoresFiles: boolean;
+  /** Loom's own output files of this run, as exact paths relative to the root. */
+  readonly #exclude: ReadonlySet<string>;
   #entries = new Map<string, Entry>();
   #seeded = false;
   #walked = false;
 
   constructor(
     root: string,
-    { now = Date.now, ignore = DEFAULT_WORKSPACE_IGNORE }: { now?: () => number; ignore?: readonly string[] } = {},
+    { now = Date.now, ignore = DEFAULT_WORKSPACE_IGNORE, exclude = new Set() }: {
+      now?: () => number;
+      ignore?: readonly string[];
+      exclude?: ReadonlySet<string>;
+    } = {},
   ) {
     this.#root = root;
+    this.#exclude = exclude;
     this.#now = now;
     const rules = parseIgnore(ignore.join("\n"));
     this.#ignore = [{ base: "", rules }];
@@ -131,6 +139,15 @@ export class WorkspaceFingerprint {
       else parts.push(`d\0${path}\0`);
     }
     return createHash("sha256").update(parts.join("")).digest("hex");
+  }
+
+  /** The regular files of the last walk: path -> content signature (executable bit and hash), for snapshots. */
+  files(): Map<string, string> {
+    const files = new Map<string, string>();
+    for (const [path, entry] of this.#entries) {
+      if (entry.kind === "f") files.set(path, `${entry.mode & 0o111 ? "x" : "-"}${entry.hash}`);
+    }
+    return files;
   }
 
   /** One walk: the new entries replace the old; returns whether any differs (or appeared, or went away). */
@@ -198,7 +215,7 @@ export class WorkspaceFingerprint {
         }
         continue;
       }
-      if (this.#ignoresFiles && isIgnored(this.#ignore, path, false)) continue;
+      if (this.#exclude.has(path) || (this.#ignoresFiles && isIgnored(this.#ignore, path, false))) continue;
       if (info.isSymbolicLink()) {
         record(path, { kind: "l", target: safeReadlink(full) });
         continue;

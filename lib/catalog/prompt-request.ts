@@ -3,10 +3,11 @@
 import { ACTION_NAMES, type ActionName } from "../vocabulary/actions.ts";
 import { UsageError } from "../errors.ts";
 import { SliceRequest } from "../slice.ts";
+import { DEFAULT_MAX_STEPS } from "../policy.ts";
 import { formatZodError, MISSING_FIELDS } from "../text/zod-error.ts";
 
 export const PROMPT_DEFAULTS = {
-  maxSteps: 30,
+  maxSteps: DEFAULT_MAX_STEPS,
   testTimeoutSeconds: 300,
   instructions: "You work in a software project (the workspace). Read what you need, make the smallest change that " +
     "does what is asked, check it (run the tests when you can), and finish with a short summary of what you did.",

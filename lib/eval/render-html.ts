@@ -11,24 +11,36 @@ const pct = (x: number) => `${Math.round(x * 100)} %`;
 /** A link to a run's artifact, relative to the page; encoded so a path is never markup. */
 const link = (path: string, label: string) => `<a href="${escape(encodeURI(path))}">${escape(label)}</a>`;
 
-/** An interval bar on [from, to]: the interval as a band, the estimate as a tick, optional reference lines. */
+/**
+ * An interval bar on [from, to]: the interval as a band, the estimate as a tick, optional reference lines, and tick
+ * labels at both ends and the middle (the scale is uniform, so the labels are never stretched).
+ */
 function bar(
   { low, high, estimate }: { low: number; high: number; estimate: number },
-  { from, to, lines = [] }: { from: number; to: number; lines?: { at: number; label: string }[] },
+  { from, to, lines = [], format = (v) => String(v) }: {
+    from: number;
+    to: number;
+    lines?: { at: number; label: string }[];
+    format?: (v: number) => string;
+  },
 ): string {
-  const w = 320;
-  const x = (v: number) => (Math.min(to, Math.max(from, v)) - from) / (to - from) * w;
+  const w = 320, pad = 16, inner = w - 2 * pad;
+  const x = (v: number) => pad + (Math.min(to, Math.max(from, v)) - from) / (to - from) * inner;
+  const ticks = [from, (from + to) / 2, to].map((v) =>
+    `<line x1="${x(v)}" x2="${x(v)}" y1="18" y2="21" stroke="#999"/>` +
+    `<text x="${x(v)}" y="31" text-anchor="middle" font-size="10" fill="#555">${escape(format(v))}</text>`
+  ).join("");
   const marks = lines.map((l) =>
     `<line x1="${x(l.at)}" x2="${x(l.at)}" y1="0" y2="18" stroke="#b00" stroke-dasharray="3 2"><title>${
       escape(l.label)
     }</title></line>`
   ).join("");
-  return `<svg class="bar" viewBox="0 0 ${w} 18" preserveAspectRatio="none" role="img" aria-label="${
+  return `<svg class="bar" viewBox="0 0 ${w} 34" role="img" aria-label="${
     escape(`${estimate} (${low} to ${high})`)
   }">` +
-    `<rect x="0" y="8" width="${w}" height="2" fill="#ddd"/>` +
+    `<rect x="${pad}" y="8" width="${inner}" height="2" fill="#ddd"/>` +
     `<rect x="${x(low)}" y="4" width="${Math.max(1, x(high) - x(low))}" height="10" fill="#8ab"/>` +
-    `<rect x="${x(estimate) - 1}" y="1" width="3" height="16" fill="#123"/>${marks}</svg>`;
+    `<rect x="${x(estimate) - 1}" y="1" width="3" height="16" fill="#123"/>${marks}${ticks}</svg>`;
 }
 
 function pairBlock(pair: PairSummary): string {
@@ -40,6 +52,7 @@ function pairBlock(pair: PairSummary): string {
       from: -1,
       to: 1,
       lines: [{ at: -pair.margin, label: "−margin" }, { at: 0, label: "0" }],
+      format: (v) => (v > 0 ? `+${Math.round(v * 100)}` : v < 0 ? `−${Math.round(-v * 100)}` : "0"),
     })
   }</p>
 ${
@@ -49,6 +62,7 @@ ${
           from: 0,
           to: 2,
           lines: [{ at: 1 - pair.cost_margin, label: "1 − cost margin" }, { at: 1, label: "1×" }],
+          format: (v) => `${v}×`,
         })
       }</p>`
       : "<p>cost ratio: n/a (no priced runs)</p>"
@@ -89,7 +103,7 @@ export function renderEvalHtml(file: EvalFile, { dir }: { dir: string }): string
       p.runs_without_cost ? ` (+${p.runs_without_cost} without)` : ""
     }</td><td>${usd(p.cost_per_solved)}</td><td>${pct(p.solve_rate.estimate)} (${pct(p.solve_rate.low)}–${
       pct(p.solve_rate.high)
-    })</td><td>${bar(p.solve_rate, { from: 0, to: 1 })}</td><td>${pct(p.pass_all)}</td><td>${
+    })</td><td>${bar(p.solve_rate, { from: 0, to: 1, format: pct })}</td><td>${pct(p.pass_all)}</td><td>${
       p.median_steps ?? "n/a"
     }</td><td>${p.model_calls}</td></tr>`
   ).join("\n");
@@ -109,7 +123,7 @@ export function renderEvalHtml(file: EvalFile, { dir }: { dir: string }): string
 <title>loom eval: ${title}</title>
 <style>body{font:14px/1.4 system-ui,sans-serif;margin:1em auto;padding:0 1em;max-width:72em}
 table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:.2em .6em;text-align:left;white-space:nowrap}
-.scroll{overflow-x:auto;max-width:100%}.bar{width:20em;max-width:100%;height:18px;display:block}
+.scroll{overflow-x:auto;max-width:100%}.bar{width:100%;min-width:14em;max-width:36em;height:auto;display:block}
 .verdict{border-left:6px solid #888;background:#f6f6f6;padding:.4em .8em;margin:.6em 0}
 .verdict b{font-size:1.2em}.verdict.inferior{border-color:#b00}.verdict.non_inferior_and_cheaper{border-color:#080}
 .verdict p{margin:.3em 0;overflow-wrap:anywhere}.warn{color:#b00;font-weight:bold}li{overflow-wrap:anywhere}

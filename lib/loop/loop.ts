@@ -3,6 +3,7 @@
 // Pure orchestration: the provider, executor and clock are passed in (recording wraps the provider and executor).
 import { ACTION_DESCRIPTIONS, ActionArguments, type ActionName, takesArguments } from "../vocabulary/actions.ts";
 import {
+  LOOKUPS_PER_STAGE,
   parseDecision,
   parseStepDecision,
   runResponseSchema,
@@ -67,6 +68,8 @@ export type LoopOptions = {
    * once it has reached the cap. */
   spent?: () => number;
   /** After the last step: the workspace's revision if it changed outside any action (a leftover writer), else null. */
+  /** Told when a step's action starts executing (the progress line names it while a test or command runs). */
+  onExecute?: (step: number, action: string) => void;
   settle?: () => string | null;
   /** The model's prices, for what each cache miss cost (null: unknown, the misses are counted in tokens only). */
   price?: ModelPrice | null;
@@ -101,6 +104,17 @@ const zodError = { formatError: (e: Parameters<typeof formatZodError>[0]) => for
  * cannot answer in the schema would otherwise burn every remaining step.
  */
 export const MAX_INVALID_STEPS = 3;
+
+/** Refusals that mean the model gave no usable answer in the step: these count toward MAX_INVALID_STEPS. */
+const NO_ANSWER: ReadonlySet<string> = new Set(["invalid_answer", "lookup_limit"]);
+
+/**
+ * The most model calls one step can make (README, exit codes): each stage (two in a two-call step) asks at most
+ * LOOKUPS_PER_STAGE + 2 times — its lookups, one re-ask after an invalid answer or a failed lookup, and the answer that
+ * ends it (valid, invalid a second time, or one lookup too many). A single-call step is one stage with two parts (at
+ * most LOOKUPS_PER_STAGE + 3 calls). tests/runaway.test.ts holds every run to it.
+ */
+export const MAX_CALLS_PER_STEP = 2 * (LOOKUPS_PER_STAGE + 2);
 
 export async function runLoop(request: SliceRequest, options: LoopOptions): Promise<LoopResult> {
   const { policy, executor, store, now, signal } = options;
@@ -187,6 +201,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
       else if (unverified !== null) report = unverified;
       else {
         const t0 = now();
+        options.onExecute?.(step, decided.action);
         report = await executor.execute(decided.action, args, { step, signal });
         executedMs = Math.max(0, now() - t0);
       }
@@ -205,6 +220,7 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         ...stepOutcome(args, report),
         revision: briefing.latest_revision,
         executed,
+        ...linesOf(executed ? executor.lines?.() : undefined),
       });
       if (report.kind === "print") printed.push(store.get(report.text) ?? "");
       if (report.kind === "finish") finish = { status: report.status, summary: report.summary };
@@ -216,9 +232,10 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
         context.append(sealed);
         if (report.kind === "finish") ended = { outcome: "completed", error: null };
       }
-      invalidSteps = report.kind === "refusal" && report.code === "invalid_answer" ? invalidSteps + 1 : 0;
+      invalidSteps = report.kind === "refusal" && NO_ANSWER.has(report.code) ? invalidSteps + 1 : 0;
       if (ended === null && invalidSteps >= MAX_INVALID_STEPS) {
-        const message = `No valid answer in ${invalidSteps} steps in a row (each asked twice); the run stops ` +
+        const message =
+          `No valid answer in ${invalidSteps} steps in a row (each asked twice, or its lookups failed); the run stops ` +
           `rather than spend its remaining ${request.limits.max_steps - step} steps`;
         ended = { outcome: "invalid_answers", error: { code: "invalid_answers", message } };
       }
@@ -259,6 +276,12 @@ export function previewModeOf(
   { policy, previews }: { policy: ContextPolicyName; previews?: PreviewSizes },
 ): PreviewMode | null {
   return CONTEXT_POLICIES[policy].previews && previews === undefined ? request.previews ?? DEFAULT_PREVIEW_MODE : null;
+}
+
+/** A step event's line counts: what the executor says of its last execute, when it says anything. */
+function linesOf(lines: { added: number; removed: number } | null | undefined) {
+  if (lines === undefined) return {};
+  return { lines_added: lines?.added ?? null, lines_removed: lines?.removed ?? null };
 }
 
 /** What the model's answers decided for a step: suspend the run, act, or a refusal (no action runs). */

@@ -81,15 +81,25 @@ export async function runStage(run: StageRun, stage: Stage): Promise<StageResult
         const reason = `Lookup ${used} in the ${phase} phase of step ${step}: each stage permits ${LOOKUPS_PER_STAGE}`;
         return phase === "selection" ? { kind: "suspend", reason } : { kind: "refuse", code: "lookup_limit", reason };
       }
+      // A lookup that fails (malformed, or naming nothing there is) is an invalid answer too: it shares the stage's one
+      // re-ask, so a model that answers bad lookups forever stops like one that answers out of the schema.
       if (!lookup.ok) {
         const omitted = !add({ lookup: echo(answer.value), error: lookup.error });
         run.onEvent({ type: "lookup-answered", step, phase, kind: null, error: true, omitted });
+        if (reasked.has(phase)) return invalidTwice(phase, lookup.error);
+        reasked.add(phase);
         continue;
       }
       const response = answerLookup(lookup.lookup, { store, archive });
       const omitted = !add({ ...response, lookup: echo(lookup.lookup) });
       const kind = lookupKind(lookup.lookup);
       run.onEvent({ type: "lookup-answered", step, phase, kind, error: "error" in response, omitted });
+      if ("error" in response) {
+        if (reasked.has(phase)) {
+          return invalidTwice(phase, `lookup failed: ${clipText(String(response.error), MESSAGE_LIMIT)}`);
+        }
+        reasked.add(phase);
+      }
       continue;
     }
 
@@ -115,15 +125,17 @@ export async function runStage(run: StageRun, stage: Stage): Promise<StageResult
       };
     }
     const part = decision.part ?? phase;
-    if (reasked.has(part)) {
-      return { kind: "refuse", code: "invalid_answer", reason: `Invalid ${part} answer twice: ${error}` };
-    }
+    if (reasked.has(part)) return invalidTwice(part, error);
     reasked.add(part);
     add({
       invalid_answer:
         `Your answer did not match the response schema (${error}); expected ${stage.expected}, or a lookup. Answer again.`,
     });
   }
+}
+
+function invalidTwice(part: string, error: string): StageResult {
+  return { kind: "refuse", code: "invalid_answer", reason: `Invalid ${part} answer twice: ${error}` };
 }
 
 /** One model call: build the request, announce it (call-started), and measure it — a failed call that was sent too. */

@@ -110,3 +110,8 @@ export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
  * model pages, read 2026-12-01; default effort high) spend thinking tokens from the same max_tokens as the answer, so
  * 8,192 could cut a small JSON answer off after a long think. The limit only caps: output is billed as produced. */
 export const ADAPTIVE_THINKING_MAX_TOKENS = 32_000;
+
+/** No byte (headers included) for this long fails an attempt (retryable). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+/** One model call, every attempt and wait included, ends by then. */
+export const DEFAULT_DEADLINE_MS = 60_000;

@@ -2,7 +2,7 @@
 // execution reports with their bulk) to a recording. Pure: the sink that writes the lines is passed in.
 import type { ActionName } from "../vocabulary/actions.ts";
 import { utf8Length } from "../text/digest.ts";
-import type { ExecuteContext, Executor } from "../vocabulary/executor.ts";
+import type { ExecuteContext, Executor, LineChange } from "../vocabulary/executor.ts";
 import type { RecordingEntry } from "./recording.ts";
 import { type ExecutionReport, reportRefs } from "../vocabulary/reports.ts";
 import type { ResultStore } from "../context/store.ts";
@@ -62,7 +62,20 @@ export class RecordingExecutor implements Executor {
     const report = await this.#inner.execute(action, args, context);
     const results: Record<string, string> = {};
     for (const ref of reportRefs(report)) results[ref] = this.#store.get(ref) ?? "";
-    this.#sink({ type: "execution", step: context.step, action, args, report, results });
+    const lines = this.#inner.lines?.();
+    this.#sink({
+      type: "execution",
+      step: context.step,
+      action,
+      args,
+      report,
+      results,
+      ...(lines !== undefined ? { lines } : {}),
+    });
     return report;
+  }
+
+  lines(): LineChange | null | undefined {
+    return this.#inner.lines?.();
   }
 }

@@ -3,7 +3,7 @@ import { tooDeep } from "../text/json-depth.ts";
 import { z } from "zod";
 import { ActionName } from "../vocabulary/actions.ts";
 import { RecordingError } from "../errors.ts";
-import { ExecutionReport, reportRefs } from "../vocabulary/reports.ts";
+import { ExecutionReport, reportRefs, WorkspaceChanges } from "../vocabulary/reports.ts";
 import { SliceRequest } from "../slice.ts";
 import { Phase, StopReason, Usage } from "../vocabulary/turn.ts";
 import { readJson } from "../text/json-text.ts";
@@ -49,16 +49,30 @@ export const RecordedExecution = z.strictObject({
   args: z.record(z.string(), z.unknown()),
   report: ExecutionReport,
   results: z.record(z.string(), z.string()).describe("Bulk content of the report's references, by digest"),
+  lines: z.strictObject({ added: z.number().int().nonnegative(), removed: z.number().int().nonnegative() }).nullable()
+    .optional().describe(
+      "Lines the step added to and removed from the workspace's text files (null: unknown); shown again on replay " +
+        "(since loom 0.6.0)",
+    ),
 });
 export type RecordedExecution = z.infer<typeof RecordedExecution>;
 
-export const RecordingEntry = z.discriminatedUnion("type", [RecordedAnswer, RecordedExecution]);
+/** The last line of a recording of a real workspace: what the run changed, so a replay shows the same files. */
+export const RecordedChanges = z.strictObject({
+  type: z.literal("changes"),
+  changes: WorkspaceChanges,
+}).describe("The files the run changed against its starting revision, with lines (since loom 0.6.0)");
+export type RecordedChanges = z.infer<typeof RecordedChanges>;
+
+export const RecordingEntry = z.discriminatedUnion("type", [RecordedAnswer, RecordedExecution, RecordedChanges]);
 export type RecordingEntry = z.infer<typeof RecordingEntry>;
 
 export type Recording = {
   header: RecordingHeader;
   answers: RecordedAnswer[];
   executions: RecordedExecution[];
+  /** What the recorded run changed (absent in recordings before 0.6.0, and of runs without a real workspace). */
+  changes?: WorkspaceChanges;
 };
 
 /** Parses a recording; any bad line is reported with the file name and its line number. */
@@ -67,6 +81,7 @@ export function parseRecording(text: string, { name = "recording" }: { name?: st
   let header: RecordingHeader | undefined;
   const answers: RecordedAnswer[] = [];
   const executions: RecordedExecution[] = [];
+  let changes: WorkspaceChanges | undefined;
   for (const [i, raw] of lines.entries()) {
     const line = raw.trim();
     if (line === "") continue;
@@ -99,10 +114,10 @@ export function parseRecording(text: string, { name = "recording" }: { name?: st
         }
       }
       executions.push(entry);
-    }
+    } else changes = entry.changes;
   }
   if (!header) throw new RecordingError(`${name}: empty recording (no header line)`);
-  return { header, answers, executions };
+  return { header, answers, executions, ...(changes ? { changes } : {}) };
 }
 
 export function recordingLine(entry: RecordingHeader | RecordingEntry): string {

@@ -2,7 +2,7 @@
 // recorded execution reports (loading their bulk into the store), so no workspace is needed.
 import { canonicalJson } from "../text/digest.ts";
 import { RecordingError } from "../errors.ts";
-import type { Executor } from "../vocabulary/executor.ts";
+import type { Executor, LineChange } from "../vocabulary/executor.ts";
 import { type ActionName, takesArguments } from "../vocabulary/actions.ts";
 import { asLookup } from "../vocabulary/answer.ts";
 import type { StepProtocol } from "../policy.ts";
@@ -74,6 +74,7 @@ export class RecordedExecutor implements Executor {
   readonly #store: ResultStore;
   #next = 0;
   #revision = "r0";
+  #lines: LineChange | null | undefined;
 
   constructor(executions: readonly RecordedExecution[], { store }: { store: ResultStore }) {
     this.#executions = executions;
@@ -82,6 +83,11 @@ export class RecordedExecutor implements Executor {
 
   get revision(): string {
     return this.#revision;
+  }
+
+  /** The lines the recorded step added and removed, as recorded (undefined: a recording from before 0.6.0). */
+  lines(): LineChange | null | undefined {
+    return this.#lines;
   }
 
   execute(action: ActionName, args: Record<string, unknown>, { step }: { step: number }): Promise<ExecutionReport> {
@@ -100,6 +106,7 @@ export class RecordedExecutor implements Executor {
       );
     }
     this.#next += 1;
+    this.#lines = recorded.lines;
     for (const [digest, content] of Object.entries(recorded.results)) {
       if (!this.#store.putVerified(digest, content)) {
         return Promise.reject(new RecordingError(`Step ${step}: recorded content does not match its digest ${digest}`));
@@ -128,6 +135,10 @@ export class ComparingExecutor implements Executor {
 
   get revision(): string {
     return this.#inner.revision;
+  }
+
+  lines(): LineChange | null | undefined {
+    return this.#inner.lines?.();
   }
 
   get compared(): number {

@@ -15,7 +15,9 @@ export function cacheBars({ id, cache, frame = WIDE, label }: {
   label: string;
 }): string {
   const calls = cache.per_call;
-  const top = 28;
+  // Two lines above the plot: the title, then the legend on its own line (on a phone's narrow frame the two shared a
+  // line and overlapped).
+  const top = 50;
   const height = frame.height + top;
   const plotW = frame.width - frame.left - frame.right, plotH = height - top - frame.bottom;
   const peak = Math.max(1, ...calls.map((c) => c.read + c.write + c.uncached));
@@ -30,13 +32,13 @@ export function cacheBars({ id, cache, frame = WIDE, label }: {
         formatCount(Math.round(peak * f))
       }</text>`
     ),
-    `<text class="axis-title" x="6" y="${top - 10}">input tokens per call · ${escapeHtml(label)}</text>`,
+    `<text class="axis-title" x="6" y="16">input tokens per call · ${escapeHtml(label)}</text>`,
   ];
   PARTS.forEach((part, k) => {
     out.push(
-      `<rect x="${frame.width - frame.right - 250 + k * 85}" y="${top - 20}" width="12" height="12" fill="${
+      `<rect x="${frame.left + k * 95}" y="${top - 22}" width="12" height="12" fill="${
         CACHE_COLORS[part]
-      }"/><text class="legend" x="${frame.width - frame.right - 234 + k * 85}" y="${top - 10}">${part}</text>`,
+      }"/><text class="legend" x="${frame.left + 16 + k * 95}" y="${top - 12}">${part}</text>`,
     );
   });
   calls.forEach((c, i) => {

@@ -6,6 +6,7 @@ import { addUsage, NULL_USAGE, Phase, Usage } from "../vocabulary/turn.ts";
 import { SandboxState } from "../sandbox-state.ts";
 import { Cost } from "../prices.ts";
 import { CallCache, RunCache } from "../cache-explanation.ts";
+import { WorkspaceChanges } from "../vocabulary/reports.ts";
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -34,6 +35,20 @@ export const CallRecord = z.strictObject({
   cache: CallCache.optional(),
 });
 export type CallRecord = z.infer<typeof CallRecord>;
+
+/** One step as the report keeps it: what was done to what, and how it went — never contents, output or prompts. */
+export const StepRecord = z.strictObject({
+  step: count,
+  action: z.string().nullable().describe("The chosen action; null when the step was refused before one was chosen"),
+  target: z.string().nullable().describe("Its path, command or query (clipped); null for actions without one"),
+  report: z.string().describe("The execution report's kind (read, edit, test, command, refusal, finish, …)"),
+  status: z.string().describe("ok, failed, timed_out or refused"),
+  exit_code: z.number().int().nullable().describe("A test's or command's exit status (null: none, or killed)"),
+  revision: z.string().describe("The workspace revision after the step"),
+  lines_added: count.nullable().optional().describe("Lines the step added (null: unknown; absent: not counted)"),
+  lines_removed: count.nullable().optional().describe("Lines the step removed, likewise"),
+});
+export type StepRecord = z.infer<typeof StepRecord>;
 
 export const ContextReport = z.strictObject({
   schema_version: z.literal(REPORT_SCHEMA_VERSION),
@@ -91,6 +106,13 @@ export const ContextReport = z.strictObject({
   ),
   recording: RecordingDigest.optional().describe(
     "A replay's recording: sha256 of its bytes as read (absent for a run), so batches pair and resume by recording",
+  ),
+  step_log: z.array(StepRecord).optional().describe(
+    "One entry per step, in order: action, target, status, revision, test result, lines (since loom 0.6.0)",
+  ),
+  changes: WorkspaceChanges.nullable().optional().describe(
+    "The files the run changed against its starting revision, with lines added and removed; null when the workspace " +
+      "did not run for real (a replay without --execute); absent in reports of older versions",
   ),
   // The cache explanation (#30): its own block.
   cache: RunCache.optional().describe(

@@ -4,7 +4,13 @@ import { NORMAL_OUTCOMES } from "../outcome.ts";
 import { addUsage, NULL_USAGE } from "../vocabulary/turn.ts";
 import type { RunEvent } from "../run-events.ts";
 import { summarizeCache } from "../cache-explanation.ts";
-import { type CallRecord, type ContextReport, type PhaseStats, REPORT_SCHEMA_VERSION } from "./context-report.ts";
+import {
+  type CallRecord,
+  type ContextReport,
+  type PhaseStats,
+  REPORT_SCHEMA_VERSION,
+  type StepRecord,
+} from "./context-report.ts";
 
 type RunStarted = Extract<RunEvent, { type: "run-started" }>;
 type RunEnded = Extract<RunEvent, { type: "run-ended" }>;
@@ -26,6 +32,7 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
     execution: emptyPhase(),
   };
   const calls: CallRecord[] = [];
+  const stepLog: StepRecord[] = [];
   const retrievals = { result: 0, list_history: 0, read_history: 0, omitted: 0, errors: 0 };
   let usage = { ...NULL_USAGE };
   let checkpoints = 0;
@@ -65,6 +72,17 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
           phases.execution.elapsed_ms += event.elapsed_ms;
         }
         if (event.report === "refusal") refusals += 1;
+        stepLog.push({
+          step: event.step,
+          action: event.action,
+          target: event.target,
+          report: event.report,
+          status: event.status,
+          exit_code: event.exit_code,
+          revision: event.revision,
+          ...(event.lines_added !== undefined ? { lines_added: event.lines_added } : {}),
+          ...(event.lines_removed !== undefined ? { lines_removed: event.lines_removed } : {}),
+        });
         break;
       case "run-ended":
         ended = event;
@@ -104,6 +122,8 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
   report.verified = ended.verified;
   if ("cost" in ended) report.cost = ended.cost;
   if (ended.recording !== undefined) report.recording = ended.recording;
+  if (started !== null) report.step_log = stepLog;
+  if (ended.changes !== undefined) report.changes = ended.changes;
   // The cache explanation (#30): the run's figures from its calls'.
   const cache = summarizeCache(calls);
   if (cache !== null) report.cache = cache;

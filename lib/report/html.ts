@@ -30,6 +30,8 @@ import {
 } from "./chart.ts";
 
 import { cacheBars } from "./cache-chart.ts";
+import { changedFilesSection, runFacts, STEPS_STYLE, stepTimeline } from "./steps-html.ts";
+import { type Transcript, TRANSCRIPT_STYLE, transcriptHtml } from "./transcript.ts";
 
 export { SERIES_COLORS } from "./chart.ts";
 
@@ -38,14 +40,17 @@ function responsive(draw: (frame: Frame, suffix: string) => string): string {
   return `<div class="wide">${draw(WIDE, "")}</div><div class="narrow">${draw(NARROW, "-narrow")}</div>`;
 }
 
-/** The ratios people look for first, large, at the top: each report's request bytes and largest request against [1]. */
-function headline(doc: SummaryDocument): string {
+/** The ratios people look for first, large, at the top: each report's request bytes and largest request against [1].
+ * One run's page leads with what a person asks first: outcome, verified, cost and changed files. */
+function headline(doc: SummaryDocument, reports: NamedReport[]): string {
   const [first, ...rest] = doc.reports;
   if (!first) return "";
+  const only = reports[0];
+  const facts = rest.length === 0 && only?.kind === "run" ? runFacts(first, only.report) : "";
   const figure = (value: string, caption: string, cls = "") =>
     `<div class="figure${cls}"><span class="big">${value}</span><span class="caption">${caption}</span></div>`;
   if (rest.length === 0) {
-    return `<div class="headline"><div class="pair" data-series="0" style="border-top-color:${colorOf(0)}">${
+    return `<div class="headline">${facts}<div class="pair" data-series="0" style="border-top-color:${colorOf(0)}">${
       figure(formatBytes(first.request_bytes.total), "request bytes")
     }${figure(formatBytes(first.request_bytes.max), "largest request")}${
       figure(formatCount(first.model_calls), "model calls")
@@ -84,7 +89,12 @@ function cards(doc: SummaryDocument): string {
       `<dt>checkpoints</dt><dd>${formatCount(s.checkpoints)}</dd><dt>prefix changes</dt><dd>${
         formatCount(s.prefix_changes)
       }</dd>` +
-      `<dt>elapsed</dt><dd>${vs(s.total_elapsed_ms, first.total_elapsed_ms, formatMs)}</dd>` +
+      // A replay's time is not comparable with a live run's: no ratio between them.
+      `<dt>elapsed</dt><dd>${
+        s.replayed === first.replayed
+          ? vs(s.total_elapsed_ms, first.total_elapsed_ms, formatMs)
+          : `${formatMs(s.total_elapsed_ms)}${s.replayed ? " (replay)" : ""}`
+      }</dd>` +
       `</dl></div>`;
   }).join("") + `</div>`;
 }
@@ -155,6 +165,9 @@ table.summary th:first-child, table.summary td:first-child { position: sticky; l
   .cards { grid-template-columns: 1fr; }
   .headline .big { font-size: 38px; }
   table.summary th, table.summary td { padding: 4px 6px; font-size: 14px; }
+  /* A long cell (an aggregate's "n/a — …" cost) wraps instead of pushing every right-aligned value off-screen. */
+  table.summary td { white-space: normal; min-width: 7em; }
+  table.summary th:first-child, table.summary td:first-child { max-width: 9.5em; min-width: 0; }
   .scroll-hint { display: block; }
 }
 `;
@@ -162,7 +175,11 @@ table.summary th:first-child, table.summary td:first-child { position: sticky; l
 /** The page: summary table, request bytes per call (with the 32/48/64 KiB lines and checkpoints), cumulative bytes. */
 export function renderReportHtml(
   reports: NamedReport[],
-  { title = "Loom context report" }: { title?: string } = {},
+  { title = "Loom context report", transcript }: {
+    title?: string;
+    /** One run's transcript (its recording or trace beside it): shown after its steps. */
+    transcript?: Transcript;
+  } = {},
 ): string {
   const doc = summarizeReports(reports);
   const rows = comparisonRows(doc);
@@ -240,6 +257,12 @@ export function renderReportHtml(
   const held = (policy: ContextPolicyName | undefined) => policy !== undefined && CONTEXT_POLICIES[policy].ceiling;
   const thresholds = series.some((s) => held(reports[s.index]?.report.policy)) ? THRESHOLDS : [];
   const peaks = series.map((s) => Math.max(0, ...s.values));
+  const [only] = reports;
+  const whatItDid = !several && only?.kind === "run" && doc.reports[0]
+    ? `${changedFilesSection(doc.reports[0])}\n${stepTimeline(doc.reports[0], only.report)}${
+      transcript ? `\n${transcriptHtml(transcript)}` : ""
+    }`
+    : "";
   const runSections = series.length === 0 ? "" : `<section id="per-call">
 <h2>Request bytes per model call</h2>
 <p class="note">${
@@ -332,18 +355,19 @@ ${
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${STEPS_STYLE}${transcript ? TRANSCRIPT_STYLE : ""}</style>
 </head>
 <body>
 <main>
 <h1>${escapeHtml(title)}</h1>
-${headline(doc)}
+${headline(doc, reports)}
 <p class="sub">${
     several
       ? `${reports.length} reports compared; ratios are against [1] ${escapeHtml(reports[0]?.file ?? "")}.`
       : `Report ${escapeHtml(reports[0]?.file ?? "")}.`
   } Measurements only: request bytes are UTF-8 bytes of each serialized model request.</p>
 ${cards(doc)}
+${whatItDid}
 ${skippedNote}
 ${runSections}
 ${cacheSections}

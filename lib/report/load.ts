@@ -22,9 +22,15 @@ export function parseReport(text: string, { file }: { file: string }): NamedRepo
   const name = JSON.stringify(file);
   if (text.trim() === "") throw new UsageError(`Report ${name} is empty`, "report_not_json");
   const json = readJson(text);
-  if (!json.ok) throw new UsageError(`Report ${name} is not JSON: ${describeJsonFailure(json)}`, "report_not_json");
+  if (!json.ok) {
+    const other = otherLoomFile(text);
+    if (other) throw new UsageError(`${name} is ${other}, not a report`, "report_invalid");
+    throw new UsageError(`Report ${name} is not JSON: ${describeJsonFailure(json)}`, "report_not_json");
+  }
   const value = json.value;
   if (value === null || typeof value !== "object" || Array.isArray(value) || !("schema_version" in value)) {
+    const other = otherLoomFile(text);
+    if (other) throw new UsageError(`${name} is ${other}, not a report`, "report_invalid");
     throw new UsageError(`Report ${name} is not a Loom context report (no "schema_version" field)`, "report_invalid");
   }
   const version = fieldOf(value, "schema_version");
@@ -50,6 +56,24 @@ export function parseReport(text: string, { file }: { file: string }): NamedRepo
   const parsed = ContextReport.safeParse(value);
   if (!parsed.success) throw invalid("context report", parsed.error, { schema: ContextReport, worded: true });
   return { file, kind: "run", report: parsed.data };
+}
+
+/**
+ * What another of Loom's JSON Lines files is, told by its first line, with the command that reads it; null when it is
+ * none of them. (The formats' own modules sit above this one; their first-line marks are what they write.)
+ */
+function otherLoomFile(text: string): string | null {
+  const first = text.slice(0, text.indexOf("\n") === -1 ? undefined : text.indexOf("\n"));
+  const line = readJson(first);
+  if (!line.ok || line.value === null || typeof line.value !== "object") return null;
+  if (fieldOf(line.value, "format") === "loom-recording") {
+    return "a recording (loom-recording): replay it with `loom replay FILE --context-report report.json`, then " +
+      "`loom report report.json`";
+  }
+  if (fieldOf(line.value, "trace_version") !== undefined && fieldOf(line.value, "turn_request") !== undefined) {
+    return "a request trace (--trace): its report is the run's --context-report file";
+  }
+  return null;
 }
 
 /** A run's report file (not an aggregate), read and checked as parseReport checks it; a UsageError otherwise. */

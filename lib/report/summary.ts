@@ -1,6 +1,7 @@
 // Summaries and side-by-side comparisons of context reports, as data (for --json and HTML) and as plain text.
 import type { ContextPolicyName } from "../policy.ts";
-import { type AggregateReport, type ContextReport, requestBytes } from "./context-report.ts";
+import { type AggregateReport, type ContextReport, requestBytes, type StepRecord } from "./context-report.ts";
+import type { WorkspaceChanges } from "../vocabulary/reports.ts";
 import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
 import { Phase, type Usage } from "../vocabulary/turn.ts";
@@ -50,6 +51,11 @@ export type ReportSummary = {
   /** A run's final revision's tests ran and passed; null for an aggregate or a report of an older version. */
   verified: boolean | null;
   run_rows: AggregateReport["runs"] | null;
+  /** What the agent did (a run's report from 0.6.0 on): its steps and the files it changed; null when not known. */
+  step_log: StepRecord[] | null;
+  changes: WorkspaceChanges | null;
+  /** A replay's report: its times are not a live run's and its cost is the recorded run's. */
+  replayed: boolean;
   /** The prompt cache (#30): the run's cache block, and per call what was read, written and sent uncached. */
   cache: ReportCache | null;
 };
@@ -139,6 +145,9 @@ function summarizeReport(named: NamedReport): ReportSummary {
       sandbox: null,
       verified: null,
       run_rows: structuredClone(a.runs),
+      step_log: null,
+      changes: null,
+      replayed: false,
       cache: null,
     };
   }
@@ -165,6 +174,9 @@ function summarizeReport(named: NamedReport): ReportSummary {
     sandbox: c.sandbox ? { mode: c.sandbox.mode, active: c.sandbox.active } : null,
     verified: c.verified ?? null,
     run_rows: null,
+    step_log: c.step_log ? structuredClone(c.step_log) : null,
+    changes: c.changes ? structuredClone(c.changes) : null,
+    replayed: c.recording !== undefined,
     cache: reportCache(c),
   };
 }
@@ -181,7 +193,15 @@ type Metric = {
   format: (n: number) => string;
   /** What a missing value says, when more than "none". */
   missing?: (s: ReportSummary) => string;
+  /** A time: a replay's is not comparable with a live run's (no model, no real processes), so no ratio is given. */
+  timing?: true;
 };
+
+/** The ratio of a metric, or null where it would compare a replay's time with a live run's. */
+function metricRatio(m: Metric, s: ReportSummary, base: ReportSummary): number | null {
+  if (m.timing && s.replayed !== base.replayed) return null;
+  return ratio(m.value(s), m.value(base));
+}
 
 /** Why a report shows no cost. */
 function missingCost(s: ReportSummary): string {
@@ -211,8 +231,15 @@ const METRICS: readonly Metric[] = [
     label: `elapsed · ${p}`,
     value: (s) => s.phases[p].elapsed_ms,
     format: formatMs,
+    timing: true,
   })),
-  { key: ["elapsed_ms", "total"], label: "elapsed · total", value: (s) => s.total_elapsed_ms, format: formatMs },
+  {
+    key: ["elapsed_ms", "total"],
+    label: "elapsed · total",
+    value: (s) => s.total_elapsed_ms,
+    format: formatMs,
+    timing: true,
+  },
   {
     key: ["cost"],
     label: "cost",
@@ -243,7 +270,7 @@ export function summarizeReports(reports: NamedReport[]): SummaryDocument {
   const [first, ...rest] = summaries;
   const comparisons = first === undefined ? [] : rest.map((s): Comparison => {
     const ratios: Record<string, unknown> = {};
-    for (const m of METRICS) setPath(ratios, m.key, ratio(m.value(s), m.value(first)));
+    for (const m of METRICS) setPath(ratios, m.key, metricRatio(m, s, first));
     return { file: s.file, baseline: first.file, ratios, runs: compareRuns(first, s) };
   });
   return { format: SUMMARY_FORMAT, version: SUMMARY_VERSION, reports: summaries, comparisons };
@@ -356,15 +383,14 @@ export function comparisonRows(doc: SummaryDocument): TableRow[] {
       });
     }
     group = tail === undefined ? "" : head;
-    const values = reports.map(m.value);
-    const [base = null] = values;
+    const [baseReport] = reports;
     rows.push({
       label: tail === undefined ? m.label : `  ${tail}`,
       cells: reports.map((report) => {
         const v = m.value(report);
         return v === null ? m.missing?.(report) ?? NONE : m.format(v);
       }),
-      ratios: values.map((v, i) => (i === 0 ? null : ratio(v, base))),
+      ratios: reports.map((report, i) => (i === 0 || !baseReport ? null : metricRatio(m, report, baseReport))),
     });
   }
   const optional = (n: number | null) => (n === null ? NONE : formatCount(n));
@@ -505,7 +531,9 @@ function renderOne(s: ReportSummary): string {
     ["total elapsed", formatMs(s.total_elapsed_ms)],
     ["usage", describeUsageScope(s)],
     ...USAGE_COUNTERS.map((c): [string, string] => [`  ${c.replace("_", " ")}`, usage(s.usage[c])]),
-    ["cost", s.cost === null ? missingCost(s) : `$${s.cost.toFixed(4)}`],
+    s.replayed
+      ? fact("recorded cost", s.cost === null ? missingCost(s) : `$${s.cost.toFixed(4)} (the recorded run's calls)`)
+      : fact("cost", s.cost === null ? missingCost(s) : `$${s.cost.toFixed(4)}`),
   ];
   const parts = [
     head,
@@ -516,6 +544,8 @@ function renderOne(s: ReportSummary): string {
     "",
     keyValues(counts),
   ];
+  if (s.step_log !== null && s.step_log.length > 0) parts.push("", renderSteps(s.step_log));
+  if (s.changes !== null) parts.push("", renderChanges(s.changes));
   if (s.cache !== null) parts.push("", renderCache(s.cache));
   if (s.run_rows !== null) {
     const rows = [
@@ -540,6 +570,47 @@ function renderOne(s: ReportSummary): string {
     );
   }
   return parts.join("\n") + "\n";
+}
+
+const lineCount = (n: number | null | undefined, sign: string) =>
+  n === undefined ? "" : n === null ? `${sign}?` : `${sign}${formatCount(n)}`;
+
+/** What the agent did, one line per step: action, target, status, test or command exit, revision, lines. */
+function renderSteps(steps: StepRecord[]): string {
+  const rows = [
+    ["step", "action", "target", "status", "exit", "rev", "+", "-"],
+    ...steps.map((s) => [
+      String(s.step),
+      s.action ?? NONE,
+      clipCell(s.target ?? "", 36),
+      s.status,
+      s.exit_code === null ? "" : String(s.exit_code),
+      s.revision,
+      lineCount(s.lines_added, "+"),
+      lineCount(s.lines_removed, "-"),
+    ]),
+  ];
+  return table(rows, { right: [0, 4, 6, 7] });
+}
+
+/** The files changed against the starting revision, with lines added and removed. */
+function renderChanges(changes: WorkspaceChanges): string {
+  if (changes.files.length === 0) return "changed files: none";
+  const total = `${lineCount(changes.lines_added, "+")} ${lineCount(changes.lines_removed, "-")}`;
+  const rows = changes.files.map((f) => [
+    `  ${f.change}`,
+    f.path,
+    lineCount(f.lines_added, "+"),
+    lineCount(f.lines_removed, "-"),
+  ]);
+  return [`changed files: ${formatCount(changes.files.length)} (${total} lines)`, table(rows, { right: [2, 3] })].join(
+    "\n",
+  );
+}
+
+/** A cell cut to `width` characters with an ellipsis. */
+function clipCell(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
 }
 
 const percent = (share: number | null) => (share === null ? NOT_REPORTED : `${(share * 100).toFixed(1)} %`);

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import {
   ContextPolicyName,
+  DEFAULT_MAX_STEPS,
   DEFAULT_POLICY,
   DEFAULT_PREVIEW_MODE,
   DEFAULT_STEP_PROTOCOL,
@@ -15,6 +16,8 @@ import { SandboxMode } from "../sandbox-state.ts";
 import {
   BASE_URL_ENVS,
   DEFAULT_BASE_URLS,
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_KEY_ENVS,
   HttpUrl,
   type ProviderConfig,
@@ -31,11 +34,45 @@ export const UserConfig = z.strictObject({
   base_url: HttpUrl.optional().describe(
     "The API base URL of the model's provider, e.g. an OpenAI-compatible server: http://127.0.0.1:8080/v1",
   ),
+  max_steps: z.number().int().positive().optional().describe(
+    `A prompt run's step limit (a request or catalog names its own); default ${DEFAULT_MAX_STEPS}`,
+  ),
+  provider_deadline_ms: z.number().int().positive().optional().describe(
+    `One model call's deadline, every attempt and wait included; default ${DEFAULT_DEADLINE_MS}`,
+  ),
+  provider_idle_timeout_ms: z.number().int().positive().optional().describe(
+    `A model call's attempt fails after this long without a byte; default ${DEFAULT_IDLE_TIMEOUT_MS}`,
+  ),
 }).describe("Loom's user configuration: defaults below the environment variables and the flags");
 export type UserConfig = z.infer<typeof UserConfig>;
 
+/**
+ * A project's own settings (`.loom/config.jsonc`, found from the workspace upward): below the flags and the
+ * environment, above the user's file. A project's file travels with the code it configures, so it is trusted no
+ * further than that code: it can never say where requests and keys go (base URL, key variable), which model gets the
+ * workspace, or lower the sandbox; its step limit may only lower the user's (docs/cli.md, "Config files").
+ */
+export const ProjectConfig = z.strictObject({
+  $schema: z.string().optional().describe("The JSON Schema of this file, for editors"),
+  context_policy: UserConfig.shape.context_policy,
+  max_steps: UserConfig.shape.max_steps.describe(
+    "A prompt run's step limit for this project; never above the user's own (their file's, else the default)",
+  ),
+  provider_deadline_ms: UserConfig.shape.provider_deadline_ms,
+  provider_idle_timeout_ms: UserConfig.shape.provider_idle_timeout_ms,
+}).describe("A project's Loom settings (.loom/config.jsonc): limits and the context policy, nothing that widens a run");
+export type ProjectConfig = z.infer<typeof ProjectConfig>;
+
+/** Fields a project's file may not hold, and why (the user's file or a flag may). */
+export const USER_ONLY_FIELDS: Record<string, string> = {
+  model: "which model (and provider) gets the workspace is the user's choice",
+  base_url: "where requests and keys go is the user's choice",
+  api_key_env: "which key is sent is the user's choice",
+  sandbox: "the sandbox is the user's choice (--sandbox, LOOM_SANDBOX)",
+};
+
 /** Where a setting's value came from. */
-export type Source = "flag" | "environment" | "config" | "catalog" | "request" | "built-in";
+export type Source = "flag" | "environment" | "project" | "config" | "catalog" | "request" | "built-in";
 
 /** A setting's value, its source and the flag, variable or file field it came from (null for a built-in). */
 export type Setting<T> = { value: T; source: Source; from: string | null };
@@ -50,15 +87,15 @@ const UNSET: Unset = { value: null, source: null, from: null };
  */
 export const PRECEDENCE = {
   model: ["flag", "request", "catalog", "environment", "config"],
-  context_policy: ["flag", "catalog", "environment", "config", "built-in"],
+  context_policy: ["flag", "catalog", "environment", "project", "config", "built-in"],
   step_protocol: ["flag", "request", "catalog", "built-in"],
   previews: ["flag", "request", "catalog", "built-in"],
   sandbox: ["flag", "environment", "built-in", "request", "catalog"],
   base_url: ["flag", "catalog", "environment", "config", "built-in"],
   api_key_env: ["catalog", "built-in"],
-  provider_deadline_ms: ["flag", "catalog", "built-in"],
-  provider_idle_timeout_ms: ["flag", "catalog", "built-in"],
-  max_steps: ["flag", "request", "catalog"],
+  provider_deadline_ms: ["flag", "catalog", "project", "config", "built-in"],
+  provider_idle_timeout_ms: ["flag", "catalog", "project", "config", "built-in"],
+  max_steps: ["flag", "request", "catalog", "project", "config", "built-in"],
 } as const satisfies Record<string, readonly Source[]>;
 export type SettingName = keyof typeof PRECEDENCE;
 
@@ -70,9 +107,9 @@ const USER_SETTINGS = {
   sandbox: { flag: "--sandbox", env: "LOOM_SANDBOX", field: null },
   step_protocol: { flag: "--step-protocol", env: null, field: null },
   previews: { flag: "--previews", env: null, field: null },
-  provider_deadline_ms: { flag: "--provider-deadline-ms", env: null, field: null },
-  provider_idle_timeout_ms: { flag: "--provider-idle-timeout-ms", env: null, field: null },
-  max_steps: { flag: "--max-steps", env: null, field: null },
+  provider_deadline_ms: { flag: "--provider-deadline-ms", env: null, field: "provider_deadline_ms" },
+  provider_idle_timeout_ms: { flag: "--provider-idle-timeout-ms", env: null, field: "provider_idle_timeout_ms" },
+  max_steps: { flag: "--max-steps", env: null, field: "max_steps" },
   api_key_env: { flag: null, env: null, field: null },
 } as const satisfies Record<SettingName, { flag: string | null; env: string | null; field: keyof UserConfig | null }>;
 
@@ -126,6 +163,8 @@ export type SettingsInput = {
   flags?: SettingFlags;
   env: Record<string, string | undefined>;
   userConfig?: { config: UserConfig; file: string };
+  /** The project's `.loom/config.jsonc`, found from the workspace upward. */
+  projectConfig?: { config: ProjectConfig; file: string };
   catalog?: CatalogSettings | null;
   request?: RequestSettings | null;
 };
@@ -156,7 +195,7 @@ export type RunSettings = {
   previews: Setting<PreviewMode>;
   /** The mode test and command processes run under: the floor, raised by the slice's own mode. */
   sandbox: Setting<SandboxMode>;
-  max_steps: Setting<number> | Unset;
+  max_steps: Setting<number>;
   /** How the run's model is reached; null when no model is known yet (or it names no known provider). */
   provider: ProviderSettings | null;
 };
@@ -220,6 +259,8 @@ function resolveAll(input: SettingsInput): RunSettings {
   const { env, catalog = null, request = null } = input;
   const config = input.userConfig?.config ?? {};
   const configAt = (field: keyof UserConfig) => `${input.userConfig?.file ?? "config.jsonc"}: ${field}`;
+  const project = input.projectConfig?.config ?? {};
+  const projectAt = (field: keyof ProjectConfig) => `${input.projectConfig?.file ?? ".loom/config.jsonc"}: ${field}`;
   const defaults = catalog?.defaults ?? {};
   const slice = catalog?.slice;
   const file = catalog?.file ?? "";
@@ -245,6 +286,7 @@ function resolveAll(input: SettingsInput): RunSettings {
       envValue(env, "LOOM_CONTEXT_POLICY", ContextPolicyName, ContextPolicyName.options.join(" or ")),
       "LOOM_CONTEXT_POLICY",
     ),
+    project: found(project.context_policy, projectAt("context_policy")),
     config: found(config.context_policy, configAt("context_policy")),
     "built-in": builtIn(DEFAULT_POLICY),
   });
@@ -267,10 +309,26 @@ function resolveAll(input: SettingsInput): RunSettings {
   });
   // The data may raise the floor (auto < required), never lower it; off is only ever the user's word.
   const sandbox = asked.source !== null && STRENGTH[asked.value] > STRENGTH[floor.value] ? asked : floor;
-  const max_steps = first("max_steps", {
+  // A project's file may lower the user's step limit, never raise it: more steps is more spend.
+  const userMaxSteps = config.max_steps ?? DEFAULT_MAX_STEPS;
+  if (project.max_steps !== undefined && project.max_steps > userMaxSteps) {
+    throw new Refused(
+      `${projectAt("max_steps")} ${project.max_steps} is above the user's limit ${userMaxSteps} ` +
+        `(${
+          config.max_steps === undefined ? "the default" : configAt("max_steps")
+        }): a project's file may only lower ` +
+        "limits; raise it with --max-steps or in your own config file",
+      "user",
+      "invalid_config",
+    );
+  }
+  const max_steps = pick("max_steps", {
     flag: found(flags.max_steps, USER_SETTINGS.max_steps.flag),
     request: fromRequest(request?.limits?.max_steps, "limits.max_steps"),
     catalog: found(slice?.entry.limits?.max_steps, `${file}: slices.${slice?.name}.limits.max_steps`),
+    project: found(project.max_steps, projectAt("max_steps")),
+    config: found(config.max_steps, configAt("max_steps")),
+    "built-in": builtIn(DEFAULT_MAX_STEPS),
   });
   const provider = slice !== undefined && modelEntry !== undefined
     ? catalogProvider(input, slice.entry.model)
@@ -436,23 +494,40 @@ function provider(
     ? { value: entry.api_key_env, source: "catalog", from: at(file.file, file.field, "api_key_env") }
     : { value: entry.api_key_env ?? DEFAULT_KEY_ENVS[entry.kind], source: "built-in", from: null };
   if (file?.checked) checkKeyDestination(input, { kind: entry.kind, base_url, api_key_env, ...file });
-  const limit = (flag: number | undefined, own: number | undefined, key: string, name: SettingName) =>
+  const user = input.userConfig, project = input.projectConfig;
+  const limit = (
+    flag: number | undefined,
+    own: number | undefined,
+    key: string,
+    name: "provider_deadline_ms" | "provider_idle_timeout_ms",
+    fallback: number,
+  ) =>
     pick<number | null>(name, {
       flag: found(flag, USER_SETTINGS[name].flag),
       catalog: file === null ? undefined : found(own, at(file.file, file.field, key)),
-      "built-in": builtIn(own ?? null),
+      project: found(project?.config[name], `${project?.file}: ${name}`),
+      config: found(user?.config[name], `${user?.file}: ${name}`),
+      // The default the HTTP adapters apply, stated here so `loom config` shows what a run uses.
+      "built-in": builtIn(own ?? fallback),
     });
   return {
     kind: entry.kind,
     model: entry.model,
     base_url,
     api_key_env,
-    provider_deadline_ms: limit(flags.provider_deadline_ms, entry.deadline_ms, "deadline_ms", "provider_deadline_ms"),
+    provider_deadline_ms: limit(
+      flags.provider_deadline_ms,
+      entry.deadline_ms,
+      "deadline_ms",
+      "provider_deadline_ms",
+      DEFAULT_DEADLINE_MS,
+    ),
     provider_idle_timeout_ms: limit(
       flags.provider_idle_timeout_ms,
       entry.idle_timeout_ms,
       "idle_timeout_ms",
       "provider_idle_timeout_ms",
+      DEFAULT_IDLE_TIMEOUT_MS,
     ),
     max_response_bytes: entry.max_response_bytes,
     max_tokens: entry.max_tokens,

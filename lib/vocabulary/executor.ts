@@ -19,4 +19,10 @@ export interface Executor {
   execute(action: ActionName, args: Record<string, unknown>, context: ExecuteContext): Promise<ExecutionReport>;
   /** The current revision (`r0` at start). */
   readonly revision: string;
+  /** Lines added and removed in the workspace by the last execute; null when unknown (a file not kept as text),
+   * undefined when not counted (a recording from before 0.6.0). */
+  lines?(): LineChange | null | undefined;
 }
+
+/** Lines added and removed by one step. */
+export type LineChange = { added: number; removed: number };

@@ -107,3 +107,27 @@ export function reportRefs(report: ExecutionReport): string[] {
 export function comparableReport(report: ExecutionReport): ExecutionReport {
   return report.kind === "test" ? { ...report, duration_ms: 0 } : report;
 }
+
+/** One file that differs from the start of the run; lines null when its text is not kept (binary, too large). */
+export const FileChange = z.strictObject({
+  path: z.string().describe("The file's path relative to the workspace"),
+  change: z.enum(["added", "modified", "deleted"]),
+  lines_added: z.number().int().nonnegative().nullable(),
+  lines_removed: z.number().int().nonnegative().nullable(),
+});
+export type FileChange = z.infer<typeof FileChange>;
+
+/** What the run changed in the workspace against its starting revision (never file contents). */
+export const WorkspaceChanges = z.strictObject({
+  files: z.array(FileChange).describe("Every file that differs from the start, in path order"),
+  lines_added: z.number().int().nonnegative().nullable().describe("Sum over the files; null when one is unknown"),
+  lines_removed: z.number().int().nonnegative().nullable().describe("Sum over the files; null when one is unknown"),
+});
+export type WorkspaceChanges = z.infer<typeof WorkspaceChanges>;
+
+/** The changes of a list of files, with their sums. */
+export function workspaceChanges(files: FileChange[]): WorkspaceChanges {
+  const sum = (key: "lines_added" | "lines_removed") =>
+    files.some((f) => f[key] === null) ? null : files.reduce((total, f) => total + (f[key] ?? 0), 0);
+  return { files, lines_added: sum("lines_added"), lines_removed: sum("lines_removed") };
+}

@@ -121,7 +121,7 @@ export function isAlive(pid: number): boolean {
 /** Polls until check() is true; throws with `what` after about `limitMs` (a guard against hangs, not a timed assert). */
 export async function waitFor(
   check: () => boolean,
-  { what, limitMs = 20_000 }: { what: string; limitMs?: number },
+  { what, limitMs = 120_000 }: { what: string; limitMs?: number },
 ): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!check()) {

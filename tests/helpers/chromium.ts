@@ -38,7 +38,7 @@ async function runChromium(binary: string, args: string[]): Promise<string> {
     return await new Promise<string>((resolve, reject) => {
       // The timeout only guards against a hung browser; it kills the child rather than asserting on speed.
       execFile(binary, [...HERMETIC_FLAGS, `--user-data-dir=${profile}`, ...args], {
-        timeout: 120_000,
+        timeout: 600_000,
         maxBuffer: 64 * 1024 * 1024,
         encoding: "utf8",
       }, (error, stdout, stderr) => {

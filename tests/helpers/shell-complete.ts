@@ -43,7 +43,7 @@ export function bashComplete(script: string, lines: readonly string[], { cwd }: 
 
 export function zshComplete(folder: string, lines: readonly string[], { cwd }: { cwd: string }): Completed {
   const driver = join(ROOT, "tests/helpers/zsh-complete.zsh");
-  const output = execFileSync("zsh", ["-f", driver, folder, ...lines], { cwd, encoding: "utf8", timeout: 60_000 });
+  const output = execFileSync("zsh", ["-f", driver, folder, ...lines], { cwd, encoding: "utf8", timeout: 600_000 });
   return collect(lines, output);
 }
 

@@ -7,10 +7,9 @@ import { classifyHttpError } from "../../providers/classify-http-error.ts";
 import { describeNetworkError } from "../../providers/describe-network-error.ts";
 import { malformedResponse } from "../../providers/malformed-response.ts";
 
-/** No byte (headers included) for this long fails the attempt (retryable). */
-export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
-/** One model call, every attempt and wait included, ends by then. */
-export const DEFAULT_DEADLINE_MS = 60_000;
+// The defaults live beside the provider settings, so `loom config` shows the values a run uses (lib/settings/).
+import { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS } from "../../providers/provider-config.ts";
+export { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS };
 /** A response body over this is refused without being read whole (answers are small JSON). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** Same-origin 307/308 redirects followed before a call is refused. */
