@@ -646,7 +646,7 @@ function gitRanPlanted(arena: Arena, folders: readonly string[]): boolean {
     const cwd = join(arena.workspace, folder);
     if (!existsSync(cwd)) continue;
     for (const args of [["status"], ["log", "-1"]]) {
-      spawnSync("git", args, { cwd, env, stdio: "ignore", timeout: 60_000 });
+      spawnSync("git", args, { cwd, env, stdio: "ignore", timeout: 600_000 });
     }
   }
   return existsSync(join(arena.dir, "CANARY"));

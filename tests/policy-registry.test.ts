@@ -21,7 +21,7 @@ test("every context policy has its traits, and only bounded is held to the ceili
 });
 
 test("a policy added to ContextPolicyName without its registry entries fails typechecking, at the registries only", {
-  timeout: 300_000,
+  timeout: 600_000,
 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "loom-policy-registry-"));
   try {
