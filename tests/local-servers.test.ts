@@ -162,7 +162,7 @@ test("LM Studio: the default json_schema and 'none' complete; json_object, the o
   });
 });
 
-test("llama.cpp: json_schema completes, timings.cache_n is the cache read, a prompt over -c is its 400", async () => {
+test("llama.cpp: json_schema completes, cached_tokens is the cache read, a prompt over -c is provider_context_exceeded", async () => {
   await using(startLlamaCppStandIn({ contextSize: 4096 }), async (server) => {
     const provider = createProvider({ kind: "openai-compatible", model: "local", base_url: server.baseUrl }, {
       env: {},
@@ -172,9 +172,18 @@ test("llama.cpp: json_schema completes, timings.cache_n is the cache read, a pro
     const second = await provider.complete(requestOf(2), { model: "local" });
     assert.equal(first.usage.cache_read, 0);
     assert.ok((second.usage.cache_read ?? 0) > 0, "the second call read the kept prefix");
+    // The four counters never overlap: what was evaluated plus what was reused is the server's prompt_tokens.
+    const usage = (second.raw as { usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } } })
+      .usage;
+    assert.equal((second.usage.input ?? 0) + (second.usage.cache_read ?? 0), usage.prompt_tokens);
+    assert.equal(second.usage.cache_read, usage.prompt_tokens_details.cached_tokens);
+    assert.equal(second.timings?.cache_n, second.usage.cache_read);
+    assert.equal(second.timings?.prompt_n, second.usage.input);
     const error = await errorOf(provider.complete(requestOf(32), { model: "local" }));
-    assert.equal(error.code, "provider_bad_request");
-    assert.match(error.message, /exceeds the available context size \(4096 tokens\)/);
+    assert.equal(error.code, "provider_context_exceeded");
+    assert.equal(error.retryable, false);
+    assert.match(error.message, /the prompt is \d+ tokens, the server's context 4096/);
+    assert.equal(server.requests.length, 3, "a refused prompt is not retried");
   });
 });
 

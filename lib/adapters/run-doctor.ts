@@ -2,9 +2,10 @@
 // retired (Loom's tables), a provider can be built (kind, key), the server has the model and a bounded request fits
 // its context (Ollama: /api/show), one call returns a valid structured answer and writes the cache, and an identical
 // second call reads it. Judging and the result are pure (lib/doctor/doctor.ts); this module makes the calls.
-import { CEILING_BYTES } from "../context/budget.ts";
+import { budgetForContext, CEILING_BYTES } from "../context/budget.ts";
 import { resolveSettings, type UserConfig } from "../settings/settings.ts";
 import {
+  DOCTOR_OUTPUT_TOKENS,
   type DoctorCheck,
   doctorRequest,
   type DoctorResult,
@@ -16,8 +17,9 @@ import {
   retiredError,
 } from "../doctor/doctor.ts";
 import { errorMessage, InterruptedError, ProviderError, StartupError } from "../errors.ts";
-import type { Provider, Usage } from "../vocabulary/turn.ts";
+import type { Provider, ServerContext, Usage } from "../vocabulary/turn.ts";
 import { numCtxFor } from "../providers/ollama-context.ts";
+import { formatCount } from "../text/numbers.ts";
 import { DEFAULT_KEY_ENVS, type ProviderKind } from "../providers/provider-config.ts";
 import type { OllamaModelInfo } from "./providers/ollama-provider.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
@@ -52,6 +54,30 @@ function failedCall(error: unknown, { model }: { model: string }): DoctorCheck {
     };
   }
   return { check: "model", status: "fail", detail: message, code };
+}
+
+/** A local server's context, as the check reports it: what a bounded run will hold its requests to there. */
+function localContext(server: ServerContext | null): DoctorCheck {
+  if (server === null) {
+    return {
+      check: "context",
+      status: "skip",
+      detail: "the server does not say its context (no n_ctx at /props or /v1/models); a request over it is its 400",
+      code: null,
+    };
+  }
+  const budget = budgetForContext({ contextTokens: server.context_tokens, outputTokens: server.output_tokens });
+  const tokens = `${formatCount(server.context_tokens)} tokens per request (${server.source})`;
+  return {
+    check: "context",
+    status: "pass",
+    detail: budget
+      ? `${tokens}: bounded requests held to ${formatCount(budget.ceiling)} bytes (retiring past ${
+        formatCount(budget.trigger)
+      }), ${formatCount(server.output_tokens)} tokens kept for answers`
+      : `${tokens}: a bounded run's largest request (64 KiB) fits`,
+    code: null,
+  };
 }
 
 export async function runDoctor(
@@ -157,6 +183,8 @@ export async function runDoctor(
         return done();
       }
     }
+  } else if (provider.serverContext) {
+    checks.push(localContext(await provider.serverContext({ signal })));
   } else {
     checks.push({
       check: "context",
@@ -169,7 +197,7 @@ export async function runDoctor(
   const { request, expected } = doctorRequest({ minCacheTokens: facts.min_cache_tokens, nonce });
   let first;
   try {
-    first = await provider.complete(request, { model, signal });
+    first = await provider.complete(request, { model, signal, maxOutputTokens: DOCTOR_OUTPUT_TOKENS });
   } catch (error) {
     failed(error);
     return done();
@@ -194,7 +222,7 @@ export async function runDoctor(
   }
   checks.push(judgeCacheWrite(first.usage, { minCacheTokens: facts.min_cache_tokens }));
   try {
-    const second = await provider.complete(request, { model, signal });
+    const second = await provider.complete(request, { model, signal, maxOutputTokens: DOCTOR_OUTPUT_TOKENS });
     usages.push(second.usage);
     checks.push(judgeCacheRead(second.usage, { minCacheTokens: facts.min_cache_tokens }));
   } catch (error) {

@@ -98,6 +98,12 @@ const WORDS = (
   "then them these so some her would make like him into time has look two more write go see number no way could people"
 ).split(" ");
 
+/**
+ * The most output tokens doctor's answer needs: {"status": "ok", "word": W} is about 12 tokens in any BPE vocabulary;
+ * 64 leaves room for whitespace and a long word, and stops a small model that loops inside the string early.
+ */
+export const DOCTOR_OUTPUT_TOKENS = 64;
+
 const DOCTOR_SCHEMA = {
   type: "object",
   properties: { status: { type: "string", enum: ["ok"] }, word: { type: "string" } },
