@@ -88,7 +88,7 @@ test("budgetForContext: the default when 64 KiB fits, else a ceiling the context
   assert.deepEqual(DEFAULT_BUDGET, { ceiling: 65536, trigger: 49152, target: 32768 });
 });
 
-test("output caps: a selection 512 tokens, arguments and single-call answers 2,048, the caller's own below both", () => {
+test("output caps: a selection 256 tokens, arguments and single-call answers 2,048, the caller's own below both", () => {
   const actions = [...ACTION_NAMES];
   const of = (phase: TurnRequest["phase"], schema: Record<string, unknown>): TurnRequest => ({
     phase,

@@ -5,13 +5,14 @@
 import type { JsonSchema, TurnRequest } from "../vocabulary/turn.ts";
 
 /**
- * The caps, in tokens. A selection is an action name, a short reason or a lookup; a classification a slice name; an
+ * The caps, in tokens. A selection is an action name, a short reason or a lookup (about 50 tokens; SmolLM2-135M was
+ * seen writing a "reason" to the 512-token cap it had first, at 6-20 tokens a second); a classification a slice name; an
  * arguments answer (or a single-call answer, which carries the arguments) may hold a file's new text, so it gets the
  * most: OUTPUT_CAP_MAX, the documented maximum (docs/providers.md, "Local servers"). A larger edit is split by the model
  * into several edit_file steps; a user who needs more sets max_tokens on the model, which then is the arguments cap
  * and the most any call may produce.
  */
-export const OUTPUT_CAPS = { classification: 256, selection: 512, arguments: 2048 } as const;
+export const OUTPUT_CAPS = { classification: 256, selection: 256, arguments: 2048 } as const;
 export const OUTPUT_CAP_MAX = OUTPUT_CAPS.arguments;
 
 /** Whether the schema asks for an action's arguments (a single-call answer: {action, reason, args}). */
