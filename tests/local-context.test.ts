@@ -14,6 +14,7 @@ import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { runDoctor } from "../lib/adapters/run-doctor.ts";
 import { budgetForContext, CEILING_BYTES, DEFAULT_BUDGET } from "../lib/context/budget.ts";
 import { modelFacts } from "../lib/doctor/doctor.ts";
+import { renderDoctor } from "../lib/doctor/render-doctor.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
 import { resolveModel } from "../lib/models/models.ts";
 import { OUTPUT_CAP_MAX, OUTPUT_CAPS, outputCapOf } from "../lib/providers/output-cap.ts";
@@ -150,6 +151,9 @@ test("doctor on a llama.cpp server: the context from /props, a structured answer
     const chats = server.requests.filter((r) => r.path === "/v1/chat/completions");
     assert.deepEqual(chats.map((r) => r.body.max_tokens), [64, 64]);
     assert.equal(result.cost_usd, null, "a local model has no price");
+    // Its cost is said in tokens and seconds, from the server's timings.
+    assert.ok(result.calls.every((c) => c.timings !== undefined));
+    assert.match(renderDoctor(result), /the server took \d+\.\d s for \d+ prompt tokens \(\d+ reused\)/);
   } finally {
     await server.close();
   }

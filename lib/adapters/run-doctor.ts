@@ -17,7 +17,7 @@ import {
   retiredError,
 } from "../doctor/doctor.ts";
 import { errorMessage, InterruptedError, ProviderError, StartupError } from "../errors.ts";
-import type { Provider, ServerContext, Usage } from "../vocabulary/turn.ts";
+import type { Provider, ServerContext, ServerTimings, Usage } from "../vocabulary/turn.ts";
 import { numCtxFor } from "../providers/ollama-context.ts";
 import { formatCount } from "../text/numbers.ts";
 import { DEFAULT_KEY_ENVS, type ProviderKind } from "../providers/provider-config.ts";
@@ -100,6 +100,7 @@ export async function runDoctor(
 ): Promise<DoctorResult> {
   const checks: DoctorCheck[] = [];
   const usages: Usage[] = [];
+  const timings: (ServerTimings | undefined)[] = [];
   // A provider built without a key (a local server) has no key to fail, unless the server answers 401.
   let keyless = false;
   const price = facts.price;
@@ -112,7 +113,7 @@ export async function runDoctor(
           ? { check: name, status: "pass" as const, detail: "no key needed", code: null }
           : { check: name, status: "skip" as const, detail: NOT_CHECKED, code: null })
     );
-    return doctorResult({ model, checks: rows, usages, price, startup });
+    return doctorResult({ model, checks: rows, usages, timings, price, startup });
   };
 
   if (facts.retired) {
@@ -203,11 +204,16 @@ export async function runDoctor(
     return done();
   }
   usages.push(first.usage);
+  timings.push(first.timings);
   if (!checks.some((c) => c.check === "model")) {
     checks.push({
       check: "model",
       status: "pass",
-      detail: price ? `${id} answered` : `${id} answered (not in Loom's price table: its cost is not known)`,
+      detail: price
+        ? `${id} answered`
+        : provider.serverContext
+        ? `${id} answered (a local model: its cost is tokens and seconds)`
+        : `${id} answered (not in Loom's price table: its cost is not known)`,
       code: null,
     });
   }
@@ -224,6 +230,7 @@ export async function runDoctor(
   try {
     const second = await provider.complete(request, { model, signal, maxOutputTokens: DOCTOR_OUTPUT_TOKENS });
     usages.push(second.usage);
+    timings.push(second.timings);
     checks.push(judgeCacheRead(second.usage, { minCacheTokens: facts.min_cache_tokens }));
   } catch (error) {
     const failed = failedCall(error, { model: id });
