@@ -16,6 +16,7 @@ function settingsOf(model: string, baseUrl: string, env: Record<string, string |
 }
 import { ProviderError } from "../lib/errors.ts";
 import { numCtxFor } from "../lib/providers/ollama-context.ts";
+import { classifyHttpError } from "../lib/providers/classify-http-error.ts";
 import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import { rejection, sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
 import {
@@ -184,6 +185,40 @@ test("llama.cpp: json_schema completes, cached_tokens is the cache read, a promp
     assert.equal(error.retryable, false);
     assert.match(error.message, /the prompt is \d+ tokens, the server's context 4096/);
     assert.equal(server.requests.length, 3, "a refused prompt is not retried");
+  });
+});
+
+test("llama.cpp: /v1/messages and /v1/responses ignore the schema (free text back, refused by Loom's own check); their errors are OpenAI-shaped", async () => {
+  await using(startLlamaCppStandIn({ contextSize: 8192 }), async (server) => {
+    // Pointed at the Anthropic-shaped endpoint, Loom still validates: the free text is no answer of the schema.
+    const anthropic = createProvider({ kind: "anthropic", model: "local", base_url: server.origin }, {
+      env: { ANTHROPIC_API_KEY: "unused" },
+      ...FAST,
+    });
+    const answer = await anthropic.complete(sampleTurnRequest(), { model: "local" });
+    assert.equal(typeof answer.value, "string", "not JSON: the stage re-asks, then refuses the step (invalid_answer)");
+    assert.ok(server.requests.some((r) => r.path === "/v1/messages"));
+    // Its errors come in the OpenAI shape ({error: {code, message, type}}): Loom reads their message all the same.
+    const error = classifyHttpError({
+      status: 400,
+      headers: new Headers(),
+      bodyText: JSON.stringify({
+        error: { code: 400, message: "Field 'max_tokens': type must be number", type: "invalid_request_error" },
+      }),
+      provider: "Anthropic API",
+      keyEnv: "ANTHROPIC_API_KEY",
+      secret: "unused",
+      now: 0,
+    });
+    assert.equal(error.code, "provider_bad_request");
+    assert.match(error.message, /Field 'max_tokens': type must be number/);
+    // A local server's model goes through Chat Completions, where response_format is a grammar.
+    const local = createProvider({ kind: "openai-compatible", model: "local", base_url: server.baseUrl }, {
+      env: {},
+      ...FAST,
+    });
+    assert.deepEqual((await local.complete(sampleTurnRequest(), { model: "local" })).value, { action: "finish" });
+    assert.ok(server.requests.every((r) => r.path !== "/v1/responses"), "Loom never calls /v1/responses locally");
   });
 });
 

@@ -24,10 +24,12 @@ export const DEFAULT_BUDGET: Budget = {
 };
 
 /**
- * Bytes of a Loom request per token of the prompt the server reads, on the low side, so a ceiling sized with it holds:
- * measured 2026-12-03 on llama-server (de3ff81) with SmolLM2-135M's tokenizer over Loom's own requests (JSON events,
- * schemas, English instructions) at 3.3-3.9 bytes per token, chat template included; 3 leaves a margin for a tokenizer
- * that splits JSON and code finer (docs/providers.md, "Local servers").
+ * Bytes of a Loom request per token of the prompt the server reads, on the low side, so a ceiling sized with it holds.
+ * Measured 2026-12-03 on llama-server (de3ff81) with SmolLM2-135M's tokenizer: whole requests 4.7-9.3 bytes per
+ * prompt token (the response schema, about 3 KB of every request, becomes a grammar, not prompt), and what grows in a
+ * run (events, file text, JSON-escaped source code) 2.8. At 3 over the whole request the schema's bytes pay for the
+ * difference up to requests of about 40 KB, and the output room kept below the context is slack on top
+ * (docs/providers.md, "A local server's model").
  */
 export const BYTES_PER_TOKEN = 3;
 

@@ -209,6 +209,9 @@ export function startLmStudioStandIn({ answer = DEFAULT_ANSWER }: { answer?: Ans
  * answer where it is (finish_reason "length"), inside a string if need be. GET /props says the slot's context in
  * default_generation_settings.n_ctx, GET /v1/models in data[].meta.n_ctx (n_ctx_train is the model's training context).
  */
+const FREE_TEXT = "Sure! I'm a helpful assistant. What can I do for you?";
+const FREE_TEXT_ERROR = "Field 'max_tokens': [json.exception.type_error.302] type must be number, but is string";
+
 export function startLlamaCppStandIn(
   { contextSize = 4096, answer = DEFAULT_ANSWER, alias = "local", trainContext = 8192 }: {
     contextSize?: number;
@@ -233,6 +236,48 @@ export function startLlamaCppStandIn(
           owned_by: "llamacpp",
           meta: { n_ctx: contextSize, n_ctx_train: trainContext },
         }],
+      },
+    }),
+    // The Anthropic- and Responses-shaped endpoints answer, but ignore output_config and text.format: the model's own
+    // words come back, unconstrained (seen on the real server, 2026-12-03). Their errors are in the OpenAI shape.
+    "/v1/messages": (request) => {
+      if (typeof request.body.max_tokens !== "number") {
+        return { status: 400, body: { error: { code: 400, message: FREE_TEXT_ERROR, type: "invalid_request_error" } } };
+      }
+      return {
+        status: 200,
+        body: {
+          id: "chatcmpl-standin",
+          type: "message",
+          role: "assistant",
+          content: [{ type: "text", text: FREE_TEXT }],
+          model: alias,
+          stop_reason: "end_turn",
+          stop_sequence: null,
+          usage: { cache_read_input_tokens: 0, input_tokens: tokensOf(request.body.messages), output_tokens: 12 },
+        },
+      };
+    },
+    "/v1/responses": (request) => ({
+      status: 200,
+      body: {
+        id: "resp_standin",
+        object: "response",
+        model: alias,
+        status: "completed",
+        output: [{
+          type: "message",
+          id: "msg_standin",
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", annotations: [], text: FREE_TEXT }],
+        }],
+        usage: {
+          input_tokens: tokensOf(request.body.input),
+          output_tokens: 12,
+          total_tokens: tokensOf(request.body.input) + 12,
+          input_tokens_details: { cached_tokens: 0 },
+        },
       },
     }),
     "/v1/chat/completions": (request) => {
