@@ -22,10 +22,13 @@ import { contextOfModels, contextOfProps } from "../lib/providers/server-context
 import { ContextReport } from "../lib/report/context-report.ts";
 import { runResponseSchema, stepResponseSchema } from "../lib/vocabulary/answer.ts";
 import { ACTION_NAMES } from "../lib/vocabulary/actions.ts";
-import type { TurnRequest } from "../lib/vocabulary/turn.ts";
+import type { Provider, TurnRequest } from "../lib/vocabulary/turn.ts";
 import { sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
 import { type Received, startLlamaCppStandIn } from "./helpers/local-server-stand-ins.ts";
-import { sliceRequest } from "./helpers/loop-builders.ts";
+import { give, pick, runLoopReported, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
+import { ScriptedProvider } from "../lib/recording/replay.ts";
+import { ResultStore } from "../lib/context/store.ts";
+import { utf8Length } from "../lib/text/digest.ts";
 
 const FAST = { sleep: async () => {}, maxAttempts: 1 };
 
@@ -229,4 +232,46 @@ test("legacy outgrows an 8K server context: provider_context_exceeded, report wr
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("property: on a server of any context, every bounded request is within the ceiling sized to it, the report says which", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.integer({ min: 5_000, max: 30_000 }),
+      fc.array(fc.integer({ min: 100, max: 40_000 }), { minLength: 1, maxLength: 24 }),
+      async (contextTokens, sizes) => {
+        const store = new ResultStore();
+        const outputs = sizes.map((size, i) => `output ${i} `.repeat(Math.ceil(size / 10)).slice(0, size));
+        const answers = [
+          ...sizes.flatMap((_, i) => [pick("read_file"), give({ path: `f${i}.txt` })]),
+          pick("finish"),
+          give({ status: "success", summary: "done" }),
+        ];
+        const scripted = new ScriptedProvider(answers, { keepRequests: true });
+        const provider: Provider = {
+          name: scripted.name,
+          capabilities: scripted.capabilities,
+          complete: (request, options) => scripted.complete(request, options),
+          serverContext: () =>
+            Promise.resolve({ context_tokens: contextTokens, output_tokens: OUTPUT_CAP_MAX, source: "/props" }),
+        };
+        const result = await runLoopReported(sliceRequest(), {
+          policy: "bounded",
+          provider,
+          executor: new ScriptedExecutor(store, outputs),
+          store,
+          now: () => 0,
+        });
+        const budget = budgetForContext({ contextTokens, outputTokens: OUTPUT_CAP_MAX });
+        const ceiling = budget?.ceiling ?? CEILING_BYTES;
+        assert.equal(result.report.context_budget?.ceiling_bytes, budget?.ceiling);
+        assert.ok(
+          result.outcome === "completed" || result.error?.code === "context_ceiling_exceeded",
+          JSON.stringify(result.error),
+        );
+        for (const request of scripted.requests) assert.ok(utf8Length(JSON.stringify(request)) <= ceiling);
+      },
+    ),
+    { numRuns: 30 },
+  );
 });
