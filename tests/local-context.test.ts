@@ -20,6 +20,7 @@ import { resolveModel } from "../lib/models/models.ts";
 import { OUTPUT_CAP_MAX, OUTPUT_CAPS, outputCapOf } from "../lib/providers/output-cap.ts";
 import { contextOfModels, contextOfProps } from "../lib/providers/server-context.ts";
 import { ContextReport } from "../lib/report/context-report.ts";
+import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
 import { runResponseSchema, stepResponseSchema } from "../lib/vocabulary/answer.ts";
 import { ACTION_NAMES } from "../lib/vocabulary/actions.ts";
 import type { Provider, TurnRequest } from "../lib/vocabulary/turn.ts";
@@ -219,6 +220,11 @@ test("legacy outgrows an 8K server context: provider_context_exceeded, report wr
           for (const call of report.calls) assert.ok(call.request_bytes <= budget.ceiling_bytes);
           // Every request fitted the server's context: it refused none.
           assert.ok(report.calls.every((c) => c.usage.input !== null));
+          // loom report says so, and what the run cost in the server's time.
+          const text = renderSummaryText(summarizeReports([{ file: "bounded.json", kind: "run", report }]));
+          assert.match(text, /context budget +sized to the server's 8,192-token context \(\/props\): ceiling 18/);
+          assert.match(text, /server time +[\d,]+ prompt tokens evaluated in /);
+          assert.match(text, /cost +n\/a — a local model: its cost is tokens and seconds/);
         }
         // The report keeps the server's timings per call, and their sum; its counters are the server's usage.
         const answered = report.calls.filter((c) => c.usage.input !== null);

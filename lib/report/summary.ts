@@ -52,6 +52,10 @@ export type ReportSummary = {
   run_rows: AggregateReport["runs"] | null;
   /** The prompt cache (#30): the run's cache block, and per call what was read, written and sent uncached. */
   cache: ReportCache | null;
+  /** A bounded run's budget sized to a local server's smaller context; null otherwise. */
+  context_budget: NonNullable<ContextReport["context_budget"]> | null;
+  /** A local server's timings summed over the run (its cost: tokens and seconds); null when none were sent. */
+  server_timings: NonNullable<ContextReport["server_timings"]> | null;
 };
 
 /** The run's prompt-cache block and its calls' counters (tokens), for the text and the HTML chart. */
@@ -140,6 +144,8 @@ function summarizeReport(named: NamedReport): ReportSummary {
       verified: null,
       run_rows: structuredClone(a.runs),
       cache: null,
+      context_budget: null,
+      server_timings: null,
     };
   }
   const c = named.report;
@@ -166,6 +172,8 @@ function summarizeReport(named: NamedReport): ReportSummary {
     verified: c.verified ?? null,
     run_rows: null,
     cache: reportCache(c),
+    context_budget: c.context_budget ? { ...c.context_budget } : null,
+    server_timings: c.server_timings ? { ...c.server_timings } : null,
   };
 }
 
@@ -187,6 +195,8 @@ type Metric = {
 function missingCost(s: ReportSummary): string {
   return s.kind === "aggregate"
     ? "n/a — an aggregate carries no cost (see each run's report)"
+    : s.server_timings
+    ? "n/a — a local model: its cost is tokens and seconds (server time)"
     : "n/a — no price for this run's model";
 }
 
@@ -455,6 +465,17 @@ function renderOne(s: ReportSummary): string {
     ["policy", s.policy],
     ...(s.step_protocol ? [fact("step protocol", s.step_protocol)] : []),
     ...(s.previews ? [fact("previews", s.previews)] : []),
+    ...(s.context_budget
+      ? [fact(
+        "context budget",
+        `sized to the server's ${
+          formatCount(s.context_budget.context_tokens)
+        }-token context (${s.context_budget.source}): ` +
+          `ceiling ${formatBytes(s.context_budget.ceiling_bytes)}, trigger ${
+            formatBytes(s.context_budget.trigger_bytes)
+          }, target ${formatBytes(s.context_budget.target_bytes)}`,
+      )]
+      : []),
     ...(s.sandbox
       ? [fact("sandbox", `${s.sandbox.mode} (${s.sandbox.active ? "processes ran sandboxed" : "not sandboxed"})`)]
       : []),
@@ -506,6 +527,16 @@ function renderOne(s: ReportSummary): string {
     ["usage", describeUsageScope(s)],
     ...USAGE_COUNTERS.map((c): [string, string] => [`  ${c.replace("_", " ")}`, usage(s.usage[c])]),
     ["cost", s.cost === null ? missingCost(s) : `$${s.cost.toFixed(4)}`],
+    ...(s.server_timings
+      ? [fact(
+        "server time",
+        `${formatCount(s.server_timings.prompt_n)} prompt tokens evaluated in ${
+          formatMs(s.server_timings.prompt_ms)
+        } (${formatCount(s.server_timings.cache_n)} reused); ${
+          formatCount(s.server_timings.predicted_n)
+        } generated in ${formatMs(s.server_timings.predicted_ms)}`,
+      )]
+      : []),
   ];
   const parts = [
     head,
