@@ -25,7 +25,7 @@ import { runResponseSchema, stepResponseSchema } from "../lib/vocabulary/answer.
 import { ACTION_NAMES } from "../lib/vocabulary/actions.ts";
 import type { Provider, TurnRequest } from "../lib/vocabulary/turn.ts";
 import { sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
-import { type Received, startLlamaCppStandIn } from "./helpers/local-server-stand-ins.ts";
+import { type Received, startLlamaCppStandIn, startOllamaStandIn } from "./helpers/local-server-stand-ins.ts";
 import { give, pick, runLoopReported, ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { ResultStore } from "../lib/context/store.ts";
@@ -77,6 +77,23 @@ test("serverContext asks /props once; a server that answers neither endpoint has
   }
   // Nothing listens there any more: no size, and no failure (the first call says what is wrong, in its own words).
   assert.equal(await local(server.baseUrl).serverContext?.(), null);
+});
+
+test("Ollama: the model's context from /api/show sizes a bounded run too, with its 4,096 tokens kept for the answer", async () => {
+  const server = await startOllamaStandIn({ models: { "qwen2.5-coder:1.5b": { context_length: 8192 } } });
+  try {
+    const provider = createProvider({ kind: "ollama", model: "qwen2.5-coder:1.5b", base_url: server.baseUrl }, {
+      env: {},
+      ...FAST,
+    });
+    assert.deepEqual(await provider.serverContext?.(), {
+      context_tokens: 8192,
+      output_tokens: 4096,
+      source: "/api/show",
+    });
+  } finally {
+    await server.close();
+  }
 });
 
 test("budgetForContext: the default when 64 KiB fits, else a ceiling the context holds, trigger and target at 3/4 and 1/2", () => {

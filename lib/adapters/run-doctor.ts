@@ -18,7 +18,7 @@ import {
 } from "../doctor/doctor.ts";
 import { errorMessage, InterruptedError, ProviderError, StartupError } from "../errors.ts";
 import type { Provider, ServerContext, ServerTimings, Usage } from "../vocabulary/turn.ts";
-import { numCtxFor } from "../providers/ollama-context.ts";
+import { numCtxFor, OUTPUT_RESERVE_TOKENS } from "../providers/ollama-context.ts";
 import { formatCount } from "../text/numbers.ts";
 import { DEFAULT_KEY_ENVS, type ProviderKind } from "../providers/provider-config.ts";
 import type { OllamaModelInfo } from "./providers/ollama-provider.ts";
@@ -169,18 +169,23 @@ export async function runDoctor(
         code: null,
       });
     } else {
+      // A bounded run's ceiling is sized down to a smaller context (lib/context/budget.ts): its largest request is
+      // what must run within the model's context.
+      const budget = budgetForContext({ contextTokens: info.context_length, outputTokens: OUTPUT_RESERVE_TOKENS });
+      const largest = budget?.ceiling ?? CEILING_BYTES;
+      const size = budget ? `${formatCount(largest)} bytes, sized to the model's context` : "64 KiB";
       try {
-        const numCtx = numCtxFor({ promptBytes: CEILING_BYTES, contextLength: info.context_length, model: id });
+        const numCtx = numCtxFor({ promptBytes: largest, contextLength: info.context_length, model: id });
         checks.push({
           check: "context",
           status: "pass",
           detail:
-            `a bounded run's largest request (64 KiB) runs at num_ctx ${numCtx} of the model's ${info.context_length}`,
+            `a bounded run's largest request (${size}) runs at num_ctx ${numCtx} of the model's ${info.context_length}`,
           code: null,
         });
       } catch (error) {
         const check = failedCall(error, { model: id });
-        checks.push({ ...check, detail: `a bounded run's largest request (64 KiB) does not fit: ${check.detail}` });
+        checks.push({ ...check, detail: `a bounded run's largest request (${size}) does not fit: ${check.detail}` });
         return done();
       }
     }
