@@ -222,6 +222,41 @@ test("llama.cpp: /v1/messages and /v1/responses ignore the schema (free text bac
   });
 });
 
+test("llama.cpp with a Gemma-style template: Loom's one system and one user message pass; a template's refusal is said in its own words", async () => {
+  await using(startLlamaCppStandIn({ contextSize: 8192, alternating: true }), async (server) => {
+    const provider = createProvider({ kind: "openai-compatible", model: "local", base_url: server.baseUrl }, {
+      env: {},
+      ...FAST,
+    });
+    assert.deepEqual((await provider.complete(sampleTurnRequest(), { model: "local" })).value, { action: "finish" });
+    const roles = (server.requests[0]?.body.messages as { role: string }[]).map((m) => m.role);
+    assert.deepEqual(roles, ["system", "user"]);
+    // What the server answers to two user turns in a row: the reason, which comes last in its long message, is kept.
+    const response = await fetch(`${server.baseUrl}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "local",
+        messages: [{ role: "user", content: "a" }, { role: "user", content: "b" }],
+      }),
+    });
+    const error = classifyHttpError({
+      status: response.status,
+      headers: response.headers,
+      bodyText: await response.text(),
+      provider: "OpenAI-compatible server",
+      keyEnv: null,
+      secret: null,
+      now: 0,
+    });
+    assert.equal(error.code, "provider_bad_request");
+    assert.match(
+      error.message,
+      /HTTP 400\): the model's chat template refused it: Conversation roles must alternate user\/assistant/,
+    );
+  });
+});
+
 test("vLLM: the key from api_key_env as a bearer token (401 without), json_schema completes, over max-model-len is 400", async () => {
   await using(startVllmStandIn({ apiKey: "vllm-key-1234", maxModelLen: 4096 }), async (server) => {
     const config = {

@@ -52,6 +52,16 @@ function contextOverflow(bodyText: string): { prompt: number | null; context: nu
   return { prompt: count(error.n_prompt_tokens), context: count(error.n_ctx) };
 }
 
+/**
+ * A chat template's own refusal (llama.cpp runs the model's Jinja template; Gemma's raises "Conversation roles must
+ * alternate user/assistant/user/assistant/..." on two user turns in a row): the server wraps it in a long parser
+ * error (HTTP 400, seen 2026-12-03) whose reason comes last, past where the detail is clipped, so it is taken out.
+ */
+function templateRefusal(bodyText: string): string | null {
+  const match = /Jinja Exception: ([^\n"\\]+)/.exec(bodyText);
+  return match?.[1]?.trim().slice(0, MAX_DETAIL) || null;
+}
+
 /** Removes every occurrence of the secret; belt and braces for server text we show. */
 function redact(text: string, secret: string | null): string {
   return secret && secret.length >= 4 ? text.split(secret).join("[redacted]") : text;
@@ -90,7 +100,8 @@ export function classifyHttpError({
     const message = `${provider} refused a request over its context (HTTP 400)${sizes}`;
     return new ProviderError(message, { code: "provider_context_exceeded", status });
   }
-  const detail = errorDetail(bodyText);
+  const refused = templateRefusal(bodyText);
+  const detail = refused ? `the model's chat template refused it: ${refused}` : errorDetail(bodyText);
   const suffix = detail ? `: ${redact(detail, secret)}` : "";
   const retryCode = RETRYABLE[status] ?? (status >= 500 ? "provider_server_error" : undefined);
   if (retryCode) {

@@ -213,11 +213,16 @@ const FREE_TEXT = "Sure! I'm a helpful assistant. What can I do for you?";
 const FREE_TEXT_ERROR = "Field 'max_tokens': [json.exception.type_error.302] type must be number, but is string";
 
 export function startLlamaCppStandIn(
-  { contextSize = 4096, answer = DEFAULT_ANSWER, alias = "local", trainContext = 8192 }: {
+  { contextSize = 4096, answer = DEFAULT_ANSWER, alias = "local", trainContext = 8192, alternating = false }: {
     contextSize?: number;
     answer?: Answerer;
     alias?: string;
     trainContext?: number;
+    /**
+     * A Gemma-style chat template: a system message first is folded into the first user turn, then the roles must
+     * alternate user/assistant; two user turns in a row are its Jinja exception, HTTP 400 (seen 2026-12-03).
+     */
+    alternating?: boolean;
   } = {},
 ): Promise<StandIn> {
   let previous = "";
@@ -287,6 +292,23 @@ export function startLlamaCppStandIn(
           status: 400,
           body: {
             error: { code: 400, message: "response_format type must be one of ...", type: "invalid_request_error" },
+          },
+        };
+      }
+      const roles = (request.body.messages as { role: string }[]).map((m) => m.role);
+      const turns = roles[0] === "system" ? roles.slice(1) : roles;
+      if (alternating && turns.some((role, i) => (role === "user") !== (i % 2 === 0))) {
+        return {
+          status: 400,
+          body: {
+            error: {
+              code: 400,
+              message: "Unable to generate parser for this template. Automatic parser generation failed: \n" +
+                "------------\nWhile executing CallExpression at line 11, column 19 in source:\n....index0 % 2 == 0) " +
+                '-%}\n{{ raise_exception("Conversation roles must alternate user...\n    ^\nError: Jinja Exception: ' +
+                "Conversation roles must alternate user/assistant/user/assistant/...",
+              type: "invalid_request_error",
+            },
           },
         };
       }
