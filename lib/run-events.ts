@@ -6,7 +6,7 @@ import { z } from "zod";
 import { Cost } from "./prices.ts";
 import { ContextPolicyName, PreviewMode, StepProtocol } from "./policy.ts";
 import { Outcome } from "./outcome.ts";
-import { Phase, Usage } from "./vocabulary/turn.ts";
+import { Phase, ServerTimings, Usage } from "./vocabulary/turn.ts";
 import { type ExecutionReport, FinishStatus, WorkspaceChanges } from "./vocabulary/reports.ts";
 import { clipText } from "./text/clip.ts";
 import { safeMessage } from "./text/safe-text.ts";
@@ -85,8 +85,29 @@ const ModelCalled = z.strictObject({
   elapsed_ms: z.number().nonnegative(),
   // The cache explanation (#30): its own block, absent when the adapter does not describe its bodies (replay).
   cache: CallCache.optional(),
+  timings: ServerTimings.optional().describe(
+    "The server's own timings of the call, when it sent them (since loom 0.5.0)",
+  ),
 }).describe(
   "A model call returned, or was sent and failed (a provider error or an interrupt: then its usage counters are null)",
+);
+
+/** A bounded run's budget sized to a local server's context (a server that holds less than 64 KiB of request). */
+export const ContextBudget = z.strictObject({
+  context_tokens: count.describe("The server's context per request, in tokens (llama.cpp's n_ctx of a slot)"),
+  output_tokens: count.describe("Of them, kept for the answer: the largest output cap of a call"),
+  source: z.string().describe('Where the size was read: "/props" or "/v1/models"'),
+  bytes_per_token: z.number().positive().describe("The conservative bytes per token the ceiling was sized with"),
+  ceiling_bytes: count.describe("Every bounded request is at most this (64 KiB by default)"),
+  trigger_bytes: count.describe("Retirement starts past this (48 KiB by default)"),
+  target_bytes: count.describe("A retirement aims for this (32 KiB by default)"),
+}).describe(
+  "The server's context holds less than a 64 KiB request: the bounded ceiling, trigger and target were scaled to it",
+);
+
+const ContextSized = ContextBudget.extend({ type: z.literal("context-sized") }).describe(
+  "Bounded, before the first call: the local server's context is smaller than the default ceiling, so the run's " +
+    "ceiling, retirement trigger and target were scaled to it (since loom 0.5.0)",
 );
 
 const CheckpointTaken = z.strictObject({
@@ -217,6 +238,7 @@ export type RunResultEvent = z.infer<typeof RunResultEvent>;
 /** The events the loop itself emits (the lifecycle adds run-started, route-chosen and run-ended, the command the
  * result). */
 export type LoopEvent =
+  | z.infer<typeof ContextSized>
   | z.infer<typeof CallStarted>
   | z.infer<typeof ModelCalled>
   | z.infer<typeof CheckpointTaken>
@@ -226,6 +248,7 @@ export type LoopEvent =
 export const RunEvent = z.discriminatedUnion("type", [
   RunStarted,
   RouteChosen,
+  ContextSized,
   CallStarted,
   ModelCalled,
   CheckpointTaken,

@@ -218,8 +218,8 @@ test("doctor: GPT-5.6 through the Responses API shows its write then its read; t
   );
 });
 
-test("doctor: an Ollama model whose context cannot hold a bounded run's 64 KiB request fails context before any prompt", async () => {
-  const server = await startOllamaStandIn({ models: { "qwen2.5-coder:1.5b": { context_length: 8192 } } });
+test("doctor: an Ollama model whose context cannot hold even a sized-down bounded request fails context before any prompt", async () => {
+  const server = await startOllamaStandIn({ models: { "qwen2.5-coder:1.5b": { context_length: 4096 } } });
   try {
     const result = await runDoctor({
       model: "ollama/qwen2.5-coder:1.5b",
@@ -231,9 +231,34 @@ test("doctor: an Ollama model whose context cannot hold a bounded run's 64 KiB r
     });
     const context = result.checks.find((c) => c.check === "context")!;
     assert.equal(context.code, "provider_context_exceeded");
-    assert.match(context.detail, /holds 8192 tokens of context/);
+    assert.match(
+      context.detail,
+      /\(8,192 bytes, sized to the model's context\) does not fit: .*holds 4096 tokens of context/,
+    );
     assert.deepEqual(server.requests.map((r) => r.path), ["/api/show"]);
     assert.equal(result.exit_code, EXIT_CODES.failed);
+  } finally {
+    await server.close();
+  }
+});
+
+test("doctor: an Ollama model of 8K tokens passes context: a bounded run's ceiling is sized down to it", async () => {
+  const server = await startOllamaStandIn({ models: { "qwen2.5-coder:1.5b": { context_length: 8192 } } });
+  try {
+    const result = await runDoctor({
+      model: "ollama/qwen2.5-coder:1.5b",
+      env: {},
+      baseUrl: server.baseUrl,
+      http: FAST,
+      facts: { price: null, min_cache_tokens: 1024, retired: null },
+      nonce: "n",
+    });
+    const context = result.checks.find((c) => c.check === "context")!;
+    assert.equal(context.status, "pass");
+    assert.match(
+      context.detail,
+      /\(12,288 bytes, sized to the model's context\) runs at num_ctx 8192 of the model's 8192/,
+    );
   } finally {
     await server.close();
   }

@@ -16,6 +16,7 @@ function settingsOf(model: string, baseUrl: string, env: Record<string, string |
 }
 import { ProviderError } from "../lib/errors.ts";
 import { numCtxFor } from "../lib/providers/ollama-context.ts";
+import { classifyHttpError } from "../lib/providers/classify-http-error.ts";
 import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import { rejection, sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
 import {
@@ -162,7 +163,7 @@ test("LM Studio: the default json_schema and 'none' complete; json_object, the o
   });
 });
 
-test("llama.cpp: json_schema completes, timings.cache_n is the cache read, a prompt over -c is its 400", async () => {
+test("llama.cpp: json_schema completes, cached_tokens is the cache read, a prompt over -c is provider_context_exceeded", async () => {
   await using(startLlamaCppStandIn({ contextSize: 4096 }), async (server) => {
     const provider = createProvider({ kind: "openai-compatible", model: "local", base_url: server.baseUrl }, {
       env: {},
@@ -172,9 +173,87 @@ test("llama.cpp: json_schema completes, timings.cache_n is the cache read, a pro
     const second = await provider.complete(requestOf(2), { model: "local" });
     assert.equal(first.usage.cache_read, 0);
     assert.ok((second.usage.cache_read ?? 0) > 0, "the second call read the kept prefix");
+    // The four counters never overlap: what was evaluated plus what was reused is the server's prompt_tokens.
+    const usage = (second.raw as { usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } } })
+      .usage;
+    assert.equal((second.usage.input ?? 0) + (second.usage.cache_read ?? 0), usage.prompt_tokens);
+    assert.equal(second.usage.cache_read, usage.prompt_tokens_details.cached_tokens);
+    assert.equal(second.timings?.cache_n, second.usage.cache_read);
+    assert.equal(second.timings?.prompt_n, second.usage.input);
     const error = await errorOf(provider.complete(requestOf(32), { model: "local" }));
+    assert.equal(error.code, "provider_context_exceeded");
+    assert.equal(error.retryable, false);
+    assert.match(error.message, /the prompt is \d+ tokens, the server's context 4096/);
+    assert.equal(server.requests.length, 3, "a refused prompt is not retried");
+  });
+});
+
+test("llama.cpp: /v1/messages and /v1/responses ignore the schema (free text back, refused by Loom's own check); their errors are OpenAI-shaped", async () => {
+  await using(startLlamaCppStandIn({ contextSize: 8192 }), async (server) => {
+    // Pointed at the Anthropic-shaped endpoint, Loom still validates: the free text is no answer of the schema.
+    const anthropic = createProvider({ kind: "anthropic", model: "local", base_url: server.origin }, {
+      env: { ANTHROPIC_API_KEY: "unused" },
+      ...FAST,
+    });
+    const answer = await anthropic.complete(sampleTurnRequest(), { model: "local" });
+    assert.equal(typeof answer.value, "string", "not JSON: the stage re-asks, then refuses the step (invalid_answer)");
+    assert.ok(server.requests.some((r) => r.path === "/v1/messages"));
+    // Its errors come in the OpenAI shape ({error: {code, message, type}}): Loom reads their message all the same.
+    const error = classifyHttpError({
+      status: 400,
+      headers: new Headers(),
+      bodyText: JSON.stringify({
+        error: { code: 400, message: "Field 'max_tokens': type must be number", type: "invalid_request_error" },
+      }),
+      provider: "Anthropic API",
+      keyEnv: "ANTHROPIC_API_KEY",
+      secret: "unused",
+      now: 0,
+    });
     assert.equal(error.code, "provider_bad_request");
-    assert.match(error.message, /exceeds the available context size \(4096 tokens\)/);
+    assert.match(error.message, /Field 'max_tokens': type must be number/);
+    // A local server's model goes through Chat Completions, where response_format is a grammar.
+    const local = createProvider({ kind: "openai-compatible", model: "local", base_url: server.baseUrl }, {
+      env: {},
+      ...FAST,
+    });
+    assert.deepEqual((await local.complete(sampleTurnRequest(), { model: "local" })).value, { action: "finish" });
+    assert.ok(server.requests.every((r) => r.path !== "/v1/responses"), "Loom never calls /v1/responses locally");
+  });
+});
+
+test("llama.cpp with a Gemma-style template: Loom's one system and one user message pass; a template's refusal is said in its own words", async () => {
+  await using(startLlamaCppStandIn({ contextSize: 8192, alternating: true }), async (server) => {
+    const provider = createProvider({ kind: "openai-compatible", model: "local", base_url: server.baseUrl }, {
+      env: {},
+      ...FAST,
+    });
+    assert.deepEqual((await provider.complete(sampleTurnRequest(), { model: "local" })).value, { action: "finish" });
+    const roles = (server.requests[0]?.body.messages as { role: string }[]).map((m) => m.role);
+    assert.deepEqual(roles, ["system", "user"]);
+    // What the server answers to two user turns in a row: the reason, which comes last in its long message, is kept.
+    const response = await fetch(`${server.baseUrl}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "local",
+        messages: [{ role: "user", content: "a" }, { role: "user", content: "b" }],
+      }),
+    });
+    const error = classifyHttpError({
+      status: response.status,
+      headers: response.headers,
+      bodyText: await response.text(),
+      provider: "OpenAI-compatible server",
+      keyEnv: null,
+      secret: null,
+      now: 0,
+    });
+    assert.equal(error.code, "provider_bad_request");
+    assert.match(
+      error.message,
+      /HTTP 400\): the model's chat template refused it: Conversation roles must alternate user\/assistant/,
+    );
   });
 });
 

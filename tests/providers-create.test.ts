@@ -76,10 +76,11 @@ test("createProvider: capabilities come from the model table, not guessed from t
     prompt_caching: true,
     schema_enforcement: true,
   });
+  // A local server's model (the table's `local`): its prefix cache is the server's own, read from its counters.
   assert.deepEqual(
     createProvider({ kind: "openai-compatible", model: "m", response_format: "none" }, { env }).capabilities,
     {
-      prompt_caching: false,
+      prompt_caching: true,
       schema_enforcement: false,
     },
   );

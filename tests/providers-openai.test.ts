@@ -322,7 +322,8 @@ test("openai-compatible: no key is needed and no authorization header is sent", 
     openAIAnswer({ action: "finish" }, { usage: { prompt_tokens: 310, completion_tokens: 12, total_tokens: 322 } }),
   ], async (server) => {
     const p = local(server);
-    assert.deepEqual(p.capabilities, { prompt_caching: false, schema_enforcement: true });
+    // A local server's model: its prefix cache is the server's own, read from its counters when it reports them.
+    assert.deepEqual(p.capabilities, { prompt_caching: true, schema_enforcement: true });
     const answer = await p.complete(sampleTurnRequest(), { model: "qwen2.5-coder:7b" });
     assert.deepEqual(answer.value, { action: "finish" });
     assert.deepEqual(answer.usage, { input: 310, cache_read: null, cache_write: null, output: 12 });
@@ -335,7 +336,8 @@ test("openai-compatible: max_tokens is sent under its classic name", async () =>
   await withServer([openAIAnswer({ action: "finish" })], async (server) => {
     await local(server, { max_tokens: 512 }).complete(sampleTurnRequest(), { model: "m" });
     const body = server.requests[0].body as Body;
-    assert.equal(body.max_tokens, 512);
+    // A selection's own cap (256 tokens), under the configured 512 (lib/providers/output-cap.ts).
+    assert.equal(body.max_tokens, 256);
     assert.equal(body.max_completion_tokens, undefined);
   });
 });

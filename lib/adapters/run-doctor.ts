@@ -2,9 +2,10 @@
 // retired (Loom's tables), a provider can be built (kind, key), the server has the model and a bounded request fits
 // its context (Ollama: /api/show), one call returns a valid structured answer and writes the cache, and an identical
 // second call reads it. Judging and the result are pure (lib/doctor/doctor.ts); this module makes the calls.
-import { CEILING_BYTES } from "../context/budget.ts";
+import { budgetForContext, CEILING_BYTES } from "../context/budget.ts";
 import { resolveSettings, type UserConfig } from "../settings/settings.ts";
 import {
+  DOCTOR_OUTPUT_TOKENS,
   type DoctorCheck,
   doctorRequest,
   type DoctorResult,
@@ -16,8 +17,9 @@ import {
   retiredError,
 } from "../doctor/doctor.ts";
 import { errorMessage, InterruptedError, ProviderError, StartupError } from "../errors.ts";
-import type { Provider, Usage } from "../vocabulary/turn.ts";
-import { numCtxFor } from "../providers/ollama-context.ts";
+import type { Provider, ServerContext, ServerTimings, Usage } from "../vocabulary/turn.ts";
+import { numCtxFor, OUTPUT_RESERVE_TOKENS } from "../providers/ollama-context.ts";
+import { formatCount } from "../text/numbers.ts";
 import { DEFAULT_KEY_ENVS, type ProviderKind } from "../providers/provider-config.ts";
 import type { OllamaModelInfo } from "./providers/ollama-provider.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
@@ -54,6 +56,30 @@ function failedCall(error: unknown, { model }: { model: string }): DoctorCheck {
   return { check: "model", status: "fail", detail: message, code };
 }
 
+/** A local server's context, as the check reports it: what a bounded run will hold its requests to there. */
+function localContext(server: ServerContext | null): DoctorCheck {
+  if (server === null) {
+    return {
+      check: "context",
+      status: "skip",
+      detail: "the server does not say its context (no n_ctx at /props or /v1/models); a request over it is its 400",
+      code: null,
+    };
+  }
+  const budget = budgetForContext({ contextTokens: server.context_tokens, outputTokens: server.output_tokens });
+  const tokens = `${formatCount(server.context_tokens)} tokens per request (${server.source})`;
+  return {
+    check: "context",
+    status: "pass",
+    detail: budget
+      ? `${tokens}: bounded requests held to ${formatCount(budget.ceiling)} bytes (retiring past ${
+        formatCount(budget.trigger)
+      }), ${formatCount(server.output_tokens)} tokens kept for answers`
+      : `${tokens}: a bounded run's largest request (64 KiB) fits`,
+    code: null,
+  };
+}
+
 export async function runDoctor(
   { model, env, http = {}, baseUrl, userConfig, models, facts, nonce, signal }: {
     /** "PROVIDER/MODEL" */
@@ -74,6 +100,7 @@ export async function runDoctor(
 ): Promise<DoctorResult> {
   const checks: DoctorCheck[] = [];
   const usages: Usage[] = [];
+  const timings: (ServerTimings | undefined)[] = [];
   // A provider built without a key (a local server) has no key to fail, unless the server answers 401.
   let keyless = false;
   const price = facts.price;
@@ -95,7 +122,7 @@ export async function runDoctor(
       const [row] = rows.splice(at, 1);
       if (row) rows.splice(firstUnreached, 0, row);
     }
-    return doctorResult({ model, checks: rows, usages, price, startup });
+    return doctorResult({ model, checks: rows, usages, timings, price, startup });
   };
 
   if (facts.retired) {
@@ -151,21 +178,28 @@ export async function runDoctor(
         code: null,
       });
     } else {
+      // A bounded run's ceiling is sized down to a smaller context (lib/context/budget.ts): its largest request is
+      // what must run within the model's context.
+      const budget = budgetForContext({ contextTokens: info.context_length, outputTokens: OUTPUT_RESERVE_TOKENS });
+      const largest = budget?.ceiling ?? CEILING_BYTES;
+      const size = budget ? `${formatCount(largest)} bytes, sized to the model's context` : "64 KiB";
       try {
-        const numCtx = numCtxFor({ promptBytes: CEILING_BYTES, contextLength: info.context_length, model: id });
+        const numCtx = numCtxFor({ promptBytes: largest, contextLength: info.context_length, model: id });
         checks.push({
           check: "context",
           status: "pass",
           detail:
-            `a bounded run's largest request (64 KiB) runs at num_ctx ${numCtx} of the model's ${info.context_length}`,
+            `a bounded run's largest request (${size}) runs at num_ctx ${numCtx} of the model's ${info.context_length}`,
           code: null,
         });
       } catch (error) {
         const check = failedCall(error, { model: id });
-        checks.push({ ...check, detail: `a bounded run's largest request (64 KiB) does not fit: ${check.detail}` });
+        checks.push({ ...check, detail: `a bounded run's largest request (${size}) does not fit: ${check.detail}` });
         return done();
       }
     }
+  } else if (provider.serverContext) {
+    checks.push(localContext(await provider.serverContext({ signal })));
   } else {
     checks.push({
       check: "context",
@@ -178,17 +212,22 @@ export async function runDoctor(
   const { request, expected } = doctorRequest({ minCacheTokens: facts.min_cache_tokens, nonce });
   let first;
   try {
-    first = await provider.complete(request, { model, signal });
+    first = await provider.complete(request, { model, signal, maxOutputTokens: DOCTOR_OUTPUT_TOKENS });
   } catch (error) {
     failed(error);
     return done();
   }
   usages.push(first.usage);
+  timings.push(first.timings);
   if (!checks.some((c) => c.check === "model")) {
     checks.push({
       check: "model",
       status: "pass",
-      detail: price ? `${id} answered` : `${id} answered (not in Loom's price table: its cost is not known)`,
+      detail: price
+        ? `${id} answered`
+        : provider.serverContext
+        ? `${id} answered (a local model: its cost is tokens and seconds)`
+        : `${id} answered (not in Loom's price table: its cost is not known)`,
       code: null,
     });
   }
@@ -203,8 +242,9 @@ export async function runDoctor(
   }
   checks.push(judgeCacheWrite(first.usage, { minCacheTokens: facts.min_cache_tokens }));
   try {
-    const second = await provider.complete(request, { model, signal });
+    const second = await provider.complete(request, { model, signal, maxOutputTokens: DOCTOR_OUTPUT_TOKENS });
     usages.push(second.usage);
+    timings.push(second.timings);
     checks.push(judgeCacheRead(second.usage, { minCacheTokens: facts.min_cache_tokens }));
   } catch (error) {
     const failed = failedCall(error, { model: id });

@@ -3,9 +3,9 @@
 // byte count is exact: bytes == utf8Length(JSON.stringify(request)).
 import { advanceCheckpoint, type Checkpoint, emptyCheckpoint } from "./checkpoint.ts";
 import {
-  CEILING_BYTES,
+  type Budget,
+  DEFAULT_BUDGET,
   needsRetirement,
-  RETIRE_TRIGGER_BYTES,
   retirementBatch,
   retirementTarget,
   TAIL_MAX,
@@ -109,10 +109,14 @@ export type ContextOptions = {
   store: ResultStore;
   /** Bounded only: preview sizes at or above the SPEC's floors; default 512 B-2 KiB by room, 8 KiB newest. */
   previews?: PreviewSizes;
+  /** Bounded only: trigger, target and ceiling; default the SPEC's 48/32/64 KiB (smaller for a small server context). */
+  budget?: Budget;
 };
 
 /** Instructions and intent, verbatim, then the tasks. */
-function prefixOf({ instructions, intent, tasks }: Omit<ContextOptions, "store" | "previews">): Fragment[] {
+function prefixOf(
+  { instructions, intent, tasks }: Pick<ContextOptions, "instructions" | "intent" | "tasks">,
+): Fragment[] {
   const prefix = [
     fragment({ section: "instructions", text: instructions }),
     fragment({ section: "intent", text: intent }),
@@ -164,7 +168,7 @@ class LegacyContext implements ContextPolicy {
 /** `newest` is the event's larger view, sent while it is the newest event (null when the retained form shows all). */
 type TailEntry = { sealed: SealedEvent; retained: Fragment; newest: Fragment | null };
 
-/** Stable prefix + retained tail + working state + candidates + lookups, under the 64 KiB ceiling. */
+/** Stable prefix + retained tail + working state + candidates + lookups, under the ceiling (64 KiB, or less for a small server context). */
 export class BoundedContext implements ContextPolicy {
   readonly name = "bounded" as const;
   readonly #base: Fragment[];
@@ -175,11 +179,15 @@ export class BoundedContext implements ContextPolicy {
   #retired = 0;
   readonly #store: ResultStore;
   readonly #previews: PreviewSizes;
+  readonly #budget: Budget;
   /** Outputs (by digest) a retained event showed, and the step of the first: a repeat is shown as a reference. */
   readonly #shown = new Map<string, number>();
 
-  constructor({ instructions, intent, tasks, store, previews = PREVIEW_SIZES }: ContextOptions) {
+  constructor(
+    { instructions, intent, tasks, store, previews = PREVIEW_SIZES, budget = DEFAULT_BUDGET }: ContextOptions,
+  ) {
     this.#base = prefixOf({ instructions, intent, tasks });
+    this.#budget = budget;
     this.#checkpoint = emptyCheckpoint();
     this.#store = store;
     this.#previews = checkPreviewSizes(previews);
@@ -205,7 +213,7 @@ export class BoundedContext implements ContextPolicy {
     // The preview size is chosen here from the room the tail has left, and fixed with the rendering.
     let used = this.#tailRetainedBytes + (this.#checkpointFragment?.bytes ?? 0);
     for (const f of this.#base) used += f.bytes;
-    const limit = entryPreviewBytes(this.#previews, RETIRE_TRIGGER_BYTES - used);
+    const limit = entryPreviewBytes(this.#previews, this.#budget.trigger - used);
     // An output a retained or retired event already showed (the same digest) is named by its step, never sent twice.
     const shownAt = (bulk: Bulk) => (bulk.bytes >= REPEAT_MIN_BYTES ? this.#shown.get(bulk.ref) ?? null : null);
     const retained = fragment(renderRetained(sealed.event, this.#store, limit, { shownAt }));
@@ -230,15 +238,16 @@ export class BoundedContext implements ContextPolicy {
   /** An entry that would pass the ceiling is replaced whole by an error entry (the request then retires events if
    * even that does not fit). */
   fitLookup(parts: RequestParts, entry: Record<string, unknown>) {
-    if (this.#measure({ ...parts, lookups: [...parts.lookups, entry] }) <= CEILING_BYTES) {
+    const { ceiling } = this.#budget;
+    if (this.#measure({ ...parts, lookups: [...parts.lookups, entry] }) <= ceiling) {
       return { entry, omitted: false };
     }
-    const room = Math.max(0, CEILING_BYTES - this.#measure(parts));
+    const room = Math.max(0, ceiling - this.#measure(parts));
     const size = utf8Length(JSON.stringify(entry));
     return {
       entry: {
         ...("lookup" in entry ? { lookup: entry.lookup } : {}),
-        error: `Response omitted whole: ${size} bytes do not fit the ${CEILING_BYTES}-byte ceiling ` +
+        error: `Response omitted whole: ${size} bytes do not fit the ${ceiling}-byte ceiling ` +
           `(${room} bytes of room left); select a smaller part with #bytes=START-END or #lines=START-END`,
       },
       omitted: true,
@@ -249,58 +258,61 @@ export class BoundedContext implements ContextPolicy {
     // Retirement looks at the persistent part; lookup responses only use the room left under the ceiling. If even
     // the lookup responses (or the error entries standing for omitted ones) do not fit, retire more.
     const persistent = { ...parts, lookups: [] };
+    const budget = this.#budget;
+    const { ceiling } = budget;
     let retired = 0;
     // The newest event's larger view is extra: when even the newest event alone does not fit the ceiling with it,
     // the event is kept without it (a request that shows no event at all would leave the model blind).
     const last = this.#tail[this.#tail.length - 1];
     let bytes = this.#measure(persistent);
     if (
-      last?.newest && bytes > CEILING_BYTES && this.#plan(persistent).bytesAfter(this.#tail.length - 1) > CEILING_BYTES
+      last?.newest && bytes > ceiling && this.#plan(persistent).bytesAfter(this.#tail.length - 1) > ceiling
     ) {
       last.newest = null;
       bytes = this.#measure(persistent);
     }
-    if (bytes > RETIRE_TRIGGER_BYTES || this.#tail.length > TAIL_MAX) {
+    if (bytes > budget.trigger || this.#tail.length > TAIL_MAX) {
       const plan = this.#plan(persistent);
       const empty = plan.bytesAfter(this.#tail.length);
       const keptNewest = plan.bytesAfter(this.#tail.length - 1);
       // When even the newest event alone passes the trigger, or the prefix leaves almost no room under it, only the
       // ceiling can force a retirement.
-      const reachable = triggerReachable({ floorBytes: empty, keptNewestBytes: keptNewest });
+      const reachable = triggerReachable({ floorBytes: empty, keptNewestBytes: keptNewest }, budget);
       if (
         needsRetirement({
           requestBytes: bytes,
           tailLength: this.#tail.length,
-          floorBytes: reachable ? empty : Math.max(empty, RETIRE_TRIGGER_BYTES),
-        })
+          floorBytes: reachable ? empty : Math.max(empty, budget.trigger),
+        }, budget)
       ) {
         retired += this.#retire(
           retirementBatch({
             tailLength: this.#tail.length,
             bytesAfter: plan.bytesAfter,
-            target: retirementTarget(empty, reachable),
+            target: retirementTarget(empty, reachable, budget),
+            ceiling,
           }),
         );
       }
     }
     const mandatory = this.#assemble(persistent, this.#tail.length, this.#checkpointFragment).bytes;
-    if (mandatory > CEILING_BYTES) {
+    if (mandatory > ceiling) {
       throw new BudgetError(
         "context_ceiling_exceeded",
-        `Mandatory context is ${mandatory} bytes, over the ${CEILING_BYTES}-byte ceiling (instructions, intent, checkpoint, working state and candidates must fit)`,
+        `Mandatory context is ${mandatory} bytes, over the ${ceiling}-byte ceiling (instructions, intent, checkpoint, working state and candidates must fit)`,
       );
     }
-    if (parts.lookups.length > 0 && this.#measure(parts) > CEILING_BYTES) {
+    if (parts.lookups.length > 0 && this.#measure(parts) > ceiling) {
       const plan = this.#plan(parts);
       retired += this.#retire(
-        retirementBatch({ tailLength: this.#tail.length, bytesAfter: plan.bytesAfter, target: CEILING_BYTES }),
+        retirementBatch({ tailLength: this.#tail.length, bytesAfter: plan.bytesAfter, target: ceiling, ceiling }),
       );
     }
     const built = this.#assemble(parts, 0, this.#checkpointFragment);
-    if (built.bytes > CEILING_BYTES) {
+    if (built.bytes > ceiling) {
       throw new BudgetError(
         "context_ceiling_exceeded",
-        `Request is ${built.bytes} bytes with every event retired, over the ${CEILING_BYTES}-byte ceiling`,
+        `Request is ${built.bytes} bytes with every event retired, over the ${ceiling}-byte ceiling`,
       );
     }
     return { ...built, checkpointed: retired > 0, retired };

@@ -12,7 +12,7 @@ import { Outcome } from "../outcome.ts";
 import { type Cost, costOf, type ModelPrice, priceOf, pricesOf } from "../prices.ts";
 import { ModelProvider, type ModelTable, resolveModel, retirementOf } from "../models/models.ts";
 import { openRouterEntry } from "../providers/mark-openrouter-cache.ts";
-import { addUsage, NULL_USAGE, type TurnRequest, Usage } from "../vocabulary/turn.ts";
+import { addUsage, NULL_USAGE, ServerTimings, type TurnRequest, Usage } from "../vocabulary/turn.ts";
 
 const CheckName = z.enum(["model", "key", "context", "structured_answer", "cache_write", "cache_read"]);
 
@@ -30,6 +30,7 @@ const DoctorCall = z.strictObject({
   call: z.number().int().positive(),
   usage: Usage,
   cost_usd: z.number().nonnegative().nullable().describe("At the dated price table; null when the model has none"),
+  timings: ServerTimings.optional().describe("A local server's own timings of the call, when it sent them"),
 });
 
 export const DoctorResult = z.strictObject({
@@ -97,6 +98,12 @@ const WORDS = (
   "not what all were we when your can said there use an each which she do how their if will up other about out many " +
   "then them these so some her would make like him into time has look two more write go see number no way could people"
 ).split(" ");
+
+/**
+ * The most output tokens doctor's answer needs: {"status": "ok", "word": W} is about 12 tokens in any BPE vocabulary;
+ * 64 leaves room for whitespace and a long word, and stops a small model that loops inside the string early.
+ */
+export const DOCTOR_OUTPUT_TOKENS = 64;
 
 const DOCTOR_SCHEMA = {
   type: "object",
@@ -212,10 +219,12 @@ export function judgeCacheRead(usage: Usage, { minCacheTokens }: { minCacheToken
  * (3); any other failed check fails (1) with its code.
  */
 export function doctorResult(
-  { model, checks, usages, price, startup = null }: {
+  { model, checks, usages, timings = [], price, startup = null }: {
     model: string;
     checks: DoctorCheck[];
     usages: Usage[];
+    /** Each call's server timings (llama.cpp), by position; undefined where none were sent. */
+    timings?: (ServerTimings | undefined)[];
     price: ModelPrice | null;
     /** The error that stopped doctor before any call. */
     startup?: StartupError | null;
@@ -224,7 +233,10 @@ export function doctorResult(
   const costs: (Cost | null)[] = usages.map((usage) => costOf(usage, price));
   // Dollars to the nano-dollar: float sums print as 0.0040560000000000001 otherwise.
   const round = (x: number) => Math.round(x * 1e9) / 1e9;
-  const calls = usages.map((usage, i) => ({ call: i + 1, usage, cost_usd: costs[i] ? round(costs[i].total) : null }));
+  const calls = usages.map((usage, i) => {
+    const t = timings[i];
+    return { call: i + 1, usage, cost_usd: costs[i] ? round(costs[i].total) : null, ...(t ? { timings: t } : {}) };
+  });
   const failed = checks.find((check) => check.status === "fail");
   const ended = startup
     ? endingOf({ threw: startup })

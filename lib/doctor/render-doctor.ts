@@ -20,7 +20,15 @@ export function renderDoctor(result: DoctorResult): string {
   const u = result.usage;
   const n = (x: number | null) => (x === null ? "—" : String(x));
   const calls = result.calls.length;
-  const spent = result.cost_usd === null
+  const timed = result.calls.flatMap((c) => (c.timings ? [c.timings] : []));
+  const seconds = (ms: number) => (ms / 1000).toFixed(1);
+  const spent = timed.length > 0 && result.cost_usd === null
+    ? `the server took ${seconds(timed.reduce((s, t) => s + t.prompt_ms, 0))} s for ${
+      timed.reduce((s, t) => s + t.prompt_n, 0)
+    } prompt tokens (${timed.reduce((s, t) => s + t.cache_n, 0)} reused) and ${
+      seconds(timed.reduce((s, t) => s + t.predicted_ms, 0))
+    } s for ${timed.reduce((s, t) => s + t.predicted_n, 0)} output tokens`
+    : result.cost_usd === null
     ? "cost unknown (no price for this model)"
     : `spent ${dollars(result.cost_usd)}${
       result.prices ? ` (prices of ${result.prices.date}, ${result.prices.source})` : ""

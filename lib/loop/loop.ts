@@ -26,6 +26,7 @@ import {
   type WorkingState,
 } from "../context/briefing.ts";
 import { createContext, type TailView } from "../context/context.ts";
+import { budgetForContext, BYTES_PER_TOKEN } from "../context/budget.ts";
 import { PREVIEW_MODES, type PreviewSizes } from "../context/render-event.ts";
 import {
   CONTEXT_POLICIES,
@@ -121,15 +122,21 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   const started = now();
   const actions = availableActions(request);
   const protocol: StepProtocol = request.step_protocol ?? DEFAULT_STEP_PROTOCOL;
+  const onEvent = options.onEvent ?? (() => {});
+  // A bounded request must fit a local server's context: a smaller one scales the ceiling, trigger and target.
+  const sized = policy === "bounded" ? await sizedToServer(options.provider, signal) : null;
+  if (sized) onEvent({ type: "context-sized", ...sized });
   const context = createContext(policy, {
     instructions: request.instructions,
     intent: request.intent,
     tasks: tasksSection(request, actions, protocol),
     store,
     previews: options.previews ?? PREVIEW_MODES[request.previews ?? DEFAULT_PREVIEW_MODE],
+    ...(sized
+      ? { budget: { ceiling: sized.ceiling_bytes, trigger: sized.trigger_bytes, target: sized.target_bytes } }
+      : {}),
   });
   const archive = new Archive(options.archiveLimits);
-  const onEvent = options.onEvent ?? (() => {});
   const run: StageRun = {
     context,
     provider: options.provider,
@@ -267,6 +274,30 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
     printed,
     reports,
     closing,
+  };
+}
+
+/**
+ * The budget a local server's context allows, when it holds less than the default 64 KiB ceiling; null when the
+ * provider has no server to ask, the server does not say, or the defaults fit. Asking never fails the run: a server
+ * that cannot be asked fails the first call instead, in that call's words.
+ */
+async function sizedToServer(
+  provider: Provider,
+  signal: AbortSignal | undefined,
+): Promise<Omit<Extract<LoopEvent, { type: "context-sized" }>, "type"> | null> {
+  const server = await provider.serverContext?.({ signal }).catch(() => null) ?? null;
+  if (server === null) return null;
+  const budget = budgetForContext({ contextTokens: server.context_tokens, outputTokens: server.output_tokens });
+  if (budget === null) return null;
+  return {
+    context_tokens: server.context_tokens,
+    output_tokens: server.output_tokens,
+    source: server.source,
+    bytes_per_token: BYTES_PER_TOKEN,
+    ceiling_bytes: budget.ceiling,
+    trigger_bytes: budget.trigger,
+    target_bytes: budget.target,
   };
 }
 

@@ -175,6 +175,7 @@ async function ask(run: StageRun, parts: RequestParts, step: number): Promise<Mo
     elapsed_ms: elapsed,
     usage: answer.usage,
     lookup: asLookup(answer.value) !== null,
+    ...(answer.timings ? { timings: answer.timings } : {}),
     ...(answer.cache && run.cache
       ? { cache: run.cache.explain({ layout: answer.cache, usage: answer.usage, at: started }) }
       : {}),

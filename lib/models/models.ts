@@ -113,6 +113,10 @@ export const ModelEntry = z.strictObject({
   aliases: z.array(z.string().min(1)).optional().describe(
     "Other ids the provider documents for this model; Loom sends the entry's own id",
   ),
+  local: z.boolean().optional().describe(
+    "A model on a local server (openai-compatible, ollama): its context window and prompt cache are read from the " +
+      "server at run time (/props, /v1/models); never a price: cost is tokens and seconds",
+  ),
   retired: z.strictObject({
     date: Date.describe("When requests started failing (or will: a future date is a deprecation)"),
     replacement: z.string().min(1).describe("The model id to use instead, without the provider"),
@@ -160,10 +164,12 @@ export type ResolvedModel = {
  * What an id the table does not know is run with: nothing that a model could reject. Anthropic: the schema in the
  * prompt (a forced tool is rejected by the 5.5 models, output_config.format by older ones), the largest minimum
  * cacheable prompt (4,096 tokens) and no effort; OpenAI and OpenAI-compatible servers: Chat Completions with the strict
- * JSON-schema response format, as Loom always sent them. No price.
+ * JSON-schema response format, as Loom always sent them. No price. A local server's model (openai-compatible,
+ * ollama) is `local`: its context and cache are the server's, read at run time, and its cost tokens and seconds.
  */
 function defaultEntry(provider: ModelProvider): ModelEntry {
   const anthropic = provider === "anthropic";
+  const local = provider === "openai-compatible" || provider === "ollama";
   return {
     api: anthropic ? "messages" : "chat-completions",
     structured_output: anthropic ? "prompt" : "json_schema",
@@ -177,6 +183,7 @@ function defaultEntry(provider: ModelProvider): ModelEntry {
     prices: null,
     effort: [],
     thinking: [],
+    ...(local ? { local: true } : {}),
     retired: null,
     source: "Loom's conservative defaults for a model its table does not list",
     date: "2026-12-01",

@@ -34,6 +34,34 @@ export function errorDetail(bodyText: string): string | null {
   return line.length > MAX_DETAIL ? `${line.slice(0, MAX_DETAIL)}…` : line;
 }
 
+/**
+ * llama.cpp's refusal of a prompt longer than its context, before any work: HTTP 400 with error.type
+ * "exceed_context_size_error" and the two sizes (tools/server/server-common.cpp at de3ff81, read 2026-12-03).
+ */
+function contextOverflow(bodyText: string): { prompt: number | null; context: number | null } | null {
+  let error: Record<string, unknown>;
+  try {
+    const body = JSON.parse(bodyText) as { error?: unknown } | null;
+    if (body?.error === null || typeof body?.error !== "object") return null;
+    error = body.error as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (error.type !== "exceed_context_size_error") return null;
+  const count = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : null);
+  return { prompt: count(error.n_prompt_tokens), context: count(error.n_ctx) };
+}
+
+/**
+ * A chat template's own refusal (llama.cpp runs the model's Jinja template; Gemma's raises "Conversation roles must
+ * alternate user/assistant/user/assistant/..." on two user turns in a row): the server wraps it in a long parser
+ * error (HTTP 400, seen 2026-12-03) whose reason comes last, past where the detail is clipped, so it is taken out.
+ */
+function templateRefusal(bodyText: string): string | null {
+  const match = /Jinja Exception: ([^\n"\\]+)/.exec(bodyText);
+  return match?.[1]?.trim().slice(0, MAX_DETAIL) || null;
+}
+
 /** Removes every occurrence of the secret; belt and braces for server text we show. */
 function redact(text: string, secret: string | null): string {
   return secret && secret.length >= 4 ? text.split(secret).join("[redacted]") : text;
@@ -64,7 +92,16 @@ export function classifyHttpError({
       : `${provider} refused the request (HTTP ${status}); if it needs a key, set api_key_env for this model`;
     return new ProviderError(message, { code: "provider_auth", status });
   }
-  const detail = errorDetail(bodyText);
+  const overflow = status === 400 ? contextOverflow(bodyText) : null;
+  if (overflow) {
+    const sizes = overflow.prompt !== null && overflow.context !== null
+      ? `: the prompt is ${overflow.prompt} tokens, the server's context ${overflow.context}`
+      : "";
+    const message = `${provider} refused a request over its context (HTTP 400)${sizes}`;
+    return new ProviderError(message, { code: "provider_context_exceeded", status });
+  }
+  const refused = templateRefusal(bodyText);
+  const detail = refused ? `the model's chat template refused it: ${refused}` : errorDetail(bodyText);
   const suffix = detail ? `: ${redact(detail, secret)}` : "";
   const retryCode = RETRYABLE[status] ?? (status >= 500 ? "provider_server_error" : undefined);
   if (retryCode) {

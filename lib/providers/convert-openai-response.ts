@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { JsonSchema, ModelAnswer } from "../vocabulary/turn.ts";
 import { formatZodError } from "../text/zod-error.ts";
-import { convertOpenAIUsage } from "./convert-openai-usage.ts";
+import { convertOpenAIUsage, convertServerTimings } from "./convert-openai-usage.ts";
 import { malformedResponse } from "./malformed-response.ts";
 import { mapOpenAIStopReason } from "./map-openai-stop-reason.ts";
 import { dropNullOptionals, parseAnswerText, unwrapAnswer } from "./parse-answer.ts";
@@ -39,10 +39,12 @@ export function convertOpenAIResponse(
     const parsedText = parseAnswerText(message.content ?? "");
     value = wrapped ? dropNullOptionals(unwrapAnswer(parsedText), schema) : parsedText;
   }
+  const serverTimings = convertServerTimings(timings);
   return {
     value,
     usage: convertOpenAIUsage(usage, { timings }),
     stop_reason: mapOpenAIStopReason(finish_reason, { refused: refusal !== null }),
     raw,
+    ...(serverTimings ? { timings: serverTimings } : {}),
   };
 }

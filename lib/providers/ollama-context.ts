@@ -16,7 +16,7 @@ function estimateTokens(bytes: number): number {
 }
 
 /** Room kept for the answer when no max_tokens is configured (Loom's answers are small JSON; write_file's are not). */
-const OUTPUT_RESERVE_TOKENS = 4096;
+export const OUTPUT_RESERVE_TOKENS = 4096;
 /** The smallest window asked for: above Ollama's 2,048 / 4,096 defaults, so no request runs at them. */
 const MIN_NUM_CTX = 8192;
 

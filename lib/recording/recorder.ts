@@ -27,6 +27,11 @@ export class RecordingProvider implements Provider {
     return this.#inner.capabilities;
   }
 
+  /** A local server's context, asked of the wrapped provider (null when it has none to ask). */
+  serverContext(options?: { signal?: AbortSignal }) {
+    return this.#inner.serverContext?.(options) ?? Promise.resolve(null);
+  }
+
   async complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
     const answer = await this.#inner.complete(request, options);
     this.#sink({

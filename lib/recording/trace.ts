@@ -30,6 +30,7 @@ export function createTracer({ write }: { write: (line: TraceLine) => void }): {
     wrap: (inner, { takeBodies = () => [] } = {}) => ({
       name: inner.name,
       capabilities: inner.capabilities,
+      ...(inner.serverContext ? { serverContext: inner.serverContext.bind(inner) } : {}),
       async complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
         call += 1;
         const number = call;

@@ -2,7 +2,8 @@
 import { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
 import { z } from "zod";
 import { Outcome } from "../outcome.ts";
-import { addUsage, NULL_USAGE, Phase, Usage } from "../vocabulary/turn.ts";
+import { addUsage, NULL_USAGE, Phase, ServerTimings, Usage } from "../vocabulary/turn.ts";
+import { ContextBudget } from "../run-events.ts";
 import { SandboxState } from "../sandbox-state.ts";
 import { Cost } from "../prices.ts";
 import { CallCache, RunCache } from "../cache-explanation.ts";
@@ -33,6 +34,10 @@ export const CallRecord = z.strictObject({
   lookup: z.boolean().describe("The model answered with a lookup instead of a decision"),
   // The cache explanation (#30): its own block.
   cache: CallCache.optional(),
+  timings: ServerTimings.optional().describe(
+    "A local server's own timings of the call (tokens evaluated and reused, milliseconds for each); absent when the " +
+      "server sent none",
+  ),
 });
 export type CallRecord = z.infer<typeof CallRecord>;
 
@@ -113,6 +118,14 @@ export const ContextReport = z.strictObject({
   changes: WorkspaceChanges.nullable().optional().describe(
     "The files the run changed against its starting revision, with lines added and removed; null when the workspace " +
       "did not run for real (a replay without --execute); absent in reports of older versions",
+  ),
+  context_budget: ContextBudget.optional().describe(
+    "Bounded on a local server whose context holds less than 64 KiB of request: the ceiling, trigger and target the " +
+      "run used instead of 64/48/32 KiB; absent otherwise",
+  ),
+  server_timings: ServerTimings.optional().describe(
+    "The server's timings summed over the calls that sent them (a local run's cost: tokens and seconds); absent " +
+      "when no call did",
   ),
   // The cache explanation (#30): its own block.
   cache: RunCache.optional().describe(

@@ -39,6 +39,8 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
   let retired = 0;
   let refusals = 0;
   let started: RunStarted | null = null;
+  let budget: ContextReport["context_budget"];
+  let timings: ContextReport["server_timings"];
   let ended: RunEnded | null = null;
   for (const event of events) {
     switch (event.type) {
@@ -55,6 +57,12 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
         phase.elapsed_ms += call.elapsed_ms;
         usage = addUsage(usage, call.usage);
         calls.push(call);
+        if (call.timings) timings = addTimings(timings, call.timings);
+        break;
+      }
+      case "context-sized": {
+        const { type: _, ...sized } = event;
+        budget = sized;
         break;
       }
       case "checkpoint-taken":
@@ -124,8 +132,25 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
   if (ended.recording !== undefined) report.recording = ended.recording;
   if (started !== null) report.step_log = stepLog;
   if (ended.changes !== undefined) report.changes = ended.changes;
+  if (budget) report.context_budget = budget;
+  if (timings) report.server_timings = timings;
   // The cache explanation (#30): the run's figures from its calls'.
   const cache = summarizeCache(calls);
   if (cache !== null) report.cache = cache;
   return report;
+}
+
+type Timings = NonNullable<ContextReport["server_timings"]>;
+
+/** Server timings summed (milliseconds to the microsecond, as each call's are). */
+function addTimings(a: Timings | undefined, b: Timings): Timings {
+  if (!a) return { ...b };
+  const ms = (x: number, y: number) => Math.round((x + y) * 1000) / 1000;
+  return {
+    prompt_n: a.prompt_n + b.prompt_n,
+    cache_n: a.cache_n + b.cache_n,
+    prompt_ms: ms(a.prompt_ms, b.prompt_ms),
+    predicted_n: a.predicted_n + b.predicted_n,
+    predicted_ms: ms(a.predicted_ms, b.predicted_ms),
+  };
 }

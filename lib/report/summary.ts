@@ -58,6 +58,10 @@ export type ReportSummary = {
   replayed: boolean;
   /** The prompt cache (#30): the run's cache block, and per call what was read, written and sent uncached. */
   cache: ReportCache | null;
+  /** A bounded run's budget sized to a local server's smaller context; null otherwise. */
+  context_budget: NonNullable<ContextReport["context_budget"]> | null;
+  /** A local server's timings summed over the run (its cost: tokens and seconds); null when none were sent. */
+  server_timings: NonNullable<ContextReport["server_timings"]> | null;
 };
 
 /** The run's prompt-cache block and its calls' counters (tokens), for the text and the HTML chart. */
@@ -149,6 +153,8 @@ function summarizeReport(named: NamedReport): ReportSummary {
       changes: null,
       replayed: false,
       cache: null,
+      context_budget: null,
+      server_timings: null,
     };
   }
   const c = named.report;
@@ -178,6 +184,8 @@ function summarizeReport(named: NamedReport): ReportSummary {
     changes: c.changes ? structuredClone(c.changes) : null,
     replayed: c.recording !== undefined,
     cache: reportCache(c),
+    context_budget: c.context_budget ? { ...c.context_budget } : null,
+    server_timings: c.server_timings ? { ...c.server_timings } : null,
   };
 }
 
@@ -207,6 +215,8 @@ function metricRatio(m: Metric, s: ReportSummary, base: ReportSummary): number |
 function missingCost(s: ReportSummary): string {
   return s.kind === "aggregate"
     ? "n/a — an aggregate carries no cost (see each run's report)"
+    : s.server_timings
+    ? "n/a — a local model: its cost is tokens and seconds (server time)"
     : "n/a — no price for this run's model";
 }
 
@@ -481,6 +491,17 @@ function renderOne(s: ReportSummary): string {
     ["policy", s.policy],
     ...(s.step_protocol ? [fact("step protocol", s.step_protocol)] : []),
     ...(s.previews ? [fact("previews", s.previews)] : []),
+    ...(s.context_budget
+      ? [fact(
+        "context budget",
+        `sized to the server's ${
+          formatCount(s.context_budget.context_tokens)
+        }-token context (${s.context_budget.source}): ` +
+          `ceiling ${formatBytes(s.context_budget.ceiling_bytes)}, trigger ${
+            formatBytes(s.context_budget.trigger_bytes)
+          }, target ${formatBytes(s.context_budget.target_bytes)}`,
+      )]
+      : []),
     ...(s.sandbox
       ? [fact("sandbox", `${s.sandbox.mode} (${s.sandbox.active ? "processes ran sandboxed" : "not sandboxed"})`)]
       : []),
@@ -534,6 +555,16 @@ function renderOne(s: ReportSummary): string {
     s.replayed
       ? fact("recorded cost", s.cost === null ? missingCost(s) : `$${s.cost.toFixed(4)} (the recorded run's calls)`)
       : fact("cost", s.cost === null ? missingCost(s) : `$${s.cost.toFixed(4)}`),
+    ...(s.server_timings
+      ? [fact(
+        "server time",
+        `${formatCount(s.server_timings.prompt_n)} prompt tokens evaluated in ${
+          formatMs(s.server_timings.prompt_ms)
+        } (${formatCount(s.server_timings.cache_n)} reused); ${
+          formatCount(s.server_timings.predicted_n)
+        } generated in ${formatMs(s.server_timings.predicted_ms)}`,
+      )]
+      : []),
   ];
   const parts = [
     head,

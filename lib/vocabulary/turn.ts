@@ -114,6 +114,33 @@ export function addUsage(a: Usage, b: Usage): Usage {
   };
 }
 
+const tokens = z.number().int().nonnegative();
+const ms = z.number().nonnegative();
+
+/**
+ * What a local server (llama.cpp's llama-server) says a call cost in tokens and seconds, from its `timings` block: the
+ * prompt tokens it evaluated and the ones it reused from its cache, the tokens it generated, and the time each took.
+ * On a local server the uncached prompt is paid in seconds, not dollars.
+ */
+export const ServerTimings = z.strictObject({
+  prompt_n: tokens.describe("Prompt tokens the server evaluated (not reused from its cache)"),
+  cache_n: tokens.describe("Prompt tokens reused from the server's prompt cache"),
+  prompt_ms: ms.describe("Milliseconds spent evaluating the prompt"),
+  predicted_n: tokens.describe("Tokens generated"),
+  predicted_ms: ms.describe("Milliseconds spent generating"),
+}).describe("The server's own timings of a call (llama.cpp's timings block), when it sends them");
+export type ServerTimings = z.infer<typeof ServerTimings>;
+
+/** What a local server says of its context: the tokens one call may hold, and what Loom keeps of them for answers. */
+export type ServerContext = {
+  /** The server's context size in tokens (llama.cpp's n_ctx, per slot). */
+  context_tokens: number;
+  /** The most output tokens the adapter lets any call produce (its largest output cap). */
+  output_tokens: number;
+  /** Where the size was read: "/props" or "/v1/models". */
+  source: string;
+};
+
 export const StopReason = z.enum(["end", "max_tokens", "tool_use", "refusal", "other"]);
 export type StopReason = z.infer<typeof StopReason>;
 
@@ -143,6 +170,8 @@ export type ModelAnswer = {
   raw?: unknown;
   /** The layout of the body sent, for the run report's cache explanation (adapters with a prompt cache). */
   cache?: CacheLayout;
+  /** The server's timings of the call, when it sends them (llama.cpp). */
+  timings?: ServerTimings;
 };
 
 export type ProviderCapabilities = {
@@ -158,10 +187,17 @@ export type CompleteOptions = {
   signal?: AbortSignal;
   /** The loop step the call belongs to (absent for classification), for recordings. */
   step?: number;
+  /** The most output tokens this call's answer needs (doctor's check); below any cap the adapter derives itself. */
+  maxOutputTokens?: number;
 };
 
 export interface Provider {
   readonly name: string;
   readonly capabilities: ProviderCapabilities;
   complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer>;
+  /**
+   * A local server's context, asked of the server (llama.cpp: GET /props, else /v1/models); null when it does not
+   * say or cannot be asked. Absent for providers whose context is the model table's.
+   */
+  serverContext?(options?: { signal?: AbortSignal }): Promise<ServerContext | null>;
 }

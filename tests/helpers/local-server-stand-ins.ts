@@ -33,7 +33,9 @@ async function serve(routes: Record<string, Route>, baseSuffix: string): Promise
       }
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers[name] = value;
-      const route = req.method === "POST" ? routes[path] : undefined;
+      // POST routes are keyed by path, others by "METHOD path" ("GET /props").
+      const key = req.method === "POST" ? path : `${req.method} ${path}`;
+      const route = Object.hasOwn(routes, key) ? routes[key] : undefined;
       const received = { path, headers, body };
       if (route) requests.push(received);
       const reply = route ? route(received) : { status: 404, body: { error: `404 page not found` } };
@@ -198,16 +200,91 @@ export function startLmStudioStandIn({ answer = DEFAULT_ANSWER }: { answer?: Ans
 // ---- llama.cpp ----
 
 /**
- * llama.cpp's llama-server (tools/server/README.md, read 2026-12-01): /v1/chat/completions takes response_format
- * {"type": "json_object"} and schema-constrained JSON; OpenAI's nested form json_schema.schema is the one its parser
- * reads. A prompt over the slot's context (-c) is HTTP 400 with type "exceed_context_size_error", n_prompt_tokens and
- * n_ctx. Prompt-cache reuse is reported in timings.cache_n (the tokens of the previous prompt it kept).
+ * llama.cpp's llama-server (tools/server/README.md, read 2026-12-01; tools/server/*.cpp at de3ff81 and the real server,
+ * 2026-12-03): /v1/chat/completions takes response_format {"type": "json_object"} and schema-constrained JSON; OpenAI's
+ * nested form json_schema.schema is the one its parser reads. A prompt over the slot's context (-c / -np) is HTTP 400
+ * with type "exceed_context_size_error", n_prompt_tokens and n_ctx, before any work. Its slot keeps the previous
+ * prompt: the common prefix of the new one is reused (never the last token), and reported twice, as
+ * usage.prompt_tokens_details.cached_tokens and timings.cache_n (prompt_tokens counts them too). max_tokens stops the
+ * answer where it is (finish_reason "length"), inside a string if need be. GET /props says the slot's context in
+ * default_generation_settings.n_ctx, GET /v1/models in data[].meta.n_ctx (n_ctx_train is the model's training context).
  */
+const FREE_TEXT = "Sure! I'm a helpful assistant. What can I do for you?";
+const FREE_TEXT_ERROR = "Field 'max_tokens': [json.exception.type_error.302] type must be number, but is string";
+
 export function startLlamaCppStandIn(
-  { contextSize = 4096, answer = DEFAULT_ANSWER }: { contextSize?: number; answer?: Answerer } = {},
+  { contextSize = 4096, answer = DEFAULT_ANSWER, alias = "local", trainContext = 8192, alternating = false }: {
+    contextSize?: number;
+    answer?: Answerer;
+    alias?: string;
+    trainContext?: number;
+    /**
+     * A Gemma-style chat template: a system message first is folded into the first user turn, then the roles must
+     * alternate user/assistant; two user turns in a row are its Jinja exception, HTTP 400 (seen 2026-12-03).
+     */
+    alternating?: boolean;
+  } = {},
 ): Promise<StandIn> {
-  let previous: string | null = null;
+  let previous = "";
   return serve({
+    "GET /props": () => ({
+      status: 200,
+      body: { default_generation_settings: { n_ctx: contextSize, params: {} }, total_slots: 1, model_alias: alias },
+    }),
+    "GET /v1/models": () => ({
+      status: 200,
+      body: {
+        object: "list",
+        data: [{
+          id: alias,
+          object: "model",
+          owned_by: "llamacpp",
+          meta: { n_ctx: contextSize, n_ctx_train: trainContext },
+        }],
+      },
+    }),
+    // The Anthropic- and Responses-shaped endpoints answer, but ignore output_config and text.format: the model's own
+    // words come back, unconstrained (seen on the real server, 2026-12-03). Their errors are in the OpenAI shape.
+    "/v1/messages": (request) => {
+      if (typeof request.body.max_tokens !== "number") {
+        return { status: 400, body: { error: { code: 400, message: FREE_TEXT_ERROR, type: "invalid_request_error" } } };
+      }
+      return {
+        status: 200,
+        body: {
+          id: "chatcmpl-standin",
+          type: "message",
+          role: "assistant",
+          content: [{ type: "text", text: FREE_TEXT }],
+          model: alias,
+          stop_reason: "end_turn",
+          stop_sequence: null,
+          usage: { cache_read_input_tokens: 0, input_tokens: tokensOf(request.body.messages), output_tokens: 12 },
+        },
+      };
+    },
+    "/v1/responses": (request) => ({
+      status: 200,
+      body: {
+        id: "resp_standin",
+        object: "response",
+        model: alias,
+        status: "completed",
+        output: [{
+          type: "message",
+          id: "msg_standin",
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", annotations: [], text: FREE_TEXT }],
+        }],
+        usage: {
+          input_tokens: tokensOf(request.body.input),
+          output_tokens: 12,
+          total_tokens: tokensOf(request.body.input) + 12,
+          input_tokens_details: { cached_tokens: 0 },
+        },
+      },
+    }),
     "/v1/chat/completions": (request) => {
       const format = request.body.response_format as { type?: unknown } | undefined;
       if (format !== undefined && !["text", "json_object", "json_schema"].includes(String(format.type))) {
@@ -215,6 +292,23 @@ export function startLlamaCppStandIn(
           status: 400,
           body: {
             error: { code: 400, message: "response_format type must be one of ...", type: "invalid_request_error" },
+          },
+        };
+      }
+      const roles = (request.body.messages as { role: string }[]).map((m) => m.role);
+      const turns = roles[0] === "system" ? roles.slice(1) : roles;
+      if (alternating && turns.some((role, i) => (role === "user") !== (i % 2 === 0))) {
+        return {
+          status: 400,
+          body: {
+            error: {
+              code: 400,
+              message: "Unable to generate parser for this template. Automatic parser generation failed: \n" +
+                "------------\nWhile executing CallExpression at line 11, column 19 in source:\n....index0 % 2 == 0) " +
+                '-%}\n{{ raise_exception("Conversation roles must alternate user...\n    ^\nError: Jinja Exception: ' +
+                "Conversation roles must alternate user/assistant/user/assistant/...",
+              type: "invalid_request_error",
+            },
           },
         };
       }
@@ -234,16 +328,39 @@ export function startLlamaCppStandIn(
           },
         };
       }
-      const system = JSON.stringify((request.body.messages as unknown[])[0]);
-      const cacheN = previous === system ? tokensOf((request.body.messages as unknown[])[0]) : 0;
-      previous = system;
-      const content = JSON.stringify(answer(request));
-      return {
-        status: 200,
-        body: chatCompletion(content, { prompt_tokens: prompt, completion_tokens: tokensOf(content) }, {
-          timings: { cache_n: cacheN, prompt_n: prompt - cacheN },
-        }),
-      };
+      const text = JSON.stringify(request.body.messages);
+      let common = 0;
+      while (common < text.length && common < previous.length && text[common] === previous[common]) common++;
+      previous = text;
+      const cacheN = Math.min(Math.floor(common / 4), prompt - 1);
+      let content = JSON.stringify(answer(request));
+      let finish = "stop";
+      const maxTokens = typeof request.body.max_tokens === "number" ? request.body.max_tokens : null;
+      if (maxTokens !== null && tokensOf(content) > maxTokens) {
+        content = content.slice(0, maxTokens * 4);
+        finish = "length";
+      }
+      const predicted = finish === "length" && maxTokens !== null ? maxTokens : tokensOf(content);
+      const reply = chatCompletion(content, {
+        completion_tokens: predicted,
+        prompt_tokens: prompt,
+        total_tokens: prompt + predicted,
+        prompt_tokens_details: { cached_tokens: cacheN },
+      }, {
+        timings: {
+          cache_n: cacheN,
+          prompt_n: prompt - cacheN,
+          prompt_ms: (prompt - cacheN) * 2.5,
+          prompt_per_token_ms: 2.5,
+          prompt_per_second: 400,
+          predicted_n: predicted,
+          predicted_ms: predicted * 20,
+          predicted_per_token_ms: 20,
+          predicted_per_second: 50,
+        },
+      });
+      reply.choices[0].finish_reason = finish;
+      return { status: 200, body: reply };
     },
   }, "/v1");
 }

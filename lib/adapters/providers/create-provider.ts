@@ -37,6 +37,14 @@ export type CreateProviderOptions = HttpOptions & {
   today?: string;
 };
 
+/**
+ * A local server's idle timeout and deadline per call, unless configured: it sends nothing until the answer is whole
+ * (no streaming), and on 2 CPU cores an uncached 16K-token prompt takes 35-45 s and a grammar-constrained token up to
+ * ~145 ms (Gemma 3 270M), so a first call of a long run, or an arguments answer at its 2,048-token cap, may take
+ * minutes. Ten minutes bounds a hung server without failing a slow one.
+ */
+const LOCAL_TIMEOUT_MS = 600_000;
+
 /** A model configuration the caller wrote itself (a library call): resolved like a run's, then built. */
 export function createProvider(config: ProviderConfig, options: CreateProviderOptions): Provider {
   const parsed = ProviderConfig.safeParse(config);
@@ -86,8 +94,8 @@ export function buildProvider(
     );
   }
   // The caller's limits (flags such as --provider-deadline-ms) are already above the configuration's in the settings.
-  http.timeoutMs ??= settings.provider_idle_timeout_ms.value ?? undefined;
-  http.deadlineMs ??= settings.provider_deadline_ms.value ?? undefined;
+  http.timeoutMs ??= settings.provider_idle_timeout_ms.value ?? (entry.local ? LOCAL_TIMEOUT_MS : undefined);
+  http.deadlineMs ??= settings.provider_deadline_ms.value ?? (entry.local ? LOCAL_TIMEOUT_MS : undefined);
   http.maxResponseBytes ??= settings.max_response_bytes;
   const keyEnv = settings.api_key_env.value;
   const apiKey = keyEnv ? env[keyEnv]?.trim() || null : null;
@@ -132,6 +140,7 @@ export function buildProvider(
   return createOpenAIProvider({
     ...openai,
     cacheMarkers: routed?.entry.cache?.breakpoints === "explicit",
+    local: entry.local === true,
     // A configured response_format (openai-compatible servers) wins over the table's mode.
     responseFormat: response_format ??
       (entry.structured_output === "json_object"

@@ -3,7 +3,12 @@
 // (ollama/ollama#5902, read 2026-12-01). Once per provider it asks POST {base}/api/show for the model's context length
 // (a missing model answers 404 there, before any prompt is sent), then every call is POST {base}/api/chat with
 // num_ctx sized from the request (lib/providers/ollama-context.ts), retried like every adapter.
-import { checkNotTruncated, contextLengthOf, numCtxFor } from "../../providers/ollama-context.ts";
+import {
+  checkNotTruncated,
+  contextLengthOf,
+  numCtxFor,
+  OUTPUT_RESERVE_TOKENS,
+} from "../../providers/ollama-context.ts";
 import { convertOllamaResponse } from "../../providers/convert-ollama-response.ts";
 import { convertToOllamaRequest } from "../../providers/convert-to-ollama-request.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
@@ -55,6 +60,17 @@ export function createOllamaProvider(
     // Ollama reports no cache counters; its grammar from `format` constrains the answer to the schema.
     capabilities: { prompt_caching: false, schema_enforcement: true },
     describe: (options = {}) => describe(model, options.signal),
+    // The model's own context bounds num_ctx, so it is what a bounded request must fit (with the answer's room).
+    serverContext: (options = {}) =>
+      describe(model, options.signal).then(
+        ({ context_length }) =>
+          context_length === null ? null : {
+            context_tokens: context_length,
+            output_tokens: maxTokens ?? OUTPUT_RESERVE_TOKENS,
+            source: "/api/show",
+          },
+        () => null,
+      ),
     async complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
       const id = model || options.model;
       const { context_length } = await describe(id, options.signal);

@@ -4,9 +4,11 @@ import { convertOpenAIResponse } from "../../providers/convert-openai-response.t
 import { convertToOpenAIRequest } from "../../providers/convert-to-openai-request.ts";
 import { openaiCacheLayout } from "../../providers/cache-layout.ts";
 import { markOpenRouterCache } from "../../providers/mark-openrouter-cache.ts";
+import { OUTPUT_CAP_MAX, outputCapOf } from "../../providers/output-cap.ts";
 import type { ResponseFormatMode } from "../../providers/provider-config.ts";
-import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
+import type { CompleteOptions, ModelAnswer, Provider, ServerContext, TurnRequest } from "../../vocabulary/turn.ts";
 import type { HttpOptions } from "./post-json.ts";
+import { readServerContext } from "./read-server-context.ts";
 import { sendJson } from "./send-json.ts";
 
 export function createOpenAIProvider(
@@ -21,6 +23,7 @@ export function createOpenAIProvider(
     effort,
     cacheKey = kind === "openai" ? `loom-${crypto.randomUUID()}` : undefined,
     cacheMarkers = false,
+    local = false,
   }: {
     kind: "openai" | "openai-compatible" | "openrouter";
     /** null: the server takes no key and no authorization header is sent */
@@ -36,6 +39,12 @@ export function createOpenAIProvider(
     cacheKey?: string;
     /** OpenRouter: mark the prefix with cache_control (a model whose table entry has explicit breakpoints). */
     cacheMarkers?: boolean;
+    /**
+     * A model on a local server (the model table's `local`): each call's output is capped to what its answer needs
+     * (lib/providers/output-cap.ts), the server's prompt cache is read from its counters, and its context can be
+     * asked (serverContext).
+     */
+    local?: boolean;
   },
   http: HttpOptions = {},
 ): Provider {
@@ -47,19 +56,35 @@ export function createOpenAIProvider(
     ? "OpenRouter API"
     : `OpenAI-compatible server at ${base}`;
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  let context: Promise<ServerContext | null> | null = null;
   return {
     name: kind,
     capabilities: {
-      // OpenAI caches a stable prefix automatically; local servers differ and report it inconsistently.
-      prompt_caching: kind === "openai" || cacheMarkers,
+      // OpenAI caches a stable prefix automatically, and so does llama.cpp's server (cached_tokens, cache_n); other
+      // local servers differ, and a server that reports nothing leaves the counters null.
+      prompt_caching: kind === "openai" || cacheMarkers || local,
       schema_enforcement: responseFormat === "json_schema",
     },
+    ...(local
+      ? {
+        serverContext: (
+          { signal }: { signal?: AbortSignal } = {},
+        ) => (context ??= readServerContext({ baseUrl, model, headers, fetch: http.fetch, signal }).then((read) =>
+          read && { context_tokens: read.tokens, output_tokens: maxTokens ?? OUTPUT_CAP_MAX, source: read.source }
+        )),
+      }
+      : {}),
     complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
       const id = model || options.model;
       const { body: plain, wrapped } = convertToOpenAIRequest(request, {
         model: id,
         responseFormat,
-        maxTokens,
+        maxTokens: local
+          ? outputCapOf(request, {
+            ...(options.maxOutputTokens === undefined ? {} : { needs: options.maxOutputTokens }),
+            ...(maxTokens === undefined ? {} : { configured: maxTokens }),
+          })
+          : maxTokens,
         maxTokensField: kind === "openai" ? "max_completion_tokens" : "max_tokens",
         effort,
         cacheKey,
