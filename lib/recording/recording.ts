@@ -58,11 +58,11 @@ export const RecordedExecution = z.strictObject({
 export type RecordedExecution = z.infer<typeof RecordedExecution>;
 
 /** The last line of a recording of a real workspace: what the run changed, so a replay shows the same files. */
-export const RecordedChanges = z.strictObject({
+const RecordedChanges = z.strictObject({
   type: z.literal("changes"),
   changes: WorkspaceChanges,
 }).describe("The files the run changed against its starting revision, with lines (since loom 0.6.0)");
-export type RecordedChanges = z.infer<typeof RecordedChanges>;
+type RecordedChanges = z.infer<typeof RecordedChanges>;
 
 export const RecordingEntry = z.discriminatedUnion("type", [RecordedAnswer, RecordedExecution, RecordedChanges]);
 export type RecordingEntry = z.infer<typeof RecordingEntry>;
