@@ -20,7 +20,7 @@ export type Artifact = { kind: string; path?: string; digest: string; bytes: num
  */
 export type ArtifactView = { kind: string; path?: string; digest: string; bytes: number };
 
-export function viewArtifacts(
+function viewArtifacts(
   artifacts: readonly Artifact[],
   { retained, abbreviate = (d) => d }: { retained: (step: number) => boolean; abbreviate?: (digest: string) => string },
 ): ArtifactView[] {
