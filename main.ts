@@ -6,13 +6,9 @@ import { Buffer } from "node:buffer";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { InterruptedError, UsageError } from "./lib/errors.ts";
-import { endingOf } from "./lib/ending.ts";
 import { VERSION, versionLine } from "./lib/version.ts";
 import type { CommandSpec } from "./commands/cli-spec.ts";
 import type { Io } from "./commands/io.ts";
-
-// A missing or unknown command is bad input like any other: its exit code is the one endingOf gives a usage error.
-const USAGE_EXIT = endingOf({ threw: new UsageError("no command") }).exitCode;
 
 type Command = (argv: string[], io: Io) => Promise<number>;
 
@@ -38,6 +34,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stdout(`${versionLine()}\n`);
     return 0;
   }
+  // Past the version flag: `loom --version` evaluates none of this (ending.ts brings zod, ~20 ms of a start).
+  const { endingOf } = await import("./lib/ending.ts");
+  // A missing or unknown command is bad input like any other: its exit code is the one endingOf gives a usage error.
+  const USAGE_EXIT = endingOf({ threw: new UsageError("no command") }).exitCode;
   const { COMMAND_SPECS, EXIT_CODE_TEXT } = await import("./commands/specs.ts");
   const { didYouMean, findSpec, parseCommand, renderHelp, renderMainUsage } = await import("./commands/cli-spec.ts");
   const usage = () =>
@@ -183,7 +183,12 @@ if (import.meta.main) {
   let signals = 0;
   const onSignal = () => {
     signals += 1;
-    if (signals > 1) process.exit(endingOf({ threw: new InterruptedError() }).exitCode);
+    if (signals > 1) {
+      void import("./lib/ending.ts").then(({ endingOf }) =>
+        process.exit(endingOf({ threw: new InterruptedError() }).exitCode)
+      );
+      return;
+    }
     controller.abort();
   };
   process.on("SIGINT", onSignal);

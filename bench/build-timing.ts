@@ -4,7 +4,7 @@
 import { ACTION_DESCRIPTIONS, type ActionName, takesArguments } from "../lib/vocabulary/actions.ts";
 import { argumentsResponseSchema, selectionResponseSchema } from "../lib/vocabulary/answer.ts";
 import { Archive, ARCHIVE_MAX_EVENTS } from "../lib/context/archive.ts";
-import { applyReport, initialBriefing, viewArtifacts } from "../lib/context/briefing.ts";
+import { applyReport, initialBriefing, viewBriefing } from "../lib/context/briefing.ts";
 import { BoundedContext, type RequestParts, type TailView } from "../lib/context/context.ts";
 import { utf8Length } from "../lib/text/digest.ts";
 import { createEvent } from "../lib/context/events.ts";
@@ -126,10 +126,7 @@ function oneRound(
   for (let step = 1; step <= last + 1; step++) {
     const source = steps[(step - 1) % steps.length];
     // The working state exactly as the loop assembles it.
-    const state = (view: TailView) => ({
-      ...briefing,
-      recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained: view.retains }),
-    });
+    const state = (view: TailView) => viewBriefing(briefing, { retained: view.retains });
     // The counters ride on the candidates, as the loop sends them.
     const counters = { step, max_steps: ARCHIVE_MAX_EVENTS + 1, lookups_used: 0 };
     measure({

@@ -2,7 +2,7 @@
 // workspace, against `git status --porcelain` on the same tree in the same run (turns interleaved, so both see the same
 // machine load). Generated trees of 1,000 / 20,000 / 100,000 files, each without a git index (a fresh `git init`,
 // everything untracked) and with one (every file added and committed). Reports ratios, not absolute times.
-// Run: bun bench/revision.ts [--sizes 1000,20000] [--repeats 5] [--json]
+// Run: bun bench/revision.ts [--sizes 1000,20000] [--repeats 5] [--index yes|no] [--json]
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -110,7 +110,10 @@ const sizes = (option("--sizes") ?? "1000,20000,100000").split(",").map(Number);
 const repeats = Number(option("--repeats") ?? 5);
 const rows: Row[] = [];
 for (const files of sizes) {
-  for (const index of [false, true]) rows.push(measure(files, index, repeats));
+  for (const index of [false, true]) {
+    if (option("--index") === (index ? "no" : "yes")) continue;
+    rows.push(measure(files, index, repeats));
+  }
 }
 if (process.argv.includes("--json")) console.log(JSON.stringify(rows, null, 2));
 else {

@@ -133,7 +133,13 @@ function decide(wire: Wire, body: any, text: string, edits: Record<string, strin
   const read = events.find((e) => e.action === "read_file" && e.args.path === "src/slug.mjs");
   if (candidates.action === undefined) {
     if (!read) return { action: "read_file", reason: "See how slugify builds the slug" };
-    if (state.last_test === null || state.last_test.revision !== state.latest_revision) {
+    // While the test's event is in the tail the working state names it by step; the event shows the revision.
+    const lastTest = state.last_test === undefined
+      ? null
+      : "step" in state.last_test
+      ? events.find((e) => e.step === state.last_test.step)
+      : state.last_test;
+    if (lastTest == null || lastTest.revision !== state.latest_revision) {
       return { action: "run_tests", reason: "Test the latest revision" };
     }
     if (!state.tests_current) {

@@ -86,7 +86,7 @@ test("a workspace file or a model message claiming 'all tests passed' changes no
   const last = provider.requests.at(-1)!;
   const state = last.sections.find((s) => s.section === "working_state") as { state: Record<string, unknown> };
   assert.equal(state.state.tests_current, false);
-  assert.equal(state.state.last_test, null);
+  assert.ok(!("last_test" in state.state), "no test ran: the working state has no last_test");
 });
 
 test("the ninth selection lookup suspends the run without executing anything", async () => {
@@ -367,7 +367,7 @@ test("a refusal reason quoting a huge path stays small in the working state", as
   assert.match(retired.reason!, /…/);
 });
 
-test("the working state names the last test by its step while the test's event is in the tail, and repeats its output reference only once it is retired", () => {
+test("the working state names the last test only by its step while the test's event is in the tail, and repeats what it showed once it is retired", () => {
   const briefing = applyReport(initialBriefing(), {
     kind: "test",
     revision: "r0",
@@ -376,13 +376,7 @@ test("the working state names the last test by its step while the test's event i
     duration_ms: 12,
     output: `sha256:${"b".repeat(64)}`,
   }, { sizeOf: () => 10, step: 4 });
-  assert.deepEqual(viewBriefing(briefing, { retained: (s) => s >= 3 }).last_test, {
-    step: 4,
-    revision: "r0",
-    exit_code: 0,
-    timed_out: false,
-    duration_ms: 12,
-  });
+  assert.deepEqual(viewBriefing(briefing, { retained: (s) => s >= 3 }).last_test, { step: 4 });
   assert.deepEqual(viewBriefing(briefing, { retained: (s) => s >= 5 }).last_test, {
     revision: "r0",
     exit_code: 0,
@@ -391,6 +385,18 @@ test("the working state names the last test by its step while the test's event i
     output: `sha256:${"b".repeat(64)}`,
   });
   assert.equal(viewBriefing(briefing, { retained: () => true }).tests_current, true);
+  // The test's output is its artifact: left out while the event shows it, named with digest and bytes once retired.
+  assert.equal(viewBriefing(briefing, { retained: (s) => s >= 3 }).recent_artifacts, undefined);
+  assert.deepEqual(viewBriefing(briefing, { retained: (s) => s >= 5 }).recent_artifacts, [
+    { kind: "test", digest: `sha256:${"b".repeat(64)}`, bytes: 10 },
+  ]);
+});
+
+test("a working state with nothing to say beyond the revision sends no null fields or empty lists", () => {
+  assert.deepEqual(viewBriefing(initialBriefing("r3"), { retained: () => true }), {
+    latest_revision: "r3",
+    tests_current: false,
+  });
 });
 
 test("the prefix's tasks say what to answer, which commands run_command may run and what run_tests runs; candidates name the phase; arguments keep the reason", async () => {

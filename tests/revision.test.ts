@@ -2,7 +2,7 @@
 // run changed — and a pass on one revision never validates a later one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
@@ -331,5 +331,92 @@ test("a change after the last action (a writer that escaped, no sandbox) is a ne
     assert.equal(executor.settle(), null, "counted once");
   } finally {
     rmSync(root, { recursive: true, force: true });
+  }
+});
+
+/** Waits past the current wall-clock second (git compares whole seconds: what is older than the index is trusted). */
+function nextSecond(): void {
+  const until = (Math.floor(Date.now() / 1_000) + 1) * 1_000 + 50;
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(0, until - Date.now()));
+}
+
+test("in a git work tree, what git vouches for and Loom's own scan see the same changes, step by step", () => {
+  const root = mkdtempSync(join(tmpdir(), "loom-fingerprint-vouched-"));
+  try {
+    mkdirSync(join(root, "src"));
+    for (let i = 0; i < 8; i++) writeFileSync(join(root, "src", `f${i}.txt`), `file ${i}\n`);
+    writeFileSync(join(root, ".gitignore"), "*.log\nbuild/\n");
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: root, stdio: "ignore" });
+    git("init", "-q");
+    nextSecond(); // the files' ctimes in an earlier second than the index's mtime: git's answer is used for them
+    git("add", ".");
+    git("commit", "-qm", "init");
+    const withGit = new WorkspaceFingerprint(root);
+    const scan = new WorkspaceFingerprint(root, { git: false });
+    const step = (what: string, change: () => void, expected: boolean) => {
+      change();
+      assert.deepEqual([withGit.changed(), scan.changed()], [expected, expected], what);
+      assert.equal(withGit.take(), scan.take(), what);
+    };
+    step("first look", () => {}, false);
+    step("nothing", () => {}, false);
+    step("append to a tracked file", () => writeFileSync(join(root, "src/f1.txt"), "file 1\nmore\n"), true);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(join(root, "src/f2.txt"), old, old);
+    step("touch back in time only", () => {}, false);
+    step("same size, mtime put back", () => {
+      writeFileSync(join(root, "src/f2.txt"), "FILE 2\n");
+      utimesSync(join(root, "src/f2.txt"), old, old);
+    }, true);
+    step("an assume-unchanged file changed", () => {
+      git("update-index", "--assume-unchanged", "src/f3.txt");
+      writeFileSync(join(root, "src/f3.txt"), "file 3 changed\n");
+    }, true);
+    step("an ignored file the run wrote", () => {
+      mkdirSync(join(root, "build"));
+      writeFileSync(join(root, "build/out.log"), "log\n");
+    }, true);
+    step("an untracked file", () => writeFileSync(join(root, "src/new.txt"), "new\n"), true);
+    step("a tracked file removed", () => rmSync(join(root, "src/f4.txt")), true);
+    step("chmod +x", () => execFileSync("chmod", ["+x", join(root, "src/f5.txt")]), true);
+    step("an empty folder", () => mkdirSync(join(root, "src/empty")), true);
+    step("touched, same content", () => execFileSync("touch", [join(root, "src/f6.txt")]), false);
+    step("a commit: only .git changes", () => git("commit", "-qam", "next"), false);
+    nextSecond();
+    step("after the commit, a tracked file changed", () => writeFileSync(join(root, "src/f7.txt"), "seven\n"), true);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("git asked about a workspace runs none of the workspace's fsmonitor, filters or hooks", () => {
+  const root = mkdtempSync(join(tmpdir(), "loom-fingerprint-hostile-"));
+  const marker = join(root, "..", `${root.split("/").at(-1)}-ran`);
+  try {
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: root, stdio: "ignore" });
+    writeFileSync(join(root, "a.txt"), "a\n");
+    writeFileSync(join(root, ".gitattributes"), "* filter=evil\n");
+    git("init", "-q");
+    git("add", ".");
+    git("commit", "-qm", "init");
+    for (
+      const [name, value] of [
+        ["core.fsmonitor", `touch ${marker}`],
+        ["filter.evil.clean", `sh -c 'touch ${marker}; cat'`],
+        ["filter.evil.process", `sh -c 'touch ${marker}'`],
+        ["core.hooksPath", root],
+      ]
+    ) git("config", name as string, value as string);
+    writeFileSync(join(root, "post-index-change"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    const fingerprint = new WorkspaceFingerprint(root);
+    fingerprint.changed();
+    writeFileSync(join(root, "a.txt"), "b\n");
+    assert.equal(fingerprint.changed(), true);
+    assert.equal(existsSync(marker), false, "a program the workspace's git config names ran");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(marker, { force: true });
   }
 });

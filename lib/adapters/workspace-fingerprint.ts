@@ -1,10 +1,19 @@
 // A fingerprint of the workspace's content, so the revision counts every change — a command's or a test's too, not
 // only the edits Loom made itself. git's own approach: a stat cache (size, mtime, ctime, inode, mode) per file, with a
 // content hash only for entries whose stat changed, so touching a file without changing it is no change; an entry
-// modified too close to the moment it was hashed is hashed again next time (git's "racy" entries). In a git
-// repository the index seeds the hashes (git's blob ids, the same hash Loom computes) for entries whose whole stat —
-// ctime and inode included — matches the index, so the first fingerprint of a large checkout hashes only what differs.
-// Git itself is never run: a workspace's git config could make it run programs outside the sandbox.
+// modified too close to the moment it was hashed is hashed again next time (git's "racy" entries). A folder's listing
+// is kept with its stat (size, mtime, ctime, inode): a folder whose stat did not change has the same names (adding,
+// removing or renaming an entry changes its mtime), so only changed folders are read again.
+//
+// In a git work tree (the workspace is the repository's top level) git does the per-file stat compare, in C and on
+// several threads: `git diff-files` names the tracked files whose stat differs from the index, and every other file
+// the index records — a regular file, older than the index (git's racy rule), with no assume-unchanged, skip-worktree
+// or intent-to-add bit — is taken with the index's blob id (the same hash Loom computes) without a stat of Loom's own.
+// Everything else (untracked and ignored files, links, what git names) is stat'ed and hashed by Loom as without git.
+// git runs with none of the workspace's configuration: its git directory is a private, empty one of Loom's (the
+// workspace's index is read through GIT_INDEX_FILE, never written: no optional locks), no system or global config,
+// fsmonitor and hooks off, no submodule looked into, a PATH without the workspace — so no filter, hook or fsmonitor
+// the workspace names can run. No git, no index, an index git or Loom cannot read (version 4, split): the full scan.
 //
 // The walk is iterative (a tree 30,000 folders deep is walked, not a stack overflow), and deep folders are reached
 // through a handle on an ancestor (`/proc/self/fd/N/rest`, Linux's openat) once their path nears PATH_MAX, so a file
@@ -18,13 +27,22 @@ import {
   existsSync,
   fstatSync,
   lstatSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
+  rmSync,
   type Stats,
+  statSync,
+  writeFileSync,
 } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import process from "node:process";
 import { isIgnored, parseIgnore, type ScopedRules } from "../text/ignore-rules.ts";
+import { trustedPath } from "./process.ts";
+import { makeScratch } from "./scratch.ts";
 
 /**
  * Paths whose changes are not changes of the workspace unless a slice says otherwise: the version-control folders at
@@ -85,8 +103,40 @@ function sameContent(a: Entry, b: Entry): boolean {
   return true;
 }
 
-/** A folder on the walk's stack: where to reach it, its entries still to visit, the handle it owns (if any). */
-type Frame = { access: string; prefix: string; names: string[]; next: number; fd: number | null };
+/**
+ * A folder as last walked: its stat when read (racy when read too soon after a change), its names and their paths from
+ * the root (made once: a kept string keeps its hash), and the entries of the names that count, in name order.
+ */
+type Folder = {
+  key: string;
+  racy: boolean;
+  names: string[];
+  paths: string[];
+  entries: Map<string, Entry>;
+  /** Positions in `names` of the subfolders that count. */
+  subfolders: number[];
+  /** The index entries every file here came from, when git vouched for all of them (so none was stat'ed). */
+  vouchedBy: Map<string, FileEntry> | undefined;
+};
+
+/** A folder on the walk's stack: where to reach it, the positions still to visit, the handle it owns (if any). */
+type Frame = {
+  access: string;
+  prefix: string;
+  folder: Folder;
+  known: Folder | undefined;
+  /** The positions to visit: every name, or (nothing in the folder changed) only the subfolders. */
+  visit: number[] | undefined;
+  next: number;
+  fd: number | null;
+};
+
+/** What git vouches for in this walk (see gitStatDirty): the trusted index entries minus the files git names. */
+type Vouched = { trusted: Map<string, FileEntry>; dirty: Set<string>; dirtyFolders: Set<string> };
+
+function folderKey(info: Stats): string {
+  return `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}:${info.dev}`;
+}
 
 export class WorkspaceFingerprint {
   readonly #root: string;
@@ -94,26 +144,31 @@ export class WorkspaceFingerprint {
   readonly #ignore: ScopedRules[];
   /** Whether any glob can name a file (most name only folders: files then skip the check). */
   readonly #ignoresFiles: boolean;
+  /** Whether to ask git (tests compare with the full scan). */
+  readonly #useGit: boolean;
   /** Loom's own output files of this run, as exact paths relative to the root. */
   readonly #exclude: ReadonlySet<string>;
-  #entries = new Map<string, Entry>();
-  #seeded = false;
+  /** Every folder walked last time, by path from the root ("" is the root). */
+  #folders = new Map<string, Folder>();
+  #index: { key: string; trusted: Map<string, FileEntry> } | undefined;
   #walked = false;
 
   constructor(
     root: string,
-    { now = Date.now, ignore = DEFAULT_WORKSPACE_IGNORE, exclude = new Set() }: {
+    { now = Date.now, ignore = DEFAULT_WORKSPACE_IGNORE, git = true, exclude = new Set() }: {
       now?: () => number;
       ignore?: readonly string[];
+      git?: boolean;
       exclude?: ReadonlySet<string>;
     } = {},
   ) {
     this.#root = root;
-    this.#exclude = exclude;
     this.#now = now;
     const rules = parseIgnore(ignore.join("\n"));
     this.#ignore = [{ base: "", rules }];
     this.#ignoresFiles = rules.some((rule) => !rule.directoryOnly);
+    this.#useGit = git;
+    this.#exclude = exclude;
   }
 
   /**
@@ -132,11 +187,25 @@ export class WorkspaceFingerprint {
     this.#walk();
     this.#walked = true;
     const parts: string[] = [];
-    for (const [path, entry] of this.#entries) {
+    const root = this.#folders.get("");
+    const stack: { prefix: string; entries: [string, Entry][]; next: number }[] = [];
+    if (root !== undefined) stack.push({ prefix: "", entries: [...root.entries], next: 0 });
+    for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
+      const item = frame.entries[frame.next++];
+      if (item === undefined) {
+        stack.pop();
+        continue;
+      }
+      const [name, entry] = item;
+      const path = frame.prefix === "" ? name : `${frame.prefix}/${name}`;
       if (entry.kind === "f") parts.push(`f\0${path}\0${entry.mode & 0o111 ? "x" : "-"}\0${entry.hash}\0`);
       else if (entry.kind === "l") parts.push(`l\0${path}\0${entry.target}\0`);
       else if (entry.kind === "o") parts.push(`o\0${path}\0${entry.mode}\0`);
-      else parts.push(`d\0${path}\0`);
+      else {
+        parts.push(`d\0${path}\0`);
+        const folder = this.#folders.get(path);
+        if (folder !== undefined) stack.push({ prefix: path, entries: [...folder.entries], next: 0 });
+      }
     }
     return createHash("sha256").update(parts.join("")).digest("hex");
   }
@@ -144,94 +213,181 @@ export class WorkspaceFingerprint {
   /** The regular files of the last walk: path -> content signature (executable bit and hash), for snapshots. */
   files(): Map<string, string> {
     const files = new Map<string, string>();
-    for (const [path, entry] of this.#entries) {
-      if (entry.kind === "f") files.set(path, `${entry.mode & 0o111 ? "x" : "-"}${entry.hash}`);
+    for (const [prefix, folder] of this.#folders) {
+      for (const [name, entry] of folder.entries) {
+        if (entry.kind !== "f") continue;
+        files.set(prefix === "" ? name : `${prefix}/${name}`, `${entry.mode & 0o111 ? "x" : "-"}${entry.hash}`);
+      }
     }
     return files;
   }
 
-  /** One walk: the new entries replace the old; returns whether any differs (or appeared, or went away). */
-  #walk(): boolean {
-    if (!this.#seeded) {
-      this.#seeded = true;
-      this.#entries = seedFromGitIndex(this.#root);
+  /** Whether a path is outside what counts (one place, so further exclusions join here). */
+  #ignored(path: string, folder: boolean): boolean {
+    if (!folder && this.#exclude.has(path)) return true;
+    if (!folder && !this.#ignoresFiles) return false;
+    return isIgnored(this.#ignore, path, folder);
+  }
+
+  /** What git vouches for now, or undefined: not a git work tree, or git or its index not usable. */
+  #vouched(): Vouched | undefined {
+    if (!this.#useGit) return undefined;
+    let indexPath: string;
+    let key: string;
+    let mtimeNs: bigint;
+    try {
+      const gitDir = gitDirectory(this.#root);
+      if (!gitDir) return undefined;
+      indexPath = `${gitDir}/index`;
+      const info = lstatSync(indexPath, { bigint: true });
+      if (!info.isFile()) return undefined;
+      key = `${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.ino}`;
+      mtimeNs = info.mtimeNs;
+    } catch {
+      return undefined;
     }
-    const previous = this.#entries;
-    // Seeds from git's index are not a previous walk: with them, every path still counts as seen for the first time.
+    if (this.#index?.key !== key) {
+      let bytes: Uint8Array;
+      try {
+        bytes = readFileSync(indexPath);
+      } catch {
+        return undefined;
+      }
+      this.#index = { key, trusted: trustedIndexEntries(bytes, mtimeNs) };
+    }
+    const trusted = this.#index.trusted;
+    if (trusted.size === 0) return undefined;
+    const dirty = gitStatDirty(this.#root, indexPath);
+    if (!dirty) return undefined;
+    const dirtyFolders = new Set<string>();
+    for (const path of dirty) dirtyFolders.add(path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "");
+    return { trusted, dirty, dirtyFolders };
+  }
+
+  /** One walk: the new folders replace the old; returns whether anything differs (or appeared, or went away). */
+  #walk(): boolean {
+    const vouched = this.#vouched();
+    const previous = this.#folders;
     const compare = this.#walked;
     let differs = false;
-    let carried = 0;
     const started = this.#now();
-    const next = new Map<string, Entry>();
-    const record = (path: string, entry: Entry) => {
-      next.set(path, entry);
-      if (!compare || differs) return;
-      const before = previous.get(path);
-      if (before === undefined || !sameContent(before, entry)) differs = true;
-      else carried++;
-    };
+    const folders = new Map<string, Folder>();
     const stack: Frame[] = [];
-    const enter = (access: string, prefix: string, fd: number | null) => {
-      let names: string[];
-      try {
-        names = readdirSync(access).sort();
-      } catch {
-        if (fd !== null) closeSync(fd);
-        return; // unreadable or vanished
+    const enter = (access: string, prefix: string, fd: number | null, info: Stats) => {
+      const key = folderKey(info);
+      const racy = Math.max(info.mtimeMs, info.ctimeMs) >= started - RACY_MS;
+      const known = previous.get(prefix);
+      const same = known !== undefined && known.key === key && !known.racy;
+      if (
+        same && vouched !== undefined && known.vouchedBy === vouched.trusted && !vouched.dirtyFolders.has(prefix)
+      ) {
+        // The same names, and every file one git still vouches for with the same index: only subfolders to walk.
+        const folder = { ...known, racy };
+        folders.set(prefix, folder);
+        stack.push({ access, prefix, folder, known, visit: known.subfolders, next: 0, fd });
+        return;
       }
-      stack.push({ access, prefix, names, next: 0, fd });
+      let names: string[];
+      let paths: string[];
+      if (same) ({ names, paths } = known);
+      else {
+        try {
+          names = readdirSync(access).sort();
+        } catch {
+          if (fd !== null) closeSync(fd);
+          return; // unreadable or vanished
+        }
+        paths = prefix === "" ? names : names.map((name) => `${prefix}/${name}`);
+      }
+      const folder: Folder = {
+        key,
+        racy,
+        names,
+        paths,
+        entries: new Map(),
+        subfolders: [],
+        vouchedBy: vouched?.trusted,
+      };
+      folders.set(prefix, folder);
+      stack.push({ access, prefix, folder, known, visit: undefined, next: 0, fd });
     };
-    enter(this.#root, "", null);
+    let rootInfo: Stats | undefined;
+    try {
+      rootInfo = statSync(this.#root);
+    } catch { /* no workspace: nothing in it */ }
+    if (rootInfo !== undefined) enter(this.#root, "", null, rootInfo);
     for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
-      const name = frame.names[frame.next++];
-      if (name === undefined) {
+      const { folder, known } = frame;
+      const at = frame.visit === undefined ? frame.next++ : frame.visit[frame.next++];
+      const name = at === undefined ? undefined : folder.names[at];
+      const path = at === undefined ? undefined : folder.paths[at];
+      if (at === undefined || name === undefined || path === undefined) {
         // the folder is done
         stack.pop();
         if (frame.fd !== null) closeSync(frame.fd);
+        if (compare && !differs && frame.visit === undefined) differs = !sameEntries(known?.entries, folder.entries);
         continue;
       }
-      const path = frame.prefix === "" ? name : `${frame.prefix}/${name}`;
+      const sure = frame.visit === undefined && !vouched?.dirty.has(path) ? vouched?.trusted.get(path) : undefined;
+      if (sure !== undefined) {
+        // git saw this tracked file's stat match its index entry: its content is the index's blob.
+        if (!this.#ignored(path, false)) folder.entries.set(name, sure);
+        continue;
+      }
       const full = `${frame.access}/${name}`;
       let info: Stats;
       try {
         info = lstatSync(full);
       } catch {
-        continue; // vanished while walking
+        // vanished while walking
+        if (frame.visit !== undefined) differs = true;
+        folder.vouchedBy = undefined;
+        continue;
       }
       if (info.isDirectory()) {
-        if (isIgnored(this.#ignore, path, true)) continue;
-        record(path, FOLDER);
-        if (full.length < ANCHOR_PATH_CHARS || !anchorable) enter(full, path, null);
+        if (frame.visit === undefined) {
+          if (this.#ignored(path, true)) continue;
+          folder.entries.set(name, FOLDER);
+          folder.subfolders.push(at);
+        }
+        if (full.length < ANCHOR_PATH_CHARS || !anchorable) enter(full, path, null, info);
         else {
           // Deep: hold a handle on this folder and reach what is below it from there.
           let fd: number;
           try {
             fd = openSync(full, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
           } catch {
-            record(path, { kind: "o", mode: -1 });
+            if (frame.visit !== undefined) differs = true;
+            else folder.entries.set(name, { kind: "o", mode: -1 });
+            folder.vouchedBy = undefined;
             continue;
           }
-          enter(`${PROC_FD}/${fd}`, path, fd);
+          enter(`${PROC_FD}/${fd}`, path, fd, info);
         }
         continue;
       }
-      if (this.#exclude.has(path) || (this.#ignoresFiles && isIgnored(this.#ignore, path, false))) continue;
+      if (frame.visit !== undefined) {
+        // A subfolder that is one no more: the folder changed after all (its stat is racy-proof only to the second).
+        differs = true;
+        continue;
+      }
+      if (this.#ignored(path, false)) continue;
+      folder.vouchedBy = undefined;
       if (info.isSymbolicLink()) {
-        record(path, { kind: "l", target: safeReadlink(full) });
+        folder.entries.set(name, { kind: "l", target: safeReadlink(full) });
         continue;
       }
       if (!info.isFile()) {
-        record(path, { kind: "o", mode: info.mode });
+        folder.entries.set(name, { kind: "o", mode: info.mode });
         continue;
       }
-      const before = previous.get(path);
+      const before = known?.entries.get(name);
       if (before?.kind === "f" && !before.racy && sameStat(before, info)) {
-        // The common case, kept cheap: unchanged and settled, the entry carries over as it is.
-        next.set(path, before);
-        if (compare) carried++;
+        // Unchanged and settled: the entry carries over as it is.
+        folder.entries.set(name, before);
         continue;
       }
-      record(path, {
+      folder.entries.set(name, {
         kind: "f",
         size: info.size,
         mtime: info.mtimeMs,
@@ -242,10 +398,21 @@ export class WorkspaceFingerprint {
         racy: Math.max(info.mtimeMs, info.ctimeMs) >= started - RACY_MS,
       });
     }
-    this.#entries = next;
-    // Every path now was there before with the same content; anything more before is what went away.
-    return differs || (compare && carried !== previous.size);
+    // A folder walked before and not now went away with its parent's entry, which the parent's compare saw.
+    if (compare && !differs && rootInfo === undefined && previous.size > 0) differs = true;
+    this.#folders = folders;
+    return differs;
   }
+}
+
+/** Whether a folder's entries are those it had: the same names, each with the same content. */
+function sameEntries(before: Map<string, Entry> | undefined, now: Map<string, Entry>): boolean {
+  if (before === undefined || before.size !== now.size) return false;
+  for (const [name, entry] of now) {
+    const was = before.get(name);
+    if (was === undefined || !sameContent(was, entry)) return false;
+  }
+  return true;
 }
 
 /** git's blob id of a file's bytes: comparable with the ids in git's index. */
@@ -274,79 +441,129 @@ function safeReadlink(path: string): string {
 }
 
 const NS = 1_000_000_000n;
+const CE_VALID = 0x8000;
+const CE_EXTENDED = 0x4000;
+const CE_SKIP_WORKTREE = 0x4000;
+const CE_INTENT_TO_ADD = 0x2000;
 
 /**
- * Entries from git's index (versions 2 and 3) whose recorded stat still matches the file as git checks it — size,
- * mtime and ctime to the nanosecond the index holds, inode and mode — keyed by path, with git's blob id as their hash.
- * An entry as new as the index itself is not trusted (git's racy rule). Anything unreadable or unexpected yields no
- * seed: the walk then hashes everything.
+ * The regular files git's index (versions 2 and 3) records that git's answer can vouch for, keyed by path, with git's
+ * blob id as their hash: stage 0, no assume-unchanged bit (git would not look at the file), no skip-worktree or
+ * intent-to-add bit, and older than the index itself (git's racy rule: such an entry may hide a change) by its mtime
+ * and, in whole seconds, by its ctime. Anything
+ * unreadable or unexpected (version 4, a split index) yields none: the walk then stats and hashes everything itself.
  */
-function seedFromGitIndex(root: string): Map<string, Entry> {
-  const seeds = new Map<string, Entry>();
-  let bytes: Uint8Array;
-  let indexMtimeNs: bigint;
-  try {
-    const gitDir = gitDirectory(root);
-    if (!gitDir) return seeds;
-    const indexPath = `${gitDir}/index`;
-    bytes = readFileSync(indexPath);
-    indexMtimeNs = lstatSync(indexPath, { bigint: true }).mtimeNs;
-  } catch {
-    return seeds;
-  }
+function trustedIndexEntries(bytes: Uint8Array, indexMtimeNs: bigint): Map<string, FileEntry> {
+  const trusted = new Map<string, FileEntry>();
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length < 12 || new TextDecoder().decode(bytes.subarray(0, 4)) !== "DIRC") return seeds;
+  const decoder = new TextDecoder();
+  if (bytes.length < 12 || decoder.decode(bytes.subarray(0, 4)) !== "DIRC") return trusted;
   const version = view.getUint32(4);
-  if (version !== 2 && version !== 3) return seeds;
+  if (version !== 2 && version !== 3) return trusted;
   const count = view.getUint32(8);
   let at = 12;
-  const decoder = new TextDecoder();
   for (let i = 0; i < count; i++) {
     if (at + 62 > bytes.length) return new Map();
     const ctimeS = BigInt(view.getUint32(at));
-    const ctimeN = BigInt(view.getUint32(at + 4));
     const mtimeS = BigInt(view.getUint32(at + 8));
     const mtimeN = BigInt(view.getUint32(at + 12));
-    const ino = view.getUint32(at + 20);
     const mode = view.getUint32(at + 24);
-    const size = view.getUint32(at + 36);
-    const sha = Array.from(bytes.subarray(at + 40, at + 60), (b) => b.toString(16).padStart(2, "0")).join("");
     const flags = view.getUint16(at + 60);
-    const extended = version === 3 && (flags & 0x4000) !== 0;
+    const extended = version === 3 && (flags & CE_EXTENDED) !== 0;
+    const extendedFlags = extended ? view.getUint16(at + 62) : 0;
     const nameStart = at + 62 + (extended ? 2 : 0);
     const nameEnd = bytes.indexOf(0, nameStart);
     if (nameEnd === -1) return new Map();
-    const path = decoder.decode(bytes.subarray(nameStart, nameEnd));
-    const entryLength = nameEnd - at + 1;
-    at += Math.ceil(entryLength / 8) * 8;
+    const entryStart = at;
+    at += Math.ceil((nameEnd - at + 1) / 8) * 8;
     const stage = (flags >> 12) & 0x3;
-    if (stage !== 0 || (mode & 0o170000) !== 0o100000) continue;
-    // git's own racy rule: an entry as new as the index itself may hide a change, so it is not trusted.
+    if (stage !== 0 || (mode & 0o170000) !== 0o100000 || (flags & CE_VALID) !== 0) continue;
+    if ((extendedFlags & (CE_SKIP_WORKTREE | CE_INTENT_TO_ADD)) !== 0) continue;
     if (mtimeS * NS + mtimeN >= indexMtimeNs) continue;
-    let info;
-    try {
-      info = lstatSync(`${root}/${path}`, { bigint: true });
-    } catch {
-      continue;
-    }
-    if (!info.isFile() || Number(info.size & 0xffffffffn) !== size || Number(info.ino & 0xffffffffn) !== ino) continue;
-    if ((Number(info.mode) & 0o111 ? 0o755 : 0o644) !== (mode & 0o777)) continue;
-    // Seconds must match; nanoseconds only where the index recorded them (git built without them writes 0).
-    if (info.mtimeNs / NS !== mtimeS || info.ctimeNs / NS !== ctimeS) continue;
-    if ((mtimeN !== 0n && info.mtimeNs % NS !== mtimeN) || (ctimeN !== 0n && info.ctimeNs % NS !== ctimeN)) continue;
-    const plain = lstatSync(`${root}/${path}`);
-    seeds.set(path, {
+    // git (as most distributions build it) compares whole seconds: a rewrite in the second the entry's ctime was
+    // recorded in — with its mtime put back — looks unchanged to it. Such a rewrite comes after the index was written,
+    // so an entry whose ctime is not in a second before the index's is not trusted either.
+    if (ctimeS >= indexMtimeNs / NS) continue;
+    let sha = "";
+    for (let b = entryStart + 40; b < entryStart + 60; b++) sha += HEX[bytes[b] as number];
+    trusted.set(decoder.decode(bytes.subarray(nameStart, nameEnd)), {
       kind: "f",
-      size: plain.size,
-      mtime: plain.mtimeMs,
-      ctime: plain.ctimeMs,
-      ino: plain.ino,
-      mode: plain.mode,
+      size: -1,
+      mtime: -1,
+      ctime: -1,
+      ino: -1,
+      mode: mode & 0o111 ? 0o100755 : 0o100644,
       hash: sha,
-      racy: false,
+      // Never carried by Loom's own stat compare: once git names it, the file is hashed.
+      racy: true,
     });
   }
-  return seeds;
+  return trusted;
+}
+
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
+/** An empty git directory of Loom's, with no configuration (a scratch folder: one a killed Loom left goes later). */
+function emptyGitDir(): string {
+  const dir = makeScratch("git");
+  mkdirSync(join(dir, "objects"));
+  mkdirSync(join(dir, "refs"));
+  writeFileSync(join(dir, "HEAD"), "ref: refs/heads/loom\n");
+  writeFileSync(join(dir, "config"), "");
+  return dir;
+}
+
+/**
+ * The paths of tracked files whose stat differs from the index (or that are gone), as `git diff-files` names them —
+ * it does not refresh the index, so a touched file is named too (Loom then hashes it). undefined when git cannot say.
+ */
+function gitStatDirty(root: string, indexPath: string): Set<string> | undefined {
+  let gitDir: string;
+  try {
+    gitDir = emptyGitDir();
+  } catch {
+    return undefined;
+  }
+  try {
+    return gitDiffFiles(root, indexPath, gitDir);
+  } finally {
+    rmSync(gitDir, { recursive: true, force: true });
+  }
+}
+
+function gitDiffFiles(root: string, indexPath: string, gitDir: string): Set<string> | undefined {
+  const result = spawnSync(
+    "git",
+    [
+      ...["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false"],
+      ...["-c", "core.trustctime=true", "-c", "core.checkStat=default", "-c", "core.filemode=true"],
+      ...["-c", "core.ignoreStat=false", "-c", "core.preloadIndex=true", "-c", "index.sparse=false"],
+      ...["diff-files", "--name-only", "-z", "--ignore-submodules=all", "--no-ext-diff", "--no-textconv"],
+    ],
+    {
+      cwd: root,
+      env: {
+        PATH: trustedPath(process.env.PATH ?? "", [root]),
+        HOME: gitDir,
+        XDG_CONFIG_HOME: gitDir,
+        GIT_DIR: gitDir,
+        GIT_WORK_TREE: root,
+        GIT_INDEX_FILE: indexPath,
+        GIT_CONFIG_NOSYSTEM: "1",
+        GIT_CONFIG_GLOBAL: "/dev/null",
+        GIT_ATTR_NOSYSTEM: "1",
+        GIT_OPTIONAL_LOCKS: "0",
+        GIT_TERMINAL_PROMPT: "0",
+        LC_ALL: "C",
+      },
+      stdio: ["ignore", "pipe", "ignore"],
+      maxBuffer: 256 * 1024 * 1024,
+      timeout: 300_000,
+    },
+  );
+  if (result.error !== undefined || result.status !== 0) return undefined;
+  const out = new TextDecoder().decode(result.stdout);
+  return new Set(out.split("\0").filter((path) => path !== ""));
 }
 
 /** The git directory of a workspace that is a repository's top level (`.git` directory, or a `gitdir:` file). */

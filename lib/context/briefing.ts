@@ -14,23 +14,19 @@ export type LastTest = {
 export type Artifact = { kind: string; path?: string; digest: string; bytes: number; step: number };
 
 /**
- * How an artifact appears in a request: an artifact whose event is still in the tail is named by its step (the
- * event right there shows its reference and size, so nothing is repeated); a retired one carries digest and bytes.
+ * How an artifact appears in a request: a retired one with its digest and bytes. One whose event is still in the tail
+ * is left out: the event right there shows its reference and size, and the working state, which follows the tail and
+ * so is written anew on every step, must not repeat it (#37).
  */
-export type ArtifactView = { kind: string; path?: string; step: number } | {
-  kind: string;
-  path?: string;
-  digest: string;
-  bytes: number;
-};
+export type ArtifactView = { kind: string; path?: string; digest: string; bytes: number };
 
-export function viewArtifacts(
+function viewArtifacts(
   artifacts: readonly Artifact[],
   { retained, abbreviate = (d) => d }: { retained: (step: number) => boolean; abbreviate?: (digest: string) => string },
 ): ArtifactView[] {
-  return artifacts.map(({ kind, path, digest, bytes, step }) => {
+  return artifacts.filter(({ step }) => !retained(step)).map(({ kind, path, digest, bytes }) => {
     const base = path === undefined ? { kind } : { kind, path };
-    return retained(step) ? { ...base, step } : { ...base, digest: abbreviate(digest), bytes };
+    return { ...base, digest: abbreviate(digest), bytes };
   });
 }
 
@@ -45,18 +41,23 @@ export type Briefing = {
 };
 
 /**
- * The last test and refusal as a request shows them: while their event is in the tail it shows the output reference
- * and the reason, so the working state names the step instead of repeating them (as for artifacts).
+ * The last test and refusal as a request shows them: while their event is in the tail it shows the revision, exit
+ * code, duration, output reference and reason, so the working state names the step instead of repeating them.
  */
-export type LastTestView = LastTest | (Omit<LastTest, "output"> & { step: number });
+export type LastTestView = LastTest | { step: number };
 export type RefusalView = { step: number; code: string; reason?: string };
 
+/**
+ * The working state as a request carries it: a field with nothing to say (no test yet, no refusal, no retired
+ * artifact) is left out rather than sent as null or [] — it follows the tail, so every byte of it is written anew on
+ * every step, where legacy pays nothing (#37; docs/architecture.md, "The working state").
+ */
 export type WorkingState = {
   latest_revision: string;
-  last_test: LastTestView | null;
+  last_test?: LastTestView;
   tests_current: boolean;
-  last_refusal: RefusalView | null;
-  recent_artifacts: ArtifactView[];
+  last_refusal?: RefusalView;
+  recent_artifacts?: ArtifactView[];
 };
 
 export function initialBriefing(revision = "r0"): Briefing {
@@ -79,20 +80,22 @@ export function viewBriefing(
   { retained, abbreviate = (d) => d }: { retained: (step: number) => boolean; abbreviate?: (digest: string) => string },
 ): WorkingState {
   const { last_test, last_test_step, last_refusal } = briefing;
-  let test: LastTestView | null = last_test && { ...last_test, output: abbreviate(last_test.output) };
-  if (last_test && last_test_step !== null && retained(last_test_step)) {
-    const { output: _, ...rest } = last_test;
-    test = { step: last_test_step, ...rest };
+  const state: WorkingState = { latest_revision: briefing.latest_revision, tests_current: briefing.tests_current };
+  if (last_test) {
+    state.last_test = last_test_step !== null && retained(last_test_step)
+      ? { step: last_test_step }
+      : { ...last_test, output: abbreviate(last_test.output) };
   }
-  return {
-    latest_revision: briefing.latest_revision,
-    last_test: test,
-    tests_current: briefing.tests_current,
-    last_refusal: last_refusal && retained(last_refusal.step)
+  if (last_refusal) {
+    state.last_refusal = retained(last_refusal.step)
       ? { step: last_refusal.step, code: last_refusal.code }
-      : last_refusal,
-    recent_artifacts: viewArtifacts(briefing.recent_artifacts, { retained, abbreviate }),
-  };
+      : last_refusal;
+  }
+  const artifacts = viewArtifacts(briefing.recent_artifacts, { retained, abbreviate });
+  if (artifacts.length > 0) state.recent_artifacts = artifacts;
+  // tests_current after latest_revision and last_test, as before: the key order is part of the bytes a cache keeps.
+  const { latest_revision, last_test: test, tests_current, ...rest } = state;
+  return { latest_revision, ...(test ? { last_test: test } : {}), tests_current, ...rest };
 }
 
 /** Folds one report (of `step`) into the briefing. `sizeOf` gives the byte size of a stored result. */
