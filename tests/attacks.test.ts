@@ -12,6 +12,7 @@ import {
   linkSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   rmdirSync,
@@ -1418,4 +1419,94 @@ test("resolveSettings: the credential rules, as data (every key variable × host
       );
     }
   }
+});
+
+// ─── #33 item 3: redact before clipping, everywhere ───────────────────────────────────────────────────────────────────
+// A provider that echoes the key in its error (every body shape, the key where the 300-character clip cuts it) or in
+// an answer: no run of 12 characters of the key appears in stdout, stderr, --json, the trace or the context report.
+
+const ECHOED_KEY = `sk-ant-${"k".repeat(20)}${"0123456789abcdef".repeat(5)}-tail`; // 107 characters
+/** Every run of 12 characters of the key: what must appear nowhere. */
+function keyRuns(key: string): string[] {
+  const runs: string[] = [];
+  for (let i = 0; i + 12 <= key.length; i++) runs.push(key.slice(i, i + 12));
+  return runs;
+}
+
+test("a provider echoing the key in every error shape: no 12 characters of it in any output", async (t) => {
+  const { startAnthropicServer, anthropicAnswer } = await import("./helpers/fake-provider-servers.ts");
+  const dir = mkdtempSync(join(tmpdir(), "loom-redact-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, "ws"));
+  writeFileSync(join(dir, "ws", "a.txt"), "a\n");
+  const pad = (n: number) => "x".repeat(n);
+  const shapes: Array<{ status: number; body?: unknown; rawBody?: string }> = [
+    {
+      status: 400,
+      body: { type: "error", error: { type: "invalid_request_error", message: `${pad(250)}${ECHOED_KEY}` } },
+    },
+    { status: 400, body: { error: `bad key ${ECHOED_KEY}` } },
+    { status: 422, body: { message: `${pad(280)} ${ECHOED_KEY}` } },
+    { status: 404, body: { detail: { key: ECHOED_KEY } } },
+    { status: 500, rawBody: `upstream said: ${ECHOED_KEY.slice(0, 60)}` }, // a prefix only
+    { status: 401, body: { error: { message: ECHOED_KEY } } },
+  ];
+  const request = {
+    intent: "Finish",
+    instructions: "Finish.",
+    workspace: "ws",
+    actions: ["read_file", "print", "finish"],
+    test: { command: ["true"], timeout_ms: 5000 },
+    model: "anthropic/claude-sonnet-5-5",
+    limits: { max_steps: 3 },
+  };
+  writeFileSync(join(dir, "request.json"), JSON.stringify(request));
+  const outputs: string[] = [];
+  for (const [i, shape] of shapes.entries()) {
+    const server = await startAnthropicServer(() => shape);
+    const { io, out } = fakeIo({
+      cwd: dir,
+      env: {
+        ANTHROPIC_API_KEY: ECHOED_KEY,
+        ANTHROPIC_BASE_URL: server.baseUrl,
+        LOOM_SANDBOX: "off",
+        PATH: process.env.PATH,
+      },
+    });
+    await main(
+      ["run", "request.json", "--json", "--trace", `trace-${i}.jsonl`, "--context-report", `report-${i}.json`],
+      io,
+    );
+    await server.close();
+    outputs.push(out.stdout, out.stderr);
+    assert.ok(out.stdout.length + out.stderr.length > 0, "the run said something");
+  }
+  // An answer that carries the key: the model's print and finish summary.
+  const answers = [{ action: "print" }, { text: `the key is ${ECHOED_KEY}` }, { action: "finish" }, {
+    status: "success",
+    summary: ECHOED_KEY,
+  }];
+  const server = await startAnthropicServer((_r, i) => anthropicAnswer(answers[i % answers.length]));
+  const { io, out } = fakeIo({
+    cwd: dir,
+    env: {
+      ANTHROPIC_API_KEY: ECHOED_KEY,
+      ANTHROPIC_BASE_URL: server.baseUrl,
+      LOOM_SANDBOX: "off",
+      PATH: process.env.PATH,
+    },
+  });
+  await main(
+    ["run", "request.json", "--json", "--trace", "trace-answer.jsonl", "--context-report", "report-a.json"],
+    io,
+  );
+  await server.close();
+  outputs.push(out.stdout, out.stderr);
+  for (const name of readdirSync(dir)) {
+    if (name.endsWith(".json") || name.endsWith(".jsonl")) outputs.push(readFileSync(join(dir, name), "utf8"));
+  }
+  const all = outputs.join("\n");
+  const leaked = keyRuns(ECHOED_KEY).filter((run) => all.includes(run));
+  assert.deepEqual(leaked.slice(0, 3), [], `${leaked.length} runs of the key leaked`);
+  assert.match(all, /\[redacted\]/);
 });

@@ -6,6 +6,7 @@ import { tooDeep } from "../../text/json-depth.ts";
 import { classifyHttpError } from "../../providers/classify-http-error.ts";
 import { describeNetworkError } from "../../providers/describe-network-error.ts";
 import { malformedResponse } from "../../providers/malformed-response.ts";
+import { heldKeys } from "../held-keys.ts";
 
 /** No byte (headers included) for this long fails the attempt (retryable). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
@@ -136,7 +137,17 @@ export async function postJson(
     signal?.removeEventListener("abort", onAbort);
   }
   if (status < 200 || status > 299) {
-    throw classifyHttpError({ status, headers: responseHeaders, bodyText: text, provider, keyEnv, secret, now: now() });
+    const secrets = heldKeys();
+    throw classifyHttpError({
+      status,
+      headers: responseHeaders,
+      bodyText: text,
+      provider,
+      keyEnv,
+      secret,
+      secrets,
+      now: now(),
+    });
   }
   const deep = tooDeep(text);
   if (deep) throw malformedResponse(provider, `the body of HTTP ${status} is ${deep}`);
