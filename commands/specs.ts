@@ -72,7 +72,7 @@ const shared = {
   "allow-key-env": {
     value: "NAME",
     multiple: true,
-    description: "a catalog's api_key_env may name this variable though it does not look like the provider's API key",
+    description: "a catalog's api_key_env may name this variable (other than the provider's default key variable)",
   },
   trace: {
     value: "FILE",

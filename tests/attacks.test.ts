@@ -1404,10 +1404,27 @@ test("resolveSettings: the credential rules, as data (every key variable × host
     at({ base_url: "https://proxy.test/v1" }, { env: { ANTHROPIC_BASE_URL: "https://proxy.test" } }).ok,
     true,
   );
+  // A variable a catalog names holds a key only when the user allowed it (#33): set and not allowed, refused.
+  const work = { base_url: "https://evil.test", api_key_env: "ANTHROPIC_WORK_API_KEY" };
+  assert.equal(at(work, { env: { ANTHROPIC_WORK_API_KEY: "k" } }).ok, false, "a catalog-named key variable");
   assert.equal(
-    at({ base_url: "https://evil.test", api_key_env: "ANTHROPIC_WORK_API_KEY" }).ok,
+    at(work, { env: { ANTHROPIC_WORK_API_KEY: "k" }, flags: { allow_key_env: ["ANTHROPIC_WORK_API_KEY"] } }).ok,
     true,
-    "not a default key",
+    "allowed by the user",
+  );
+  // The provider's own host means its origin: https, its own port (#33).
+  assert.equal(at({ base_url: "http://api.anthropic.com" }).ok, false, "plain http to the right host");
+  assert.equal(at({ base_url: "https://api.anthropic.com:8443" }).ok, false, "another port of the right host");
+  assert.equal(at({ base_url: "https://api.anthropic.com:443/v1" }).ok, true, "the default port, spelled out");
+  assert.equal(
+    at({ base_url: "http://proxy.test:8080/v1" }, { env: { ANTHROPIC_BASE_URL: "http://proxy.test:8080" } }).ok,
+    true,
+    "a base URL the user set, as given",
+  );
+  assert.equal(
+    at({ base_url: "http://proxy.test:9090/v1" }, { env: { ANTHROPIC_BASE_URL: "http://proxy.test:8080" } }).ok,
+    false,
+    "another port than the user's",
   );
   for (const name of ["AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "OPENAI_API_KEY", "HOME"]) {
     const refused = at({ api_key_env: name });

@@ -498,17 +498,34 @@ function checkKeyDestination(
   const flags = input.flags ?? {};
   const key = api_key_env.value;
   if (key === null) return;
-  const host = new URL(base_url.value).host;
-  if (api_key_env.source === "catalog" && !KEY_NAME[kind].test(key) && !(flags.allow_key_env ?? []).includes(key)) {
-    throw new Refused(
-      `${file}: ${field}.api_key_env ${JSON.stringify(key)} does not name an API key of ${kind} (expected ` +
-        `${KEY_SHAPE[kind]}); nothing was sent to ${host} (--allow-key-env ${key} allows it)`,
-      "file",
-      "key_refused",
-    );
+  const target = new URL(base_url.value);
+  const host = target.host;
+  // A file names which variable holds a key only when the user allowed that variable (a catalog is data someone
+  // handed you: `*_API_KEY` is any service's key). The kind's own default variable is held to the host rules below;
+  // a key-shaped variable that is not set holds nothing to send (the missing key is then reported as such).
+  const allowedEnv = (flags.allow_key_env ?? []).includes(key);
+  if (api_key_env.source === "catalog" && key !== DEFAULT_KEY_ENVS[kind] && !allowedEnv) {
+    if (!KEY_NAME[kind].test(key)) {
+      throw new Refused(
+        `${file}: ${field}.api_key_env ${JSON.stringify(key)} does not name an API key of ${kind} (expected ` +
+          `${KEY_SHAPE[kind]}); nothing was sent to ${host} (--allow-key-env ${key} allows it)`,
+        "file",
+        "key_refused",
+      );
+    }
+    if (input.env[key] !== undefined) {
+      throw new Refused(
+        `${file}: ${field}.api_key_env ${JSON.stringify(key)} is not a variable you allowed for keys; nothing was ` +
+          `sent to ${host} (--allow-key-env ${key} allows it)`,
+        "file",
+        "key_refused",
+      );
+    }
   }
   const owner = ProviderKind.options.find((k) => DEFAULT_KEY_ENVS[k] === key);
   if (owner === undefined || base_url.source !== "catalog") return;
+  // A base URL the user set (flag, environment, config file) is taken as given; the provider's own is https on its
+  // own port: the same host over plain http or on another port is not the provider.
   const userUrls = [
     flags.base_url,
     input.env.LOOM_PROVIDER_BASE_URL,
@@ -516,21 +533,24 @@ function checkKeyDestination(
     input.userConfig?.config.base_url,
     DEFAULT_BASE_URLS[owner],
   ];
-  const allowed = new Set(userUrls.flatMap((url) => hostOf(url)));
-  for (const h of flags.allow_key_host ?? []) allowed.add(h.toLowerCase());
-  if (allowed.has(host) || allowed.has(new URL(base_url.value).hostname)) return;
+  const origins = new Set(userUrls.flatMap((url) => originOf(url)));
+  const hosts = new Set((flags.allow_key_host ?? []).map((h) => h.toLowerCase()));
+  if (origins.has(target.origin) || hosts.has(host) || hosts.has(target.hostname)) return;
+  const why = [...origins].some((o) => new URL(o).hostname === target.hostname)
+    ? `not ${owner}'s own origin (${target.protocol === "https:" ? "another port" : `${target.protocol}, not https`})`
+    : `neither ${owner}'s own host nor a base URL you set`;
   throw new Refused(
-    `${file}: ${field}.base_url would send ${key} to ${host}, neither ${owner}'s own host nor a base URL you set; ` +
-      `nothing was sent (--allow-key-host ${host} allows it)`,
+    `${file}: ${field}.base_url would send ${key} to ${host}, ${why}; nothing was sent ` +
+      `(--allow-key-host ${host} allows it)`,
     "file",
     "key_refused",
   );
 }
 
-function hostOf(url: string | undefined): string[] {
+function originOf(url: string | undefined): string[] {
   if (!url?.trim()) return [];
   try {
-    return [new URL(url.trim()).host];
+    return [new URL(url.trim()).origin];
   } catch {
     return [];
   }
