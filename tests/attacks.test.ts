@@ -88,6 +88,12 @@ function executorFor(arena: Arena, slice: Omit<SliceRequest, "workspace">, env: 
     env,
     settingsEnv: process.env, // LOOM_BWRAP=/nonexistent runs the suite as a machine without bubblewrap
     warn: () => {},
+    // What these cases' slices ask for is what the user granted on the command line (#33: a file alone may not).
+    grants: {
+      sandbox_network: slice.sandbox?.network,
+      sandbox_env: slice.sandbox?.env,
+      sandbox_read_only: slice.sandbox?.read_only,
+    },
   });
   let step = 0;
   const run = async (action: string, args: Record<string, unknown>) =>
@@ -527,6 +533,7 @@ test("sandbox.read_only may not mount /, /proc, /sys, /dev, /etc, the home folde
             root: arena.workspace,
             secretEnvNames: [],
             warn: () => {},
+            grants: { sandbox_read_only: slice.sandbox?.read_only }, // granted, and still refused
           }),
         (error: Error & { code?: string }) =>
           error.code === "sandbox_mount_refused" && error.message.includes("sandbox.read_only[1]"),
@@ -1526,4 +1533,75 @@ test("a provider echoing the key in every error shape: no 12 characters of it in
   const leaked = keyRuns(ECHOED_KEY).filter((run) => all.includes(run));
   assert.deepEqual(leaked.slice(0, 3), [], `${leaked.length} runs of the key leaked`);
   assert.match(all, /\[redacted\]/);
+});
+
+// ─── #33 item 2: files a user is handed never widen the sandbox ──────────────────────────────────────────────────────
+// A request, a catalog slice or a recording (replay --execute, no model at all) that asks for the network, a host
+// variable or a host mount is refused in one line naming the file and the field; the command line grants them.
+
+test("a request, catalog or recording asking for network, env or a mount: refused in one line unless granted", async (t) => {
+  const arena = makeArena({ "a.txt": "a\n" });
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const env = {
+    PATH: process.env.PATH,
+    LOOM_SANDBOX: "off",
+    HOST_SECRET: "host-secret-value",
+    HOME: arena.dir,
+    ANTHROPIC_API_KEY: "sk-ant-never-sent-0123456789",
+    ANTHROPIC_BASE_URL: "http://127.0.0.1:9", // nothing listens: the refusal comes before any call
+  };
+  const loom = async (args: string[]) => {
+    const { io, out } = fakeIo({ cwd: arena.dir, env });
+    const code = await main(args, io);
+    return { code, stderr: out.stderr };
+  };
+  const oneLine = (run: { code: number; stderr: string }, file: string, field: string) => {
+    assert.equal(run.code, 3, run.stderr);
+    const lines = run.stderr.trim().split("\n");
+    assert.equal(lines.length, 1, run.stderr);
+    assert.ok(lines[0]?.includes(`${file}`) && lines[0].includes(field), run.stderr);
+    assert.ok(!run.stderr.includes("host-secret-value"));
+  };
+  // replay --execute of a recording someone sent: no model involved.
+  const asks: Array<[Record<string, unknown>, string, string[]]> = [
+    [{ network: true }, "sandbox.network", ["--sandbox-network"]],
+    [{ env: ["HOST_SECRET"] }, "sandbox.env[0]", ["--sandbox-env", "HOST_SECRET"]],
+    [{ read_only: ["/opt"] }, "sandbox.read_only[0]", ["--sandbox-read-only", "/opt"]],
+  ];
+  for (const [sandbox, field, grant] of asks) {
+    const args = replay(arena, attackSlice({ sandbox: { mode: "auto", ...sandbox } }), []);
+    oneLine(await loom(args), "attack.jsonl", field);
+    if (sandbox.read_only === undefined || existsSync("/opt")) {
+      const granted = await loom([...args, ...grant]);
+      assert.equal(granted.code, 0, `${field} granted: ${granted.stderr}`);
+    }
+  }
+  // A request file.
+  const request = {
+    ...attackSlice({ sandbox: { network: true } }),
+    workspace: "ws",
+    model: "anthropic/claude-sonnet-5-5",
+  };
+  writeFileSync(join(arena.dir, "request.json"), JSON.stringify(request));
+  oneLine(await loom(["run", "request.json", "-q"]), "request.json", "sandbox.network");
+  // A catalog slice (its defaults merged in count the same).
+  writeFileSync(
+    join(arena.dir, "catalog.json"),
+    JSON.stringify({
+      models: { m: { kind: "anthropic", model: "claude-sonnet-5-5" } },
+      defaults: { sandbox: { env: ["HOST_SECRET"] } },
+      slices: {
+        s: {
+          ...attackSlice(),
+          description: "s",
+          intent: "{{request}}",
+          model: "m",
+          workspace: "ws",
+          sandbox: undefined,
+        },
+      },
+      routes: { default: "s" },
+    }),
+  );
+  oneLine(await loom(["run", "--catalog", "catalog.json", "go", "-q"]), "catalog.json", "sandbox.env[0]");
 });

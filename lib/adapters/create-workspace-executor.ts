@@ -2,7 +2,7 @@
 import { StartupError } from "../errors.ts";
 import type { SandboxSettings, SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
-import { sandboxFloor } from "../settings/settings.ts";
+import { grantedSandbox, sandboxFloor, type SettingFlags } from "../settings/settings.ts";
 import { type Bubblewrap, effectiveMode, findBubblewrap, readOnlyProblem, type SandboxMode } from "./sandbox.ts";
 import { WorkspaceExecutor } from "./workspace-executor.ts";
 import { sweepLeftoversOnce } from "./scratch.ts";
@@ -20,6 +20,13 @@ export type WorkspaceExecutorSettings = {
   settingsEnv?: Record<string, string | undefined>;
   /** Where "running without a sandbox" is said (once per process). */
   warn?: (message: string) => void;
+  /**
+   * What the user granted (the command line: --sandbox-network, --sandbox-env, --sandbox-read-only): the slice's
+   * `sandbox.network`, `env` and `read_only` may ask for these only; more is refused (grantedSandbox).
+   */
+  grants?: Pick<SettingFlags, "sandbox_network" | "sandbox_env" | "sandbox_read_only">;
+  /** The file the slice came from, as the user named it, for a refusal's one line (default "the request"). */
+  source?: string;
 };
 
 let warned = false;
@@ -54,10 +61,18 @@ export function chooseSandbox(
 export function createWorkspaceExecutor(
   slice: SliceRequest,
   store: ResultStore,
-  { root, sandboxMode, secretEnvNames, env, settingsEnv, warn }: WorkspaceExecutorSettings,
+  { root, sandboxMode, secretEnvNames, env, settingsEnv, warn, grants = {}, source = "the request" }:
+    WorkspaceExecutorSettings,
 ): WorkspaceExecutor {
   sweepLeftoversOnce(); // pids cgroups a killed Loom left behind
-  const settings: SandboxSettings = slice.sandbox ?? {};
+  const asked: SandboxSettings = slice.sandbox ?? {};
+  const granted = grantedSandbox(asked, grants, source);
+  const settings = {
+    mode: asked.mode,
+    network: granted.network,
+    env: [...granted.env],
+    read_only: [...granted.read_only],
+  };
   const settingsFrom = settingsEnv ?? env ?? process.env;
   const mode = effectiveMode(sandboxMode ?? sandboxFloor({}, settingsFrom).value, settings.mode);
   (settings.read_only ?? []).forEach((path, i) => {

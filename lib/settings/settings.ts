@@ -12,6 +12,7 @@ import {
   StepProtocol,
 } from "../policy.ts";
 import { SandboxMode } from "../sandbox-state.ts";
+import { StartupError } from "../errors.ts";
 import {
   BASE_URL_ENVS,
   DEFAULT_BASE_URLS,
@@ -89,8 +90,14 @@ export type SettingFlags = {
   max_steps?: number;
   /** --allow-key-host HOST: a provider's default key may go to this host too. */
   allow_key_host?: readonly string[];
-  /** --allow-key-env NAME: a file's api_key_env may name this variable though it does not look like a key. */
+  /** --allow-key-env NAME: a file's api_key_env may name this variable (other than the provider's default one). */
   allow_key_env?: readonly string[];
+  /** --sandbox-network: test and command processes get the network (a file may ask for it only then). */
+  sandbox_network?: boolean;
+  /** --sandbox-env NAME: host variables passed to test and command processes (a file's sandbox.env only these). */
+  sandbox_env?: readonly string[];
+  /** --sandbox-read-only PATH: host paths mounted read-only in the sandbox (a file's sandbox.read_only only these). */
+  sandbox_read_only?: readonly string[];
 };
 
 /** The settings a catalog gives: its defaults and, once a slice is chosen, that slice and its model. */
@@ -545,6 +552,46 @@ function checkKeyDestination(
     "file",
     "key_refused",
   );
+}
+
+/** What the sandbox of a run lets its processes have beyond the floor: network, host variables, read-only mounts. */
+export type SandboxRelaxations = { network: boolean; env: readonly string[]; read_only: readonly string[] };
+
+/**
+ * The relaxations a run's processes get: only what the user granted (the command line; a library caller's flags),
+ * narrowed by what the slice's file says. A request, catalog, recording or suite is data someone may have handed you:
+ * asking for more than was granted is refused, in one line naming the file and the field.
+ */
+export function grantedSandbox(
+  asked: { network?: boolean; env?: readonly string[]; read_only?: readonly string[] } | undefined,
+  flags: SettingFlags,
+  source: string,
+): SandboxRelaxations {
+  const refuse = (field: string, what: string, flag: string) => {
+    throw new StartupError(
+      `${source}: ${field} ${what}; a file may only narrow the sandbox (${flag} on the command line allows it)`,
+      "sandbox_relaxation_refused",
+    );
+  };
+  const network = flags.sandbox_network === true;
+  if (asked?.network === true && !network) refuse("sandbox.network", "asks for the network", "--sandbox-network");
+  const grantedEnv = flags.sandbox_env ?? [];
+  asked?.env?.forEach((name, i) => {
+    if (!grantedEnv.includes(name)) {
+      refuse(`sandbox.env[${i}]`, `passes the host variable ${JSON.stringify(name)}`, `--sandbox-env ${name}`);
+    }
+  });
+  const grantedPaths = flags.sandbox_read_only ?? [];
+  asked?.read_only?.forEach((path, i) => {
+    if (!grantedPaths.includes(path)) {
+      refuse(`sandbox.read_only[${i}]`, `mounts the host path ${JSON.stringify(path)}`, `--sandbox-read-only ${path}`);
+    }
+  });
+  return {
+    network: network && asked?.network !== false,
+    env: asked?.env ?? grantedEnv,
+    read_only: asked?.read_only ?? grantedPaths,
+  };
 }
 
 function originOf(url: string | undefined): string[] {
