@@ -457,6 +457,12 @@ changes, check output). See docs/eval.md.`,
       flags: {
         ...EVAL_SUB_FLAGS,
         sandbox: EVAL_SANDBOX,
+        suite: {
+          value: "SUITE",
+          complete: "file",
+          default: "the suite DIR/eval.json names: shown, and only sandboxed",
+          description: "the suite whose checks run (a results folder is data: the suite it names runs only sandboxed)",
+        },
         "accept-changed-checks": {
           description: "rescore although a task's check changed since the evaluation ran (eval.json records the old " +
             "and new check hashes)",

@@ -1000,7 +1000,7 @@ test(
     ];
     for (const files of crafted) {
       writeFileSync(changesPath, JSON.stringify({ files }));
-      const refused = await loomEval(["rescore", out]);
+      const refused = await loomEval(["rescore", out, "--suite", "evals/"]);
       assert.equal(refused.code, 2, `${JSON.stringify(files)}: ${refused.stderr}`);
       assert.equal(refused.stderr.trim().split("\n").length, 1, refused.stderr);
       assert.match(
@@ -1604,4 +1604,57 @@ test("a request, catalog or recording asking for network, env or a mount: refuse
     }),
   );
   oneLine(await loom(["run", "--catalog", "catalog.json", "go", "-q"]), "catalog.json", "sandbox.env[0]");
+});
+
+// ─── #33 item 4: results folders and tables are data ─────────────────────────────────────────────────────────────────
+
+test("eval rescore --sandbox off of a results folder naming its own suite: refused, the planted check never runs", {
+  timeout: 180_000,
+}, async (t) => {
+  const { cpSync } = await import("node:fs");
+  const arena = makeArena();
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const agent = await startEvalAgent({});
+  t.after(() => agent.close());
+  // The folder someone sent: results made with their own suite, whose check writes a canary on the host.
+  const suite = join(arena.dir, "suite");
+  cpSync(join(ROOT, "evals"), suite, { recursive: true });
+  const canary = join(arena.outside, "check-ran");
+  const checkFile = join(suite, "tasks/range-off-by-one/check/check.mjs");
+  writeFileSync(
+    checkFile,
+    `import { writeFileSync as plant } from "node:fs";\ntry { plant(${
+      JSON.stringify(canary)
+    }, "ran\\n"); } catch {}\n` +
+      readFileSync(checkFile, "utf8"),
+  );
+  const out = join(arena.dir, "out");
+  const sandbox = missing ? ["--sandbox", "off"] : [];
+  const ran = await loomEval([
+    suite,
+    "--model",
+    MODEL,
+    "--task",
+    "range-off-by-one",
+    "--out",
+    out,
+    "--quiet",
+    ...sandbox,
+  ], {
+    agent,
+  });
+  assert.equal(ran.code, 0, ran.stderr);
+  rmSync(canary, { force: true });
+  const refused = await loomEval(["rescore", out, "--sandbox", "off"]);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.equal(refused.stderr.trim().split("\n").length, 1, refused.stderr);
+  assert.match(refused.stderr, /eval\.json" names the suite .*--suite SUITE/);
+  assert.equal(existsSync(canary), false, "the suite the results folder named ran its check on the host");
+  if (!missing) {
+    // Sandboxed, the recorded suite may run: named on stderr first, its check confined (the canary is outside).
+    const shown = await loomEval(["rescore", out]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.ok(shown.stderr.includes(suite), shown.stderr);
+    assert.equal(existsSync(canary), false, "the sandboxed check wrote on the host");
+  }
 });

@@ -17,8 +17,14 @@ import { makeScratch } from "./scratch.ts";
 
 export async function rescoreEval(
   dir: string,
-  { jobs, sandbox, env, signal, cwd, allowOutside, acceptChangedChecks = false }: {
+  { jobs, sandbox, env, signal, cwd, allowOutside, acceptChangedChecks = false, suite, note = () => {} }: {
     jobs: number;
+    /**
+     * The suite whose checks run, as the user named it. Absent: the one eval.json names — a results folder is data
+     * someone may have handed you, so that suite is shown (note) and its checks run only sandboxed (never off).
+     */
+    suite?: string;
+    note?: (message: string) => void;
     /** Rescore even when a task's check changed since the evaluation ran (its files, command or timeout). */
     acceptChangedChecks?: boolean;
     sandbox: SandboxMode;
@@ -31,7 +37,16 @@ export async function rescoreEval(
   const path = join(dir, "eval.json");
   if (!existsSync(path)) throw new UsageError(`${JSON.stringify(dir)} holds no eval.json`);
   const file = readEvalFile(path);
-  const loaded = loadSuiteFile(file.suite.path, { cwd, allowOutside });
+  if (suite === undefined) {
+    if (sandbox === "off") {
+      throw new UsageError(
+        `${JSON.stringify(path)} names the suite ${JSON.stringify(file.suite.path)}: the checks of a suite a results ` +
+          "folder names run only sandboxed; name the suite yourself with --suite SUITE to rescore with --sandbox off",
+      );
+    }
+    note(`running the checks of the suite ${path} names: ${JSON.stringify(file.suite.path)} (sandboxed; --suite names another)`);
+  }
+  const loaded = loadSuiteFile(suite ?? file.suite.path, { cwd, allowOutside });
   const { key, changed } = rescoreKey(file, loaded, { acceptChangedChecks });
   const rows: EvalRow[] = [...file.rows];
   let next = 0;
