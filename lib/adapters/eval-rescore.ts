@@ -44,7 +44,8 @@ export async function rescoreEval(
           "folder names run only sandboxed; name the suite yourself with --suite SUITE to rescore with --sandbox off",
       );
     }
-    note(`running the checks of the suite ${path} names: ${JSON.stringify(file.suite.path)} (sandboxed; --suite names another)`);
+    const named = JSON.stringify(file.suite.path);
+    note(`running the checks of the suite ${path} names: ${named} (sandboxed; --suite names another)`);
   }
   const loaded = loadSuiteFile(suite ?? file.suite.path, { cwd, allowOutside });
   const { key, changed } = rescoreKey(file, loaded, { acceptChangedChecks });
