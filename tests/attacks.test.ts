@@ -1658,3 +1658,38 @@ test("eval rescore --sandbox off of a results folder naming its own suite: refus
     assert.equal(existsSync(canary), false, "the sandboxed check wrote on the host");
   }
 });
+
+test("a server reporting usage counters above 2^53: eval.json stays readable (--resume, rescore)", {
+  timeout: 180_000,
+}, async (t) => {
+  const arena = makeArena();
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const agent = await startEvalAgent({ usage: { input_tokens: 2 ** 60, output_tokens: 1e300 } });
+  t.after(() => agent.close());
+  const out = join(arena.dir, "out");
+  const sandbox = missing ? ["--sandbox", "off"] : [];
+  const args = ["evals/", "--model", MODEL, "--task", "range-off-by-one", "--out", out, "--quiet", ...sandbox];
+  const ran = await loomEval(args, { agent });
+  assert.equal(ran.code, 0, ran.stderr);
+  const file = JSON.parse(readFileSync(join(out, "eval.json"), "utf8"));
+  for (const row of file.rows) {
+    for (const value of Object.values(row.usage)) {
+      assert.ok(value === null || Number.isSafeInteger(value), `a counter of ${value} was written`);
+    }
+  }
+  const resumed = await loomEval([...args, "--resume"], { agent });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const rescored = await loomEval(["rescore", out, "--suite", "evals/", ...sandbox]);
+  assert.equal(rescored.code, 0, rescored.stderr);
+  // A file edited past the bound: a clear line naming the file and the field, on every path that reads it.
+  file.rows[0].usage.input = 2 ** 60;
+  writeFileSync(join(out, "eval.json"), JSON.stringify(file));
+  for (const again of [[...args, "--resume"], ["rescore", out, "--suite", "evals/", ...sandbox]]) {
+    const refused = await loomEval(again, { agent });
+    assert.equal(refused.code, 2, refused.stderr);
+    // (a one-task run also says, first, that it cannot show a margin: a notice, not the error)
+    const line = refused.stderr.trim().split("\n").filter((l) => l.includes("eval.json"));
+    assert.equal(line.length, 1, refused.stderr);
+    assert.match(line[0] ?? "", /eval\.json" is not a valid eval\.json: rows\[0\]\.usage\.input: Too big/);
+  }
+});

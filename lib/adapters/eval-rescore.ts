@@ -6,7 +6,7 @@ import { UsageError } from "../errors.ts";
 import type { EvalFile, EvalRow } from "../eval/eval-file.ts";
 import { failureClass } from "../eval/failure-class.ts";
 import { runCheck } from "./eval-check.ts";
-import { readEvalFile } from "./eval-run.ts";
+import { readEvalFile, writeEvalFile } from "./eval-run.ts";
 import { buildEvalFile } from "../eval/assemble.ts";
 import { VERSION } from "../version.ts";
 import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "./eval-suite-file.ts";
@@ -95,7 +95,7 @@ export async function rescoreEval(
     dropped: file.summary.dropped_pairs,
     version: VERSION,
   });
-  if (!signal?.aborted) writeFileAtomic(path, `${JSON.stringify(rescored, null, 2)}\n`);
+  if (!signal?.aborted) writeEvalFile(path, rescored);
   return rescored;
 }
 
