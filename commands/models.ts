@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
-import { mergeModels, type ModelEntry, ModelTable } from "../lib/models/models.ts";
+import { mergeModels, type ModelEntry, ModelTable, overrideProblem } from "../lib/models/models.ts";
+import { escapeControl } from "../lib/text/safe-text.ts";
 import { describeJsonFailure, parseJsonc } from "../lib/text/json-text.ts";
 import { describeIssues, MISSING_FIELDS } from "../lib/text/zod-error.ts";
 import { parseCommand } from "./cli-spec.ts";
@@ -20,7 +21,10 @@ export function readModels(file: string | undefined, cwd: string): ModelTable {
   } catch (error) {
     throw new UsageError(`--models ${JSON.stringify(file)}: ${describeFsError(error)}`);
   }
-  return mergeModels(BUILT_IN_MODELS, parseModels(text, { file }));
+  const override = parseModels(text, { file });
+  const problem = overrideProblem(BUILT_IN_MODELS, override);
+  if (problem) throw new UsageError(`Invalid models file ${JSON.stringify(file)}: ${problem}`, "models_invalid");
+  return mergeModels(BUILT_IN_MODELS, override);
 }
 
 /** A models file (JSON or JSONC), validated: one line naming the file, the field path and what was expected. */
@@ -62,7 +66,8 @@ function row(key: string, entry: ModelEntry, today: string): string[] {
 /** The table as aligned columns, one model a line. */
 export function renderModels(table: ModelTable, { today }: { today: string }): string {
   const head = ["MODEL", "API", "ANSWER", "CONTEXT/OUT", "CACHE MIN TTL", "USD/M IN OUT READ WRITE", "EFFORT", ""];
-  const rows = [head, ...Object.entries(table.models).map(([key, entry]) => row(key, entry, today))];
+  // A models file's strings reach the terminal: their control characters (an escape sequence) are written as escapes.
+  const rows = [head, ...Object.entries(table.models).map(([key, entry]) => row(key, entry, today).map(escapeControl))];
   // every row has a cell per column of head (row() writes them all)
   const widths = head.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
   const lines = rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd());

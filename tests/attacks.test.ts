@@ -1693,3 +1693,42 @@ test("a server reporting usage counters above 2^53: eval.json stays readable (--
     assert.match(line[0] ?? "", /eval\.json" is not a valid eval\.json: rows\[0\]\.usage\.input: Too big/);
   }
 });
+
+test("a --models file: zero prices, an alias rerouting a model, 1.7e308 refused in one line; escapes never reach the terminal", async (t) => {
+  const { BUILT_IN_MODELS } = await import("../lib/models/built-in.ts");
+  const arena = makeArena();
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const sonnet = BUILT_IN_MODELS.models["anthropic/claude-sonnet-5-5"]!;
+  const file = (models: Record<string, unknown>) => {
+    writeFileSync(join(arena.dir, "models.json"), JSON.stringify({ format: 1, currency: "USD", models }));
+    return ["models", "--models", "models.json"];
+  };
+  const loom = async (args: string[]) => {
+    const { io, out } = fakeIo({ cwd: arena.dir, env: { PATH: process.env.PATH } });
+    return { code: await main(args, io), ...out };
+  };
+  const zero = { input: 0, output: 0, cache_read: 0, cache_write_5m: 0, cache_write_1h: 0 };
+  const cases: Array<[Record<string, unknown>, RegExp]> = [
+    [{ "anthropic/claude-sonnet-5-5": { ...sonnet, prices: zero } }, /prices\.input 0 is below Loom's list price/],
+    [{ "anthropic/claude-sonnet-5-5": { ...sonnet, prices: null } }, /prices is null, but Loom's table prices it/],
+    [
+      { "anthropic/cheap": { ...sonnet, prices: zero, aliases: ["claude-sonnet-4-5-20250929"] } },
+      /aliases names "claude-sonnet-4-5-20250929", which is "anthropic\/claude-sonnet-4-5" in Loom's table/,
+    ],
+    [{ "anthropic/new": { ...sonnet, prices: { ...zero, output: 1.7e308 } } }, /prices\.output/],
+  ];
+  for (const [models, expected] of cases) {
+    const run = await loom(file(models));
+    assert.equal(run.code, 2, run.stdout);
+    assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+    assert.match(run.stderr, /models\.json/);
+    assert.match(run.stderr, expected);
+  }
+  // Raised prices, a new model: fine. Its strings reach the terminal with their escape sequences escaped.
+  const hostile = { ...sonnet, prices: { ...sonnet.prices!, input: 30 }, effort: ["\u001b]0;pwned\u0007high"] };
+  const shown = await loom(file({ "anthropic/claude-sonnet-5-5": hostile, "anthropic/x\u001b[2Jy": sonnet }));
+  assert.equal(shown.code, 0, shown.stderr);
+  // deno-lint-ignore no-control-regex
+  assert.ok(!/[\u0000-\u0008\u000b-\u001f\u007f]/.test(shown.stdout), JSON.stringify(shown.stdout));
+  assert.match(shown.stdout, /\\e\]0;pwned/);
+});
