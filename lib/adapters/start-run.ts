@@ -39,6 +39,7 @@ import { createTracer, type TraceLine } from "../recording/trace.ts";
 import { VERSION } from "../version.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "./files.ts";
+import { redactHeld } from "./held-keys.ts";
 import { captureBodies } from "./providers/capture-bodies.ts";
 import { buildProvider } from "./providers/create-provider.ts";
 import {
@@ -384,7 +385,7 @@ async function prepare(
   // The model table decides how each model is called; an id it does not know is said once, on the warning channel.
   const modelOptions = {
     models: options.models,
-    warn: options.warn ?? ((message: string) => process.stderr.write(`loom: ${message}\n`)),
+    warn: options.warn ?? ((message: string) => process.stderr.write(redactHeld(`loom: ${message}\n`))),
   };
   let request: SliceRequest;
   let settings: RunSettings;
@@ -479,7 +480,7 @@ async function prepare(
       sandboxMode: settings.sandbox.value,
       settingsEnv: env,
       secretEnvNames: secretEnvNames(secretNames),
-      warn: options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)),
+      warn: options.warn ?? ((message) => process.stderr.write(redactHeld(`loom: ${message}\n`))),
       grants: {
         sandbox_network: options.flags?.sandbox_network ?? options.sandboxGrants?.network,
         sandbox_env: options.flags?.sandbox_env ?? options.sandboxGrants?.env,
