@@ -1732,3 +1732,22 @@ test("a --models file: zero prices, an alias rerouting a model, 1.7e308 refused 
   assert.ok(!/[\u0000-\u0008\u000b-\u001f\u007f]/.test(shown.stdout), JSON.stringify(shown.stdout));
   assert.match(shown.stdout, /\\e\]0;pwned/);
 });
+
+bothTest(
+  "a .git a command plants is told on stderr as it happens and is a git_planted refusal in the report",
+  async (t) => {
+    const arena = makeArena({ "a.txt": "a\n" });
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const args = replay(arena, attackSlice(AUTO), [
+      { action: "run_command", args: { argv: ["sh", "-c", "mkdir -p pkg/.git && echo x > pkg/.git/config"] } },
+    ]);
+    const { io, out } = fakeIo({ cwd: arena.dir, env: { PATH: process.env.PATH, LOOM_BWRAP: process.env.LOOM_BWRAP } });
+    const code = await main([...args.filter((a) => a !== "--quiet"), "--output-format", "stream-json"], io);
+    assert.notEqual(code, null);
+    assert.match(out.stderr, /planted or changed what git runs \("pkg\/\.git"\); removed or put back/);
+    assert.equal(existsSync(join(arena.workspace, "pkg/.git")), false);
+    // The step's event names the refusal; the report counts it among the run's refusals.
+    assert.match(out.stdout, /"refusal":"git_planted"/);
+    assert.equal(JSON.parse(readFileSync(join(arena.dir, "report.json"), "utf8")).refusals, 1);
+  },
+);

@@ -95,6 +95,7 @@ export function createWorkspaceExecutor(
     passEnv: settings.env ?? [],
     ...(slice.workspace_ignore ? { ignore: slice.workspace_ignore } : {}),
     sandboxMode: mode,
+    ...(warn ? { notice: warn } : {}),
     ...(bwrap ? { sandbox: { bwrap, policy: { network: settings.network, readOnly: settings.read_only } } } : {}),
   }, env ? { env } : {});
 }
