@@ -1628,6 +1628,12 @@ test("eval rescore --sandbox off of a results folder naming its own suite: refus
     }, "ran\\n"); } catch {}\n` +
       readFileSync(checkFile, "utf8"),
   );
+  // Its name carries a terminal escape (a window title): shown escaped wherever the results are printed.
+  const suiteFile = join(suite, "suite.jsonc");
+  writeFileSync(
+    suiteFile,
+    readFileSync(suiteFile, "utf8").replace('"name": "loom-shipped"', '"name": "loom\\u001b]0;pwned\\u0007"'),
+  );
   const out = join(arena.dir, "out");
   const sandbox = missing ? ["--sandbox", "off"] : [];
   const ran = await loomEval([
@@ -1644,6 +1650,8 @@ test("eval rescore --sandbox off of a results folder naming its own suite: refus
     agent,
   });
   assert.equal(ran.code, 0, ran.stderr);
+  assert.match(ran.stdout, /eval loom\\e\]0;pwned\\u0007/);
+  assert.ok(!ran.stdout.includes("\u001b"), "a raw escape reached the terminal");
   rmSync(canary, { force: true });
   const refused = await loomEval(["rescore", out, "--sandbox", "off"]);
   assert.equal(refused.code, 2, refused.stderr);
