@@ -967,7 +967,19 @@ test(
     const agent = await startEvalAgent({});
     t.after(() => agent.close());
     const out = join(arena.dir, "out");
-    const ran = await loomEval(["evals/", "--model", MODEL, "--task", "range-off-by-one", "--out", out, "--quiet"], {
+    // Without bubblewrap the evaluation runs only when told so (--sandbox off); rescore then names the suite itself.
+    const off = missing ? ["--sandbox", "off"] : [];
+    const ran = await loomEval([
+      "evals/",
+      "--model",
+      MODEL,
+      "--task",
+      "range-off-by-one",
+      "--out",
+      out,
+      "--quiet",
+      ...off,
+    ], {
       agent,
     });
     assert.equal(ran.code, 0, ran.stderr);
@@ -986,7 +998,7 @@ test(
     rmSync(join(copy, "src"), { recursive: true });
     symlinkSync(arena.outside, join(copy, "src"));
     writeFileSync(changesPath, JSON.stringify(changesSince(snap, copy)));
-    const rescored = await loomEval(["rescore", out]);
+    const rescored = await loomEval(["rescore", out, "--suite", "evals/", ...off]);
     assert.equal(rescored.code, 0, rescored.stderr);
     assert.equal(outsideState(arena), before, "rescore deleted or wrote in the host folder");
 
@@ -1000,7 +1012,7 @@ test(
     ];
     for (const files of crafted) {
       writeFileSync(changesPath, JSON.stringify({ files }));
-      const refused = await loomEval(["rescore", out, "--suite", "evals/"]);
+      const refused = await loomEval(["rescore", out, "--suite", "evals/", ...off]);
       assert.equal(refused.code, 2, `${JSON.stringify(files)}: ${refused.stderr}`);
       assert.equal(refused.stderr.trim().split("\n").length, 1, refused.stderr);
       assert.match(
