@@ -1771,3 +1771,28 @@ bothTest(
     assert.equal(JSON.parse(readFileSync(join(arena.dir, "report.json"), "utf8")).refusals, 1);
   },
 );
+
+test("isGitPath: any case, any depth, git's equivalent spellings; never a name that is not one", async () => {
+  const fc = (await import("fast-check")).default;
+  const { isGitPath } = await import("../lib/adapters/git-guard.ts");
+  const segment = fc.stringMatching(/^[a-z0-9_-]{1,8}$/);
+  const dotGit = fc.tuple(fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }), fc.constantFrom("", ".", " ", ". "))
+    .map(([upper, tail]) => `.${[..."git"].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join("")}${tail}`);
+  fc.assert(
+    fc.property(
+      fc.array(segment, { maxLength: 4 }),
+      dotGit,
+      fc.array(segment, { maxLength: 3 }),
+      (before, git, after) => {
+        return isGitPath([...before, git, ...after].join("/"));
+      },
+    ),
+  );
+  fc.assert(fc.property(fc.array(segment, { minLength: 1, maxLength: 6 }), (parts) => !isGitPath(parts.join("/"))));
+  for (const name of [".github/config", ".gitignore", ".gitattributes", "git/config", "a.git/x", ".gitx"]) {
+    assert.equal(isGitPath(name), false, name);
+  }
+  for (const name of ["GIT~1/config", ".gitmodules", "a/.GitModules", ".g\u200cit/config", "a\\.git\\config"]) {
+    assert.equal(isGitPath(name), true, name);
+  }
+});
