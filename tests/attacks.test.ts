@@ -1796,3 +1796,23 @@ test("isGitPath: any case, any depth, git's equivalent spellings; never a name t
     assert.equal(isGitPath(name), true, name);
   }
 });
+
+bothTest(
+  "a nested repository's hooks/ swapped for a link to outside: Loom removes and writes nothing there",
+  async (t) => {
+    const arena = makeArena({ "lib/a.txt": "a\n" });
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    execFileSync("git", ["init", "-q"], {
+      cwd: join(arena.workspace, "lib"),
+      env: { PATH: process.env.PATH, HOME: arena.dir },
+    });
+    writeFileSync(join(arena.workspace, "lib/.git/hooks/pre-commit"), "#!/bin/sh\n");
+    writeFileSync(join(arena.outside, "pre-commit"), "outside file\n");
+    writeFileSync(join(arena.outside, "other"), "outside file\n");
+    const before = outsideState(arena);
+    const { run } = executorFor(arena, attackSlice({ sandbox: { mode: "auto" } }), { PATH: process.env.PATH });
+    await run("write_file", { path: "out.txt", content: arena.outside });
+    await run("run_command", { argv: ["sh", "-c", 'rm -rf lib/.git/hooks && ln -s "$(cat out.txt)" lib/.git/hooks'] });
+    assert.ok(outsideState(arena) === before, `Loom removed or wrote through the link: ${readdirSync(arena.outside)}`);
+  },
+);

@@ -7,8 +7,17 @@
 //   removed, and config and hooks of the git folders that were there are put back as they were (GitGuard.check).
 // The sandbox also mounts the git folders found at the start read-only where it matters (sandbox.ts, gitGuardArgs).
 import { Buffer } from "node:buffer";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, type Stats, writeFileSync } from "node:fs";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  type Stats,
+  writeFileSync,
+} from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 
 /**
  * Characters HFS+ ignores in names (git's is_hfs_dotgit): `.g\u200cit` is `.git` there. Removed before comparing.
@@ -97,6 +106,8 @@ function readOrNull(path: string): Buffer | null {
  */
 export class GitGuard {
   readonly #root: string;
+  /** The root, links resolved: what a path inside it resolves under. */
+  readonly #realRoot: string;
   /** Git entries at the start: relative path → kind. */
   #entries = new Map<string, Found>();
   /** Config files and hooks of the git folders at the start (absolute path → bytes, null when absent). */
@@ -109,6 +120,11 @@ export class GitGuard {
 
   constructor(root: string) {
     this.#root = resolve(root);
+    try {
+      this.#realRoot = realpathSync(this.#root);
+    } catch {
+      this.#realRoot = this.#root;
+    }
   }
 
   /** Absolute paths of the git folders (and `gitdir:` files) inside the workspace at the start, root's `.git` too. */
@@ -152,7 +168,7 @@ export class GitGuard {
       const before = this.#entries.get(path);
       if (before !== undefined && before.kind === found.kind) continue;
       try {
-        rmSync(join(this.#root, path), { recursive: true, force: true });
+        if (this.#reachable(join(this.#root, path))) rmSync(join(this.#root, path), { recursive: true, force: true });
       } catch {
         // a mount point (the sandbox's) or gone: reported all the same
       }
@@ -162,7 +178,7 @@ export class GitGuard {
       for (const entry of safeReaddir(hooks)) {
         const path = join(hooks, entry.name);
         if (this.#saved.has(path)) continue;
-        rmSync(path, { recursive: true, force: true });
+        if (this.#reachable(path)) rmSync(path, { recursive: true, force: true });
         acted.add(relative(this.#root, path));
       }
     }
@@ -171,6 +187,7 @@ export class GitGuard {
       if (now === null && bytes === null) continue;
       if (now !== null && bytes !== null && now.equals(bytes)) continue;
       try {
+        if (!this.#reachable(path)) throw new Error("a link on the way"); // reported, never written through
         rmSync(path, { recursive: true, force: true });
         if (bytes !== null) {
           mkdirSync(join(path, ".."), { recursive: true });
@@ -182,6 +199,19 @@ export class GitGuard {
       acted.add(relative(this.#root, path));
     }
     return [...acted].sort();
+  }
+
+  /**
+   * Whether the folder holding `path` is where it was, links resolved: the path as written leads to itself inside
+   * the workspace. A folder a process swapped for a link (to outside) is never removed from or written through.
+   */
+  #reachable(path: string): boolean {
+    const parent = dirname(path);
+    try {
+      return realpathSync(parent) === resolve(this.#realRoot, relative(this.#root, parent));
+    } catch {
+      return false;
+    }
   }
 
   /**
