@@ -49,13 +49,16 @@ function usable(keys: readonly string[]): string[] {
 
 /**
  * The key values an environment holds: every variable whose name ends in `_API_KEY`, `_TOKEN`, `_SECRET` or
- * `_SECRET_ACCESS_KEY` (the providers' default key variables among them), and the variables named in `names`.
+ * `_ACCESS_KEY` (the providers' default key variables among them), and the variables named in `names` — when the
+ * value looks like a key (16 characters or more, a letter among them): a short or numeric value would match ordinary
+ * text, and redacting it could break the JSON Loom writes. (A provider's key is held whatever its shape: held-keys.)
  */
 export function keyValuesOf(env: Record<string, string | undefined>, names: readonly string[] = []): string[] {
   const wanted = new Set(names);
   return Object.entries(env)
     .filter(([name, value]) => value !== undefined && (wanted.has(name) || KEY_VARIABLE.test(name)))
-    .map(([, value]) => value as string);
+    .map(([, value]) => (value as string).trim())
+    .filter((value) => value.length >= 16 && /[A-Za-z]/.test(value));
 }
 
 const KEY_VARIABLE = /(_API_KEY|_TOKEN|_SECRET|_SECRET_ACCESS_KEY|_ACCESS_KEY)$/;
