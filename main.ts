@@ -9,6 +9,8 @@ import { InterruptedError, UsageError } from "./lib/errors.ts";
 import { VERSION, versionLine } from "./lib/version.ts";
 import type { CommandSpec } from "./commands/cli-spec.ts";
 import type { Io } from "./commands/io.ts";
+import { keyValuesOf } from "./lib/text/redact.ts";
+import { holdKeys, redactHeld } from "./lib/adapters/held-keys.ts";
 
 type Command = (argv: string[], io: Io) => Promise<number>;
 
@@ -28,7 +30,15 @@ export const COMMANDS: Record<string, Command> = {
 
 const VERSION_FLAGS = ["--version", "-V", "-v"];
 
-export async function main(argv: string[], io: Io): Promise<number> {
+export async function main(argv: string[], hostIo: Io): Promise<number> {
+  // Every key in the environment is redacted from everything printed (and, through files.ts, written): a key a server
+  // echoed, a model repeated or a file held never reaches the terminal, --json or stream-json (lib/text/redact.ts).
+  holdKeys(keyValuesOf(hostIo.env));
+  const io: Io = {
+    ...hostIo,
+    stdout: (text) => hostIo.stdout(redactHeld(text)),
+    stderr: (text) => hostIo.stderr(redactHeld(text)),
+  };
   const [name, ...rest] = argv;
   if ((name !== undefined && VERSION_FLAGS.includes(name)) || (name === "version" && rest.length === 0)) {
     io.stdout(`${versionLine()}\n`);

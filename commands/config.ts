@@ -131,6 +131,9 @@ export function settingFlags(values: SettingFlagValues): SettingFlags {
     max_steps: maxSteps === undefined ? undefined : positiveInteger("--max-steps", maxSteps),
     allow_key_host: values["allow-key-host"],
     allow_key_env: values["allow-key-env"],
+    sandbox_network: values["sandbox-network"],
+    sandbox_env: values["sandbox-env"],
+    sandbox_read_only: values["sandbox-read-only"],
   });
 }
 

@@ -284,9 +284,13 @@ async function subcommand(name: "validate" | "rescore", argv: string[], io: Io):
   }
   const { values, positionals } = parseCommand(EVAL_SPEC.subcommands.rescore, argv, { command });
   const dir = resolve(io.cwd, one(positionals));
+  const sandbox = evalSandbox(values.sandbox, io.env);
   const file = await rescoreEval(dir, {
     jobs: count("--jobs", values.jobs, 2),
-    sandbox: evalSandbox(values.sandbox, io.env),
+    sandbox,
+    suite: values.suite === undefined ? undefined : resolve(io.cwd, values.suite),
+    // The suite a results folder names is data like the folder: said before its checks run.
+    note: (message) => io.stderr(`loom eval rescore: ${message}\n`),
     env: io.env,
     signal: io.signal,
     cwd: io.cwd,

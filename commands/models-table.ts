@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname, resolve } from "node:path";
 import { describeFsError, errorCode, UsageError } from "../lib/errors.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
-import { mergeModels, ModelTable } from "../lib/models/models.ts";
+import { mergeModels, ModelTable, overrideProblem } from "../lib/models/models.ts";
 import { describeJsonFailure, parseJsonc } from "../lib/text/json-text.ts";
 import { describeIssues, MISSING_FIELDS } from "../lib/text/zod-error.ts";
 import { configPath } from "../lib/settings/settings.ts";
@@ -195,7 +195,10 @@ export function readModels(
   } catch (error) {
     throw new UsageError(`--models ${JSON.stringify(file)}: ${describeFsError(error)}`);
   }
-  return mergeModels(base, parseModels(text, { file }));
+  const override = parseModels(text, { file });
+  const problem = overrideProblem(base, override);
+  if (problem) throw new UsageError(`Invalid models file ${JSON.stringify(file)}: ${problem}`, "models_invalid");
+  return mergeModels(base, override);
 }
 
 /** A models file (JSON or JSONC), validated: one line naming the file, the field path and what was expected. */

@@ -1,6 +1,7 @@
 // loom models: the model table in use (the built-in one or an installed update, merged with --models FILE) with its
 // age and each entry's read date, as text or JSON; and loom models update (commands/models-table.ts).
 import { UsageError } from "../lib/errors.ts";
+import { escapeControl } from "../lib/text/safe-text.ts";
 import type { ModelEntry, ModelTable } from "../lib/models/models.ts";
 import { parseCommand } from "./cli-spec.ts";
 import type { Io } from "./io.ts";
@@ -45,7 +46,8 @@ export function renderModels(table: ModelTable, { today }: { today: string }): s
     "READ",
     "",
   ];
-  const rows = [head, ...Object.entries(table.models).map(([key, entry]) => row(key, entry, today))];
+  // A models file's strings reach the terminal: their control characters (an escape sequence) are written as escapes.
+  const rows = [head, ...Object.entries(table.models).map(([key, entry]) => row(key, entry, today).map(escapeControl))];
   // every row has a cell per column of head (row() writes them all)
   const widths = head.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
   const lines = rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd());

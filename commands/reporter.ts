@@ -365,7 +365,10 @@ export class Reporter {
       this.#io.stdout(`${format.html}\n`);
     } else if (format === "json") {
       this.#io.stdout(`${JSON.stringify({ ...file.summary, next: whatNext(file, { dir }) }, null, 2)}\n`);
-    } else this.#io.stdout(renderEvalText(file, { dir }));
+    } else {
+      // eval.json is data (a results folder someone sent): its strings reach the terminal with controls escaped.
+      this.#io.stdout(renderEvalText(file, { dir }).split("\n").map(escapeControl).join("\n"));
+    }
     return endingOf({ ran }).exitCode;
   }
 
@@ -374,7 +377,9 @@ export class Reporter {
     if (this.#format === "json") this.#io.stdout(`${JSON.stringify(results, null, 2)}\n`);
     else {
       for (const r of results) {
-        this.#io.stdout(`${r.ok ? "ok  " : "FAIL"} ${r.task}${r.ok ? "" : `: ${r.problems.join("; ")}`}\n`);
+        this.#io.stdout(
+          `${escapeControl(`${r.ok ? "ok  " : "FAIL"} ${r.task}${r.ok ? "" : `: ${r.problems.join("; ")}`}`)}\n`,
+        );
       }
       const bad = results.filter((r) => !r.ok).length;
       this.#io.stdout(`${results.length - bad}/${results.length} tasks valid\n`);

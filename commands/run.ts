@@ -75,7 +75,15 @@ async function planRun(
   const flag = (
     name: Exclude<
       keyof typeof RUN_SPEC.flags,
-      "allow-command" | "allow-key-host" | "allow-key-env" | "json" | "quiet" | "require-passing-tests"
+      | "allow-command"
+      | "allow-key-host"
+      | "allow-key-env"
+      | "json"
+      | "quiet"
+      | "require-passing-tests"
+      | "sandbox-network"
+      | "sandbox-env"
+      | "sandbox-read-only"
     >,
   ) => values[name];
   if (flag("catalog") === undefined && flag("slice") !== undefined) {

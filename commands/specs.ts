@@ -72,7 +72,22 @@ const shared = {
   "allow-key-env": {
     value: "NAME",
     multiple: true,
-    description: "a catalog's api_key_env may name this variable though it does not look like the provider's API key",
+    description: "a catalog's api_key_env may name this variable (other than the provider's default key variable)",
+  },
+  "sandbox-network": {
+    description:
+      "network for test and command processes (a request, catalog or recording may ask for it only when you say so)",
+  },
+  "sandbox-env": {
+    value: "NAME",
+    multiple: true,
+    description: "pass this host variable to test and command processes (a file's sandbox.env may name only these)",
+  },
+  "sandbox-read-only": {
+    value: "PATH",
+    multiple: true,
+    complete: "folder",
+    description: "mount this host path read-only in the sandbox (a file's sandbox.read_only may list only these)",
   },
   trace: {
     value: "FILE",
@@ -203,6 +218,9 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
     },
     "allow-key-host": shared["allow-key-host"],
     "allow-key-env": shared["allow-key-env"],
+    "sandbox-network": shared["sandbox-network"],
+    "sandbox-env": shared["sandbox-env"],
+    "sandbox-read-only": shared["sandbox-read-only"],
     trace: shared.trace,
     diff: shared.diff,
     "output-format": shared["output-format"],
@@ -260,6 +278,9 @@ completed, 1 when any did not or could not be replayed, 130 when interrupted; 2 
     workspace: { short: "w", value: "DIR", complete: "folder", description: "with --execute: where to execute" },
     execute: { description: "execute for real and compare each report with the recorded one" },
     sandbox: { ...shared.sandbox, description: "with --execute: where test and command processes run" },
+    "sandbox-network": shared["sandbox-network"],
+    "sandbox-env": shared["sandbox-env"],
+    "sandbox-read-only": shared["sandbox-read-only"],
     "require-passing-tests": shared["require-passing-tests"],
     jobs: { short: "j", value: "N", default: "the CPU count", description: "replay a batch in N parallel workers" },
     resume: {
@@ -456,6 +477,12 @@ changes, check output). See docs/eval.md.`,
       flags: {
         ...EVAL_SUB_FLAGS,
         sandbox: EVAL_SANDBOX,
+        suite: {
+          value: "SUITE",
+          complete: "file",
+          default: "the suite DIR/eval.json names: shown, and only sandboxed",
+          description: "the suite whose checks run (a results folder is data: the suite it names runs only sandboxed)",
+        },
         "accept-changed-checks": {
           description: "rescore although a task's check changed since the evaluation ran (eval.json records the old " +
             "and new check hashes)",
@@ -534,6 +561,9 @@ setting's own order (lib/settings/settings.ts: PRECEDENCE).`,
     "provider-idle-timeout-ms": RUN_SPEC.flags["provider-idle-timeout-ms"],
     "allow-key-host": shared["allow-key-host"],
     "allow-key-env": shared["allow-key-env"],
+    "sandbox-network": shared["sandbox-network"],
+    "sandbox-env": shared["sandbox-env"],
+    "sandbox-read-only": shared["sandbox-read-only"],
     json: { description: "print the settings as one JSON object" },
   },
   positionalsAreFiles: false,

@@ -12,6 +12,7 @@ import {
   linkSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   rmdirSync,
@@ -87,6 +88,12 @@ function executorFor(arena: Arena, slice: Omit<SliceRequest, "workspace">, env: 
     env,
     settingsEnv: process.env, // LOOM_BWRAP=/nonexistent runs the suite as a machine without bubblewrap
     warn: () => {},
+    // What these cases' slices ask for is what the user granted on the command line (#33: a file alone may not).
+    grants: {
+      sandbox_network: slice.sandbox?.network,
+      sandbox_env: slice.sandbox?.env,
+      sandbox_read_only: slice.sandbox?.read_only,
+    },
   });
   let step = 0;
   const run = async (action: string, args: Record<string, unknown>) =>
@@ -526,6 +533,7 @@ test("sandbox.read_only may not mount /, /proc, /sys, /dev, /etc, the home folde
             root: arena.workspace,
             secretEnvNames: [],
             warn: () => {},
+            grants: { sandbox_read_only: slice.sandbox?.read_only }, // granted, and still refused
           }),
         (error: Error & { code?: string }) =>
           error.code === "sandbox_mount_refused" && error.message.includes("sandbox.read_only[1]"),
@@ -959,7 +967,19 @@ test(
     const agent = await startEvalAgent({});
     t.after(() => agent.close());
     const out = join(arena.dir, "out");
-    const ran = await loomEval(["evals/", "--model", MODEL, "--task", "range-off-by-one", "--out", out, "--quiet"], {
+    // Without bubblewrap the evaluation runs only when told so (--sandbox off); rescore then names the suite itself.
+    const off = missing ? ["--sandbox", "off"] : [];
+    const ran = await loomEval([
+      "evals/",
+      "--model",
+      MODEL,
+      "--task",
+      "range-off-by-one",
+      "--out",
+      out,
+      "--quiet",
+      ...off,
+    ], {
       agent,
     });
     assert.equal(ran.code, 0, ran.stderr);
@@ -978,7 +998,7 @@ test(
     rmSync(join(copy, "src"), { recursive: true });
     symlinkSync(arena.outside, join(copy, "src"));
     writeFileSync(changesPath, JSON.stringify(changesSince(snap, copy)));
-    const rescored = await loomEval(["rescore", out]);
+    const rescored = await loomEval(["rescore", out, "--suite", "evals/", ...off]);
     assert.equal(rescored.code, 0, rescored.stderr);
     assert.equal(outsideState(arena), before, "rescore deleted or wrote in the host folder");
 
@@ -992,7 +1012,7 @@ test(
     ];
     for (const files of crafted) {
       writeFileSync(changesPath, JSON.stringify({ files }));
-      const refused = await loomEval(["rescore", out]);
+      const refused = await loomEval(["rescore", out, "--suite", "evals/", ...off]);
       assert.equal(refused.code, 2, `${JSON.stringify(files)}: ${refused.stderr}`);
       assert.equal(refused.stderr.trim().split("\n").length, 1, refused.stderr);
       assert.match(
@@ -1403,10 +1423,27 @@ test("resolveSettings: the credential rules, as data (every key variable × host
     at({ base_url: "https://proxy.test/v1" }, { env: { ANTHROPIC_BASE_URL: "https://proxy.test" } }).ok,
     true,
   );
+  // A variable a catalog names holds a key only when the user allowed it (#33): set and not allowed, refused.
+  const work = { base_url: "https://evil.test", api_key_env: "ANTHROPIC_WORK_API_KEY" };
+  assert.equal(at(work, { env: { ANTHROPIC_WORK_API_KEY: "k" } }).ok, false, "a catalog-named key variable");
   assert.equal(
-    at({ base_url: "https://evil.test", api_key_env: "ANTHROPIC_WORK_API_KEY" }).ok,
+    at(work, { env: { ANTHROPIC_WORK_API_KEY: "k" }, flags: { allow_key_env: ["ANTHROPIC_WORK_API_KEY"] } }).ok,
     true,
-    "not a default key",
+    "allowed by the user",
+  );
+  // The provider's own host means its origin: https, its own port (#33).
+  assert.equal(at({ base_url: "http://api.anthropic.com" }).ok, false, "plain http to the right host");
+  assert.equal(at({ base_url: "https://api.anthropic.com:8443" }).ok, false, "another port of the right host");
+  assert.equal(at({ base_url: "https://api.anthropic.com:443/v1" }).ok, true, "the default port, spelled out");
+  assert.equal(
+    at({ base_url: "http://proxy.test:8080/v1" }, { env: { ANTHROPIC_BASE_URL: "http://proxy.test:8080" } }).ok,
+    true,
+    "a base URL the user set, as given",
+  );
+  assert.equal(
+    at({ base_url: "http://proxy.test:9090/v1" }, { env: { ANTHROPIC_BASE_URL: "http://proxy.test:8080" } }).ok,
+    false,
+    "another port than the user's",
   );
   for (const name of ["AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "OPENAI_API_KEY", "HOME"]) {
     const refused = at({ api_key_env: name });
@@ -1419,3 +1456,363 @@ test("resolveSettings: the credential rules, as data (every key variable × host
     }
   }
 });
+
+// ─── #33 item 3: redact before clipping, everywhere ───────────────────────────────────────────────────────────────────
+// A provider that echoes the key in its error (every body shape, the key where the 300-character clip cuts it) or in
+// an answer: no run of 12 characters of the key appears in stdout, stderr, --json, the trace or the context report.
+
+const ECHOED_KEY = `sk-ant-${"k".repeat(20)}${"0123456789abcdef".repeat(5)}-tail`; // 107 characters
+/** Every run of 12 characters of the key: what must appear nowhere. */
+function keyRuns(key: string): string[] {
+  const runs: string[] = [];
+  for (let i = 0; i + 12 <= key.length; i++) runs.push(key.slice(i, i + 12));
+  return runs;
+}
+
+test("a provider echoing the key in every error shape: no 12 characters of it in any output", async (t) => {
+  const { startAnthropicServer, anthropicAnswer } = await import("./helpers/fake-provider-servers.ts");
+  const dir = mkdtempSync(join(tmpdir(), "loom-redact-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, "ws"));
+  writeFileSync(join(dir, "ws", "a.txt"), "a\n");
+  const pad = (n: number) => "x".repeat(n);
+  const shapes: Array<{ status: number; body?: unknown; rawBody?: string }> = [
+    {
+      status: 400,
+      body: { type: "error", error: { type: "invalid_request_error", message: `${pad(250)}${ECHOED_KEY}` } },
+    },
+    { status: 400, body: { error: `bad key ${ECHOED_KEY}` } },
+    { status: 422, body: { message: `${pad(280)} ${ECHOED_KEY}` } },
+    { status: 404, body: { detail: { key: ECHOED_KEY } } },
+    { status: 500, rawBody: `upstream said: ${ECHOED_KEY.slice(0, 60)}` }, // a prefix only
+    { status: 401, body: { error: { message: ECHOED_KEY } } },
+  ];
+  const request = {
+    intent: "Finish",
+    instructions: "Finish.",
+    workspace: "ws",
+    actions: ["read_file", "print", "finish"],
+    test: { command: ["true"], timeout_ms: 5000 },
+    model: "anthropic/claude-sonnet-5-5",
+    limits: { max_steps: 3 },
+  };
+  writeFileSync(join(dir, "request.json"), JSON.stringify(request));
+  const outputs: string[] = [];
+  for (const [i, shape] of shapes.entries()) {
+    const server = await startAnthropicServer(() => shape);
+    const { io, out } = fakeIo({
+      cwd: dir,
+      env: {
+        ANTHROPIC_API_KEY: ECHOED_KEY,
+        ANTHROPIC_BASE_URL: server.baseUrl,
+        LOOM_SANDBOX: "off",
+        PATH: process.env.PATH,
+      },
+    });
+    await main(
+      ["run", "request.json", "--json", "--trace", `trace-${i}.jsonl`, "--context-report", `report-${i}.json`],
+      io,
+    );
+    await server.close();
+    outputs.push(out.stdout, out.stderr);
+    assert.ok(out.stdout.length + out.stderr.length > 0, "the run said something");
+  }
+  // An answer that carries the key: the model's print and finish summary.
+  const answers = [{ action: "print" }, { text: `the key is ${ECHOED_KEY}` }, { action: "finish" }, {
+    status: "success",
+    summary: ECHOED_KEY,
+  }];
+  const server = await startAnthropicServer((_r, i) => anthropicAnswer(answers[i % answers.length]));
+  const { io, out } = fakeIo({
+    cwd: dir,
+    env: {
+      ANTHROPIC_API_KEY: ECHOED_KEY,
+      ANTHROPIC_BASE_URL: server.baseUrl,
+      LOOM_SANDBOX: "off",
+      PATH: process.env.PATH,
+    },
+  });
+  await main(
+    ["run", "request.json", "--json", "--trace", "trace-answer.jsonl", "--context-report", "report-a.json"],
+    io,
+  );
+  await server.close();
+  outputs.push(out.stdout, out.stderr);
+  for (const name of readdirSync(dir)) {
+    if (name.endsWith(".json") || name.endsWith(".jsonl")) outputs.push(readFileSync(join(dir, name), "utf8"));
+  }
+  const all = outputs.join("\n");
+  const leaked = keyRuns(ECHOED_KEY).filter((run) => all.includes(run));
+  assert.deepEqual(leaked.slice(0, 3), [], `${leaked.length} runs of the key leaked`);
+  assert.match(all, /\[redacted\]/);
+});
+
+// ─── #33 item 2: files a user is handed never widen the sandbox ──────────────────────────────────────────────────────
+// A request, a catalog slice or a recording (replay --execute, no model at all) that asks for the network, a host
+// variable or a host mount is refused in one line naming the file and the field; the command line grants them.
+
+test("a request, catalog or recording asking for network, env or a mount: refused in one line unless granted", async (t) => {
+  const arena = makeArena({ "a.txt": "a\n" });
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const env = {
+    PATH: process.env.PATH,
+    LOOM_SANDBOX: "off",
+    HOST_SECRET: "host-secret-value",
+    HOME: arena.dir,
+    ANTHROPIC_API_KEY: "sk-ant-never-sent-0123456789",
+    ANTHROPIC_BASE_URL: "http://127.0.0.1:9", // nothing listens: the refusal comes before any call
+  };
+  const loom = async (args: string[]) => {
+    const { io, out } = fakeIo({ cwd: arena.dir, env });
+    const code = await main(args, io);
+    return { code, stderr: out.stderr };
+  };
+  const oneLine = (run: { code: number; stderr: string }, file: string, field: string) => {
+    assert.equal(run.code, 3, run.stderr);
+    const lines = run.stderr.trim().split("\n");
+    assert.equal(lines.length, 1, run.stderr);
+    assert.ok(lines[0]?.includes(`${file}`) && lines[0].includes(field), run.stderr);
+    assert.ok(!run.stderr.includes("host-secret-value"));
+  };
+  // replay --execute of a recording someone sent: no model involved.
+  const asks: Array<[Record<string, unknown>, string, string[]]> = [
+    [{ network: true }, "sandbox.network", ["--sandbox-network"]],
+    [{ env: ["HOST_SECRET"] }, "sandbox.env[0]", ["--sandbox-env", "HOST_SECRET"]],
+    [{ read_only: ["/opt"] }, "sandbox.read_only[0]", ["--sandbox-read-only", "/opt"]],
+  ];
+  for (const [sandbox, field, grant] of asks) {
+    const args = replay(arena, attackSlice({ sandbox: { mode: "auto", ...sandbox } }), []);
+    oneLine(await loom(args), "attack.jsonl", field);
+    if (sandbox.read_only === undefined || existsSync("/opt")) {
+      const granted = await loom([...args, ...grant]);
+      assert.equal(granted.code, 0, `${field} granted: ${granted.stderr}`);
+    }
+  }
+  // A request file.
+  const request = {
+    ...attackSlice({ sandbox: { network: true } }),
+    workspace: "ws",
+    model: "anthropic/claude-sonnet-5-5",
+  };
+  writeFileSync(join(arena.dir, "request.json"), JSON.stringify(request));
+  oneLine(await loom(["run", "request.json", "-q"]), "request.json", "sandbox.network");
+  // A catalog slice (its defaults merged in count the same).
+  writeFileSync(
+    join(arena.dir, "catalog.json"),
+    JSON.stringify({
+      models: { m: { kind: "anthropic", model: "claude-sonnet-5-5" } },
+      defaults: { sandbox: { env: ["HOST_SECRET"] } },
+      slices: {
+        s: {
+          ...attackSlice(),
+          description: "s",
+          intent: "{{request}}",
+          model: "m",
+          workspace: "ws",
+          sandbox: undefined,
+        },
+      },
+      routes: { default: "s" },
+    }),
+  );
+  oneLine(await loom(["run", "--catalog", "catalog.json", "go", "-q"]), "catalog.json", "sandbox.env[0]");
+});
+
+// ─── #33 item 4: results folders and tables are data ─────────────────────────────────────────────────────────────────
+
+test("eval rescore --sandbox off of a results folder naming its own suite: refused, the planted check never runs", {
+  timeout: 180_000,
+}, async (t) => {
+  const { cpSync } = await import("node:fs");
+  const arena = makeArena();
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const agent = await startEvalAgent({});
+  t.after(() => agent.close());
+  // The folder someone sent: results made with their own suite, whose check writes a canary on the host.
+  const suite = join(arena.dir, "suite");
+  cpSync(join(ROOT, "evals"), suite, { recursive: true });
+  const canary = join(arena.outside, "check-ran");
+  const checkFile = join(suite, "tasks/range-off-by-one/check/check.mjs");
+  writeFileSync(
+    checkFile,
+    `import { writeFileSync as plant } from "node:fs";\ntry { plant(${
+      JSON.stringify(canary)
+    }, "ran\\n"); } catch {}\n` +
+      readFileSync(checkFile, "utf8"),
+  );
+  // Its name carries a terminal escape (a window title): shown escaped wherever the results are printed.
+  const suiteFile = join(suite, "suite.jsonc");
+  writeFileSync(
+    suiteFile,
+    readFileSync(suiteFile, "utf8").replace('"name": "loom-shipped"', '"name": "loom\\u001b]0;pwned\\u0007"'),
+  );
+  const out = join(arena.dir, "out");
+  const sandbox = missing ? ["--sandbox", "off"] : [];
+  const ran = await loomEval([
+    suite,
+    "--model",
+    MODEL,
+    "--task",
+    "range-off-by-one",
+    "--out",
+    out,
+    "--quiet",
+    ...sandbox,
+  ], {
+    agent,
+  });
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.match(ran.stdout, /eval loom\\e\]0;pwned\\u0007/);
+  assert.ok(!ran.stdout.includes("\u001b"), "a raw escape reached the terminal");
+  rmSync(canary, { force: true });
+  const refused = await loomEval(["rescore", out, "--sandbox", "off"]);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.equal(refused.stderr.trim().split("\n").length, 1, refused.stderr);
+  assert.match(refused.stderr, /eval\.json" names the suite .*--suite SUITE/);
+  assert.equal(existsSync(canary), false, "the suite the results folder named ran its check on the host");
+  if (!missing) {
+    // Sandboxed, the recorded suite may run: named on stderr first, its check confined (the canary is outside).
+    const shown = await loomEval(["rescore", out]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.ok(shown.stderr.includes(suite), shown.stderr);
+    assert.equal(existsSync(canary), false, "the sandboxed check wrote on the host");
+  }
+});
+
+test("a server reporting usage counters above 2^53: eval.json stays readable (--resume, rescore)", {
+  timeout: 180_000,
+}, async (t) => {
+  const arena = makeArena();
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const agent = await startEvalAgent({ usage: { input_tokens: 2 ** 60, output_tokens: 1e300 } });
+  t.after(() => agent.close());
+  const out = join(arena.dir, "out");
+  const sandbox = missing ? ["--sandbox", "off"] : [];
+  const args = ["evals/", "--model", MODEL, "--task", "range-off-by-one", "--out", out, "--quiet", ...sandbox];
+  const ran = await loomEval(args, { agent });
+  assert.equal(ran.code, 0, ran.stderr);
+  const file = JSON.parse(readFileSync(join(out, "eval.json"), "utf8"));
+  for (const row of file.rows) {
+    for (const value of Object.values(row.usage)) {
+      assert.ok(value === null || Number.isSafeInteger(value), `a counter of ${value} was written`);
+    }
+  }
+  const resumed = await loomEval([...args, "--resume"], { agent });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const rescored = await loomEval(["rescore", out, "--suite", "evals/", ...sandbox]);
+  assert.equal(rescored.code, 0, rescored.stderr);
+  // A file edited past the bound: a clear line naming the file and the field, on every path that reads it.
+  file.rows[0].usage.input = 2 ** 60;
+  writeFileSync(join(out, "eval.json"), JSON.stringify(file));
+  for (const again of [[...args, "--resume"], ["rescore", out, "--suite", "evals/", ...sandbox]]) {
+    const refused = await loomEval(again, { agent });
+    assert.equal(refused.code, 2, refused.stderr);
+    // (a one-task run also says, first, that it cannot show a margin: a notice, not the error)
+    const line = refused.stderr.trim().split("\n").filter((l) => l.includes("eval.json"));
+    assert.equal(line.length, 1, refused.stderr);
+    assert.match(line[0] ?? "", /eval\.json" is not a valid eval\.json: rows\[0\]\.usage\.input: Too big/);
+  }
+});
+
+test("a --models file: zero prices, an alias rerouting a model, 1.7e308 refused in one line; escapes never reach the terminal", async (t) => {
+  const { BUILT_IN_MODELS } = await import("../lib/models/built-in.ts");
+  const arena = makeArena();
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const sonnet = BUILT_IN_MODELS.models["anthropic/claude-sonnet-5-5"]!;
+  const file = (models: Record<string, unknown>) => {
+    writeFileSync(join(arena.dir, "models.json"), JSON.stringify({ format: 1, currency: "USD", models }));
+    return ["models", "--models", "models.json"];
+  };
+  const loom = async (args: string[]) => {
+    const { io, out } = fakeIo({ cwd: arena.dir, env: { PATH: process.env.PATH } });
+    return { code: await main(args, io), ...out };
+  };
+  const zero = { input: 0, output: 0, cache_read: 0, cache_write_5m: 0, cache_write_1h: 0 };
+  const cases: Array<[Record<string, unknown>, RegExp]> = [
+    [{ "anthropic/claude-sonnet-5-5": { ...sonnet, prices: zero } }, /prices\.input 0 is below Loom's list price/],
+    [{ "anthropic/claude-sonnet-5-5": { ...sonnet, prices: null } }, /prices is null, but Loom's table prices it/],
+    [
+      { "anthropic/cheap": { ...sonnet, prices: zero, aliases: ["claude-sonnet-4-5-20250929"] } },
+      /aliases names "claude-sonnet-4-5-20250929", which is "anthropic\/claude-sonnet-4-5" in Loom's table/,
+    ],
+    [{ "anthropic/new": { ...sonnet, prices: { ...zero, output: 1.7e308 } } }, /prices\.output/],
+  ];
+  for (const [models, expected] of cases) {
+    const run = await loom(file(models));
+    assert.equal(run.code, 2, run.stdout);
+    assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+    assert.match(run.stderr, /models\.json/);
+    assert.match(run.stderr, expected);
+  }
+  // Raised prices, a new model: fine. Its strings reach the terminal with their escape sequences escaped.
+  const hostile = { ...sonnet, prices: { ...sonnet.prices!, input: 30 }, effort: ["\u001b]0;pwned\u0007high"] };
+  const shown = await loom(file({ "anthropic/claude-sonnet-5-5": hostile, "anthropic/x\u001b[2Jy": sonnet }));
+  assert.equal(shown.code, 0, shown.stderr);
+  // deno-lint-ignore no-control-regex
+  assert.ok(!/[\u0000-\u0008\u000b-\u001f\u007f]/.test(shown.stdout), JSON.stringify(shown.stdout));
+  assert.match(shown.stdout, /\\e\]0;pwned/);
+});
+
+bothTest(
+  "a .git a command plants is told on stderr as it happens and is a git_planted refusal in the report",
+  async (t) => {
+    const arena = makeArena({ "a.txt": "a\n" });
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    const args = replay(arena, attackSlice(AUTO), [
+      { action: "run_command", args: { argv: ["sh", "-c", "mkdir -p pkg/.git && echo x > pkg/.git/config"] } },
+    ]);
+    const { io, out } = fakeIo({ cwd: arena.dir, env: { PATH: process.env.PATH, LOOM_BWRAP: process.env.LOOM_BWRAP } });
+    const code = await main([...args.filter((a) => a !== "--quiet"), "--output-format", "stream-json"], io);
+    assert.notEqual(code, null);
+    assert.match(out.stderr, /planted or changed what git runs \("pkg\/\.git"\); removed or put back/);
+    assert.equal(existsSync(join(arena.workspace, "pkg/.git")), false);
+    // The step's event names the refusal; the report counts it among the run's refusals.
+    assert.match(out.stdout, /"refusal":"git_planted"/);
+    assert.equal(JSON.parse(readFileSync(join(arena.dir, "report.json"), "utf8")).refusals, 1);
+  },
+);
+
+test("isGitPath: any case, any depth, git's equivalent spellings; never a name that is not one", async () => {
+  const fc = (await import("fast-check")).default;
+  const { isGitPath } = await import("../lib/adapters/git-guard.ts");
+  const segment = fc.stringMatching(/^[a-z0-9_-]{1,8}$/);
+  const dotGit = fc.tuple(fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }), fc.constantFrom("", ".", " ", ". "))
+    .map(([upper, tail]) => `.${[..."git"].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join("")}${tail}`);
+  fc.assert(
+    fc.property(
+      fc.array(segment, { maxLength: 4 }),
+      dotGit,
+      fc.array(segment, { maxLength: 3 }),
+      (before, git, after) => {
+        return isGitPath([...before, git, ...after].join("/"));
+      },
+    ),
+  );
+  fc.assert(fc.property(fc.array(segment, { minLength: 1, maxLength: 6 }), (parts) => !isGitPath(parts.join("/"))));
+  for (const name of [".github/config", ".gitignore", ".gitattributes", "git/config", "a.git/x", ".gitx"]) {
+    assert.equal(isGitPath(name), false, name);
+  }
+  for (const name of ["GIT~1/config", ".gitmodules", "a/.GitModules", ".g\u200cit/config", "a\\.git\\config"]) {
+    assert.equal(isGitPath(name), true, name);
+  }
+});
+
+bothTest(
+  "a nested repository's hooks/ swapped for a link to outside: Loom removes and writes nothing there",
+  async (t) => {
+    const arena = makeArena({ "lib/a.txt": "a\n" });
+    t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+    execFileSync("git", ["init", "-q"], {
+      cwd: join(arena.workspace, "lib"),
+      env: { PATH: process.env.PATH, HOME: arena.dir },
+    });
+    writeFileSync(join(arena.workspace, "lib/.git/hooks/pre-commit"), "#!/bin/sh\n");
+    writeFileSync(join(arena.outside, "pre-commit"), "outside file\n");
+    writeFileSync(join(arena.outside, "other"), "outside file\n");
+    const before = outsideState(arena);
+    const { run } = executorFor(arena, attackSlice({ sandbox: { mode: "auto" } }), { PATH: process.env.PATH });
+    await run("write_file", { path: "out.txt", content: arena.outside });
+    await run("run_command", { argv: ["sh", "-c", 'rm -rf lib/.git/hooks && ln -s "$(cat out.txt)" lib/.git/hooks'] });
+    assert.ok(outsideState(arena) === before, `Loom removed or wrote through the link: ${readdirSync(arena.outside)}`);
+  },
+);

@@ -119,7 +119,8 @@ function assertNoLeak(c: Context, { stderr }: { stderr: string | null }): void {
   if (stderr !== null) assertNoCanary(stderr, c.canary, "stderr");
 }
 
-const reportArgs = ["--context-report", "out/report.json"];
+// The slice passes LOOM_CANARY_NOTE to its processes: granted on the command line (a file alone may not).
+const reportArgs = ["--context-report", "out/report.json", "--sandbox-env", "LOOM_CANARY_NOTE"];
 
 function report(c: Context): ContextReport {
   return readValidReport(c.sandbox.report);
@@ -235,6 +236,7 @@ test("canary, archive_capacity_exceeded (library, archiveLimits): no canary in t
     { env: { OPENAI_API_KEY: `sk-${c.canary}:openai-key` }, maxAttempts: 1 },
   );
   const result = await runWithOptions(canarySlice(c.canary, c.sandbox.workspace), {
+    sandboxGrants: { env: ["LOOM_CANARY_NOTE"] },
     contextPolicy: "bounded",
     contextReport: c.sandbox.report,
     provider,

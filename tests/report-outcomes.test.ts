@@ -71,6 +71,7 @@ function runSlice(
     { env: { OPENAI_API_KEY: `sk-${canary}:openai-key` }, maxAttempts: 1 },
   );
   return runWithOptions(canarySlice(canary, sandbox.workspace, slice), {
+    sandboxGrants: { env: ["LOOM_CANARY_NOTE"] }, // the slice passes it: granted by the caller
     contextPolicy: policy,
     contextReport: sandbox.report,
     provider,
@@ -315,7 +316,16 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
       JSON.stringify(canarySlice(canary, "ws", { test: { command: ["node", "slow-test.mjs"], timeout_ms: 600_000 } })),
     );
     const loom = startLoom(
-      ["run", "request.json", "--context-policy", "bounded", "--context-report", s.sandbox.report],
+      [
+        "run",
+        "request.json",
+        "--context-policy",
+        "bounded",
+        "--context-report",
+        s.sandbox.report,
+        "--sandbox-env",
+        "LOOM_CANARY_NOTE",
+      ],
       {
         cwd: s.sandbox.dir,
         env: canaryEnv(canary, { openaiBaseUrl: s.server.baseUrl }),

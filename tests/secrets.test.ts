@@ -30,7 +30,12 @@ test("a variable named in secretEnvNames and the providers' key variables are no
         test: { command: ["node", "env.mjs"], timeout_ms: 30_000 },
         sandbox: { env: ["PLAIN_SETTING", "LLM_CREDS_CUSTOM", "OPENAI_API_KEY"] },
       }),
-      { provider, secretEnvNames: ["LLM_CREDS_CUSTOM"], contextPolicy: "bounded" },
+      {
+        provider,
+        secretEnvNames: ["LLM_CREDS_CUSTOM"],
+        contextPolicy: "bounded",
+        sandboxGrants: { env: ["PLAIN_SETTING", "LLM_CREDS_CUSTOM", "OPENAI_API_KEY"] },
+      },
     );
     assert.equal(result.outcome, "completed");
     const sent = JSON.stringify(provider.requests);

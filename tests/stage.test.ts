@@ -143,7 +143,7 @@ test("a catalog run's recording keeps its classification call, and its replay re
   const recordPath = join(dir, "run.jsonl");
   const run = await startRun(
     { catalog: { file: join(dir, "catalog.json"), name: "catalog.json", text: "What does it do?" } },
-    { record: recordPath, env: { TEST_OPENAI_API_KEY: "test-key" } },
+    { record: recordPath, env: { TEST_OPENAI_API_KEY: "test-key" }, flags: { allow_key_env: ["TEST_OPENAI_API_KEY"] } },
   );
   assert.equal(run.outcome, "completed", run.error?.message);
   assert.equal(run.report.phases.classification.requests, 1);

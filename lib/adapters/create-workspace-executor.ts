@@ -4,7 +4,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { StartupError } from "../errors.ts";
 import type { SandboxSettings, SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
-import { sandboxFloor } from "../settings/settings.ts";
+import { grantedSandbox, sandboxFloor, type SettingFlags } from "../settings/settings.ts";
 import { type Bubblewrap, effectiveMode, findBubblewrap, readOnlyProblem, type SandboxMode } from "./sandbox.ts";
 import { WorkspaceExecutor } from "./workspace-executor.ts";
 import { sweepLeftoversOnce } from "./scratch.ts";
@@ -25,6 +25,13 @@ export type WorkspaceExecutorSettings = {
   /** Loom's own output files of the run (report, recording, trace, diff), absolute: those inside the workspace never
    * make a revision. */
   ownFiles?: readonly string[];
+  /**
+   * What the user granted (the command line: --sandbox-network, --sandbox-env, --sandbox-read-only): the slice's
+   * `sandbox.network`, `env` and `read_only` may ask for these only; more is refused (grantedSandbox).
+   */
+  grants?: Pick<SettingFlags, "sandbox_network" | "sandbox_env" | "sandbox_read_only">;
+  /** The file the slice came from, as the user named it, for a refusal's one line (default "the request"). */
+  source?: string;
 };
 
 let warned = false;
@@ -59,10 +66,18 @@ export function chooseSandbox(
 export function createWorkspaceExecutor(
   slice: SliceRequest,
   store: ResultStore,
-  { root, sandboxMode, secretEnvNames, env, settingsEnv, warn, ownFiles = [] }: WorkspaceExecutorSettings,
+  { root, sandboxMode, secretEnvNames, env, settingsEnv, warn, ownFiles = [], grants = {}, source = "the request" }:
+    WorkspaceExecutorSettings,
 ): WorkspaceExecutor {
   sweepLeftoversOnce(); // pids cgroups a killed Loom left behind
-  const settings: SandboxSettings = slice.sandbox ?? {};
+  const asked: SandboxSettings = slice.sandbox ?? {};
+  const granted = grantedSandbox(asked, grants, source);
+  const settings = {
+    mode: asked.mode,
+    network: granted.network,
+    env: [...granted.env],
+    read_only: [...granted.read_only],
+  };
   const settingsFrom = settingsEnv ?? env ?? process.env;
   const mode = effectiveMode(sandboxMode ?? sandboxFloor({}, settingsFrom).value, settings.mode);
   (settings.read_only ?? []).forEach((path, i) => {
@@ -86,6 +101,7 @@ export function createWorkspaceExecutor(
     ...(slice.workspace_ignore ? { ignore: slice.workspace_ignore } : {}),
     ownFiles: insideWorkspace(root, ownFiles),
     sandboxMode: mode,
+    ...(warn ? { notice: warn } : {}),
     ...(bwrap ? { sandbox: { bwrap, policy: { network: settings.network, readOnly: settings.read_only } } } : {}),
   }, env ? { env } : {});
 }

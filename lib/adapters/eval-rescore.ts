@@ -6,7 +6,7 @@ import { UsageError } from "../errors.ts";
 import type { EvalFile, EvalRow } from "../eval/eval-file.ts";
 import { failureClass } from "../eval/failure-class.ts";
 import { runCheck } from "./eval-check.ts";
-import { readEvalFile } from "./eval-run.ts";
+import { readEvalFile, writeEvalFile } from "./eval-run.ts";
 import { buildEvalFile } from "../eval/assemble.ts";
 import { VERSION } from "../version.ts";
 import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "./eval-suite-file.ts";
@@ -17,8 +17,14 @@ import { makeScratch } from "./scratch.ts";
 
 export async function rescoreEval(
   dir: string,
-  { jobs, sandbox, env, signal, cwd, allowOutside, acceptChangedChecks = false }: {
+  { jobs, sandbox, env, signal, cwd, allowOutside, acceptChangedChecks = false, suite, note = () => {} }: {
     jobs: number;
+    /**
+     * The suite whose checks run, as the user named it. Absent: the one eval.json names — a results folder is data
+     * someone may have handed you, so that suite is shown (note) and its checks run only sandboxed (never off).
+     */
+    suite?: string;
+    note?: (message: string) => void;
     /** Rescore even when a task's check changed since the evaluation ran (its files, command or timeout). */
     acceptChangedChecks?: boolean;
     sandbox: SandboxMode;
@@ -31,7 +37,17 @@ export async function rescoreEval(
   const path = join(dir, "eval.json");
   if (!existsSync(path)) throw new UsageError(`${JSON.stringify(dir)} holds no eval.json`);
   const file = readEvalFile(path);
-  const loaded = loadSuiteFile(file.suite.path, { cwd, allowOutside });
+  if (suite === undefined) {
+    if (sandbox === "off") {
+      throw new UsageError(
+        `${JSON.stringify(path)} names the suite ${JSON.stringify(file.suite.path)}: the checks of a suite a results ` +
+          "folder names run only sandboxed; name the suite yourself with --suite SUITE to rescore with --sandbox off",
+      );
+    }
+    const named = JSON.stringify(file.suite.path);
+    note(`running the checks of the suite ${path} names: ${named} (sandboxed; --suite names another)`);
+  }
+  const loaded = loadSuiteFile(suite ?? file.suite.path, { cwd, allowOutside });
   const { key, changed } = rescoreKey(file, loaded, { acceptChangedChecks });
   const rows: EvalRow[] = [...file.rows];
   let next = 0;
@@ -79,7 +95,7 @@ export async function rescoreEval(
     dropped: file.summary.dropped_pairs,
     version: VERSION,
   });
-  if (!signal?.aborted) writeFileAtomic(path, `${JSON.stringify(rescored, null, 2)}\n`);
+  if (!signal?.aborted) writeEvalFile(path, rescored);
   return rescored;
 }
 

@@ -61,6 +61,21 @@ export function evalKey(loaded: LoadedSuite, { tasks, checks, prices, settings }
   };
 }
 
+/**
+ * Writes eval.json only when it reads back: a file the schema refuses (a counter past 2^53, say) would make the
+ * results unreadable to report, --resume, --merge and rescore, so it is refused here, in one line, instead.
+ */
+export function writeEvalFile(path: string, file: EvalFile): void {
+  const checked = EvalFile.safeParse(file);
+  if (!checked.success) {
+    throw new UsageError(
+      `${JSON.stringify(path)} not written: it would not be a valid eval.json (${formatZodError(checked.error)})`,
+      "eval_invalid",
+    );
+  }
+  writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`);
+}
+
 export function readEvalFile(path: string): EvalFile {
   const json = readJson(readFileSync(path, "utf8"));
   if (!json.ok) throw new UsageError(`${JSON.stringify(path)} is not JSON`, "eval_invalid");
@@ -139,7 +154,7 @@ export async function runEval(
   });
   const write = () => {
     const file = assemble(base(), { rows, dropped, version: VERSION });
-    writeFileAtomic(evalPath, `${JSON.stringify(file, null, 2)}\n`);
+    writeEvalFile(evalPath, file);
     return file;
   };
   write();

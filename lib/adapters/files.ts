@@ -23,6 +23,7 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
+import { redactHeld } from "./held-keys.ts";
 import { errorCode } from "../errors.ts";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve, sep } from "node:path";
@@ -213,7 +214,7 @@ export function writeFileAtomic(
     const name = basename(path);
     const { fd, temp } = createFresh(dir, name);
     try {
-      writeAll(fd, content);
+      writeAll(fd, redactHeld(content));
       closeSync(fd);
       renameSync(childPath(dir, temp), childPath(dir, name));
     } catch (error) {
@@ -253,7 +254,7 @@ export function openLineSink(path: string): ((line: string) => void) & { close: 
   let open = true;
   // After close, a line is dropped: the descriptor's number may already name another file.
   return Object.assign((line: string) => {
-    if (open) writeAll(fd, line);
+    if (open) writeAll(fd, redactHeld(line));
   }, {
     close: () => {
       if (open) closeSync(fd);

@@ -40,6 +40,7 @@ import { createTracer, type TraceLine } from "../recording/trace.ts";
 import { VERSION } from "../version.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "./files.ts";
+import { redactHeld } from "./held-keys.ts";
 import { captureBodies } from "./providers/capture-bodies.ts";
 import { buildProvider } from "./providers/create-provider.ts";
 import {
@@ -93,6 +94,11 @@ export type RunOptions = {
   /** Where test and command processes run: auto (default: the slice's mode, else auto), required or off. See
    * docs/sandbox.md. */
   sandbox?: SandboxMode;
+  /**
+   * Sandbox relaxations the caller grants (what --sandbox-network, --sandbox-env and --sandbox-read-only say on the
+   * command line): the request's `sandbox.network`, `env` and `read_only` may ask for these only, never more.
+   */
+  sandboxGrants?: { network?: boolean; env?: readonly string[]; read_only?: readonly string[] };
   /** Where the notice that processes run unsandboxed goes (once per process); default: stderr. */
   warn?: (message: string) => void;
   /** "two-call" or "single-call" model calls per step; overrides the request's (and the catalog's) step_protocol. A
@@ -437,13 +443,16 @@ async function prepare(
   // The model table decides how each model is called; an id it does not know is said once, on the warning channel.
   const modelOptions = {
     models: options.models,
-    warn: options.warn ?? ((message: string) => process.stderr.write(`loom: ${message}\n`)),
+    warn: options.warn ?? ((message: string) => process.stderr.write(redactHeld(`loom: ${message}\n`))),
   };
   let request: SliceRequest;
   let settings: RunSettings;
   let provider = options.provider && tracer ? tracer.wrap(options.provider) : options.provider;
   let secretNames = options.secretEnvNames ?? [];
+  // Where the slice's sandbox settings came from, for the one line refusing a relaxation the user did not grant.
+  let sliceSource = "the request";
   if ("request" in input) {
+    sliceSource = input.file ?? "the request";
     const parsed = SliceRequest.safeParse(input.request);
     if (!parsed.success) {
       throw new StartupError(`Invalid SliceRequest: ${formatZodError(parsed.error)}`, "invalid_request");
@@ -468,6 +477,7 @@ async function prepare(
     if (!plan.ok) throw plan.error;
     request = plan.request;
     settings = plan.settings;
+    sliceSource = `${name} (slice ${plan.slice})`;
     const model = plan.settings.provider;
     if (model === null) throw new Error("a routed catalog run has its model's settings");
     provider ??= traced((http) => buildProvider(model, { env, ...modelOptions, ...http }));
@@ -528,7 +538,13 @@ async function prepare(
       sandboxMode: settings.sandbox.value,
       settingsEnv: env,
       secretEnvNames: secretEnvNames(secretNames),
-      warn: options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)),
+      warn: options.warn ?? ((message) => process.stderr.write(redactHeld(`loom: ${message}\n`))),
+      grants: {
+        sandbox_network: options.flags?.sandbox_network ?? options.sandboxGrants?.network,
+        sandbox_env: options.flags?.sandbox_env ?? options.sandboxGrants?.env,
+        sandbox_read_only: options.flags?.sandbox_read_only ?? options.sandboxGrants?.read_only,
+      },
+      source: sliceSource,
       // (a catalog names its own report path: known.reportPath, planned above)
       ownFiles: [known.reportPath, options.contextReport, options.record, options.diff, ...(options.ownFiles ?? [])]
         .filter((path) => path !== undefined && path !== null),

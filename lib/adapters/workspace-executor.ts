@@ -48,6 +48,8 @@ export type WorkspaceExecutorConfig = {
   ownFiles?: ReadonlySet<string>;
   /** The sandbox mode chosen for the run (reported; `sandbox` says whether one is in use). */
   sandboxMode?: SandboxState["mode"];
+  /** Told, as it happens, what a process planted of git's and Loom removed (besides the step's refusal). */
+  notice?: (message: string) => void;
 };
 
 export type WorkspaceExecutorOptions = {
@@ -346,6 +348,7 @@ export class WorkspaceExecutor implements Executor {
     if (undone.length === 0) return;
     const shown = undone.slice(0, 5).map((path) => JSON.stringify(path)).join(", ");
     const more = undone.length > 5 ? ` and ${undone.length - 5} more` : "";
+    this.#config.notice?.(`${what} planted or changed what git runs (${shown}${more}); removed or put back`);
     throw new Refusal(
       "git_planted",
       `${what} planted or changed what git runs (${shown}${more}); Loom removed it or put it back: ` +

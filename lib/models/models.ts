@@ -2,6 +2,7 @@
 // (lib/models/built-in.ts) that a user's models file overrides or adds to (`loom schema models`). Capabilities come
 // from here and never from the shape of an id: an adapter asks `resolveModel` and sends what the entry says.
 import { z } from "zod";
+import { escapeControl } from "../text/safe-text.ts";
 
 /** Anthropic thinking settings Loom can send (manual thinking, which needs a token budget, is not one). */
 export const ThinkingType = z.enum(["adaptive", "disabled", "between_tools"]);
@@ -38,7 +39,12 @@ export const StructuredOutput = z.enum([
 export type StructuredOutput = z.infer<typeof StructuredOutput>;
 
 const Date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected YYYY-MM-DD");
-const Rate = z.number().nonnegative();
+/**
+ * No list price is higher than this (USD per million tokens): a models file's 1.7e308 is a typo or an attack, and
+ * would make every cost overflow to Infinity.
+ */
+const MAX_RATE = 10_000;
+const Rate = z.number().nonnegative().max(MAX_RATE);
 
 const ModelPrices = z.strictObject({
   input: Rate.describe("USD per million uncached input tokens"),
@@ -190,6 +196,41 @@ function defaultEntry(provider: ModelProvider): ModelEntry {
   };
 }
 
+/**
+ * Why a models file may not be merged into `base` (one line naming the field), or null. The floor Loom states: a model
+ * `base` prices keeps at least those prices (a file may raise them, never lower them or drop them: --max-cost and the
+ * reported cost rest on them); and no alias may take an id `base` already resolves to another model (it would reroute
+ * that model's calls without a word).
+ */
+export function overrideProblem(base: ModelTable, override: ModelTable): string | null {
+  for (const [key, entry] of Object.entries(override.models)) {
+    const listed = Object.hasOwn(base.models, key) ? base.models[key] : undefined;
+    const floor = listed?.prices;
+    if (floor) {
+      if (entry.prices === null) return `models[${JSON.stringify(key)}].prices is null, but Loom's table prices it`;
+      for (const [rate, value] of Object.entries(floor) as [keyof ModelPrices, unknown][]) {
+        // The rates; a long-prompt tier's multiples are not a price floor.
+        if (typeof value !== "number") continue;
+        const raw = entry.prices[rate];
+        const given = typeof raw === "number" ? raw : undefined;
+        if ((given ?? 0) < value) {
+          return `models[${JSON.stringify(key)}].prices.${rate} ${given ?? "(absent)"} is below Loom's list price ` +
+            `${value} (a models file may raise prices, not lower them: the cost and --max-cost rest on them)`;
+        }
+      }
+    }
+    const provider = key.slice(0, key.indexOf("/")) as ModelProvider;
+    for (const alias of entry.aliases ?? []) {
+      const known = resolveModel(base, provider, alias);
+      if (known.known && known.key !== key) {
+        return `models[${JSON.stringify(key)}].aliases names ${JSON.stringify(alias)}, which is ` +
+          `${JSON.stringify(known.key)} in Loom's table: it would reroute that model's calls; name the entry itself`;
+      }
+    }
+  }
+  return null;
+}
+
 /** The table with `override`'s entries replacing or adding to `base`'s. */
 export function mergeModels(base: ModelTable, override: ModelTable | null): ModelTable {
   if (!override) return base;
@@ -246,7 +287,7 @@ function familyOf(table: ModelTable, key: string): { key: string; entry: ModelEn
 export function retirementOf(model: ResolvedModel, { today }: { today: string }): string | null {
   const retired = model.entry.retired;
   if (!retired || retired.date > today) return null;
-  return `${model.id} was retired on ${retired.date}; use ${retired.replacement}`;
+  return escapeControl(`${model.id} was retired on ${retired.date}; use ${retired.replacement}`);
 }
 
 /** How long before an announced shutdown a run warns. */

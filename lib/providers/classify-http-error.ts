@@ -2,6 +2,7 @@
 // never contains the API key (auth failures carry no server text at all: some servers echo part of the key).
 import { ProviderError } from "../errors.ts";
 import { parseRetryAfterMs } from "./backoff.ts";
+import { redactSecretRuns, redactSecrets } from "../text/redact.ts";
 
 const RETRYABLE: Record<number, string> = {
   408: "provider_server_error",
@@ -62,11 +63,6 @@ function templateRefusal(bodyText: string): string | null {
   return match?.[1]?.trim().slice(0, MAX_DETAIL) || null;
 }
 
-/** Removes every occurrence of the secret; belt and braces for server text we show. */
-function redact(text: string, secret: string | null): string {
-  return secret && secret.length >= 4 ? text.split(secret).join("[redacted]") : text;
-}
-
 export function classifyHttpError({
   status,
   headers,
@@ -74,6 +70,7 @@ export function classifyHttpError({
   provider,
   keyEnv,
   secret,
+  secrets = [],
   now,
 }: {
   status: number;
@@ -84,6 +81,8 @@ export function classifyHttpError({
   /** The environment variable the key came from; null when the server takes no key. */
   keyEnv: string | null;
   secret: string | null;
+  /** Every other key Loom holds: redacted from the server's text too. */
+  secrets?: readonly string[];
   now: number;
 }): ProviderError {
   if (status === 401 || status === 403) {
@@ -100,9 +99,13 @@ export function classifyHttpError({
     const message = `${provider} refused a request over its context (HTTP 400)${sizes}`;
     return new ProviderError(message, { code: "provider_context_exceeded", status });
   }
-  const refused = templateRefusal(bodyText);
-  const detail = refused ? `the model's chat template refused it: ${refused}` : errorDetail(bodyText);
-  const suffix = detail ? `: ${redact(detail, secret)}` : "";
+  // Redacted whole before errorDetail clips it (a key cut at the clip would survive but for its last characters), and
+  // the clipped line once more for runs of a key (a prefix the server echoed).
+  const keys = secret === null ? secrets : [secret, ...secrets];
+  const redacted = redactSecrets(bodyText, keys);
+  const refused = templateRefusal(redacted);
+  const detail = refused ? `the model's chat template refused it: ${refused}` : errorDetail(redacted);
+  const suffix = detail ? `: ${redactSecretRuns(detail, keys)}` : "";
   const retryCode = RETRYABLE[status] ?? (status >= 500 ? "provider_server_error" : undefined);
   if (retryCode) {
     const what = status === 429 ? "is rate limiting" : retryCode === "provider_overloaded" ? "is overloaded" : "failed";

@@ -13,6 +13,7 @@ import {
   StepProtocol,
 } from "../policy.ts";
 import { SandboxMode } from "../sandbox-state.ts";
+import { StartupError } from "../errors.ts";
 import {
   BASE_URL_ENVS,
   DEFAULT_BASE_URLS,
@@ -126,8 +127,14 @@ export type SettingFlags = {
   max_steps?: number;
   /** --allow-key-host HOST: a provider's default key may go to this host too. */
   allow_key_host?: readonly string[];
-  /** --allow-key-env NAME: a file's api_key_env may name this variable though it does not look like a key. */
+  /** --allow-key-env NAME: a file's api_key_env may name this variable (other than the provider's default one). */
   allow_key_env?: readonly string[];
+  /** --sandbox-network: test and command processes get the network (a file may ask for it only then). */
+  sandbox_network?: boolean;
+  /** --sandbox-env NAME: host variables passed to test and command processes (a file's sandbox.env only these). */
+  sandbox_env?: readonly string[];
+  /** --sandbox-read-only PATH: host paths mounted read-only in the sandbox (a file's sandbox.read_only only these). */
+  sandbox_read_only?: readonly string[];
 };
 
 /** The settings a catalog gives: its defaults and, once a slice is chosen, that slice and its model. */
@@ -573,17 +580,34 @@ function checkKeyDestination(
   const flags = input.flags ?? {};
   const key = api_key_env.value;
   if (key === null) return;
-  const host = new URL(base_url.value).host;
-  if (api_key_env.source === "catalog" && !KEY_NAME[kind].test(key) && !(flags.allow_key_env ?? []).includes(key)) {
-    throw new Refused(
-      `${file}: ${field}.api_key_env ${JSON.stringify(key)} does not name an API key of ${kind} (expected ` +
-        `${KEY_SHAPE[kind]}); nothing was sent to ${host} (--allow-key-env ${key} allows it)`,
-      "file",
-      "key_refused",
-    );
+  const target = new URL(base_url.value);
+  const host = target.host;
+  // A file names which variable holds a key only when the user allowed that variable (a catalog is data someone
+  // handed you: `*_API_KEY` is any service's key). The kind's own default variable is held to the host rules below;
+  // a key-shaped variable that is not set holds nothing to send (the missing key is then reported as such).
+  const allowedEnv = (flags.allow_key_env ?? []).includes(key);
+  if (api_key_env.source === "catalog" && key !== DEFAULT_KEY_ENVS[kind] && !allowedEnv) {
+    if (!KEY_NAME[kind].test(key)) {
+      throw new Refused(
+        `${file}: ${field}.api_key_env ${JSON.stringify(key)} does not name an API key of ${kind} (expected ` +
+          `${KEY_SHAPE[kind]}); nothing was sent to ${host} (--allow-key-env ${key} allows it)`,
+        "file",
+        "key_refused",
+      );
+    }
+    if (input.env[key] !== undefined) {
+      throw new Refused(
+        `${file}: ${field}.api_key_env ${JSON.stringify(key)} is not a variable you allowed for keys; nothing was ` +
+          `sent to ${host} (--allow-key-env ${key} allows it)`,
+        "file",
+        "key_refused",
+      );
+    }
   }
   const owner = ProviderKind.options.find((k) => DEFAULT_KEY_ENVS[k] === key);
   if (owner === undefined || base_url.source !== "catalog") return;
+  // A base URL the user set (flag, environment, config file) is taken as given; the provider's own is https on its
+  // own port: the same host over plain http or on another port is not the provider.
   const userUrls = [
     flags.base_url,
     input.env.LOOM_PROVIDER_BASE_URL,
@@ -591,21 +615,64 @@ function checkKeyDestination(
     input.userConfig?.config.base_url,
     DEFAULT_BASE_URLS[owner],
   ];
-  const allowed = new Set(userUrls.flatMap((url) => hostOf(url)));
-  for (const h of flags.allow_key_host ?? []) allowed.add(h.toLowerCase());
-  if (allowed.has(host) || allowed.has(new URL(base_url.value).hostname)) return;
+  const origins = new Set(userUrls.flatMap((url) => originOf(url)));
+  const hosts = new Set((flags.allow_key_host ?? []).map((h) => h.toLowerCase()));
+  if (origins.has(target.origin) || hosts.has(host) || hosts.has(target.hostname)) return;
+  const why = [...origins].some((o) => new URL(o).hostname === target.hostname)
+    ? `not ${owner}'s own origin (${target.protocol === "https:" ? "another port" : `${target.protocol}, not https`})`
+    : `neither ${owner}'s own host nor a base URL you set`;
   throw new Refused(
-    `${file}: ${field}.base_url would send ${key} to ${host}, neither ${owner}'s own host nor a base URL you set; ` +
-      `nothing was sent (--allow-key-host ${host} allows it)`,
+    `${file}: ${field}.base_url would send ${key} to ${host}, ${why}; nothing was sent ` +
+      `(--allow-key-host ${host} allows it)`,
     "file",
     "key_refused",
   );
 }
 
-function hostOf(url: string | undefined): string[] {
+/** What the sandbox of a run lets its processes have beyond the floor: network, host variables, read-only mounts. */
+export type SandboxRelaxations = { network: boolean; env: readonly string[]; read_only: readonly string[] };
+
+/**
+ * The relaxations a run's processes get: only what the user granted (the command line; a library caller's flags),
+ * narrowed by what the slice's file says. A request, catalog, recording or suite is data someone may have handed you:
+ * asking for more than was granted is refused, in one line naming the file and the field.
+ */
+export function grantedSandbox(
+  asked: { network?: boolean; env?: readonly string[]; read_only?: readonly string[] } | undefined,
+  flags: SettingFlags,
+  source: string,
+): SandboxRelaxations {
+  const refuse = (field: string, what: string, flag: string) => {
+    throw new StartupError(
+      `${source}: ${field} ${what}; a file may only narrow the sandbox (${flag} on the command line allows it)`,
+      "sandbox_relaxation_refused",
+    );
+  };
+  const network = flags.sandbox_network === true;
+  if (asked?.network === true && !network) refuse("sandbox.network", "asks for the network", "--sandbox-network");
+  const grantedEnv = flags.sandbox_env ?? [];
+  asked?.env?.forEach((name, i) => {
+    if (!grantedEnv.includes(name)) {
+      refuse(`sandbox.env[${i}]`, `passes the host variable ${JSON.stringify(name)}`, `--sandbox-env ${name}`);
+    }
+  });
+  const grantedPaths = flags.sandbox_read_only ?? [];
+  asked?.read_only?.forEach((path, i) => {
+    if (!grantedPaths.includes(path)) {
+      refuse(`sandbox.read_only[${i}]`, `mounts the host path ${JSON.stringify(path)}`, `--sandbox-read-only ${path}`);
+    }
+  });
+  return {
+    network: network && asked?.network !== false,
+    env: asked?.env ?? grantedEnv,
+    read_only: asked?.read_only ?? grantedPaths,
+  };
+}
+
+function originOf(url: string | undefined): string[] {
   if (!url?.trim()) return [];
   try {
-    return [new URL(url.trim()).host];
+    return [new URL(url.trim()).origin];
   } catch {
     return [];
   }

@@ -103,6 +103,8 @@ export type AgentOptions = {
   failRequests?: (n: number, task: string) => number | null;
   /** Answer every call after this many milliseconds, as a model would (default 0: at once). */
   latencyMs?: number;
+  /** Usage fields sent instead of the computed ones (a server that lies about its counters). */
+  usage?: Record<string, number>;
 };
 
 const MARKER = /\[loom eval run ([a-z0-9._-]+?)\.[^ ]+ attempt (\d+) ([0-9a-f]+)\]/;
@@ -139,7 +141,7 @@ export async function startEvalAgent(options: AgentOptions = {}): Promise<EvalAg
     }
     const value = decide(task, text, state, options);
     const answer = anthropicAnswer(value, {
-      usage: usageOf(text, JSON.stringify(value), seen),
+      usage: { ...usageOf(text, JSON.stringify(value), seen), ...options.usage },
       model: "claude-sonnet-5-5",
     });
     return options.latencyMs ? { ...answer, delayMs: options.latencyMs } : answer;

@@ -2,6 +2,7 @@
 // by lib/settings/settings.ts; here the model table says how the model is called (a retired one stops before any
 // request), the key is read from the variable the settings name, and a missing one stops the run too.
 import { StartupError } from "../../errors.ts";
+import { holdKeys } from "../held-keys.ts";
 import {
   ADAPTIVE_THINKING_MAX_TOKENS,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
@@ -99,6 +100,7 @@ export function buildProvider(
   http.maxResponseBytes ??= settings.max_response_bytes;
   const keyEnv = settings.api_key_env.value;
   const apiKey = keyEnv ? env[keyEnv]?.trim() || null : null;
+  holdKeys([apiKey]); // redacted from everything Loom prints or writes (held-keys.ts)
   if (keyEnv && !apiKey) {
     throw new StartupError(
       `Model "${model}" (${kind}) needs an API key: set the environment variable ${keyEnv}`,

@@ -6,6 +6,7 @@ import { tooDeep } from "../../text/json-depth.ts";
 import { classifyHttpError } from "../../providers/classify-http-error.ts";
 import { describeNetworkError } from "../../providers/describe-network-error.ts";
 import { malformedResponse } from "../../providers/malformed-response.ts";
+import { heldKeys } from "../held-keys.ts";
 
 // The defaults live beside the provider settings, so `loom config` shows the values a run uses (lib/settings/).
 import { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS } from "../../providers/provider-config.ts";
@@ -135,7 +136,17 @@ export async function postJson(
     signal?.removeEventListener("abort", onAbort);
   }
   if (status < 200 || status > 299) {
-    throw classifyHttpError({ status, headers: responseHeaders, bodyText: text, provider, keyEnv, secret, now: now() });
+    const secrets = heldKeys();
+    throw classifyHttpError({
+      status,
+      headers: responseHeaders,
+      bodyText: text,
+      provider,
+      keyEnv,
+      secret,
+      secrets,
+      now: now(),
+    });
   }
   const deep = tooDeep(text);
   if (deep) throw malformedResponse(provider, `the body of HTTP ${status} is ${deep}`);
