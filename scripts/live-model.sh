@@ -303,7 +303,8 @@ echo "model=$alias"
 if [ ${#cmd[@]} -gt 0 ]; then
   set +e
   LOOM_LIVE_BASE_URL="http://127.0.0.1:$port/v1" LOOM_LIVE_MODEL="$alias" LOOM_LIVE_SERVER_COMMIT="$LLAMA_COMMIT" \
-    LOOM_LIVE_WEIGHTS_SHA256="$gguf_sha" LOOM_LIVE_CTX="$ctx" "${cmd[@]}"
+    LOOM_LIVE_WEIGHTS_SHA256="$gguf_sha" LOOM_LIVE_WEIGHTS_FILE="$gguf" LOOM_LIVE_CTX="$ctx" \
+    LOOM_LIVE_THREADS="$threads" "${cmd[@]}"
   rc=$?
   set -e
   exit "$rc"
