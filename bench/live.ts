@@ -119,7 +119,7 @@ async function main(): Promise<number> {
         fileURLToPath(import.meta.url),
         ...process.argv.slice(2),
       ],
-      { cwd: root, stdio: ["inherit", "ignore", "inherit"], env: { ...process.env, LOOM_LIVE_THREADS: threads } },
+      { cwd: root, stdio: "inherit", env: process.env },
     );
     return r.status ?? 1;
   }
