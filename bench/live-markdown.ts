@@ -9,7 +9,7 @@ export const LIVE_END = "<!-- /live -->";
 export type LiveRun = {
   protocol: string;
   row: EvalRow;
-  /** Steps whose answer was invalid twice (refused with invalid_answer), from the run's recording. */
+  /** Steps without a valid answer (no action ran), from the run's recording. */
   invalid_answers: number;
 };
 
@@ -71,17 +71,28 @@ export function liveCells(runs: LiveRun[]): LiveCell[] {
   return [...cells.values()];
 }
 
-/** Occurrences of invalid_answer refusals in a recording (JSON lines): steps asked twice and answered invalidly. */
-export function countInvalidAnswers(recording: string): number {
-  let n = 0;
+/**
+ * Steps without a valid answer, from a run's recording (JSON lines): steps the model answered but where no action ran
+ * (the recording holds an execution for every action that ran), i.e. an answer invalid twice, cut at the output limit
+ * or refused. `cutShort`: the run ended with an error in its last step (a context overflow, a timeout), which is then
+ * not counted.
+ */
+export function countInvalidAnswers(recording: string, { cutShort = false } = {}): number {
+  const answered = new Set<number>();
+  const executed = new Set<number>();
   for (const line of recording.split("\n")) {
-    if (!line.includes("invalid_answer")) continue;
+    let entry: { type?: unknown; step?: unknown };
     try {
-      const event = JSON.parse(line) as { type?: string; report?: unknown; code?: unknown; refusal?: unknown };
-      if (event.type === "step-executed" && JSON.stringify(event).includes('"invalid_answer"')) n += 1;
-    } catch { /* not an event line */ }
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof entry.step !== "number" || entry.step < 1) continue; // classification answers are step 0
+    if (entry.type === "answer") answered.add(entry.step);
+    if (entry.type === "execution") executed.add(entry.step);
   }
-  return n;
+  const last = Math.max(0, ...answered);
+  return [...answered].filter((step) => !executed.has(step) && !(cutShort && step === last)).length;
 }
 
 export type LiveVerdict = { protocol: string; file: EvalFile | null };
@@ -149,8 +160,8 @@ export function renderLive(cells: LiveCell[], verdicts: LiveVerdict[], meta: Liv
   lines.push(
     "Tokens per step count every prompt token (evaluated or reused from the server's prompt cache) and every output " +
       "token; per solved task is the total over all runs divided by the runs solved. Seconds are the run's own wall " +
-      "time (model calls, actions, tests), not the hidden check. An invalid answer is a step whose answer failed " +
-      "validation twice; a context overflow is a run the server refused as longer than its context " +
+      "time (model calls, actions, tests), not the hidden check. Invalid answers counts the steps where no action ran " +
+      "because the model gave no valid answer (invalid twice, cut at the output limit, or refused); a context overflow is a run the server refused as longer than its context " +
       "(`provider_context_exceeded`).",
     "",
   );

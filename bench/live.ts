@@ -1,10 +1,10 @@
-// `bun run bench:live [--minutes N] [--model smollm2|gemma3] [--threads N] [--out DIR]`: a matched live evaluation
+// `bun run bench:live [--minutes N] [--model smollm2|gemma3] [--threads N] [--out DIR] [--render]`: a matched live evaluation
 // against a real model. Runs `loom eval evals/live-suite.jsonc` with legacy vs bounded on a local llama-server, for
 // each step protocol (two-call, then single-call; half the budget each, as many repeats as fit), and writes the live
 // section of bench/RESULTS.md (bench/live-markdown.ts). Without LOOM_LIVE_BASE_URL in the environment it starts the
 // server itself through scripts/live-model.sh (which builds or reuses it and installs the pinned weights).
 // When a protocol's share of the budget is spent, the evaluation is interrupted as Ctrl-C would: the run in flight is
-// dropped, every finished pair is kept.
+// dropped, every finished pair is kept. `--render` rewrites the section from a finished run's folder (DIR/meta.json).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -15,6 +15,7 @@ import { readEvalFile } from "../lib/adapters/eval-run.ts";
 import {
   countInvalidAnswers,
   liveCells,
+  type LiveMeta,
   type LiveRun,
   type LiveVerdict,
   renderLive,
@@ -91,13 +92,20 @@ function collect(protocol: string, out: string): { runs: LiveRun[]; file: EvalFi
   const file = readEvalFile(path);
   const runs = file.rows.map((row) => {
     const recording = join(out, "runs", row.id, `attempt-${row.attempt}`, "recording.jsonl");
-    const invalid = existsSync(recording) ? countInvalidAnswers(readFileSync(recording, "utf8")) : 0;
+    const cutShort = row.error_code !== null && row.error_code !== "invalid_answers";
+    const invalid = existsSync(recording) ? countInvalidAnswers(readFileSync(recording, "utf8"), { cutShort }) : 0;
     return { protocol, row, invalid_answers: invalid };
   });
   return { runs, file };
 }
 
 async function main(): Promise<number> {
+  if (process.argv.includes("--render")) {
+    // Re-render the table from a finished run's folder (bench/out/live by default), without a server.
+    const outRoot = option("--out", join(root, "bench/out/live"));
+    render(outRoot, JSON.parse(readFileSync(join(outRoot, "meta.json"), "utf8")) as LiveMeta);
+    return 0;
+  }
   const minutes = positive("--minutes", option("--minutes", "60"));
   const which = option("--model", "smollm2");
   if (which !== "smollm2" && which !== "gemma3") throw new Error(`--model: expected smollm2 or gemma3, got "${which}"`);
@@ -130,21 +138,15 @@ async function main(): Promise<number> {
   mkdirSync(outRoot, { recursive: true });
   const model = `openai-compatible/${alias}`;
   log(`${model} at ${baseUrl}; budget ${minutes} minutes, half per step protocol; results in ${outRoot}`);
-  const runs: LiveRun[] = [];
-  const verdicts: LiveVerdict[] = [];
   for (const [i, protocol] of PROTOCOLS.entries()) {
     const share = (end - Date.now()) / (PROTOCOLS.length - i);
     const out = join(outRoot, protocol);
     const code = await runEval(protocol, out, model, baseUrl, Date.now() + share);
     if (code !== 0 && code !== 130) log(`${protocol}: loom eval exited ${code}; what finished is counted`);
-    const got = collect(protocol, out);
-    runs.push(...got.runs);
-    verdicts.push({ protocol, file: got.file });
   }
-  const cells = liveCells(runs);
   const gguf = process.env.LOOM_LIVE_WEIGHTS_FILE ?? "";
   const dirty = git(["status", "--porcelain", "--untracked-files=no"]) === "" ? "" : " (with uncommitted changes)";
-  const section = renderLive(cells, verdicts, {
+  const meta: LiveMeta = {
     date: new Date().toISOString().slice(0, 10),
     minutes_budget: minutes,
     minutes_used: (Date.now() - started) / 60_000,
@@ -158,7 +160,23 @@ async function main(): Promise<number> {
     cores: cpus().length,
     suite: SUITE,
     tasks: [...readFileSync(join(root, SUITE), "utf8").matchAll(/"id":\s*"([^"]+)"/g)].map((m) => m[1] ?? ""),
-  });
+  };
+  writeFileSync(join(outRoot, "meta.json"), `${JSON.stringify(meta, null, 2)}\n`);
+  render(outRoot, meta);
+  return 0;
+}
+
+/** Writes the live section of bench/RESULTS.md from the evaluations under `outRoot`. */
+function render(outRoot: string, meta: LiveMeta): void {
+  const runs: LiveRun[] = [];
+  const verdicts: LiveVerdict[] = [];
+  for (const protocol of PROTOCOLS) {
+    const got = collect(protocol, join(outRoot, protocol));
+    runs.push(...got.runs);
+    verdicts.push({ protocol, file: got.file });
+  }
+  const cells = liveCells(runs);
+  const section = renderLive(cells, verdicts, meta);
   const results = join(root, "bench/RESULTS.md");
   const before = existsSync(results) ? readFileSync(results, "utf8") : "# Benchmark results\n";
   writeFileSync(results, withLiveSection(before, section));
@@ -166,7 +184,6 @@ async function main(): Promise<number> {
     log(`${c.protocol} ${c.policy}: ${c.solved}/${c.runs} solved, ${c.steps} steps, ${c.seconds.toFixed(0)} s`);
   }
   log("wrote the live section of bench/RESULTS.md");
-  return 0;
 }
 
 if (import.meta.main) {

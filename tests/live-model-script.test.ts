@@ -240,12 +240,18 @@ test("the live section of RESULTS.md replaces only what is between its markers a
   assert.equal(keepLiveSection("# fresh\n", "# no section\n"), "# fresh\n");
 });
 
-test("invalid answers are counted from the recording's step events, nothing else", () => {
+test("invalid answers are the steps answered where no action ran; a run cut short does not count its last step", () => {
   const lines = [
-    JSON.stringify({ type: "step-executed", report: "refusal", code: "invalid_answer" }),
-    JSON.stringify({ type: "model-called", text: "invalid_answer" }),
-    "not json invalid_answer",
-    JSON.stringify({ type: "step-executed", report: "ok" }),
-  ];
-  assert.equal(countInvalidAnswers(lines.join("\n")), 1);
+    JSON.stringify({ type: "header" }),
+    JSON.stringify({ type: "answer", phase: "classification", step: 0 }),
+    JSON.stringify({ type: "answer", phase: "selection", step: 1 }),
+    JSON.stringify({ type: "execution", step: 1 }),
+    JSON.stringify({ type: "answer", phase: "selection", step: 2 }),
+    JSON.stringify({ type: "answer", phase: "arguments", step: 2 }),
+    JSON.stringify({ type: "answer", phase: "arguments", step: 2 }),
+    "not json",
+    JSON.stringify({ type: "answer", phase: "selection", step: 3 }),
+  ].join("\n");
+  assert.equal(countInvalidAnswers(lines), 2);
+  assert.equal(countInvalidAnswers(lines, { cutShort: true }), 1);
 });
