@@ -1,7 +1,8 @@
 // scripts/live-model.sh and scripts/gguf-meta.py, without building or downloading anything: argument errors are one
 // line, the server's cache key is the one the pinned build uses, a missing tool is named, and with a stand-in
 // llama-server (a small Node HTTP server at the cache path) and a tiny GGUF the script starts it, hands its URL to a
-// command, returns the command's exit code and stops the server. Also the live section of bench/RESULTS.md.
+// command, returns the command's exit code and stops the server. Also the live section of bench/RESULTS.md and the
+// honesty of the live suite's checks (evals/live-suite.jsonc).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
@@ -18,6 +19,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { main } from "../main.ts";
+import { fakeIo } from "./helpers/fake-io.ts";
 import { countInvalidAnswers, keepLiveSection, LIVE_END, LIVE_START, withLiveSection } from "../bench/live-markdown.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -254,4 +257,11 @@ test("invalid answers are the steps answered where no action ran; a run cut shor
   ].join("\n");
   assert.equal(countInvalidAnswers(lines), 2);
   assert.equal(countInvalidAnswers(lines, { cutShort: true }), 1);
+});
+
+test("loom eval validate proves the live suite's four checks honest", { timeout: 120_000 }, async () => {
+  const { io, out } = fakeIo({ cwd: root, env: { PATH: process.env.PATH } });
+  const code = await main(["eval", "validate", "evals/live-suite.jsonc", "--jobs", "2"], io);
+  assert.equal(code, 0, out.stdout + out.stderr);
+  assert.match(out.stdout, /^4\/4 tasks valid$/m);
 });
