@@ -126,7 +126,7 @@ build_server() {
     fail "node-llama-cpp-$NLC_VERSION.tgz: SHA-256 differs from the pinned $NLC_SHA256"
   say "2/4 extracting the llama.cpp source bundle"
   tar -xzf "$work/node-llama-cpp-$NLC_VERSION.tgz" -C "$work" package/llama/gitRelease.bundle
-  git clone -q "$work/package/llama/gitRelease.bundle" "$work/src"
+  git -c advice.detachedHead=false clone -q "$work/package/llama/gitRelease.bundle" "$work/src"
   [ "$(git -C "$work/src" rev-parse HEAD)" = "$LLAMA_COMMIT" ] ||
     fail "the bundle's commit is not the pinned $LLAMA_COMMIT"
   say "3/4 cmake (log: $work/cmake.log while it runs)"
