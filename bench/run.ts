@@ -22,6 +22,7 @@ import { measureBuildTimes, stepsOf } from "./build-timing.ts";
 import { describeMachine, measureStartup, PeakRss } from "./machine.ts";
 import type { BenchResults } from "./results.ts";
 import { keepStartupSection, renderComparisonTable, renderResults } from "./results-markdown.ts";
+import { keepLiveSection } from "./live-markdown.ts";
 import {
   evaluateTargets,
   type RunRow,
@@ -292,9 +293,9 @@ results.bench_seconds = (performance.now() - t0) / 1000;
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 writeFileSync(here("results.json"), `${JSON.stringify(results, null, 2)}\n`);
-// The start-up section between its markers is kept verbatim from the previous RESULTS.md.
+// The start-up and live sections between their markers are kept verbatim from the previous RESULTS.md.
 const previous = existsSync(here("RESULTS.md")) ? readFileSync(here("RESULTS.md"), "utf8") : "";
-writeFileSync(here("RESULTS.md"), keepStartupSection(renderResults(results), previous));
+writeFileSync(here("RESULTS.md"), keepLiveSection(keepStartupSection(renderResults(results), previous), previous));
 log(`wrote bench/RESULTS.md and bench/results.json in ${results.bench_seconds.toFixed(1)} s`);
 process.stdout.write(`${renderComparisonTable(results)}\n`);
 for (const t of [...targets, ...comparisonTargets, ...protocols.targets]) {

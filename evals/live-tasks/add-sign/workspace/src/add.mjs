@@ -1,0 +1,4 @@
+// add(a, b): the sum of two numbers.
+export function add(a, b) {
+  return a - b;
+}

@@ -1,0 +1,2 @@
+// The answer the rest of the program expects.
+export const answer = 42;
