@@ -1621,7 +1621,7 @@ test("a request, catalog or recording asking for network, env or a mount: refuse
 // ─── #33 item 4: results folders and tables are data ─────────────────────────────────────────────────────────────────
 
 test("eval rescore --sandbox off of a results folder naming its own suite: refused, the planted check never runs", {
-  timeout: 180_000,
+  timeout: 600_000,
 }, async (t) => {
   const { cpSync } = await import("node:fs");
   const arena = makeArena();
@@ -1680,7 +1680,7 @@ test("eval rescore --sandbox off of a results folder naming its own suite: refus
 });
 
 test("a server reporting usage counters above 2^53: eval.json stays readable (--resume, rescore)", {
-  timeout: 180_000,
+  timeout: 600_000,
 }, async (t) => {
   const arena = makeArena();
   t.after(() => rmSync(arena.dir, { recursive: true, force: true }));

@@ -259,7 +259,7 @@ test("invalid answers are the steps answered where no action ran; a run cut shor
   assert.equal(countInvalidAnswers(lines, { cutShort: true }), 1);
 });
 
-test("loom eval validate proves the live suite's four checks honest", { timeout: 120_000 }, async () => {
+test("loom eval validate proves the live suite's four checks honest", { timeout: 600_000 }, async () => {
   const { io, out } = fakeIo({ cwd: root, env: { PATH: process.env.PATH } });
   const code = await main(["eval", "validate", "evals/live-suite.jsonc", "--jobs", "2"], io);
   assert.equal(code, 0, out.stdout + out.stderr);
