@@ -211,3 +211,26 @@ test("loom replay uses what loom config shows for the recording's slice, in ever
   }
   assert.equal(compared, 8);
 });
+
+test("a local server's call deadline and idle timeout default to ten minutes, shown by loom config with source built-in", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-local-deadline-"));
+  try {
+    const env = { XDG_CONFIG_HOME: join(dir, "none") };
+    const settingsOf = async (model: string) => {
+      const shown = fakeIo({ cwd: dir, env });
+      assert.equal(await main(["config", "--json", "-m", model, "--base-url", "http://127.0.0.1:9/v1"], shown.io), 0);
+      return JSON.parse(shown.out.stdout).settings;
+    };
+    const local = await settingsOf("openai-compatible/smollm2-135m");
+    assert.deepEqual(
+      [local.provider_deadline_ms.value, local.provider_deadline_ms.source],
+      [600_000, "built-in"],
+    );
+    assert.equal(local.provider_idle_timeout_ms.value, 600_000);
+    const hosted = await settingsOf("openai/gpt-5.6-luna");
+    assert.equal(hosted.provider_deadline_ms.value, 60_000);
+    assert.equal(hosted.provider_idle_timeout_ms.value, 30_000);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

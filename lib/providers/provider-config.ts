@@ -115,3 +115,12 @@ export const ADAPTIVE_THINKING_MAX_TOKENS = 32_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 /** One model call, every attempt and wait included, ends by then. */
 export const DEFAULT_DEADLINE_MS = 60_000;
+/**
+ * A local server's idle timeout and deadline per call (openai-compatible, ollama), unless configured: it sends nothing
+ * until the answer is whole, evaluates an uncached prompt at 35-47 tokens/s on 2 cores and a grammar-constrained token
+ * at up to ~145 ms (Gemma 3 270M), so a first call of a long run may take minutes. Ten minutes bounds a hung server
+ * without failing a slow one (docs/live-model.md).
+ */
+export const LOCAL_TIMEOUT_MS = 600_000;
+/** The provider kinds that are a server on the user's own machine: no price, their speed is theirs. */
+export const LOCAL_KINDS: ReadonlySet<ProviderKind> = new Set(["openai-compatible", "ollama"]);

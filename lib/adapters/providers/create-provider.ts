@@ -6,6 +6,7 @@ import { holdKeys } from "../held-keys.ts";
 import {
   ADAPTIVE_THINKING_MAX_TOKENS,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
+  LOCAL_TIMEOUT_MS,
   ProviderConfig,
 } from "../../providers/provider-config.ts";
 import type { Provider } from "../../vocabulary/turn.ts";
@@ -37,14 +38,6 @@ export type CreateProviderOptions = HttpOptions & {
   /** Today as YYYY-MM-DD, for retirement dates (default: the clock's). */
   today?: string;
 };
-
-/**
- * A local server's idle timeout and deadline per call, unless configured: it sends nothing until the answer is whole
- * (no streaming), and on 2 CPU cores an uncached 16K-token prompt takes 35-45 s and a grammar-constrained token up to
- * ~145 ms (Gemma 3 270M), so a first call of a long run, or an arguments answer at its 2,048-token cap, may take
- * minutes. Ten minutes bounds a hung server without failing a slow one.
- */
-const LOCAL_TIMEOUT_MS = 600_000;
 
 /** A model configuration the caller wrote itself (a library call): resolved like a run's, then built. */
 export function createProvider(config: ProviderConfig, options: CreateProviderOptions): Provider {
@@ -95,8 +88,15 @@ export function buildProvider(
     );
   }
   // The caller's limits (flags such as --provider-deadline-ms) are already above the configuration's in the settings.
-  http.timeoutMs ??= settings.provider_idle_timeout_ms.value ?? (entry.local ? LOCAL_TIMEOUT_MS : undefined);
-  http.deadlineMs ??= settings.provider_deadline_ms.value ?? (entry.local ? LOCAL_TIMEOUT_MS : undefined);
+  // The built-in defaults are a local server's ten minutes for the local kinds (resolveSettings), and for a local
+  // model the table names under another kind.
+  const local = entry.local === true;
+  const builtIn = (setting: { value: number | null; source: string | null }) =>
+    setting.source === "built-in" && local
+      ? Math.max(setting.value ?? 0, LOCAL_TIMEOUT_MS)
+      : setting.value ?? undefined;
+  http.timeoutMs ??= builtIn(settings.provider_idle_timeout_ms);
+  http.deadlineMs ??= builtIn(settings.provider_deadline_ms);
   http.maxResponseBytes ??= settings.max_response_bytes;
   const keyEnv = settings.api_key_env.value;
   const apiKey = keyEnv ? env[keyEnv]?.trim() || null : null;
