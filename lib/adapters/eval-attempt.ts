@@ -16,9 +16,9 @@ import { type CheckResult, runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
 import { changesSince, createWorkspace, describeChanges, snapshot } from "./eval-workspace.ts";
 import { writeFileAtomic } from "./files.ts";
-import type { SandboxMode } from "./sandbox.ts";
+import type { SandboxMode } from "../workspace/sandbox.ts";
 import { secretEnvNames, startRun } from "./start-run.ts";
-import { makeScratch } from "./scratch.ts";
+import { makeScratch } from "../workspace/scratch.ts";
 
 /** What every run of an evaluation shares. */
 export type AttemptSettings = {

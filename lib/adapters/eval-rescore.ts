@@ -12,8 +12,8 @@ import { VERSION } from "../version.ts";
 import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "./eval-suite-file.ts";
 import { applyChangesFile, createWorkspace } from "./eval-workspace.ts";
 import { writeFileAtomic } from "./files.ts";
-import type { SandboxMode } from "./sandbox.ts";
-import { makeScratch } from "./scratch.ts";
+import type { SandboxMode } from "../workspace/sandbox.ts";
+import { makeScratch } from "../workspace/scratch.ts";
 
 export async function rescoreEval(
   dir: string,

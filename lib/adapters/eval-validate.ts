@@ -8,10 +8,10 @@ import { delimiter, extname, join, resolve, sep } from "node:path";
 import { runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
 import { applySolution, createWorkspace } from "./eval-workspace.ts";
-import { runProcess } from "./process.ts";
-import type { SandboxMode } from "./sandbox.ts";
-import { chooseSandbox } from "./create-workspace-executor.ts";
-import { makeScratch } from "./scratch.ts";
+import { runProcess } from "../workspace/process.ts";
+import type { SandboxMode } from "../workspace/sandbox.ts";
+import { chooseSandbox } from "../workspace/create-workspace-executor.ts";
+import { makeScratch } from "../workspace/scratch.ts";
 
 export type TaskValidation = { task: string; ok: boolean; problems: string[]; reference_passes: number };
 

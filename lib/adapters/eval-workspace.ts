@@ -8,8 +8,8 @@ import { dirname, join, relative, resolve, sep, win32 } from "node:path";
 import { z } from "zod";
 import { describeFsError, errorCode, errorMessage, StartupError, UsageError } from "../errors.ts";
 import { describeIssues } from "../text/zod-error.ts";
-import { linkEntry, PathChangedError, removeEntry, writeEntry } from "./workspace-files.ts";
-import { trustedPath } from "./process.ts";
+import { linkEntry, PathChangedError, removeEntry, writeEntry } from "../workspace/workspace-files.ts";
+import { trustedPath } from "../workspace/process.ts";
 import type { ResolvedTask } from "../eval/suite.ts";
 
 /** Per file (relative path, "/"-separated): the sha256 of its bytes; a symbolic link hashes its target text. */

@@ -56,10 +56,10 @@ import {
 } from "../settings/settings.ts";
 import type { HttpOptions } from "./providers/post-json.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
-import { createWorkspaceExecutor } from "./create-workspace-executor.ts";
-import type { WorkspaceExecutor } from "./workspace-executor.ts";
+import { createWorkspaceExecutor } from "../workspace/create-workspace-executor.ts";
+import type { WorkspaceExecutor } from "../workspace/workspace-executor.ts";
 import type { PreviewSizes } from "../context/render-event.ts";
-import type { SandboxMode } from "./sandbox.ts";
+import type { SandboxMode } from "../workspace/sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
 import {
   BUILT_IN_PRICES,
