@@ -2,7 +2,7 @@
 // goes to stdout, progress and errors to stderr; each method returns the exit code the result already carries.
 import { clipEnd } from "../lib/text/clip.ts";
 import { dirname, relative, resolve } from "node:path";
-import { writeFileAtomic } from "../lib/adapters/files.ts";
+import { writeFileAtomic } from "../lib/io/files.ts";
 import type { RunResult } from "../lib/adapters/start-run.ts";
 import type { RoutingNote } from "../lib/catalog/plan.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";

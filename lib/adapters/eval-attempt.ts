@@ -15,7 +15,7 @@ import type { Provider } from "../vocabulary/turn.ts";
 import { type CheckResult, runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
 import { changesSince, createWorkspace, describeChanges, snapshot } from "./eval-workspace.ts";
-import { writeFileAtomic } from "./files.ts";
+import { writeFileAtomic } from "../io/files.ts";
 import type { SandboxMode } from "../workspace/sandbox.ts";
 import { secretEnvNames, startRun } from "./start-run.ts";
 import { makeScratch } from "../workspace/scratch.ts";

@@ -11,7 +11,7 @@ import { buildEvalFile } from "../eval/assemble.ts";
 import { VERSION } from "../version.ts";
 import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "./eval-suite-file.ts";
 import { applyChangesFile, createWorkspace } from "./eval-workspace.ts";
-import { writeFileAtomic } from "./files.ts";
+import { writeFileAtomic } from "../io/files.ts";
 import type { SandboxMode } from "../workspace/sandbox.ts";
 import { makeScratch } from "../workspace/scratch.ts";
 

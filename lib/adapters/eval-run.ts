@@ -25,7 +25,7 @@ import { readJson } from "../text/json-text.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { VERSION } from "../version.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
-import { writeFileAtomic } from "./files.ts";
+import { writeFileAtomic } from "../io/files.ts";
 import { type AttemptSettings, runAttempt } from "./eval-attempt.ts";
 
 export type EvalOptions = AttemptSettings & {

@@ -39,8 +39,8 @@ import { OUTPUT_FORMAT_VERSION, type Progress, type RunEvent } from "../run-even
 import { createTracer, type TraceLine } from "../recording/trace.ts";
 import { VERSION } from "../version.ts";
 import { formatZodError } from "../text/zod-error.ts";
-import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "./files.ts";
-import { redactHeld } from "./held-keys.ts";
+import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "../io/files.ts";
+import { redactHeld } from "../io/held-keys.ts";
 import { captureBodies } from "./providers/capture-bodies.ts";
 import { buildProvider } from "./providers/create-provider.ts";
 import {

@@ -2,7 +2,7 @@
 // by lib/settings/settings.ts; here the model table says how the model is called (a retired one stops before any
 // request), the key is read from the variable the settings name, and a missing one stops the run too.
 import { StartupError } from "../../errors.ts";
-import { holdKeys } from "../held-keys.ts";
+import { holdKeys } from "../../io/held-keys.ts";
 import {
   ADAPTIVE_THINKING_MAX_TOKENS,
   DEFAULT_ANTHROPIC_MAX_TOKENS,

@@ -6,7 +6,7 @@ import { tooDeep } from "../../text/json-depth.ts";
 import { classifyHttpError } from "../../providers/classify-http-error.ts";
 import { describeNetworkError } from "../../providers/describe-network-error.ts";
 import { malformedResponse } from "../../providers/malformed-response.ts";
-import { heldKeys } from "../held-keys.ts";
+import { heldKeys } from "../../io/held-keys.ts";
 
 // The defaults live beside the provider settings, so `loom config` shows the values a run uses (lib/settings/).
 import { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS } from "../../providers/provider-config.ts";
