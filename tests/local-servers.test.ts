@@ -16,7 +16,7 @@ function settingsOf(model: string, baseUrl: string, env: Record<string, string |
 }
 import { ProviderError } from "../lib/errors.ts";
 import { numCtxFor } from "../lib/providers/ollama-context.ts";
-import { classifyHttpError } from "../lib/providers/classify-http-error.ts";
+import { classifyHttpError } from "../lib/providers/http/classify-http-error.ts";
 import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import { rejection, sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
 import {

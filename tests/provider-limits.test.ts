@@ -12,9 +12,9 @@ import {
   DEFAULT_DEADLINE_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_RESPONSE_BYTES,
-} from "../lib/adapters/providers/post-json.ts";
+} from "../lib/providers/http/post-json.ts";
 import { ProviderError } from "../lib/errors.ts";
-import { describeNetworkError } from "../lib/providers/describe-network-error.ts";
+import { describeNetworkError } from "../lib/providers/http/describe-network-error.ts";
 import { rejection, sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
 import { runLoom } from "./helpers/binary.ts";
 

@@ -7,10 +7,10 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { startRun } from "../lib/adapters/start-run.ts";
 import { createAnthropicProvider } from "../lib/adapters/providers/anthropic-provider.ts";
-import { sleep, withRetry } from "../lib/adapters/providers/retry.ts";
+import { sleep, withRetry } from "../lib/providers/http/retry.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
-import { backoffDelayMs, parseRetryAfterMs } from "../lib/providers/backoff.ts";
-import { classifyHttpError, errorDetail } from "../lib/providers/classify-http-error.ts";
+import { backoffDelayMs, parseRetryAfterMs } from "../lib/providers/http/backoff.ts";
+import { classifyHttpError, errorDetail } from "../lib/providers/http/classify-http-error.ts";
 import { anthropicError, startAnthropicServer } from "./helpers/fake-provider-servers.ts";
 import { ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 

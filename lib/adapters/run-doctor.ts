@@ -23,7 +23,7 @@ import { formatCount } from "../text/numbers.ts";
 import { DEFAULT_KEY_ENVS, type ProviderKind } from "../providers/provider-config.ts";
 import type { OllamaModelInfo } from "./providers/ollama-provider.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
-import type { HttpOptions } from "./providers/post-json.ts";
+import type { HttpOptions } from "../providers/http/post-json.ts";
 import type { ModelTable } from "../models/models.ts";
 
 const NOT_CHECKED = "not checked: an earlier check failed";

@@ -41,7 +41,7 @@ import { VERSION } from "../version.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "../io/files.ts";
 import { redactHeld } from "../io/held-keys.ts";
-import { captureBodies } from "./providers/capture-bodies.ts";
+import { captureBodies } from "../providers/http/capture-bodies.ts";
 import { buildProvider } from "./providers/create-provider.ts";
 import {
   definedOnly,
@@ -54,7 +54,7 @@ import {
   type SettingsResult,
   type UserConfig,
 } from "../settings/settings.ts";
-import type { HttpOptions } from "./providers/post-json.ts";
+import type { HttpOptions } from "../providers/http/post-json.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
 import { createWorkspaceExecutor } from "../workspace/create-workspace-executor.ts";
 import type { WorkspaceExecutor } from "../workspace/workspace-executor.ts";

@@ -6,8 +6,8 @@ import { CacheTtlChooser } from "../../providers/choose-cache-ttl.ts";
 import type { CacheTtl } from "../../providers/provider-config.ts";
 import type { StructuredOutput, ThinkingType } from "../../models/models.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
-import type { HttpOptions } from "./post-json.ts";
-import { sendJson } from "./send-json.ts";
+import type { HttpOptions } from "../../providers/http/post-json.ts";
+import { sendJson } from "../../providers/http/send-json.ts";
 
 // API version 2026-10-21 (the first since 2023-06-01; the SDKs of that day send it) rejects temperature, top_p and
 // top_k, document blocks in assistant messages and citations on user text blocks — none of which Loom sends

@@ -26,7 +26,7 @@ import {
 } from "../../models/models.ts";
 import { createOllamaProvider } from "./ollama-provider.ts";
 import { openRouterEntry } from "../../providers/mark-openrouter-cache.ts";
-import type { HttpOptions } from "./post-json.ts";
+import type { HttpOptions } from "../../providers/http/post-json.ts";
 
 export type CreateProviderOptions = HttpOptions & {
   env: Record<string, string | undefined>;

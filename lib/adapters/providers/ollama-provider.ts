@@ -12,8 +12,8 @@ import {
 import { convertOllamaResponse } from "../../providers/convert-ollama-response.ts";
 import { convertToOllamaRequest } from "../../providers/convert-to-ollama-request.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
-import type { HttpOptions } from "./post-json.ts";
-import { sendJson } from "./send-json.ts";
+import type { HttpOptions } from "../../providers/http/post-json.ts";
+import { sendJson } from "../../providers/http/send-json.ts";
 
 export type OllamaModelInfo = { model: string; context_length: number | null };
 

@@ -7,9 +7,9 @@ import { markOpenRouterCache } from "../../providers/mark-openrouter-cache.ts";
 import { OUTPUT_CAP_MAX, outputCapOf } from "../../providers/output-cap.ts";
 import type { ResponseFormatMode } from "../../providers/provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, ServerContext, TurnRequest } from "../../vocabulary/turn.ts";
-import type { HttpOptions } from "./post-json.ts";
+import type { HttpOptions } from "../../providers/http/post-json.ts";
 import { readServerContext } from "./read-server-context.ts";
-import { sendJson } from "./send-json.ts";
+import { sendJson } from "../../providers/http/send-json.ts";
 
 export function createOpenAIProvider(
   {

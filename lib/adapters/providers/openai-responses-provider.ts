@@ -4,8 +4,8 @@ import { openaiResponsesCacheLayout } from "../../providers/cache-layout.ts";
 import { convertOpenAIResponsesResponse } from "../../providers/convert-openai-responses-response.ts";
 import { convertToOpenAIResponsesRequest } from "../../providers/convert-to-openai-responses-request.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
-import type { HttpOptions } from "./post-json.ts";
-import { sendJson } from "./send-json.ts";
+import type { HttpOptions } from "../../providers/http/post-json.ts";
+import { sendJson } from "../../providers/http/send-json.ts";
 
 const PROVIDER = "OpenAI API";
 

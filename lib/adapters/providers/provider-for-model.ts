@@ -2,7 +2,7 @@
 import { buildProvider, type CreateProviderOptions } from "./create-provider.ts";
 import { StartupError } from "../../errors.ts";
 import type { Provider } from "../../vocabulary/turn.ts";
-import type { HttpOptions } from "./post-json.ts";
+import type { HttpOptions } from "../../providers/http/post-json.ts";
 import type { ProviderSettings } from "../../settings/settings.ts";
 import { ProviderKind } from "../../providers/provider-config.ts";
 

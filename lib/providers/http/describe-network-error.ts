@@ -1,6 +1,6 @@
 // A failed connection in words that mean the same on every runtime: Bun appends hints for its own users ("Is the
 // computer able to access the url?", "pass `verbose: true` in the second argument to …"), Deno nests the cause.
-import { errorCode, fieldOf } from "../errors.ts";
+import { errorCode, fieldOf } from "../../errors.ts";
 
 const CODES: Record<string, string> = {
   ECONNREFUSED: "connection refused",

@@ -1,8 +1,8 @@
 // A non-2xx HTTP answer -> ProviderError: which statuses are worth retrying, and one clear line for the user that
 // never contains the API key (auth failures carry no server text at all: some servers echo part of the key).
-import { ProviderError } from "../errors.ts";
+import { ProviderError } from "../../errors.ts";
 import { parseRetryAfterMs } from "./backoff.ts";
-import { redactSecretRuns, redactSecrets } from "../text/redact.ts";
+import { redactSecretRuns, redactSecrets } from "../../text/redact.ts";
 
 const RETRYABLE: Record<number, string> = {
   408: "provider_server_error",

@@ -3,13 +3,13 @@
 // cap on the response size — and the caller's AbortSignal, and turn every way it can fail into a typed error.
 import { InterruptedError, ProviderError } from "../../errors.ts";
 import { tooDeep } from "../../text/json-depth.ts";
-import { classifyHttpError } from "../../providers/classify-http-error.ts";
-import { describeNetworkError } from "../../providers/describe-network-error.ts";
-import { malformedResponse } from "../../providers/malformed-response.ts";
+import { classifyHttpError } from "./classify-http-error.ts";
+import { describeNetworkError } from "./describe-network-error.ts";
+import { malformedResponse } from "../malformed-response.ts";
 import { heldKeys } from "../../io/held-keys.ts";
 
 // The defaults live beside the provider settings, so `loom config` shows the values a run uses (lib/settings/).
-import { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS } from "../../providers/provider-config.ts";
+import { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS } from "../provider-config.ts";
 export { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS };
 /** A response body over this is refused without being read whole (answers are small JSON). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;

@@ -1,7 +1,7 @@
 // Bounded retries for retryable ProviderErrors (rate limits, overload, server errors, timeouts, network failures).
 // sleep and random are injected so tests neither wait nor depend on chance.
 import { InterruptedError, ProviderError } from "../../errors.ts";
-import { backoffDelayMs } from "../../providers/backoff.ts";
+import { backoffDelayMs } from "./backoff.ts";
 
 const DEFAULT_MAX_ATTEMPTS = 4;
 /** A server asking for a longer pause than this gets a failure now rather than a silently stalled run. */
