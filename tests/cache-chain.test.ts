@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { loadWorkload, replayRecording } from "../bench/workloads.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { workload, workloadTests } from "./helpers/workloads.ts";
-import { convertToAnthropicRequest } from "../lib/providers/convert-to-anthropic-request.ts";
+import { convertToAnthropicRequest } from "../lib/providers/anthropic/convert-to-anthropic-request.ts";
 import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
 import { convertToStrictJsonSchema } from "../lib/providers/convert-to-strict-json-schema.ts";
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";

@@ -12,7 +12,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import type { ResponseCreateParamsNonStreaming } from "openai/resources/responses/responses";
 import { startRun } from "../lib/adapters/start-run.ts";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
-import { convertToAnthropicRequest } from "../lib/providers/convert-to-anthropic-request.ts";
+import { convertToAnthropicRequest } from "../lib/providers/anthropic/convert-to-anthropic-request.ts";
 import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
 import { convertToOpenAIResponsesRequest } from "../lib/providers/convert-to-openai-responses-request.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";

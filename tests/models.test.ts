@@ -11,7 +11,7 @@ import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
 import { cacheRulesOf, mergeModels, resolveModel } from "../lib/models/models.ts";
 import { BUILT_IN_PRICES, costOf, priceOf } from "../lib/prices.ts";
-import { convertAnthropicUsage } from "../lib/providers/convert-anthropic-usage.ts";
+import { convertAnthropicUsage } from "../lib/providers/anthropic/convert-anthropic-usage.ts";
 import { convertOpenAIUsage } from "../lib/providers/convert-openai-usage.ts";
 import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
 import { runResponseSchema, stepResponseSchema, withoutActionName } from "../lib/vocabulary/answer.ts";

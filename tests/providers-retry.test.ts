@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { startRun } from "../lib/adapters/start-run.ts";
-import { createAnthropicProvider } from "../lib/adapters/providers/anthropic-provider.ts";
+import { createAnthropicProvider } from "../lib/providers/anthropic/anthropic-provider.ts";
 import { sleep, withRetry } from "../lib/providers/http/retry.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
 import { backoffDelayMs, parseRetryAfterMs } from "../lib/providers/http/backoff.ts";

@@ -11,7 +11,7 @@ import {
 import type { Provider } from "../../vocabulary/turn.ts";
 import { formatZodError } from "../../text/zod-error.ts";
 import { type ProviderSettings, resolveProviderConfig } from "../../settings/settings.ts";
-import { createAnthropicProvider } from "./anthropic-provider.ts";
+import { createAnthropicProvider } from "../../providers/anthropic/anthropic-provider.ts";
 import { createOpenAIProvider } from "./openai-provider.ts";
 import { createOpenAIResponsesProvider } from "./openai-responses-provider.ts";
 import { BUILT_IN_MODELS } from "../../models/built-in.ts";

@@ -4,7 +4,7 @@
 // platform.claude.com/docs/en/build-with-claude/prompt-caching, read 2026-12-01). Per call, with P the tokens read
 // from the cache and W the tokens written, 1 hour pays when the share f of gaps over five minutes (and under an hour)
 // makes f·(1.25 − 0.10)·P, the prefix rewritten after a gap, more than (2 − 1.25)·W, the premium on every write.
-import type { Usage } from "../vocabulary/turn.ts";
+import type { Usage } from "../../vocabulary/turn.ts";
 
 const FIVE_MINUTES_MS = 5 * 60_000;
 const ONE_HOUR_MS = 60 * 60_000;

@@ -3,8 +3,8 @@
 // minItems 0 or 1, string lengths, numeric bounds — moved into the description, so the model still reads them and
 // Loom's own validation still enforces them (platform.claude.com/docs/en/build-with-claude/structured-outputs, read
 // 2026-12-01).
-import type { JsonSchema } from "../vocabulary/turn.ts";
-import { isSchemaObject, rewriteSchema } from "./walk-json-schema.ts";
+import type { JsonSchema } from "../../vocabulary/turn.ts";
+import { isSchemaObject, rewriteSchema } from "../walk-json-schema.ts";
 
 const UNSUPPORTED = new Set([
   "maxItems",

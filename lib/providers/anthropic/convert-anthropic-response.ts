@@ -2,13 +2,13 @@
 // (output_config.format's JSON, the prompt-format answer, or a refusal) is parsed as JSON when it is JSON and kept as
 // text otherwise. Thinking blocks are not the answer.
 import { z } from "zod";
-import type { ModelAnswer } from "../vocabulary/turn.ts";
-import { formatZodError } from "../text/zod-error.ts";
+import type { ModelAnswer } from "../../vocabulary/turn.ts";
+import { formatZodError } from "../../text/zod-error.ts";
 import { convertAnthropicUsage } from "./convert-anthropic-usage.ts";
 import { decodePropertyKeys, type KeyAliases } from "./encode-property-keys.ts";
-import { malformedResponse } from "./malformed-response.ts";
+import { malformedResponse } from "../malformed-response.ts";
 import { mapAnthropicStopReason } from "./map-anthropic-stop-reason.ts";
-import { parseAnswerText, unwrapAnswer } from "./parse-answer.ts";
+import { parseAnswerText, unwrapAnswer } from "../parse-answer.ts";
 
 const AnthropicResponse = z.looseObject({
   type: z.literal("message").optional(),

@@ -12,13 +12,13 @@
 // 2026-12-01): at most 4 cache_control markers; a prefix shorter than the model's minimum cacheable prompt (1,024
 // tokens for Sonnet 4.5 / Opus 4.1, 4,096 for Haiku 4.5 / Opus 4.5 / 4.6; the model table's cache rules) is not cached,
 // silently; a breakpoint reads an entry ending at it or at one of the 20 blocks before it.
-import type { JsonSchema, Section, TurnRequest } from "../vocabulary/turn.ts";
+import type { JsonSchema, Section, TurnRequest } from "../../vocabulary/turn.ts";
 import { encodePropertyKeys, type KeyAliases } from "./encode-property-keys.ts";
-import { renderAnswerFormat, renderSection, renderSectionBlocks, splitPrefix } from "./render-sections.ts";
-import { wrapResponseSchema } from "./wrap-response-schema.ts";
+import { renderAnswerFormat, renderSection, renderSectionBlocks, splitPrefix } from "../render-sections.ts";
+import { wrapResponseSchema } from "../wrap-response-schema.ts";
 import { convertToAnthropicOutputSchema } from "./convert-to-anthropic-output-schema.ts";
-import type { ThinkingType } from "../models/models.ts";
-import type { CacheTtl } from "./provider-config.ts";
+import type { ThinkingType } from "../../models/models.ts";
+import type { CacheTtl } from "../provider-config.ts";
 
 /** The API accepts at most this many cache_control markers per request. */
 export const MAX_CACHE_BREAKPOINTS = 4;

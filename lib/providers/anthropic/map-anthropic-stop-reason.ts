@@ -1,4 +1,4 @@
-import type { StopReason } from "../vocabulary/turn.ts";
+import type { StopReason } from "../../vocabulary/turn.ts";
 
 export function mapAnthropicStopReason(reason: unknown): StopReason {
   switch (reason) {

@@ -1,7 +1,7 @@
 // Anthropic accepts tool-schema property keys matching ^[a-zA-Z0-9_.-]{1,64}$ only, and our lookups are keyed
 // "$result" etc. Keys are renamed on the way out and restored in the answer.
-import type { JsonSchema } from "../vocabulary/turn.ts";
-import { isSchemaObject, rewriteSchema } from "./walk-json-schema.ts";
+import type { JsonSchema } from "../../vocabulary/turn.ts";
+import { isSchemaObject, rewriteSchema } from "../walk-json-schema.ts";
 
 const VALID_KEY = /^[a-zA-Z0-9_.-]{1,64}$/;
 

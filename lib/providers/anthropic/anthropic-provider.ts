@@ -1,13 +1,13 @@
 // The Anthropic Messages API adapter: pure converters around one POST /v1/messages, retried.
-import { convertAnthropicResponse } from "../../providers/convert-anthropic-response.ts";
-import { convertToAnthropicRequest, DEFAULT_CACHE_PLAN } from "../../providers/convert-to-anthropic-request.ts";
-import { anthropicCacheLayout } from "../../providers/cache-layout.ts";
-import { CacheTtlChooser } from "../../providers/choose-cache-ttl.ts";
-import type { CacheTtl } from "../../providers/provider-config.ts";
+import { convertAnthropicResponse } from "./convert-anthropic-response.ts";
+import { convertToAnthropicRequest, DEFAULT_CACHE_PLAN } from "./convert-to-anthropic-request.ts";
+import { anthropicCacheLayout } from "../cache-layout.ts";
+import { CacheTtlChooser } from "./choose-cache-ttl.ts";
+import type { CacheTtl } from "../provider-config.ts";
 import type { StructuredOutput, ThinkingType } from "../../models/models.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
-import type { HttpOptions } from "../../providers/http/post-json.ts";
-import { sendJson } from "../../providers/http/send-json.ts";
+import type { HttpOptions } from "../http/post-json.ts";
+import { sendJson } from "../http/send-json.ts";
 
 // API version 2026-10-21 (the first since 2023-06-01; the SDKs of that day send it) rejects temperature, top_p and
 // top_k, document blocks in assistant messages and citations on user text blocks — none of which Loom sends
