@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { convertToAnthropicRequest } from "../lib/providers/anthropic/convert-to-anthropic-request.ts";
-import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
+import { convertToOpenAIRequest } from "../lib/providers/openai/convert-to-openai-request.ts";
 import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import { sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
 

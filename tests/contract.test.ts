@@ -13,8 +13,8 @@ import type { ResponseCreateParamsNonStreaming } from "openai/resources/response
 import { startRun } from "../lib/adapters/start-run.ts";
 import { createProvider } from "../lib/adapters/providers/create-provider.ts";
 import { convertToAnthropicRequest } from "../lib/providers/anthropic/convert-to-anthropic-request.ts";
-import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
-import { convertToOpenAIResponsesRequest } from "../lib/providers/convert-to-openai-responses-request.ts";
+import { convertToOpenAIRequest } from "../lib/providers/openai/convert-to-openai-request.ts";
+import { convertToOpenAIResponsesRequest } from "../lib/providers/openai/convert-to-openai-responses-request.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
 import { resolveModel } from "../lib/models/models.ts";
 import { parseRecording } from "../lib/recording/recording.ts";

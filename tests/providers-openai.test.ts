@@ -336,7 +336,7 @@ test("openai-compatible: max_tokens is sent under its classic name", async () =>
   await withServer([openAIAnswer({ action: "finish" })], async (server) => {
     await local(server, { max_tokens: 512 }).complete(sampleTurnRequest(), { model: "m" });
     const body = server.requests[0].body as Body;
-    // A selection's own cap (256 tokens), under the configured 512 (lib/providers/output-cap.ts).
+    // A selection's own cap (256 tokens), under the configured 512 (lib/providers/openai/output-cap.ts).
     assert.equal(body.max_tokens, 256);
     assert.equal(body.max_completion_tokens, undefined);
   });

@@ -16,7 +16,7 @@ import { type ActionName, takesArguments } from "../lib/vocabulary/actions.ts";
 import { LOOKUPS_PER_STAGE, parseStepDecision, stepResponseSchema } from "../lib/vocabulary/answer.ts";
 import { canonicalJson } from "../lib/text/digest.ts";
 import type { ContextPolicyName, StepProtocol } from "../lib/policy.ts";
-import { convertToStrictJsonSchema } from "../lib/providers/convert-to-strict-json-schema.ts";
+import { convertToStrictJsonSchema } from "../lib/providers/openai/convert-to-strict-json-schema.ts";
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
 import type { RecordedAnswer } from "../lib/recording/recording.ts";
 import type { ExecutionReport } from "../lib/vocabulary/reports.ts";

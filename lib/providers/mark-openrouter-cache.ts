@@ -7,7 +7,7 @@
 // a step's second call reads what its first wrote, as on the Anthropic API.
 import { ModelProvider, type ModelTable, type ResolvedModel, resolveModel } from "../models/models.ts";
 import type { TurnRequest } from "../vocabulary/turn.ts";
-import type { OpenAIRequestBody } from "./convert-to-openai-request.ts";
+import type { OpenAIRequestBody } from "./openai/convert-to-openai-request.ts";
 import { renderAnswerFormat, renderSection, splitPrefix } from "./render-sections.ts";
 
 type TextPart = { type: "text"; text: string; cache_control?: { type: "ephemeral" } };

@@ -12,8 +12,8 @@ import type { Provider } from "../../vocabulary/turn.ts";
 import { formatZodError } from "../../text/zod-error.ts";
 import { type ProviderSettings, resolveProviderConfig } from "../../settings/settings.ts";
 import { createAnthropicProvider } from "../../providers/anthropic/anthropic-provider.ts";
-import { createOpenAIProvider } from "./openai-provider.ts";
-import { createOpenAIResponsesProvider } from "./openai-responses-provider.ts";
+import { createOpenAIProvider } from "../../providers/openai/openai-provider.ts";
+import { createOpenAIResponsesProvider } from "../../providers/openai/openai-responses-provider.ts";
 import { BUILT_IN_MODELS } from "../../models/built-in.ts";
 import {
   applyRules,

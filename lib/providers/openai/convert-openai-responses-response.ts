@@ -2,11 +2,11 @@
 // the wrapped schema); a refusal part, or an incomplete response, says so in the stop reason. Reasoning items are not
 // the answer (their tokens are in output_tokens, and in the raw body's output_tokens_details).
 import { z } from "zod";
-import type { JsonSchema, ModelAnswer, StopReason } from "../vocabulary/turn.ts";
-import { formatZodError } from "../text/zod-error.ts";
+import type { JsonSchema, ModelAnswer, StopReason } from "../../vocabulary/turn.ts";
+import { formatZodError } from "../../text/zod-error.ts";
 import { convertOpenAIUsage } from "./convert-openai-usage.ts";
-import { malformedResponse } from "./malformed-response.ts";
-import { dropNullOptionals, parseAnswerText, unwrapAnswer } from "./parse-answer.ts";
+import { malformedResponse } from "../malformed-response.ts";
+import { dropNullOptionals, parseAnswerText, unwrapAnswer } from "../parse-answer.ts";
 
 const ResponsesResponse = z.looseObject({
   status: z.string().optional(),

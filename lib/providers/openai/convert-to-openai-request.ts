@@ -2,11 +2,11 @@
 // message and everything else one user message, in a stable order so automatic prefix caching can hit. The answer is
 // constrained with response_format json_schema (strict where the schema allows), or json_object / nothing for
 // servers without schema support, in which case the schema is shown to the model instead.
-import type { TurnRequest } from "../vocabulary/turn.ts";
+import type { TurnRequest } from "../../vocabulary/turn.ts";
 import { convertToStrictJsonSchema } from "./convert-to-strict-json-schema.ts";
-import type { ResponseFormatMode } from "./provider-config.ts";
-import { renderAnswerFormat, renderSection, splitPrefix } from "./render-sections.ts";
-import { wrapResponseSchema } from "./wrap-response-schema.ts";
+import type { ResponseFormatMode } from "../provider-config.ts";
+import { renderAnswerFormat, renderSection, splitPrefix } from "../render-sections.ts";
+import { wrapResponseSchema } from "../wrap-response-schema.ts";
 
 const OPENAI_SCHEMA_NAME = "answer";
 

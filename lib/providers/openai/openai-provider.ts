@@ -1,15 +1,15 @@
 // The OpenAI Chat Completions adapter, also used for OpenAI-compatible local servers (Ollama, vLLM, llama.cpp):
 // pure converters around one POST {base}/chat/completions, retried.
-import { convertOpenAIResponse } from "../../providers/convert-openai-response.ts";
-import { convertToOpenAIRequest } from "../../providers/convert-to-openai-request.ts";
-import { openaiCacheLayout } from "../../providers/cache-layout.ts";
-import { markOpenRouterCache } from "../../providers/mark-openrouter-cache.ts";
-import { OUTPUT_CAP_MAX, outputCapOf } from "../../providers/output-cap.ts";
-import type { ResponseFormatMode } from "../../providers/provider-config.ts";
+import { convertOpenAIResponse } from "./convert-openai-response.ts";
+import { convertToOpenAIRequest } from "./convert-to-openai-request.ts";
+import { openaiCacheLayout } from "../cache-layout.ts";
+import { markOpenRouterCache } from "../mark-openrouter-cache.ts";
+import { OUTPUT_CAP_MAX, outputCapOf } from "./output-cap.ts";
+import type { ResponseFormatMode } from "../provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, ServerContext, TurnRequest } from "../../vocabulary/turn.ts";
-import type { HttpOptions } from "../../providers/http/post-json.ts";
+import type { HttpOptions } from "../http/post-json.ts";
 import { readServerContext } from "./read-server-context.ts";
-import { sendJson } from "../../providers/http/send-json.ts";
+import { sendJson } from "../http/send-json.ts";
 
 export function createOpenAIProvider(
   {
@@ -41,7 +41,7 @@ export function createOpenAIProvider(
     cacheMarkers?: boolean;
     /**
      * A model on a local server (the model table's `local`): each call's output is capped to what its answer needs
-     * (lib/providers/output-cap.ts), the server's prompt cache is read from its counters, and its context can be
+     * (lib/providers/openai/output-cap.ts), the server's prompt cache is read from its counters, and its context can be
      * asked (serverContext).
      */
     local?: boolean;

@@ -1,8 +1,8 @@
 // Asks a local server how much context one request may hold: GET {root}/props, else GET {base}/models (llama.cpp's
-// llama-server answers both; lib/providers/server-context.ts reads them). A server that answers neither (vLLM, LM
+// llama-server answers both; lib/providers/openai/server-context.ts reads them). A server that answers neither (vLLM, LM
 // Studio) has no size to read: null, and Loom keeps its defaults — its own 400 then says when a request is too long.
-import { contextOfModels, contextOfProps } from "../../providers/server-context.ts";
-import type { Fetch } from "../../providers/http/post-json.ts";
+import { contextOfModels, contextOfProps } from "./server-context.ts";
+import type { Fetch } from "../http/post-json.ts";
 
 /** A local server answers these small GETs at once; one that does not is taken as not saying. */
 const READ_TIMEOUT_MS = 10_000;

@@ -1,11 +1,11 @@
 // OpenAI Chat Completions response (also from OpenAI-compatible servers) -> ModelAnswer.
 import { z } from "zod";
-import type { JsonSchema, ModelAnswer } from "../vocabulary/turn.ts";
-import { formatZodError } from "../text/zod-error.ts";
+import type { JsonSchema, ModelAnswer } from "../../vocabulary/turn.ts";
+import { formatZodError } from "../../text/zod-error.ts";
 import { convertOpenAIUsage, convertServerTimings } from "./convert-openai-usage.ts";
-import { malformedResponse } from "./malformed-response.ts";
+import { malformedResponse } from "../malformed-response.ts";
 import { mapOpenAIStopReason } from "./map-openai-stop-reason.ts";
-import { dropNullOptionals, parseAnswerText, unwrapAnswer } from "./parse-answer.ts";
+import { dropNullOptionals, parseAnswerText, unwrapAnswer } from "../parse-answer.ts";
 
 const OpenAIResponse = z.looseObject({
   choices: z

@@ -2,8 +2,8 @@
 // false) with all its properties required, a fixed set of keywords. Optional properties become required but
 // nullable (nulls are dropped from the answer again, see parse-answer.ts); constraints strict mode cannot express
 // move into the description so the model still reads them (Loom validates the answer with zod anyway).
-import type { JsonSchema } from "../vocabulary/turn.ts";
-import { isSchemaObject, rewriteSchema } from "./walk-json-schema.ts";
+import type { JsonSchema } from "../../vocabulary/turn.ts";
+import { isSchemaObject, rewriteSchema } from "../walk-json-schema.ts";
 
 const KEPT = new Set([
   "type",

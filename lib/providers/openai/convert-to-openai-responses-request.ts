@@ -6,10 +6,10 @@
 // prompt_cache_breakpoint, openai 7.59.0 types; developers.openai.com/api/docs/guides/prompt-caching, read
 // 2026-12-01), the end of the prefix and the last event are marked, as Loom marks them for Anthropic. The
 // answer is constrained by text.format json_schema, strict where the schema allows.
-import type { TurnRequest } from "../vocabulary/turn.ts";
+import type { TurnRequest } from "../../vocabulary/turn.ts";
 import { convertToStrictJsonSchema } from "./convert-to-strict-json-schema.ts";
-import { renderSection, renderSectionBlocks, splitPrefix } from "./render-sections.ts";
-import { wrapResponseSchema } from "./wrap-response-schema.ts";
+import { renderSection, renderSectionBlocks, splitPrefix } from "../render-sections.ts";
+import { wrapResponseSchema } from "../wrap-response-schema.ts";
 
 type InputText = { type: "input_text"; text: string; prompt_cache_breakpoint?: { mode: "explicit" } };
 

@@ -2,7 +2,7 @@
 // grammar can loop inside a string that never closes (seen: 865 tokens of one string at doctor's check, then the same
 // on the retry, until the deadline); a cap stops such an answer early, and the loop then refuses it as truncated
 // (answer_truncated) instead of waiting for the deadline.
-import type { JsonSchema, TurnRequest } from "../vocabulary/turn.ts";
+import type { JsonSchema, TurnRequest } from "../../vocabulary/turn.ts";
 
 /**
  * The caps, in tokens. A selection is an action name, a short reason or a lookup (about 50 tokens; SmolLM2-135M was

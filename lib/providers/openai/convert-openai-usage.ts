@@ -3,8 +3,8 @@
 // (the raw body keeps prompt_tokens). Cache writes are read where reported (GPT-5.6+), else null. Chat Completions names
 // (prompt_tokens, completion_tokens) and Responses names (input_tokens, output_tokens) are both read, so servers
 // speaking either dialect map. Missing means null, never 0.
-import type { ServerTimings, Usage } from "../vocabulary/turn.ts";
-import { tokenCount } from "./token-count.ts";
+import type { ServerTimings, Usage } from "../../vocabulary/turn.ts";
+import { tokenCount } from "../token-count.ts";
 
 function record(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};

@@ -1,4 +1,4 @@
-import type { StopReason } from "../vocabulary/turn.ts";
+import type { StopReason } from "../../vocabulary/turn.ts";
 
 export function mapOpenAIStopReason(reason: unknown, { refused = false }: { refused?: boolean } = {}): StopReason {
   if (refused) return "refusal";

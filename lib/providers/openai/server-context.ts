@@ -2,8 +2,8 @@
 // de3ff81, read 2026-12-03): GET /props has default_generation_settings.n_ctx, GET /v1/models has data[].meta.n_ctx,
 // both the context of one slot (the server's -c divided among its -np slots), which is what one request may hold. The
 // training context (meta.n_ctx_train) is not it: the server refuses a prompt over its own n_ctx.
-import { fieldOf } from "../errors.ts";
-import { tokenCount } from "./token-count.ts";
+import { fieldOf } from "../../errors.ts";
+import { tokenCount } from "../token-count.ts";
 
 const positive = (value: unknown): number | null => {
   const n = tokenCount(value);

@@ -1,11 +1,11 @@
 // The OpenAI Responses API adapter: pure converters around one POST {base}/responses, retried. Chosen by the model
 // table (api "responses"): the GPT-5.6 family, and models served only by this API (gpt-5-codex, the -pro models).
-import { openaiResponsesCacheLayout } from "../../providers/cache-layout.ts";
-import { convertOpenAIResponsesResponse } from "../../providers/convert-openai-responses-response.ts";
-import { convertToOpenAIResponsesRequest } from "../../providers/convert-to-openai-responses-request.ts";
+import { openaiResponsesCacheLayout } from "../cache-layout.ts";
+import { convertOpenAIResponsesResponse } from "./convert-openai-responses-response.ts";
+import { convertToOpenAIResponsesRequest } from "./convert-to-openai-responses-request.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
-import type { HttpOptions } from "../../providers/http/post-json.ts";
-import { sendJson } from "../../providers/http/send-json.ts";
+import type { HttpOptions } from "../http/post-json.ts";
+import { sendJson } from "../http/send-json.ts";
 
 const PROVIDER = "OpenAI API";
 
