@@ -15,7 +15,7 @@ function settingsOf(model: string, baseUrl: string, env: Record<string, string |
   return resolved.settings.provider;
 }
 import { ProviderError } from "../lib/errors.ts";
-import { numCtxFor } from "../lib/providers/ollama-context.ts";
+import { numCtxFor } from "../lib/providers/ollama/ollama-context.ts";
 import { classifyHttpError } from "../lib/providers/http/classify-http-error.ts";
 import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import { rejection, sampleTurnRequest } from "./helpers/fake-provider-servers.ts";

@@ -18,10 +18,10 @@ import {
 } from "../doctor/doctor.ts";
 import { errorMessage, InterruptedError, ProviderError, StartupError } from "../errors.ts";
 import type { Provider, ServerContext, ServerTimings, Usage } from "../vocabulary/turn.ts";
-import { numCtxFor, OUTPUT_RESERVE_TOKENS } from "../providers/ollama-context.ts";
+import { numCtxFor, OUTPUT_RESERVE_TOKENS } from "../providers/ollama/ollama-context.ts";
 import { formatCount } from "../text/numbers.ts";
 import { DEFAULT_KEY_ENVS, type ProviderKind } from "../providers/provider-config.ts";
-import type { OllamaModelInfo } from "./providers/ollama-provider.ts";
+import type { OllamaModelInfo } from "../providers/ollama/ollama-provider.ts";
 import { providerForModel } from "./providers/provider-for-model.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
 import type { ModelTable } from "../models/models.ts";

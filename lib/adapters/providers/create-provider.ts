@@ -24,7 +24,7 @@ import {
   retirementWarningOf,
   unknownModelWarning,
 } from "../../models/models.ts";
-import { createOllamaProvider } from "./ollama-provider.ts";
+import { createOllamaProvider } from "../../providers/ollama/ollama-provider.ts";
 import { openRouterEntry } from "../../providers/mark-openrouter-cache.ts";
 import type { HttpOptions } from "../../providers/http/post-json.ts";
 

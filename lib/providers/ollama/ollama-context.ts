@@ -4,7 +4,7 @@
 // default is 4k on < 24 GiB VRAM in docs/context-length.mdx, read 2026-12-01). So Loom sizes num_ctx from each request
 // and refuses, before any call, a request the model's own context (POST /api/show, model_info
 // "<architecture>.context_length", docs/api.md "Show Model Information", read 2026-12-01) cannot hold.
-import { fieldOf, ProviderError } from "../errors.ts";
+import { fieldOf, ProviderError } from "../../errors.ts";
 
 /**
  * Tokens a request of `bytes` UTF-8 bytes may take, on the high side: BPE tokenizers average about 4 bytes per token

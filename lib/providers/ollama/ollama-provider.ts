@@ -2,18 +2,18 @@
 // options.num_ctx: the OpenAI-compatible endpoint runs at the server's default context and truncates silently
 // (ollama/ollama#5902, read 2026-12-01). Once per provider it asks POST {base}/api/show for the model's context length
 // (a missing model answers 404 there, before any prompt is sent), then every call is POST {base}/api/chat with
-// num_ctx sized from the request (lib/providers/ollama-context.ts), retried like every adapter.
+// num_ctx sized from the request (lib/providers/ollama/ollama-context.ts), retried like every adapter.
 import {
   checkNotTruncated,
   contextLengthOf,
   numCtxFor,
   OUTPUT_RESERVE_TOKENS,
-} from "../../providers/ollama-context.ts";
-import { convertOllamaResponse } from "../../providers/convert-ollama-response.ts";
-import { convertToOllamaRequest } from "../../providers/convert-to-ollama-request.ts";
+} from "./ollama-context.ts";
+import { convertOllamaResponse } from "./convert-ollama-response.ts";
+import { convertToOllamaRequest } from "./convert-to-ollama-request.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
-import type { HttpOptions } from "../../providers/http/post-json.ts";
-import { sendJson } from "../../providers/http/send-json.ts";
+import type { HttpOptions } from "../http/post-json.ts";
+import { sendJson } from "../http/send-json.ts";
 
 export type OllamaModelInfo = { model: string; context_length: number | null };
 

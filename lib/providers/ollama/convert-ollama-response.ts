@@ -2,11 +2,11 @@
 // 2026-12-01): message.content holds the JSON text, prompt_eval_count the prompt tokens, eval_count the output tokens,
 // done_reason "stop" or "length". Ollama reports no cache counters: cache_read and cache_write are null.
 import { z } from "zod";
-import type { ModelAnswer, StopReason } from "../vocabulary/turn.ts";
-import { formatZodError } from "../text/zod-error.ts";
-import { malformedResponse } from "./malformed-response.ts";
-import { parseAnswerText, unwrapAnswer } from "./parse-answer.ts";
-import { tokenCount } from "./token-count.ts";
+import type { ModelAnswer, StopReason } from "../../vocabulary/turn.ts";
+import { formatZodError } from "../../text/zod-error.ts";
+import { malformedResponse } from "../malformed-response.ts";
+import { parseAnswerText, unwrapAnswer } from "../parse-answer.ts";
+import { tokenCount } from "../token-count.ts";
 
 const OllamaResponse = z.looseObject({
   message: z.looseObject({ content: z.string() }),

@@ -2,9 +2,9 @@
 // 2026-12-01): the prefix as the system message and the rest as one user message, as for Chat Completions; `format`
 // is the response schema ("Format can be `json` or a JSON schema"), wrapped as {answer: …} so the root is an object;
 // `stream: false` returns one JSON object; options.num_ctx is sized by the caller from the request (ollama-context.ts).
-import type { TurnRequest } from "../vocabulary/turn.ts";
-import { renderSection, splitPrefix } from "./render-sections.ts";
-import { wrapResponseSchema } from "./wrap-response-schema.ts";
+import type { TurnRequest } from "../../vocabulary/turn.ts";
+import { renderSection, splitPrefix } from "../render-sections.ts";
+import { wrapResponseSchema } from "../wrap-response-schema.ts";
 
 export type OllamaRequestBody = {
   model: string;
