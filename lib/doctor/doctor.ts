@@ -11,7 +11,7 @@ import { StartupError } from "../errors.ts";
 import { Outcome } from "../outcome.ts";
 import { type Cost, costOf, type ModelPrice, priceOf, pricesOf } from "../prices.ts";
 import { ModelProvider, type ModelTable, resolveModel, retirementOf } from "../models/models.ts";
-import { openRouterEntry } from "../providers/mark-openrouter-cache.ts";
+import { openRouterEntry } from "../providers/openrouter/mark-openrouter-cache.ts";
 import { addUsage, NULL_USAGE, ServerTimings, type TurnRequest, Usage } from "../vocabulary/turn.ts";
 
 const CheckName = z.enum(["model", "key", "context", "structured_answer", "cache_write", "cache_read"]);

@@ -25,7 +25,7 @@ import {
   unknownModelWarning,
 } from "../../models/models.ts";
 import { createOllamaProvider } from "../../providers/ollama/ollama-provider.ts";
-import { openRouterEntry } from "../../providers/mark-openrouter-cache.ts";
+import { openRouterEntry } from "../../providers/openrouter/mark-openrouter-cache.ts";
 import type { HttpOptions } from "../../providers/http/post-json.ts";
 
 export type CreateProviderOptions = HttpOptions & {

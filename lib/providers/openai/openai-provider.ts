@@ -3,7 +3,7 @@
 import { convertOpenAIResponse } from "./convert-openai-response.ts";
 import { convertToOpenAIRequest } from "./convert-to-openai-request.ts";
 import { openaiCacheLayout } from "../cache-layout.ts";
-import { markOpenRouterCache } from "../mark-openrouter-cache.ts";
+import { markOpenRouterCache } from "../openrouter/mark-openrouter-cache.ts";
 import { OUTPUT_CAP_MAX, outputCapOf } from "./output-cap.ts";
 import type { ResponseFormatMode } from "../provider-config.ts";
 import type { CompleteOptions, ModelAnswer, Provider, ServerContext, TurnRequest } from "../../vocabulary/turn.ts";

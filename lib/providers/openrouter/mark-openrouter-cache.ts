@@ -5,10 +5,10 @@
 // markers every call pays full input price. Which models take them is the model table's: see openRouterEntry. Two of Anthropic's four breakpoints are used: the end of the stable
 // prefix (the system message) and the end of the part before the candidates (the events and the working state), so
 // a step's second call reads what its first wrote, as on the Anthropic API.
-import { ModelProvider, type ModelTable, type ResolvedModel, resolveModel } from "../models/models.ts";
-import type { TurnRequest } from "../vocabulary/turn.ts";
-import type { OpenAIRequestBody } from "./openai/convert-to-openai-request.ts";
-import { renderAnswerFormat, renderSection, splitPrefix } from "./render-sections.ts";
+import { ModelProvider, type ModelTable, type ResolvedModel, resolveModel } from "../../models/models.ts";
+import type { TurnRequest } from "../../vocabulary/turn.ts";
+import type { OpenAIRequestBody } from "../openai/convert-to-openai-request.ts";
+import { renderAnswerFormat, renderSection, splitPrefix } from "../render-sections.ts";
 
 type TextPart = { type: "text"; text: string; cache_control?: { type: "ephemeral" } };
 export type MarkedMessage = { role: "system" | "user"; content: TextPart[] };
