@@ -1,6 +1,6 @@
 // The library API: run(request) and runWithOptions(request, options). A run is a value: it resolves to a RunResult
 // whose outcome says what happened (startup failures included), and its context report, when asked for, has landed.
-import { type RunOptions, type RunResult, startRun } from "./lib/adapters/start-run.ts";
+import { type RunOptions, type RunResult, startRun } from "./lib/run/start-run.ts";
 import type { ContextReport } from "./lib/report/context-report.ts";
 import type { Progress } from "./lib/run-events.ts";
 import type { Outcome } from "./lib/outcome.ts";

@@ -11,7 +11,7 @@ import { mergePrices, parsePrices, priceOf, pricesOf, type PriceTable } from "..
 import { tableInUse } from "./models-table.ts";
 import { ContextPolicyName, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL } from "../lib/policy.ts";
 import { evalKey, type EvalProgress, runEval } from "../lib/adapters/eval-run.ts";
-import { providerForModel } from "../lib/adapters/providers/provider-for-model.ts";
+import { providerForModel } from "../lib/run/provider-for-model.ts";
 import { resolveSettings } from "../lib/settings/settings.ts";
 import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/adapters/eval-suite-file.ts";
 import { chooseSandbox } from "../lib/workspace/create-workspace-executor.ts";

@@ -1,7 +1,7 @@
 // loom replay: drive the loop from recorded workflows (Loom's own, or imported from another agent's format).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { startRun } from "../lib/adapters/start-run.ts";
+import { startRun } from "../lib/run/start-run.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { digestOf } from "../lib/text/digest.ts";
 import { parseRecordingText } from "../lib/recording/format.ts";

@@ -3,7 +3,7 @@
 import { clipEnd } from "../lib/text/clip.ts";
 import { dirname, relative, resolve } from "node:path";
 import { writeFileAtomic } from "../lib/io/files.ts";
-import type { RunResult } from "../lib/adapters/start-run.ts";
+import type { RunResult } from "../lib/run/start-run.ts";
 import type { RoutingNote } from "../lib/catalog/plan.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { type AggregateReport, requestBytes } from "../lib/report/context-report.ts";

@@ -2,9 +2,9 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { InterruptedError, LoomError, UsageError } from "../lib/errors.ts";
-import { type RunInput, type StartOptions, startRun } from "../lib/adapters/start-run.ts";
+import { type RunInput, type StartOptions, startRun } from "../lib/run/start-run.ts";
 import { promptRequest, splitCommand } from "../lib/catalog/prompt-request.ts";
-import { writeUnstartedReport } from "../lib/adapters/start-run.ts";
+import { writeUnstartedReport } from "../lib/run/start-run.ts";
 import { endingOf } from "../lib/ending.ts";
 import type { Io } from "./io.ts";
 import { parseCommand, type Values } from "./cli-spec.ts";

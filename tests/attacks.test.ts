@@ -26,7 +26,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { createWorkspaceExecutor } from "../lib/workspace/create-workspace-executor.ts";
 import { findBubblewrap } from "../lib/workspace/sandbox.ts";
-import { startRun } from "../lib/adapters/start-run.ts";
+import { startRun } from "../lib/run/start-run.ts";
 import { parseRecording } from "../lib/recording/recording.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { traceWriter } from "../commands/trace-file.ts";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { CacheTtlChooser } from "../lib/providers/anthropic/choose-cache-ttl.ts";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import type { AnthropicRequestBody } from "../lib/providers/anthropic/convert-to-anthropic-request.ts";
 import {
   anthropicAnswer,

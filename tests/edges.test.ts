@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import fc from "fast-check";
 import { postJson } from "../lib/providers/http/post-json.ts";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import { redactUrlUserinfo } from "../lib/text/safe-text.ts";
 import { renderResultText, type ResultSummary } from "../commands/reporter.ts";
 

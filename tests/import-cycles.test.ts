@@ -73,5 +73,5 @@ test("no module imports from a floor above its own (lib/ < lib/adapters/ < comma
   assert.ok(modules.size > 120, `only ${modules.size} modules`);
   assert.deepEqual(upward, []);
   assert.equal(floorOf("lib/context/context.ts"), 0);
-  assert.ok(floorOf("commands/run.ts") > floorOf("lib/adapters/start-run.ts"));
+  assert.ok(floorOf("commands/run.ts") > floorOf("lib/run/start-run.ts"));
 });

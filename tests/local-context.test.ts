@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runWithOptions } from "../api.ts";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import { runDoctor } from "../lib/adapters/run-doctor.ts";
 import { budgetForContext, CEILING_BYTES, DEFAULT_BUDGET } from "../lib/context/budget.ts";
 import { modelFacts } from "../lib/doctor/doctor.ts";

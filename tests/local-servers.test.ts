@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
-import { providerForModel } from "../lib/adapters/providers/provider-for-model.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
+import { providerForModel } from "../lib/run/provider-for-model.ts";
 import { resolveSettings } from "../lib/settings/settings.ts";
 
 /** A "PROVIDER/MODEL" run's provider settings with --base-url URL, as a run resolves them. */

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../main.ts";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
 import { cacheRulesOf, mergeModels, resolveModel } from "../lib/models/models.ts";
 import { BUILT_IN_PRICES, costOf, priceOf } from "../lib/prices.ts";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadWorkload, replayRecording } from "../bench/workloads.ts";
 import { argumentsResponseSchema, runResponseSchema, selectionResponseSchema } from "../lib/vocabulary/answer.ts";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
 import {

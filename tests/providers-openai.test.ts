@@ -1,7 +1,7 @@
 // The OpenAI and OpenAI-compatible adapters over real HTTP against a local server speaking Chat Completions.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
 import type { ProviderConfig } from "../lib/providers/provider-config.ts";
 import type { Provider } from "../lib/vocabulary/turn.ts";

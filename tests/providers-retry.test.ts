@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { startRun } from "../lib/adapters/start-run.ts";
+import { startRun } from "../lib/run/start-run.ts";
 import { createAnthropicProvider } from "../lib/providers/anthropic/anthropic-provider.ts";
 import { sleep, withRetry } from "../lib/providers/http/retry.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";

@@ -17,7 +17,7 @@ import type { LoadedSuite } from "./eval-suite-file.ts";
 import { changesSince, createWorkspace, describeChanges, snapshot } from "./eval-workspace.ts";
 import { writeFileAtomic } from "../io/files.ts";
 import type { SandboxMode } from "../workspace/sandbox.ts";
-import { secretEnvNames, startRun } from "./start-run.ts";
+import { secretEnvNames, startRun } from "../run/start-run.ts";
 import { makeScratch } from "../workspace/scratch.ts";
 
 /** What every run of an evaluation shares. */

@@ -22,7 +22,7 @@ import { numCtxFor, OUTPUT_RESERVE_TOKENS } from "../providers/ollama/ollama-con
 import { formatCount } from "../text/numbers.ts";
 import { DEFAULT_KEY_ENVS, type ProviderKind } from "../providers/provider-config.ts";
 import type { OllamaModelInfo } from "../providers/ollama/ollama-provider.ts";
-import { providerForModel } from "./providers/provider-for-model.ts";
+import { providerForModel } from "../run/provider-for-model.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
 import type { ModelTable } from "../models/models.ts";
 

@@ -42,7 +42,7 @@ import { formatZodError } from "../text/zod-error.ts";
 import { openLineSink, outputPathProblem, pinOutputPath, writeFileAtomic } from "../io/files.ts";
 import { redactHeld } from "../io/held-keys.ts";
 import { captureBodies } from "../providers/http/capture-bodies.ts";
-import { buildProvider } from "./providers/create-provider.ts";
+import { buildProvider } from "./create-provider.ts";
 import {
   definedOnly,
   type ProjectConfig,
@@ -55,7 +55,7 @@ import {
   type UserConfig,
 } from "../settings/settings.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
-import { providerForModel } from "./providers/provider-for-model.ts";
+import { providerForModel } from "./provider-for-model.ts";
 import { createWorkspaceExecutor } from "../workspace/create-workspace-executor.ts";
 import type { WorkspaceExecutor } from "../workspace/workspace-executor.ts";
 import type { PreviewSizes } from "../context/render-event.ts";

@@ -1,10 +1,10 @@
 // Resolves a SliceRequest model string ("PROVIDER/MODEL") to a provider adapter, from settings resolved once.
 import { buildProvider, type CreateProviderOptions } from "./create-provider.ts";
-import { StartupError } from "../../errors.ts";
-import type { Provider } from "../../vocabulary/turn.ts";
-import type { HttpOptions } from "../../providers/http/post-json.ts";
-import type { ProviderSettings } from "../../settings/settings.ts";
-import { ProviderKind } from "../../providers/provider-config.ts";
+import { StartupError } from "../errors.ts";
+import type { Provider } from "../vocabulary/turn.ts";
+import type { HttpOptions } from "../providers/http/post-json.ts";
+import type { ProviderSettings } from "../settings/settings.ts";
+import { ProviderKind } from "../providers/provider-config.ts";
 
 /**
  * The provider of a "PROVIDER/MODEL" run. `settings` is what resolveSettings made of it (null: it names no known

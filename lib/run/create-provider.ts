@@ -1,20 +1,20 @@
 // Builds the provider a model configuration names. Where it goes (base URL, key variable, limits) is resolved once,
 // by lib/settings/settings.ts; here the model table says how the model is called (a retired one stops before any
 // request), the key is read from the variable the settings name, and a missing one stops the run too.
-import { StartupError } from "../../errors.ts";
-import { holdKeys } from "../../io/held-keys.ts";
+import { StartupError } from "../errors.ts";
+import { holdKeys } from "../io/held-keys.ts";
 import {
   ADAPTIVE_THINKING_MAX_TOKENS,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
   ProviderConfig,
-} from "../../providers/provider-config.ts";
-import type { Provider } from "../../vocabulary/turn.ts";
-import { formatZodError } from "../../text/zod-error.ts";
-import { type ProviderSettings, resolveProviderConfig } from "../../settings/settings.ts";
-import { createAnthropicProvider } from "../../providers/anthropic/anthropic-provider.ts";
-import { createOpenAIProvider } from "../../providers/openai/openai-provider.ts";
-import { createOpenAIResponsesProvider } from "../../providers/openai/openai-responses-provider.ts";
-import { BUILT_IN_MODELS } from "../../models/built-in.ts";
+} from "../providers/provider-config.ts";
+import type { Provider } from "../vocabulary/turn.ts";
+import { formatZodError } from "../text/zod-error.ts";
+import { type ProviderSettings, resolveProviderConfig } from "../settings/settings.ts";
+import { createAnthropicProvider } from "../providers/anthropic/anthropic-provider.ts";
+import { createOpenAIProvider } from "../providers/openai/openai-provider.ts";
+import { createOpenAIResponsesProvider } from "../providers/openai/openai-responses-provider.ts";
+import { BUILT_IN_MODELS } from "../models/built-in.ts";
 import {
   applyRules,
   type ModelTable,
@@ -23,10 +23,10 @@ import {
   retirementOf,
   retirementWarningOf,
   unknownModelWarning,
-} from "../../models/models.ts";
-import { createOllamaProvider } from "../../providers/ollama/ollama-provider.ts";
-import { openRouterEntry } from "../../providers/openrouter/mark-openrouter-cache.ts";
-import type { HttpOptions } from "../../providers/http/post-json.ts";
+} from "../models/models.ts";
+import { createOllamaProvider } from "../providers/ollama/ollama-provider.ts";
+import { openRouterEntry } from "../providers/openrouter/mark-openrouter-cache.ts";
+import type { HttpOptions } from "../providers/http/post-json.ts";
 
 export type CreateProviderOptions = HttpOptions & {
   env: Record<string, string | undefined>;
