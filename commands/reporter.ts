@@ -25,7 +25,7 @@ import { unverifiedReason } from "../lib/context/briefing.ts";
 import type { EvalFile } from "../lib/eval/eval-file.ts";
 import { renderEvalText, whatNext } from "../lib/eval/render.ts";
 import { renderEvalHtml } from "../lib/eval/render-html.ts";
-import type { TaskValidation } from "../lib/adapters/eval-validate.ts";
+import type { TaskValidation } from "../lib/eval/run/eval-validate.ts";
 
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number] | { html: string };
 

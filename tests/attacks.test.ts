@@ -49,9 +49,9 @@ import { type EvalAgent, startEvalAgent } from "./helpers/eval-agent.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 import { main } from "../main.ts";
 import { UsageError } from "../lib/errors.ts";
-import { loadSuiteFile } from "../lib/adapters/eval-suite-file.ts";
-import { changesSince, createWorkspace, snapshot } from "../lib/adapters/eval-workspace.ts";
-import { runCheck } from "../lib/adapters/eval-check.ts";
+import { loadSuiteFile } from "../lib/eval/run/eval-suite-file.ts";
+import { changesSince, createWorkspace, snapshot } from "../lib/eval/run/eval-workspace.ts";
+import { runCheck } from "../lib/eval/run/eval-check.ts";
 import { pidsCgroupRoot } from "../lib/workspace/pids-limit.ts";
 
 const missing = sandboxMissing();

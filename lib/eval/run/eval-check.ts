@@ -2,13 +2,13 @@
 // check's own files are mounted read-only from outside the workspace. Never shown to the model.
 import { cpSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Check } from "../eval/suite.ts";
-import { errorMessage, InterruptedError } from "../errors.ts";
-import { reportsSkippedTests } from "../eval/failure-class.ts";
-import { MISSING_PROGRAM_EXIT_CODE, runProcess } from "../workspace/process.ts";
-import { chooseSandbox } from "../workspace/create-workspace-executor.ts";
-import type { SandboxMode } from "../workspace/sandbox.ts";
-import { makeScratch } from "../workspace/scratch.ts";
+import type { Check } from "../suite.ts";
+import { errorMessage, InterruptedError } from "../../errors.ts";
+import { reportsSkippedTests } from "../failure-class.ts";
+import { MISSING_PROGRAM_EXIT_CODE, runProcess } from "../../workspace/process.ts";
+import { chooseSandbox } from "../../workspace/create-workspace-executor.ts";
+import type { SandboxMode } from "../../workspace/sandbox.ts";
+import { makeScratch } from "../../workspace/scratch.ts";
 
 export type CheckResult = {
   /** False when the check could not run at all (missing program, sandbox failure): an infra failure. */

@@ -5,11 +5,11 @@
 // matches.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { canonicalJson, digestOf } from "../text/digest.ts";
-import { UsageError } from "../errors.ts";
-import { EvalFile, type EvalKey, type EvalRow, type EvalSettings } from "../eval/eval-file.ts";
-import { buildEvalFile as assemble, keyMismatch } from "../eval/assemble.ts";
-import { interruptedAttempts, wasInterrupted } from "../eval/failure-class.ts";
+import { canonicalJson, digestOf } from "../../text/digest.ts";
+import { UsageError } from "../../errors.ts";
+import { EvalFile, type EvalKey, type EvalRow, type EvalSettings } from "../eval-file.ts";
+import { buildEvalFile as assemble, keyMismatch } from "../assemble.ts";
+import { interruptedAttempts, wasInterrupted } from "../failure-class.ts";
 import {
   allPairs,
   type Pair,
@@ -19,13 +19,13 @@ import {
   type ScheduledPair,
   type Shard,
   shardPairs,
-} from "../eval/matrix.ts";
-import type { PriceTable } from "../prices.ts";
-import { readJson } from "../text/json-text.ts";
-import { formatZodError } from "../text/zod-error.ts";
-import { VERSION } from "../version.ts";
+} from "../matrix.ts";
+import type { PriceTable } from "../../prices.ts";
+import { readJson } from "../../text/json-text.ts";
+import { formatZodError } from "../../text/zod-error.ts";
+import { VERSION } from "../../version.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
-import { writeFileAtomic } from "../io/files.ts";
+import { writeFileAtomic } from "../../io/files.ts";
 import { type AttemptSettings, runAttempt } from "./eval-attempt.ts";
 
 export type EvalOptions = AttemptSettings & {

@@ -6,11 +6,11 @@ import { createHash } from "node:crypto";
 import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve, sep, win32 } from "node:path";
 import { z } from "zod";
-import { describeFsError, errorCode, errorMessage, StartupError, UsageError } from "../errors.ts";
-import { describeIssues } from "../text/zod-error.ts";
-import { linkEntry, PathChangedError, removeEntry, writeEntry } from "../workspace/workspace-files.ts";
-import { trustedPath } from "../workspace/process.ts";
-import type { ResolvedTask } from "../eval/suite.ts";
+import { describeFsError, errorCode, errorMessage, StartupError, UsageError } from "../../errors.ts";
+import { describeIssues } from "../../text/zod-error.ts";
+import { linkEntry, PathChangedError, removeEntry, writeEntry } from "../../workspace/workspace-files.ts";
+import { trustedPath } from "../../workspace/process.ts";
+import type { ResolvedTask } from "../suite.ts";
 
 /** Per file (relative path, "/"-separated): the sha256 of its bytes; a symbolic link hashes its target text. */
 export type Snapshot = Map<string, string>;

@@ -3,15 +3,15 @@
 // editing it, for an agent whose modules exit 0 on import, and for one that plants the check's program on PATH; it must
 // pass on the reference solution 3 times out of 3; and it lives outside the workspace (checked when the suite loads). Skipped tests count as failures (lib/eval/failure-class.ts).
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { errorMessage } from "../errors.ts";
+import { errorMessage } from "../../errors.ts";
 import { delimiter, extname, join, resolve, sep } from "node:path";
 import { runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
 import { applySolution, createWorkspace } from "./eval-workspace.ts";
-import { runProcess } from "../workspace/process.ts";
-import type { SandboxMode } from "../workspace/sandbox.ts";
-import { chooseSandbox } from "../workspace/create-workspace-executor.ts";
-import { makeScratch } from "../workspace/scratch.ts";
+import { runProcess } from "../../workspace/process.ts";
+import type { SandboxMode } from "../../workspace/sandbox.ts";
+import { chooseSandbox } from "../../workspace/create-workspace-executor.ts";
+import { makeScratch } from "../../workspace/scratch.ts";
 
 export type TaskValidation = { task: string; ok: boolean; problems: string[]; reference_passes: number };
 

@@ -3,10 +3,10 @@
 // computes the content hashes that resume and merge compare.
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { loadCatalog } from "../catalog/catalog.ts";
-import { canonicalJson, digestOf } from "../text/digest.ts";
-import { describeFsError, UsageError } from "../errors.ts";
-import { parseSuite, type ResolvedTask, resolveTask, type Suite } from "../eval/suite.ts";
+import { loadCatalog } from "../../catalog/catalog.ts";
+import { canonicalJson, digestOf } from "../../text/digest.ts";
+import { describeFsError, UsageError } from "../../errors.ts";
+import { parseSuite, type ResolvedTask, resolveTask, type Suite } from "../suite.ts";
 import { commitTree, folderHash } from "./eval-workspace.ts";
 
 export type LoadedSuite = {

@@ -2,18 +2,18 @@
 // and rewrites DIR/eval.json with the new checks, classes and summary. Refused when a task's files changed since.
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { UsageError } from "../errors.ts";
-import type { EvalFile, EvalRow } from "../eval/eval-file.ts";
-import { failureClass } from "../eval/failure-class.ts";
+import { UsageError } from "../../errors.ts";
+import type { EvalFile, EvalRow } from "../eval-file.ts";
+import { failureClass } from "../failure-class.ts";
 import { runCheck } from "./eval-check.ts";
 import { readEvalFile, writeEvalFile } from "./eval-run.ts";
-import { buildEvalFile } from "../eval/assemble.ts";
-import { VERSION } from "../version.ts";
+import { buildEvalFile } from "../assemble.ts";
+import { VERSION } from "../../version.ts";
 import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "./eval-suite-file.ts";
 import { applyChangesFile, createWorkspace } from "./eval-workspace.ts";
-import { writeFileAtomic } from "../io/files.ts";
-import type { SandboxMode } from "../workspace/sandbox.ts";
-import { makeScratch } from "../workspace/scratch.ts";
+import { writeFileAtomic } from "../../io/files.ts";
+import type { SandboxMode } from "../../workspace/sandbox.ts";
+import { makeScratch } from "../../workspace/scratch.ts";
 
 export async function rescoreEval(
   dir: string,

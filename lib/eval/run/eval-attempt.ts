@@ -3,22 +3,22 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { requestBytes } from "../report/context-report.ts";
-import { errorMessage, InterruptedError, UsageError } from "../errors.ts";
-import type { EvalRow, EvalSettings } from "../eval/eval-file.ts";
-import { failureClass, INTERRUPTED } from "../eval/failure-class.ts";
-import { runId, type RunKey } from "../eval/matrix.ts";
-import type { PriceTable } from "../prices.ts";
-import type { ModelTable } from "../models/models.ts";
-import type { SliceRequest } from "../slice.ts";
-import type { Provider } from "../vocabulary/turn.ts";
+import { requestBytes } from "../../report/context-report.ts";
+import { errorMessage, InterruptedError, UsageError } from "../../errors.ts";
+import type { EvalRow, EvalSettings } from "../eval-file.ts";
+import { failureClass, INTERRUPTED } from "../failure-class.ts";
+import { runId, type RunKey } from "../matrix.ts";
+import type { PriceTable } from "../../prices.ts";
+import type { ModelTable } from "../../models/models.ts";
+import type { SliceRequest } from "../../slice.ts";
+import type { Provider } from "../../vocabulary/turn.ts";
 import { type CheckResult, runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
 import { changesSince, createWorkspace, describeChanges, snapshot } from "./eval-workspace.ts";
-import { writeFileAtomic } from "../io/files.ts";
-import type { SandboxMode } from "../workspace/sandbox.ts";
-import { secretEnvNames, startRun } from "../run/start-run.ts";
-import { makeScratch } from "../workspace/scratch.ts";
+import { writeFileAtomic } from "../../io/files.ts";
+import type { SandboxMode } from "../../workspace/sandbox.ts";
+import { secretEnvNames, startRun } from "../../run/start-run.ts";
+import { makeScratch } from "../../workspace/scratch.ts";
 
 /** What every run of an evaluation shares. */
 export type AttemptSettings = {
