@@ -1,6 +1,6 @@
-// `loom doctor [-m PROVIDER/MODEL]`: the cheapest live check that a model works with Loom (lib/adapters/run-doctor.ts),
+// `loom doctor [-m PROVIDER/MODEL]`: the cheapest live check that a model works with Loom (lib/doctor/run-doctor.ts),
 // printed as a table or one JSON object; the exit code is the result's, from endingOf.
-import { runDoctor } from "../lib/adapters/run-doctor.ts";
+import { runDoctor } from "../lib/doctor/run-doctor.ts";
 import { modelFacts } from "../lib/doctor/doctor.ts";
 import { renderDoctor } from "../lib/doctor/render-doctor.ts";
 import { UsageError } from "../lib/errors.ts";

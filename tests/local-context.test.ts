@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runWithOptions } from "../api.ts";
 import { createProvider } from "../lib/run/create-provider.ts";
-import { runDoctor } from "../lib/adapters/run-doctor.ts";
+import { runDoctor } from "../lib/doctor/run-doctor.ts";
 import { budgetForContext, CEILING_BYTES, DEFAULT_BUDGET } from "../lib/context/budget.ts";
 import { modelFacts } from "../lib/doctor/doctor.ts";
 import { renderDoctor } from "../lib/doctor/render-doctor.ts";

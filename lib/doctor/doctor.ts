@@ -1,5 +1,5 @@
 // `loom doctor`'s pure parts: the one small request it sends twice, how each check is judged from what came back,
-// and how the whole ends (through endingOf, like every command). The calls themselves are lib/adapters/run-doctor.ts.
+// and how the whole ends (through endingOf, like every command). The calls themselves are lib/doctor/run-doctor.ts.
 //
 // The cheapest live check that says a first run will work: two identical requests whose stable prefix is just over
 // the model's minimum cacheable prompt (below it nothing is cached and the cache counters are 0). The first must come

@@ -15,7 +15,7 @@ import {
   judgeCacheWrite,
   type ModelFacts,
   retiredError,
-} from "../doctor/doctor.ts";
+} from "./doctor.ts";
 import { errorMessage, InterruptedError, ProviderError, StartupError } from "../errors.ts";
 import type { Provider, ServerContext, ServerTimings, Usage } from "../vocabulary/turn.ts";
 import { numCtxFor, OUTPUT_RESERVE_TOKENS } from "../providers/ollama/ollama-context.ts";
