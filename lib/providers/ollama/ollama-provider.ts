@@ -3,12 +3,7 @@
 // (ollama/ollama#5902, read 2026-12-01). Once per provider it asks POST {base}/api/show for the model's context length
 // (a missing model answers 404 there, before any prompt is sent), then every call is POST {base}/api/chat with
 // num_ctx sized from the request (lib/providers/ollama/ollama-context.ts), retried like every adapter.
-import {
-  checkNotTruncated,
-  contextLengthOf,
-  numCtxFor,
-  OUTPUT_RESERVE_TOKENS,
-} from "./ollama-context.ts";
+import { checkNotTruncated, contextLengthOf, numCtxFor, OUTPUT_RESERVE_TOKENS } from "./ollama-context.ts";
 import { convertOllamaResponse } from "./convert-ollama-response.ts";
 import { convertToOllamaRequest } from "./convert-to-ollama-request.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
