@@ -10,7 +10,8 @@ import { endingOf } from "../ending.ts";
 import { StartupError } from "../errors.ts";
 import { Outcome } from "../outcome.ts";
 import { type Cost, costOf, type ModelPrice, priceOf, pricesOf } from "../prices.ts";
-import { ModelProvider, type ModelTable, resolveModel, retirementOf } from "../models/models.ts";
+import { type ModelTable, resolveModel, retirementOf } from "../models/models.ts";
+import { ModelProvider } from "../models/provider-kinds.ts";
 import { openRouterEntry } from "../providers/openrouter/mark-openrouter-cache.ts";
 import { addUsage, NULL_USAGE, ServerTimings, type TurnRequest, Usage } from "../vocabulary/turn.ts";
 

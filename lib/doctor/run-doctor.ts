@@ -20,7 +20,8 @@ import { errorMessage, InterruptedError, ProviderError, StartupError } from "../
 import type { Provider, ServerContext, ServerTimings, Usage } from "../vocabulary/turn.ts";
 import { numCtxFor, OUTPUT_RESERVE_TOKENS } from "../providers/ollama/ollama-context.ts";
 import { formatCount } from "../text/numbers.ts";
-import { DEFAULT_KEY_ENVS, type ProviderKind } from "../providers/provider-config.ts";
+import type { ProviderKind } from "../providers/provider-config.ts";
+import { PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import type { OllamaModelInfo } from "../providers/ollama/ollama-provider.ts";
 import { providerForModel } from "../run/provider-for-model.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
@@ -143,7 +144,7 @@ export async function runDoctor(
     checks.push({ check, status: "fail", detail: error.message, code: error.code });
     return done(error);
   }
-  const keyEnv = DEFAULT_KEY_ENVS[kind] ?? null;
+  const keyEnv = PROVIDER_KINDS[kind].keyEnv;
   keyless = keyEnv === null;
   const keyPassed = (detail: string) => {
     if (!checks.some((c) => c.check === "key")) checks.push({ check: "key", status: "pass", detail, code: null });

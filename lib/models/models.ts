@@ -3,6 +3,7 @@
 // from here and never from the shape of an id: an adapter asks `resolveModel` and sends what the entry says.
 import { z } from "zod";
 import { escapeControl } from "../text/safe-text.ts";
+import { ModelApi, ModelProvider, PROVIDER_KINDS } from "./provider-kinds.ts";
 
 /** Anthropic thinking settings Loom can send (manual thinking, which needs a token budget, is not one). */
 export const ThinkingType = z.enum(["adaptive", "disabled", "between_tools"]);
@@ -10,17 +11,6 @@ export type ThinkingType = z.infer<typeof ThinkingType>;
 
 /** The format version of a models file; a change that old files cannot be read under bumps it. */
 export const MODELS_FORMAT = 1;
-
-/**
- * The provider kinds: the two vendors' APIs, an OpenAI-compatible server, Ollama's native API and OpenRouter
- * (docs/providers.md). A local server's model ids are the user's own, so they are rarely in the table.
- */
-export const ModelProvider = z.enum(["anthropic", "openai", "openai-compatible", "ollama", "openrouter"]);
-export type ModelProvider = z.infer<typeof ModelProvider>;
-
-/** Which HTTP API the adapter calls. */
-const ModelApi = z.enum(["messages", "chat-completions", "responses"]);
-export type ModelApi = z.infer<typeof ModelApi>;
 
 /** How a structured answer is obtained; Loom validates every answer itself whichever it is. */
 export const StructuredOutput = z.enum([
@@ -167,25 +157,15 @@ export type ResolvedModel = {
 };
 
 /**
- * What an id the table does not know is run with: nothing that a model could reject. Anthropic: the schema in the
- * prompt (a forced tool is rejected by the 5.5 models, output_config.format by older ones), the largest minimum
- * cacheable prompt (4,096 tokens) and no effort; OpenAI and OpenAI-compatible servers: Chat Completions with the strict
- * JSON-schema response format, as Loom always sent them. No price. A local server's model (openai-compatible,
- * ollama) is `local`: its context and cache are the server's, read at run time, and its cost tokens and seconds.
+ * What an id the table does not know is run with: nothing that a model could reject — how its kind calls an unknown
+ * model (PROVIDER_KINDS' unknownModel: API, answer mode, cache, local), no effort, no thinking setting, no price.
  */
 function defaultEntry(provider: ModelProvider): ModelEntry {
-  const anthropic = provider === "anthropic";
-  const local = provider === "openai-compatible" || provider === "ollama";
+  const { local, ...calling } = PROVIDER_KINDS[provider].unknownModel;
   return {
-    api: anthropic ? "messages" : "chat-completions",
-    structured_output: anthropic ? "prompt" : "json_schema",
+    ...calling,
     context_window: 128_000,
     max_output: 8_192,
-    cache: anthropic
-      ? { min_tokens: 4_096, ttls: ["5m", "1h"], breakpoints: "explicit" }
-      : provider === "openai"
-      ? { min_tokens: 1_024, ttls: ["in_memory"], breakpoints: "automatic" }
-      : null,
     prices: null,
     effort: [],
     thinking: [],

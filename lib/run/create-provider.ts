@@ -7,6 +7,7 @@ import {
   ADAPTIVE_THINKING_MAX_TOKENS,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
   ProviderConfig,
+  type ProviderKind,
 } from "../providers/provider-config.ts";
 import type { Provider } from "../vocabulary/turn.ts";
 import { formatZodError } from "../text/zod-error.ts";
@@ -17,14 +18,17 @@ import { createOpenAIResponsesProvider } from "../providers/openai/openai-respon
 import { BUILT_IN_MODELS } from "../models/built-in.ts";
 import {
   applyRules,
+  type ModelEntry,
   type ModelTable,
   type ResolvedModel,
   resolveModel,
   retirementOf,
   retirementWarningOf,
+  type ThinkingType,
   unknownModelWarning,
 } from "../models/models.ts";
 import { createOllamaProvider } from "../providers/ollama/ollama-provider.ts";
+import { PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import { openRouterEntry } from "../providers/openrouter/mark-openrouter-cache.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
 
@@ -61,7 +65,7 @@ export function buildProvider(
   { env, models = BUILT_IN_MODELS, warn, today = new Date().toISOString().slice(0, 10), ...http }:
     CreateProviderOptions,
 ): Provider {
-  const { kind, max_tokens, response_format, cache_ttl, effort } = settings;
+  const { kind, effort } = settings;
   // The table says how the model is called; a retired one stops here, before any request, naming its replacement.
   const resolved = resolveModel(models, kind, settings.model);
   const { entry, id: model } = resolved;
@@ -73,7 +77,7 @@ export function buildProvider(
   // Through OpenRouter, the model routed to ("anthropic/claude-sonnet-5-5") says how it caches.
   const routed = kind === "openrouter" ? openRouterEntry(models, settings.model) : null;
   // A local server's model ids are the user's own (qwen2.5-coder:7b, …): its defaults are the server's, not a guess.
-  if (!resolved.known && !routed && kind !== "openai-compatible" && kind !== "ollama") {
+  if (!resolved.known && !routed && !PROVIDER_KINDS[kind].unknownModel.local) {
     warn?.(unknownModelWarning(resolved));
   }
   checkSetting(resolved, "effort", effort, entry.effort);
@@ -107,44 +111,37 @@ export function buildProvider(
       "missing_credential",
     );
   }
-  const baseUrl = settings.base_url.value;
-  if (kind === "anthropic") {
-    if (keyEnv === null || apiKey === null) throw new Error("anthropic has a default key variable");
-    return createAnthropicProvider(
-      {
-        apiKey,
-        keyEnv,
-        baseUrl,
-        model,
-        maxTokens: max_tokens ??
-          Math.min(
-            entry.thinking.includes("adaptive") ? ADAPTIVE_THINKING_MAX_TOKENS : DEFAULT_ANTHROPIC_MAX_TOKENS,
-            entry.max_output,
-          ),
-        cacheTtl: cache_ttl,
-        // The model's minimum cacheable prompt, for the run report's cache explanation (the model table's).
-        ...(entry.cache ? { minCacheTokens: entry.cache.min_tokens } : {}),
-        structuredOutput: entry.structured_output,
-        effort,
-        thinking,
-      },
-      http,
-    );
-  }
-  if (kind === "ollama") return createOllamaProvider({ apiKey, keyEnv, baseUrl, model, maxTokens: max_tokens }, http);
-  const openai = { kind, apiKey, keyEnv, baseUrl, model, maxTokens: max_tokens, effort };
-  if (kind === "openai" && entry.api === "responses") {
-    return createOpenAIResponsesProvider({
-      ...openai,
-      explicitCache: entry.cache?.breakpoints === "explicit_or_automatic",
-    }, http);
-  }
+  return ADAPTERS[kind]({ settings, entry, routed, model, apiKey, keyEnv, thinking }, http);
+}
+
+/** What an adapter is built from: the resolved settings, the model's entry and the key read from its variable. */
+type AdapterInput = {
+  settings: ProviderSettings;
+  entry: ModelEntry;
+  /** Through OpenRouter: the model routed to, when the table knows it. */
+  routed: ReturnType<typeof openRouterEntry>;
+  model: string;
+  apiKey: string | null;
+  keyEnv: string | null;
+  thinking: ThinkingType | undefined;
+};
+
+/** An OpenAI-style server's Chat Completions adapter (OpenAI's own, a local server, OpenRouter). */
+function chatCompletions({ settings, entry, routed, model, apiKey, keyEnv }: AdapterInput, http: HttpOptions) {
+  const kind = settings.kind;
+  if (kind === "anthropic" || kind === "ollama") throw new Error(`${kind} does not speak Chat Completions`);
   return createOpenAIProvider({
-    ...openai,
+    kind,
+    apiKey,
+    keyEnv,
+    baseUrl: settings.base_url.value,
+    model,
+    maxTokens: settings.max_tokens,
+    effort: settings.effort,
     cacheMarkers: routed?.entry.cache?.breakpoints === "explicit",
     local: entry.local === true,
     // A configured response_format (openai-compatible servers) wins over the table's mode.
-    responseFormat: response_format ??
+    responseFormat: settings.response_format ??
       (entry.structured_output === "json_object"
         ? "json_object"
         : entry.structured_output === "prompt"
@@ -152,6 +149,55 @@ export function buildProvider(
         : "json_schema"),
   }, http);
 }
+
+/**
+ * Each kind's HTTP adapter, built from resolved settings: a Record over the kinds, so a kind added to ModelProvider
+ * without its adapter is a type error here (its other facts: lib/models/provider-kinds.ts's PROVIDER_KINDS).
+ */
+const ADAPTERS: Record<ProviderKind, (input: AdapterInput, http: HttpOptions) => Provider> = {
+  anthropic: ({ settings, entry, model, apiKey, keyEnv, thinking }, http) => {
+    if (keyEnv === null || apiKey === null) throw new Error("anthropic has a default key variable");
+    return createAnthropicProvider(
+      {
+        apiKey,
+        keyEnv,
+        baseUrl: settings.base_url.value,
+        model,
+        maxTokens: settings.max_tokens ??
+          Math.min(
+            entry.thinking.includes("adaptive") ? ADAPTIVE_THINKING_MAX_TOKENS : DEFAULT_ANTHROPIC_MAX_TOKENS,
+            entry.max_output,
+          ),
+        cacheTtl: settings.cache_ttl,
+        // The model's minimum cacheable prompt, for the run report's cache explanation (the model table's).
+        ...(entry.cache ? { minCacheTokens: entry.cache.min_tokens } : {}),
+        structuredOutput: entry.structured_output,
+        effort: settings.effort,
+        thinking,
+      },
+      http,
+    );
+  },
+  openai: (input, http) =>
+    input.entry.api === "responses"
+      ? createOpenAIResponsesProvider({
+        apiKey: input.apiKey,
+        keyEnv: input.keyEnv,
+        baseUrl: input.settings.base_url.value,
+        model: input.model,
+        maxTokens: input.settings.max_tokens,
+        effort: input.settings.effort,
+        explicitCache: input.entry.cache?.breakpoints === "explicit_or_automatic",
+      }, http)
+      : chatCompletions(input, http),
+  "openai-compatible": chatCompletions,
+  ollama: ({ settings, model, apiKey, keyEnv }, http) =>
+    createOllamaProvider(
+      { apiKey, keyEnv, baseUrl: settings.base_url.value, model, maxTokens: settings.max_tokens },
+      http,
+    ),
+  openrouter: chatCompletions,
+};
 
 /** A setting the model table says the model does not accept is refused before any request, with what it accepts. */
 function checkSetting(model: ResolvedModel, name: string, value: string | undefined, accepted: readonly string[]) {

@@ -15,7 +15,7 @@ import type { Executor } from "../vocabulary/executor.ts";
 import { workspaceChanges } from "../vocabulary/reports.ts";
 import { type LoopResult, previewModeOf, runLoop } from "../loop/loop.ts";
 import type { Outcome } from "../outcome.ts";
-import { DEFAULT_KEY_ENVS } from "../providers/provider-config.ts";
+import { PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import { RecordingExecutor, RecordingProvider, type RecordingSink } from "../recording/recorder.ts";
 import {
   type Recording,
@@ -702,7 +702,7 @@ const ioCode = describeFsError;
 
 /** The credential variables a child process must never see: the providers' key variables plus the given names. */
 export function secretEnvNames(extra: readonly string[] = []): string[] {
-  const defaults = Object.values(DEFAULT_KEY_ENVS).filter((name): name is string => name !== null);
+  const defaults = Object.values(PROVIDER_KINDS).flatMap(({ keyEnv }) => keyEnv === null ? [] : [keyEnv]);
   return [...new Set([...defaults, ...extra])];
 }
 

@@ -5,7 +5,8 @@
 // markers every call pays full input price. Which models take them is the model table's: see openRouterEntry. Two of Anthropic's four breakpoints are used: the end of the stable
 // prefix (the system message) and the end of the part before the candidates (the events and the working state), so
 // a step's second call reads what its first wrote, as on the Anthropic API.
-import { ModelProvider, type ModelTable, type ResolvedModel, resolveModel } from "../../models/models.ts";
+import { type ModelTable, type ResolvedModel, resolveModel } from "../../models/models.ts";
+import { ModelProvider } from "../../models/provider-kinds.ts";
 import type { TurnRequest } from "../../vocabulary/turn.ts";
 import type { OpenAIRequestBody } from "../openai/convert-to-openai-request.ts";
 import { renderAnswerFormat, renderSection, splitPrefix } from "../render-sections.ts";
