@@ -5,11 +5,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./helpers/binary.ts";
-import { ModelProvider, PROVIDER_KINDS } from "../lib/models/provider-kinds.ts";
+import { ModelProvider, parseModelRef, PROVIDER_KINDS } from "../lib/models/provider-kinds.ts";
 
 test("every provider kind has its facts, and a kind's own key variable has its kind's shape", () => {
   assert.deepEqual(Object.keys(PROVIDER_KINDS).sort(), [...ModelProvider.options].sort());
@@ -53,4 +53,21 @@ test("a provider kind added to ModelProvider without its registry entries fails 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a model name is split in one place: the first slash separates a known kind from the id its API knows", () => {
+  assert.deepEqual(parseModelRef("anthropic/claude-sonnet-5-5"), { provider: "anthropic", id: "claude-sonnet-5-5" });
+  assert.deepEqual(parseModelRef("openrouter/anthropic/claude-sonnet-5-5"), {
+    provider: "openrouter",
+    id: "anthropic/claude-sonnet-5-5",
+  });
+  assert.deepEqual(parseModelRef("ollama/qwen2.5-coder:7b"), { provider: "ollama", id: "qwen2.5-coder:7b" });
+  for (const bad of ["claude-sonnet-5-5", "google/gemini", "/x", "", "Anthropic/x"]) {
+    assert.equal(parseModelRef(bad), null, bad);
+  }
+  // in product code, no other module reads a model name's slash
+  const sources = readdirSync(join(ROOT, "lib"), { recursive: true }).map(String).filter((f) => f.endsWith(".ts"))
+    .map((f) => ({ f, text: readFileSync(join(ROOT, "lib", f), "utf8") }));
+  const parsers = sources.filter(({ text }) => text.includes('indexOf("/")')).map(({ f }) => f.split("\\").join("/"));
+  assert.deepEqual(parsers, ["models/provider-kinds.ts"]);
 });

@@ -20,8 +20,7 @@ import { errorMessage, InterruptedError, ProviderError, StartupError } from "../
 import type { Provider, ServerContext, ServerTimings, Usage } from "../vocabulary/turn.ts";
 import { numCtxFor, OUTPUT_RESERVE_TOKENS } from "../providers/ollama/ollama-context.ts";
 import { formatCount } from "../text/numbers.ts";
-import type { ProviderKind } from "../providers/provider-config.ts";
-import { PROVIDER_KINDS } from "../models/provider-kinds.ts";
+import { parseModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import type { OllamaModelInfo } from "../providers/ollama/ollama-provider.ts";
 import { providerForModel } from "../run/provider-for-model.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
@@ -131,8 +130,9 @@ export async function runDoctor(
     checks.push({ check: "model", status: "fail", detail: error.message, code: error.code });
     return done(error);
   }
-  const kind = model.slice(0, Math.max(0, model.indexOf("/"))) as ProviderKind;
-  const id = model.slice(model.indexOf("/") + 1);
+  // Past providerForModel below, the model names a known kind (else that is the check that fails).
+  const ref = parseModelRef(model);
+  const id = ref?.id ?? model;
   let provider: Provider & { describe?: (options?: { signal?: AbortSignal }) => Promise<OllamaModelInfo> };
   try {
     const resolved = resolveSettings({ flags: { model, ...(baseUrl ? { base_url: baseUrl } : {}) }, env, userConfig });
@@ -144,7 +144,7 @@ export async function runDoctor(
     checks.push({ check, status: "fail", detail: error.message, code: error.code });
     return done(error);
   }
-  const keyEnv = PROVIDER_KINDS[kind].keyEnv;
+  const keyEnv = ref === null ? null : PROVIDER_KINDS[ref.provider].keyEnv;
   keyless = keyEnv === null;
   const keyPassed = (detail: string) => {
     if (!checks.some((c) => c.check === "key")) checks.push({ check: "key", status: "pass", detail, code: null });

@@ -3,7 +3,7 @@
 // from here and never from the shape of an id: an adapter asks `resolveModel` and sends what the entry says.
 import { z } from "zod";
 import { escapeControl } from "../text/safe-text.ts";
-import { ModelApi, ModelProvider, PROVIDER_KINDS } from "./provider-kinds.ts";
+import { ModelApi, ModelProvider, parseModelRef, PROVIDER_KINDS } from "./provider-kinds.ts";
 
 /** Anthropic thinking settings Loom can send (manual thinking, which needs a token budget, is not one). */
 export const ThinkingType = z.enum(["adaptive", "disabled", "between_tools"]);
@@ -199,9 +199,10 @@ export function overrideProblem(base: ModelTable, override: ModelTable): string 
         }
       }
     }
-    const provider = key.slice(0, key.indexOf("/")) as ModelProvider;
+    const ref = parseModelRef(key);
+    if (ref === null) continue; // the key's schema names a kind: never here
     for (const alias of entry.aliases ?? []) {
-      const known = resolveModel(base, provider, alias);
+      const known = resolveModel(base, ref.provider, alias);
       if (known.known && known.key !== key) {
         return `models[${JSON.stringify(key)}].aliases names ${JSON.stringify(alias)}, which is ` +
           `${JSON.stringify(known.key)} in Loom's table: it would reroute that model's calls; name the entry itself`;
@@ -350,8 +351,6 @@ export function unknownModelWarning(model: ResolvedModel): string {
  * tokens, the lifetimes it accepts (default first) and whether marks are explicit. null: no prompt cache.
  */
 export function cacheRulesOf(table: ModelTable, model: string): CacheRules | null {
-  const slash = model.indexOf("/");
-  const provider = ModelProvider.safeParse(model.slice(0, slash));
-  if (slash === -1 || !provider.success) return null;
-  return resolveModel(table, provider.data, model.slice(slash + 1)).entry.cache;
+  const ref = parseModelRef(model);
+  return ref === null ? null : resolveModel(table, ref.provider, ref.id).entry.cache;
 }

@@ -98,3 +98,16 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     unknownModel: { ...CHAT, cache: null, local: false },
   },
 };
+
+/** A model as a slice names it ("PROVIDER/MODEL"), parsed: its kind, and the id that kind's API knows. */
+export type ModelRef = { provider: ModelProvider; id: string };
+
+/**
+ * "PROVIDER/MODEL" as a ModelRef, or null when it names no known kind: the one place a model name is split (an id may
+ * hold slashes of its own, OpenRouter's "anthropic/claude-sonnet-5-5": only the first one separates the kind).
+ */
+export function parseModelRef(model: string): ModelRef | null {
+  const slash = model.indexOf("/");
+  const provider = ModelProvider.safeParse(slash === -1 ? "" : model.slice(0, slash));
+  return provider.success ? { provider: provider.data, id: model.slice(slash + 1) } : null;
+}

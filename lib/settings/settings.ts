@@ -21,7 +21,7 @@ import {
   type ProviderConfig,
   ProviderKind,
 } from "../providers/provider-config.ts";
-import { PROVIDER_KINDS } from "../models/provider-kinds.ts";
+import { parseModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import { withoutCredentials } from "../text/safe-text.ts";
 
 export const UserConfig = z.strictObject({
@@ -390,21 +390,20 @@ function envValue<T>(
 
 /** "PROVIDER/MODEL" of a prompt or a request: the user's base URL settings apply. */
 function modelProvider(input: SettingsInput, model: string): ProviderSettings | null {
-  const slash = model.indexOf("/");
-  const kind = ProviderKind.safeParse(slash === -1 ? "" : model.slice(0, slash));
+  const ref = parseModelRef(model);
   // An unknown provider is the provider's own error when the run starts (providerForModel); config shows no URL.
-  if (!kind.success) return null;
+  if (ref === null) return null;
   const flags = input.flags ?? {};
-  const variable = PROVIDER_KINDS[kind.data].baseUrlEnv;
+  const variable = PROVIDER_KINDS[ref.provider].baseUrlEnv;
   const base_url = pick("base_url", {
     flag: found(flags.base_url === undefined ? undefined : checkedUrl(flags.base_url, "--base-url"), "--base-url"),
     // Loom's own variable, then the provider's (ANTHROPIC_BASE_URL, …): both the user's environment.
     environment: providerVariable(input.env, "LOOM_PROVIDER_BASE_URL") ?? providerVariable(input.env, variable),
     config: found(input.userConfig?.config.base_url, `${input.userConfig?.file ?? "config.jsonc"}: base_url`),
-    "built-in": builtIn(PROVIDER_KINDS[kind.data].baseUrl),
+    "built-in": builtIn(PROVIDER_KINDS[ref.provider].baseUrl),
   });
   const { effort, thinking } = input.request ?? {};
-  const named = { kind: kind.data, model: model.slice(slash + 1), ...definedOnly({ effort, thinking }) };
+  const named = { kind: ref.provider, model: ref.id, ...definedOnly({ effort, thinking }) };
   return provider(input, named, base_url, null);
 }
 

@@ -6,7 +6,7 @@
 // prefix (the system message) and the end of the part before the candidates (the events and the working state), so
 // a step's second call reads what its first wrote, as on the Anthropic API.
 import { type ModelTable, type ResolvedModel, resolveModel } from "../../models/models.ts";
-import { ModelProvider } from "../../models/provider-kinds.ts";
+import { parseModelRef } from "../../models/provider-kinds.ts";
 import type { TurnRequest } from "../../vocabulary/turn.ts";
 import type { OpenAIRequestBody } from "../openai/convert-to-openai-request.ts";
 import { renderAnswerFormat, renderSection, splitPrefix } from "../render-sections.ts";
@@ -23,10 +23,9 @@ export type MarkedMessage = { role: "system" | "user"; content: TextPart[] };
 export function openRouterEntry(table: ModelTable, id: string): ResolvedModel | null {
   const own = resolveModel(table, "openrouter", id);
   if (own.known) return own;
-  const slash = id.indexOf("/");
-  const provider = ModelProvider.safeParse(id.slice(0, slash));
-  if (slash === -1 || !provider.success || provider.data === "openrouter") return null;
-  const routed = resolveModel(table, provider.data, id.slice(slash + 1));
+  const ref = parseModelRef(id);
+  if (ref === null || ref.provider === "openrouter") return null;
+  const routed = resolveModel(table, ref.provider, ref.id);
   return routed.known ? routed : null;
 }
 
