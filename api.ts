@@ -7,8 +7,22 @@ import type { Outcome } from "./lib/outcome.ts";
 import { DEFAULT_POLICY } from "./lib/policy.ts";
 import type { SliceRequest } from "./lib/slice.ts";
 import type { Provider } from "./lib/vocabulary/turn.ts";
+import { createProvider, type CreateProviderOptions } from "./lib/run/create-provider.ts";
+import type { ProviderConfig } from "./lib/providers/provider-config.ts";
 
-export type { ContextReport, Outcome, Progress, Provider, RunOptions, RunResult, SliceRequest };
+export type {
+  ContextReport,
+  CreateProviderOptions,
+  Outcome,
+  Progress,
+  Provider,
+  ProviderConfig,
+  RunOptions,
+  RunResult,
+  SliceRequest,
+};
+/** A provider from a model configuration you write yourself (docs/providers.md, "Library use"). */
+export { createProvider };
 
 /** Runs a slice with the legacy context policy (SPEC §10), whatever the environment or a config file says. */
 export function run(request: SliceRequest, options: Pick<RunOptions, "provider" | "signal"> = {}): Promise<RunResult> {

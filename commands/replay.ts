@@ -19,7 +19,8 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(REPLAY_SPEC, argv, { command: "replay" });
   const from = values.from ?? "auto";
   const notice = (message: string) => io.stderr(`loom replay: ${message}\n`);
-  // Every setting by lib/config.ts's one precedence (flag > environment > config file > built-in for the policy).
+  // Every setting by lib/settings/settings.ts's one precedence (flag > environment > config file > built-in for the
+  // policy).
   const flags = settingFlags(values);
   const user = userSettings(io, flags);
   const userLevel = resolveSettings(user);

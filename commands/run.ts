@@ -99,8 +99,9 @@ async function planRun(
         : "Expected one REQUEST (the request text, or - for stdin)",
     );
   }
-  // Every setting is resolved by lib/config.ts (flag, environment, config file, catalog, request, built-in): here the
-  // flags and the config file are read and checked once; startRun resolves them with the catalog or request.
+  // Every setting is resolved by lib/settings/settings.ts (flag, environment, config file, catalog, request,
+  // built-in): here the flags and the config file are read and checked once; startRun resolves them with the catalog
+  // or request.
   const flags = settingFlags(values);
   const user = userSettings(io, flags, { workspace: flag("workspace") ?? io.cwd });
   const userLevel = resolveSettings(user);

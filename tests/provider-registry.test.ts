@@ -9,6 +9,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./helpers/binary.ts";
+import { createProvider } from "../api.ts";
 import { ModelProvider, parseModelRef, PROVIDER_KINDS } from "../lib/models/provider-kinds.ts";
 
 test("every provider kind has its facts, and a kind's own key variable has its kind's shape", () => {
@@ -70,4 +71,13 @@ test("a model name is split in one place: the first slash separates a known kind
     .map((f) => ({ f, text: readFileSync(join(ROOT, "lib", f), "utf8") }));
   const parsers = sources.filter(({ text }) => text.includes('indexOf("/")')).map(({ f }) => f.split("\\").join("/"));
   assert.deepEqual(parsers, ["models/provider-kinds.ts"]);
+});
+
+test("the library exports createProvider: a configuration you write becomes a provider of its kind", () => {
+  const local = createProvider({ kind: "openai-compatible", model: "qwen2.5-coder:7b" }, { env: {} });
+  assert.equal(typeof local.complete, "function");
+  assert.throws(
+    () => createProvider({ kind: "anthropic", model: "claude-sonnet-5-5" }, { env: {} }),
+    /ANTHROPIC_API_KEY/,
+  );
 });

@@ -331,7 +331,7 @@ test("a catalog slice's step_protocol and previews reach the request; the defaul
       now: () => 0,
       reportPathProblem: () => null,
     });
-  // The catalog's settings are resolved with the rest (lib/config.ts): the slice's own, else the defaults'.
+  // The catalog's settings are resolved with the rest (lib/settings/settings.ts): the slice's own, else the defaults'.
   const own = await plan(
     catalogText({ step_protocol: "single-call", previews: "wide" }, { step_protocol: "two-call" }),
   );

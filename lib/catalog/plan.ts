@@ -55,7 +55,7 @@ export type RoutingNote =
   | { kind: "routed"; route: Routed };
 
 export type PlanOptions = {
-  /** The user's settings (flags, environment, config file): resolved with the catalog's by lib/config.ts. */
+  /** The user's settings (flags, environment, config file): resolved with the catalog's by lib/settings/settings.ts. */
   settings: Omit<SettingsInput, "catalog" | "request">;
   /** --context-report (absolute): it wins over the catalog's. */
   contextReport?: string;

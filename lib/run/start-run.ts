@@ -149,7 +149,7 @@ export type StartOptions = RunOptions & {
   executor?: (store: ResultStore) => Executor;
   /** The command line's settings (--model, --base-url, --allow-key-host, …); the options above are flags too. */
   flags?: SettingFlags;
-  /** The user's config file, below the environment (lib/config.ts has the precedence). */
+  /** The user's config file, below the environment (lib/settings/settings.ts has the precedence). */
   userConfig?: { config: UserConfig; file: string };
   /** The project's `.loom/config.jsonc` (found from the workspace upward): below the environment, above userConfig. */
   projectConfig?: { config: ProjectConfig; file: string };
