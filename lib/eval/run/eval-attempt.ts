@@ -10,7 +10,7 @@ import { failureClass, INTERRUPTED } from "../failure-class.ts";
 import { runId, type RunKey } from "../matrix.ts";
 import type { PriceTable } from "../../prices.ts";
 import type { ModelTable } from "../../models/models.ts";
-import type { SliceRequest } from "../../slice.ts";
+import { sliceRequest } from "../../slice.ts";
 import type { Provider } from "../../vocabulary/turn.ts";
 import { type CheckResult, runCheck } from "./eval-check.ts";
 import type { LoadedSuite } from "./eval-suite-file.ts";
@@ -77,7 +77,7 @@ export async function runAttempt(
     const marker = options.settings.cache_marker
       ? `[loom eval run ${id} attempt ${attempt} ${randomBytes(6).toString("hex")}]\n\n`
       : "";
-    const request: SliceRequest = {
+    const request = sliceRequest({
       intent: task.intent,
       instructions: marker + task.instructions,
       workspace,
@@ -86,8 +86,8 @@ export async function runAttempt(
       test: task.test!,
       model: run.model,
       limits: { max_steps: task.max_steps },
-      ...(task.commands.length ? { commands: task.commands } : {}),
-    };
+      commands: task.commands.length ? task.commands : undefined,
+    });
     const afterSetup = now();
     // The same wall-clock cap for every run: past it the run is stopped like an interrupt, and the check decides.
     const cap = new AbortController();
