@@ -23,9 +23,7 @@ export function providerForModel(
       "unknown_model",
     );
   }
-  const provider = buildProvider(settings, { ...options, ...http });
-  const id = settings.model;
-  // The slice names "PROVIDER/MODEL"; the API knows only MODEL. What else the adapter offers (Ollama's describe)
-  // stays reachable.
-  return { ...provider, complete: (request, options) => provider.complete(request, { ...options, model: id }) };
+  // The slice names "PROVIDER/MODEL"; the adapter is built with the id its API knows (the settings' bare id, resolved
+  // through the model table once) and sends that on every call.
+  return buildProvider(settings, { ...options, ...http });
 }
