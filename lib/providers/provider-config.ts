@@ -4,9 +4,6 @@ import { z } from "zod";
 import { ThinkingType } from "../models/models.ts";
 import { ModelProvider } from "../models/provider-kinds.ts";
 
-export const ProviderKind = ModelProvider;
-export type ProviderKind = z.infer<typeof ProviderKind>;
-
 /** An http(s) URL: the one check of a base URL, wherever it is written (a file, a flag, a variable). */
 export const HttpUrl = z.string().refine((text) => {
   try {
@@ -27,7 +24,7 @@ export type CacheTtl = z.infer<typeof CacheTtl>;
 const CacheTtlSetting = z.enum([...CacheTtl.options, "auto"]);
 
 export const ProviderConfig = z.strictObject({
-  kind: ProviderKind.describe(
+  kind: ModelProvider.describe(
     "Which wire format: the Anthropic Messages API, the OpenAI API, an OpenAI-compatible local server (vLLM, " +
       "llama.cpp, LM Studio), Ollama's native API, or OpenRouter (Chat Completions, cache markers for Claude)",
   ),

@@ -7,7 +7,6 @@ import {
   ADAPTIVE_THINKING_MAX_TOKENS,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
   ProviderConfig,
-  type ProviderKind,
 } from "../providers/provider-config.ts";
 import type { Provider } from "../vocabulary/turn.ts";
 import { formatZodError } from "../text/zod-error.ts";
@@ -28,7 +27,7 @@ import {
   unknownModelWarning,
 } from "../models/models.ts";
 import { createOllamaProvider } from "../providers/ollama/ollama-provider.ts";
-import { PROVIDER_KINDS } from "../models/provider-kinds.ts";
+import { type ModelProvider, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import { openRouterEntry } from "../providers/openrouter/mark-openrouter-cache.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
 
@@ -154,7 +153,7 @@ function chatCompletions({ settings, entry, routed, model, apiKey, keyEnv }: Ada
  * Each kind's HTTP adapter, built from resolved settings: a Record over the kinds, so a kind added to ModelProvider
  * without its adapter is a type error here (its other facts: lib/models/provider-kinds.ts's PROVIDER_KINDS).
  */
-const ADAPTERS: Record<ProviderKind, (input: AdapterInput, http: HttpOptions) => Provider> = {
+const ADAPTERS: Record<ModelProvider, (input: AdapterInput, http: HttpOptions) => Provider> = {
   anthropic: ({ settings, entry, model, apiKey, keyEnv, thinking }, http) => {
     if (keyEnv === null || apiKey === null) throw new Error("anthropic has a default key variable");
     return createAnthropicProvider(

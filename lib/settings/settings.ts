@@ -19,9 +19,8 @@ import {
   DEFAULT_IDLE_TIMEOUT_MS,
   HttpUrl,
   type ProviderConfig,
-  ProviderKind,
 } from "../providers/provider-config.ts";
-import { parseModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
+import { ModelProvider, parseModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import { withoutCredentials } from "../text/safe-text.ts";
 
 export const UserConfig = z.strictObject({
@@ -176,7 +175,7 @@ export type SettingsInput = {
 
 /** How one provider is reached: everything createProvider needs, resolved and checked. Never the key itself. */
 export type ProviderSettings = {
-  kind: ProviderKind;
+  kind: ModelProvider;
   model: string;
   base_url: Setting<string>;
   /** The variable the key is read from; null: the provider needs none. */
@@ -550,7 +549,7 @@ function provider(
 function checkKeyDestination(
   input: SettingsInput,
   { kind, base_url, api_key_env, file, field }: {
-    kind: ProviderKind;
+    kind: ModelProvider;
     base_url: Setting<string>;
     api_key_env: Setting<string | null>;
     file: string;
@@ -584,7 +583,7 @@ function checkKeyDestination(
       );
     }
   }
-  const owner = ProviderKind.options.find((k) => PROVIDER_KINDS[k].keyEnv === key);
+  const owner = ModelProvider.options.find((k) => PROVIDER_KINDS[k].keyEnv === key);
   if (owner === undefined || base_url.source !== "catalog") return;
   // A base URL the user set (flag, environment, config file) is taken as given; the provider's own is https on its
   // own port: the same host over plain http or on another port is not the provider.
