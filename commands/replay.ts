@@ -9,7 +9,6 @@ import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { settingFlags, userSettings } from "./config.ts";
 import { outputFormatOption, outputPathOption } from "./options.ts";
-import { resolveSettings } from "../lib/settings/settings.ts";
 import { REPLAY_SPEC } from "./specs.ts";
 import { defaultJobs, replayBatch } from "./replay-batch.ts";
 import { traceWriter } from "./trace-file.ts";
@@ -23,9 +22,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   // policy).
   const flags = settingFlags(values);
   const user = userSettings(io, flags);
-  const userLevel = resolveSettings(user);
-  if (!userLevel.ok) throw new UsageError(userLevel.message);
-  const policy = userLevel.settings.context_policy.value;
+  const policy = user.resolved.context_policy.value;
   const stepProtocol = flags.step_protocol;
   const previewMode = flags.previews;
   const format = outputFormatOption({ json: values.json, format: values["output-format"] });

@@ -11,7 +11,6 @@ import { parseCommand, type Values } from "./cli-spec.ts";
 import { positiveInteger, settingFlags, userSettings } from "./config.ts";
 import { outputFormatOption, outputPathOption } from "./options.ts";
 import { readRequest } from "./request-file.ts";
-import { resolveSettings } from "../lib/settings/settings.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { RUN_SPEC } from "./specs.ts";
 import { Reporter } from "./reporter.ts";
@@ -50,6 +49,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
 type PlanOptions = Pick<
   StartOptions,
   | "flags"
+  | "userSettings"
   | "userConfig"
   | "projectConfig"
   | "contextReport"
@@ -104,8 +104,7 @@ async function planRun(
   // or request.
   const flags = settingFlags(values);
   const user = userSettings(io, flags, { workspace: flag("workspace") ?? io.cwd });
-  const userLevel = resolveSettings(user);
-  if (!userLevel.ok) throw new UsageError(userLevel.message);
+  const userLevel = { settings: user.resolved };
   // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
   const output = (name: "context-report" | "record" | "trace" | "diff") => {
     const value = flag(name);
@@ -119,6 +118,7 @@ async function planRun(
   const trace = tracePath ? traceWriter(tracePath, { shown: flag("trace") ?? tracePath }) : undefined;
   const options: PlanOptions = {
     flags,
+    userSettings: user.resolved,
     userConfig: user.userConfig,
     ...(user.projectConfig ? { projectConfig: user.projectConfig } : {}),
     contextReport,

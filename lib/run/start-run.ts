@@ -149,6 +149,8 @@ export type StartOptions = RunOptions & {
   executor?: (store: ResultStore) => Executor;
   /** The command line's settings (--model, --base-url, --allow-key-host, …); the options above are flags too. */
   flags?: SettingFlags;
+  /** The user's own settings (flags, environment, files), when the command resolved them already: not resolved again. */
+  userSettings?: RunSettings;
   /** The user's config file, below the environment (lib/settings/settings.ts has the precedence). */
   userConfig?: { config: UserConfig; file: string };
   /** The project's `.loom/config.jsonc` (found from the workspace upward): below the environment, above userConfig. */
@@ -184,7 +186,9 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   // Loom's own files are reached from folders pinned now, before any process of the run can plant a link on the way.
   for (const path of [options.contextReport, options.record, options.diff]) if (path) pinOutputPath(path);
   // The user's own settings alone (no catalog, no request yet): the policy a report says if nothing more is known.
-  const userLevel = resolveSettings(settingsInput(options));
+  const userLevel = options.userSettings
+    ? { ok: true as const, settings: options.userSettings }
+    : resolveSettings(settingsInput(options));
   const known: CatalogKnown = {
     policy: userLevel.ok ? userLevel.settings.context_policy.value : DEFAULT_POLICY,
     reportPath: options.contextReport,
