@@ -1,14 +1,28 @@
 // The library API: run(request) and runWithOptions(request, options). A run is a value: it resolves to a RunResult
 // whose outcome says what happened (startup failures included), and its context report, when asked for, has landed.
-import { type RunOptions, type RunResult, startRun } from "./lib/adapters/start-run.ts";
+import { type RunOptions, type RunResult, startRun } from "./lib/run/start-run.ts";
 import type { ContextReport } from "./lib/report/context-report.ts";
 import type { Progress } from "./lib/run-events.ts";
 import type { Outcome } from "./lib/outcome.ts";
 import { DEFAULT_POLICY } from "./lib/policy.ts";
 import type { SliceRequest } from "./lib/slice.ts";
 import type { Provider } from "./lib/vocabulary/turn.ts";
+import { createProvider, type CreateProviderOptions } from "./lib/run/create-provider.ts";
+import type { ProviderConfig } from "./lib/providers/provider-config.ts";
 
-export type { ContextReport, Outcome, Progress, Provider, RunOptions, RunResult, SliceRequest };
+export type {
+  ContextReport,
+  CreateProviderOptions,
+  Outcome,
+  Progress,
+  Provider,
+  ProviderConfig,
+  RunOptions,
+  RunResult,
+  SliceRequest,
+};
+/** A provider from a model configuration you write yourself (docs/providers.md, "Library use"). */
+export { createProvider };
 
 /** Runs a slice with the legacy context policy (SPEC §10), whatever the environment or a config file says. */
 export function run(request: SliceRequest, options: Pick<RunOptions, "provider" | "signal"> = {}): Promise<RunResult> {

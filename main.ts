@@ -10,7 +10,7 @@ import { VERSION, versionLine } from "./lib/version.ts";
 import type { CommandSpec } from "./commands/cli-spec.ts";
 import type { Io } from "./commands/io.ts";
 import { keyValuesOf } from "./lib/text/redact.ts";
-import { holdKeys, redactHeld } from "./lib/adapters/held-keys.ts";
+import { holdKeys, redactHeld } from "./lib/io/held-keys.ts";
 
 type Command = (argv: string[], io: Io) => Promise<number>;
 

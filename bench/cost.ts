@@ -13,8 +13,8 @@
 //   written (GPT-5.6 and later bill those writes at 1.25x: bench/prices.ts).
 // Every rate and minimum comes from the model table (lib/models/built-in.ts), as relative prices.
 // - No cache: every input token at 1.0.
-import { convertToAnthropicRequest } from "../lib/providers/convert-to-anthropic-request.ts";
-import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
+import { convertToAnthropicRequest } from "../lib/providers/anthropic/convert-to-anthropic-request.ts";
+import { convertToOpenAIRequest } from "../lib/providers/openai/convert-to-openai-request.ts";
 import { renderSection, renderSectionBlocks, splitPrefix } from "../lib/providers/render-sections.ts";
 import { utf8Length } from "../lib/text/digest.ts";
 import { ANTHROPIC_LOOKBACK_BLOCKS } from "../lib/providers/cache-layout.ts";

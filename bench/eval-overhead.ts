@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "../main.ts";
 import type { EvalFile } from "../lib/eval/eval-file.ts";
-import { readEvalFile } from "../lib/adapters/eval-run.ts";
+import { readEvalFile } from "../lib/eval/run/eval-run.ts";
 import { startEvalAgent } from "../tests/helpers/eval-agent.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));

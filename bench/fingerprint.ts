@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { WorkspaceFingerprint } from "../lib/adapters/workspace-fingerprint.ts";
+import { WorkspaceFingerprint } from "../lib/workspace/workspace-fingerprint.ts";
 
 const FILES = 10_000;
 const REPEATS = 7;

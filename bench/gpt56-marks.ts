@@ -4,7 +4,7 @@
 // writes an entry (billed at 1.25x input on GPT-5.6) unless one is cached; a request reads the longest cached entry
 // its own parts start with. Per call: marks, tokens written, tokens read; per run: marks a later call read.
 //   bun bench/gpt56-marks.ts [--limit N]       (the one scenario of `bun run bench` that GPT-5.6 marks change)
-import { convertToOpenAIResponsesRequest } from "../lib/providers/convert-to-openai-responses-request.ts";
+import { convertToOpenAIResponsesRequest } from "../lib/providers/openai/convert-to-openai-responses-request.ts";
 import type { Provider, TurnRequest } from "../lib/vocabulary/turn.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { utf8Length } from "../lib/text/digest.ts";

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { WorkspaceFingerprint } from "../lib/adapters/workspace-fingerprint.ts";
+import { WorkspaceFingerprint } from "../lib/workspace/workspace-fingerprint.ts";
 
 type Row = {
   files: number;

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { type RunResult, startRun } from "../lib/adapters/start-run.ts";
+import { type RunResult, startRun } from "../lib/run/start-run.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { canonicalJson, utf8Length } from "../lib/text/digest.ts";
 import { importTrajectory } from "../lib/recording/importers/index.ts";

@@ -89,14 +89,15 @@ function loadUserConfig(env: Record<string, string | undefined>): LoadedConfig {
 }
 
 /**
- * What a command's settings are resolved from — its flags, the environment, the config file — checked now: a bad
- * variable or file field is a usage error before anything runs. The catalog and request come later (startRun).
+ * What a command's settings are resolved from — its flags, the environment, the config file — resolved and checked
+ * now: a bad variable or file field is a usage error before anything runs. `resolved` is that resolution, for the
+ * command (and its run) to use rather than resolve again. The catalog and request come later (startRun).
  */
 export function userSettings(
   io: Io,
   flags: SettingFlags = {},
   { workspace = io.cwd }: { workspace?: string } = {},
-): SettingsInput & { file: LoadedConfig } {
+): SettingsInput & { file: LoadedConfig; resolved: RunSettings } {
   const file = loadUserConfig(io.env);
   const project = loadProjectConfig(resolve(io.cwd, workspace));
   const input: SettingsInput = {
@@ -107,7 +108,7 @@ export function userSettings(
   };
   const resolved = resolveSettings(input);
   if (!resolved.ok) throw new UsageError(resolved.message);
-  return { ...input, file };
+  return { ...input, file, resolved: resolved.settings };
 }
 
 /** The setting flags (run, replay and config share them), as parsed: enum flags are already of their type. */

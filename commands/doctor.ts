@@ -1,12 +1,11 @@
-// `loom doctor [-m PROVIDER/MODEL]`: the cheapest live check that a model works with Loom (lib/adapters/run-doctor.ts),
+// `loom doctor [-m PROVIDER/MODEL]`: the cheapest live check that a model works with Loom (lib/doctor/run-doctor.ts),
 // printed as a table or one JSON object; the exit code is the result's, from endingOf.
-import { runDoctor } from "../lib/adapters/run-doctor.ts";
+import { runDoctor } from "../lib/doctor/run-doctor.ts";
 import { modelFacts } from "../lib/doctor/doctor.ts";
 import { renderDoctor } from "../lib/doctor/render-doctor.ts";
 import { UsageError } from "../lib/errors.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { userSettings } from "./config.ts";
-import { resolveSettings } from "../lib/settings/settings.ts";
 import type { Io } from "./io.ts";
 import { readModels } from "./models-table.ts";
 import { DOCTOR_SPEC } from "./specs.ts";
@@ -18,9 +17,7 @@ export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   }
   // The model and base URL as a run resolves them (lib/settings/settings.ts): one precedence, one URL check.
   const user = userSettings(io, { model: values.model, base_url: values["base-url"] });
-  const resolved = resolveSettings(user);
-  if (!resolved.ok) throw new UsageError(resolved.message);
-  const model = resolved.settings.model.value;
+  const model = user.resolved.model.value;
   if (model === null) {
     throw new UsageError('A model is needed: -m PROVIDER/MODEL, LOOM_MODEL, or "model" in the config file');
   }

@@ -10,20 +10,20 @@ import { bestAgreeingInterval, tasksNeeded } from "../lib/eval/stats.ts";
 import { mergePrices, parsePrices, priceOf, pricesOf, type PriceTable } from "../lib/prices.ts";
 import { tableInUse } from "./models-table.ts";
 import { ContextPolicyName, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL } from "../lib/policy.ts";
-import { evalKey, type EvalProgress, runEval } from "../lib/adapters/eval-run.ts";
-import { providerForModel } from "../lib/adapters/providers/provider-for-model.ts";
+import { evalKey, type EvalProgress, runEval } from "../lib/eval/run/eval-run.ts";
+import { providerForModel } from "../lib/run/provider-for-model.ts";
 import { resolveSettings } from "../lib/settings/settings.ts";
-import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/adapters/eval-suite-file.ts";
-import { chooseSandbox } from "../lib/adapters/create-workspace-executor.ts";
-import type { SandboxMode } from "../lib/adapters/sandbox.ts";
-import { rescoreEval } from "../lib/adapters/eval-rescore.ts";
-import { validateSuite } from "../lib/adapters/eval-validate.ts";
+import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/eval/run/eval-suite-file.ts";
+import { chooseSandbox } from "../lib/workspace/create-workspace-executor.ts";
+import type { SandboxMode } from "../lib/workspace/sandbox.ts";
+import { rescoreEval } from "../lib/eval/run/eval-rescore.ts";
+import { validateSuite } from "../lib/eval/run/eval-validate.ts";
 import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { millisecondsOption, outputPathOption } from "./options.ts";
 import { EVAL_SPEC } from "./specs.ts";
 import { Reporter } from "./reporter.ts";
-import { sweepLeftoversOnce } from "../lib/adapters/scratch.ts";
+import { sweepLeftoversOnce } from "../lib/workspace/scratch.ts";
 
 function count(flag: string, value: string | undefined, fallback: number, { min = 1 } = {}): number {
   if (value === undefined) return fallback;

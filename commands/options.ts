@@ -1,7 +1,7 @@
 // Option parsing shared by the commands: flags become validated values or a usage error.
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { outputFolderProblem, outputPathProblem } from "../lib/adapters/files.ts";
+import { outputFolderProblem, outputPathProblem } from "../lib/io/files.ts";
 import { UsageError } from "../lib/errors.ts";
 import { OUTPUT_FORMATS } from "./specs.ts";
 

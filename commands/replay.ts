@@ -1,7 +1,7 @@
 // loom replay: drive the loop from recorded workflows (Loom's own, or imported from another agent's format).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { startRun } from "../lib/adapters/start-run.ts";
+import { startRun } from "../lib/run/start-run.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { digestOf } from "../lib/text/digest.ts";
 import { parseRecordingText } from "../lib/recording/format.ts";
@@ -9,7 +9,6 @@ import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
 import { settingFlags, userSettings } from "./config.ts";
 import { outputFormatOption, outputPathOption } from "./options.ts";
-import { resolveSettings } from "../lib/settings/settings.ts";
 import { REPLAY_SPEC } from "./specs.ts";
 import { defaultJobs, replayBatch } from "./replay-batch.ts";
 import { traceWriter } from "./trace-file.ts";
@@ -19,12 +18,11 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(REPLAY_SPEC, argv, { command: "replay" });
   const from = values.from ?? "auto";
   const notice = (message: string) => io.stderr(`loom replay: ${message}\n`);
-  // Every setting by lib/config.ts's one precedence (flag > environment > config file > built-in for the policy).
+  // Every setting by lib/settings/settings.ts's one precedence (flag > environment > config file > built-in for the
+  // policy).
   const flags = settingFlags(values);
   const user = userSettings(io, flags);
-  const userLevel = resolveSettings(user);
-  if (!userLevel.ok) throw new UsageError(userLevel.message);
-  const policy = userLevel.settings.context_policy.value;
+  const policy = user.resolved.context_policy.value;
   const stepProtocol = flags.step_protocol;
   const previewMode = flags.previews;
   const format = outputFormatOption({ json: values.json, format: values["output-format"] });

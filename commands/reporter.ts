@@ -2,8 +2,8 @@
 // goes to stdout, progress and errors to stderr; each method returns the exit code the result already carries.
 import { clipEnd } from "../lib/text/clip.ts";
 import { dirname, relative, resolve } from "node:path";
-import { writeFileAtomic } from "../lib/adapters/files.ts";
-import type { RunResult } from "../lib/adapters/start-run.ts";
+import { writeFileAtomic } from "../lib/io/files.ts";
+import type { RunResult } from "../lib/run/start-run.ts";
 import type { RoutingNote } from "../lib/catalog/plan.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { type AggregateReport, requestBytes } from "../lib/report/context-report.ts";
@@ -25,7 +25,7 @@ import { unverifiedReason } from "../lib/context/briefing.ts";
 import type { EvalFile } from "../lib/eval/eval-file.ts";
 import { renderEvalText, whatNext } from "../lib/eval/render.ts";
 import { renderEvalHtml } from "../lib/eval/render-html.ts";
-import type { TaskValidation } from "../lib/adapters/eval-validate.ts";
+import type { TaskValidation } from "../lib/eval/run/eval-validate.ts";
 
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number] | { html: string };
 

@@ -2,16 +2,15 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { InterruptedError, LoomError, UsageError } from "../lib/errors.ts";
-import { type RunInput, type StartOptions, startRun } from "../lib/adapters/start-run.ts";
+import { type RunInput, type StartOptions, startRun } from "../lib/run/start-run.ts";
 import { promptRequest, splitCommand } from "../lib/catalog/prompt-request.ts";
-import { writeUnstartedReport } from "../lib/adapters/start-run.ts";
+import { writeUnstartedReport } from "../lib/run/start-run.ts";
 import { endingOf } from "../lib/ending.ts";
 import type { Io } from "./io.ts";
 import { parseCommand, type Values } from "./cli-spec.ts";
 import { positiveInteger, settingFlags, userSettings } from "./config.ts";
 import { outputFormatOption, outputPathOption } from "./options.ts";
 import { readRequest } from "./request-file.ts";
-import { resolveSettings } from "../lib/settings/settings.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { RUN_SPEC } from "./specs.ts";
 import { Reporter } from "./reporter.ts";
@@ -50,6 +49,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
 type PlanOptions = Pick<
   StartOptions,
   | "flags"
+  | "userSettings"
   | "userConfig"
   | "projectConfig"
   | "contextReport"
@@ -99,12 +99,12 @@ async function planRun(
         : "Expected one REQUEST (the request text, or - for stdin)",
     );
   }
-  // Every setting is resolved by lib/config.ts (flag, environment, config file, catalog, request, built-in): here the
-  // flags and the config file are read and checked once; startRun resolves them with the catalog or request.
+  // Every setting is resolved by lib/settings/settings.ts (flag, environment, config file, catalog, request,
+  // built-in): here the flags and the config file are read and checked once; startRun resolves them with the catalog
+  // or request.
   const flags = settingFlags(values);
   const user = userSettings(io, flags, { workspace: flag("workspace") ?? io.cwd });
-  const userLevel = resolveSettings(user);
-  if (!userLevel.ok) throw new UsageError(userLevel.message);
+  const userLevel = { settings: user.resolved };
   // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
   const output = (name: "context-report" | "record" | "trace" | "diff") => {
     const value = flag(name);
@@ -118,6 +118,7 @@ async function planRun(
   const trace = tracePath ? traceWriter(tracePath, { shown: flag("trace") ?? tracePath }) : undefined;
   const options: PlanOptions = {
     flags,
+    userSettings: user.resolved,
     userConfig: user.userConfig,
     ...(user.projectConfig ? { projectConfig: user.projectConfig } : {}),
     contextReport,

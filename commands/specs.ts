@@ -1,7 +1,7 @@
 // Every command's spec: its flags (types, choices from the zod vocabularies, defaults, descriptions), usage lines and
 // examples. Parsing, help, `loom help COMMAND`, the usage lines of `loom --help`, shell completions and did-you-mean
 // are all generated from these (commands/cli-spec.ts); a new command, subcommand or flag is one entry here.
-import { SANDBOX_MODES } from "../lib/adapters/sandbox.ts";
+import { SANDBOX_MODES } from "../lib/workspace/sandbox.ts";
 import { RECORDING_FORMATS } from "../lib/recording/format.ts";
 import {
   ContextPolicyName,

@@ -7,6 +7,7 @@ import type { Usage } from "./vocabulary/turn.ts";
 import { describeIssues, MISSING_FIELDS } from "./text/zod-error.ts";
 import { BUILT_IN_MODELS } from "./models/built-in.ts";
 import type { ModelTable } from "./models/models.ts";
+import { parseModelRef } from "./models/provider-kinds.ts";
 
 const Rate = z.number().nonnegative();
 
@@ -48,7 +49,7 @@ export function pricesOf(models: ModelTable): PriceTable {
     if (!entry.prices) return [];
     const [source = ""] = entry.source.split(" "); // split always yields a first part
     const price = { ...entry.prices, source, date: entry.date };
-    const provider = key.slice(0, key.indexOf("/"));
+    const provider = parseModelRef(key)?.provider;
     return [key, ...(entry.aliases ?? []).map((alias) => `${provider}/${alias}`)].map((k) => [k, price] as const);
   });
   return { currency: "USD", models: Object.fromEntries(entries) };
@@ -80,7 +81,7 @@ export function mergePrices(base: PriceTable, override: PriceTable | null): Pric
 export function priceOf(table: PriceTable, model: string): ModelPrice | null {
   const exact = Object.hasOwn(table.models, model) ? table.models[model] : undefined;
   if (exact !== undefined) return exact;
-  const [only, ...others] = Object.keys(table.models).filter((key) => key.slice(key.indexOf("/") + 1) === model);
+  const [only, ...others] = Object.keys(table.models).filter((key) => parseModelRef(key)?.id === model);
   return only !== undefined && others.length === 0 ? table.models[only] ?? null : null;
 }
 

@@ -80,6 +80,35 @@ export const SliceRequest = z.strictObject({
 });
 export type SliceRequest = z.infer<typeof SliceRequest>;
 
+/**
+ * The one way a SliceRequest is put together from its parts (a catalog slice, a prompt and its flags, an eval task): an
+ * optional part that is undefined is left out, so the same parts make the same request.
+ */
+export function sliceRequest(parts: SliceRequest): SliceRequest {
+  const {
+    commands,
+    sandbox,
+    workspace_ignore,
+    step_protocol,
+    effort,
+    thinking,
+    previews,
+    require_passing_tests,
+    ...rest
+  } = parts;
+  return {
+    ...rest,
+    ...(commands ? { commands } : {}),
+    ...(sandbox ? { sandbox } : {}),
+    ...(workspace_ignore ? { workspace_ignore } : {}),
+    ...(step_protocol ? { step_protocol } : {}),
+    ...(effort ? { effort } : {}),
+    ...(thinking ? { thinking } : {}),
+    ...(previews ? { previews } : {}),
+    ...(require_passing_tests !== undefined ? { require_passing_tests } : {}),
+  };
+}
+
 /** Actions offered to the model, in catalogue order, with finish always present. */
 export function availableActions(request: SliceRequest): ActionName[] {
   const wanted = new Set<ActionName>([...request.actions, "finish"]);

@@ -11,7 +11,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { renderExitCodes, usageLines } from "../commands/cli-spec.ts";
 import { COMMAND_SPECS, EXIT_CODE_TEXT } from "../commands/specs.ts";
-import { startRun } from "../lib/adapters/start-run.ts";
+import { startRun } from "../lib/run/start-run.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { parseRecordingText } from "../lib/recording/format.ts";
 import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";

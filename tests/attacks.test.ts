@@ -24,9 +24,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { createWorkspaceExecutor } from "../lib/adapters/create-workspace-executor.ts";
-import { findBubblewrap } from "../lib/adapters/sandbox.ts";
-import { startRun } from "../lib/adapters/start-run.ts";
+import { createWorkspaceExecutor } from "../lib/workspace/create-workspace-executor.ts";
+import { findBubblewrap } from "../lib/workspace/sandbox.ts";
+import { startRun } from "../lib/run/start-run.ts";
 import { parseRecording } from "../lib/recording/recording.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { traceWriter } from "../commands/trace-file.ts";
@@ -49,10 +49,10 @@ import { type EvalAgent, startEvalAgent } from "./helpers/eval-agent.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 import { main } from "../main.ts";
 import { UsageError } from "../lib/errors.ts";
-import { loadSuiteFile } from "../lib/adapters/eval-suite-file.ts";
-import { changesSince, createWorkspace, snapshot } from "../lib/adapters/eval-workspace.ts";
-import { runCheck } from "../lib/adapters/eval-check.ts";
-import { pidsCgroupRoot } from "../lib/adapters/pids-limit.ts";
+import { loadSuiteFile } from "../lib/eval/run/eval-suite-file.ts";
+import { changesSince, createWorkspace, snapshot } from "../lib/eval/run/eval-workspace.ts";
+import { runCheck } from "../lib/eval/run/eval-check.ts";
+import { pidsCgroupRoot } from "../lib/workspace/pids-limit.ts";
 
 const missing = sandboxMissing();
 if (missing) console.log(`attacks.test.ts: skipping the sandbox attacks: ${missing}`);
@@ -1774,7 +1774,7 @@ bothTest(
 
 test("isGitPath: any case, any depth, git's equivalent spellings; never a name that is not one", async () => {
   const fc = (await import("fast-check")).default;
-  const { isGitPath } = await import("../lib/adapters/git-guard.ts");
+  const { isGitPath } = await import("../lib/workspace/git-guard.ts");
   const segment = fc.stringMatching(/^[a-z0-9_-]{1,8}$/);
   const dotGit = fc.tuple(fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }), fc.constantFrom("", ".", " ", ". "))
     .map(([upper, tail]) => `.${[..."git"].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join("")}${tail}`);

@@ -3,8 +3,8 @@
 // 1-hour cache; OpenAI requests carry one prompt_cache_key per run.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { convertToAnthropicRequest } from "../lib/providers/convert-to-anthropic-request.ts";
-import { convertToOpenAIRequest } from "../lib/providers/convert-to-openai-request.ts";
+import { convertToAnthropicRequest } from "../lib/providers/anthropic/convert-to-anthropic-request.ts";
+import { convertToOpenAIRequest } from "../lib/providers/openai/convert-to-openai-request.ts";
 import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import { sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
 

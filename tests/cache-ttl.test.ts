@@ -1,11 +1,11 @@
-// cache_ttl: auto chooses the prompt cache's lifetime from the run's own pace (lib/providers/choose-cache-ttl.ts);
+// cache_ttl: auto chooses the prompt cache's lifetime from the run's own pace (lib/providers/anthropic/choose-cache-ttl.ts);
 // the HTTP adapters describe each body to the run's cache explanation and key OpenAI's cache by run.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { CacheTtlChooser } from "../lib/providers/choose-cache-ttl.ts";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
-import type { AnthropicRequestBody } from "../lib/providers/convert-to-anthropic-request.ts";
+import { CacheTtlChooser } from "../lib/providers/anthropic/choose-cache-ttl.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
+import type { AnthropicRequestBody } from "../lib/providers/anthropic/convert-to-anthropic-request.ts";
 import {
   anthropicAnswer,
   openAIAnswer,

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { runWithOptions } from "../api.ts";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import type { ContextReport } from "../lib/report/context-report.ts";
 import type { SliceRequest } from "../lib/slice.ts";
 import { type FakeProviderServer, type ScriptedResponse, startOpenAIServer } from "./helpers/fake-provider-servers.ts";

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { tmpdir } from "node:os";
-import { startRun } from "../lib/adapters/start-run.ts";
+import { startRun } from "../lib/run/start-run.ts";
 import { BUILT_IN_PRICES } from "../lib/prices.ts";
 import { EXIT_CODES } from "../lib/outcome.ts";
 import type { Progress } from "../lib/run-events.ts";

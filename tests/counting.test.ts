@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { startRun } from "../lib/adapters/start-run.ts";
+import { startRun } from "../lib/run/start-run.ts";
 import { createEvent, MAX_EVENT_BYTES } from "../lib/context/events.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { NULL_USAGE, type Provider } from "../lib/vocabulary/turn.ts";

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { main } from "../main.ts";
-import { runDoctor } from "../lib/adapters/run-doctor.ts";
+import { runDoctor } from "../lib/doctor/run-doctor.ts";
 import { DoctorResult, type ModelFacts, modelFacts } from "../lib/doctor/doctor.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
 import { mergeModels, type ModelTable } from "../lib/models/models.ts";

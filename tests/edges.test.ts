@@ -4,8 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import fc from "fast-check";
-import { postJson } from "../lib/adapters/providers/post-json.ts";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { postJson } from "../lib/providers/http/post-json.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import { redactUrlUserinfo } from "../lib/text/safe-text.ts";
 import { renderResultText, type ResultSummary } from "../commands/reporter.ts";
 

@@ -6,7 +6,7 @@ import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import fc from "fast-check";
-import { applyChangesFile, changesSince, snapshot } from "../lib/adapters/eval-workspace.ts";
+import { applyChangesFile, changesSince, snapshot } from "../lib/eval/run/eval-workspace.ts";
 
 const NAMES = ["a", "b", "src", "src/x", "src/y", "src/deep/z", "lib", "lib/w"];
 

@@ -90,7 +90,7 @@ test(
       }
       // The clue of clue-in-test-output sits in the middle of 30 KB of test output: legacy shows it, bounded does not.
       // (On a loaded machine Loom's process runner sometimes keeps only 26 KB of the test's 29 KB output — it closes
-      // the pipes 250 ms after the test exits, lib/adapters/process.ts — and the shorter output can bring the clue into
+      // the pipes 250 ms after the test exits, lib/workspace/process.ts — and the shorter output can bring the clue into
       // what bounded shows; so the test asks for fewer solves, not none.)
       const clue = file.summary.per_task.find((t) => t.task === "clue-in-test-output")!;
       assert.equal(clue.policies.legacy.solved, 2);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { loadSuiteFile } from "../lib/adapters/eval-suite-file.ts";
+import { loadSuiteFile } from "../lib/eval/run/eval-suite-file.ts";
 import { ROOT } from "./helpers/binary.ts";
 
 test("a task that names a catalog slice takes the slice's settings; an unknown slice names the task and the field", () => {

@@ -12,7 +12,7 @@ import type { EvalFile } from "../lib/eval/eval-file.ts";
 import { type EvalAgent, startEvalAgent, SUITE_DIR } from "./helpers/eval-agent.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 import { ROOT } from "./helpers/binary.ts";
-import { findBubblewrap } from "../lib/adapters/sandbox.ts";
+import { findBubblewrap } from "../lib/workspace/sandbox.ts";
 
 const MODEL = "anthropic/claude-sonnet-5-5";
 const SLOW = { timeout: 600_000 };

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { main } from "../main.ts";
-import { startRun } from "../lib/adapters/start-run.ts";
+import { startRun } from "../lib/run/start-run.ts";
 import { digestOf } from "../lib/text/digest.ts";
 import { parseRecording } from "../lib/recording/recording.ts";
 import type { RunEvent } from "../lib/run-events.ts";

@@ -18,13 +18,13 @@ import { InterruptedError } from "../lib/errors.ts";
 import { digestOf } from "../lib/text/digest.ts";
 import { ExecutionReport } from "../lib/vocabulary/reports.ts";
 import { ResultStore } from "../lib/context/store.ts";
-import { outsidePathArgument, resolveInside } from "../lib/adapters/workspace-paths.ts";
+import { outsidePathArgument, resolveInside } from "../lib/workspace/workspace-paths.ts";
 import {
   countOccurrences,
   MAX_TEXT_FILE_BYTES,
   WorkspaceExecutor,
   type WorkspaceExecutorConfig,
-} from "../lib/adapters/workspace-executor.ts";
+} from "../lib/workspace/workspace-executor.ts";
 
 type Fixture = {
   root: string;

@@ -16,6 +16,7 @@ const ORDER = [
   "vocabulary/",
   "models/",
   "*.ts",
+  "io/",
   "context/",
   "loop/",
   "providers/",
@@ -23,10 +24,11 @@ const ORDER = [
   "report/",
   "catalog/",
   "recording/",
+  "workspace/",
+  "run/",
   "eval/",
   "doctor/",
   "schemas.ts",
-  "adapters/",
 ];
 
 /** The part of lib/ a module belongs to: its folder under lib/, or `*.ts` (or its own name) at lib/'s top. */

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { isIgnored, parseIgnore } from "../lib/text/ignore-rules.ts";
-import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
+import { WorkspaceExecutor } from "../lib/workspace/workspace-executor.ts";
 import { ExecutionReport } from "../lib/vocabulary/reports.ts";
 import { ResultStore } from "../lib/context/store.ts";
 

@@ -3,7 +3,7 @@
 // included) no later request ever began with the marked prefix, so every write (1.25x input) was paid for nothing.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { convertToOpenAIResponsesRequest } from "../lib/providers/convert-to-openai-responses-request.ts";
+import { convertToOpenAIResponsesRequest } from "../lib/providers/openai/convert-to-openai-responses-request.ts";
 import { openaiResponsesCacheLayout } from "../lib/providers/cache-layout.ts";
 import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import { sampleTurnRequest } from "./helpers/fake-provider-servers.ts";

@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { findCycles, type ImportGraph, importGraph, importSpecifiers } from "./helpers/import-graph.ts";
+import { isEffectPlace } from "./helpers/effect-places.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -56,16 +57,16 @@ test("the repository's modules import one another without a cycle", () => {
   assert.deepEqual(cycles, [], `import cycles:\n${cycles.join("\n")}`);
 });
 
-/** The floor a module stands on: main.ts and api.ts on top, then commands/, then lib/adapters/, then pure lib/. */
+/** The floor a module stands on: main.ts and api.ts on top, then commands/, then lib/'s places of effects, then pure lib/. */
 function floorOf(module: string): number {
   if (module === "main.ts" || module === "api.ts") return 3;
   if (module.startsWith("commands/")) return 2;
-  if (module.startsWith("lib/adapters/")) return 1;
+  if (isEffectPlace(module)) return 1;
   if (module.startsWith("lib/")) return 0;
   return -1; // bench, scripts, tests: users of every floor
 }
 
-test("no module imports from a floor above its own (lib/ < lib/adapters/ < commands/ < main.ts, api.ts)", () => {
+test("no module imports from a floor above its own (pure lib/ < lib/'s places of effects < commands/ < main.ts, api.ts)", () => {
   const modules = importGraph(ROOT, ["main.ts", "api.ts", "commands", "lib"]);
   const upward = [...modules].flatMap(([module, imports]) =>
     imports.filter((target) => floorOf(target) > floorOf(module)).map((target) => `${module} -> ${target}`)
@@ -73,5 +74,5 @@ test("no module imports from a floor above its own (lib/ < lib/adapters/ < comma
   assert.ok(modules.size > 120, `only ${modules.size} modules`);
   assert.deepEqual(upward, []);
   assert.equal(floorOf("lib/context/context.ts"), 0);
-  assert.ok(floorOf("commands/run.ts") > floorOf("lib/adapters/start-run.ts"));
+  assert.ok(floorOf("commands/run.ts") > floorOf("lib/run/start-run.ts"));
 });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import fc from "fast-check";
-import { type RunResult, startRun } from "../lib/adapters/start-run.ts";
+import { type RunResult, startRun } from "../lib/run/start-run.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { canonicalJson, digestOf } from "../lib/text/digest.ts";
 import { UsageError } from "../lib/errors.ts";

@@ -45,12 +45,46 @@ test("every lib/ path docs/architecture.md, the README and docs/ name exists", (
 });
 
 test("the path scan finds files, folders and patterns, and the existence check can fail", () => {
-  assert.deepEqual(libPaths("`lib/loop/loop.ts`, lib/providers/ and `lib/providers/convert-*-usage.ts`."), [
+  assert.deepEqual(libPaths("`lib/loop/loop.ts`, lib/providers/ and `lib/providers/openai/convert-*-usage.ts`."), [
     "lib/loop/loop.ts",
     "lib/providers/",
-    "lib/providers/convert-*-usage.ts",
+    "lib/providers/openai/convert-*-usage.ts",
   ]);
-  assert.equal(exists("lib/providers/convert-*-usage.ts"), true);
+  assert.equal(exists("lib/providers/openai/convert-*-usage.ts"), true);
   assert.equal(exists("lib/loop.ts"), false);
   assert.equal(exists("lib/providers/convert-*-nothing.ts"), false);
+});
+
+/** Every module under lib/, as a path below lib/ ("providers/openai/openai-provider.ts"). */
+function libModules(): string[] {
+  return readdirSync(join(ROOT, "lib"), { recursive: true }).map((p) => String(p).split("\\").join("/"))
+    .filter((p) => p.endsWith(".ts"));
+}
+
+test("one address per concern: the run, the workspace, each provider kind, HTTP, the eval runner, doctor", () => {
+  const modules = libModules();
+  const at = (file: string) => modules.filter((m) => m.endsWith(`/${file}`) || m === file);
+  assert.deepEqual(at("start-run.ts"), ["run/start-run.ts"]);
+  assert.deepEqual(at("create-provider.ts"), ["run/create-provider.ts"]);
+  assert.deepEqual(at("workspace-executor.ts"), ["workspace/workspace-executor.ts"]);
+  assert.deepEqual(at("post-json.ts"), ["providers/http/post-json.ts"]);
+  assert.deepEqual(at("run-doctor.ts"), ["doctor/run-doctor.ts"]);
+  assert.equal(existsSync(join(ROOT, "lib/adapters")), false, "lib/adapters/ is gone: effects live by concern");
+  // a file grouped by a prefix lives in its folder
+  const misplaced = modules.filter((m) =>
+    (/(^|\/)eval-[^/]*$/.test(m) && !m.startsWith("eval/")) ||
+    (/(^|\/)workspace-[^/]*$/.test(m) && !m.startsWith("workspace/"))
+  );
+  assert.deepEqual(misplaced, [], "eval-*.ts belong in lib/eval/, workspace-*.ts in lib/workspace/");
+  // a provider kind's files (its name in theirs) and every HTTP adapter live in that kind's folder (the importers of
+  // other agents' recordings name the wire format they read, not a provider of Loom's)
+  const kinds = ["anthropic", "openai", "ollama", "openrouter"];
+  for (const kind of kinds) assert.ok(existsSync(join(ROOT, "lib/providers", kind)), `lib/providers/${kind}/`);
+  const astray = modules.filter((m) => {
+    const kind = kinds.find((k) => new RegExp(`(^|[-/])${k}[-.]`).test(m.slice(m.lastIndexOf("/") + 1)));
+    return (kind && !m.startsWith(`providers/${kind}/`) && !m.startsWith("recording/importers/")) ||
+      (m.endsWith("-provider.ts") && !/^providers\/[a-z-]+\/[a-z-]+-provider\.ts$/.test(m) &&
+        m !== "run/create-provider.ts");
+  });
+  assert.deepEqual(astray, [], "a provider kind's files belong in lib/providers/<kind>/");
 });

@@ -3,8 +3,8 @@
 // counts is what the server reported.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
-import { runDoctor } from "../lib/adapters/run-doctor.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
+import { runDoctor } from "../lib/doctor/run-doctor.ts";
 import { DOCTOR_OUTPUT_TOKENS, doctorRequest, modelFacts } from "../lib/doctor/doctor.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
 import { LIVE_SKIP_REASON, LIVE_TEST_TIMEOUT_MS, liveServer, serverUsageOf } from "./helpers/live-server.ts";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runWithOptions } from "../api.ts";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import { ContextReport } from "../lib/report/context-report.ts";
 import type { SliceRequest } from "../lib/slice.ts";
 import {

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
-import { providerForModel } from "../lib/adapters/providers/provider-for-model.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
+import { providerForModel } from "../lib/run/provider-for-model.ts";
 import { resolveSettings } from "../lib/settings/settings.ts";
 
 /** A "PROVIDER/MODEL" run's provider settings with --base-url URL, as a run resolves them. */
@@ -15,8 +15,8 @@ function settingsOf(model: string, baseUrl: string, env: Record<string, string |
   return resolved.settings.provider;
 }
 import { ProviderError } from "../lib/errors.ts";
-import { numCtxFor } from "../lib/providers/ollama-context.ts";
-import { classifyHttpError } from "../lib/providers/classify-http-error.ts";
+import { numCtxFor } from "../lib/providers/ollama/ollama-context.ts";
+import { classifyHttpError } from "../lib/providers/http/classify-http-error.ts";
 import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import { rejection, sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
 import {

@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runProcess } from "../lib/adapters/process.ts";
-import { findBubblewrap } from "../lib/adapters/sandbox.ts";
-import { makePidsLimit, pidsCgroupRoot } from "../lib/adapters/pids-limit.ts";
+import { runProcess } from "../lib/workspace/process.ts";
+import { findBubblewrap } from "../lib/workspace/sandbox.ts";
+import { makePidsLimit, pidsCgroupRoot } from "../lib/workspace/pids-limit.ts";
 
 const probe = findBubblewrap();
 const root = pidsCgroupRoot();

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./helpers/binary.ts";
@@ -47,4 +47,13 @@ test("a policy added to ContextPolicyName without its registry entries fails typ
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('no module outside the policies themselves asks a policy\'s name (=== "bounded"): it asks CONTEXT_POLICIES', () => {
+  const askers = readdirSync(join(ROOT, "lib"), { recursive: true }).map((f) => String(f).split("\\").join("/"))
+    .filter((f) => f.endsWith(".ts") && !f.startsWith("context/") && f !== "policy.ts")
+    .filter((f) =>
+      /[!=]==\s*"(legacy|bounded)"|"(legacy|bounded)"\s*[!=]==/.test(readFileSync(join(ROOT, "lib", f), "utf8"))
+    );
+  assert.deepEqual(askers, []);
 });

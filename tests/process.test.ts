@@ -6,7 +6,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { InterruptedError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
-import { HeadTailBuffer, MAX_OUTPUT_BYTES, processEnv, runProcess, trustedPath } from "../lib/adapters/process.ts";
+import { HeadTailBuffer, MAX_OUTPUT_BYTES, processEnv, runProcess, trustedPath } from "../lib/workspace/process.ts";
 
 const MARKER = /\n\[… (\d+) bytes omitted by loom …\]\n/;
 

@@ -7,14 +7,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import {
   DEFAULT_DEADLINE_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_RESPONSE_BYTES,
-} from "../lib/adapters/providers/post-json.ts";
+} from "../lib/providers/http/post-json.ts";
 import { ProviderError } from "../lib/errors.ts";
-import { describeNetworkError } from "../lib/providers/describe-network-error.ts";
+import { describeNetworkError } from "../lib/providers/http/describe-network-error.ts";
 import { rejection, sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
 import { runLoom } from "./helpers/binary.ts";
 

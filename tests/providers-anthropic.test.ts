@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadWorkload, replayRecording } from "../bench/workloads.ts";
 import { argumentsResponseSchema, runResponseSchema, selectionResponseSchema } from "../lib/vocabulary/answer.ts";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
 import {
@@ -11,8 +11,8 @@ import {
   type AnthropicTool,
   convertToAnthropicRequest,
   MAX_CACHE_BREAKPOINTS,
-} from "../lib/providers/convert-to-anthropic-request.ts";
-import { encodePropertyKeys } from "../lib/providers/encode-property-keys.ts";
+} from "../lib/providers/anthropic/convert-to-anthropic-request.ts";
+import { encodePropertyKeys } from "../lib/providers/anthropic/encode-property-keys.ts";
 import { renderSection } from "../lib/providers/render-sections.ts";
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
 import type { CompleteOptions, Provider, Section, TurnRequest } from "../lib/vocabulary/turn.ts";

@@ -1,7 +1,7 @@
 // createProvider: credentials only from the environment, base URL precedence, capabilities as data.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import { StartupError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
 import { ProviderConfig } from "../lib/providers/provider-config.ts";

@@ -1,7 +1,7 @@
 // The OpenAI and OpenAI-compatible adapters over real HTTP against a local server speaking Chat Completions.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
 import type { ProviderConfig } from "../lib/providers/provider-config.ts";
 import type { Provider } from "../lib/vocabulary/turn.ts";
@@ -336,7 +336,7 @@ test("openai-compatible: max_tokens is sent under its classic name", async () =>
   await withServer([openAIAnswer({ action: "finish" })], async (server) => {
     await local(server, { max_tokens: 512 }).complete(sampleTurnRequest(), { model: "m" });
     const body = server.requests[0].body as Body;
-    // A selection's own cap (256 tokens), under the configured 512 (lib/providers/output-cap.ts).
+    // A selection's own cap (256 tokens), under the configured 512 (lib/providers/openai/output-cap.ts).
     assert.equal(body.max_tokens, 256);
     assert.equal(body.max_completion_tokens, undefined);
   });

@@ -5,12 +5,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { startRun } from "../lib/adapters/start-run.ts";
-import { createAnthropicProvider } from "../lib/adapters/providers/anthropic-provider.ts";
-import { sleep, withRetry } from "../lib/adapters/providers/retry.ts";
+import { startRun } from "../lib/run/start-run.ts";
+import { createAnthropicProvider } from "../lib/providers/anthropic/anthropic-provider.ts";
+import { sleep, withRetry } from "../lib/providers/http/retry.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
-import { backoffDelayMs, parseRetryAfterMs } from "../lib/providers/backoff.ts";
-import { classifyHttpError, errorDetail } from "../lib/providers/classify-http-error.ts";
+import { backoffDelayMs, parseRetryAfterMs } from "../lib/providers/http/backoff.ts";
+import { classifyHttpError, errorDetail } from "../lib/providers/http/classify-http-error.ts";
 import { anthropicError, startAnthropicServer } from "./helpers/fake-provider-servers.ts";
 import { ScriptedExecutor, sliceRequest } from "./helpers/loop-builders.ts";
 

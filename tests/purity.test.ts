@@ -1,14 +1,16 @@
 // lib/ is pure: data in, data out. Effects — process, runtime globals, network, clock, timers, randomness, files,
-// processes, console — live in lib/adapters/ (and api.ts, commands/, main.ts) and are passed in. Checked mechanically
-// over every module of lib/ outside lib/adapters/.
+// processes, console — live only in the places tests/helpers/effect-places.ts lists (and api.ts, commands/, main.ts)
+// and are passed in. Checked mechanically over every other module of lib/.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { EFFECT_PLACES, isEffectPlace } from "./helpers/effect-places.ts";
 
 const LIB = fileURLToPath(new URL("../lib/", import.meta.url));
-const ADAPTERS = join(LIB, "adapters");
+const ROOT = join(LIB, "..");
+const inEffectPlace = (path: string) => isEffectPlace(relative(ROOT, path).split("\\").join("/"));
 // The one import from outside lib/: the version, read as data from the package manifest (lib/version.ts).
 const MANIFEST = join(LIB, "..", "package.json");
 
@@ -71,7 +73,7 @@ function impureImport(specifier: string, { from }: { from: string }): string | n
   const target = join(from, "..", specifier);
   if (target === MANIFEST && from === join(LIB, "version.ts")) return null;
   if (!target.startsWith(LIB)) return `imports ${specifier}, outside lib/ (commands, api and main are effects)`;
-  if (target.startsWith(ADAPTERS)) return `imports ${specifier}: lib/adapters/ holds the effects`;
+  if (inEffectPlace(target)) return `imports ${specifier}, a place of effects (tests/helpers/effect-places.ts)`;
   return null;
 }
 
@@ -80,13 +82,13 @@ function pureModules(dir = LIB): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (path !== ADAPTERS) files.push(...pureModules(path));
-    } else if (entry.name.endsWith(".ts")) files.push(path);
+      files.push(...pureModules(path));
+    } else if (entry.name.endsWith(".ts") && !inEffectPlace(path)) files.push(path);
   }
   return files.sort();
 }
 
-test("lib/ outside lib/adapters/ makes no effect calls: no process, runtime globals, fetch, clock, timers, randomness, files or console", () => {
+test("lib/ outside its places of effects makes no effect calls: no process, runtime globals, fetch, clock, timers, randomness, files or console", () => {
   const modules = pureModules();
   assert.ok(modules.length >= 40, `found only ${modules.length} modules under lib/`);
   const violations = modules.flatMap((path) =>
@@ -95,7 +97,7 @@ test("lib/ outside lib/adapters/ makes no effect calls: no process, runtime glob
   assert.deepEqual(violations, []);
 });
 
-test("lib/ outside lib/adapters/ imports only lib modules, zod and pure built-ins (hashing, paths, URLs)", () => {
+test("lib/ outside its places of effects imports only lib modules, zod and pure built-ins (hashing, paths, URLs)", () => {
   const violations: string[] = [];
   let imports = 0;
   for (const path of pureModules()) {
@@ -140,7 +142,7 @@ test("the effect scan catches each forbidden call, and ignores comments and URLs
   for (const source of innocent) assert.deepEqual(effectsIn(source), [], source);
 });
 
-test("the import scan sees static imports and re-exports, and rejects I/O modules, adapters and the CLI", () => {
+test("the import scan sees static imports and re-exports, and rejects I/O modules, places of effects and the CLI", () => {
   const source = [
     'import { z } from "zod";',
     'import type { Usage } from "./turn.ts";',
@@ -160,8 +162,21 @@ test("the import scan sees static imports and re-exports, and rejects I/O module
   assert.equal(impureImport("node:crypto", { from }), null);
   assert.match(impureImport("node:fs", { from })!, /I\/O module node:fs/);
   assert.match(impureImport("node:child_process", { from })!, /I\/O module/);
-  assert.match(impureImport("./adapters/process.ts", { from })!, /lib\/adapters\/ holds the effects/);
-  assert.match(impureImport("../adapters/files.ts", { from: join(LIB, "providers", "x.ts") })!, /lib\/adapters\//);
+  assert.match(impureImport("./workspace/process.ts", { from })!, /a place of effects/);
+  assert.match(impureImport("../io/files.ts", { from: join(LIB, "providers", "x.ts") })!, /a place of effects/);
+  assert.match(impureImport("./http/post-json.ts", { from: join(LIB, "providers", "x.ts") })!, /a place of effects/);
+  assert.match(impureImport("./ollama-provider.ts", { from: join(LIB, "providers", "ollama", "x.ts") })!, /effects/);
+  assert.equal(impureImport("./convert-ollama-response.ts", { from: join(LIB, "providers", "ollama", "x.ts") }), null);
   assert.match(impureImport("../commands/io.ts", { from })!, /outside lib\//);
   assert.match(impureImport("undici", { from })!, /package "undici"/);
+});
+
+test("every place of effects exists, and the pure modules are most of lib/", () => {
+  const missing = EFFECT_PLACES.filter((place) => !existsSync(join(ROOT, place)));
+  assert.deepEqual(missing, [], "places of effects that no longer exist (tests/helpers/effect-places.ts)");
+  assert.equal(isEffectPlace("lib/providers/anthropic/convert-to-anthropic-request.ts"), false);
+  assert.equal(isEffectPlace("lib/providers/anthropic/anthropic-provider.ts"), true);
+  assert.equal(isEffectPlace("lib/eval/run/eval-run.ts"), true);
+  assert.equal(isEffectPlace("lib/eval/stats.ts"), false);
+  assert.ok(pureModules().length >= 100, `only ${pureModules().length} pure modules`);
 });

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "../main.ts";
-import { type StartOptions, startRun } from "../lib/adapters/start-run.ts";
+import { type StartOptions, startRun } from "../lib/run/start-run.ts";
 import { digestOf } from "../lib/text/digest.ts";
 import { parseRecording, type Recording } from "../lib/recording/recording.ts";
 import type { RunEvent } from "../lib/run-events.ts";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { runWithOptions } from "../api.ts";
 import type { Io } from "../commands/io.ts";
-import { createProvider } from "../lib/adapters/providers/create-provider.ts";
+import { createProvider } from "../lib/run/create-provider.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { main } from "../main.ts";
 import { type FakeProviderServer, type ScriptedResponse, startOpenAIServer } from "./helpers/fake-provider-servers.ts";

@@ -6,8 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
-import { WorkspaceExecutor } from "../lib/adapters/workspace-executor.ts";
-import { WorkspaceFingerprint } from "../lib/adapters/workspace-fingerprint.ts";
+import { WorkspaceExecutor } from "../lib/workspace/workspace-executor.ts";
+import { WorkspaceFingerprint } from "../lib/workspace/workspace-fingerprint.ts";
 import { mayChangeFiles } from "../lib/recording/importers/command-effect.ts";
 import { applyReport, initialBriefing } from "../lib/context/briefing.ts";
 import { ExecutionReport } from "../lib/vocabulary/reports.ts";

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runWithOptions } from "../api.ts";
-import { secretEnvNames } from "../lib/adapters/start-run.ts";
+import { secretEnvNames } from "../lib/run/start-run.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { give, pick, sliceRequest } from "./helpers/loop-builders.ts";
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startRun } from "../lib/adapters/start-run.ts";
+import { startRun } from "../lib/run/start-run.ts";
 import { ProviderError } from "../lib/errors.ts";
 import type { Executor } from "../lib/vocabulary/executor.ts";
 import { RecordingExecutor, RecordingProvider } from "../lib/recording/recorder.ts";

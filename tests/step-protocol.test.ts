@@ -16,7 +16,7 @@ import { type ActionName, takesArguments } from "../lib/vocabulary/actions.ts";
 import { LOOKUPS_PER_STAGE, parseStepDecision, stepResponseSchema } from "../lib/vocabulary/answer.ts";
 import { canonicalJson } from "../lib/text/digest.ts";
 import type { ContextPolicyName, StepProtocol } from "../lib/policy.ts";
-import { convertToStrictJsonSchema } from "../lib/providers/convert-to-strict-json-schema.ts";
+import { convertToStrictJsonSchema } from "../lib/providers/openai/convert-to-strict-json-schema.ts";
 import { wrapResponseSchema } from "../lib/providers/wrap-response-schema.ts";
 import type { RecordedAnswer } from "../lib/recording/recording.ts";
 import type { ExecutionReport } from "../lib/vocabulary/reports.ts";
@@ -331,7 +331,7 @@ test("a catalog slice's step_protocol and previews reach the request; the defaul
       now: () => 0,
       reportPathProblem: () => null,
     });
-  // The catalog's settings are resolved with the rest (lib/config.ts): the slice's own, else the defaults'.
+  // The catalog's settings are resolved with the rest (lib/settings/settings.ts): the slice's own, else the defaults'.
   const own = await plan(
     catalogText({ step_protocol: "single-call", previews: "wide" }, { step_protocol: "two-call" }),
   );

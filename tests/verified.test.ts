@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { type StartOptions, startRun } from "../lib/adapters/start-run.ts";
+import { type StartOptions, startRun } from "../lib/run/start-run.ts";
 import { applyReport, initialBriefing, settleRevision, unverifiedReason } from "../lib/context/briefing.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { digestOf } from "../lib/text/digest.ts";

@@ -14,7 +14,7 @@ import {
   type SettingsInput,
 } from "../settings/settings.ts";
 import { type Routed, routeRequest } from "./routing.ts";
-import type { SliceRequest } from "../slice.ts";
+import { type SliceRequest, sliceRequest } from "../slice.ts";
 import type { Provider } from "../vocabulary/turn.ts";
 
 /** A request to route through a catalog, with the command-line settings that override the catalog's. */
@@ -55,7 +55,7 @@ export type RoutingNote =
   | { kind: "routed"; route: Routed };
 
 export type PlanOptions = {
-  /** The user's settings (flags, environment, config file): resolved with the catalog's by lib/config.ts. */
+  /** The user's settings (flags, environment, config file): resolved with the catalog's by lib/settings/settings.ts. */
   settings: Omit<SettingsInput, "catalog" | "request">;
   /** --context-report (absolute): it wins over the catalog's. */
   contextReport?: string;
@@ -139,7 +139,7 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
     }
     const model = settings.provider;
     if (model === null) throw new Error("a catalog slice's model is resolved with it");
-    const request: SliceRequest = {
+    const request = sliceRequest({
       intent: renderIntent(entry.intent, input.text),
       instructions: entry.instructions,
       workspace,
@@ -147,13 +147,11 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
       test: entry.test,
       model: model.model,
       limits: entry.limits,
-      ...(entry.commands ? { commands: entry.commands } : {}),
-      ...(entry.sandbox ?? defaults.sandbox ? { sandbox: { ...defaults.sandbox, ...entry.sandbox } } : {}),
-      ...(entry.workspace_ignore ?? defaults.workspace_ignore
-        ? { workspace_ignore: entry.workspace_ignore ?? defaults.workspace_ignore }
-        : {}),
-      ...(entry.require_passing_tests !== undefined ? { require_passing_tests: entry.require_passing_tests } : {}),
-    };
+      commands: entry.commands,
+      sandbox: entry.sandbox ?? defaults.sandbox ? { ...defaults.sandbox, ...entry.sandbox } : undefined,
+      workspace_ignore: entry.workspace_ignore ?? defaults.workspace_ignore,
+      require_passing_tests: entry.require_passing_tests,
+    });
     // No model's key reaches the slice's test or command processes.
     const secretEnvNames = Object.values(catalog.models).flatMap((m) => (m.api_key_env ? [m.api_key_env] : []));
     return { ...known, ok: true, request, settings, secretEnvNames };

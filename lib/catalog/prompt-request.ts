@@ -2,7 +2,7 @@
 // a one-line run needs no request file.
 import { ACTION_NAMES, type ActionName } from "../vocabulary/actions.ts";
 import { UsageError } from "../errors.ts";
-import { SliceRequest } from "../slice.ts";
+import { SliceRequest, sliceRequest } from "../slice.ts";
 import { DEFAULT_MAX_STEPS } from "../policy.ts";
 import { formatZodError, MISSING_FIELDS } from "../text/zod-error.ts";
 
@@ -65,7 +65,8 @@ export function promptRequest(flags: PromptFlags): SliceRequest {
   if (actions.has("run_command") && !flags.allowCommands?.length) {
     throw new UsageError("--actions run_command needs --allow-command CMD (which commands it may run)");
   }
-  const candidate = {
+  // Checked below like a request file (an empty text, a bad limit): the schema names the field.
+  const candidate = sliceRequest({
     intent: flags.text,
     instructions: flags.instructions ?? PROMPT_DEFAULTS.instructions,
     workspace: flags.workspace,
@@ -77,9 +78,9 @@ export function promptRequest(flags: PromptFlags): SliceRequest {
     },
     model: flags.model,
     limits: { max_steps: flags.maxSteps ?? PROMPT_DEFAULTS.maxSteps },
-    ...(flags.allowCommands?.length ? { commands: flags.allowCommands } : {}),
-    ...(flags.effort ? { effort: flags.effort } : {}),
-  };
+    commands: flags.allowCommands?.length ? flags.allowCommands : undefined,
+    effort: flags.effort,
+  });
   const parsed = SliceRequest.safeParse(candidate, { error: MISSING_FIELDS });
   if (!parsed.success) throw new UsageError(`Invalid run: ${formatZodError(parsed.error, { schema: SliceRequest })}`);
   return parsed.data;

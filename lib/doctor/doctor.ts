@@ -1,5 +1,5 @@
 // `loom doctor`'s pure parts: the one small request it sends twice, how each check is judged from what came back,
-// and how the whole ends (through endingOf, like every command). The calls themselves are lib/adapters/run-doctor.ts.
+// and how the whole ends (through endingOf, like every command). The calls themselves are lib/doctor/run-doctor.ts.
 //
 // The cheapest live check that says a first run will work: two identical requests whose stable prefix is just over
 // the model's minimum cacheable prompt (below it nothing is cached and the cache counters are 0). The first must come
@@ -10,8 +10,9 @@ import { endingOf } from "../ending.ts";
 import { StartupError } from "../errors.ts";
 import { Outcome } from "../outcome.ts";
 import { type Cost, costOf, type ModelPrice, priceOf, pricesOf } from "../prices.ts";
-import { ModelProvider, type ModelTable, resolveModel, retirementOf } from "../models/models.ts";
-import { openRouterEntry } from "../providers/mark-openrouter-cache.ts";
+import { type ModelTable, resolveModel, retirementOf } from "../models/models.ts";
+import { parseModelRef } from "../models/provider-kinds.ts";
+import { openRouterEntry } from "../providers/openrouter/mark-openrouter-cache.ts";
 import { addUsage, NULL_USAGE, ServerTimings, type TurnRequest, Usage } from "../vocabulary/turn.ts";
 
 const CheckName = z.enum(["model", "key", "context", "structured_answer", "cache_write", "cache_read"]);
@@ -63,16 +64,13 @@ const DEFAULT_MIN_CACHE_TOKENS = 1024;
 
 /** The facts of "PROVIDER/MODEL" from the table (an alias resolves to its model; an unknown id gets the defaults). */
 export function modelFacts(table: ModelTable, model: string, { today }: { today: string }): ModelFacts {
-  const slash = model.indexOf("/");
-  const provider = ModelProvider.safeParse(model.slice(0, slash));
-  if (slash === -1 || !provider.success) {
-    return { price: null, min_cache_tokens: DEFAULT_MIN_CACHE_TOKENS, retired: null };
-  }
-  const id = model.slice(slash + 1);
-  const resolved = resolveModel(table, provider.data, id);
+  const ref = parseModelRef(model);
+  if (ref === null) return { price: null, min_cache_tokens: DEFAULT_MIN_CACHE_TOKENS, retired: null };
+  const { provider, id } = ref;
+  const resolved = resolveModel(table, provider, id);
   // Through OpenRouter the routed model's cache rules apply; its price there is OpenRouter's, not in the table.
   const cache =
-    (provider.data === "openrouter" ? openRouterEntry(table, id)?.entry ?? resolved.entry : resolved.entry).cache;
+    (provider === "openrouter" ? openRouterEntry(table, id)?.entry ?? resolved.entry : resolved.entry).cache;
   return {
     price: priceOf(pricesOf(table), resolved.key),
     min_cache_tokens: cache?.min_tokens ?? DEFAULT_MIN_CACHE_TOKENS,

@@ -123,8 +123,9 @@ export async function runLoop(request: SliceRequest, options: LoopOptions): Prom
   const actions = availableActions(request);
   const protocol: StepProtocol = request.step_protocol ?? DEFAULT_STEP_PROTOCOL;
   const onEvent = options.onEvent ?? (() => {});
-  // A bounded request must fit a local server's context: a smaller one scales the ceiling, trigger and target.
-  const sized = policy === "bounded" ? await sizedToServer(options.provider, signal) : null;
+  // A request held to the ceiling must fit a local server's context: a smaller one scales the ceiling, trigger and
+  // target.
+  const sized = CONTEXT_POLICIES[policy].ceiling ? await sizedToServer(options.provider, signal) : null;
   if (sized) onEvent({ type: "context-sized", ...sized });
   const context = createContext(policy, {
     instructions: request.instructions,

@@ -3,6 +3,7 @@
 // from here and never from the shape of an id: an adapter asks `resolveModel` and sends what the entry says.
 import { z } from "zod";
 import { escapeControl } from "../text/safe-text.ts";
+import { ModelApi, ModelProvider, parseModelRef, PROVIDER_KINDS } from "./provider-kinds.ts";
 
 /** Anthropic thinking settings Loom can send (manual thinking, which needs a token budget, is not one). */
 export const ThinkingType = z.enum(["adaptive", "disabled", "between_tools"]);
@@ -10,17 +11,6 @@ export type ThinkingType = z.infer<typeof ThinkingType>;
 
 /** The format version of a models file; a change that old files cannot be read under bumps it. */
 export const MODELS_FORMAT = 1;
-
-/**
- * The provider kinds: the two vendors' APIs, an OpenAI-compatible server, Ollama's native API and OpenRouter
- * (docs/providers.md). A local server's model ids are the user's own, so they are rarely in the table.
- */
-export const ModelProvider = z.enum(["anthropic", "openai", "openai-compatible", "ollama", "openrouter"]);
-export type ModelProvider = z.infer<typeof ModelProvider>;
-
-/** Which HTTP API the adapter calls. */
-const ModelApi = z.enum(["messages", "chat-completions", "responses"]);
-export type ModelApi = z.infer<typeof ModelApi>;
 
 /** How a structured answer is obtained; Loom validates every answer itself whichever it is. */
 export const StructuredOutput = z.enum([
@@ -167,25 +157,15 @@ export type ResolvedModel = {
 };
 
 /**
- * What an id the table does not know is run with: nothing that a model could reject. Anthropic: the schema in the
- * prompt (a forced tool is rejected by the 5.5 models, output_config.format by older ones), the largest minimum
- * cacheable prompt (4,096 tokens) and no effort; OpenAI and OpenAI-compatible servers: Chat Completions with the strict
- * JSON-schema response format, as Loom always sent them. No price. A local server's model (openai-compatible,
- * ollama) is `local`: its context and cache are the server's, read at run time, and its cost tokens and seconds.
+ * What an id the table does not know is run with: nothing that a model could reject — how its kind calls an unknown
+ * model (PROVIDER_KINDS' unknownModel: API, answer mode, cache, local), no effort, no thinking setting, no price.
  */
 function defaultEntry(provider: ModelProvider): ModelEntry {
-  const anthropic = provider === "anthropic";
-  const local = provider === "openai-compatible" || provider === "ollama";
+  const { local, ...calling } = PROVIDER_KINDS[provider].unknownModel;
   return {
-    api: anthropic ? "messages" : "chat-completions",
-    structured_output: anthropic ? "prompt" : "json_schema",
+    ...calling,
     context_window: 128_000,
     max_output: 8_192,
-    cache: anthropic
-      ? { min_tokens: 4_096, ttls: ["5m", "1h"], breakpoints: "explicit" }
-      : provider === "openai"
-      ? { min_tokens: 1_024, ttls: ["in_memory"], breakpoints: "automatic" }
-      : null,
     prices: null,
     effort: [],
     thinking: [],
@@ -219,9 +199,10 @@ export function overrideProblem(base: ModelTable, override: ModelTable): string 
         }
       }
     }
-    const provider = key.slice(0, key.indexOf("/")) as ModelProvider;
+    const ref = parseModelRef(key);
+    if (ref === null) continue; // the key's schema names a kind: never here
     for (const alias of entry.aliases ?? []) {
-      const known = resolveModel(base, provider, alias);
+      const known = resolveModel(base, ref.provider, alias);
       if (known.known && known.key !== key) {
         return `models[${JSON.stringify(key)}].aliases names ${JSON.stringify(alias)}, which is ` +
           `${JSON.stringify(known.key)} in Loom's table: it would reroute that model's calls; name the entry itself`;
@@ -370,8 +351,6 @@ export function unknownModelWarning(model: ResolvedModel): string {
  * tokens, the lifetimes it accepts (default first) and whether marks are explicit. null: no prompt cache.
  */
 export function cacheRulesOf(table: ModelTable, model: string): CacheRules | null {
-  const slash = model.indexOf("/");
-  const provider = ModelProvider.safeParse(model.slice(0, slash));
-  if (slash === -1 || !provider.success) return null;
-  return resolveModel(table, provider.data, model.slice(slash + 1)).entry.cache;
+  const ref = parseModelRef(model);
+  return ref === null ? null : resolveModel(table, ref.provider, ref.id).entry.cache;
 }

@@ -11,9 +11,9 @@
 //   usually cleared after 5-10 minutes of inactivity.
 import type { CacheBlock, CacheLayout, TurnRequest } from "../vocabulary/turn.ts";
 import { digestOf, utf8Length } from "../text/digest.ts";
-import type { AnthropicRequestBody } from "./convert-to-anthropic-request.ts";
-import type { OpenAIRequestBody } from "./convert-to-openai-request.ts";
-import type { OpenAIResponsesBody } from "./convert-to-openai-responses-request.ts";
+import type { AnthropicRequestBody } from "./anthropic/convert-to-anthropic-request.ts";
+import type { OpenAIRequestBody } from "./openai/convert-to-openai-request.ts";
+import type { OpenAIResponsesBody } from "./openai/convert-to-openai-responses-request.ts";
 import { renderSectionBlocks, splitPrefix } from "./render-sections.ts";
 
 export const ANTHROPIC_LOOKBACK_BLOCKS = 20;

@@ -1,10 +1,8 @@
 // Which model API to call and how: the schema is the type. Credentials are never in here, only the name of the
 // environment variable that holds them.
 import { z } from "zod";
-import { ModelProvider, ThinkingType } from "../models/models.ts";
-
-export const ProviderKind = ModelProvider;
-export type ProviderKind = z.infer<typeof ProviderKind>;
+import { ThinkingType } from "../models/models.ts";
+import { ModelProvider } from "../models/provider-kinds.ts";
 
 /** An http(s) URL: the one check of a base URL, wherever it is written (a file, a flag, a variable). */
 export const HttpUrl = z.string().refine((text) => {
@@ -26,7 +24,7 @@ export type CacheTtl = z.infer<typeof CacheTtl>;
 const CacheTtlSetting = z.enum([...CacheTtl.options, "auto"]);
 
 export const ProviderConfig = z.strictObject({
-  kind: ProviderKind.describe(
+  kind: ModelProvider.describe(
     "Which wire format: the Anthropic Messages API, the OpenAI API, an OpenAI-compatible local server (vLLM, " +
       "llama.cpp, LM Studio), Ollama's native API, or OpenRouter (Chat Completions, cache markers for Claude)",
   ),
@@ -74,34 +72,6 @@ export const ProviderConfig = z.strictObject({
   ),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
-
-export const DEFAULT_BASE_URLS: Record<ProviderKind, string> = {
-  anthropic: "https://api.anthropic.com",
-  openai: "https://api.openai.com/v1",
-  "openai-compatible": "http://127.0.0.1:11434/v1",
-  // Ollama's native API has no /v1 (ollama docs/api.md, read 2026-12-01).
-  ollama: "http://127.0.0.1:11434",
-  // https://openrouter.ai/docs/quickstart (read 2026-12-01): the OpenAI-compatible base.
-  openrouter: "https://openrouter.ai/api/v1",
-};
-
-/** Environment variables that override the default base URL (a configured base_url still wins). */
-export const BASE_URL_ENVS: Record<ProviderKind, string | null> = {
-  anthropic: "ANTHROPIC_BASE_URL",
-  openai: "OPENAI_BASE_URL",
-  "openai-compatible": null,
-  ollama: null,
-  openrouter: null,
-};
-
-/** Where the key comes from when the config names no variable; null: no key needed. */
-export const DEFAULT_KEY_ENVS: Record<ProviderKind, string | null> = {
-  anthropic: "ANTHROPIC_API_KEY",
-  openai: "OPENAI_API_KEY",
-  "openai-compatible": null,
-  ollama: null,
-  openrouter: "OPENROUTER_API_KEY",
-};
 
 /** Anthropic requires max_tokens; the answers are small JSON, but write_file arguments carry whole files (never more
  * than the model table's output limit). */

@@ -15,17 +15,14 @@ import {
 import { SandboxMode } from "../sandbox-state.ts";
 import { StartupError } from "../errors.ts";
 import {
-  BASE_URL_ENVS,
-  DEFAULT_BASE_URLS,
   DEFAULT_DEADLINE_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
-  DEFAULT_KEY_ENVS,
   HttpUrl,
   LOCAL_KINDS,
   LOCAL_TIMEOUT_MS,
   type ProviderConfig,
-  ProviderKind,
 } from "../providers/provider-config.ts";
+import { ModelProvider, parseModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import { withoutCredentials } from "../text/safe-text.ts";
 
 export const UserConfig = z.strictObject({
@@ -180,7 +177,7 @@ export type SettingsInput = {
 
 /** How one provider is reached: everything createProvider needs, resolved and checked. Never the key itself. */
 export type ProviderSettings = {
-  kind: ProviderKind;
+  kind: ModelProvider;
   model: string;
   base_url: Setting<string>;
   /** The variable the key is read from; null: the provider needs none. */
@@ -394,21 +391,20 @@ function envValue<T>(
 
 /** "PROVIDER/MODEL" of a prompt or a request: the user's base URL settings apply. */
 function modelProvider(input: SettingsInput, model: string): ProviderSettings | null {
-  const slash = model.indexOf("/");
-  const kind = ProviderKind.safeParse(slash === -1 ? "" : model.slice(0, slash));
+  const ref = parseModelRef(model);
   // An unknown provider is the provider's own error when the run starts (providerForModel); config shows no URL.
-  if (!kind.success) return null;
+  if (ref === null) return null;
   const flags = input.flags ?? {};
-  const variable = BASE_URL_ENVS[kind.data];
+  const variable = PROVIDER_KINDS[ref.provider].baseUrlEnv;
   const base_url = pick("base_url", {
     flag: found(flags.base_url === undefined ? undefined : checkedUrl(flags.base_url, "--base-url"), "--base-url"),
     // Loom's own variable, then the provider's (ANTHROPIC_BASE_URL, …): both the user's environment.
     environment: providerVariable(input.env, "LOOM_PROVIDER_BASE_URL") ?? providerVariable(input.env, variable),
     config: found(input.userConfig?.config.base_url, `${input.userConfig?.file ?? "config.jsonc"}: base_url`),
-    "built-in": builtIn(DEFAULT_BASE_URLS[kind.data]),
+    "built-in": builtIn(PROVIDER_KINDS[ref.provider].baseUrl),
   });
   const { effort, thinking } = input.request ?? {};
-  const named = { kind: kind.data, model: model.slice(slash + 1), ...definedOnly({ effort, thinking }) };
+  const named = { kind: ref.provider, model: ref.id, ...definedOnly({ effort, thinking }) };
   return provider(input, named, base_url, null);
 }
 
@@ -443,11 +439,11 @@ function entryProvider(
   { file, field }: { file: string; field: string },
   { checked }: { checked: boolean },
 ): ProviderSettings {
-  const variable = BASE_URL_ENVS[entry.kind];
+  const variable = PROVIDER_KINDS[entry.kind].baseUrlEnv;
   const base_url = pick("base_url", {
     catalog: found(entry.base_url, at(file, field, "base_url")),
     environment: providerVariable(input.env, variable),
-    "built-in": builtIn(DEFAULT_BASE_URLS[entry.kind]),
+    "built-in": builtIn(PROVIDER_KINDS[entry.kind].baseUrl),
   });
   return provider(input, entry, base_url, { file, field, checked });
 }
@@ -501,7 +497,7 @@ function provider(
   }
   const api_key_env: Setting<string | null> = entry.api_key_env !== undefined && file !== null
     ? { value: entry.api_key_env, source: "catalog", from: at(file.file, file.field, "api_key_env") }
-    : { value: entry.api_key_env ?? DEFAULT_KEY_ENVS[entry.kind], source: "built-in", from: null };
+    : { value: entry.api_key_env ?? PROVIDER_KINDS[entry.kind].keyEnv, source: "built-in", from: null };
   if (file?.checked) checkKeyDestination(input, { kind: entry.kind, base_url, api_key_env, ...file });
   const user = input.userConfig, project = input.projectConfig;
   const limit = (
@@ -547,23 +543,6 @@ function provider(
   };
 }
 
-/** What a key variable of each provider looks like: a file's api_key_env must match its kind's (or be allowed). */
-const KEY_NAME: Record<ProviderKind, RegExp> = {
-  anthropic: /^[A-Z0-9_]*ANTHROPIC[A-Z0-9_]*_API_KEY$/,
-  openai: /^[A-Z0-9_]*OPENAI[A-Z0-9_]*_API_KEY$/,
-  "openai-compatible": /^[A-Z][A-Z0-9_]*_API_KEY$/,
-  ollama: /^[A-Z][A-Z0-9_]*_API_KEY$/,
-  openrouter: /^[A-Z0-9_]*OPENROUTER[A-Z0-9_]*_API_KEY$/,
-};
-
-const KEY_SHAPE: Record<ProviderKind, string> = {
-  anthropic: "a name with ANTHROPIC ending in _API_KEY",
-  openai: "a name with OPENAI ending in _API_KEY",
-  "openai-compatible": "a name ending in _API_KEY",
-  ollama: "a name ending in _API_KEY",
-  openrouter: "a name with OPENROUTER ending in _API_KEY",
-};
-
 /**
  * Credentials go only where the user sent them (SPEC §9): a file's api_key_env names a key of that provider (or one
  * the user allowed with --allow-key-env), and a provider's default key goes only to that provider's own host, a base
@@ -572,7 +551,7 @@ const KEY_SHAPE: Record<ProviderKind, string> = {
 function checkKeyDestination(
   input: SettingsInput,
   { kind, base_url, api_key_env, file, field }: {
-    kind: ProviderKind;
+    kind: ModelProvider;
     base_url: Setting<string>;
     api_key_env: Setting<string | null>;
     file: string;
@@ -588,11 +567,11 @@ function checkKeyDestination(
   // handed you: `*_API_KEY` is any service's key). The kind's own default variable is held to the host rules below;
   // a key-shaped variable that is not set holds nothing to send (the missing key is then reported as such).
   const allowedEnv = (flags.allow_key_env ?? []).includes(key);
-  if (api_key_env.source === "catalog" && key !== DEFAULT_KEY_ENVS[kind] && !allowedEnv) {
-    if (!KEY_NAME[kind].test(key)) {
+  if (api_key_env.source === "catalog" && key !== PROVIDER_KINDS[kind].keyEnv && !allowedEnv) {
+    if (!PROVIDER_KINDS[kind].keyName.test(key)) {
       throw new Refused(
         `${file}: ${field}.api_key_env ${JSON.stringify(key)} does not name an API key of ${kind} (expected ` +
-          `${KEY_SHAPE[kind]}); nothing was sent to ${host} (--allow-key-env ${key} allows it)`,
+          `${PROVIDER_KINDS[kind].keyShape}); nothing was sent to ${host} (--allow-key-env ${key} allows it)`,
         "file",
         "key_refused",
       );
@@ -606,16 +585,16 @@ function checkKeyDestination(
       );
     }
   }
-  const owner = ProviderKind.options.find((k) => DEFAULT_KEY_ENVS[k] === key);
+  const owner = ModelProvider.options.find((k) => PROVIDER_KINDS[k].keyEnv === key);
   if (owner === undefined || base_url.source !== "catalog") return;
   // A base URL the user set (flag, environment, config file) is taken as given; the provider's own is https on its
   // own port: the same host over plain http or on another port is not the provider.
   const userUrls = [
     flags.base_url,
     input.env.LOOM_PROVIDER_BASE_URL,
-    BASE_URL_ENVS[owner] === null ? undefined : input.env[BASE_URL_ENVS[owner] ?? ""],
+    input.env[PROVIDER_KINDS[owner].baseUrlEnv ?? ""],
     input.userConfig?.config.base_url,
-    DEFAULT_BASE_URLS[owner],
+    PROVIDER_KINDS[owner].baseUrl,
   ];
   const origins = new Set(userUrls.flatMap((url) => originOf(url)));
   const hosts = new Set((flags.allow_key_host ?? []).map((h) => h.toLowerCase()));

@@ -1,6 +1,6 @@
 // Keys never leave Loom in a message: every text Loom prints or writes passes one redaction of every key it holds, and
 // a server's text is redacted whole before it is clipped (a key cut at the clip would otherwise survive but for its
-// last characters). Pure: the keys are passed in (lib/adapters/held-keys.ts holds the process's).
+// last characters). Pure: the keys are passed in (lib/io/held-keys.ts holds the process's).
 
 /** What a key becomes. */
 const REDACTED = "[redacted]";

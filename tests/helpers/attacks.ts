@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findBubblewrap } from "../../lib/adapters/sandbox.ts";
+import { findBubblewrap } from "../../lib/workspace/sandbox.ts";
 import { type ActionName, takesArguments } from "../../lib/vocabulary/actions.ts";
 import type { ExecutionReport } from "../../lib/vocabulary/reports.ts";
 import type { SliceRequest } from "../../lib/slice.ts";

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } fro
 import { dirname, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { findBubblewrap } from "../../lib/adapters/sandbox.ts";
+import { findBubblewrap } from "../../lib/workspace/sandbox.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 

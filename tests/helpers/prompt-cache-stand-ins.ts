@@ -6,13 +6,13 @@
 // cache_creation_input_tokens and cache_read_input_tokens. OpenAI (developers.openai.com/docs/guides/prompt-caching):
 // the longest prefix shared with a recent request, from 1,024 tokens in 128-token steps, reported as
 // prompt_tokens_details.cached_tokens inside prompt_tokens. Tokens here are UTF-8 bytes / 4.
-import type { AnthropicRequestBody } from "../../lib/providers/convert-to-anthropic-request.ts";
-import type { OpenAIRequestBody } from "../../lib/providers/convert-to-openai-request.ts";
-import { convertToAnthropicRequest } from "../../lib/providers/convert-to-anthropic-request.ts";
-import { convertToOpenAIRequest } from "../../lib/providers/convert-to-openai-request.ts";
+import type { AnthropicRequestBody } from "../../lib/providers/anthropic/convert-to-anthropic-request.ts";
+import type { OpenAIRequestBody } from "../../lib/providers/openai/convert-to-openai-request.ts";
+import { convertToAnthropicRequest } from "../../lib/providers/anthropic/convert-to-anthropic-request.ts";
+import { convertToOpenAIRequest } from "../../lib/providers/openai/convert-to-openai-request.ts";
 import { anthropicCacheLayout, openaiCacheLayout } from "../../lib/providers/cache-layout.ts";
-import { convertAnthropicUsage } from "../../lib/providers/convert-anthropic-usage.ts";
-import { convertOpenAIUsage } from "../../lib/providers/convert-openai-usage.ts";
+import { convertAnthropicUsage } from "../../lib/providers/anthropic/convert-anthropic-usage.ts";
+import { convertOpenAIUsage } from "../../lib/providers/openai/convert-openai-usage.ts";
 import { utf8Length } from "../../lib/text/digest.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../lib/vocabulary/turn.ts";
 

@@ -1,7 +1,7 @@
 // Token usage as another agent logged it, mapped to Loom's four counters by the same converters live providers use,
 // so imported and live runs count alike (null where the log says nothing, never 0).
-import { convertAnthropicUsage } from "../../providers/convert-anthropic-usage.ts";
-import { convertOpenAIUsage } from "../../providers/convert-openai-usage.ts";
+import { convertAnthropicUsage } from "../../providers/anthropic/convert-anthropic-usage.ts";
+import { convertOpenAIUsage } from "../../providers/openai/convert-openai-usage.ts";
 import { tokenCount } from "../../providers/token-count.ts";
 import { NULL_USAGE, type Usage } from "../../vocabulary/turn.ts";
 import { isRecord } from "./source.ts";

@@ -1,0 +1,113 @@
+// The provider kinds, one entry each: everything Loom knows of a kind that is not a model's (the model table holds
+// those). Settings, the model table's defaults for an unknown id, doctor and the run read a kind's facts here and
+// nowhere else, and `PROVIDER_KINDS` is a Record over the enum, so a kind added to ModelProvider without its entry is
+// a type error (tests/provider-registry.test.ts). Its HTTP adapter is the other entry: lib/run/create-provider.ts's
+// ADAPTERS. Adding a provider: docs/architecture.md, "Adding a provider".
+import { z } from "zod";
+
+/**
+ * The provider kinds: the two vendors' APIs, an OpenAI-compatible server, Ollama's native API and OpenRouter
+ * (docs/providers.md). A local server's model ids are the user's own, so they are rarely in the table.
+ */
+export const ModelProvider = z.enum(["anthropic", "openai", "openai-compatible", "ollama", "openrouter"]);
+export type ModelProvider = z.infer<typeof ModelProvider>;
+
+/** Which HTTP API the adapter calls. */
+export const ModelApi = z.enum(["messages", "chat-completions", "responses"]);
+export type ModelApi = z.infer<typeof ModelApi>;
+
+/** One kind's facts. */
+type ProviderKindFacts = {
+  /** The API's base URL when nothing else names one. */
+  baseUrl: string;
+  /** The environment variable that overrides the base URL (a configured base_url still wins); null: none. */
+  baseUrlEnv: string | null;
+  /** Where the key comes from when the config names no variable; null: no key needed. */
+  keyEnv: string | null;
+  /** What a key variable of this kind looks like: a file's api_key_env must match it (or be allowed). */
+  keyName: RegExp;
+  /** keyName in words, for the refusal. */
+  keyShape: string;
+  /**
+   * What an id the table does not list is run with (lib/models/models.ts, defaultEntry): nothing a model could
+   * reject. `local`: a local server's model, whose context and cache are the server's, read at run time.
+   */
+  unknownModel: {
+    api: ModelApi;
+    structured_output: "prompt" | "json_schema";
+    cache: { min_tokens: number; ttls: ("5m" | "1h" | "in_memory")[]; breakpoints: "explicit" | "automatic" } | null;
+    local: boolean;
+  };
+};
+
+/** Chat Completions with the strict JSON-schema response format, as Loom always sent an OpenAI-style server. */
+const CHAT = { api: "chat-completions", structured_output: "json_schema" } as const;
+
+export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
+  anthropic: {
+    baseUrl: "https://api.anthropic.com",
+    baseUrlEnv: "ANTHROPIC_BASE_URL",
+    keyEnv: "ANTHROPIC_API_KEY",
+    keyName: /^[A-Z0-9_]*ANTHROPIC[A-Z0-9_]*_API_KEY$/,
+    keyShape: "a name with ANTHROPIC ending in _API_KEY",
+    // The schema in the prompt (a forced tool is rejected by the 5.5 models, output_config.format by older ones), the
+    // largest minimum cacheable prompt (4,096 tokens).
+    unknownModel: {
+      api: "messages",
+      structured_output: "prompt",
+      cache: { min_tokens: 4_096, ttls: ["5m", "1h"], breakpoints: "explicit" },
+      local: false,
+    },
+  },
+  openai: {
+    baseUrl: "https://api.openai.com/v1",
+    baseUrlEnv: "OPENAI_BASE_URL",
+    keyEnv: "OPENAI_API_KEY",
+    keyName: /^[A-Z0-9_]*OPENAI[A-Z0-9_]*_API_KEY$/,
+    keyShape: "a name with OPENAI ending in _API_KEY",
+    unknownModel: {
+      ...CHAT,
+      cache: { min_tokens: 1_024, ttls: ["in_memory"], breakpoints: "automatic" },
+      local: false,
+    },
+  },
+  "openai-compatible": {
+    baseUrl: "http://127.0.0.1:11434/v1",
+    baseUrlEnv: null,
+    keyEnv: null,
+    keyName: /^[A-Z][A-Z0-9_]*_API_KEY$/,
+    keyShape: "a name ending in _API_KEY",
+    unknownModel: { ...CHAT, cache: null, local: true },
+  },
+  ollama: {
+    // Ollama's native API has no /v1 (ollama docs/api.md, read 2026-12-01).
+    baseUrl: "http://127.0.0.1:11434",
+    baseUrlEnv: null,
+    keyEnv: null,
+    keyName: /^[A-Z][A-Z0-9_]*_API_KEY$/,
+    keyShape: "a name ending in _API_KEY",
+    unknownModel: { ...CHAT, cache: null, local: true },
+  },
+  openrouter: {
+    // https://openrouter.ai/docs/quickstart (read 2026-12-01): the OpenAI-compatible base.
+    baseUrl: "https://openrouter.ai/api/v1",
+    baseUrlEnv: null,
+    keyEnv: "OPENROUTER_API_KEY",
+    keyName: /^[A-Z0-9_]*OPENROUTER[A-Z0-9_]*_API_KEY$/,
+    keyShape: "a name with OPENROUTER ending in _API_KEY",
+    unknownModel: { ...CHAT, cache: null, local: false },
+  },
+};
+
+/** A model as a slice names it ("PROVIDER/MODEL"), parsed: its kind, and the id that kind's API knows. */
+export type ModelRef = { provider: ModelProvider; id: string };
+
+/**
+ * "PROVIDER/MODEL" as a ModelRef, or null when it names no known kind: the one place a model name is split (an id may
+ * hold slashes of its own, OpenRouter's "anthropic/claude-sonnet-5-5": only the first one separates the kind).
+ */
+export function parseModelRef(model: string): ModelRef | null {
+  const slash = model.indexOf("/");
+  const provider = ModelProvider.safeParse(slash === -1 ? "" : model.slice(0, slash));
+  return provider.success ? { provider: provider.data, id: model.slice(slash + 1) } : null;
+}

@@ -1,0 +1,210 @@
+// Builds the provider a model configuration names. Where it goes (base URL, key variable, limits) is resolved once,
+// by lib/settings/settings.ts; here the model table says how the model is called (a retired one stops before any
+// request), the key is read from the variable the settings name, and a missing one stops the run too.
+import { StartupError } from "../errors.ts";
+import { holdKeys } from "../io/held-keys.ts";
+import {
+  ADAPTIVE_THINKING_MAX_TOKENS,
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  LOCAL_TIMEOUT_MS,
+  ProviderConfig,
+} from "../providers/provider-config.ts";
+import type { Provider } from "../vocabulary/turn.ts";
+import { formatZodError } from "../text/zod-error.ts";
+import { type ProviderSettings, resolveProviderConfig } from "../settings/settings.ts";
+import { createAnthropicProvider } from "../providers/anthropic/anthropic-provider.ts";
+import { createOpenAIProvider } from "../providers/openai/openai-provider.ts";
+import { createOpenAIResponsesProvider } from "../providers/openai/openai-responses-provider.ts";
+import { BUILT_IN_MODELS } from "../models/built-in.ts";
+import {
+  applyRules,
+  type ModelEntry,
+  type ModelTable,
+  type ResolvedModel,
+  resolveModel,
+  retirementOf,
+  retirementWarningOf,
+  type ThinkingType,
+  unknownModelWarning,
+} from "../models/models.ts";
+import { createOllamaProvider } from "../providers/ollama/ollama-provider.ts";
+import { type ModelProvider, PROVIDER_KINDS } from "../models/provider-kinds.ts";
+import { openRouterEntry } from "../providers/openrouter/mark-openrouter-cache.ts";
+import type { HttpOptions } from "../providers/http/post-json.ts";
+
+export type CreateProviderOptions = HttpOptions & {
+  env: Record<string, string | undefined>;
+  /** The model table (default: the built-in one): how the model is called, and whether it is retired. */
+  models?: ModelTable;
+  /** Where the one warning about a model the table does not know goes (default: none). */
+  warn?: (message: string) => void;
+  /** Today as YYYY-MM-DD, for retirement dates (default: the clock's). */
+  today?: string;
+};
+
+/** A model configuration the caller wrote itself (a library call): resolved like a run's, then built. */
+export function createProvider(config: ProviderConfig, options: CreateProviderOptions): Provider {
+  const parsed = ProviderConfig.safeParse(config);
+  if (!parsed.success) throw new StartupError(`Invalid model configuration: ${formatZodError(parsed.error)}`);
+  const resolved = resolveProviderConfig(parsed.data, { env: options.env });
+  if (!resolved.ok) throw new StartupError(resolved.message, resolved.code);
+  return buildProvider(resolved.provider, options);
+}
+
+/** The provider of resolved settings; the key comes from the environment variable they name. */
+export function buildProvider(
+  settings: ProviderSettings,
+  { env, models = BUILT_IN_MODELS, warn, today = new Date().toISOString().slice(0, 10), ...http }:
+    CreateProviderOptions,
+): Provider {
+  const { kind, effort } = settings;
+  // The table says how the model is called; a retired one stops here, before any request, naming its replacement.
+  const resolved = resolveModel(models, kind, settings.model);
+  const { entry, id: model } = resolved;
+  const retired = retirementOf(resolved, { today });
+  if (retired) throw new StartupError(retired, "model_retired");
+  // Within 30 days of an announced shutdown: one warning with the date and the replacement.
+  const shutdown = retirementWarningOf(resolved, { today });
+  if (shutdown) warn?.(shutdown);
+  // Through OpenRouter, the model routed to ("anthropic/claude-sonnet-5-5") says how it caches.
+  const routed = kind === "openrouter" ? openRouterEntry(models, settings.model) : null;
+  // A local server's model ids are the user's own (qwen2.5-coder:7b, …): its defaults are the server's, not a guess.
+  if (!resolved.known && !routed && !PROVIDER_KINDS[kind].unknownModel.local) {
+    warn?.(unknownModelWarning(resolved));
+  }
+  checkSetting(resolved, "effort", effort, entry.effort);
+  checkSetting(resolved, "thinking", settings.thinking, entry.thinking);
+  // Rules over more than one setting (the table's data): a refused combination stops here, before the first call.
+  const ruled = applyRules(resolved, { effort, thinking: settings.thinking });
+  if (ruled.refusal) throw new StartupError(ruled.refusal, "invalid_model_setting");
+  const thinking = ruled.thinking;
+  if (thinking !== undefined && kind !== "anthropic") {
+    throw new StartupError(`Model "${model}": thinking applies only to kind "anthropic", not "${kind}"`);
+  }
+  // Thinking cannot be combined with a forced tool (tool_choice "tool" or "any"): the API answers 400
+  // (platform.claude.com/docs/en/build-with-claude/extended-thinking, "Tool use"; read 2026-12-01).
+  if (thinking !== undefined && thinking !== "disabled" && entry.structured_output === "forced_tool") {
+    throw new StartupError(
+      `Model "${resolved.key}": thinking "${thinking}" cannot be combined with the forced tool this model answers ` +
+        'through; leave thinking unset or use "disabled"',
+      "invalid_model_setting",
+    );
+  }
+  // The caller's limits (flags such as --provider-deadline-ms) are already above the configuration's in the settings.
+  // The built-in defaults are a local server's ten minutes for the local kinds (resolveSettings), and for a local
+  // model the table names under another kind.
+  const local = entry.local === true;
+  const builtIn = (setting: { value: number | null; source: string | null }) =>
+    setting.source === "built-in" && local
+      ? Math.max(setting.value ?? 0, LOCAL_TIMEOUT_MS)
+      : setting.value ?? undefined;
+  http.timeoutMs ??= builtIn(settings.provider_idle_timeout_ms);
+  http.deadlineMs ??= builtIn(settings.provider_deadline_ms);
+  http.maxResponseBytes ??= settings.max_response_bytes;
+  const keyEnv = settings.api_key_env.value;
+  const apiKey = keyEnv ? env[keyEnv]?.trim() || null : null;
+  holdKeys([apiKey]); // redacted from everything Loom prints or writes (held-keys.ts)
+  if (keyEnv && !apiKey) {
+    throw new StartupError(
+      `Model "${model}" (${kind}) needs an API key: set the environment variable ${keyEnv}`,
+      "missing_credential",
+    );
+  }
+  return ADAPTERS[kind]({ settings, entry, routed, model, apiKey, keyEnv, thinking }, http);
+}
+
+/** What an adapter is built from: the resolved settings, the model's entry and the key read from its variable. */
+type AdapterInput = {
+  settings: ProviderSettings;
+  entry: ModelEntry;
+  /** Through OpenRouter: the model routed to, when the table knows it. */
+  routed: ReturnType<typeof openRouterEntry>;
+  model: string;
+  apiKey: string | null;
+  keyEnv: string | null;
+  thinking: ThinkingType | undefined;
+};
+
+/** An OpenAI-style server's Chat Completions adapter (OpenAI's own, a local server, OpenRouter). */
+function chatCompletions({ settings, entry, routed, model, apiKey, keyEnv }: AdapterInput, http: HttpOptions) {
+  const kind = settings.kind;
+  if (kind === "anthropic" || kind === "ollama") throw new Error(`${kind} does not speak Chat Completions`);
+  return createOpenAIProvider({
+    kind,
+    apiKey,
+    keyEnv,
+    baseUrl: settings.base_url.value,
+    model,
+    maxTokens: settings.max_tokens,
+    effort: settings.effort,
+    cacheMarkers: routed?.entry.cache?.breakpoints === "explicit",
+    local: entry.local === true,
+    // A configured response_format (openai-compatible servers) wins over the table's mode.
+    responseFormat: settings.response_format ??
+      (entry.structured_output === "json_object"
+        ? "json_object"
+        : entry.structured_output === "prompt"
+        ? "none"
+        : "json_schema"),
+  }, http);
+}
+
+/**
+ * Each kind's HTTP adapter, built from resolved settings: a Record over the kinds, so a kind added to ModelProvider
+ * without its adapter is a type error here (its other facts: lib/models/provider-kinds.ts's PROVIDER_KINDS).
+ */
+const ADAPTERS: Record<ModelProvider, (input: AdapterInput, http: HttpOptions) => Provider> = {
+  anthropic: ({ settings, entry, model, apiKey, keyEnv, thinking }, http) => {
+    if (keyEnv === null || apiKey === null) throw new Error("anthropic has a default key variable");
+    return createAnthropicProvider(
+      {
+        apiKey,
+        keyEnv,
+        baseUrl: settings.base_url.value,
+        model,
+        maxTokens: settings.max_tokens ??
+          Math.min(
+            entry.thinking.includes("adaptive") ? ADAPTIVE_THINKING_MAX_TOKENS : DEFAULT_ANTHROPIC_MAX_TOKENS,
+            entry.max_output,
+          ),
+        cacheTtl: settings.cache_ttl,
+        // The model's minimum cacheable prompt, for the run report's cache explanation (the model table's).
+        ...(entry.cache ? { minCacheTokens: entry.cache.min_tokens } : {}),
+        structuredOutput: entry.structured_output,
+        effort: settings.effort,
+        thinking,
+      },
+      http,
+    );
+  },
+  openai: (input, http) =>
+    input.entry.api === "responses"
+      ? createOpenAIResponsesProvider({
+        apiKey: input.apiKey,
+        keyEnv: input.keyEnv,
+        baseUrl: input.settings.base_url.value,
+        model: input.model,
+        maxTokens: input.settings.max_tokens,
+        effort: input.settings.effort,
+        explicitCache: input.entry.cache?.breakpoints === "explicit_or_automatic",
+      }, http)
+      : chatCompletions(input, http),
+  "openai-compatible": chatCompletions,
+  ollama: ({ settings, model, apiKey, keyEnv }, http) =>
+    createOllamaProvider(
+      { apiKey, keyEnv, baseUrl: settings.base_url.value, model, maxTokens: settings.max_tokens },
+      http,
+    ),
+  openrouter: chatCompletions,
+};
+
+/** A setting the model table says the model does not accept is refused before any request, with what it accepts. */
+function checkSetting(model: ResolvedModel, name: string, value: string | undefined, accepted: readonly string[]) {
+  if (value === undefined || !model.known || accepted.includes(value)) return;
+  throw new StartupError(
+    `Model "${model.key}": ${name} ${JSON.stringify(value)} is not accepted; the model table lists ${
+      accepted.length > 0 ? accepted.join(", ") : "none"
+    } (loom models)`,
+    "invalid_model_setting",
+  );
+}
