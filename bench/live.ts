@@ -11,7 +11,7 @@ import { cpus } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EvalFile } from "../lib/eval/eval-file.ts";
-import { readEvalFile } from "../lib/adapters/eval-run.ts";
+import { readEvalFile } from "../lib/eval/run/eval-run.ts";
 import {
   countInvalidAnswers,
   liveCells,

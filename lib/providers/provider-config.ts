@@ -92,5 +92,3 @@ export const DEFAULT_DEADLINE_MS = 60_000;
  * without failing a slow one (docs/live-model.md).
  */
 export const LOCAL_TIMEOUT_MS = 600_000;
-/** The provider kinds that are a server on the user's own machine: no price, their speed is theirs. */
-export const LOCAL_KINDS: ReadonlySet<ProviderKind> = new Set(["openai-compatible", "ollama"]);
