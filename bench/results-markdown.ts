@@ -460,6 +460,55 @@ function renderFrontier(r: BenchResults): string[] {
       ]),
     ),
     "",
+    ...renderRetirementTargets(r),
+  ];
+}
+
+/** The note's numbers: what a smaller retirement target saves, and what it hides. */
+function renderRetirementTargets(r: BenchResults): string[] {
+  const points = r.retirement_targets ?? [];
+  if (points.length === 0) return [];
+  const systems = SYSTEMS.filter((s) => points.some((p) => p.visibility_by_system[s] != null));
+  const [note] = points;
+  const delta = (a: number | null, b: number | null) =>
+    a === null || b === null ? "n/a" : `${a - b >= 0 ? "+" : "−"}${Math.abs(a - b).toFixed(3)}`;
+  return [
+    "### The note's numbers: a smaller retirement target",
+    "",
+    "Bounded replayed (two-call, default previews) with the retirement target at 24 and 16 KiB instead of the " +
+    "release note's 32 KiB — the 48 KiB trigger, the 64 KiB ceiling and the previews unchanged — against the same " +
+    "legacy runs. A lower target retires more events per checkpoint: later requests re-read a shorter tail, and the " +
+    "model sees fewer older events. Bounded's own figures everywhere else in this file are the 32 KiB ones. Cost " +
+    "and visibility as ratios to legacy over the shipped workloads, the change against 32 KiB beside them, and " +
+    "visibility per system:",
+    "",
+    table(
+      [
+        "retirement target",
+        "bytes",
+        "Anthropic 5m",
+        "change",
+        "GPT-5",
+        "change",
+        "visibility",
+        "change",
+        ...systems.map((s) => `visibility ${s}`),
+        "checkpoints / 100 calls",
+      ],
+      points.map((p) => [
+        p.previews,
+        fix(p.bytes_ratio),
+        fix(p.cost_ratio.anthropic),
+        delta(p.cost_ratio.anthropic, note.cost_ratio.anthropic),
+        fix(p.cost_ratio["gpt-5"]),
+        delta(p.cost_ratio["gpt-5"], note.cost_ratio["gpt-5"]),
+        fix(p.visibility),
+        delta(p.visibility, note.visibility),
+        ...systems.map((s) => fix(p.visibility_by_system[s])),
+        fix(p.checkpoints_per_100_calls, 2),
+      ]),
+    ),
+    "",
   ];
 }
 
