@@ -9,7 +9,7 @@
 # (bun build --help, Bun 1.4.5: --no-compile-autoload-{dotenv,bunfig,tsconfig,package-json}).
 # Code splitting: main.ts imports each command (and zod behind them) only when it runs; without --splitting they are
 # all one module of the binary, whose bytecode is loaded whole at start. Split, `loom --version` loads only the router's
-# chunk: CPU per start 15-17 ms -> 11-12 ms, 1.6-2.0x -> 1.3-1.6x `bun -e 0` (bench/startup.ts, 2026-12-03, a loaded
+# chunk: CPU per start 15-18 ms -> 11-12 ms, 1.9-2.6x -> 1.6-1.75x `bun -e 0` (bench/startup.ts, 2026-12-03, a loaded
 # 2-core machine). --minify and --sourcemap=none measured no difference and are left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
