@@ -334,7 +334,10 @@ function renderSeedFloor(systems: [System, ProtocolTable][], shipped: ProtocolTa
     "read price by every later call whose prefix still holds it; written at the write price when a later call reads " +
     "it, else sent uncached) and hindsight-optimal batches (a dynamic program over where the tail starts after each " +
     "call), under each scenario's write and read prices as F2 takes them; the checkpoint is left out (bounded pays " +
-    "it). bench/seed-floor.ts; docs/benchmark.md.",
+    "it). Like F2 it prices every write at the scenario's write price and knows no minimum cacheable prompt and no " +
+    "128-token steps: under 1-hour prices bounded comes in under it (it writes the step's own marker at the " +
+    "5-minute price), and it stays over it where a minimum or the steps keep it from caching (Haiku's 4,096 " +
+    "tokens; OpenAI). bench/seed-floor.ts; docs/benchmark.md.",
     "",
     "Bounded × F2 and × F_seed of its own protocol, per population and price scenario:",
     "",

@@ -3,7 +3,15 @@ import type { Anatomy } from "./anatomy.ts";
 import type { BenchResults } from "./results.ts";
 import { type Contender, CONTENDERS } from "./compare.ts";
 import type { Comparison } from "./comparison.ts";
-import { COST_SECTIONS, type CostModel } from "./cost.ts";
+import {
+  ANTHROPIC,
+  ANTHROPIC_LOOKBACK_BLOCKS,
+  ANTHROPIC_MODEL,
+  COST_SECTIONS,
+  type CostModel,
+  minCacheTokens,
+  OPENAI_CACHED,
+} from "./cost.ts";
 import type { SystemSummary } from "./summarize.ts";
 import { SYSTEMS } from "./workloads.ts";
 import { renderClosingNote, renderProtocols } from "./protocols-markdown.ts";
@@ -363,12 +371,14 @@ export function renderComparison(r: BenchResults): string[] {
     "Effective input cost is computed on the provider bodies the adapters build, with tokens ≈ UTF-8 bytes / 4, and " +
     "shown as a ratio to legacy's (lower is cheaper):",
     "",
-    "- **Anthropic**: cache order tools → system → messages (tool_choice hashed in before the messages); a " +
-    "breakpoint writes its prefix when it is ≥ 1,024 tokens, and hits when an earlier request of the run wrote the " +
-    "identical prefix ending at that block or up to 20 blocks before it; write 1.25, read 0.10, uncached 1.0.",
+    `- **Anthropic** (${ANTHROPIC_MODEL}'s prices and minimum, from the model table): cache order tools → system → ` +
+    "messages (tool_choice hashed in before the messages); a breakpoint writes its prefix when it is ≥ " +
+    `${minCacheTokens(ANTHROPIC_MODEL).toLocaleString("en-US")} tokens, and hits when an earlier request of the run ` +
+    `wrote the identical prefix ending at that block or up to ${ANTHROPIC_LOOKBACK_BLOCKS} blocks before it; write ` +
+    `${ANTHROPIC.write}, read ${ANTHROPIC.read}, uncached 1.0.`,
     "- **OpenAI** (GPT-4.1, GPT-5 class): the longest prefix shared with an earlier request of the run, from 1,024 " +
-    "tokens in 128-token steps, response format included (it keys the cache); cached 0.25 (GPT-4.1) or 0.10 " +
-    "(GPT-5); uncached 1.0.",
+    `tokens in 128-token steps, response format included (it keys the cache); cached ${OPENAI_CACHED["gpt-4.1"]} ` +
+    `(GPT-4.1) or ${OPENAI_CACHED["gpt-5"]} (GPT-5); uncached 1.0.`,
     "- **No cache**: every token of the Anthropic body at 1.0.",
     "",
     "**Visibility**: for each step, the identifiers (paths, names, dotted symbols) in the action's arguments that " +
