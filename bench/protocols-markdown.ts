@@ -272,7 +272,13 @@ export function renderClosingNote(n: NoteInputs): string[] {
       fix(compact?.visibility)
     }; 1.6× would need the tail's cost cut by ${
       (100 * Math.max(0, 1 - 1.6 / (b2.over_own_f2.anthropic ?? 1.6)) / Math.max(tail, 1e-9)).toFixed(0)
-    } %, which the 32-48 KiB window the release note fixes does not allow without showing less.`,
+    } %, which the 32-48 KiB window the release note fixes does not allow without showing less. Against the floor ` +
+    `that window allows, F_seed, bounded is ${fix(b2.over_seed?.anthropic)}× (two-call) and ${
+      fix(b1.over_seed?.anthropic)
+    }× (single-call): its breakpoints and batches leave nothing, the excess over F2 is the window itself (tail ` +
+    `re-reads ${fix(b2.seed_over_own_f2?.anthropic.tail_reads, 2)}× F2, rewrites after checkpoints ${
+      fix(b2.seed_over_own_f2?.anthropic.rewrites, 2)
+    }× F2, two-call).`,
     `- **Visibility ≥ masking-5's on every system: ${status(6)}**: ${visibilityBySystem(n.protocols)}. The ` +
     "misses are in events the 48 KiB window retired and in cut previews; wide previews (1-4 KiB) raise visibility to " +
     `${fix(wide?.visibility)} pooled (${
