@@ -275,7 +275,8 @@ export function renderClosingNote(n: NoteInputs): string[] {
     } %, which the 32-48 KiB window the release note fixes does not allow without showing less. Against the floor ` +
     `that window allows, F_seed, bounded is ${fix(b2.over_seed?.anthropic)}× (two-call) and ${
       fix(b1.over_seed?.anthropic)
-    }× (single-call): its breakpoints and batches leave nothing, the excess over F2 is the window itself (tail ` +
+    }× (single-call): its breakpoints, batches and checkpoint cost that little over it, and the excess over F2 is the ` +
+    `window itself (tail ` +
     `re-reads ${fix(b2.seed_over_own_f2?.anthropic.tail_reads, 2)}× F2, rewrites after checkpoints ${
       fix(b2.seed_over_own_f2?.anthropic.rewrites, 2)
     }× F2, two-call).`,
