@@ -5,6 +5,7 @@ import { runNumbers } from "./workloads.ts";
 import { utf8Length } from "../lib/text/digest.ts";
 import type { Recording } from "../lib/recording/recording.ts";
 import { NEWEST_PREVIEW_BYTES, type PreviewSizes } from "../lib/context/render-event.ts";
+import { DEFAULT_BUDGET } from "../lib/context/budget.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../lib/vocabulary/turn.ts";
 import type { StepProtocol } from "../lib/policy.ts";
 import { convertRecording } from "../lib/recording/replay.ts";
@@ -22,6 +23,7 @@ import {
 } from "./prices.ts";
 import { type Peer, PeerRun, PEERS } from "./peers.ts";
 import { addVisibility, emptyVisibility, learnedIdentifiers, scoreStep, type Visibility } from "./visibility.ts";
+import { addSeedFloor, emptySeedFloor, type SeedCall, seedCall, type SeedFloor, seedFloorOf } from "./seed-floor.ts";
 import { replayRecording } from "./workloads.ts";
 
 export const CONTENDERS = ["legacy", "bounded", ...PEERS] as const;
@@ -41,6 +43,8 @@ export type ContenderRun = {
   recovery: Recovery;
   /** The floor of this run's step protocol (measured on legacy's requests; zero for the other contenders). */
   floors: Floors;
+  /** Bounded: the seed-conformant floor F_seed of its own content (bench/seed-floor.ts); zero for the others. */
+  seed: SeedFloor;
   /** Legacy and bounded: the run's outcome and canonical execution reports (to compare protocols and policies). */
   result?: { outcome: string; reports: string };
 };
@@ -56,6 +60,7 @@ export function emptyContenderRun(): ContenderRun {
     steps: 0,
     recovery: emptyRecovery(),
     floors: emptyFloors(),
+    seed: emptySeedFloor(),
   };
 }
 
@@ -69,6 +74,7 @@ export function addContenderRun(into: ContenderRun, from: ContenderRun): void {
   into.steps += from.steps;
   addRecovery(into.recovery, from.recovery);
   addFloors(into.floors, from.floors);
+  addSeedFloor(into.seed, from.seed);
 }
 
 /** Measures one contender's requests: bytes, cache costs, and visibility at the last request of each step. */
@@ -85,10 +91,16 @@ class Meter {
   #pending: { step: number; request: TurnRequest; bytes: number; candidates: number } | null = null;
   /** What each call must show at least, for the floor (only for the contender that measures it). */
   readonly #floor: FloorCall[] | null;
+  /** Bounded's calls as F_seed prices them (only for the contender that measures it). */
+  readonly #seed: SeedCall[] | null;
 
-  constructor(learned: Map<number, string[]>, { floor = false }: { floor?: boolean } = {}) {
+  constructor(
+    learned: Map<number, string[]>,
+    { floor = false, seed = false }: { floor?: boolean; seed?: boolean } = {},
+  ) {
     this.#learned = learned;
     this.#floor = floor ? [] : null;
+    this.#seed = seed ? [] : null;
   }
 
   add(request: TurnRequest, step: number): void {
@@ -103,6 +115,7 @@ class Meter {
       candidates: parts.candidates + parts.lookups,
       newest: Math.min(parts.newest, FLOOR_NEWEST_MAX_BYTES),
     });
+    this.#seed?.push(seedCall(request, step, bytes, parts));
     if (this.#pending && this.#pending.step !== step) this.flush();
     if (this.#pending?.step !== step) this.run.steps += 1;
     this.#pending = { step, request, bytes, candidates: parts.candidates + parts.lookups };
@@ -125,6 +138,7 @@ class Meter {
     this.flush();
     this.run.costs = this.#cost.totals;
     if (this.#floor) this.run.floors = floorsOf(this.#floor);
+    if (this.#seed) this.run.seed = seedFloorOf(this.#seed);
     return this.run;
   }
 }
@@ -173,6 +187,21 @@ export async function measureBounded(recording: Recording, previews: PreviewSize
 }
 
 /**
+ * Runs `f` with bounded's retirement target set to `target` bytes (the trigger, ceiling and previews unchanged), to
+ * price the note's numbers. The loop takes no budget from its caller (only a local server's context sizes one), so
+ * the default budget is set for the replays and put back after.
+ */
+export async function withRetirementTarget<T>(target: number, f: () => Promise<T>): Promise<T> {
+  const saved = DEFAULT_BUDGET.target;
+  DEFAULT_BUDGET.target = target;
+  try {
+    return await f();
+  } finally {
+    DEFAULT_BUDGET.target = saved;
+  }
+}
+
+/**
  * Replays `recording` under legacy (rendering the peers from it) and bounded; one ContenderRun each. `protocol`
  * converts the recorded answers to that step protocol first (default: the recording's own).
  */
@@ -192,7 +221,7 @@ export async function compareRecording(
     ...PEERS.map((p) => ({ meter: peerMeters[p], render: () => rendered![p] })),
   ];
   const legacyResult = await replayRecording(recording, "legacy", { wrap: (p) => new Observer(p, steps, meters) });
-  const bounded = new Meter(learned);
+  const bounded = new Meter(learned, { seed: true });
   const boundedResult = await replayRecording(recording, "bounded", {
     wrap: (p) => new Observer(p, steps, [{ meter: bounded, render: (r) => r }]),
   });

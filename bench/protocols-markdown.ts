@@ -118,6 +118,7 @@ export function renderProtocols(p: ProtocolResults): string[] {
         ),
     ),
     "",
+    ...renderSeedFloor(systems, p.shipped),
     "Per system, single-call's cost as a share of two-call's for the same policy, visibility, and cost with recovery " +
     "against the peers (Anthropic 5m):",
     "",
@@ -271,7 +272,14 @@ export function renderClosingNote(n: NoteInputs): string[] {
       fix(compact?.visibility)
     }; 1.6× would need the tail's cost cut by ${
       (100 * Math.max(0, 1 - 1.6 / (b2.over_own_f2.anthropic ?? 1.6)) / Math.max(tail, 1e-9)).toFixed(0)
-    } %, which the 32-48 KiB window the release note fixes does not allow without showing less.`,
+    } %, which the 32-48 KiB window the release note fixes does not allow without showing less. Against the floor ` +
+    `that window allows, F_seed, bounded is ${fix(b2.over_seed?.anthropic)}× (two-call) and ${
+      fix(b1.over_seed?.anthropic)
+    }× (single-call): its breakpoints, batches and checkpoint cost that little over it, and the excess over F2 is the ` +
+    `window itself (tail ` +
+    `re-reads ${fix(b2.seed_over_own_f2?.anthropic.tail_reads, 2)}× F2, rewrites after checkpoints ${
+      fix(b2.seed_over_own_f2?.anthropic.rewrites, 2)
+    }× F2, two-call).`,
     `- **Visibility ≥ masking-5's on every system: ${status(6)}**: ${visibilityBySystem(n.protocols)}. The ` +
     "misses are in events the 48 KiB window retired and in cut previews; wide previews (1-4 KiB) raise visibility to " +
     `${fix(wide?.visibility)} pooled (${
@@ -298,4 +306,77 @@ function visibilityBySystem(p: ProtocolResults): string {
     return [`${mine >= peer ? "holds" : "not"} on ${system} (${fix(mine)} against masking-5's ${fix(peer)})`];
   });
   return parts.join("; ");
+}
+
+/** Bounded against both floors: F2 (what any policy pays) and F_seed (what any policy within the note's window pays). */
+function renderSeedFloor(systems: [System, ProtocolTable][], shipped: ProtocolTable): string[] {
+  const populations = [...systems, ["all real runs", shipped] as [string, ProtocolTable]];
+  const rows = (f: (b: ProtocolCell) => string[]) =>
+    populations.flatMap(([s, t]) =>
+      (["two-call", "single-call"] as const).map((protocol) => {
+        const b = t.find((x) => x.protocol === protocol && x.contender === "bounded")!;
+        return [s, protocol, ...f(b)];
+      })
+    );
+  const parts = (b: ProtocolCell, id: "anthropic" | "anthropic-1h") => {
+    const p = b.seed_over_own_f2?.[id];
+    return [
+      fix(b.over_own_f2[id], 2),
+      fix(p?.total, 2),
+      fix(p?.tail_reads, 2),
+      fix(p?.rewrites, 2),
+      fix(p?.entering, 2),
+      fix(b.over_seed?.[id]),
+    ];
+  };
+  return [
+    "### Against the seed-conformant floor F_seed",
+    "",
+    "F2 holds no older event, so no policy with a tail can reach it. **F_seed** is the least any policy pays showing " +
+    "what bounded shows (the same events with the same retained bytes, the same newest view, working state and " +
+    "candidates) while obeying the release note's window: the stable prefix; events only appended between " +
+    "checkpoints; a retirement only when a request would pass the 48 KiB trigger or the tail 64 events, and then a " +
+    "batch of the oldest events at least what brings the request back under the trigger and at most what brings it " +
+    "to the 32 KiB target (and the tail to 32). It prices with ideal breakpoints (a byte written once is read at the " +
+    "read price by every later call whose prefix still holds it; written at the write price when a later call reads " +
+    "it, else sent uncached) and hindsight-optimal batches (a dynamic program over where the tail starts after each " +
+    "call), under each scenario's write and read prices as F2 takes them; the checkpoint is left out (bounded pays " +
+    "it). Like F2 it prices every write at the scenario's write price and knows no minimum cacheable prompt and no " +
+    "128-token steps: under 1-hour prices bounded comes in under it (it writes the step's own marker at the " +
+    "5-minute price), and it stays over it where a minimum or the steps keep it from caching (Haiku's 4,096 " +
+    "tokens; OpenAI). bench/seed-floor.ts; docs/benchmark.md.",
+    "",
+    "Bounded × F2 and × F_seed of its own protocol, per population and price scenario:",
+    "",
+    table(
+      ["population", "protocol", ...PRICE_SCENARIOS.map((s) => `${s.label}: × F2 / × F_seed`)],
+      rows((b) => PRICE_SCENARIOS.map((s) => `${fix(b.over_own_f2[s.id], 2)} / ${fix(b.over_seed?.[s.id])}`)),
+    ),
+    "",
+    "**The window is the remaining cost.** F_seed in multiples of F2, and where its excess over F2 goes: the older " +
+    "events re-read from the cache on every call (tail re-reads), the tail written again after each checkpoint " +
+    "changed the prefix before it (rewrites after checkpoints), and each event written once as it enters (the " +
+    "newest output's retained preview, which F2 does not hold apart from its newest view):",
+    "",
+    table(
+      [
+        "population",
+        "protocol",
+        "bounded × F2 (5m)",
+        "F_seed × F2 (5m)",
+        "tail re-reads",
+        "rewrites after checkpoints",
+        "entering events",
+        "bounded / F_seed (5m)",
+        "bounded × F2 (1h)",
+        "F_seed × F2 (1h)",
+        "tail re-reads",
+        "rewrites",
+        "entering",
+        "bounded / F_seed (1h)",
+      ],
+      rows((b) => [...parts(b, "anthropic"), ...parts(b, "anthropic-1h")]),
+    ),
+    "",
+  ];
 }

@@ -32,6 +32,18 @@ export type ProtocolCell = {
   over_f2: ByScenario;
   over_f1: ByScenario;
   over_own_f2: ByScenario;
+  /**
+   * Bounded: cost / its seed-conformant floor F_seed (bench/seed-floor.ts), and F_seed's own parts as multiples of this
+   * protocol's F2: the whole, the tail re-read on every call, the tail re-written after checkpoints, the events written
+   * as they enter. null for the other contenders.
+   */
+  over_seed: ByScenario | null;
+  seed_over_own_f2:
+    | Record<
+      ScenarioId,
+      { total: number | null; tail_reads: number | null; rewrites: number | null; entering: number | null }
+    >
+    | null;
   /** Cost including one lookup call per step whose request missed an identifier its action uses, / legacy two-call. */
   recovered_ratio: ByScenario;
   recovery_calls: number;
@@ -125,6 +137,19 @@ export function summarizeProtocols(rows: readonly ProtocolRow[]): { cells: Proto
         over_f2: per((id) => ratio(cost[id], baseF2[id])),
         over_f1: per((id) => ratio(cost[id], baseF1[id])),
         over_own_f2: per((id) => ratio(cost[id], ownLegacy.floors.f2[id])),
+        over_seed: contender === "bounded" ? per((id) => ratio(cost[id], t.seed[id].total)) : null,
+        seed_over_own_f2: contender === "bounded"
+          ? Object.fromEntries(SCENARIO_IDS.map((id) => {
+            const f2 = ownLegacy.floors.f2[id];
+            const seed = t.seed[id];
+            return [id, {
+              total: ratio(seed.total, f2),
+              tail_reads: ratio(seed.tailReads, f2),
+              rewrites: ratio(seed.rewrites, f2),
+              entering: ratio(seed.entering, f2),
+            }];
+          })) as ProtocolCell["seed_over_own_f2"]
+          : null,
         recovered_ratio: per((id) => ratio(recovered(id), baseCost[id])),
         recovery_calls: t.recovery.calls,
         visibility: ratio(t.visibility.visible, t.visibility.identifiers),

@@ -3,7 +3,15 @@ import type { Anatomy } from "./anatomy.ts";
 import type { BenchResults } from "./results.ts";
 import { type Contender, CONTENDERS } from "./compare.ts";
 import type { Comparison } from "./comparison.ts";
-import { COST_SECTIONS, type CostModel } from "./cost.ts";
+import {
+  ANTHROPIC,
+  ANTHROPIC_LOOKBACK_BLOCKS,
+  ANTHROPIC_MODEL,
+  COST_SECTIONS,
+  type CostModel,
+  minCacheTokens,
+  OPENAI_CACHED,
+} from "./cost.ts";
 import type { SystemSummary } from "./summarize.ts";
 import { SYSTEMS } from "./workloads.ts";
 import { renderClosingNote, renderProtocols } from "./protocols-markdown.ts";
@@ -363,12 +371,14 @@ export function renderComparison(r: BenchResults): string[] {
     "Effective input cost is computed on the provider bodies the adapters build, with tokens ≈ UTF-8 bytes / 4, and " +
     "shown as a ratio to legacy's (lower is cheaper):",
     "",
-    "- **Anthropic**: cache order tools → system → messages (tool_choice hashed in before the messages); a " +
-    "breakpoint writes its prefix when it is ≥ 1,024 tokens, and hits when an earlier request of the run wrote the " +
-    "identical prefix ending at that block or up to 20 blocks before it; write 1.25, read 0.10, uncached 1.0.",
+    `- **Anthropic** (${ANTHROPIC_MODEL}'s prices and minimum, from the model table): cache order tools → system → ` +
+    "messages (tool_choice hashed in before the messages); a breakpoint writes its prefix when it is ≥ " +
+    `${minCacheTokens(ANTHROPIC_MODEL).toLocaleString("en-US")} tokens, and hits when an earlier request of the run ` +
+    `wrote the identical prefix ending at that block or up to ${ANTHROPIC_LOOKBACK_BLOCKS} blocks before it; write ` +
+    `${ANTHROPIC.write}, read ${ANTHROPIC.read}, uncached 1.0.`,
     "- **OpenAI** (GPT-4.1, GPT-5 class): the longest prefix shared with an earlier request of the run, from 1,024 " +
-    "tokens in 128-token steps, response format included (it keys the cache); cached 0.25 (GPT-4.1) or 0.10 " +
-    "(GPT-5); uncached 1.0.",
+    `tokens in 128-token steps, response format included (it keys the cache); cached ${OPENAI_CACHED["gpt-4.1"]} ` +
+    `(GPT-4.1) or ${OPENAI_CACHED["gpt-5"]} (GPT-5); uncached 1.0.`,
     "- **No cache**: every token of the Anthropic body at 1.0.",
     "",
     "**Visibility**: for each step, the identifiers (paths, names, dotted symbols) in the action's arguments that " +
@@ -457,6 +467,55 @@ function renderFrontier(r: BenchResults): string[] {
         ...systems.map((s) => fix(p.visibility_by_system[s])),
         fix(p.checkpoints_per_100_calls, 2),
         int(p.max_request_bytes),
+      ]),
+    ),
+    "",
+    ...renderRetirementTargets(r),
+  ];
+}
+
+/** The note's numbers: what a smaller retirement target saves, and what it hides. */
+function renderRetirementTargets(r: BenchResults): string[] {
+  const points = r.retirement_targets ?? [];
+  if (points.length === 0) return [];
+  const systems = SYSTEMS.filter((s) => points.some((p) => p.visibility_by_system[s] != null));
+  const [note] = points;
+  const delta = (a: number | null, b: number | null) =>
+    a === null || b === null ? "n/a" : `${a - b >= 0 ? "+" : "−"}${Math.abs(a - b).toFixed(3)}`;
+  return [
+    "### The note's numbers: a smaller retirement target",
+    "",
+    "Bounded replayed (two-call, default previews) with the retirement target at 24 and 16 KiB instead of the " +
+    "release note's 32 KiB — the 48 KiB trigger, the 64 KiB ceiling and the previews unchanged — against the same " +
+    "legacy runs. A lower target retires more events per checkpoint: later requests re-read a shorter tail, and the " +
+    "model sees fewer older events. Bounded's own figures everywhere else in this file are the 32 KiB ones. Cost " +
+    "and visibility as ratios to legacy over the shipped workloads, the change against 32 KiB beside them, and " +
+    "visibility per system:",
+    "",
+    table(
+      [
+        "retirement target",
+        "bytes",
+        "Anthropic 5m",
+        "change",
+        "GPT-5",
+        "change",
+        "visibility",
+        "change",
+        ...systems.map((s) => `visibility ${s}`),
+        "checkpoints / 100 calls",
+      ],
+      points.map((p) => [
+        p.previews,
+        fix(p.bytes_ratio),
+        fix(p.cost_ratio.anthropic),
+        delta(p.cost_ratio.anthropic, note.cost_ratio.anthropic),
+        fix(p.cost_ratio["gpt-5"]),
+        delta(p.cost_ratio["gpt-5"], note.cost_ratio["gpt-5"]),
+        fix(p.visibility),
+        delta(p.visibility, note.visibility),
+        ...systems.map((s) => fix(p.visibility_by_system[s])),
+        fix(p.checkpoints_per_100_calls, 2),
       ]),
     ),
     "",

@@ -40,6 +40,8 @@ export type BenchResults = {
   /** Both step protocols × policies × peers, the floors, the price scenarios. */
   protocols: ProtocolResults;
   frontier: FrontierPoint[];
+  /** Bounded with the note's 32 KiB retirement target and with 24 and 16 KiB (two-call; the rest unchanged). */
+  retirement_targets: FrontierPoint[];
   runs: {
     system: System;
     name: string;
