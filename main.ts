@@ -3,7 +3,7 @@
 // place that exits.
 import process from "node:process";
 import { Buffer } from "node:buffer";
-import { existsSync } from "node:fs";
+import { existsSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { InterruptedError, UsageError } from "./lib/errors.ts";
 import { VERSION, versionLine } from "./lib/version.ts";
@@ -186,6 +186,19 @@ function orderedWriter(
     },
     drained: () => last,
   };
+}
+
+/** `loom --version` alone: one line written straight to fd 1, before the first use of process.stdout and friends. */
+function versionOnly(argv: string[]): boolean {
+  const [name, ...rest] = argv;
+  return rest.length === 0 && name !== undefined && (VERSION_FLAGS.includes(name) || name === "version");
+}
+
+if (import.meta.main && versionOnly(process.argv.slice(2))) {
+  // A compiled binary's first touch of process.stdout/stderr/stdin costs ~10 ms, more than the rest of a start
+  // (bench/startup.ts): the version line needs none of them, nor the signal handlers. Nothing in it is a key.
+  writeSync(1, `${versionLine()}\n`);
+  process.exit(0);
 }
 
 if (import.meta.main) {
