@@ -8,11 +8,13 @@ import {
   configPath,
   definedOnly,
   ProjectConfig,
+  type Resolved,
   resolveSettings,
   type RunSettings,
   type Setting,
   type SettingFlags,
   type SettingsInput,
+  type SettingsPlan,
   type Unset,
   USER_ONLY_FIELDS,
   UserConfig,
@@ -89,26 +91,25 @@ function loadUserConfig(env: Record<string, string | undefined>): LoadedConfig {
 }
 
 /**
- * What a command's settings are resolved from — its flags, the environment, the config file — resolved and checked
- * now: a bad variable or file field is a usage error before anything runs. `resolved` is that resolution, for the
- * command (and its run) to use rather than resolve again. The catalog and request come later (startRun).
+ * A command's one resolution of its settings — its flags, the environment, the config files — checked now: a bad
+ * variable or file field is a usage error before anything runs. `plan` is that resolution, for the command and its
+ * run to use (a request or catalog is layered onto it, never resolved again).
  */
 export function userSettings(
   io: Io,
   flags: SettingFlags = {},
   { workspace = io.cwd }: { workspace?: string } = {},
-): SettingsInput & { file: LoadedConfig; resolved: RunSettings } {
+): { file: LoadedConfig; plan: SettingsPlan } {
   const file = loadUserConfig(io.env);
   const project = loadProjectConfig(resolve(io.cwd, workspace));
-  const input: SettingsInput = {
+  const resolved = resolveSettings({
     flags,
     env: io.env,
     userConfig: { config: file.config, file: file.path ?? "config" },
     ...(project ? { projectConfig: project } : {}),
-  };
-  const resolved = resolveSettings(input);
+  });
   if (!resolved.ok) throw new UsageError(resolved.message);
-  return { ...input, file, resolved: resolved.settings };
+  return { file, plan: resolved.plan };
 }
 
 /** The setting flags (run, replay and config share them), as parsed: enum flags are already of their type. */
@@ -174,7 +175,7 @@ export async function configCommand(argv: string[], io: Io): Promise<number> {
     throw new UsageError(`Unexpected argument ${JSON.stringify(positionals[0])} (see loom config --help)`);
   }
   const user = userSettings(io, settingFlags(values));
-  const resolved = resolveSettings({ ...user, ...await filesOf(values, io) });
+  const resolved = layered(user.plan, await filesOf(values, io));
   const reporter = new Reporter(io, { command: "config", format: values.json ? "json" : "text" });
   if (!resolved.ok) throw new UsageError(resolved.message);
   const table = tableInUse(io.env);
@@ -184,6 +185,15 @@ export async function configCommand(argv: string[], io: Io): Promise<number> {
     rows: settingRows(resolved.settings),
     models: { origin: table.origin, updated: table.updated, line },
   });
+}
+
+/** The settings a run of the catalog's slice (else before routing) or of the request would use. */
+function layered(plan: SettingsPlan, { catalog, request }: Pick<SettingsInput, "catalog" | "request">): Resolved {
+  if (request) return plan.request(request);
+  if (!catalog) return { ok: true, settings: plan.settings };
+  const { slice, ...rest } = catalog;
+  const levels = plan.catalog(rest);
+  return slice === undefined ? levels.catalog : levels.slices[slice.name] ?? levels.catalog;
 }
 
 /** --catalog FILE [--slice NAME] or --request FILE, read as a run reads them. */
@@ -206,11 +216,14 @@ async function filesOf(
     if (slice !== undefined && (entry === undefined || !Object.hasOwn(catalog.slices, slice))) {
       throw new UsageError(`Unknown slice ${JSON.stringify(slice)} in ${name}`);
     }
+    const classifier = catalog.routes?.classification?.model;
     return {
       catalog: {
         file: name,
         defaults: catalog.defaults,
         models: catalog.models,
+        slices: catalog.slices,
+        ...(classifier === undefined ? {} : { classifier }),
         ...(slice === undefined || entry === undefined ? {} : { slice: { name: slice, entry } }),
       },
     };

@@ -17,7 +17,7 @@ export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   }
   // The model and base URL as a run resolves them (lib/settings/settings.ts): one precedence, one URL check.
   const user = userSettings(io, { model: values.model, base_url: values["base-url"] });
-  const model = user.resolved.model.value;
+  const model = user.plan.settings.model.value;
   if (model === null) {
     throw new UsageError('A model is needed: -m PROVIDER/MODEL, LOOM_MODEL, or "model" in the config file');
   }
@@ -25,8 +25,7 @@ export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   const result = await runDoctor({
     model,
     env: io.env,
-    baseUrl: values["base-url"],
-    userConfig: user.userConfig,
+    settings: user.plan,
     models,
     facts: modelFacts(models, model, { today: new Date().toISOString().slice(0, 10) }),
     nonce: crypto.randomUUID().slice(0, 8),

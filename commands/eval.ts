@@ -9,10 +9,10 @@ import { parseShard } from "../lib/eval/matrix.ts";
 import { bestAgreeingInterval, tasksNeeded } from "../lib/eval/stats.ts";
 import { mergePrices, parsePrices, priceOf, pricesOf, type PriceTable } from "../lib/prices.ts";
 import { tableInUse } from "./models-table.ts";
-import { ContextPolicyName, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL } from "../lib/policy.ts";
+import { ContextPolicyName, DEFAULT_POLICY, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL } from "../lib/policy.ts";
 import { evalKey, type EvalProgress, runEval } from "../lib/eval/run/eval-run.ts";
 import { providerForModel } from "../lib/run/provider-for-model.ts";
-import { resolveSettings } from "../lib/settings/settings.ts";
+import { evalPlans } from "../lib/eval/run/eval-attempt.ts";
 import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/eval/run/eval-suite-file.ts";
 import { chooseSandbox } from "../lib/workspace/create-workspace-executor.ts";
 import type { SandboxMode } from "../lib/workspace/sandbox.ts";
@@ -113,9 +113,12 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const key = evalKey(loaded, { tasks: taskHashes(loaded, { checks }), checks, prices, settings });
   // A model Loom cannot reach (unknown provider, missing key, bad base URL) would make every run an infra failure:
   // one line and exit 3 now, before any run starts.
+  // The runs' settings, resolved once per policy; each model is layered onto them as its runs' requests will be.
+  const plans = evalPlans({ policies: settings.policies, stepProtocol, sandbox, http, env: io.env });
   for (const model of models) {
-    const flags = { model, provider_deadline_ms: http.deadlineMs, provider_idle_timeout_ms: http.timeoutMs };
-    const resolved = resolveSettings({ flags, env: io.env });
+    const plan = plans[settings.policies[0] ?? DEFAULT_POLICY];
+    const resolved = plan?.request({ file: "--model", model });
+    if (resolved === undefined) throw new Error("an evaluation has a policy");
     if (!resolved.ok) throw new UsageError(resolved.message);
     providerForModel(model, resolved.settings.provider, { env: io.env, http });
   }
@@ -133,9 +136,9 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     models: tableInUse(io.env).table,
     maxCost,
     sandbox,
+    plans,
     env: io.env,
     signal: io.signal,
-    http,
     warn: (message) => io.stderr(`loom eval: ${message}\n`),
     onProgress: values.quiet ? undefined : progressLine(io),
   });

@@ -22,7 +22,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   // policy).
   const flags = settingFlags(values);
   const user = userSettings(io, flags);
-  const policy = user.resolved.context_policy.value;
+  const policy = user.plan.settings.context_policy.value;
   const stepProtocol = flags.step_protocol;
   const previewMode = flags.previews;
   const format = outputFormatOption({ json: values.json, format: values["output-format"] });
@@ -86,8 +86,8 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const workspace = values.workspace ? resolve(io.cwd, values.workspace) : ".";
   const result = await startRun({ request: { ...recording.header.slice, workspace }, file: basename(file) }, {
     flags,
-    userConfig: user.userConfig,
-    // The settings' environment is the command's (LOOM_CONTEXT_POLICY, LOOM_SANDBOX), as loom config reads it.
+    // The command's one resolution (LOOM_CONTEXT_POLICY, LOOM_SANDBOX, the config files), as loom config shows it.
+    settings: user.plan,
     env: io.env,
     contextReport: reportPath,
     requirePassingTests: values["require-passing-tests"],

@@ -321,8 +321,8 @@ export class Reporter {
       r.value === null ? "—" : String(r.value),
       r.source === null
         ? "not set"
-        : r.source === "built-in"
-        ? "built-in default"
+        : r.source === "default"
+        ? "default"
         : r.source === "config"
         ? "config file"
         : r.from ?? r.source,

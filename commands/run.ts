@@ -49,9 +49,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
 type PlanOptions = Pick<
   StartOptions,
   | "flags"
-  | "userSettings"
-  | "userConfig"
-  | "projectConfig"
+  | "settings"
   | "contextReport"
   | "record"
   | "trace"
@@ -99,12 +97,11 @@ async function planRun(
         : "Expected one REQUEST (the request text, or - for stdin)",
     );
   }
-  // Every setting is resolved by lib/settings/settings.ts (flag, environment, config file, catalog, request,
-  // built-in): here the flags and the config file are read and checked once; startRun resolves them with the catalog
-  // or request.
+  // Every setting is resolved by lib/settings/settings.ts (flag, environment, config files, default), once, here:
+  // startRun layers the catalog or request onto this plan.
   const flags = settingFlags(values);
   const user = userSettings(io, flags, { workspace: flag("workspace") ?? io.cwd });
-  const userLevel = { settings: user.resolved };
+  const userLevel = user.plan;
   // Where the report and the recording go is checked before anything runs: a run must not end in an unwritable path.
   const output = (name: "context-report" | "record" | "trace" | "diff") => {
     const value = flag(name);
@@ -118,9 +115,7 @@ async function planRun(
   const trace = tracePath ? traceWriter(tracePath, { shown: flag("trace") ?? tracePath }) : undefined;
   const options: PlanOptions = {
     flags,
-    userSettings: user.resolved,
-    userConfig: user.userConfig,
-    ...(user.projectConfig ? { projectConfig: user.projectConfig } : {}),
+    settings: user.plan,
     contextReport,
     record,
     trace,

@@ -258,3 +258,6 @@ export const RunEvent = z.discriminatedUnion("type", [
   RunResultEvent,
 ]).describe("One line of loom's --output-format stream-json");
 export type RunEvent = z.infer<typeof RunEvent>;
+
+/** One model call as measured: a model-called event without its type (a catalog's classification call, step 0). */
+export type ModelCall = Omit<Extract<RunEvent, { type: "model-called" }>, "type">;

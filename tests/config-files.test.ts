@@ -37,12 +37,12 @@ function folders(t: { after: (fn: () => unknown) => void }) {
   return { root, project, deep, user, projectFile, loom, config };
 }
 
-test("loom config shows the defaults a run applies: max_steps 30 and the provider's 60,000 ms deadline, built-in", async (t) => {
+test("loom config shows the defaults a run applies: max_steps 30 and the provider's 60,000 ms deadline, source default", async (t) => {
   const f = folders(t);
   const s = await f.config();
-  assert.deepEqual(s.max_steps, { value: 30, source: "built-in", from: null });
-  assert.deepEqual(s.provider_deadline_ms, { value: 60_000, source: "built-in", from: null });
-  assert.deepEqual(s.provider_idle_timeout_ms, { value: 30_000, source: "built-in", from: null });
+  assert.deepEqual(s.max_steps, { value: 30, source: "default", from: null });
+  assert.deepEqual(s.provider_deadline_ms, { value: 60_000, source: "default", from: null });
+  assert.deepEqual(s.provider_idle_timeout_ms, { value: 30_000, source: "default", from: null });
 });
 
 test("config.jsonc takes max_steps and the provider limits; the project's file is above it, flags above both", async (t) => {

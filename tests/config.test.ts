@@ -1,5 +1,5 @@
 // Defaults people expect: LOOM_MODEL, LOOM_CONTEXT_POLICY, LOOM_PROVIDER_BASE_URL and a user config file
-// ($XDG_CONFIG_HOME/loom/config.jsonc) under one precedence — flag > environment > config file > built-in — shown by
+// ($XDG_CONFIG_HOME/loom/config.jsonc) under one precedence — flag > environment > config file > default — shown by
 // `loom config` with where each value came from; --base-url for an OpenAI-compatible server on any port.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -97,7 +97,7 @@ test("precedence: every setting takes the first source its PRECEDENCE row lists,
         environment: (given.env && ["context_policy", "sandbox", "model"].includes(name)) ||
           (name === "base_url" && given.providerEnv),
         config: given.config && ["context_policy", "model", "base_url"].includes(name),
-        "built-in": true,
+        default: true,
       });
       const expect = (name: keyof typeof PRECEDENCE) =>
         (PRECEDENCE[name] as readonly string[]).find((source) => present(name)[source]) ?? null;
@@ -106,7 +106,7 @@ test("precedence: every setting takes the first source its PRECEDENCE row lists,
       }
       // A catalog model's URL comes from the catalog entry (none here), the provider's variable or the built-in.
       if (s.provider !== null && catalog === null) assert.equal(s.provider.base_url.source, expect("base_url"));
-      if (catalog !== null) assert.equal(s.provider?.base_url.source, given.providerEnv ? "environment" : "built-in");
+      if (catalog !== null) assert.equal(s.provider?.base_url.source, given.providerEnv ? "environment" : "default");
     },
   ));
 });
@@ -119,7 +119,7 @@ test("loom config shows each setting, its value and where it came from; --json s
   assert.match(text.stdout, new RegExp(`^config file: ${join(dir, "xdg", "loom", "config.jsonc")}$`, "m"));
   assert.match(text.stdout, /^model +anthropic\/claude-from-env +LOOM_MODEL$/m);
   assert.match(text.stdout, /^context_policy +bounded +config file$/m);
-  assert.match(text.stdout, /^base_url +https:\/\/api\.anthropic\.com +built-in default$/m);
+  assert.match(text.stdout, /^base_url +https:\/\/api\.anthropic\.com +default$/m);
   const json = JSON.parse((await loom(["config", "--json"], { cwd: dir, env })).stdout);
   assert.deepEqual(json.settings.model, {
     value: "anthropic/claude-from-env",
@@ -132,7 +132,7 @@ test("loom config shows each setting, its value and where it came from; --json s
   const bare = JSON.parse(
     (await loom(["config", "--json"], { cwd: dir, env: { XDG_CONFIG_HOME: join(dir, "none") } })).stdout,
   );
-  assert.deepEqual(bare.settings.context_policy, { value: "legacy", source: "built-in", from: null });
+  assert.deepEqual(bare.settings.context_policy, { value: "legacy", source: "default", from: null });
   assert.equal(bare.file.found, false);
 });
 

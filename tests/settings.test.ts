@@ -140,7 +140,7 @@ test("loom config --json and loom run agree on every setting in every source com
     assert.equal(configCode, 0, `${label}: ${shown.out.stderr}`);
     const settings = JSON.parse(shown.out.stdout).settings;
 
-    if (settings.base_url.source === "built-in") {
+    if (settings.base_url.source === "default") {
       // Nothing names a server: the run would go to the public API, which a test does not call.
       assert.equal(settings.base_url.value, "https://api.openai.com/v1", label);
       continue;
@@ -212,7 +212,7 @@ test("loom replay uses what loom config shows for the recording's slice, in ever
   assert.equal(compared, 8);
 });
 
-test("a local server's call deadline and idle timeout default to ten minutes, shown by loom config with source built-in", async () => {
+test("a local server's call deadline and idle timeout default to ten minutes, shown by loom config with source default", async () => {
   const dir = mkdtempSync(join(tmpdir(), "loom-local-deadline-"));
   try {
     const env = { XDG_CONFIG_HOME: join(dir, "none") };
@@ -224,7 +224,7 @@ test("a local server's call deadline and idle timeout default to ten minutes, sh
     const local = await settingsOf("openai-compatible/smollm2-135m");
     assert.deepEqual(
       [local.provider_deadline_ms.value, local.provider_deadline_ms.source],
-      [600_000, "built-in"],
+      [600_000, "default"],
     );
     assert.equal(local.provider_idle_timeout_ms.value, 600_000);
     const hosted = await settingsOf("openai/gpt-5.6-luna");

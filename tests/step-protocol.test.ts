@@ -12,6 +12,7 @@ import { ContextReport } from "../lib/report/context-report.ts";
 import { runWithOptions } from "../api.ts";
 import { loadCatalog } from "../lib/catalog/catalog.ts";
 import { planCatalogRun } from "../lib/catalog/plan.ts";
+import { resolveSettings, type SettingsPlan } from "../lib/settings/settings.ts";
 import { type ActionName, takesArguments } from "../lib/vocabulary/actions.ts";
 import { LOOKUPS_PER_STAGE, parseStepDecision, stepResponseSchema } from "../lib/vocabulary/answer.ts";
 import { canonicalJson } from "../lib/text/digest.ts";
@@ -326,7 +327,7 @@ test("a catalog slice's step_protocol and previews reach the request; the defaul
     });
   const plan = (text: string) =>
     planCatalogRun({ catalog: loadCatalog(text, { file: "c.json" }), file: "/tmp/c.json", text: "go", slice: "fix" }, {
-      settings: { env: {} },
+      settings: userPlan(),
       provider: () => new ScriptedProvider([]),
       now: () => 0,
       reportPathProblem: () => null,
@@ -348,7 +349,7 @@ test("a catalog slice's step_protocol and previews reach the request; the defaul
   assert.equal(inherited.settings.previews.from, "/tmp/c.json: defaults.previews");
   const none = await plan(catalogText({}));
   assert.ok(none.ok);
-  assert.equal(none.settings.step_protocol.source, "built-in");
+  assert.equal(none.settings.step_protocol.source, "default");
   assert.throws(
     () => loadCatalog(catalogText({ step_protocol: "three-call" }), { file: "c.json" }),
     /slices\.fix\.step_protocol/,
@@ -393,3 +394,10 @@ test("runWithOptions: stepProtocol single-call runs one call per step in a real 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** The user's settings resolved from an empty environment: what a catalog's are layered onto. */
+function userPlan(): SettingsPlan {
+  const resolved = resolveSettings({ env: {} });
+  if (!resolved.ok) throw new Error(resolved.message);
+  return resolved.plan;
+}

@@ -3,15 +3,14 @@
 import { dirname, resolve } from "node:path";
 import { type Catalog, renderIntent } from "./catalog.ts";
 import { type ContextPolicyName, DEFAULT_POLICY } from "../policy.ts";
-import type { CallRecord } from "../report/context-report.ts";
+import type { ModelCall } from "../run-events.ts";
 import { LoomError, StartupError } from "../errors.ts";
-import {
-  type CatalogSettings,
-  type ProviderSettings,
-  resolveCatalogProvider,
-  resolveSettings,
-  type RunSettings,
-  type SettingsInput,
+import type {
+  CatalogResolution,
+  CatalogSettings,
+  ProviderSettings,
+  RunSettings,
+  SettingsPlan,
 } from "../settings/settings.ts";
 import { type Routed, routeRequest } from "./routing.ts";
 import { type SliceRequest, sliceRequest } from "../slice.ts";
@@ -39,7 +38,7 @@ export type CatalogKnown = {
   slice: string | null;
   route: Routed | null;
   /** Model calls made while routing (classification), for the run's report. */
-  calls: CallRecord[];
+  calls: ModelCall[];
 };
 
 export type CatalogPlan =
@@ -55,8 +54,8 @@ export type RoutingNote =
   | { kind: "routed"; route: Routed };
 
 export type PlanOptions = {
-  /** The user's settings (flags, environment, config file): resolved with the catalog's by lib/settings/settings.ts. */
-  settings: Omit<SettingsInput, "catalog" | "request">;
+  /** The user's settings (flags, environment, config files), resolved once: the catalog's are layered onto them. */
+  settings: SettingsPlan;
   /** --context-report (absolute): it wins over the catalog's. */
   contextReport?: string;
   /** Makes the provider of a catalog model's resolved settings (may fail for a missing credential). */
@@ -84,21 +83,17 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
     if (entry === undefined) throw new Error(`routing chose ${name}, which the catalog does not have`);
     return entry;
   };
-  const catalogSettings = (slice: string | null): CatalogSettings => ({
-    file: input.name ?? input.file,
-    defaults,
-    models: catalog.models,
-    ...(slice === null ? {} : { slice: { name: slice, entry: sliceOf(slice) } }),
-  });
+  // Every level of the catalog's settings at once, layered onto the user's: before routing, each slice, the classifier.
+  const levels = options.settings.catalog(catalogSettings(input));
   const settingsOf = (slice: string | null): RunSettings => {
-    const resolved = resolveSettings({ ...options.settings, catalog: catalogSettings(slice) });
+    const resolved = slice === null ? levels.catalog : levels.slices[slice];
+    if (resolved === undefined) throw new Error(`no settings for slice ${slice}`);
     if (!resolved.ok) throw new StartupError(resolved.message, resolved.code);
     return resolved.settings;
   };
-  const before = resolveSettings({ ...options.settings, catalog: catalogSettings(null) });
   const known: CatalogKnown = {
     // Before routing, the policy from the command line, the catalog's defaults and the user's (a refusal comes next).
-    policy: before.ok ? before.settings.context_policy.value : DEFAULT_POLICY,
+    policy: levels.catalog.ok ? levels.catalog.settings.context_policy.value : DEFAULT_POLICY,
     reportPath: options.contextReport,
     slice: null,
     route: null,
@@ -123,7 +118,7 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
   try {
     reportPath(fromCatalog(defaults.context_report));
     settingsOf(null);
-    known.route = await chooseSlice(input, { ...options, policy: known.policy }, known);
+    known.route = await chooseSlice(input, { ...options, policy: known.policy, classifier: levels.classifier }, known);
     const name = known.route.slice;
     const entry = sliceOf(name);
     known.slice = name;
@@ -162,7 +157,7 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
 
 async function chooseSlice(
   input: CatalogInput,
-  options: PlanOptions & { policy: ContextPolicyName },
+  options: PlanOptions & { policy: ContextPolicyName; classifier: CatalogResolution["classifier"] },
   known: CatalogKnown,
 ): Promise<Routed> {
   const { catalog, text, slice } = input;
@@ -178,12 +173,8 @@ async function chooseSlice(
   const result = await routeRequest(catalog, text, {
     policy: options.policy,
     provider: () => {
-      const name = catalog.routes?.classification?.model;
-      if (name === undefined) throw new Error("routing asks for a classifier only when the catalog names one");
-      const resolved = resolveCatalogProvider({
-        ...options.settings,
-        catalog: { file: input.name ?? input.file, models: catalog.models },
-      }, name);
+      const resolved = options.classifier;
+      if (resolved === null) throw new Error("routing asks for a classifier only when the catalog names one");
       if (!resolved.ok) throw new StartupError(resolved.message, resolved.code);
       return options.provider(resolved.provider);
     },
@@ -196,4 +187,17 @@ async function chooseSlice(
   const route: Routed = { slice: result.slice, via: result.via, rule: result.rule };
   options.onRouting?.({ kind: "routed", route });
   return route;
+}
+
+/** What the settings read of a catalog: its defaults, models, every slice and the classification model's name. */
+function catalogSettings(input: CatalogInput): Omit<CatalogSettings, "slice"> {
+  const { catalog } = input;
+  const classifier = catalog.routes?.classification?.model;
+  return {
+    file: input.name ?? input.file,
+    defaults: catalog.defaults ?? {},
+    models: catalog.models,
+    slices: catalog.slices,
+    ...(classifier === undefined ? {} : { classifier }),
+  };
 }

@@ -4,7 +4,7 @@ import { CONTEXT_POLICIES, type ContextPolicyName } from "../policy.ts";
 import { z } from "zod";
 import { CEILING_BYTES } from "../context/budget.ts";
 import type { Catalog } from "./catalog.ts";
-import type { CallRecord } from "../report/context-report.ts";
+import type { ModelCall } from "../run-events.ts";
 import { utf8Length } from "../text/digest.ts";
 import { errorMessage, fieldOf, InterruptedError, LoomError, RoutingError, StartupError } from "../errors.ts";
 import { NULL_USAGE, type Provider, type TurnRequest } from "../vocabulary/turn.ts";
@@ -19,8 +19,8 @@ export type Routed = {
 
 /** Routing either chose a slice or failed; both carry the model calls made, for the run's report. */
 export type RouteResult =
-  | ({ ok: true; calls: CallRecord[] } & Routed)
-  | { ok: false; error: LoomError; calls: CallRecord[] };
+  | ({ ok: true; calls: ModelCall[] } & Routed)
+  | { ok: false; error: LoomError; calls: ModelCall[] };
 
 const CLASSIFICATION_INSTRUCTIONS =
   "Choose the one slice that should handle the request given as the intent. The candidates section lists the slices " +
@@ -133,8 +133,8 @@ export type RouteOptions = {
 
 function classificationCall(
   bytes: number,
-  { elapsedMs, usage }: { elapsedMs: number; usage: CallRecord["usage"] },
-): CallRecord {
+  { elapsedMs, usage }: { elapsedMs: number; usage: ModelCall["usage"] },
+): ModelCall {
   return {
     phase: "classification",
     step: 0,
@@ -156,7 +156,7 @@ export async function routeRequest(catalog: Catalog, request: string, options: R
   if (matched) return { ok: true, slice: matched.slice, via: "pattern", rule: matched.rule, calls: [] };
   const classification = catalog.routes?.classification;
   const fallback = catalog.routes?.default;
-  const calls: CallRecord[] = [];
+  const calls: ModelCall[] = [];
   if (classification) {
     const built = classificationRequest(catalog, request);
     const overCeiling = checkClassificationCeiling({ bytes: built.bytes, policy: options.policy });

@@ -3,7 +3,7 @@
 // its context (Ollama: /api/show), one call returns a valid structured answer and writes the cache, and an identical
 // second call reads it. Judging and the result are pure (lib/doctor/doctor.ts); this module makes the calls.
 import { budgetForContext, CEILING_BYTES } from "../context/budget.ts";
-import { resolveSettings, type UserConfig } from "../settings/settings.ts";
+import { resolveSettings, type SettingsPlan, type UserConfig } from "../settings/settings.ts";
 import {
   DOCTOR_OUTPUT_TOKENS,
   type DoctorCheck,
@@ -81,7 +81,7 @@ function localContext(server: ServerContext | null): DoctorCheck {
 }
 
 export async function runDoctor(
-  { model, env, http = {}, baseUrl, userConfig, models, facts, nonce, signal }: {
+  { model, env, http = {}, baseUrl, userConfig, settings, models, facts, nonce, signal }: {
     /** "PROVIDER/MODEL" */
     model: string;
     env: Record<string, string | undefined>;
@@ -89,6 +89,8 @@ export async function runDoctor(
     /** --base-url; with the environment and the user's config file, resolved as a run resolves it. */
     baseUrl?: string;
     userConfig?: { config: UserConfig; file: string };
+    /** The command's one resolution of its settings (then baseUrl and userConfig are in it already). */
+    settings?: SettingsPlan;
     /** The model table the provider is built from (default: the built-in one). */
     models?: ModelTable;
     /** What the table says of the model (modelFacts). */
@@ -135,7 +137,9 @@ export async function runDoctor(
   const id = ref?.id ?? model;
   let provider: Provider & { describe?: (options?: { signal?: AbortSignal }) => Promise<OllamaModelInfo> };
   try {
-    const resolved = resolveSettings({ flags: { model, ...(baseUrl ? { base_url: baseUrl } : {}) }, env, userConfig });
+    const resolved = settings
+      ? { ok: true as const, settings: settings.settings }
+      : resolveSettings({ flags: { model, ...(baseUrl ? { base_url: baseUrl } : {}) }, env, userConfig });
     if (!resolved.ok) throw new StartupError(resolved.message, resolved.code);
     provider = providerForModel(model, resolved.settings.provider, { env, http, models });
   } catch (error) {

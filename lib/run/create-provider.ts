@@ -91,15 +91,13 @@ export function buildProvider(
     );
   }
   // The caller's limits (flags such as --provider-deadline-ms) are already above the configuration's in the settings.
-  // The built-in defaults are a local server's ten minutes for the local kinds (resolveSettings), and for a local
-  // model the table names under another kind.
+  // The defaults are a local server's ten minutes for the local kinds (resolveSettings), and for a local model the
+  // table names under another kind.
   const local = entry.local === true;
-  const builtIn = (setting: { value: number | null; source: string | null }) =>
-    setting.source === "built-in" && local
-      ? Math.max(setting.value ?? 0, LOCAL_TIMEOUT_MS)
-      : setting.value ?? undefined;
-  http.timeoutMs ??= builtIn(settings.provider_idle_timeout_ms);
-  http.deadlineMs ??= builtIn(settings.provider_deadline_ms);
+  const limit = (setting: { value: number | null; source: string | null }) =>
+    setting.source === "default" && local ? Math.max(setting.value ?? 0, LOCAL_TIMEOUT_MS) : setting.value ?? undefined;
+  http.timeoutMs ??= limit(settings.provider_idle_timeout_ms);
+  http.deadlineMs ??= limit(settings.provider_deadline_ms);
   http.maxResponseBytes ??= settings.max_response_bytes;
   const keyEnv = settings.api_key_env.value;
   const apiKey = keyEnv ? env[keyEnv]?.trim() || null : null;

@@ -47,10 +47,12 @@ import {
   definedOnly,
   type ProjectConfig,
   type RequestSettings,
+  type Resolved,
   resolveSettings,
   type RunSettings,
   type SettingFlags,
   type SettingsInput,
+  type SettingsPlan,
   type SettingsResult,
   type UserConfig,
 } from "../settings/settings.ts";
@@ -149,8 +151,12 @@ export type StartOptions = RunOptions & {
   executor?: (store: ResultStore) => Executor;
   /** The command line's settings (--model, --base-url, --allow-key-host, …); the options above are flags too. */
   flags?: SettingFlags;
-  /** The user's own settings (flags, environment, files), when the command resolved them already: not resolved again. */
-  userSettings?: RunSettings;
+  /**
+   * The command's one resolution of the user's settings (flags, environment, config files): the run layers its request
+   * or catalog onto it rather than resolve again. Without it the run resolves once from the options below; with it,
+   * the options that are settings (contextPolicy, stepProtocol, previewMode, sandbox, http) must be in it already.
+   */
+  settings?: SettingsPlan;
   /** The user's config file, below the environment (lib/settings/settings.ts has the precedence). */
   userConfig?: { config: UserConfig; file: string };
   /** The project's `.loom/config.jsonc` (found from the workspace upward): below the environment, above userConfig. */
@@ -185,12 +191,10 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   const started = now();
   // Loom's own files are reached from folders pinned now, before any process of the run can plant a link on the way.
   for (const path of [options.contextReport, options.record, options.diff]) if (path) pinOutputPath(path);
-  // The user's own settings alone (no catalog, no request yet): the policy a report says if nothing more is known.
-  const userLevel = options.userSettings
-    ? { ok: true as const, settings: options.userSettings }
-    : resolveSettings(settingsInput(options));
+  // The user's settings, resolved once (by the command, else here): the policy a report says if nothing more is known.
+  const planned = planOf(options);
   const known: CatalogKnown = {
-    policy: userLevel.ok ? userLevel.settings.context_policy.value : DEFAULT_POLICY,
+    policy: planned.ok ? planned.settings.context_policy.value : DEFAULT_POLICY,
     reportPath: options.contextReport,
     slice: options.replay?.recording.header.slice_name ?? null,
     route: null,
@@ -246,7 +250,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     }
   };
   try {
-    const prepared = await prepare(input, options, { known, store, now, sandbox, opened });
+    const prepared = await prepare(input, options, { planned, known, store, now, sandbox, opened });
     model = prepared.request.model;
     price = priceOf(priceTableOf(options), model);
     required = prepared.request.require_passing_tests === true;
@@ -421,7 +425,8 @@ type Prepared = { request: SliceRequest; settings: RunSettings; provider: Provid
 async function prepare(
   input: RunInput,
   options: StartOptions,
-  { known, store, now, sandbox, opened }: {
+  { planned, known, store, now, sandbox, opened }: {
+    planned: SettingsResult;
     known: CatalogKnown;
     store: ResultStore;
     now: () => number;
@@ -449,6 +454,8 @@ async function prepare(
     models: options.models,
     warn: options.warn ?? ((message: string) => process.stderr.write(redactHeld(`loom: ${message}\n`))),
   };
+  if (!planned.ok) throw new StartupError(planned.message, planned.code);
+  const userLevel = planned.plan;
   let request: SliceRequest;
   let settings: RunSettings;
   let provider = options.provider && tracer ? tracer.wrap(options.provider) : options.provider;
@@ -462,13 +469,11 @@ async function prepare(
       throw new StartupError(`Invalid SliceRequest: ${formatZodError(parsed.error)}`, "invalid_request");
     }
     request = parsed.data;
-    settings = settled(
-      resolveSettings({ ...settingsInput(options), request: requestSettings(request, input.file ?? "the request") }),
-    );
+    settings = settled(userLevel.request(requestSettings(request, input.file ?? "the request")));
   } else {
     const { name, ...rest } = input.catalog;
     const plan = await planCatalogRun({ ...rest, name, catalog: readCatalog(rest.file, name) }, {
-      settings: settingsInput(options),
+      settings: userLevel,
       contextReport: options.contextReport,
       provider: (model) => record(traced((http) => buildProvider(model, { env, ...modelOptions, ...http }))),
       now,
@@ -488,10 +493,10 @@ async function prepare(
     secretNames = [...secretNames, ...plan.secretEnvNames];
   }
   // The resolved protocol and previews, written into the request when anything set them (the recording keeps them).
-  if (settings.step_protocol.source !== "built-in") {
+  if (settings.step_protocol.source !== "default") {
     request = { ...request, step_protocol: settings.step_protocol.value };
   }
-  if (settings.previews.source !== "built-in") request = { ...request, previews: settings.previews.value };
+  if (settings.previews.source !== "default") request = { ...request, previews: settings.previews.value };
   if (options.requirePassingTests) request = { ...request, require_passing_tests: true };
   if (options.maxCost !== undefined) {
     request = { ...request, limits: { ...request.limits, max_cost_usd: options.maxCost } };
@@ -636,6 +641,16 @@ function openRecording(
   return sink;
 }
 
+/** The command's resolution, else the one resolution of the options (a library run). */
+function planOf(options: StartOptions): SettingsResult {
+  if (options.settings === undefined) return resolveSettings(settingsInput(options));
+  const { contextPolicy, stepProtocol, previewMode, sandbox, http } = options;
+  if ([contextPolicy, stepProtocol, previewMode, sandbox, http].some((option) => option !== undefined)) {
+    throw new Error("startRun: a setting given beside a resolved plan would be ignored; resolve it into the plan");
+  }
+  return { ok: true, settings: options.settings.settings, plan: options.settings };
+}
+
 /** What the run's settings are resolved from: the options (flags), the environment and the user's config file. */
 function settingsInput(options: StartOptions): SettingsInput {
   const flags: SettingFlags = {
@@ -664,7 +679,7 @@ function requestSettings(request: SliceRequest, file: string): RequestSettings {
 }
 
 /** The settings, or the refusal as a startup failure (nothing was sent). */
-function settled(result: SettingsResult): RunSettings {
+function settled(result: Resolved): RunSettings {
   if (!result.ok) throw new StartupError(result.message, result.code);
   return result.settings;
 }

@@ -70,12 +70,12 @@ export const USER_ONLY_FIELDS: Record<string, string> = {
   sandbox: "the sandbox is the user's choice (--sandbox, LOOM_SANDBOX)",
 };
 
-/** Where a setting's value came from. */
-export type Source = "flag" | "environment" | "project" | "config" | "catalog" | "request" | "built-in";
+/** Where a setting's value came from; "default": Loom's own, when nothing else set it. */
+export type Source = "flag" | "environment" | "project" | "config" | "catalog" | "request" | "default";
 
-/** A setting's value, its source and the flag, variable or file field it came from (null for a built-in). */
+/** A setting's value, its source and the flag, variable or file field it came from (null for a default). */
 export type Setting<T> = { value: T; source: Source; from: string | null };
-/** A setting nothing set and that has no built-in value. */
+/** A setting nothing set and that has no default. */
 export type Unset = { value: null; source: null; from: null };
 const UNSET: Unset = { value: null, source: null, from: null };
 
@@ -86,15 +86,15 @@ const UNSET: Unset = { value: null, source: null, from: null };
  */
 export const PRECEDENCE = {
   model: ["flag", "request", "catalog", "environment", "config"],
-  context_policy: ["flag", "catalog", "environment", "project", "config", "built-in"],
-  step_protocol: ["flag", "request", "catalog", "built-in"],
-  previews: ["flag", "request", "catalog", "built-in"],
-  sandbox: ["flag", "environment", "built-in", "request", "catalog"],
-  base_url: ["flag", "catalog", "environment", "config", "built-in"],
-  api_key_env: ["catalog", "built-in"],
-  provider_deadline_ms: ["flag", "catalog", "project", "config", "built-in"],
-  provider_idle_timeout_ms: ["flag", "catalog", "project", "config", "built-in"],
-  max_steps: ["flag", "request", "catalog", "project", "config", "built-in"],
+  context_policy: ["flag", "catalog", "environment", "project", "config", "default"],
+  step_protocol: ["flag", "request", "catalog", "default"],
+  previews: ["flag", "request", "catalog", "default"],
+  sandbox: ["flag", "environment", "default", "request", "catalog"],
+  base_url: ["flag", "catalog", "environment", "config", "default"],
+  api_key_env: ["catalog", "default"],
+  provider_deadline_ms: ["flag", "catalog", "project", "config", "default"],
+  provider_idle_timeout_ms: ["flag", "catalog", "project", "config", "default"],
+  max_steps: ["flag", "request", "catalog", "project", "config", "default"],
 } as const satisfies Record<string, readonly Source[]>;
 export type SettingName = keyof typeof PRECEDENCE;
 
@@ -140,10 +140,15 @@ export type CatalogSettings = {
   /** The catalog file as the user named it, for messages. */
   file: string;
   defaults?: CatalogLevel;
-  slice?: { name: string; entry: CatalogLevel & { model: string; limits?: { max_steps: number } } };
+  slice?: { name: string; entry: CatalogSliceEntry };
   /** The model entries by name (the slice's model, the classification model). */
   models?: Record<string, ProviderConfig>;
+  /** Every slice by name, for a plan's catalog layer (each resolved as `slice` would be). */
+  slices?: Record<string, CatalogSliceEntry>;
+  /** The classification model's name in `models`, when the catalog routes by one. */
+  classifier?: string;
 };
+type CatalogSliceEntry = CatalogLevel & { model: string; limits?: { max_steps: number } };
 type CatalogLevel = {
   context_policy?: ContextPolicyName;
   step_protocol?: StepProtocol;
@@ -205,10 +210,34 @@ export type RunSettings = {
   provider: ProviderSettings | null;
 };
 
-export type SettingsResult =
-  | { ok: true; settings: RunSettings }
-  /** `user`: a flag, variable or the config file is wrong (a usage error); `file`: a catalog or request is refused. */
-  | { ok: false; message: string; by: "user" | "file"; code: string };
+/** A refusal: `user`: a flag, variable or config file is wrong (a usage error); `file`: a catalog or request is. */
+export type Refusal = { ok: false; message: string; by: "user" | "file"; code: string };
+export type Resolved = { ok: true; settings: RunSettings } | Refusal;
+
+/** A catalog's settings, every level resolved at once: before a slice is chosen, each slice's, the classifier's. */
+export type CatalogResolution = {
+  /** The catalog's defaults over the user's settings: what a run says before routing chooses a slice. */
+  catalog: Resolved;
+  /** Each slice's settings by name: the chosen slice's are its run's. */
+  slices: Readonly<Record<string, Resolved>>;
+  /** How the catalog's classification model is reached; null when it names none. */
+  classifier: ({ ok: true; provider: ProviderSettings } | Refusal) | null;
+};
+
+/**
+ * A command's settings, resolved once: the flags, the environment (read once, into a frozen copy) and the config
+ * files, every value validated and every default in place with its source. A request's or a catalog's own settings
+ * are layered onto it later without reading or validating the user's again.
+ */
+export type SettingsPlan = {
+  readonly settings: RunSettings;
+  /** The settings of a run of this request (a request file, a recording's slice, a prompt). */
+  readonly request: (request: RequestSettings) => Resolved;
+  /** The settings of a run routed through this catalog, at every level. */
+  readonly catalog: (catalog: Omit<CatalogSettings, "slice">) => CatalogResolution;
+};
+
+export type SettingsResult = { ok: true; settings: RunSettings; plan: SettingsPlan } | Refusal;
 
 class Refused extends Error {
   constructor(message: string, readonly by: "user" | "file", readonly code: string) {
@@ -224,29 +253,54 @@ export function configPath(env: Record<string, string | undefined>): string | nu
   return home ? `${home.replace(/\/+$/, "")}/.config/loom/config.jsonc` : null;
 }
 
-/** Every run setting by PRECEDENCE, validated once. Never throws for bad input: the result says what was wrong. */
+/**
+ * Every run setting by PRECEDENCE, validated once: a command calls it once, and a run's request or catalog is layered
+ * onto its plan. Never throws for bad input: the result says what was wrong.
+ */
 export function resolveSettings(input: SettingsInput): SettingsResult {
+  // The environment is read once, here: every later layer reads this copy.
+  const env: Record<string, string | undefined> = Object.freeze({ ...input.env });
+  const user: SettingsInput = { ...input, env };
+  const resolved = attempt(() => resolveAll(user));
+  if (!resolved.ok) return resolved;
+  const { catalog: _c, request: _r, ...base } = user;
+  const plan: SettingsPlan = Object.freeze({
+    settings: resolved.settings,
+    request: (request: RequestSettings) => attempt(() => resolveAll({ ...base, request })),
+    catalog: (catalog: Omit<CatalogSettings, "slice">): CatalogResolution => {
+      const entries = Object.entries(catalog.slices ?? {});
+      const classifier = catalog.classifier;
+      return {
+        catalog: attempt(() => resolveAll({ ...base, catalog })),
+        slices: Object.fromEntries(
+          entries.map((
+            [name, entry],
+          ) => [name, attempt(() => resolveAll({ ...base, catalog: { ...catalog, slice: { name, entry } } }))]),
+        ),
+        classifier: classifier === undefined
+          ? null
+          : attemptProvider(() => catalogProvider({ ...base, catalog }, classifier)),
+      };
+    },
+  });
+  return { ok: true, settings: resolved.settings, plan };
+}
+
+function attempt(resolve: () => RunSettings): Resolved {
   try {
-    return { ok: true, settings: resolveAll(input) };
+    return { ok: true, settings: resolve() };
   } catch (error) {
     if (!(error instanceof Refused)) throw error;
     return { ok: false, message: error.message, by: error.by, code: error.code };
   }
 }
 
-/**
- * How one catalog model is reached (a catalog's classification model as well as its slices'), checked like the run's
- * own: a refusal throws nothing but is returned.
- */
-export function resolveCatalogProvider(
-  input: SettingsInput,
-  name: string,
-): { ok: true; provider: ProviderSettings } | { ok: false; message: string; code: string } {
+function attemptProvider(resolve: () => ProviderSettings): { ok: true; provider: ProviderSettings } | Refusal {
   try {
-    return { ok: true, provider: catalogProvider(input, name) };
+    return { ok: true, provider: resolve() };
   } catch (error) {
     if (!(error instanceof Refused)) throw error;
-    return { ok: false, message: error.message, code: error.code };
+    return { ok: false, message: error.message, by: error.by, code: error.code };
   }
 }
 
@@ -255,7 +309,7 @@ export function sandboxFloor(flags: SettingFlags, env: Record<string, string | u
   return pick("sandbox", {
     flag: found(flags.sandbox, USER_SETTINGS.sandbox.flag),
     environment: found(envValue(env, "LOOM_SANDBOX", SandboxMode, "auto, required or off"), "LOOM_SANDBOX"),
-    "built-in": builtIn<SandboxMode>("auto"),
+    "default": byDefault<SandboxMode>("auto"),
   });
 }
 
@@ -293,19 +347,19 @@ function resolveAll(input: SettingsInput): RunSettings {
     ),
     project: found(project.context_policy, projectAt("context_policy")),
     config: found(config.context_policy, configAt("context_policy")),
-    "built-in": builtIn(DEFAULT_POLICY),
+    "default": byDefault(DEFAULT_POLICY),
   });
   const step_protocol = pick("step_protocol", {
     flag: found(flags.step_protocol, USER_SETTINGS.step_protocol.flag),
     request: fromRequest(request?.step_protocol, "step_protocol"),
     catalog: levelled(slice?.entry.step_protocol, defaults.step_protocol, "step_protocol"),
-    "built-in": builtIn(DEFAULT_STEP_PROTOCOL),
+    "default": byDefault(DEFAULT_STEP_PROTOCOL),
   });
   const previews = pick("previews", {
     flag: found(flags.previews, USER_SETTINGS.previews.flag),
     request: fromRequest(request?.previews, "previews"),
     catalog: levelled(slice?.entry.previews, defaults.previews, "previews"),
-    "built-in": builtIn(DEFAULT_PREVIEW_MODE),
+    "default": byDefault(DEFAULT_PREVIEW_MODE),
   });
   const floor = sandboxFloor(flags, env);
   const asked = first("sandbox", {
@@ -333,7 +387,7 @@ function resolveAll(input: SettingsInput): RunSettings {
     catalog: found(slice?.entry.limits?.max_steps, `${file}: slices.${slice?.name}.limits.max_steps`),
     project: found(project.max_steps, projectAt("max_steps")),
     config: found(config.max_steps, configAt("max_steps")),
-    "built-in": builtIn(DEFAULT_MAX_STEPS),
+    "default": byDefault(DEFAULT_MAX_STEPS),
   });
   const provider = slice !== undefined && modelEntry !== undefined
     ? catalogProvider(input, slice.entry.model)
@@ -354,7 +408,7 @@ function found<T>(value: T | undefined, from: string | null): Found<T> | undefin
   return value === undefined ? undefined : { value, from };
 }
 
-function builtIn<T>(value: T): Found<T> {
+function byDefault<T>(value: T): Found<T> {
   return { value, from: null };
 }
 
@@ -367,10 +421,10 @@ function first<T>(name: SettingName, candidates: Candidates<T>): Setting<T> | Un
   return UNSET;
 }
 
-/** The same for a setting with a built-in value: one is always found. */
-function pick<T>(name: SettingName, candidates: Candidates<T> & { "built-in": Found<T> }): Setting<T> {
+/** The same for a setting with a default: one is always found. */
+function pick<T>(name: SettingName, candidates: Candidates<T> & { "default": Found<T> }): Setting<T> {
   const setting = first(name, candidates);
-  if (setting.source === null) throw new Error(`${name}: its PRECEDENCE row lists no built-in`);
+  if (setting.source === null) throw new Error(`${name}: its PRECEDENCE row lists no default`);
   return setting;
 }
 
@@ -400,7 +454,7 @@ function modelProvider(input: SettingsInput, model: string): ProviderSettings | 
     // Loom's own variable, then the provider's (ANTHROPIC_BASE_URL, …): both the user's environment.
     environment: providerVariable(input.env, "LOOM_PROVIDER_BASE_URL") ?? providerVariable(input.env, variable),
     config: found(input.userConfig?.config.base_url, `${input.userConfig?.file ?? "config.jsonc"}: base_url`),
-    "built-in": builtIn(PROVIDER_KINDS[ref.provider].baseUrl),
+    "default": byDefault(PROVIDER_KINDS[ref.provider].baseUrl),
   });
   const { effort, thinking } = input.request ?? {};
   const named = { kind: ref.provider, model: ref.id, ...definedOnly({ effort, thinking }) };
@@ -442,7 +496,7 @@ function entryProvider(
   const base_url = pick("base_url", {
     catalog: found(entry.base_url, at(file, field, "base_url")),
     environment: providerVariable(input.env, variable),
-    "built-in": builtIn(PROVIDER_KINDS[entry.kind].baseUrl),
+    "default": byDefault(PROVIDER_KINDS[entry.kind].baseUrl),
   });
   return provider(input, entry, base_url, { file, field, checked });
 }
@@ -496,7 +550,7 @@ function provider(
   }
   const api_key_env: Setting<string | null> = entry.api_key_env !== undefined && file !== null
     ? { value: entry.api_key_env, source: "catalog", from: at(file.file, file.field, "api_key_env") }
-    : { value: entry.api_key_env ?? PROVIDER_KINDS[entry.kind].keyEnv, source: "built-in", from: null };
+    : { value: entry.api_key_env ?? PROVIDER_KINDS[entry.kind].keyEnv, source: "default", from: null };
   if (file?.checked) checkKeyDestination(input, { kind: entry.kind, base_url, api_key_env, ...file });
   const user = input.userConfig, project = input.projectConfig;
   const limit = (
@@ -512,7 +566,7 @@ function provider(
       project: found(project?.config[name], `${project?.file}: ${name}`),
       config: found(user?.config[name], `${user?.file}: ${name}`),
       // The default the HTTP adapters apply, stated here so `loom config` shows what a run uses.
-      "built-in": builtIn(own ?? fallback),
+      "default": byDefault(own ?? fallback),
     });
   return {
     kind: entry.kind,

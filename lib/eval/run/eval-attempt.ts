@@ -18,19 +18,22 @@ import { changesSince, createWorkspace, describeChanges, snapshot } from "./eval
 import { writeFileAtomic } from "../../io/files.ts";
 import type { SandboxMode } from "../../workspace/sandbox.ts";
 import { secretEnvNames, startRun } from "../../run/start-run.ts";
+import { definedOnly, resolveSettings, type SettingsPlan } from "../../settings/settings.ts";
+import type { ContextPolicyName, StepProtocol } from "../../policy.ts";
 import { makeScratch } from "../../workspace/scratch.ts";
 
 /** What every run of an evaluation shares. */
 export type AttemptSettings = {
   out: string;
   settings: EvalSettings;
+  /** The runs' settings, resolved once per policy (evalPlans): a run layers its request onto its policy's. */
+  plans: Readonly<Partial<Record<ContextPolicyName, SettingsPlan>>>;
   prices: PriceTable;
   /** The model table in use (default: the built-in one): how each run's model is called, and its retirement. */
   models?: ModelTable;
   sandbox: SandboxMode;
   env: Record<string, string | undefined>;
   signal?: AbortSignal;
-  http?: { timeoutMs?: number; deadlineMs?: number };
   /** Tests and the benchmark: a provider per run instead of the one the model names. */
   provider?: (run: RunKey) => Provider | undefined;
   warn?: (message: string) => void;
@@ -100,18 +103,15 @@ export async function runAttempt(
     }, options.settings.run_timeout_ms);
     const result = setupError === null
       ? await startRun({ request }, {
-        contextPolicy: run.policy,
-        // Both policies of a pair run under the same protocol: the flag's, else the default (settings.step_protocol).
-        stepProtocol: options.settings.step_protocol,
+        // Both policies of a pair run under the same protocol, sandbox and limits: only the policy differs.
+        settings: planOf(options.plans, run.policy),
         contextReport: join(dir, "report.json"),
         record: join(dir, "recording.jsonl"),
         signal: cap.signal,
         env: options.env,
-        sandbox: options.sandbox,
         prices: options.prices,
         ...(options.models ? { models: options.models } : {}),
         warn: options.warn,
-        http: options.http,
         provider: options.provider?.(run),
       })
       : null;
@@ -194,4 +194,38 @@ export async function runAttempt(
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The settings of an evaluation's runs, resolved once per policy: the command line's protocol, sandbox and provider
+ * limits over the environment's base URLs. The user's config files are not read: an evaluation is its own settings
+ * (its key holds them), and the same on every machine.
+ */
+export function evalPlans(
+  { policies, stepProtocol, sandbox, http = {}, env }: {
+    policies: readonly ContextPolicyName[];
+    stepProtocol: StepProtocol;
+    sandbox: SandboxMode;
+    http?: { timeoutMs?: number; deadlineMs?: number };
+    env: Record<string, string | undefined>;
+  },
+): Partial<Record<ContextPolicyName, SettingsPlan>> {
+  return Object.fromEntries(policies.map((policy) => {
+    const flags = definedOnly({
+      context_policy: policy,
+      step_protocol: stepProtocol,
+      sandbox,
+      provider_deadline_ms: http.deadlineMs,
+      provider_idle_timeout_ms: http.timeoutMs,
+    });
+    const resolved = resolveSettings({ flags, env });
+    if (!resolved.ok) throw new UsageError(resolved.message);
+    return [policy, resolved.plan];
+  }));
+}
+
+function planOf(plans: AttemptSettings["plans"], policy: ContextPolicyName): SettingsPlan {
+  const plan = plans[policy];
+  if (plan === undefined) throw new Error(`no settings resolved for the policy ${policy}`);
+  return plan;
 }
