@@ -10,9 +10,8 @@ import { endingOf } from "../ending.ts";
 import { StartupError } from "../errors.ts";
 import { Outcome } from "../outcome.ts";
 import { type Cost, costOf, type ModelPrice, priceOf, pricesOf } from "../prices.ts";
-import { type ModelTable, resolveModel, retirementOf } from "../models/models.ts";
+import { type ModelTable, openRouterEntry, resolveModel, retirementOf } from "../models/models.ts";
 import { parseModelRef } from "../models/provider-kinds.ts";
-import { openRouterEntry } from "../providers/openrouter/mark-openrouter-cache.ts";
 import { addUsage, NULL_USAGE, ServerTimings, type TurnRequest, Usage } from "../vocabulary/turn.ts";
 
 const CheckName = z.enum(["model", "key", "context", "structured_answer", "cache_write", "cache_read"]);

@@ -354,3 +354,18 @@ export function cacheRulesOf(table: ModelTable, model: string): CacheRules | nul
   const ref = parseModelRef(model);
   return ref === null ? null : resolveModel(table, ref.provider, ref.id).entry.cache;
 }
+
+/**
+ * What the table says of a model reached through OpenRouter: the entry of "openrouter/ID" when the table lists one,
+ * else that of the model it routes to, since OpenRouter's ids are "AUTHOR/MODEL" and for the providers Loom knows
+ * those are the table's own keys ("anthropic/claude-sonnet-5-5"). A Claude model's entry says its cache breakpoints
+ * are explicit, and that is what makes Loom send the markers. null when the table knows neither.
+ */
+export function openRouterEntry(table: ModelTable, id: string): ResolvedModel | null {
+  const own = resolveModel(table, "openrouter", id);
+  if (own.known) return own;
+  const ref = parseModelRef(id);
+  if (ref === null || ref.provider === "openrouter") return null;
+  const routed = resolveModel(table, ref.provider, ref.id);
+  return routed.known ? routed : null;
+}

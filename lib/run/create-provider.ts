@@ -20,6 +20,7 @@ import {
   applyRules,
   type ModelEntry,
   type ModelTable,
+  openRouterEntry,
   type ResolvedModel,
   resolveModel,
   retirementOf,
@@ -29,7 +30,6 @@ import {
 } from "../models/models.ts";
 import { createOllamaProvider } from "../providers/ollama/ollama-provider.ts";
 import { type ModelProvider, PROVIDER_KINDS } from "../models/provider-kinds.ts";
-import { openRouterEntry } from "../providers/openrouter/mark-openrouter-cache.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
 
 export type CreateProviderOptions = HttpOptions & {

@@ -29,7 +29,9 @@ export const UserConfig = z.strictObject({
   model: z.string().regex(/^[^/\s]+\/\S+$/, { error: "expected PROVIDER/MODEL" }).optional().describe(
     'The model of prompt runs (loom run "TEXT"): "PROVIDER/MODEL", e.g. "anthropic/claude-sonnet-5-5"',
   ),
-  context_policy: ContextPolicyName.optional().describe("The context policy of run and replay: legacy or bounded"),
+  context_policy: ContextPolicyName.optional().describe(
+    `The context policy of run and replay: ${ContextPolicyName.options.join(" or ")}`,
+  ),
   base_url: HttpUrl.optional().describe(
     "The API base URL of the model's provider, e.g. an OpenAI-compatible server: http://127.0.0.1:8080/v1",
   ),

@@ -2,32 +2,15 @@
 // Chat Completions: a content part of a message may carry `cache_control: {"type": "ephemeral"}`, and Anthropic models
 // cache only where such a marker is ("some (see Alibaba and Anthropic below) require you to enable it on a
 // per-message basis", https://openrouter.ai/docs/guides/best-practices/prompt-caching, read 2026-12-01). Without the
-// markers every call pays full input price. Which models take them is the model table's: see openRouterEntry. Two of Anthropic's four breakpoints are used: the end of the stable
+// markers every call pays full input price. Which models take them is the model table's: see openRouterEntry (lib/models/models.ts). Two of Anthropic's four breakpoints are used: the end of the stable
 // prefix (the system message) and the end of the part before the candidates (the events and the working state), so
 // a step's second call reads what its first wrote, as on the Anthropic API.
-import { type ModelTable, type ResolvedModel, resolveModel } from "../../models/models.ts";
-import { parseModelRef } from "../../models/provider-kinds.ts";
 import type { TurnRequest } from "../../vocabulary/turn.ts";
 import type { OpenAIRequestBody } from "../openai/convert-to-openai-request.ts";
 import { renderAnswerFormat, renderSection, splitPrefix } from "../render-sections.ts";
 
 type TextPart = { type: "text"; text: string; cache_control?: { type: "ephemeral" } };
 export type MarkedMessage = { role: "system" | "user"; content: TextPart[] };
-
-/**
- * What the table says of a model reached through OpenRouter: the entry of "openrouter/ID" when the table lists one,
- * else that of the model it routes to, since OpenRouter's ids are "AUTHOR/MODEL" and for the providers Loom knows
- * those are the table's own keys ("anthropic/claude-sonnet-5-5"). A Claude model's entry says its cache breakpoints
- * are explicit, and that is what makes Loom send the markers. null when the table knows neither.
- */
-export function openRouterEntry(table: ModelTable, id: string): ResolvedModel | null {
-  const own = resolveModel(table, "openrouter", id);
-  if (own.known) return own;
-  const ref = parseModelRef(id);
-  if (ref === null || ref.provider === "openrouter") return null;
-  const routed = resolveModel(table, ref.provider, ref.id);
-  return routed.known ? routed : null;
-}
 
 /**
  * The body with its messages as content parts, the prefix and the part before the candidates each ending in a cache
