@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { InterruptedError, LoomError, UsageError } from "../lib/errors.ts";
 import { type RunInput, type StartOptions, startRun } from "../lib/run/start-run.ts";
-import { promptRequest, splitCommand } from "../lib/catalog/prompt-request.ts";
+import { promptRequest, splitCommand } from "../lib/prompt-request.ts";
 import { writeUnstartedReport } from "../lib/run/start-run.ts";
 import { endingOf } from "../lib/ending.ts";
 import type { Io } from "./io.ts";

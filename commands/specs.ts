@@ -11,7 +11,7 @@ import {
   PreviewMode,
   StepProtocol,
 } from "../lib/policy.ts";
-import { PROMPT_DEFAULTS } from "../lib/catalog/prompt-request.ts";
+import { PROMPT_DEFAULTS } from "../lib/prompt-request.ts";
 import { SCHEMAS } from "../lib/schemas.ts";
 import type { CommandSpec, Flag } from "./cli-spec.ts";
 

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SliceRequest, sliceRequest } from "../lib/slice.ts";
-import { promptRequest } from "../lib/catalog/prompt-request.ts";
+import { promptRequest } from "../lib/prompt-request.ts";
 
 const parts = {
   intent: "Fix the bug",

@@ -1,10 +1,10 @@
 // `loom run "TEXT" --model PROVIDER/MODEL`: a SliceRequest built from a prompt and flags, with documented defaults, so
 // a one-line run needs no request file.
-import { ACTION_NAMES, type ActionName } from "../vocabulary/actions.ts";
-import { UsageError } from "../errors.ts";
-import { SliceRequest, sliceRequest } from "../slice.ts";
-import { DEFAULT_MAX_STEPS } from "../policy.ts";
-import { formatZodError, MISSING_FIELDS } from "../text/zod-error.ts";
+import { ACTION_NAMES, type ActionName } from "./vocabulary/actions.ts";
+import { UsageError } from "./errors.ts";
+import { SliceRequest, sliceRequest } from "./slice.ts";
+import { DEFAULT_MAX_STEPS } from "./policy.ts";
+import { formatZodError, MISSING_FIELDS } from "./text/zod-error.ts";
 
 export const PROMPT_DEFAULTS = {
   maxSteps: DEFAULT_MAX_STEPS,
