@@ -42,9 +42,9 @@ function myers(a: string[], b: string[]): Op[] {
     trace.push(v.slice());
     const next = v.slice();
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!)
-        ? v[offset + k + 1]!
-        : v[offset + k - 1]! + 1;
+      let x = k === -d || (k !== d && at(v, offset + k - 1) < at(v, offset + k + 1))
+        ? at(v, offset + k + 1)
+        : at(v, offset + k - 1) + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) x++, y++;
       next[offset + k] = x;
@@ -60,17 +60,17 @@ function backtrack(a: string[], b: string[], trace: Int32Array[], offset: number
   const ops: Op[] = [];
   let x = a.length, y = b.length;
   for (let d = trace.length - 1; d > 0; d--) {
-    const v = trace[d]!;
+    const v = at(trace, d);
     const k = x - y;
-    const down = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!);
+    const down = k === -d || (k !== d && at(v, offset + k - 1) < at(v, offset + k + 1));
     const prevK = down ? k + 1 : k - 1;
-    const prevX = v[offset + prevK]!;
+    const prevX = at(v, offset + prevK);
     const prevY = prevX - prevK;
-    while (x > prevX && y > prevY) ops.push({ kind: " ", line: a[--x]! }), y--;
-    if (down) ops.push({ kind: "+", line: b[--y]! });
-    else ops.push({ kind: "-", line: a[--x]! });
+    while (x > prevX && y > prevY) ops.push({ kind: " ", line: at(a, --x) }), y--;
+    if (down) ops.push({ kind: "+", line: at(b, --y) });
+    else ops.push({ kind: "-", line: at(a, --x) });
   }
-  while (x > 0 && y > 0) ops.push({ kind: " ", line: a[--x]! }), y--;
+  while (x > 0 && y > 0) ops.push({ kind: " ", line: at(a, --x) }), y--;
   return ops.reverse();
 }
 
@@ -164,8 +164,8 @@ function hunksOf(ops: Op[]): string[] {
     const slice = ops.slice(from, to + 1);
     const aCount = slice.filter((op) => op.kind !== "+").length;
     const bCount = slice.filter((op) => op.kind !== "-").length;
-    const aStart = aCount === 0 ? aAt[from]! - 1 : aAt[from]!;
-    const bStart = bCount === 0 ? bAt[from]! - 1 : bAt[from]!;
+    const aStart = aCount === 0 ? at(aAt, from) - 1 : at(aAt, from);
+    const bStart = bCount === 0 ? at(bAt, from) - 1 : at(bAt, from);
     const range = (start: number, count: number) => (count === 1 ? `${start}` : `${start},${count}`);
     let text = `@@ -${range(aStart, aCount)} +${range(bStart, bCount)} @@\n`;
     for (const op of slice) {
@@ -174,4 +174,11 @@ function hunksOf(ops: Op[]): string[] {
     }
     return text;
   });
+}
+
+/** items[i], which the algorithm keeps in range: a bug, not an input, when it is not. */
+function at<T>(items: ArrayLike<T>, i: number): T {
+  const item = items[i];
+  if (item === undefined) throw new Error(`unified diff: index ${i} out of range`);
+  return item;
 }
