@@ -328,6 +328,7 @@ test("a catalog slice's step_protocol and previews reach the request; the defaul
   const plan = (text: string) =>
     planCatalogRun({ catalog: loadCatalog(text, { file: "c.json" }), file: "/tmp/c.json", text: "go", slice: "fix" }, {
       settings: userPlan(),
+      known: { policy: "legacy", reportPath: undefined, slice: null, route: null, calls: [] },
       provider: () => new ScriptedProvider([]),
       now: () => 0,
       reportPathProblem: () => null,

@@ -2,7 +2,7 @@
 // result like any other input. Pure: the classification provider, the clock and the output-path check are passed in.
 import { dirname, resolve } from "node:path";
 import { type Catalog, renderIntent } from "./catalog.ts";
-import { type ContextPolicyName, DEFAULT_POLICY } from "../policy.ts";
+import type { ContextPolicyName } from "../policy.ts";
 import type { ModelCall } from "../run-events.ts";
 import { LoomError, StartupError } from "../errors.ts";
 import type {
@@ -42,11 +42,8 @@ export type CatalogKnown = {
 };
 
 export type CatalogPlan =
-  & CatalogKnown
-  & (
-    | { ok: true; request: SliceRequest; settings: RunSettings; secretEnvNames: string[] }
-    | { ok: false; error: LoomError }
-  );
+  | { ok: true; request: SliceRequest; settings: RunSettings; secretEnvNames: string[] }
+  | { ok: false; error: LoomError };
 
 /** What routing tells whoever watches (the reporter prints it as progress). */
 export type RoutingNote =
@@ -56,6 +53,8 @@ export type RoutingNote =
 export type PlanOptions = {
   /** The user's settings (flags, environment, config files), resolved once: the catalog's are layered onto them. */
   settings: SettingsPlan;
+  /** The run's record of what is known, filled in as routing learns it (the one record the run's report reads). */
+  known: CatalogKnown;
   /** --context-report (absolute): it wins over the catalog's. */
   contextReport?: string;
   /** Makes the provider of a catalog model's resolved settings (may fail for a missing credential). */
@@ -69,7 +68,8 @@ export type PlanOptions = {
 
 /**
  * Routes the request and builds its SliceRequest. Never throws for a routing or startup failure: the plan says what
- * went wrong and what was known by then (policy, report path, slice, classification calls), so the run's report can.
+ * went wrong, and `options.known` what was known by then (policy, report path, slice, classification calls), so the
+ * run's report can.
  */
 export async function planCatalogRun(input: CatalogInput, options: PlanOptions): Promise<CatalogPlan> {
   const { catalog } = input;
@@ -91,17 +91,12 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
     if (!resolved.ok) throw new StartupError(resolved.message, resolved.code);
     return resolved.settings;
   };
-  const known: CatalogKnown = {
-    // Before routing, the policy from the command line, the catalog's defaults and the user's (a refusal comes next).
-    policy: levels.catalog.ok ? levels.catalog.settings.context_policy.value : DEFAULT_POLICY,
-    reportPath: options.contextReport,
-    slice: null,
-    route: null,
-    calls: [],
-  };
+  const { known } = options;
+  // Before routing, the policy from the command line, the catalog's defaults and the user's (a refusal comes next).
+  if (levels.catalog.ok) known.policy = levels.catalog.settings.context_policy.value;
   const fail = (error: unknown): CatalogPlan => {
     if (!(error instanceof LoomError)) throw error;
-    return { ...known, ok: false, error };
+    return { ok: false, error };
   };
   /** The flag's report path, else the catalog's, which must be writable too (a startup failure with no report). */
   const reportPath = (path: string | undefined): void => {
@@ -149,7 +144,7 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
     });
     // No model's key reaches the slice's test or command processes.
     const secretEnvNames = Object.values(catalog.models).flatMap((m) => (m.api_key_env ? [m.api_key_env] : []));
-    return { ...known, ok: true, request, settings, secretEnvNames };
+    return { ok: true, request, settings, secretEnvNames };
   } catch (error) {
     return fail(error);
   }

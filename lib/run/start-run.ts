@@ -474,6 +474,7 @@ async function prepare(
     const { name, ...rest } = input.catalog;
     const plan = await planCatalogRun({ ...rest, name, catalog: readCatalog(rest.file, name) }, {
       settings: userLevel,
+      known,
       contextReport: options.contextReport,
       provider: (model) => record(traced((http) => buildProvider(model, { env, ...modelOptions, ...http }))),
       now,
@@ -481,12 +482,10 @@ async function prepare(
       reportPathProblem: outputPathProblem,
       onRouting: options.onRouting,
     });
-    Object.assign(known, { policy: plan.policy, reportPath: plan.reportPath, slice: plan.slice, route: plan.route });
-    known.calls = plan.calls;
     if (!plan.ok) throw plan.error;
     request = plan.request;
     settings = plan.settings;
-    sliceSource = `${name} (slice ${plan.slice})`;
+    sliceSource = `${name} (slice ${known.slice})`;
     const model = plan.settings.provider;
     if (model === null) throw new Error("a routed catalog run has its model's settings");
     provider ??= traced((http) => buildProvider(model, { env, ...modelOptions, ...http }));
