@@ -13,6 +13,8 @@ import { ContextPolicyName, DEFAULT_POLICY, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_P
 import { evalKey, type EvalProgress, runEval } from "../lib/eval/run/eval-run.ts";
 import { providerForModel } from "../lib/run/provider-for-model.ts";
 import { evalPlans } from "../lib/eval/run/eval-attempt.ts";
+import { parseModelRef, PROVIDER_KINDS } from "../lib/models/provider-kinds.ts";
+import { formatCount } from "../lib/text/numbers.ts";
 import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/eval/run/eval-suite-file.ts";
 import { chooseSandbox } from "../lib/workspace/create-workspace-executor.ts";
 import type { SandboxMode } from "../lib/workspace/sandbox.ts";
@@ -140,7 +142,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     env: io.env,
     signal: io.signal,
     warn: (message) => io.stderr(`loom eval: ${message}\n`),
-    onProgress: values.quiet ? undefined : progressLine(io),
+    onProgress: values.quiet ? undefined : progressLine(io, { priced: models.some((m) => priceOf(prices, m)) }),
   });
   if (!values.quiet && io.isTTY) io.stderr("\n");
   const dropped = file.summary.dropped_pairs.length;
@@ -221,6 +223,9 @@ function preflight(
 ): string {
   const runsPerModel = loaded.tasks.length * settings.policies.length * settings.repeats;
   const share = shard ? 1 / shard.count : 1;
+  // Every run at its step limit, two calls per step: the most calls each model can be sent.
+  const callsPerModel = loaded.tasks.reduce((s, t) => s + 2 * t.max_steps, 0) * settings.policies.length *
+    settings.repeats * share;
   let estimate = 0;
   const unpriced: string[] = [];
   for (const model of settings.models) {
@@ -229,25 +234,39 @@ function preflight(
       unpriced.push(model);
       continue;
     }
-    const calls = loaded.tasks.reduce((s, t) => s + 2 * t.max_steps, 0) * settings.policies.length * settings.repeats;
-    estimate += share * calls * (16_000 * price.input + 300 * price.output) / 1e6;
+    estimate += callsPerModel * (16_000 * price.input + 300 * price.output) / 1e6;
   }
   const runs = Math.ceil(runsPerModel * settings.models.length * share);
+  const calls = Math.ceil(callsPerModel * settings.models.length);
+  const priced = unpriced.length < settings.models.length;
+  // A model without a price is not estimated at all: "$0.00" would be a claim. A local server's cost is its time.
+  const local = unpriced.some((model) => {
+    const ref = parseModelRef(model);
+    return ref !== null && PROVIDER_KINDS[ref.provider].unknownModel.local;
+  });
   return `loom eval: ${loaded.tasks.length} tasks × ${settings.models.length} model(s) × ${settings.policies.length} policies × ${settings.repeats} repeat(s)${
     shard ? `, shard ${shard.index}/${shard.count}` : ""
-  } ≈ ${runs} runs; pre-flight cost estimate ≤ $${
-    estimate.toFixed(2)
-  } (every run at its step limit, 2 calls per step, 16k input + 300 output tokens per call)${
-    unpriced.length ? `; no price for ${unpriced.join(", ")} (cost: null)` : ""
+  } ≈ ${runs} runs, at most ${formatCount(calls)} model calls (every run at its step limit, 2 calls per step)${
+    priced
+      ? `; pre-flight cost estimate ≤ $${estimate.toFixed(2)} (16k input + 300 output tokens per call)${
+        unpriced.length ? ` for the priced models` : ""
+      }`
+      : ""
+  }${
+    unpriced.length
+      ? `; no price for ${unpriced.join(", ")}: not estimated (cost: null${
+        local ? "; a local server's cost is its time: each report's server_timings" : ""
+      })`
+      : ""
   }\n`;
 }
 
-function progressLine(io: Io): (p: EvalProgress) => void {
+/** The progress line; what was spent only when a model has a price ("$0.0000" for a local server would be a claim). */
+function progressLine(io: Io, { priced }: { priced: boolean }): (p: EvalProgress) => void {
   return (p) => {
     const eta = p.eta_ms === null ? "ETA –" : `ETA ${formatDuration(p.eta_ms)}`;
-    const line = `eval: ${p.done}/${p.total} runs · ${p.solved} solved · ${p.infra} infra · $${
-      p.spent.toFixed(4)
-    } spent · ${eta}`;
+    const spent = priced ? `$${p.spent.toFixed(4)} spent` : "no price";
+    const line = `eval: ${p.done}/${p.total} runs · ${p.solved} solved · ${p.infra} infra · ${spent} · ${eta}`;
     io.stderr(io.isTTY ? `\r\x1b[2K${line}` : `${line}\n`);
   };
 }
