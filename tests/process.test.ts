@@ -1,8 +1,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ChildProcess } from "node:child_process";
 import fc from "fast-check";
 import { InterruptedError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
@@ -133,6 +143,93 @@ test("processes left in the background are killed when the command exits", async
     assert.equal(await isGoneSoon(Number(await waitForFile(pidFile))), true);
   });
 });
+
+/**
+ * A reader slower than any timer: the output streams of every process spawned while `fn` runs hold back their events
+ * (data, end, close) until `delayMs` after the process exits, as a loop too busy to read the pipes would. The bytes wait
+ * in the pipe meanwhile, exactly where a loaded machine leaves them.
+ */
+async function withSlowReader<T>(delayMs: number, fn: () => Promise<T>): Promise<T> {
+  const emit = ChildProcess.prototype.emit;
+  ChildProcess.prototype.emit = function (this: ChildProcess, event: string | symbol, ...args: unknown[]) {
+    const streams = [this.stdout, this.stderr].flatMap((stream) => (stream ? [stream] : []));
+    // "spawn" comes before any of the child's output can be read.
+    if (event === "spawn") streams.forEach(holdBack);
+    if (event === "exit") setTimeout(() => streams.forEach((stream) => releases.get(stream)?.()), delayMs);
+    return Reflect.apply(emit, this, [event, ...args]) as boolean;
+  } as typeof emit;
+  const releases = new Map<NodeJS.EventEmitter, () => void>();
+  const holdBack = (stream: NodeJS.EventEmitter) => {
+    const own = stream.emit.bind(stream);
+    const held: [string | symbol, unknown[]][] = [];
+    let holding = true;
+    stream.emit =
+      ((name: string | symbol, ...rest: unknown[]) =>
+        holding ? held.push([name, rest]) > 0 : own(name, ...rest)) as typeof stream.emit;
+    releases.set(stream, () => {
+      holding = false;
+      for (const [name, rest] of held) own(name, ...rest);
+    });
+  };
+  try {
+    return await fn();
+  } finally {
+    ChildProcess.prototype.emit = emit;
+  }
+}
+
+// ~29 KB, the size of the evaluation's clue task output that a loaded machine was seen to cut to ~26 KB.
+const LINES = Array.from({ length: 2_500 }, (_, i) => `ok ${i + 1} - line of the test output\n`).join("");
+
+test("every byte the command wrote before it exited is kept, however long the reader takes to get to it", async () => {
+  await withTempDir(async (dir) => {
+    const result = await withSlowReader(1_500, () =>
+      runProcess({
+        argv: ["node", "-e", `process.stdout.write(${JSON.stringify(LINES)}); process.stderr.write("# done\\n")`],
+        cwd: dir,
+        timeoutMs: 60_000,
+      }));
+    assert.equal(result.exitCode, 0);
+    assert.equal(result.timedOut, false);
+    // Both pipes are read to their end; stdout's and stderr's order is the reader's, so only the sum is fixed.
+    assert.equal(result.output.length, LINES.length + "# done\n".length, "bytes kept");
+    assert.ok(result.output.includes(LINES), "stdout is whole, in order");
+    assert.ok(result.output.includes("# done\n"), "stderr is whole");
+  });
+});
+
+test(
+  "a process that escaped the kill and holds the output open: the step still ends, keeps all the command wrote, says so",
+  { timeout: 120_000 },
+  async () => {
+    await withTempDir(async (dir) => {
+      const pidFile = join(dir, "holder.pid");
+      // A new session and an empty environment: neither the group kill nor the process token reaches it. The command
+      // waits until the holder is in its session (it writes its pid from there), then writes its output and exits.
+      const script = `setsid env -i /bin/sh -c 'echo $$ > "$1"; exec "$0" 1000' "$(command -v sleep)" '${pidFile}' & ` +
+        `while [ ! -s '${pidFile}' ]; do sleep 0.01; done; cat lines.txt`;
+      writeFileSync(join(dir, "lines.txt"), LINES);
+      let pid = 0;
+      try {
+        const result = await runProcess({ argv: ["sh", "-c", script], cwd: dir, timeoutMs: 60_000 });
+        pid = Number(await waitForFile(pidFile));
+        assert.equal(isAlive(pid), true, "the holder escaped, as it meant to");
+        assert.equal(result.exitCode, 0);
+        assert.equal(result.timedOut, false);
+        const note =
+          "\n[… loom stopped reading here: a process the command started still held its output open 5 s after the command exited …]\n";
+        assert.ok(result.output.endsWith(note), `no note at the end: ${JSON.stringify(result.output.slice(-200))}`);
+        assert.ok(
+          result.output === LINES + note,
+          `kept ${result.output.length - note.length} of ${LINES.length} bytes`,
+        );
+      } finally {
+        if (pid === 0 && existsSync(pidFile)) pid = Number(readFileSync(pidFile, "utf8"));
+        if (pid > 0) process.kill(pid, "SIGKILL");
+      }
+    });
+  },
+);
 
 test("an abort kills the process group and rejects with InterruptedError", async () => {
   await withTempDir(async (dir) => {

@@ -51,10 +51,17 @@ export type ProcessResult = {
 export const MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
 export const MISSING_PROGRAM_EXIT_CODE = 127;
 
-// Once the leader has exited, leftovers are killed; the pipes are then read until they stay quiet this long (output
-// still in them on a busy machine is kept), and never longer than CLOSE_LIMIT_MS (a pipe an escaped process holds).
-const CLOSE_GRACE_MS = 250;
+// Once the leader has exited, leftovers are killed and the pipes are read to their end: every byte the leader wrote is
+// in them by then, however long a busy machine takes to read it. Only a process that escaped the kill (left the group
+// and, unsandboxed, cleared its environment) can keep them open: they are closed after CLOSE_LIMIT_MS, and the output
+// ends with HELD_OPEN_NOTE. The limit is counted in ticks of CLOSE_TICK_MS, each one armed after the last has run: a
+// loop too busy to read the pipes is too busy to tick, so a stall of any length (output still waiting to be read)
+// costs one tick, and a slow machine only makes the limit longer.
 const CLOSE_LIMIT_MS = 5_000;
+const CLOSE_TICK_MS = 100;
+const HELD_OPEN_NOTE = `\n[… loom stopped reading here: a process the command started still held its output open ${
+  CLOSE_LIMIT_MS / 1000
+} s after the command exited …]\n`;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The environment a child sees: the allow-list plus the names passed, without the names removed. */
@@ -253,7 +260,7 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
     let timedOut = false;
     let interrupted = false;
     let settled = false;
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    let closeTimer: ReturnType<typeof setTimeout> | undefined;
 
     const child = spawn(command, commandArgs, {
       cwd: spec.cwd,
@@ -263,11 +270,7 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
       stdio: ["ignore", "pipe", "pipe"],
       windowsHide: true,
     });
-    let chunks = 0;
-    const onData = (chunk: Uint8Array) => {
-      output.push(chunk);
-      chunks++;
-    };
+    const onData = (chunk: Uint8Array) => output.push(chunk);
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
 
@@ -298,7 +301,7 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
       if (token) killMarked(token);
       pids?.release();
       clearTimeout(timer);
-      clearTimeout(graceTimer);
+      clearTimeout(closeTimer);
       signal?.removeEventListener("abort", onAbort);
       if (interrupted) reject(new InterruptedError());
       else resolve({ exitCode, timedOut, output: text, durationMs: now() - started });
@@ -312,27 +315,28 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
     let leaderExit: number | null = null;
     child.on("exit", (code) => {
       leaderExit = code;
+      // The leader is gone: the timeout no longer applies (a late firing would call a finished command timed out).
+      clearTimeout(timer);
       // Background processes the command left behind belong to it: kill them so none outlives the action.
       killGroup();
       if (token) killMarked(token);
-      const exitedAt = performance.now();
-      armClose(exitedAt);
+      awaitClose();
     });
-    // After the leader's exit: close the pipes once no data came for CLOSE_GRACE_MS (or CLOSE_LIMIT_MS passed).
-    function armClose(exitedAt: number): void {
-      clearTimeout(graceTimer);
-      const left = CLOSE_LIMIT_MS - (performance.now() - exitedAt);
-      const seen = chunks;
-      graceTimer = setTimeout(() => {
-        // A loop that was busy fires timers before it reads the pipes: one poll phase first, then decide.
-        setImmediate(() => {
-          if (settled) return;
-          if (chunks !== seen && performance.now() - exitedAt < CLOSE_LIMIT_MS) return armClose(exitedAt);
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          finish(leaderExit, output.text());
-        });
-      }, Math.max(0, Math.min(CLOSE_GRACE_MS, left)));
+    // After the leader's exit: "close" comes once both pipes reached their end. Should a process that escaped the kill
+    // hold them open, they are closed after CLOSE_LIMIT_MS / CLOSE_TICK_MS ticks, and the output says so.
+    function awaitClose(): void {
+      let ticks = 0;
+      const tick = () => {
+        if (settled) return;
+        if (++ticks < CLOSE_LIMIT_MS / CLOSE_TICK_MS) {
+          closeTimer = setTimeout(tick, CLOSE_TICK_MS);
+          return;
+        }
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish(leaderExit, output.text() + HELD_OPEN_NOTE);
+      };
+      closeTimer = setTimeout(tick, CLOSE_TICK_MS);
     }
     child.on("close", (code) => finish(leaderExit ?? code, output.text()));
   });
