@@ -5,17 +5,14 @@
 // command of the run can plant a symlink or swap a folder for one. So every output is opened once, without following a
 // link, through a folder handle pinned before any process ran: the check of an output path (outputPathProblem,
 // outputFolderProblem, pinOutputPath) opens the deepest existing folder on its way, and every later write walks from
-// that handle (`/proc/self/fd/N/name`, Linux's openat) creating what is missing with O_NOFOLLOW at each step. A folder
-// swapped for a symlink afterwards is never followed; the write lands in the pinned folder or fails. Without /proc
-// (macOS) the walk uses paths with an lstat per component, which narrows the window but cannot close it.
+// that handle (dir-handle.ts) creating what is missing without following a link at any step. A folder swapped for a
+// symlink afterwards is never followed; the write lands in the pinned folder or fails (on Linux; elsewhere the walk
+// narrows the window but cannot close it).
 import {
   accessSync,
   closeSync,
   constants,
-  existsSync,
   fstatSync,
-  lstatSync,
-  mkdirSync,
   openSync,
   renameSync,
   rmSync,
@@ -23,14 +20,12 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
+import { childPath, descend, type Dir, isSymlink, openDir, releaseDir } from "./dir-handle.ts";
 import { redactHeld } from "./held-keys.ts";
-import { errorCode } from "../errors.ts";
 import { randomBytes } from "node:crypto";
-import { basename, dirname, resolve, sep } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 
-const PROC_FD = "/proc/self/fd";
-const pinnable = process.platform === "linux" && existsSync(PROC_FD);
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /** A folder Loom opened before anything of the run could change it; its handle outlives renames and swaps. */
 type Pin = { path: string; fd: number | null; dev: number; ino: number };
@@ -51,7 +46,7 @@ class OutputLinkError extends Error {
 function pinAt(path: string): void {
   const pinned = pins.get(path);
   if (pinned && pinValid(pinned)) return;
-  const fd = pinnable ? openSync(path, O_RDONLY | O_DIRECTORY) : null;
+  const { fd } = openDir(path, { follow: true });
   const info = fd === null ? statSync(path) : fstatSync(fd);
   const stale = pins.get(path);
   if (stale?.fd !== null && stale?.fd !== undefined) closeSync(stale.fd);
@@ -122,12 +117,6 @@ function nearestPin(dir: string): { pin: Pin; rest: string[] } | undefined {
   }
 }
 
-function childPath(dir: Dir, name: string): string {
-  return dir.fd === null ? `${dir.path}${sep}${name}` : `${PROC_FD}/${dir.fd}/${name}`;
-}
-
-type Dir = { path: string; fd: number | null; owned: boolean };
-
 /**
  * A handle on `dir`, reached from its nearest pinned folder without following links (created when `create`); a folder
  * nothing pinned is pinned now. The caller closes it with releaseDir.
@@ -138,52 +127,8 @@ function reachDir(dir: string, { create }: { create: boolean }): Dir {
   if (!nearestPin(absolute)) pinOutputFolder(absolute);
   const found = nearestPin(absolute);
   if (!found) throw Object.assign(new Error(`no folder ${absolute}`), { code: "ENOENT" });
-  let current: Dir = { path: found.pin.path, fd: found.pin.fd, owned: false };
-  try {
-    for (const name of found.rest) {
-      const path = childPath(current, name);
-      if (create) {
-        try {
-          mkdirSync(path);
-        } catch (error) {
-          if (errorCode(error) !== "EEXIST") throw error;
-        }
-      }
-      const next = openDirNoFollow(path, `${current.path}${sep}${name}`);
-      releaseDir(current);
-      current = next;
-    }
-    return current;
-  } catch (error) {
-    releaseDir(current);
-    throw error;
-  }
-}
-
-function openDirNoFollow(path: string, shown: string): Dir {
-  if (!pinnable) {
-    if (lstatSync(path).isSymbolicLink()) throw new OutputLinkError(shown);
-    return { path, fd: null, owned: false };
-  }
-  try {
-    return { path: shown, fd: openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), owned: true };
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === "ELOOP" || (code === "ENOTDIR" && isSymlink(path))) throw new OutputLinkError(shown);
-    throw error;
-  }
-}
-
-function releaseDir(dir: Dir): void {
-  if (dir.owned && dir.fd !== null) closeSync(dir.fd);
-}
-
-function isSymlink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
+  const pinned: Dir = { path: found.pin.path, fd: found.pin.fd, owned: false };
+  return descend(pinned, found.rest, { create, refused: (shown) => new OutputLinkError(shown) });
 }
 
 /** A new file (never an existing one, so never a link or another name of a file) in `dir`, open for writing. */

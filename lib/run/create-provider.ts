@@ -31,6 +31,7 @@ import {
 import { createOllamaProvider } from "../providers/ollama/ollama-provider.ts";
 import { type ModelProvider, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
+import { ANSWER_MODES } from "../providers/answer-mode.ts";
 
 export type CreateProviderOptions = HttpOptions & {
   env: Record<string, string | undefined>;
@@ -138,12 +139,7 @@ function chatCompletions({ settings, entry, routed, model, apiKey, keyEnv }: Ada
     cacheMarkers: routed?.entry.cache?.breakpoints === "explicit",
     local: entry.local === true,
     // A configured response_format (openai-compatible servers) wins over the table's mode.
-    responseFormat: settings.response_format ??
-      (entry.structured_output === "json_object"
-        ? "json_object"
-        : entry.structured_output === "prompt"
-        ? "none"
-        : "json_schema"),
+    responseFormat: settings.response_format ?? ANSWER_MODES["chat-completions"][entry.structured_output],
   }, http);
 }
 

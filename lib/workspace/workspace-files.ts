@@ -1,17 +1,16 @@
 // File access that cannot be raced out of the workspace. resolveInside checks a path; between that check and the use,
 // something could swap a directory for a symlink to outside. So every use walks from the workspace root one component
-// at a time through open directory handles (/proc/self/fd/N/NAME, Linux's openat), refusing any symlink on the way
-// (O_NOFOLLOW): the file reached is the one that was checked, or the action is refused. Without /proc (macOS) the
-// walk falls back to plain paths with an lstat per component, which narrows the window but cannot close it.
+// at a time through open directory handles (lib/io/dir-handle.ts: /proc/self/fd/N/NAME, Linux's openat), refusing any
+// symlink on the way (O_NOFOLLOW): the file reached is the one that was checked, or the action is refused. Without
+// /proc (macOS) the walk falls back to plain paths with an lstat per component, which narrows the window but cannot
+// close it.
 import {
   closeSync,
   constants,
   type Dirent,
-  existsSync,
   fchmodSync,
   fstatSync,
   lstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -24,59 +23,17 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { errorCode } from "../errors.ts";
+import { childPath, descend, type Dir, openChild, openDir, ownPath, releaseDir } from "../io/dir-handle.ts";
 import { isIgnored, parseIgnore, type ScopedRules } from "../text/ignore-rules.ts";
 import { compareCodeUnits, SKIPPED_DIRECTORIES } from "./workspace-paths.ts";
 
-const PROC_FD = "/proc/self/fd";
-const pinned = process.platform === "linux" && existsSync(PROC_FD);
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /** A path that changed under Loom while it was being used (a symlink appeared on the way). */
 export class PathChangedError extends Error {
   readonly code = "ELOOP";
   constructor(readonly relative: string) {
     super(`Path ${JSON.stringify(relative)} changed while in use (a symlink appeared on the way); refused`);
-  }
-}
-
-/** A directory handle: an fd on Linux, the real path elsewhere. */
-type Dir = { fd: number | null; path: string };
-
-function child(dir: Dir, name: string): string {
-  return dir.fd === null ? `${dir.path}/${name}` : `${PROC_FD}/${dir.fd}/${name}`;
-}
-
-function close(dir: Dir): void {
-  if (dir.fd !== null) closeSync(dir.fd);
-}
-
-function openRoot(realRoot: string): Dir {
-  if (!pinned) return { fd: null, path: realRoot };
-  return { fd: openSync(realRoot, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), path: realRoot };
-}
-
-function openChild(dir: Dir, name: string, relative: string): Dir {
-  const path = child(dir, name);
-  if (dir.fd === null) {
-    if (lstatSync(path).isSymbolicLink()) throw new PathChangedError(relative);
-    return { fd: null, path };
-  }
-  try {
-    return { fd: openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), path: `${dir.path}/${name}` };
-  } catch (error) {
-    if (isSymlinkError(error, path)) throw new PathChangedError(relative);
-    throw error;
-  }
-}
-
-function isSymlinkError(error: unknown, path: string): boolean {
-  const code = errorCode(error);
-  if (code === "ELOOP") return true;
-  if (code !== "ENOTDIR") return false;
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
   }
 }
 
@@ -91,23 +48,12 @@ function withDir<T>(
   use: (dir: Dir) => T,
   { create = false }: { create?: boolean } = {},
 ): T {
-  let dir = openRoot(realRoot);
+  const root = openDir(realRoot, { follow: false });
+  const dir = descend(root, segments(relative), { create, refused: () => new PathChangedError(relative) });
   try {
-    for (const name of segments(relative)) {
-      if (create) {
-        try {
-          mkdirSync(child(dir, name));
-        } catch (error) {
-          if (errorCode(error) !== "EEXIST") throw error;
-        }
-      }
-      const next = openChild(dir, name, relative);
-      close(dir);
-      dir = next;
-    }
     return use(dir);
   } finally {
-    close(dir);
+    releaseDir(dir);
   }
 }
 
@@ -123,7 +69,7 @@ export function statEntry(realRoot: string, relative: string): Stats | undefined
   }
   const { parent, name } = split(relative);
   try {
-    return withDir(realRoot, parent, (dir) => lstatSync(child(dir, name)));
+    return withDir(realRoot, parent, (dir) => lstatSync(childPath(dir, name)));
   } catch (error) {
     const code = errorCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
@@ -136,7 +82,7 @@ function openFile(dir: Dir, name: string, relative: string, flags: number): { fd
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO must not hang the run; it is refused below as not a regular file.
-    fd = openSync(child(dir, name), flags | O_NOFOLLOW | O_NONBLOCK, 0o666);
+    fd = openSync(childPath(dir, name), flags | O_NOFOLLOW | O_NONBLOCK, 0o666);
   } catch (error) {
     if (errorCode(error) === "ELOOP") throw new PathChangedError(relative);
     throw error;
@@ -188,7 +134,7 @@ export class WriteRefusedError extends Error {
 export function writeEntry(realRoot: string, relative: string, content: string | Uint8Array): void {
   const { parent, name } = split(relative);
   withDir(realRoot, parent, (dir) => {
-    const existing = lstatOrUndefined(child(dir, name));
+    const existing = lstatOrUndefined(childPath(dir, name));
     if (existing?.isSymbolicLink()) throw new PathChangedError(relative);
     if (existing && !existing.isFile()) {
       throw Object.assign(new Error("not a regular file"), { code: existing.isDirectory() ? "EISDIR" : "ENXIO" });
@@ -207,7 +153,7 @@ export function writeEntry(realRoot: string, relative: string, content: string |
 /** Writes `bytes` to a fresh temporary file in `dir` and renames it over `name`; on failure nothing is left behind. */
 function replaceFile(dir: Dir, name: string, bytes: Uint8Array, existing: Stats | undefined): void {
   const temp = `.${name.slice(0, 200)}.${randomBytes(6).toString("hex")}.loom-tmp`;
-  const fd = openSync(child(dir, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK, 0o666);
+  const fd = openSync(childPath(dir, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK, 0o666);
   try {
     try {
       if (existing) fchmodSync(fd, existing.mode & 0o7777);
@@ -216,9 +162,9 @@ function replaceFile(dir: Dir, name: string, bytes: Uint8Array, existing: Stats 
     } finally {
       closeSync(fd);
     }
-    renameSync(child(dir, temp), child(dir, name));
+    renameSync(childPath(dir, temp), childPath(dir, name));
   } catch (error) {
-    rmSync(child(dir, temp), { force: true });
+    rmSync(childPath(dir, temp), { force: true });
     throw error;
   }
 }
@@ -240,9 +186,9 @@ export function removeEntry(realRoot: string, relative: string): void {
   const { parent, name } = split(relative);
   try {
     withDir(realRoot, parent, (dir) => {
-      const existing = lstatOrUndefined(child(dir, name));
-      if (existing?.isDirectory()) rmSync(child(dir, name), { recursive: true, force: true });
-      else if (existing) unlinkSync(child(dir, name));
+      const existing = lstatOrUndefined(childPath(dir, name));
+      if (existing?.isDirectory()) rmSync(childPath(dir, name), { recursive: true, force: true });
+      else if (existing) unlinkSync(childPath(dir, name));
     });
   } catch (error) {
     if (errorCode(error) !== "ENOENT") throw error;
@@ -253,10 +199,10 @@ export function removeEntry(realRoot: string, relative: string): void {
 export function linkEntry(realRoot: string, relative: string, target: string): void {
   const { parent, name } = split(relative);
   withDir(realRoot, parent, (dir) => {
-    const existing = lstatOrUndefined(child(dir, name));
-    if (existing?.isDirectory()) rmSync(child(dir, name), { recursive: true, force: true });
-    else if (existing) unlinkSync(child(dir, name));
-    symlinkSync(target, child(dir, name));
+    const existing = lstatOrUndefined(childPath(dir, name));
+    if (existing?.isDirectory()) rmSync(childPath(dir, name), { recursive: true, force: true });
+    else if (existing) unlinkSync(childPath(dir, name));
+    symlinkSync(target, childPath(dir, name));
   }, { create: true });
 }
 
@@ -264,7 +210,7 @@ export function linkEntry(realRoot: string, relative: string, target: string): v
 function readSmall(dir: Dir, name: string): string {
   let fd: number;
   try {
-    fd = openSync(child(dir, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    fd = openSync(childPath(dir, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch {
     return "";
   }
@@ -300,7 +246,7 @@ export function walkEntries(
   };
   const readEntries = (dir: Dir): Dirent[] | undefined => {
     try {
-      return readdirSync(dir.fd === null ? dir.path : `${PROC_FD}/${dir.fd}`, { withFileTypes: true });
+      return readdirSync(ownPath(dir), { withFileTypes: true });
     } catch {
       return undefined; // unreadable or vanished: a listing shows what can be seen
     }
@@ -338,7 +284,7 @@ export function walkEntries(
       if (entry === undefined) {
         // the folder is done
         stack.pop();
-        if (frame.owned) close(frame.dir);
+        if (frame.owned) releaseDir(frame.dir);
         scopes.length = stack.at(-1)?.scopes ?? 0;
         continue;
       }
@@ -353,20 +299,20 @@ export function walkEntries(
       if (entry.name === ".git" || (!includeIgnored && SKIPPED_DIRECTORIES.has(entry.name))) continue;
       let sub: Dir;
       try {
-        sub = openChild(frame.dir, entry.name, path);
+        sub = openChild(frame.dir, entry.name, () => new PathChangedError(path));
       } catch {
         continue; // swapped for a symlink, removed since the listing, or out of handles
       }
       const entries = readEntries(sub);
       if (!entries) {
-        close(sub);
+        releaseDir(sub);
         continue;
       }
       if (frame.next >= frame.entries.length) {
         // The folder has nothing left after this one: its handle is let go now, so a chain of folders as deep as you
         // like holds one handle, not one per level.
         stack.pop();
-        if (frame.owned) close(frame.dir);
+        if (frame.owned) releaseDir(frame.dir);
       }
       if (!includeIgnored) addScope(sub, full);
       stack.push({ dir: sub, prefix: path, entries, next: 0, owned: true, scopes: scopes.length });

@@ -2,6 +2,7 @@
 import { convertAnthropicResponse } from "./convert-anthropic-response.ts";
 import { convertToAnthropicRequest, DEFAULT_CACHE_PLAN } from "./convert-to-anthropic-request.ts";
 import { anthropicCacheLayout } from "../cache-layout.ts";
+import { ANSWER_MODES, enforcesSchema } from "../answer-mode.ts";
 import { CacheTtlChooser } from "./choose-cache-ttl.ts";
 import type { CacheTtl } from "../provider-config.ts";
 import type { StructuredOutput, ThinkingType } from "../../models/models.ts";
@@ -46,15 +47,12 @@ export function createAnthropicProvider(
 ): Provider {
   const url = `${baseUrl.replace(/\/+$/, "")}/v1/messages`;
   const now = http.now ?? Date.now;
-  // output_config.format and the forced tool are the API's two ways; anything else is the schema in the prompt.
-  const answerMode = structuredOutput === "output_config_format" || structuredOutput === "forced_tool"
-    ? structuredOutput
-    : "prompt";
+  const answerMode = ANSWER_MODES.messages[structuredOutput ?? "prompt"];
   // One provider per run, so the chooser sees the run's own calls.
   const chooser = cacheTtl === "auto" ? new CacheTtlChooser() : null;
   return {
     name: "anthropic",
-    capabilities: { prompt_caching: true, schema_enforcement: answerMode !== "prompt" },
+    capabilities: { prompt_caching: true, schema_enforcement: enforcesSchema(answerMode) },
     async complete(request: TurnRequest, options: CompleteOptions): Promise<ModelAnswer> {
       const ttl = chooser ? chooser.ttl() : cacheTtl as CacheTtl;
       const sentAt = now();

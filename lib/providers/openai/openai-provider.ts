@@ -3,6 +3,7 @@
 import { convertOpenAIResponse } from "./convert-openai-response.ts";
 import { convertToOpenAIRequest } from "./convert-to-openai-request.ts";
 import { openaiCacheLayout } from "../cache-layout.ts";
+import { enforcesSchema } from "../answer-mode.ts";
 import { markOpenRouterCache } from "../openrouter/mark-openrouter-cache.ts";
 import { OUTPUT_CAP_MAX, outputCapOf } from "./output-cap.ts";
 import type { ResponseFormatMode } from "../provider-config.ts";
@@ -63,7 +64,7 @@ export function createOpenAIProvider(
       // OpenAI caches a stable prefix automatically, and so does llama.cpp's server (cached_tokens, cache_n); other
       // local servers differ, and a server that reports nothing leaves the counters null.
       prompt_caching: kind === "openai" || cacheMarkers || local,
-      schema_enforcement: responseFormat === "json_schema",
+      schema_enforcement: enforcesSchema(responseFormat),
     },
     ...(local
       ? {
