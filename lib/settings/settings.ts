@@ -526,16 +526,11 @@ function provider(
 ): ProviderSettings {
   const flags = input.flags ?? {};
   const where = file ? `${file.file}: ${file.field}` : `Model "${entry.model}"`;
-  if (entry.response_format !== undefined && entry.kind !== "openai-compatible") {
+  for (const field of ["response_format", "cache_ttl"] as const) {
+    if (entry[field] === undefined || PROVIDER_KINDS[entry.kind].takes[field]) continue;
+    const kinds = ModelProvider.options.filter((kind) => PROVIDER_KINDS[kind].takes[field]).map((k) => `"${k}"`);
     throw new Refused(
-      `${where}: response_format applies only to kind "openai-compatible", not "${entry.kind}"`,
-      "file",
-      "invalid_model",
-    );
-  }
-  if (entry.cache_ttl !== undefined && entry.kind !== "anthropic") {
-    throw new Refused(
-      `${where}: cache_ttl applies only to kind "anthropic", not "${entry.kind}"`,
+      `${where}: ${field} applies only to kind ${kinds.join(" or ")}, not "${entry.kind}"`,
       "file",
       "invalid_model",
     );
