@@ -200,7 +200,7 @@ test("every byte the command wrote before it exited is kept, however long the re
 
 test(
   "a process that escaped the kill and holds the output open: the step still ends, keeps all the command wrote, says so",
-  { timeout: 120_000 },
+  { timeout: 600_000 },
   async () => {
     await withTempDir(async (dir) => {
       const pidFile = join(dir, "holder.pid");
