@@ -71,6 +71,15 @@ class Refusal extends Error {
 type ExistingPath = { relative: string; real: string; root: string; size: number; isDirectory: boolean };
 
 // Actions after which the workspace may differ: the fingerprint is compared after each.
+/** Each action's schema, seen as what it parses to: indexed by a generic action, tsc keeps the two together. */
+const ARGUMENT_SCHEMAS: { readonly [A in ActionName]: z.ZodType<ActionArgs<A>> } = ActionArguments;
+type Handlers = {
+  readonly [A in ActionName]: (
+    args: ActionArgs<A>,
+    signal: AbortSignal | undefined,
+  ) => Promise<ExecutionReport> | ExecutionReport;
+};
+
 const MUTATING: ReadonlySet<ActionName> = new Set(["edit_file", "write_file", "run_tests", "run_command"]);
 
 // File-system failures the model can cause or fix, as refusal codes. Anything else is an internal fault.
@@ -179,54 +188,49 @@ export class WorkspaceExecutor implements Executor {
     });
     const name = ActionName.safeParse(action);
     if (!name.success) return refusal("unknown_action", `Unknown action ${JSON.stringify(action)}`);
+    return await this.#run(name.data, args, refusal, signal);
+  }
+
+  /** The action's arguments parsed by its own schema, then handed to its handler with the type the parse gave. */
+  async #run<A extends ActionName>(
+    action: A,
+    args: Record<string, unknown>,
+    refusal: (code: string, reason: string) => ExecutionReport,
+    signal: AbortSignal | undefined,
+  ): Promise<ExecutionReport> {
     // Arguments were validated upstream; checking again keeps a bad caller from reaching the file system.
-    const parsed = ActionArguments[name.data].safeParse(args);
+    const parsed = ARGUMENT_SCHEMAS[action].safeParse(args);
     if (!parsed.success) {
-      return refusal("invalid_arguments", `Invalid arguments for ${name.data}: ${formatZodError(parsed.error)}`);
+      return refusal("invalid_arguments", `Invalid arguments for ${action}: ${formatZodError(parsed.error)}`);
     }
     // The baseline is taken before the first action that can change the workspace, so nothing before counts.
-    if (!this.#looked && MUTATING.has(name.data)) this.#changed();
-    if (!this.#gitGuard.started && MUTATING.has(name.data)) this.#gitGuard.start();
+    if (!this.#looked && MUTATING.has(action)) this.#changed();
+    if (!this.#gitGuard.started && MUTATING.has(action)) this.#gitGuard.start();
     try {
-      return await this.#dispatch(name.data, parsed.data, signal);
+      return await this.#handlers[action](parsed.data, signal);
     } catch (error) {
       if (error instanceof Refusal) return refusal(error.code, error.message);
       if (error instanceof PathChangedError) return refusal("path_outside_workspace", error.message);
       if (error instanceof WriteRefusedError) return refusal(error.refusal, error.message);
       const errno = ERRNO_REFUSALS[errorCode(error) ?? ""];
       if (!errno) throw error;
-      const path = typeof parsed.data === "object" && "path" in parsed.data ? parsed.data.path : "";
+      const path = typeof args.path === "string" ? args.path : "";
       return refusal(errno[0], `Path ${JSON.stringify(path)} ${errno[1]}`);
     }
   }
 
-  #dispatch(action: ActionName, args: unknown, signal: AbortSignal | undefined): Promise<ExecutionReport> {
-    // `as ActionArgs<…>` below: args is ActionArguments[action].parse's output (execute, above); TS cannot carry a
-    // parse's result type through the action it was chosen by, so each case restates it.
-    switch (action) {
-      case "read_file":
-        return Promise.resolve(this.#read(args as ActionArgs<"read_file">));
-      case "list_files":
-        return Promise.resolve(this.#list(args as ActionArgs<"list_files">));
-      case "search":
-        return Promise.resolve(this.#search(args as ActionArgs<"search">));
-      case "edit_file":
-        return Promise.resolve(this.#edit(args as ActionArgs<"edit_file">));
-      case "write_file":
-        return Promise.resolve(this.#write(args as ActionArgs<"write_file">));
-      case "run_tests":
-        return this.#runTests(signal);
-      case "run_command":
-        return this.#runCommand(args as ActionArgs<"run_command">, signal);
-      case "print":
-        return Promise.resolve({
-          kind: "print",
-          text: this.#config.store.put((args as ActionArgs<"print">).text).digest,
-        });
-      case "finish":
-        return Promise.resolve({ kind: "finish", ...(args as ActionArgs<"finish">) });
-    }
-  }
+  /** One handler per action, typed by its schema (tsc holds the table complete). */
+  readonly #handlers: Handlers = {
+    read_file: (args) => this.#read(args),
+    list_files: (args) => this.#list(args),
+    search: (args) => this.#search(args),
+    edit_file: (args) => this.#edit(args),
+    write_file: (args) => this.#write(args),
+    run_tests: (_args, signal) => this.#runTests(signal),
+    run_command: (args, signal) => this.#runCommand(args, signal),
+    print: ({ text }) => ({ kind: "print", text: this.#config.store.put(text).digest }),
+    finish: (args) => ({ kind: "finish", ...args }),
+  };
 
   #read({ path }: ActionArgs<"read_file">): ReportOf<"read"> {
     const target = this.#existing(path, "file");
