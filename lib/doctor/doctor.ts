@@ -139,13 +139,14 @@ export function doctorRequest({ minCacheTokens, nonce }: { minCacheTokens: numbe
   return { request, expected: { status: "ok", word } };
 }
 
+/** The structured answer doctor asks for: exactly these two fields. */
+const DoctorAnswer = z.strictObject({ status: z.literal("ok"), word: z.string() });
+
 /** Whether the answer is the valid structured answer asked for. */
 export function judgeAnswer(value: unknown, expected: { status: "ok"; word: string }): DoctorCheck {
-  const ok = value !== null && typeof value === "object" && !Array.isArray(value) &&
-    JSON.stringify(Object.keys(value).sort()) === '["status","word"]' &&
-    (value as { status?: unknown }).status === "ok" && typeof (value as { word?: unknown }).word === "string";
+  const answer = DoctorAnswer.safeParse(value);
   const shown = JSON.stringify(value)?.slice(0, 120) ?? String(value);
-  if (!ok) {
+  if (!answer.success) {
     return {
       check: "structured_answer",
       status: "fail",
@@ -153,7 +154,7 @@ export function judgeAnswer(value: unknown, expected: { status: "ok"; word: stri
       code: "invalid_answer",
     };
   }
-  const word = (value as { word: string }).word;
+  const { word } = answer.data;
   return {
     check: "structured_answer",
     status: "pass",
@@ -246,7 +247,7 @@ export function doctorResult(
     calls,
     usage: usages.reduce(addUsage, NULL_USAGE),
     // No call costs nothing; a call without a price makes the total unknown.
-    cost_usd: costs.every((c) => c !== null) ? round(costs.reduce((sum, c) => sum + (c as Cost).total, 0)) : null,
+    cost_usd: costs.every((c): c is Cost => c !== null) ? round(costs.reduce((sum, c) => sum + c.total, 0)) : null,
     prices: price ? { source: price.source, date: price.date } : null,
     outcome: ended.outcome,
     error_code: ended.code,

@@ -53,8 +53,7 @@ function answerSummary(value: unknown): string {
   const keys = Object.keys(value);
   const lookup = keys.find((k) => k.startsWith("$"));
   if (lookup) return `lookup ${lookup}`;
-  const action = (value as Record<string, unknown>).action;
-  if (typeof action === "string") return `action ${action}`;
+  if ("action" in value && typeof value.action === "string") return `action ${value.action}`;
   return keys.length === 0 ? "no arguments" : `arguments: ${keys.join(", ")}`;
 }
 
@@ -98,11 +97,11 @@ export function buildTranscript(
       sections: line
         ? line.turn_request.sections.map((section) => {
           const name = typeof section === "object" && section !== null && "section" in section
-            ? String((section as { section: unknown }).section)
+            ? String(section.section)
             : "section";
           const text = typeof section === "object" && section !== null && "text" in section &&
-              typeof (section as { text: unknown }).text === "string"
-            ? (section as { text: string }).text
+              typeof section.text === "string"
+            ? section.text
             : json(section);
           return { name, bytes: utf8Length(JSON.stringify(section)), text: showContent ? text : null };
         })

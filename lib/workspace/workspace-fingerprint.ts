@@ -94,13 +94,12 @@ function statKey(info: Stats): string {
 
 /** Whether two entries describe the same content: kind, link target, and for files the hash and the executable bit. */
 function sameContent(a: Entry, b: Entry): boolean {
-  if (a.kind !== b.kind) return false;
-  if (a.kind === "f") {
-    return a.hash === (b as FileEntry).hash && (a.mode & 0o111 ? 1 : 0) === ((b as FileEntry).mode & 0o111 ? 1 : 0);
+  if (a.kind === "f" && b.kind === "f") {
+    return a.hash === b.hash && (a.mode & 0o111 ? 1 : 0) === (b.mode & 0o111 ? 1 : 0);
   }
-  if (a.kind === "l") return a.target === (b as { target: string }).target;
-  if (a.kind === "o") return a.mode === (b as { mode: number }).mode;
-  return true;
+  if (a.kind === "l" && b.kind === "l") return a.target === b.target;
+  if (a.kind === "o" && b.kind === "o") return a.mode === b.mode;
+  return a.kind === "d" && b.kind === "d";
 }
 
 /**
