@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { main } from "../main.ts";
 import { createProvider } from "../lib/run/create-provider.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
+import { ModelProvider, PROVIDER_KINDS } from "../lib/models/provider-kinds.ts";
 import { cacheRulesOf, mergeModels, resolveModel } from "../lib/models/models.ts";
 import { BUILT_IN_PRICES, costOf, priceOf } from "../lib/prices.ts";
 import { convertAnthropicUsage } from "../lib/providers/anthropic/convert-anthropic-usage.ts";
@@ -449,6 +450,13 @@ test("loom run --effort reaches the body; a value the model table does not list 
       }),
     /cannot be combined with the forced tool/,
   );
+  // Which kinds take thinking is PROVIDER_KINDS data: every other kind stops before any call, naming the ones that do.
+  for (const kind of ModelProvider.options.filter((k) => !PROVIDER_KINDS[k].takes.thinking)) {
+    assert.throws(
+      () => createProvider({ kind, model: "gpt-5.5", thinking: "adaptive" }, { env: { OPENAI_API_KEY: "k" } }),
+      new RegExp(`^StartupError: Model "gpt-5\\.5": thinking applies only to kind "anthropic", not "${kind}"$`),
+    );
+  }
 });
 
 test("property: for any set of actions, no schema of a run shares a first key, strict or not, and the name Loom asks for is dropped before validation", () => {

@@ -28,8 +28,11 @@ type ProviderKindFacts = {
   keyName: RegExp;
   /** keyName in words, for the refusal. */
   keyShape: string;
-  /** The model configuration fields only some kinds take (a catalog entry naming one for another kind is refused). */
-  takes: { response_format: boolean; cache_ttl: boolean };
+  /**
+   * The model settings only some kinds take (a catalog entry naming one for another kind is refused; thinking, from a
+   * flag or the table's rules, stops the run before any call).
+   */
+  takes: { response_format: boolean; cache_ttl: boolean; thinking: boolean };
   /**
    * What an id the table does not list is run with (lib/models/models.ts, defaultEntry): nothing a model could
    * reject. `local`: a local server's model, whose context and cache are the server's, read at run time.
@@ -52,7 +55,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyEnv: "ANTHROPIC_API_KEY",
     keyName: /^[A-Z0-9_]*ANTHROPIC[A-Z0-9_]*_API_KEY$/,
     keyShape: "a name with ANTHROPIC ending in _API_KEY",
-    takes: { response_format: false, cache_ttl: true },
+    takes: { response_format: false, cache_ttl: true, thinking: true },
     // The schema in the prompt (a forced tool is rejected by the 5.5 models, output_config.format by older ones), the
     // largest minimum cacheable prompt (4,096 tokens).
     unknownModel: {
@@ -68,7 +71,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyEnv: "OPENAI_API_KEY",
     keyName: /^[A-Z0-9_]*OPENAI[A-Z0-9_]*_API_KEY$/,
     keyShape: "a name with OPENAI ending in _API_KEY",
-    takes: { response_format: false, cache_ttl: false },
+    takes: { response_format: false, cache_ttl: false, thinking: false },
     unknownModel: {
       ...CHAT,
       cache: { min_tokens: 1_024, ttls: ["in_memory"], breakpoints: "automatic" },
@@ -81,7 +84,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyEnv: null,
     keyName: /^[A-Z][A-Z0-9_]*_API_KEY$/,
     keyShape: "a name ending in _API_KEY",
-    takes: { response_format: true, cache_ttl: false },
+    takes: { response_format: true, cache_ttl: false, thinking: false },
     unknownModel: { ...CHAT, cache: null, local: true },
   },
   ollama: {
@@ -91,7 +94,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyEnv: null,
     keyName: /^[A-Z][A-Z0-9_]*_API_KEY$/,
     keyShape: "a name ending in _API_KEY",
-    takes: { response_format: false, cache_ttl: false },
+    takes: { response_format: false, cache_ttl: false, thinking: false },
     unknownModel: { ...CHAT, cache: null, local: true },
   },
   openrouter: {
@@ -101,7 +104,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyEnv: "OPENROUTER_API_KEY",
     keyName: /^[A-Z0-9_]*OPENROUTER[A-Z0-9_]*_API_KEY$/,
     keyShape: "a name with OPENROUTER ending in _API_KEY",
-    takes: { response_format: false, cache_ttl: false },
+    takes: { response_format: false, cache_ttl: false, thinking: false },
     unknownModel: { ...CHAT, cache: null, local: false },
   },
 };

@@ -29,7 +29,7 @@ import {
   unknownModelWarning,
 } from "../models/models.ts";
 import { createOllamaProvider } from "../providers/ollama/ollama-provider.ts";
-import { type ModelProvider, PROVIDER_KINDS } from "../models/provider-kinds.ts";
+import { ModelProvider, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
 import { ANSWER_MODES } from "../providers/answer-mode.ts";
 
@@ -79,8 +79,9 @@ export function buildProvider(
   const ruled = applyRules(resolved, { effort, thinking: settings.thinking });
   if (ruled.refusal) throw new StartupError(ruled.refusal, "invalid_model_setting");
   const thinking = ruled.thinking;
-  if (thinking !== undefined && kind !== "anthropic") {
-    throw new StartupError(`Model "${model}": thinking applies only to kind "anthropic", not "${kind}"`);
+  if (thinking !== undefined && !PROVIDER_KINDS[kind].takes.thinking) {
+    const kinds = ModelProvider.options.filter((k) => PROVIDER_KINDS[k].takes.thinking).map((k) => `"${k}"`);
+    throw new StartupError(`Model "${model}": thinking applies only to kind ${kinds.join(" or ")}, not "${kind}"`);
   }
   // Thinking cannot be combined with a forced tool (tool_choice "tool" or "any"): the API answers 400
   // (platform.claude.com/docs/en/build-with-claude/extended-thinking, "Tool use"; read 2026-12-01).
