@@ -7,7 +7,7 @@
 import type { StructuredOutput } from "../models/models.ts";
 import type { ModelApi } from "../models/provider-kinds.ts";
 import type { AnthropicAnswerMode } from "./anthropic/convert-to-anthropic-request.ts";
-import type { ResponseFormatMode } from "./provider-config.ts";
+import type { ResponseFormatMode } from "./call-options.ts";
 
 /** The modes each API's converter takes. */
 type AnswerModes = { messages: AnthropicAnswerMode; "chat-completions": ResponseFormatMode; responses: "json_schema" };

@@ -4,7 +4,7 @@ import { convertToAnthropicRequest, DEFAULT_CACHE_PLAN } from "./convert-to-anth
 import { anthropicCacheLayout } from "../cache-layout.ts";
 import { ANSWER_MODES, enforcesSchema } from "../answer-mode.ts";
 import { CacheTtlChooser } from "./choose-cache-ttl.ts";
-import type { CacheTtl } from "../provider-config.ts";
+import type { CacheTtl } from "../call-options.ts";
 import type { StructuredOutput, ThinkingType } from "../../models/models.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";
 import type { HttpOptions } from "../http/post-json.ts";

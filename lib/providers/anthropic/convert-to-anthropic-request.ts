@@ -18,7 +18,7 @@ import { renderAnswerFormat, renderSection, renderSectionBlocks, splitPrefix } f
 import { wrapResponseSchema } from "../wrap-response-schema.ts";
 import { convertToAnthropicOutputSchema } from "./convert-to-anthropic-output-schema.ts";
 import type { ThinkingType } from "../../models/models.ts";
-import type { CacheTtl } from "../provider-config.ts";
+import type { CacheTtl } from "../call-options.ts";
 
 /** The API accepts at most this many cache_control markers per request. */
 export const MAX_CACHE_BREAKPOINTS = 4;

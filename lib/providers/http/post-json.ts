@@ -9,7 +9,7 @@ import { malformedResponse } from "../malformed-response.ts";
 import { heldKeys } from "../../io/held-keys.ts";
 
 // The defaults live beside the provider settings, so `loom config` shows the values a run uses (lib/settings/).
-import { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS } from "../provider-config.ts";
+import { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS } from "../call-options.ts";
 export { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS };
 /** A response body over this is refused without being read whole (answers are small JSON). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;

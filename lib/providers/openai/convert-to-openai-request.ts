@@ -4,7 +4,7 @@
 // servers without schema support, in which case the schema is shown to the model instead.
 import type { TurnRequest } from "../../vocabulary/turn.ts";
 import { convertToStrictJsonSchema } from "./convert-to-strict-json-schema.ts";
-import type { ResponseFormatMode } from "../provider-config.ts";
+import type { ResponseFormatMode } from "../call-options.ts";
 import { renderAnswerFormat, renderSection, splitPrefix } from "../render-sections.ts";
 import { wrapResponseSchema } from "../wrap-response-schema.ts";
 

@@ -6,7 +6,7 @@ import { openaiCacheLayout } from "../cache-layout.ts";
 import { enforcesSchema } from "../answer-mode.ts";
 import { markOpenRouterCache } from "../openrouter/mark-openrouter-cache.ts";
 import { OUTPUT_CAP_MAX, outputCapOf } from "./output-cap.ts";
-import type { ResponseFormatMode } from "../provider-config.ts";
+import type { ResponseFormatMode } from "../call-options.ts";
 import type { CompleteOptions, ModelAnswer, Provider, ServerContext, TurnRequest } from "../../vocabulary/turn.ts";
 import type { HttpOptions } from "../http/post-json.ts";
 import { readServerContext } from "./read-server-context.ts";
