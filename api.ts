@@ -8,7 +8,7 @@ import { DEFAULT_POLICY } from "./lib/policy.ts";
 import type { SliceRequest } from "./lib/slice.ts";
 import type { Provider } from "./lib/vocabulary/turn.ts";
 import { createProvider, type CreateProviderOptions } from "./lib/run/create-provider.ts";
-import type { ProviderConfig } from "./lib/providers/provider-config.ts";
+import type { ProviderConfig } from "./lib/settings/provider-config.ts";
 
 export type {
   ContextReport,

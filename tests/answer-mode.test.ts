@@ -8,7 +8,7 @@ import { ANSWER_MODES, enforcesSchema } from "../lib/providers/answer-mode.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
 import { type ModelEntry, StructuredOutput } from "../lib/models/models.ts";
 import { ModelApi, type ModelProvider } from "../lib/models/provider-kinds.ts";
-import type { ProviderConfig } from "../lib/providers/provider-config.ts";
+import type { ProviderConfig } from "../lib/settings/provider-config.ts";
 import type { Provider, TurnRequest } from "../lib/vocabulary/turn.ts";
 
 const REQUEST: TurnRequest = {

@@ -23,7 +23,7 @@ import { Catalog } from "../lib/catalog/catalog.ts";
 import { parseJsonc } from "../lib/text/json-text.ts";
 import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import type { ContextPolicyName, StepProtocol } from "../lib/policy.ts";
-import type { ProviderConfig } from "../lib/providers/provider-config.ts";
+import type { ProviderConfig } from "../lib/settings/provider-config.ts";
 import { ROOT } from "./helpers/binary.ts";
 import { openApiValidator } from "./helpers/validate-openapi.ts";
 import { sharedFirstKey } from "./helpers/fake-provider-servers.ts";
@@ -130,7 +130,7 @@ test("every body Loom builds for each model of the table, policy, step protocol 
         const where = `${key} ${ttl ?? ""} ${label}`;
         if (kind === "anthropic") {
           const mode = entry.structured_output as "forced_tool" | "output_config_format";
-          // Models that think adaptively by default get room to think (provider-config.ts).
+          // Models that think adaptively by default get room to think (call-options.ts).
           const maxTokens = entry.thinking.includes("adaptive") ? 32_000 : 8192;
           // A forced tool with thinking left unset is sent thinking disabled (the table's rule).
           const forced = (entry.rules ?? []).some((rule) => rule.action === "send_thinking_disabled");

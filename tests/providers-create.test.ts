@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { createProvider } from "../lib/run/create-provider.ts";
 import { StartupError } from "../lib/errors.ts";
 import { endingOf } from "../lib/ending.ts";
-import { ProviderConfig } from "../lib/providers/provider-config.ts";
+import { ProviderConfig } from "../lib/settings/provider-config.ts";
 import {
   anthropicAnswer,
   openAIAnswer,

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createProvider } from "../lib/run/create-provider.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
-import type { ProviderConfig } from "../lib/providers/provider-config.ts";
+import type { ProviderConfig } from "../lib/settings/provider-config.ts";
 import type { Provider } from "../lib/vocabulary/turn.ts";
 import {
   type FakeProviderServer,

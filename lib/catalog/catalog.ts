@@ -4,7 +4,7 @@
 import { ContextPolicyName, PreviewMode, StepProtocol } from "../policy.ts";
 import { z } from "zod";
 import { StartupError } from "../errors.ts";
-import { ProviderConfig } from "../providers/provider-config.ts";
+import { ProviderConfig } from "../settings/provider-config.ts";
 import { SandboxSettings, SliceRequest, WorkspaceIgnore } from "../slice.ts";
 import { describeJsonFailure, parseJsonc } from "../text/json-text.ts";
 import { describeIssues, MISSING_FIELDS } from "../text/zod-error.ts";

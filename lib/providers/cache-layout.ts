@@ -1,6 +1,6 @@
 // What a provider body looks like to a prompt cache, without its text: the blocks in the order the cache hashes them,
 // each with its section, size, a digest and whether it carries a breakpoint. The run report's cache explanation is
-// computed from these (lib/report/cache-explanation.ts); no prompt is kept.
+// computed from these (lib/cache-explanation.ts); no prompt is kept.
 //
 // Provider facts (read 2026-12-01):
 // - Anthropic (platform.claude.com/docs/en/build-with-claude/prompt-caching): tools -> system -> messages; an entry is

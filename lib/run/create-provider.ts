@@ -8,7 +8,7 @@ import {
   DEFAULT_ANTHROPIC_MAX_TOKENS,
   LOCAL_TIMEOUT_MS,
 } from "../providers/call-options.ts";
-import { ProviderConfig } from "../providers/provider-config.ts";
+import { ProviderConfig } from "../settings/provider-config.ts";
 import type { Provider } from "../vocabulary/turn.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { type ProviderSettings, resolveProviderConfig } from "../settings/settings.ts";

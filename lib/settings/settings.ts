@@ -15,7 +15,7 @@ import {
 import { SandboxMode } from "../sandbox-state.ts";
 import { StartupError } from "../errors.ts";
 import { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS, LOCAL_TIMEOUT_MS } from "../providers/call-options.ts";
-import { HttpUrl, type ProviderConfig } from "../providers/provider-config.ts";
+import { HttpUrl, type ProviderConfig } from "./provider-config.ts";
 import { ModelProvider, parseModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import { withoutCredentials } from "../text/safe-text.ts";
 

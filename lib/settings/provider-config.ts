@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { ThinkingType } from "../models/models.ts";
 import { ModelProvider } from "../models/provider-kinds.ts";
-import { CacheTtl, ResponseFormatMode } from "./call-options.ts";
+import { CacheTtl, ResponseFormatMode } from "../providers/call-options.ts";
 
 /** An http(s) URL: the one check of a base URL, wherever it is written (a file, a flag, a variable). */
 export const HttpUrl = z.string().refine((text) => {
