@@ -70,7 +70,6 @@ class Refusal extends Error {
 
 type ExistingPath = { relative: string; real: string; root: string; size: number; isDirectory: boolean };
 
-// Actions after which the workspace may differ: the fingerprint is compared after each.
 /** Each action's schema, seen as what it parses to: indexed by a generic action, tsc keeps the two together. */
 const ARGUMENT_SCHEMAS: { readonly [A in ActionName]: z.ZodType<ActionArgs<A>> } = ActionArguments;
 type Handlers = {
@@ -80,6 +79,7 @@ type Handlers = {
   ) => Promise<ExecutionReport> | ExecutionReport;
 };
 
+// Actions after which the workspace may differ: the fingerprint is compared after each.
 const MUTATING: ReadonlySet<ActionName> = new Set(["edit_file", "write_file", "run_tests", "run_command"]);
 
 // File-system failures the model can cause or fix, as refusal codes. Anything else is an internal fault.
