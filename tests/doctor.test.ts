@@ -137,7 +137,7 @@ test("doctor: a model the table marks retired stops before any call with the rep
     const model = "anthropic/claude-sonnet-4-5";
     const result = await anthropicDoctor(server, { model, facts: factsOf(model) });
     assert.equal(server.requests.length, 0);
-    assert.equal(result.checks[0].detail, "claude-sonnet-4-5 was retired on 2026-09-29; use claude-sonnet-5-5");
+    assert.equal(result.checks[0].detail, "claude-sonnet-4-5 was retired on 2026-11-30; use claude-sonnet-5-5");
     assert.equal(result.error_code, "model_retired");
     assert.equal(result.exit_code, EXIT_CODES.startup_failed);
     // Facts that miss the retirement (a stale caller) still stop at the provider, which reads the same table.

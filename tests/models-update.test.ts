@@ -84,7 +84,7 @@ test("loom models update refuses a table that is not newer, fails the schema or 
     writeFileSync(file, JSON.stringify(table(BUILT_IN_MODELS.updated ?? "2026-12-03")));
     const stale = await loom("models", "update", "--from", file);
     assert.equal(stale.code, 2);
-    assert.match(stale.stderr, /not newer than the one in use \(built-in, 2026-12-03\); not installed\n$/);
+    assert.match(stale.stderr, /not newer than the one in use \(built-in, 2026-12-06\); not installed\n$/);
     // An entry with a field the schema lacks (a base URL would route a key elsewhere): refused, naming the field.
     const bad = table("2026-12-20") as unknown as { models: Record<string, Record<string, unknown>> };
     bad.models["openai/gpt-5.6-luna"] = { ...bad.models["openai/gpt-5.6-luna"], base_url: "https://evil.example" };

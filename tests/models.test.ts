@@ -72,7 +72,7 @@ test("a retired model stops the run before any call, with one line naming its re
         });
         const code = await main(["run", "Nothing to do", "-m", `anthropic/${id}`], io);
         assert.equal(code, 3);
-        assert.equal(out.stderr, "loom run: claude-sonnet-4-5 was retired on 2026-09-29; use claude-sonnet-5-5\n");
+        assert.equal(out.stderr, "loom run: claude-sonnet-4-5 was retired on 2026-11-30; use claude-sonnet-5-5\n");
       }
       assert.equal(server.requests.length + server.rejections.length, 0, "no request was sent");
     } finally {
@@ -129,7 +129,7 @@ test("a long prompt bills the whole call at the tier: GPT-5.6 Luna over 272K tok
   assert.ok(Math.abs((costOf(usage(100_001), haiku)?.output ?? 0) - 2.5) < 1e-12);
 });
 
-test("a model the table does not know runs like its family (claude-*: Sonnet 5.5's way) with one warning naming the entry assumed", async () => {
+test("a model the table does not know runs like its family (claude-*: its most conservative settings) with one warning naming the entry assumed", async () => {
   await withDir(async (dir) => {
     const server = await startAnthropicServer((_, i) => anthropicText(JSON.stringify(FINISH[i])));
     try {
@@ -138,14 +138,15 @@ test("a model the table does not know runs like its family (claude-*: Sonnet 5.5
       const warnings = run.stderr.split("\n").filter((line) => line.includes("not in Loom's model table"));
       assert.deepEqual(warnings, [
         'loom run: model "anthropic/claude-sonnet-9" is not in Loom\'s model table: running it like ' +
-        '"anthropic/claude-sonnet-5-5", its family (messages, output_config_format, price unknown); describe it in ' +
+        '"anthropic/claude-sonnet-4-6", its family (messages, prompt, price unknown); describe it in ' +
         "a models file (loom schema models) and pass --models FILE",
       ]);
-      // The family's answer mode (output_config.format), never a forced tool (rejected by the 5.5 models).
+      // The family's most conservative answer mode (the schema in the prompt): never a forced tool (rejected by the
+      // 5.5 models), nor output_config.format (which older models never had).
       for (const request of server.requests) {
         const body = request.body as Record<string, unknown>;
         assert.equal(body.tool_choice, undefined);
-        assert.ok(body.output_config, "output_config.format, as Sonnet 5.5");
+        assert.equal(body.output_config, undefined, "no output_config.format");
         assert.equal((body as { model: string }).model, "claude-sonnet-9", "its own id is sent");
       }
       assert.equal(JSON.parse(run.stdout).outcome, "completed");
@@ -173,7 +174,7 @@ test("a models file describes a new model; loom models lists the table as text a
     const text = fakeIo({ cwd: dir });
     assert.equal(await main(["models", "--models", file], text.io), 0);
     assert.match(text.out.stdout, /^anthropic\/claude-sonnet-9 +messages +output_config_format +1M\/128K +512 5m,1h/m);
-    assert.match(text.out.stdout, /^anthropic\/claude-sonnet-4-5 .*retired 2026-09-29: use claude-sonnet-5-5$/m);
+    assert.match(text.out.stdout, /^anthropic\/claude-sonnet-4-5 .*retired 2026-11-30: use claude-sonnet-5-5$/m);
     const json = fakeIo({ cwd: dir });
     assert.equal(await main(["models", "--json"], json.io), 0);
     assert.deepEqual(JSON.parse(json.out.stdout), BUILT_IN_MODELS);
@@ -211,7 +212,7 @@ test("cache rules come from the table: minimum cacheable prompt and lifetimes pe
   assert.equal(cacheRulesOf(BUILT_IN_MODELS, "anthropic/claude-sonnet-5")?.min_tokens, 1024);
   assert.equal(cacheRulesOf(BUILT_IN_MODELS, "openai/gpt-5.6")?.breakpoints, "explicit_or_automatic");
   // An unknown id of a known family takes the family's cache rules; one of no known family the defaults.
-  assert.equal(cacheRulesOf(BUILT_IN_MODELS, "anthropic/claude-next")?.min_tokens, 512, "claude-*: Sonnet 5.5's");
+  assert.equal(cacheRulesOf(BUILT_IN_MODELS, "anthropic/claude-next")?.min_tokens, 4096, "claude-*: the largest");
   assert.equal(cacheRulesOf(BUILT_IN_MODELS, "openai/gpt-6.9-nova")?.breakpoints, "explicit_or_automatic");
   assert.equal(cacheRulesOf(BUILT_IN_MODELS, "openai/o9-mini")?.breakpoints, "automatic", "no family: the default");
   assert.equal(cacheRulesOf(BUILT_IN_MODELS, "openai-compatible/qwen3"), null);
@@ -241,8 +242,8 @@ test("one-hour writes are read from cache_creation and cost 2x input; GPT-5.6 wr
   const sol = priceOf(BUILT_IN_PRICES, "openai/gpt-5.6")!;
   assert.equal(sol, priceOf(BUILT_IN_PRICES, "openai/gpt-5.6-sol"), "an alias costs what its model costs");
   const cost = costOf(gpt, sol)!;
-  assert.ok(Math.abs(cost.cache_write - 8_000 * 6.25 / 1e6) < 1e-12, "writes at 1.25x $5");
-  assert.ok(Math.abs(cost.cache_read - 2_000 * 0.5 / 1e6) < 1e-12);
+  assert.ok(Math.abs(cost.cache_write - 8_000 * 5 / 1e6) < 1e-12, "writes at 1.25x $4");
+  assert.ok(Math.abs(cost.cache_read - 2_000 * 0.4 / 1e6) < 1e-12);
   // Models before GPT-5.6 bill no writes: a write costs the input rate.
   const older = costOf(
     { input: 0, cache_read: 0, cache_write: 1_000_000, output: 0 },

@@ -12,6 +12,8 @@ const CLAUDE = "https://platform.claude.com/docs/en/models";
 const CLAUDE_PRICING = "https://platform.claude.com/docs/en/about-claude/pricing";
 const CACHING = "https://platform.claude.com/docs/en/build-with-claude/prompt-caching";
 const DEPRECATIONS = "https://platform.claude.com/docs/en/about-claude/model-deprecations";
+const CLAUDE_ABOUT = "https://platform.claude.com/docs/en/about-claude/models";
+const RELEASE_NOTES = "https://platform.claude.com/docs/en/release-notes/overview";
 const EFFORT = ["low", "medium", "high", "xhigh", "max"];
 
 /** Anthropic's cache prices are multiples of input: 5-minute writes 1.25x, 1-hour writes 2x (the pricing page). */
@@ -32,6 +34,8 @@ const OPENAI_PRICING = "https://developers.openai.com/api/docs/pricing";
 const OPENAI_CACHING = "https://developers.openai.com/api/docs/guides/prompt-caching";
 const OPENAI_DEPRECATIONS = "https://developers.openai.com/api/docs/deprecations";
 const READ = "2026-12-03";
+/** Entries re-read against their pages for issue 43. */
+const REREAD = "2026-12-06";
 
 function gpt(input: number, cached: number, output: number, { writes = false }: { writes?: boolean } = {}) {
   return { input, output, cache_read: cached, ...(writes ? { cache_write: input * 1.25 } : {}) };
@@ -44,6 +48,15 @@ const AUTOMATIC = {
   breakpoints: "automatic" as const,
 };
 const GPT_5_6_CACHE = { min_tokens: 1_024, ttls: ["30m" as const], breakpoints: "explicit_or_automatic" as const };
+/** GPT-6.1 Terra and GPT-6.2 Sol also keep a cache 12 hours, at a higher write price (their model pages). */
+const GPT_6_CACHE_12H = { ...GPT_5_6_CACHE, ttls: ["30m" as const, "12h" as const] };
+/**
+ * Why a model with two write prices has one `cache_write`: Loom asks for no retention, so the default 30 minutes is
+ * what it writes and is billed; the 12-hour price (which only a request for that retention pays) stays in the notes.
+ */
+const TWELVE_HOUR_WRITES = (price: string) =>
+  `Cache writes: the 30-minute price is cache_write (Loom requests no retention, so the default 30 minutes is ` +
+  `what it pays); 12-hour writes cost ${price} per million tokens, a price the table has no field for.`;
 // The GPT-5.6 and GPT-6 model pages: "Reasoning.effort supports: none, low, medium (default), high, xhigh, and max".
 const GPT_5_6_EFFORT = ["none", "low", "medium", "high", "xhigh", "max"];
 
@@ -59,6 +72,16 @@ const FORCED_TOOL_THINKING = {
   action: "send_thinking_disabled" as const,
   reason: "a forced tool cannot be combined with thinking, and sources disagree on whether adaptive is the default",
   source: "https://platform.claude.com/docs/en/build-with-claude/extended-thinking",
+};
+
+// Claude Opus 5 takes thinking disabled only at effort high or lower; it answers through a forced tool, which needs
+// thinking disabled (FORCED_TOOL_THINKING sends it in place of an unset one), so effort xhigh or max cannot be run.
+const OPUS_5_DISABLED_EFFORT = {
+  when: { thinking: ["disabled", "unset"], effort: ["xhigh", "max"] },
+  action: "refuse" as const,
+  reason: "thinking can be disabled only at effort high or lower, and the forced tool Loom answers through needs it " +
+    "disabled; the API answers 400",
+  source: `${CLAUDE_ABOUT}/whats-new-opus-5`,
 };
 
 /** An older Claude model Loom knows the price of but not how it takes each setting: nothing it could reject. */
@@ -80,6 +103,23 @@ function conservativeClaude(prices: ModelEntry["prices"], lifecycle: string): Mo
   };
 }
 
+/** A retired dated Claude id: requests fail, so a run stops before any call and names the replacement. */
+function retiredClaude(
+  aliases: string[],
+  retired: { date: string; replacement: string },
+  source: string,
+  notes: string,
+): ModelEntry {
+  return {
+    ...conservativeClaude(null, ""),
+    aliases,
+    retired,
+    source,
+    date: REREAD,
+    notes: `${notes} Call settings and limits are Loom's conservative ones; no price is kept.`,
+  };
+}
+
 const anthropic: Record<string, ModelEntry> = {
   "anthropic/claude-sonnet-5-5": {
     api: "messages",
@@ -94,11 +134,12 @@ const anthropic: Record<string, ModelEntry> = {
     retired: null,
     rules: [BETWEEN_TOOLS_EFFORT],
     source: `${CLAUDE}/sonnet-5-5/overview ${CLAUDE}/sonnet-5-5/whats-new-sonnet-5-5 ${CLAUDE_PRICING} ${CACHING}`,
-    date: READ,
-    notes: "The $0.10 cache read (cut of 2026-10-07) is given by third parties reading the pricing page " +
-      "(kurofune/claudit v1.9.2, TheKrush/PromptFuel v1.0.23, phuryn/claude-usage v1.5.7); the stored copy of the " +
-      "model page still showed $0.20. between_tools accepting only low/medium/high effort: the issue's reading of " +
-      "What's new and experientiallabs/experiential v0.7.129, not in the stored excerpt.",
+    date: REREAD,
+    notes: "The cache read is not settled by a stored official page: the stored copies of the overview page " +
+      "(read 2026-12-06) show $0.20 and predate the cut of 2026-10-07 that third parties read on the pricing page " +
+      "($0.10: kurofune/claudit v1.9.2, TheKrush/PromptFuel v1.0.23, phuryn/claude-usage v1.5.7); the table keeps " +
+      "$0.10, the value its cost figures and benchmarks rest on. between_tools at effort low, medium or high only: " +
+      "What's new (read 2026-12-06).",
   },
   "anthropic/claude-haiku-5-5": {
     api: "messages",
@@ -179,16 +220,18 @@ const anthropic: Record<string, ModelEntry> = {
     structured_output: "forced_tool",
     context_window: 1_000_000,
     max_output: 128_000,
-    cache: claudeCache(1_024),
+    // "The minimum cacheable prompt length on Claude Opus 5 is 512 tokens, down from 1,024 on Claude Opus 4.8."
+    cache: claudeCache(512),
     prices: claude(5, 25, 0.5),
     effort: EFFORT,
     thinking: ["adaptive", "disabled"],
     retired: null,
-    rules: [FORCED_TOOL_THINKING],
-    source: "https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 " + CLAUDE_PRICING,
-    date: READ,
-    notes: "Legacy (released 2026-07-24, retirement not sooner than 2027-07-24). Answer mode, thinking values and " +
-      "cache minimum are carried over from Claude Sonnet 5, its generation; not read from a page.",
+    rules: [OPUS_5_DISABLED_EFFORT, FORCED_TOOL_THINKING],
+    source: `${CLAUDE_ABOUT}/whats-new-opus-5 ${CLAUDE}/opus-5/migration-guide ${CLAUDE_PRICING}`,
+    date: REREAD,
+    notes: "Legacy (released 2026-07-24, retirement not sooner than 2027-07-24). The 512-token cache minimum and " +
+      "thinking disabled only at effort high or lower are the What's new page's; answer mode is carried over from " +
+      "Claude Sonnet 5, its generation, not read from a page.",
   },
   // Older models still served. Their prices are the pricing page's; how they take a structured answer, thinking and
   // effort, their limits and their cache minimum were not read, so Loom sends them nothing they could reject: the
@@ -243,10 +286,13 @@ const anthropic: Record<string, ModelEntry> = {
     effort: [],
     thinking: ["enabled", "disabled"],
     aliases: ["claude-sonnet-4-5-20250929"],
-    // @anthropic-ai/sdk 1.15.0 (2026-11-30): "remove retired Claude Sonnet 4.5 models".
-    retired: { date: "2026-09-29", replacement: "claude-sonnet-5-5" },
-    source: `${DEPRECATIONS} https://github.com/anthropics/anthropic-sdk-typescript/blob/main/CHANGELOG.md`,
-    date: "2026-12-01",
+    // Its overview page: "deprecated … and retires on November 30, 2026. Recommended replacement: Claude Sonnet 5.5"
+    // (2026-09-29 is its release date, 2025's, and was wrongly taken for the retirement); @anthropic-ai/sdk 1.15.0
+    // (2026-11-30): "remove retired Claude Sonnet 4.5 models".
+    retired: { date: "2026-11-30", replacement: "claude-sonnet-5-5" },
+    source: `${CLAUDE}/sonnet-4-5/overview ${DEPRECATIONS} ` +
+      "https://github.com/anthropics/anthropic-sdk-typescript/blob/main/CHANGELOG.md",
+    date: REREAD,
   },
   "anthropic/claude-opus-4-1": {
     api: "messages",
@@ -262,6 +308,28 @@ const anthropic: Record<string, ModelEntry> = {
     source: DEPRECATIONS,
     date: "2026-12-01",
   },
+  // Retired dated ids: listed so that a run names the replacement instead of running them like a current model.
+  "anthropic/claude-sonnet-4-20250514": retiredClaude(
+    ["claude-sonnet-4-0"],
+    { date: "2026-06-15", replacement: "claude-sonnet-4-6" },
+    `${RELEASE_NOTES} ${DEPRECATIONS}`,
+    "Claude Sonnet 4: retired 2026-06-15 with Claude Opus 4, upgrade to Sonnet 4.6 (the release notes, as " +
+      "ottto-ai/ai-provider-watch recorded them on 2026-06-17).",
+  ),
+  "anthropic/claude-opus-4-20250514": retiredClaude(
+    ["claude-opus-4-0"],
+    { date: "2026-06-15", replacement: "claude-opus-4-8" },
+    `${RELEASE_NOTES} ${DEPRECATIONS}`,
+    "Claude Opus 4: retired 2026-06-15 with Claude Sonnet 4, upgrade to Opus 4.8 (the release notes, as " +
+      "ottto-ai/ai-provider-watch recorded them on 2026-06-17).",
+  ),
+  "anthropic/claude-3-5-haiku-20241022": retiredClaude(
+    ["claude-3-5-haiku-latest"],
+    { date: "2026-02-19", replacement: "claude-haiku-4-5" },
+    `${DEPRECATIONS} ${CLAUDE}/haiku-4-5/migration-guide`,
+    "Claude Haiku 3.5: retired 2026-02-19, replacement Claude Haiku 4.5 (its migration guide names the move; the " +
+      "date as coder/coder#22304 and the embabel agent docs give it).",
+  ),
 };
 
 const gpt6 = (
@@ -283,9 +351,59 @@ const gpt6 = (
   retired: null,
 });
 
+/**
+ * A model of the GPT-5 generation the deprecations page shuts down: the GPT-5 entry's way of calling (Chat
+ * Completions, a JSON-schema answer, automatic caching, 400,000 / 128,000), no price unless its page was read.
+ */
+function gpt5Family({ aliases, replacement }: { aliases: string[]; replacement: string }): ModelEntry {
+  return {
+    api: "chat-completions",
+    structured_output: "json_schema",
+    context_window: 400_000,
+    max_output: 128_000,
+    cache: AUTOMATIC,
+    prices: null,
+    effort: ["minimal", "low", "medium", "high"],
+    thinking: [],
+    aliases,
+    retired: { date: "2026-12-11", replacement },
+    source: OPENAI_DEPRECATIONS,
+    date: REREAD,
+  };
+}
+
 // GPT-6 and GPT-5.6: the Responses API (the GPT-6 Luna page: Chat Completions takes function calling only at effort
 // none), 1,050,000-token context, 128,000 output, writes billed at 1.25x input, 2x / 1.5x over 272K prompt tokens.
 const openai: Record<string, ModelEntry> = {
+  // Released 2026-11-17. Its model page: "The API rejects requests that set reasoning effort to none" (so the table
+  // lists low to max, and Loom refuses none before the first call); 1,050,000 context, 922,000 max input, 128,000
+  // output; $2 / $0.10 cached / $2.50 cache writes / $10; "The cache write price is for 30 minutes of retention. A
+  // 12-hour cache write costs $5".
+  "openai/gpt-6.2-sol": {
+    ...gpt6({ input: 2, cached: 0.1, output: 10, effort: ["low", "medium", "high", "xhigh", "max"] }),
+    cache: GPT_6_CACHE_12H,
+    source: `${OPENAI_MODELS}/gpt-6.2-sol ${OPENAI_PRICING} ${OPENAI_CACHING}`,
+    date: REREAD,
+    notes: TWELVE_HOUR_WRITES("$5") + " 922,000 max input tokens: the table has no field for it; the context window " +
+      "is the page's 1,050,000.",
+  },
+  "openai/gpt-6.2-astra": {
+    ...gpt6({ input: 8, cached: 0.4, output: 40, effort: ["low", "medium", "high", "xhigh", "max"] }),
+    source: `${OPENAI_MODELS}/gpt-6.2-astra ${OPENAI_MODELS} ${OPENAI_PRICING}`,
+    date: REREAD,
+    notes: "Released 2026-11-17; the flagship. Its model page is not among the stored pages: $8 / $40, 922,000 " +
+      "max input, 128,000 output and effort none rejected are third parties' reading of it (dev.to/hassann, checked " +
+      '2026-11-18; docs.laozhang.ai; vercel.com/ai-gateway); the $0.40 cached input ("60% cheaper" than GPT-6 ' +
+      "Astra's $1) is BerriAI/litellm discussion #52347's; writes at the family's 1.25x ($10), not read.",
+  },
+  "openai/gpt-6-astra": {
+    ...gpt6({ input: 10, cached: 1, output: 50, effort: ["low", "medium", "high", "xhigh", "max"] }),
+    source: `${OPENAI_MODELS} ${OPENAI_MODELS}/gpt-6-astra ${OPENAI_PRICING}`,
+    date: REREAD,
+    notes: "Superseded by GPT-6.2 Astra. $10 / $50, the low-to-max efforts, 1.05M context and 128K output are the " +
+      "models page's (an older stored copy, where it is the flagship); the $1 cached input and $12.50 writes are " +
+      "third parties' citing its model page (BerriAI/litellm discussion #39633, prefect12/codex-token-meter 0.2.22).",
+  },
   "openai/gpt-6.1-sol": {
     ...gpt6({ input: 2, cached: 0.1, output: 10, effort: ["low", "medium", "high", "xhigh", "max"] }),
     source: `${OPENAI_MODELS}/gpt-6.1-sol ${OPENAI_PRICING} ${OPENAI_CACHING}`,
@@ -296,8 +414,11 @@ const openai: Record<string, ModelEntry> = {
   },
   "openai/gpt-6.1-terra": {
     ...gpt6({ input: 1, cached: 0.05, output: 5 }),
+    cache: GPT_6_CACHE_12H,
     source: `${OPENAI_MODELS}/gpt-6.1-terra ${OPENAI_PRICING} ${OPENAI_CACHING}`,
-    date: READ,
+    date: REREAD,
+    notes: TWELVE_HOUR_WRITES("$2.50") + " Both write prices are third parties' reading of the model page " +
+      "(apidog.com/blog/gpt-6-1-terra-pricing, TheKrush/PromptFuel v1.0.24); the page is not among the stored pages.",
   },
   "openai/gpt-6-sol": {
     ...gpt6({ input: 2, cached: 0.2, output: 10 }),
@@ -312,12 +433,17 @@ const openai: Record<string, ModelEntry> = {
     date: READ,
   },
   "openai/gpt-5.6-sol": {
-    ...gpt6({ input: 5, cached: 0.5, output: 30 }),
+    // Its model page: $4 / $0.40 cached / $20, writes at 1.25x input ($5); "promotional prices … are available at
+    // least until November 21, 2026".
+    ...gpt6({ input: 4, cached: 0.4, output: 20 }),
     // The family's alias names Sol.
     aliases: ["gpt-5.6"],
-    source: `${OPENAI_MODELS}/gpt-5.6-sol ${OPENAI_PRICING} ${OPENAI_CACHING}`,
-    date: READ,
-    notes: "Prices unchanged by the cut of 2026-07-30 that lowered Terra and Luna (docs.laozhang.ai, third party).",
+    source: `${OPENAI_MODELS}/gpt-5.6-sol ${OPENAI_MODELS} ${OPENAI_PRICING} ${OPENAI_CACHING}`,
+    date: REREAD,
+    notes: 'Promotional prices since 2026-08-21, guaranteed "at least until November 21, 2026". Read on ' +
+      "2026-12-06, the model page (and the models page) still show them and announce no end, so the promotion has " +
+      "not ended as far as the page says and the table prices what it shows; the list price before it was $5 / " +
+      "$0.50 / $30, to which a models file may raise it (loom schema models).",
   },
   "openai/gpt-5.6-terra": {
     ...gpt6({ input: 2, cached: 0.2, output: 12 }),
@@ -375,10 +501,56 @@ const openai: Record<string, ModelEntry> = {
     prices: gpt(1.25, 0.125, 10),
     effort: ["minimal", "low", "medium", "high"],
     thinking: [],
+    // The deprecations page names the dated id with it: "gpt-5, gpt-5-2025-08-07".
+    aliases: ["gpt-5-2025-08-07"],
     // Deprecated 2026-06-11, shutdown 2026-12-11 (the deprecations page).
     retired: { date: "2026-12-11", replacement: "gpt-6.1-sol" },
     source: `${OPENAI_DEPRECATIONS} ${OPENAI_MODELS}/gpt-5 ${OPENAI_PRICING}`,
-    date: READ,
+    date: REREAD,
+  },
+  // The rest of the deprecation of 2026-06-11 (the deprecations page: "Dec 11, 2026 | gpt-5-mini,
+  // gpt-5-mini-2025-08-07 | Deprecated | gpt-6.1-terra", …). A run within 30 days of the shutdown warns once; after it,
+  // stops before any call naming the replacement.
+  "openai/gpt-5-mini": {
+    ...gpt5Family({ aliases: ["gpt-5-mini-2025-08-07"], replacement: "gpt-6.1-terra" }),
+    // Its model page (marked "deprecating"): $0.25 / $0.025 cached / $2, 400,000 context, 128,000 output.
+    prices: gpt(0.25, 0.025, 2),
+    source: `${OPENAI_DEPRECATIONS} ${OPENAI_MODELS}/gpt-5-mini`,
+  },
+  "openai/gpt-5-nano": {
+    ...gpt5Family({ aliases: ["gpt-5-nano-2025-08-07"], replacement: "gpt-6-luna" }),
+    notes: 'Replacement gpt-6-luna: the stored excerpt of the deprecations page breaks off at "gpt-6"; ' +
+      "dev.to/sunnatulla_dev, quoting the page, completes it. No price kept (the model page was not read): a run's " +
+      "cost is null. Limits and efforts are GPT-5's.",
+  },
+  "openai/gpt-5-pro": {
+    ...gpt5Family({ aliases: ["gpt-5-pro-2025-10-06"], replacement: "gpt-6.1-sol" }),
+    // Served by the Responses API only, at effort high only.
+    api: "responses",
+    max_output: 272_000,
+    effort: ["high"],
+    notes:
+      "Replacement gpt-6.1-sol with reasoning.mode pro (Responses API only), as dev.to/sunnatulla_dev quotes the " +
+      "deprecations page. Responses-only, 272,000 output and effort high only are the 2025 model page's, not read " +
+      "again; no price kept: a run's cost is null.",
+  },
+  "openai/o3": {
+    ...gpt5Family({ aliases: ["o3-2025-04-16"], replacement: "gpt-6.1-sol" }),
+    context_window: 200_000,
+    max_output: 100_000,
+    effort: ["low", "medium", "high"],
+    notes: "Replacement gpt-6.1-sol, as dev.to/sunnatulla_dev quotes the deprecations page (whose stored excerpt " +
+      "stops before the o3 row). 200,000 / 100,000 and the low/medium/high efforts are the 2025 model page's, not " +
+      "read again; no price kept: a run's cost is null.",
+  },
+  "openai/gpt-5.1": {
+    ...gpt5Family({ aliases: [], replacement: "gpt-6.1-sol" }),
+    effort: ["none", "low", "medium", "high"],
+    retired: { date: "2027-04-01", replacement: "gpt-6.1-sol" },
+    notes: "Shutdown 2027-04-01 as dev.to/max_bob (checked against GET /v1/models shutdown_date) and " +
+      "dev.to/aidriftline read the deprecations page; its stored excerpt does not reach that row, and the " +
+      "replacement gpt-6.1-sol is Loom's choice (the current Sol), not read. Efforts none to high and 400,000 / " +
+      "128,000 are the 2025 model page's, not read again; no price kept: a run's cost is null.",
   },
   // GPT-4 family: deprecated 2026-10-14, shutdown 2027-01-14, replacement gpt-6-luna (the deprecations page).
   "openai/gpt-4.1": {
@@ -439,11 +611,14 @@ const openai: Record<string, ModelEntry> = {
 export const BUILT_IN_MODELS: ModelTable = {
   format: MODELS_FORMAT,
   currency: "USD",
-  updated: READ,
+  updated: REREAD,
   models: { ...anthropic, ...openai },
   // Unknown ids of a known family run like its current member (lib/models/models.ts resolveModel).
   families: {
-    "anthropic/claude-": "anthropic/claude-sonnet-5-5",
+    // The family's most conservative settings (schema in the prompt, no effort or thinking, 200K / 32K, a
+    // 4,096-token cache minimum): an unknown claude-* id may be an old dated one that never had output_config.format,
+    // a 1M context or a 512-token cache minimum.
+    "anthropic/claude-": "anthropic/claude-sonnet-4-6",
     "openai/gpt-6": "openai/gpt-6.1-sol",
     "openai/gpt-5.6-": "openai/gpt-5.6-sol",
   },
