@@ -519,20 +519,25 @@ const openai: Record<string, ModelEntry> = {
   },
   "openai/gpt-5-nano": {
     ...gpt5Family({ aliases: ["gpt-5-nano-2025-08-07"], replacement: "gpt-6-luna" }),
+    // Its model page (marked "Deprecated"): $0.05 / $0.005 cached / $0.40, 400,000 context, 128,000 output.
+    prices: gpt(0.05, 0.005, 0.4),
+    source: `${OPENAI_DEPRECATIONS} ${OPENAI_MODELS}/gpt-5-nano`,
     notes: 'Replacement gpt-6-luna: the stored excerpt of the deprecations page breaks off at "gpt-6"; ' +
-      "dev.to/sunnatulla_dev, quoting the page, completes it. No price kept (the model page was not read): a run's " +
-      "cost is null. Limits and efforts are GPT-5's.",
+      "dev.to/sunnatulla_dev, quoting the page, completes it, and the model page recommends GPT-6 Luna.",
   },
   "openai/gpt-5-pro": {
     ...gpt5Family({ aliases: ["gpt-5-pro-2025-10-06"], replacement: "gpt-6.1-sol" }),
-    // Served by the Responses API only, at effort high only.
+    // Its model page: Responses API only, reasoning.effort high only, 400,000 context, 272,000 output, $15 / $120
+    // and no cached-input price (so no prompt cache, and a cache read would cost what input costs).
     api: "responses",
     max_output: 272_000,
+    cache: null,
+    prices: { input: 15, output: 120, cache_read: 15 },
     effort: ["high"],
+    source: `${OPENAI_DEPRECATIONS} ${OPENAI_MODELS}/gpt-5-pro`,
     notes:
       "Replacement gpt-6.1-sol with reasoning.mode pro (Responses API only), as dev.to/sunnatulla_dev quotes the " +
-      "deprecations page. Responses-only, 272,000 output and effort high only are the 2025 model page's, not read " +
-      "again; no price kept: a run's cost is null.",
+      "deprecations page, whose stored excerpt stops before this row.",
   },
   "openai/o3": {
     ...gpt5Family({ aliases: ["o3-2025-04-16"], replacement: "gpt-6.1-sol" }),
@@ -544,13 +549,16 @@ const openai: Record<string, ModelEntry> = {
       "read again; no price kept: a run's cost is null.",
   },
   "openai/gpt-5.1": {
-    ...gpt5Family({ aliases: [], replacement: "gpt-6.1-sol" }),
+    ...gpt5Family({ aliases: ["gpt-5.1-2025-11-13"], replacement: "gpt-6.1-sol" }),
+    // Its model page (marked "Deprecated"): $1.25 / $0.125 cached / $10, 400,000 / 128,000, "Reasoning.effort
+    // supports: none (default), low, medium, and high".
+    prices: gpt(1.25, 0.125, 10),
     effort: ["none", "low", "medium", "high"],
     retired: { date: "2027-04-01", replacement: "gpt-6.1-sol" },
+    source: `${OPENAI_DEPRECATIONS} ${OPENAI_MODELS}/gpt-5.1`,
     notes: "Shutdown 2027-04-01 as dev.to/max_bob (checked against GET /v1/models shutdown_date) and " +
       "dev.to/aidriftline read the deprecations page; its stored excerpt does not reach that row, and the " +
-      "replacement gpt-6.1-sol is Loom's choice (the current Sol), not read. Efforts none to high and 400,000 / " +
-      "128,000 are the 2025 model page's, not read again; no price kept: a run's cost is null.",
+      "replacement gpt-6.1-sol is not read anywhere: it is the current Sol, as for gpt-5.",
   },
   // GPT-4 family: deprecated 2026-10-14, shutdown 2027-01-14, replacement gpt-6-luna (the deprecations page).
   "openai/gpt-4.1": {
