@@ -16,7 +16,9 @@ import { main } from "../main.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
 import { type ModelEntry, type ModelTable, retirementWarningOf } from "../lib/models/models.ts";
 import { readServerContext } from "../lib/providers/openai/read-server-context.ts";
-import { updateModels } from "../commands/models-table.ts";
+import { readModels, updateModels } from "../commands/models-table.ts";
+import { parseModelRef } from "../lib/models/provider-kinds.ts";
+import fc from "fast-check";
 import { ROOT, startLoom, waitFor } from "./helpers/binary.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 
@@ -126,6 +128,12 @@ test("an update cannot reroute an id, un-retire gpt-5-codex, remove the table's 
     const rerouted = await loom("models", "update", "--from", reroute);
     assert.equal(rerouted.code, 2);
     assert.match(rerouted.stderr, /aliases names "gpt-5\.6-luna", which is "openai\/gpt-5\.6-luna" .*reroute/);
+    // Dropping an alias from its entry would leave the alias unknown, run unpriced: the merged entry keeps it.
+    const [aliased, entry] = Object.entries(BUILT_IN_MODELS.models).find(([, e]) => e.prices && e.aliases?.length)!;
+    const [alias = ""] = entry.aliases ?? [];
+    const dropped = await loom("models", "--json", "--models", file(update({ [aliased]: { ...entry, aliases: [] } })));
+    assert.equal(dropped.code, 0, dropped.stderr);
+    assert.ok(tableOf(dropped).models[aliased]?.aliases?.includes(alias), `${aliased} keeps ${alias}`);
     // Un-retiring, from an update or a --models file; postponing is undoing too.
     const codex = BUILT_IN_MODELS.models["openai/gpt-5-codex"];
     assert.ok(codex?.retired);
@@ -187,6 +195,75 @@ test("loom report's text escapes the control characters of a report's file name"
     assert.ok(!out.stdout.includes(ESC) && !out.stdout.includes("\u0007"), "no raw control character on stdout");
     assert.match(out.stdout, /run\\e\[31m\\e\]0;title\\u0007\.json/);
   });
+});
+
+test("property: whatever a --models file says, every model of the table keeps its id, a price at least Loom's and its retirement", () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-model-table-property-"));
+  const keys = Object.keys(BUILT_IN_MODELS.models);
+  const ids = keys.map((key) => parseModelRef(key)?.id ?? key);
+  const edit = fc.record({
+    key: fc.oneof(fc.constantFrom(...keys), fc.constantFrom("openai/gpt-new", "anthropic/claude-new")),
+    factor: fc.double({ min: 0.01, max: 4, noNaN: true }),
+    retired: fc.option(fc.constantFrom("2026-01-01", "2026-07-23", "2027-06-01"), { nil: null }),
+    alias: fc.option(fc.constantFrom(...ids), { nil: null }),
+  });
+  try {
+    fc.assert(
+      fc.property(fc.array(edit, { maxLength: 5 }), (edits) => {
+        const models: Record<string, ModelEntry> = {};
+        for (const { key, factor, retired, alias } of edits) {
+          const base = BUILT_IN_MODELS.models[key] ?? luna();
+          const prices = base.prices && {
+            ...base.prices,
+            input: base.prices.input * factor,
+            output: base.prices.output * factor,
+          };
+          models[key] = {
+            ...base,
+            prices,
+            retired: retired === null ? null : { date: retired, replacement: "gpt-5.4" },
+            aliases: alias === null ? [] : [alias],
+          };
+        }
+        const file = join(dir, "models.json");
+        writeFileSync(file, JSON.stringify({ format: 1, currency: "USD", models }));
+        let table: ModelTable;
+        try {
+          table = readModels(file, { cwd: dir, env: {}, now: () => Date.parse(TODAY) });
+        } catch {
+          return; // refused: the table in use stays Loom's
+        }
+        for (const [key, entry] of Object.entries(BUILT_IN_MODELS.models)) {
+          const ref = parseModelRef(key);
+          assert.ok(ref);
+          for (const id of [ref.id, ...(entry.aliases ?? [])]) {
+            const found = Object.hasOwn(table.models, `${ref.provider}/${id}`)
+              ? table.models[`${ref.provider}/${id}`]
+              : Object.entries(table.models).find(([k, e]) =>
+                k.startsWith(`${ref.provider}/`) && e.aliases?.includes(id)
+              )
+                ?.[1];
+            // An id keyed by itself, or an alias of its own entry: never another model's.
+            const owner = Object.entries(table.models).find(([k, e]) =>
+              k === `${ref.provider}/${id}` || (k.startsWith(`${ref.provider}/`) && e.aliases?.includes(id))
+            )?.[0];
+            assert.ok(owner === key || owner === `${ref.provider}/${id}`, `${id} resolves to ${owner}, not ${key}`);
+            assert.ok(found);
+            if (entry.prices) {
+              assert.ok(found.prices, `${key} keeps a price`);
+              assert.ok(found.prices.input >= entry.prices.input && found.prices.output >= entry.prices.output);
+            }
+            if (entry.retired) {
+              assert.ok(found.retired && found.retired.date <= entry.retired.date, `${key} stays retired`);
+            }
+          }
+        }
+      }),
+      { numRuns: 150 },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 // ---- loom models update --from URL ----

@@ -259,13 +259,23 @@ export function overrideProblem(
   return { problem: null, lowered };
 }
 
-/** The table with `override`'s entries replacing or adding to `base`'s. */
+/**
+ * The table with `override`'s entries replacing or adding to `base`'s. An entry that replaces one keeps that one's
+ * aliases besides its own: dropping "gpt-5.6" from GPT-5.6 Sol's entry would make the alias an unknown id, run with
+ * no price (and no --max-cost).
+ */
 export function mergeModels(base: ModelTable, override: ModelTable | null): ModelTable {
   if (!override) return base;
   const families = { ...base.families, ...override.families };
+  const models = { ...base.models };
+  for (const [key, entry] of Object.entries(override.models)) {
+    const under = Object.hasOwn(base.models, key) ? base.models[key]?.aliases ?? [] : [];
+    const aliases = [...new Set([...under, ...(entry.aliases ?? [])])];
+    models[key] = under.length > 0 ? { ...entry, aliases } : entry;
+  }
   return {
     ...base,
-    models: { ...base.models, ...override.models },
+    models,
     ...(Object.keys(families).length > 0 ? { families } : {}),
   };
 }
