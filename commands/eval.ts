@@ -1,6 +1,5 @@
 // loom eval SUITE …: matched live evaluations (SPEC §12). `loom eval validate SUITE` proves a suite's checks honest;
 // `loom eval rescore DIR` re-runs the checks on the saved workspace changes without calling a model.
-import { readFileSync } from "node:fs";
 import { errorMessage } from "../lib/errors.ts";
 import { join, relative, resolve } from "node:path";
 import { describeFsError, StartupError, UsageError } from "../lib/errors.ts";
@@ -8,7 +7,7 @@ import type { EvalSettings } from "../lib/eval/eval-file.ts";
 import { parseShard } from "../lib/eval/matrix.ts";
 import { bestAgreeingInterval, tasksNeeded } from "../lib/eval/stats.ts";
 import { lowerPrices, mergePrices, parsePrices, priceOf, pricesOf, type PriceTable } from "../lib/prices.ts";
-import { tableInUse, todayOf } from "./models-table.ts";
+import { readTableFile, tableInUse, todayOf } from "./models-table.ts";
 import { ContextPolicyName, DEFAULT_POLICY, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL } from "../lib/policy.ts";
 import { evalKey, type EvalProgress, runEval } from "../lib/eval/run/eval-run.ts";
 import { providerForModel } from "../lib/run/provider-for-model.ts";
@@ -50,9 +49,10 @@ function readPrices(
   if (file === undefined) return base;
   let text: string;
   try {
-    text = readFileSync(resolve(cwd, file), "utf8");
+    text = readTableFile(resolve(cwd, file));
   } catch (error) {
-    throw new UsageError(`--prices ${JSON.stringify(file)}: ${describeFsError(error)}`);
+    const why = error instanceof UsageError ? error.message : describeFsError(error);
+    throw new UsageError(`--prices ${JSON.stringify(file)}: ${why}`);
   }
   const override = parsePrices(text, { file });
   const lowered = lowerPrices(base, override);

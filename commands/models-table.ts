@@ -29,6 +29,8 @@ export type TableInUse = {
   updated: string | null;
   /** An installed table not used: the built-in one is newer (a newer binary since the update), or it breaks a rule. */
   ignored?: { path: string; updated: string | null; reason: string };
+  /** The installed table's prices below the built-in one's (accepted with --allow-lower-prices), shown with it. */
+  lowered?: string[];
 };
 
 /**
@@ -53,9 +55,9 @@ export function tableInUse(env: Env, { today }: { today: string }): TableInUse {
   if ((table.updated ?? "") <= (builtIn.updated ?? "")) {
     return { ...builtIn, ignored: { path, updated, reason: "is older" } };
   }
-  const { problem } = overrideProblem(BUILT_IN_MODELS, table, { today, acceptLowerPrices: true });
+  const { problem, lowered } = overrideProblem(BUILT_IN_MODELS, table, { today, acceptLowerPrices: true });
   if (problem) return { ...builtIn, ignored: { path, updated, reason: `breaks a rule (${problem})` } };
-  return { table: mergeModels(BUILT_IN_MODELS, table), origin: path, updated };
+  return { table: mergeModels(BUILT_IN_MODELS, table), origin: path, updated, ...(lowered.length ? { lowered } : {}) };
 }
 
 /** Today as YYYY-MM-DD by the clock (UTC): what the commands pass the table's rules. */
@@ -64,14 +66,18 @@ export function todayOf(now = Date.now()): string {
 }
 
 /** "built-in, updated 2026-12-03 (0 days ago)": for loom models and loom config. */
-export function describeTableInUse({ origin, updated, ignored }: TableInUse, { today }: { today: string }): string {
+export function describeTableInUse(
+  { origin, updated, ignored, lowered = [] }: TableInUse,
+  { today }: { today: string },
+): string {
   const age = updated === null
     ? ""
     : ` (${Math.round((Date.parse(today) - Date.parse(updated)) / 86_400_000)} days ago)`;
   const older = ignored
     ? `; ${ignored.path} (updated ${ignored.updated ?? "unknown"}) ${ignored.reason} and is not used`
     : "";
-  return escapeControl(`model table: ${origin}, updated ${updated ?? "unknown"}${age}${older}`);
+  const lower = lowered.length > 0 ? `; prices below the built-in table's: ${lowered.join(", ")}` : "";
+  return escapeControl(`model table: ${origin}, updated ${updated ?? "unknown"}${age}${older}${lower}`);
 }
 
 /** The largest table file Loom reads (the built-in one as JSON is about 30 KB). */
@@ -80,10 +86,10 @@ const MAX_TABLE_BYTES = 4 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 60_000;
 
 /**
- * A table file's text: a regular file of at most MAX_TABLE_BYTES (a link to /dev/zero, a FIFO or a huge file is refused
+ * A table file's text (a model table, a price table): a regular file of at most MAX_TABLE_BYTES (a link to /dev/zero, a FIFO or a huge file is refused
  * in one line before it is read whole). Throws the fs error (ENOENT for a missing file) or a usage error.
  */
-function readTableFile(path: string): string {
+export function readTableFile(path: string): string {
   const fd = openSync(path, "r");
   try {
     const stat = fstatSync(fd);

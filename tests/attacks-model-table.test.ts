@@ -95,6 +95,9 @@ test("an update with a zero price, or a price below the built-in table's, is not
       /lower price accepted \(--allow-lower-prices\): openai\/gpt-5\.6-luna: input 0\.2 → 0\.01/,
     );
     assert.equal(tableOf(await loom("models", "--json")).models[LUNA]?.prices?.input, 0.01);
+    // Shown wherever the table in use is named.
+    const shown = (await loom("models")).stdout.split("\n")[0];
+    assert.match(shown ?? "", /prices below the built-in table's: openai\/gpt-5\.6-luna: input 0\.2 → 0\.01$/);
   });
 });
 
@@ -113,6 +116,12 @@ test("loom eval --prices with a zero price is refused, and one below the table's
     assert.equal(lower.code, 2);
     assert.match(lower.stderr, /input 0\.2 → 0\.1 is below the model table's price .*--allow-lower-prices/);
     // With the flag the prices pass (the run then stops at the missing suite) and the lowered rate is listed.
+    // A price file that is not a regular file (a link to /dev/zero) is refused before it is read.
+    const { symlinkSync } = await import("node:fs");
+    symlinkSync("/dev/zero", join(home, "zero.json"));
+    const endless = await loom(...args, "--prices", join(home, "zero.json"));
+    assert.equal(endless.code, 2);
+    assert.match(endless.stderr, /--prices .*zero\.json.*is not a regular file/);
     const allowed = await loom(...args, "--prices", price(0.1), "--allow-lower-prices");
     assert.match(
       allowed.stderr,
