@@ -669,7 +669,8 @@ export const EXIT_CODE_TEXT: readonly (readonly [number, string])[] = [
   [2, "usage error: bad flags or arguments; an unreadable or invalid request, recording, report or config file"],
   [
     3,
-    "routing or startup failure: an unreadable or invalid catalog, unknown model, missing key or workspace, no route",
+    "routing or startup failure: an unreadable or invalid catalog, unknown model, missing key or workspace, no route; " +
+    "a URL that cannot be reached (loom models update)",
   ],
   [4, "suspended"],
   [5, "archive capacity exceeded"],
