@@ -1,7 +1,8 @@
 // Where the model table comes from: a models file (parseModels, --models FILE), the table in use and `loom models
-// update`: a table newer than the built-in one, installed in the user's config
-// folder ($XDG_CONFIG_HOME/loom/models.json) from a release's models.json, a file or a URL, so prices and retirements
-// stay true without a new binary. Every command reads the table through tableInUse (docs/providers.md).
+// update`: a table newer than the built-in one, installed in the user's config folder
+// ($XDG_CONFIG_HOME/loom/models.json) from a release's models.json, a file or a URL, so prices and retirements stay
+// true without a new binary. Every command reads the table through tableInUse: the built-in table with the installed
+// one merged over it, both it and a --models file held to the floor of models.ts' overrideProblem (docs/providers.md).
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
