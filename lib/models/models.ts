@@ -135,7 +135,8 @@ export const ModelTable = z.strictObject({
   currency: z.literal("USD").describe("Every price is in US dollars"),
   models: z.record(ModelKey, ModelEntry).describe('Models by "PROVIDER/MODEL" as loom run --model names them'),
   updated: Date.optional().describe(
-    "When the table as a whole was last checked; loom models update takes only a table newer than the one in use",
+    "When the table as a whole was last checked; loom models update takes only a table newer than the one in use " +
+      "and not dated after today",
   ),
   families: z.record(z.string().regex(/^[a-z-]+\/.+$/, "expected PROVIDER/PREFIX"), ModelKey).optional().describe(
     'Id prefixes the table knows the family of ("anthropic/claude-" → "anthropic/claude-sonnet-5-5"): an unknown ' +
