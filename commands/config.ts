@@ -29,7 +29,7 @@ import { millisecondsOption } from "./options.ts";
 import { readRequest } from "./request-file.ts";
 import { Reporter } from "./reporter.ts";
 import { CONFIG_SPEC } from "./specs.ts";
-import { describeTableInUse, tableInUse } from "./models-table.ts";
+import { describeTableInUse, tableInUse, todayOf } from "./models-table.ts";
 
 export type LoadedConfig = { path: string | null; found: boolean; config: UserConfig };
 
@@ -178,8 +178,9 @@ export async function configCommand(argv: string[], io: Io): Promise<number> {
   const resolved = layered(user.plan, await filesOf(values, io));
   const reporter = new Reporter(io, { command: "config", format: values.json ? "json" : "text" });
   if (!resolved.ok) throw new UsageError(resolved.message);
-  const table = tableInUse(io.env);
-  const line = describeTableInUse(table, { today: new Date().toISOString().slice(0, 10) });
+  const today = todayOf(io.now?.());
+  const table = tableInUse(io.env, { today });
+  const line = describeTableInUse(table, { today });
   return reporter.settings({
     file: user.file,
     rows: settingRows(resolved.settings),

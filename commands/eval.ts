@@ -1,20 +1,20 @@
 // loom eval SUITE …: matched live evaluations (SPEC §12). `loom eval validate SUITE` proves a suite's checks honest;
 // `loom eval rescore DIR` re-runs the checks on the saved workspace changes without calling a model.
-import { readFileSync } from "node:fs";
 import { errorMessage } from "../lib/errors.ts";
 import { join, relative, resolve } from "node:path";
 import { describeFsError, StartupError, UsageError } from "../lib/errors.ts";
 import type { EvalSettings } from "../lib/eval/eval-file.ts";
 import { parseShard } from "../lib/eval/matrix.ts";
 import { bestAgreeingInterval, tasksNeeded } from "../lib/eval/stats.ts";
-import { mergePrices, parsePrices, priceOf, pricesOf, type PriceTable } from "../lib/prices.ts";
-import { tableInUse } from "./models-table.ts";
+import { lowerPrices, mergePrices, parsePrices, priceOf, pricesOf, type PriceTable } from "../lib/prices.ts";
+import { readTableFile, tableInUse, todayOf } from "./models-table.ts";
 import { ContextPolicyName, DEFAULT_POLICY, DEFAULT_PREVIEW_MODE, DEFAULT_STEP_PROTOCOL } from "../lib/policy.ts";
 import { evalKey, type EvalProgress, runEval } from "../lib/eval/run/eval-run.ts";
 import { providerForModel } from "../lib/run/provider-for-model.ts";
 import { evalPlans } from "../lib/eval/run/eval-attempt.ts";
 import { parseModelRef, PROVIDER_KINDS } from "../lib/models/provider-kinds.ts";
 import { formatCount } from "../lib/text/numbers.ts";
+import { escapeControl } from "../lib/text/safe-text.ts";
 import { checkHashes, type LoadedSuite, loadSuiteFile, taskHashes } from "../lib/eval/run/eval-suite-file.ts";
 import { chooseSandbox } from "../lib/workspace/create-workspace-executor.ts";
 import type { SandboxMode } from "../lib/workspace/sandbox.ts";
@@ -36,17 +36,37 @@ function count(flag: string, value: string | undefined, fallback: number, { min 
   return n;
 }
 
-/** The prices of the model table in use (the built-in one, or one loom models update installed), then --prices. */
-function readPrices(file: string | undefined, { cwd, env }: Io): PriceTable {
-  const base = pricesOf(tableInUse(env).table);
+/**
+ * The prices of the model table in use (the built-in one, or one loom models update installed), then --prices: a
+ * rate below the table's (--max-cost rests on it) only with --allow-lower-prices, and then listed on stderr.
+ */
+function readPrices(
+  file: string | undefined,
+  { allowLower }: { allowLower: boolean },
+  { cwd, env, now, stderr }: Io,
+): PriceTable {
+  const base = pricesOf(tableInUse(env, { today: todayOf(now?.()) }).table);
   if (file === undefined) return base;
   let text: string;
   try {
-    text = readFileSync(resolve(cwd, file), "utf8");
+    text = readTableFile(resolve(cwd, file));
   } catch (error) {
-    throw new UsageError(`--prices ${JSON.stringify(file)}: ${describeFsError(error)}`);
+    const why = error instanceof UsageError ? error.message : describeFsError(error);
+    throw new UsageError(`--prices ${JSON.stringify(file)}: ${why}`);
   }
-  return mergePrices(base, parsePrices(text, { file }));
+  const override = parsePrices(text, { file });
+  const lowered = lowerPrices(base, override);
+  if (lowered.length > 0 && !allowLower) {
+    throw new UsageError(
+      `Invalid price table ${JSON.stringify(file)}: ${lowered[0]} is below the model table's price (the cost and ` +
+        "--max-cost rest on it; --allow-lower-prices accepts it)",
+      "prices_invalid",
+    );
+  }
+  for (const line of lowered) {
+    stderr(`loom eval: lower price accepted (--allow-lower-prices): ${escapeControl(line)}\n`);
+  }
+  return mergePrices(base, override);
 }
 
 export async function evalCommand(argv: string[], io: Io): Promise<number> {
@@ -87,7 +107,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const stepProtocol = values["step-protocol"] ?? DEFAULT_STEP_PROTOCOL;
   const sandbox = evalSandbox(values.sandbox, io.env);
   const out = outputPathOption("--out", values.out ?? "eval-out", { cwd: io.cwd, folder: true });
-  const prices = readPrices(values.prices, io);
+  const prices = readPrices(values.prices, { allowLower: values["allow-lower-prices"] === true }, io);
   const settings: EvalSettings = {
     models,
     policies: policies as ContextPolicyName[],
@@ -135,7 +155,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     jobs,
     resume: values.resume === true,
     prices,
-    models: tableInUse(io.env).table,
+    models: tableInUse(io.env, { today: todayOf(io.now?.()) }).table,
     maxCost,
     sandbox,
     plans,

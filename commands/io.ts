@@ -11,6 +11,8 @@ export type Io = {
   columns?: number;
   /** Colour on stderr: a terminal, NO_COLOR unset, TERM not dumb. */
   color?: boolean;
+  /** The clock (ms since the epoch) for dates a command checks against today; default Date.now. */
+  now?: () => number;
   /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal;
 };

@@ -1,13 +1,16 @@
 // Where the model table comes from: a models file (parseModels, --models FILE), the table in use and `loom models
-// update`: a table newer than the built-in one, installed in the user's config
-// folder ($XDG_CONFIG_HOME/loom/models.json) from a release's models.json, a file or a URL, so prices and retirements
-// stay true without a new binary. Every command reads the table through tableInUse (docs/providers.md).
+// update`: a table newer than the built-in one, installed in the user's config folder
+// ($XDG_CONFIG_HOME/loom/models.json) from a release's models.json, a file or a URL, so prices and retirements stay
+// true without a new binary. Every command reads the table through tableInUse: the built-in table with the installed
+// one merged over it, both it and a --models file held to the floor of models.ts' overrideProblem (docs/providers.md).
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { describeFsError, errorCode, UsageError } from "../lib/errors.ts";
+import { describeFsError, errorCode, InterruptedError, UsageError } from "../lib/errors.ts";
+import { escapeControl } from "../lib/text/safe-text.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
 import { mergeModels, ModelTable, overrideProblem } from "../lib/models/models.ts";
+import { getCapped } from "../lib/providers/http/capped-get.ts";
 import { describeJsonFailure, parseJsonc } from "../lib/text/json-text.ts";
 import { describeIssues, MISSING_FIELDS } from "../lib/text/zod-error.ts";
 import { configPath } from "../lib/settings/settings.ts";
@@ -25,40 +28,92 @@ export type TableInUse = {
   table: ModelTable;
   origin: string;
   updated: string | null;
-  /** An installed table not used because the built-in one is newer (a newer binary since the update). */
-  ignored?: { path: string; updated: string | null };
+  /** An installed table not used: the built-in one is newer (a newer binary since the update), or it breaks a rule. */
+  ignored?: { path: string; updated: string | null; reason: string };
+  /** The installed table's prices below the built-in one's (accepted with --allow-lower-prices), shown with it. */
+  lowered?: string[];
 };
 
 /**
- * The installed table when there is one newer than the built-in (a newer binary's table wins over an older download);
- * else the built-in one. A broken installed file stops the command with one line naming it.
+ * The built-in table with the installed one merged over it when that one is newer (a newer binary's table wins over an
+ * older download) and keeps the rules every update is held to (models.ts: overrideProblem; its lower prices were
+ * accepted when it was installed); else the built-in one. A file that cannot be read or parsed stops the command with
+ * one line naming it; one dated in the future or breaking a rule is not used, and loom models and loom config say so.
  */
-export function tableInUse(env: Env): TableInUse {
+export function tableInUse(env: Env, { today }: { today: string }): TableInUse {
   const builtIn = { table: BUILT_IN_MODELS, origin: "built-in", updated: BUILT_IN_MODELS.updated ?? null };
   const path = installedModelsPath(env);
   if (path === null) return builtIn;
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readTableFile(path);
   } catch (error) {
     if (errorCode(error) === "ENOENT") return builtIn;
-    throw new UsageError(`Cannot read the installed model table ${JSON.stringify(path)}: ${describeFsError(error)}`);
+    throw new UsageError(`Cannot read the installed model table ${JSON.stringify(path)}: ${describeRead(error)}`);
   }
   const table = parseModels(text, { file: path });
+  const updated = table.updated ?? null;
   if ((table.updated ?? "") <= (builtIn.updated ?? "")) {
-    return { ...builtIn, ignored: { path, updated: table.updated ?? null } };
+    return { ...builtIn, ignored: { path, updated, reason: "is older" } };
   }
-  return { table, origin: path, updated: table.updated ?? null };
+  const { problem, lowered } = overrideProblem(BUILT_IN_MODELS, table, { today, acceptLowerPrices: true });
+  if (problem) return { ...builtIn, ignored: { path, updated, reason: `breaks a rule (${problem})` } };
+  return { table: mergeModels(BUILT_IN_MODELS, table), origin: path, updated, ...(lowered.length ? { lowered } : {}) };
+}
+
+/** Today as YYYY-MM-DD by the clock (UTC): what the commands pass the table's rules. */
+export function todayOf(now = Date.now()): string {
+  return new Date(now).toISOString().slice(0, 10);
 }
 
 /** "built-in, updated 2026-12-03 (0 days ago)": for loom models and loom config. */
-export function describeTableInUse({ origin, updated, ignored }: TableInUse, { today }: { today: string }): string {
+export function describeTableInUse(
+  { origin, updated, ignored, lowered = [] }: TableInUse,
+  { today }: { today: string },
+): string {
   const age = updated === null
     ? ""
     : ` (${Math.round((Date.parse(today) - Date.parse(updated)) / 86_400_000)} days ago)`;
-  const older = ignored ? `; ${ignored.path} (updated ${ignored.updated ?? "unknown"}) is older and not used` : "";
-  return `model table: ${origin}, updated ${updated ?? "unknown"}${age}${older}`;
+  const older = ignored
+    ? `; ${ignored.path} (updated ${ignored.updated ?? "unknown"}) ${ignored.reason} and is not used`
+    : "";
+  const lower = lowered.length > 0 ? `; prices below the built-in table's: ${lowered.join(", ")}` : "";
+  return escapeControl(`model table: ${origin}, updated ${updated ?? "unknown"}${age}${older}${lower}`);
 }
+
+/** The largest table file Loom reads (the built-in one as JSON is about 30 KB). */
+const MAX_TABLE_BYTES = 4 * 1024 * 1024;
+/** How long `loom models update` waits for a URL's whole answer (redirects and checksum each on their own). */
+const FETCH_TIMEOUT_MS = 60_000;
+
+/**
+ * A table file's text (a model table, a price table): a regular file of at most MAX_TABLE_BYTES (a link to /dev/zero, a FIFO or a huge file is refused
+ * in one line before it is read whole). Throws the fs error (ENOENT for a missing file) or a usage error.
+ */
+export function readTableFile(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UsageError(`${JSON.stringify(path)} is not a regular file`);
+    if (stat.size > MAX_TABLE_BYTES) {
+      throw new UsageError(`${JSON.stringify(path)} is ${stat.size} bytes, over the ${MAX_TABLE_BYTES}-byte cap`);
+    }
+    // One byte more than its size: a file that grows while read (a FIFO swapped in) is not read past the cap.
+    const bytes = new Uint8Array(stat.size + 1);
+    let total = 0;
+    while (total < bytes.length) {
+      const n = readSync(fd, bytes, total, bytes.length - total, null);
+      if (n === 0) break;
+      total += n;
+    }
+    if (total > stat.size) throw new UsageError(`${JSON.stringify(path)} changed while it was read`);
+    return new TextDecoder().decode(bytes.subarray(0, total));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const describeRead = (error: unknown) => (error instanceof UsageError ? error.message : describeFsError(error));
 
 /**
  * Where `loom models update` reads with no --from: LOOM_MODELS_URL, else the latest release's models.json
@@ -87,72 +142,123 @@ function checkUrl(url: string): void {
   }
 }
 
-/** GET with no credentials: no cookies, no authorization header, no redirect to another host's rules. */
-async function get(url: string, fetchImpl: typeof fetch): Promise<{ status: number; text: string }> {
-  const response = await fetchImpl(url, {
-    method: "GET",
-    credentials: "omit",
-    headers: { accept: "application/json, text/plain" },
-    redirect: "follow",
-  });
-  // A redirect may not leave HTTPS (or this machine).
-  if (response.url && response.url !== url) checkUrl(response.url);
-  return { status: response.status, text: await response.text() };
+/** GET with no credentials, no redirect off the origin, capped in size and time, ended by the signal. */
+async function get(
+  url: string,
+  { fetchImpl, signal, timeoutMs }: { fetchImpl: typeof fetch; signal?: AbortSignal; timeoutMs: number },
+): Promise<{ status: number; text: string }> {
+  const got = await getCapped(url, { fetch: fetchImpl, maxBytes: MAX_TABLE_BYTES, timeoutMs, signal, check: checkUrl });
+  return { status: got.status, text: new TextDecoder().decode(got.bytes) };
 }
 
 /** The expected SHA-256 of a `models.json.sha256` file ("HEX  models.json" or "HEX"), or a usage error. */
 function expectedSum(text: string, where: string): string {
   const hex = text.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
-  if (!/^[0-9a-f]{64}$/.test(hex)) throw new UsageError(`${where}: not a SHA-256 checksum file`, "models_invalid");
+  if (!/^[0-9a-f]{64}$/.test(hex)) {
+    throw new UsageError(`${where}: expected a SHA-256 (64 hex digits)`, "models_invalid");
+  }
   return hex;
 }
 
-export type UpdateResult = { path: string; updated: string; models: number; from: string; checksum: boolean };
+export type UpdateResult = {
+  path: string;
+  updated: string;
+  models: number;
+  from: string;
+  /** "pinned": matched --checksum; "beside": matched FILE.sha256 / URL.sha256 (same origin: not proof); null: none. */
+  checksum: "pinned" | "beside" | null;
+  /** The prices it lowers below the built-in table's, accepted by --allow-lower-prices ("KEY: input 0.2 → 0.15"). */
+  lowered: string[];
+};
+
+/** The flag that accepts an update's prices below the built-in table's. */
+const LOWER_PRICES_FLAG = "--allow-lower-prices";
 
 /**
- * Reads a table (a file, a URL, or the latest release's models.json), checks its checksum when one comes with it,
- * its schema and that it is newer than the table in use, then installs it atomically in the config folder.
+ * Reads a table (a file, a URL, or the latest release's models.json), checks its checksum (the pinned --checksum, else
+ * the one beside it when there is one), its schema, that it is dated neither in the future nor before the table in
+ * use, and the rules every table merged over the built-in one keeps (models.ts: overrideProblem), then installs it
+ * atomically in the config folder. It is merged over the built-in table when used, never in place of it.
  */
 export async function updateModels(
-  { from, env, cwd }: { from: string | undefined; env: Env; cwd: string },
-  { fetchImpl = globalThis.fetch }: { fetchImpl?: typeof fetch } = {},
+  { from, env, cwd, sha256, allowLowerPrices = false, today }: {
+    from: string | undefined;
+    env: Env;
+    cwd: string;
+    /** The table's SHA-256 as the user pinned it (hex). */
+    sha256?: string | undefined;
+    allowLowerPrices?: boolean;
+    today: string;
+  },
+  { fetchImpl = globalThis.fetch, signal, timeoutMs = FETCH_TIMEOUT_MS }: {
+    fetchImpl?: typeof fetch;
+    /** Ends the fetch (SIGINT, SIGTERM): an interrupt. */
+    signal?: AbortSignal;
+    timeoutMs?: number;
+  } = {},
 ): Promise<UpdateResult> {
   const path = installedModelsPath(env);
   if (path === null) throw new UsageError("loom models update needs XDG_CONFIG_HOME or HOME to install the table");
+  const pinned = sha256 === undefined ? null : expectedSum(sha256, "--checksum");
   const source = from ?? latestModelsUrl(env);
   const remote = /^[a-z]+:\/\//i.test(source);
   let text: string;
-  let sum: string | null = null;
+  let beside: string | null = null;
   if (remote) {
     checkUrl(source);
-    const body = await get(source, fetchImpl).catch((error: unknown) => {
-      if (error instanceof UsageError) throw error;
-      throw new UsageError(`Cannot fetch ${source}: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    const body = await get(source, { fetchImpl, signal, timeoutMs });
     if (body.status !== 200) throw new UsageError(`Cannot fetch ${source}: HTTP ${body.status}`);
     text = body.text;
-    const checksum = await get(`${source}.sha256`, fetchImpl).catch(() => null);
-    if (checksum?.status === 200) sum = expectedSum(checksum.text, `${source}.sha256`);
+    if (pinned === null) {
+      const checksum = await get(`${source}.sha256`, { fetchImpl, signal, timeoutMs }).catch((error: unknown) => {
+        if (error instanceof InterruptedError) throw error;
+        return null;
+      });
+      if (checksum?.status === 200) beside = expectedSum(checksum.text, `${source}.sha256`);
+    }
   } else {
     const file = resolve(cwd, source);
     try {
-      text = readFileSync(file, "utf8");
+      text = readTableFile(file);
     } catch (error) {
-      throw new UsageError(`--from ${JSON.stringify(source)}: ${describeFsError(error)}`);
+      throw new UsageError(`--from ${JSON.stringify(source)}: ${describeRead(error)}`);
     }
-    if (existsSync(`${file}.sha256`)) sum = expectedSum(readFileSync(`${file}.sha256`, "utf8"), `${source}.sha256`);
+    if (pinned === null) {
+      let sumText: string | null = null;
+      try {
+        sumText = readTableFile(`${file}.sha256`);
+      } catch (error) {
+        if (errorCode(error) !== "ENOENT") {
+          throw new UsageError(`--from ${JSON.stringify(source)}.sha256: ${describeRead(error)}`);
+        }
+      }
+      if (sumText !== null) beside = expectedSum(sumText, `${source}.sha256`);
+    }
   }
+  const sum = pinned ?? beside;
   if (sum !== null) {
     const actual = createHash("sha256").update(text).digest("hex");
     if (actual !== sum) {
-      throw new UsageError(`${source}: the SHA-256 is ${actual}, its checksum file says ${sum}; not installed`);
+      const said = pinned !== null ? "--checksum says" : "its checksum file says";
+      throw new UsageError(`${source}: the SHA-256 is ${actual}, ${said} ${sum}; not installed`, "models_invalid");
     }
   }
   const table = parseModels(text, { file: source });
   if (table.updated === undefined) {
     throw new UsageError(`${source}: the table has no "updated" date; not installed`, "models_invalid");
   }
-  const current = tableInUse(env);
+  const review = overrideProblem(BUILT_IN_MODELS, table, {
+    today,
+    acceptLowerPrices: allowLowerPrices,
+    lowerPricesFlag: LOWER_PRICES_FLAG,
+  });
+  if (review.problem) {
+    throw new UsageError(
+      `Invalid models file ${JSON.stringify(source)}: ${review.problem}; not installed`,
+      "models_invalid",
+    );
+  }
+  const current = tableInUse(env, { today });
   if (current.updated !== null && table.updated <= current.updated) {
     throw new UsageError(
       `${source}: the table is updated ${table.updated}, not newer than the one in use (${current.origin}, ` +
@@ -175,28 +281,30 @@ export async function updateModels(
     updated: table.updated,
     models: Object.keys(table.models).length,
     from: source,
-    checksum: sum !== null,
+    checksum: pinned !== null ? "pinned" : beside !== null ? "beside" : null,
+    lowered: review.lowered,
   };
 }
 
 /**
  * The table in use (the built-in one, or a newer one `loom models update` installed), with the entries of FILE
- * (--models) replacing or adding to it.
+ * (--models) replacing or adding to it under the same rules as an update, lower prices never accepted.
  */
 export function readModels(
   file: string | undefined,
-  { cwd, env }: { cwd: string; env: Record<string, string | undefined> },
+  { cwd, env, now }: { cwd: string; env: Record<string, string | undefined>; now?: () => number },
 ): ModelTable {
-  const base = tableInUse(env).table;
+  const today = todayOf(now?.());
+  const base = tableInUse(env, { today }).table;
   if (file === undefined) return base;
   let text: string;
   try {
-    text = readFileSync(resolve(cwd, file), "utf8");
+    text = readTableFile(resolve(cwd, file));
   } catch (error) {
-    throw new UsageError(`--models ${JSON.stringify(file)}: ${describeFsError(error)}`);
+    throw new UsageError(`--models ${JSON.stringify(file)}: ${describeRead(error)}`);
   }
   const override = parseModels(text, { file });
-  const problem = overrideProblem(base, override);
+  const { problem } = overrideProblem(base, override, { today });
   if (problem) throw new UsageError(`Invalid models file ${JSON.stringify(file)}: ${problem}`, "models_invalid");
   return mergeModels(base, override);
 }

@@ -6,7 +6,7 @@ import type { ModelEntry, ModelTable } from "../lib/models/models.ts";
 import { parseCommand } from "./cli-spec.ts";
 import type { Io } from "./io.ts";
 import { MODELS_SPEC } from "./specs.ts";
-import { describeTableInUse, readModels, tableInUse, updateModels } from "./models-table.ts";
+import { describeTableInUse, readModels, tableInUse, todayOf, updateModels } from "./models-table.ts";
 
 const tokens = (n: number) => (n >= 1_000_000 ? `${Number((n / 1_000_000).toFixed(2))}M` : `${Math.round(n / 1000)}K`);
 const usd = (n: number | undefined) => (n === undefined ? "-" : `$${Number(n.toFixed(4))}`);
@@ -60,9 +60,9 @@ export async function modelsCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(MODELS_SPEC, argv, { command: "models" });
   if (positionals.length > 0) throw new UsageError("loom models takes no arguments (see loom models --help)");
   const table = readModels(values.models, io);
-  const today = new Date().toISOString().slice(0, 10);
+  const today = todayOf(io.now?.());
   if (values.json) io.stdout(`${JSON.stringify(table, null, 2)}\n`);
-  else io.stdout(`${describeTableInUse(tableInUse(io.env), { today })}\n${renderModels(table, { today })}`);
+  else io.stdout(`${describeTableInUse(tableInUse(io.env, { today }), { today })}\n${renderModels(table, { today })}`);
   return 0;
 }
 
@@ -70,11 +70,26 @@ async function updateCommand(argv: string[], io: Io): Promise<number> {
   const spec = MODELS_SPEC.subcommands.update;
   const { values, positionals } = parseCommand(spec, argv, { command: "models update" });
   if (positionals.length > 0) throw new UsageError("loom models update takes no arguments (use --from FILE|URL)");
-  const done = await updateModels({ from: values.from, env: io.env, cwd: io.cwd });
+  const done = await updateModels({
+    from: values.from,
+    env: io.env,
+    cwd: io.cwd,
+    sha256: values.checksum,
+    allowLowerPrices: values["allow-lower-prices"],
+    today: todayOf(io.now?.()),
+  }, { signal: io.signal });
+  const checksum = done.checksum === "pinned"
+    ? ", SHA-256 matches --checksum"
+    : done.checksum === "beside"
+    ? ", checksum verified (it came from the same place as the table: it catches a damaged download, not a forged " +
+      "table; pin one with --checksum)"
+    : "";
+  // The table's own words (a key) are written with their control characters as escapes.
+  const lowered = done.lowered.map((line) => `lower price accepted (--allow-lower-prices): ${escapeControl(line)}\n`);
   io.stdout(
-    `installed the model table of ${done.updated} (${done.models} models${
-      done.checksum ? ", checksum verified" : ""
-    }) from ${done.from} in ${done.path}\n`,
+    `installed the model table of ${done.updated} (${done.models} models${checksum}) from ${
+      escapeControl(done.from)
+    } in ${escapeControl(done.path)}\n${lowered.join("")}`,
   );
   return 0;
 }

@@ -345,7 +345,9 @@ export class Reporter {
       this.#io.stdout(`${format.html}\n`);
     } else {
       const doc = summarizeReports(reports);
-      this.#io.stdout(format === "json" ? `${JSON.stringify(doc, null, 2)}\n` : renderSummaryText(doc));
+      // Text: a report's file names and paths are not Loom's, so their control characters are written as escapes.
+      const text = () => renderSummaryText(doc).split("\n").map(escapeControl).join("\n");
+      this.#io.stdout(format === "json" ? `${JSON.stringify(doc, null, 2)}\n` : text());
     }
     return endingOf({ ran: "completed" }).exitCode;
   }

@@ -417,6 +417,9 @@ changes, check output). See docs/eval.md.`,
       complete: "file",
       description: "a price table (loom schema prices) overriding or adding to the built-in one",
     },
+    "allow-lower-prices": {
+      description: "accept --prices below the model table's (each is listed on stderr); without it they are refused",
+    },
     seed: { value: "S", default: "loom", description: "seed of the run order and of the statistics" },
     margin: { value: "POINTS", default: "5", description: "non-inferiority margin in percentage points" },
     "cost-margin": {
@@ -522,15 +525,26 @@ entry with its source (docs/providers.md).`,
   subcommands: {
     update: {
       summary: "install a newer model table (the latest release's models.json, or a file or URL) for every command",
-      usage: ["[--from FILE|URL]"],
-      description: `Reads a model table, checks it (the checksum in FILE.sha256 or URL.sha256 when there is one, the
-schema, an "updated" date newer than the table in use), then writes it atomically beside the config file
-($XDG_CONFIG_HOME/loom/models.json). Every command uses it over the built-in table until a newer binary ships a newer
-one. URLs are https:// (or http:// to this machine) and are fetched with no credentials.`,
+      usage: ["[--from FILE|URL] [--checksum SHA256] [--allow-lower-prices]"],
+      description: `Reads a model table, checks it (its SHA-256 against --checksum, else against FILE.sha256 or
+URL.sha256 when there is one, the schema, an "updated" date newer than the table in use and not in the future), then
+writes it atomically beside the config file ($XDG_CONFIG_HOME/loom/models.json). Every command uses it merged over the
+built-in table until a newer binary ships a newer one. A table may add models and change entries, never remove a
+model, undo or postpone a retirement, give an id to another model, or set a price of zero; a price below the built-in
+table's needs --allow-lower-prices and is listed. URLs are https:// (or http:// to this machine), fetched with no
+credentials, no redirect to another origin, at most 4 MiB and 60 s. A checksum beside the table comes from the same
+place: it catches a damaged download, not a forged table (--checksum pins one). Exit 3 when the URL cannot be reached.`,
       flags: {
         from: {
           value: "FILE|URL",
           description: "where to read the table (default: the latest release's models.json on GitHub, LOOM_REPO)",
+        },
+        checksum: {
+          value: "SHA256",
+          description: "the table's SHA-256 as published where you trust it; refused when the table differs",
+        },
+        "allow-lower-prices": {
+          description: "accept prices below the built-in table's (each is listed); without it they are refused",
         },
       },
       positionalsAreFiles: false,
@@ -655,7 +669,8 @@ export const EXIT_CODE_TEXT: readonly (readonly [number, string])[] = [
   [2, "usage error: bad flags or arguments; an unreadable or invalid request, recording, report or config file"],
   [
     3,
-    "routing or startup failure: an unreadable or invalid catalog, unknown model, missing key or workspace, no route",
+    "routing or startup failure: an unreadable or invalid catalog, unknown model, missing key or workspace, no route; " +
+    "a URL that cannot be reached (loom models update)",
   ],
   [4, "suspended"],
   [5, "archive capacity exceeded"],

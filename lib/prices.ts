@@ -9,7 +9,8 @@ import { BUILT_IN_MODELS } from "./models/built-in.ts";
 import type { ModelTable } from "./models/models.ts";
 import { parseModelRef } from "./models/provider-kinds.ts";
 
-const Rate = z.number().nonnegative();
+/** A list price is above zero: a zero rate makes a run's cost zero, and --max-cost would never stop it. */
+const Rate = z.number().positive();
 
 const ModelPrice = z.strictObject({
   input: Rate.describe("USD per million uncached input tokens"),
@@ -75,6 +76,24 @@ export type Cost = z.infer<typeof Cost>;
 /** The table with `override`'s entries replacing or adding to the built-in ones. */
 export function mergePrices(base: PriceTable, override: PriceTable | null): PriceTable {
   return override ? { currency: "USD", models: { ...base.models, ...override.models } } : base;
+}
+
+/**
+ * The rates of `override` below those of `base` for the same model ("openai/gpt-5.6-luna: input 0.2 → 0.15"; a rate
+ * `base` has and `override` leaves out counts as "(absent)"): what loom eval --prices accepts only when told to.
+ */
+export function lowerPrices(base: PriceTable, override: PriceTable): string[] {
+  return Object.entries(override.models).flatMap(([key, price]) => {
+    const floor = Object.hasOwn(base.models, key) ? base.models[key] : undefined;
+    if (floor === undefined) return [];
+    const rates = ["input", "output", "cache_read", "cache_write_5m", "cache_write_1h", "cache_write"] as const;
+    return rates.flatMap((rate) => {
+      const value = floor[rate];
+      const given = price[rate];
+      if (value === undefined || (given !== undefined && given >= value)) return [];
+      return [`${key}: ${rate} ${value} → ${given ?? "(absent)"}`];
+    });
+  });
 }
 
 /** The entry of "PROVIDER/MODEL"; a bare model id (a catalog model's) matches when exactly one provider lists it. */

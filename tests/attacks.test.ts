@@ -1727,15 +1727,17 @@ test("a --models file: zero prices, an alias rerouting a model, 1.7e308 refused 
     const { io, out } = fakeIo({ cwd: arena.dir, env: { PATH: process.env.PATH } });
     return { code: await main(args, io), ...out };
   };
-  const zero = { input: 0, output: 0, cache_read: 0, cache_write_5m: 0, cache_write_1h: 0 };
+  const low = { input: 0.01, output: 0.01, cache_read: 0.01, cache_write_5m: 0.01, cache_write_1h: 0.01 };
+  const zero = { ...low, input: 0 }; // no price is zero, for any model (issue 42)
   const cases: Array<[Record<string, unknown>, RegExp]> = [
-    [{ "anthropic/claude-sonnet-5-5": { ...sonnet, prices: zero } }, /prices\.input 0 is below Loom's list price/],
+    [{ "anthropic/claude-sonnet-5-5": { ...sonnet, prices: low } }, /prices\.input 0\.01 is below Loom's list price/],
+    [{ "anthropic/new": { ...sonnet, prices: zero } }, /prices\.input: Too small: expected number to be >0/],
     [{ "anthropic/claude-sonnet-5-5": { ...sonnet, prices: null } }, /prices is null, but Loom's table prices it/],
     [
-      { "anthropic/cheap": { ...sonnet, prices: zero, aliases: ["claude-sonnet-4-5-20250929"] } },
+      { "anthropic/cheap": { ...sonnet, prices: low, aliases: ["claude-sonnet-4-5-20250929"] } },
       /aliases names "claude-sonnet-4-5-20250929", which is "anthropic\/claude-sonnet-4-5" in Loom's table/,
     ],
-    [{ "anthropic/new": { ...sonnet, prices: { ...zero, output: 1.7e308 } } }, /prices\.output/],
+    [{ "anthropic/new": { ...sonnet, prices: { ...low, output: 1.7e308 } } }, /prices\.output/],
   ];
   for (const [models, expected] of cases) {
     const run = await loom(file(models));

@@ -17,8 +17,8 @@ import { latestModelsUrl } from "../commands/models-table.ts";
 
 const KEYS = { ANTHROPIC_API_KEY: "sk-ant-secret-update", OPENAI_API_KEY: "sk-secret-update" };
 
-/** The built-in table dated `updated`, with GPT-5.6 Luna's input price set to `luna`. */
-function table(updated: string, luna = 0.15): ModelTable {
+/** The built-in table dated `updated`, with GPT-5.6 Luna's input price set to `luna` (above the built-in 0.2). */
+function table(updated: string, luna = 0.25): ModelTable {
   const entry = BUILT_IN_MODELS.models["openai/gpt-5.6-luna"];
   assert.ok(entry?.prices);
   return {
@@ -38,6 +38,7 @@ async function withHome(
   const home = mkdtempSync(join(tmpdir(), "loom-models-update-"));
   const loom = async (...argv: string[]) => {
     const { io, out } = fakeIo({ cwd: home, env: { XDG_CONFIG_HOME: join(home, "config"), ...KEYS, ...env } });
+    io.now = () => Date.parse(TODAY); // the tables below are dated before it
     const code = await main(argv, io);
     return { code, stdout: out.stdout, stderr: out.stderr };
   };
@@ -48,6 +49,7 @@ async function withHome(
   }
 }
 type Out = { code: number; stdout: string; stderr: string };
+const TODAY = "2026-12-25";
 
 const installed = (home: string) => join(home, "config", "loom", "models.json");
 const lunaInput = (out: Out) => (JSON.parse(out.stdout) as ModelTable).models["openai/gpt-5.6-luna"]?.prices?.input;
@@ -62,7 +64,7 @@ test("loom models update --from FILE installs a newer table every command then u
     assert.equal((JSON.parse(readFileSync(installed(home), "utf8")) as ModelTable).updated, "2026-12-20");
     // No temporary file is left beside it (the write is a rename).
     assert.deepEqual(readdirSync(join(home, "config", "loom")), ["models.json"]);
-    assert.equal(lunaInput(await loom("models", "--json")), 0.15);
+    assert.equal(lunaInput(await loom("models", "--json")), 0.25);
     const text = await loom("models");
     assert.match(text.stdout.split("\n")[0] ?? "", /^model table: .*models\.json, updated 2026-12-20 \(/);
     const config = await loom("config");
@@ -73,7 +75,7 @@ test("loom models update --from FILE installs a newer table every command then u
     writeFileSync(extra, JSON.stringify({ format: 1, currency: "USD", models: { "openai/gpt-9": entry } }));
     const merged = JSON.parse((await loom("models", "--json", "--models", extra)).stdout) as ModelTable;
     assert.ok(merged.models["openai/gpt-9"]);
-    assert.equal(merged.models["openai/gpt-5.6-luna"]?.prices?.input, 0.15);
+    assert.equal(merged.models["openai/gpt-5.6-luna"]?.prices?.input, 0.25);
   });
 });
 
@@ -113,7 +115,7 @@ test("loom models update refuses a table that is not newer, fails the schema or 
     writeFileSync(file, JSON.stringify(table("2026-12-10", 9)));
     const older = await loom("models", "update", "--from", file);
     assert.match(older.stderr, /not newer than the one in use \(.*models\.json, 2026-12-20\)/);
-    assert.equal(lunaInput(await loom("models", "--json")), 0.15, "the installed table stays");
+    assert.equal(lunaInput(await loom("models", "--json")), 0.25, "the installed table stays");
     // An installed table older than the built-in one (a newer binary since): the built-in one is used, and said so.
     writeFileSync(installed(home), JSON.stringify(table("2026-11-01", 9)));
     const shown = await loom("models");
@@ -129,7 +131,7 @@ test("loom models update refuses a table that is not newer, fails the schema or 
 });
 
 test("loom models update --from URL reads a table from this machine with its checksum and sends no credentials", async () => {
-  const text = JSON.stringify(table("2026-12-20", 0.18));
+  const text = JSON.stringify(table("2026-12-20", 0.28));
   const seen: { url: string; headers: IncomingHttpHeaders }[] = [];
   const server = createServer((req, res) => {
     seen.push({ url: req.url ?? "", headers: req.headers });
@@ -146,7 +148,7 @@ test("loom models update --from URL reads a table from this machine with its che
       const done = await loom("models", "update", "--from", `${base}/release/models.json`);
       assert.equal(done.code, 0, done.stderr);
       assert.match(done.stdout, /checksum verified/);
-      assert.equal(lunaInput(await loom("models", "--json")), 0.18);
+      assert.equal(lunaInput(await loom("models", "--json")), 0.28);
       const missing = await loom("models", "update", "--from", `${base}/nothing/models.json`);
       assert.equal(missing.code, 2);
       assert.match(missing.stderr, /HTTP 404/);

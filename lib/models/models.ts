@@ -34,7 +34,8 @@ const Date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected YYYY-MM-DD");
  * would make every cost overflow to Infinity.
  */
 const MAX_RATE = 10_000;
-const Rate = z.number().nonnegative().max(MAX_RATE);
+/** A list price is above zero: a zero rate makes a run's cost zero, and --max-cost would never stop it. */
+const Rate = z.number().positive().max(MAX_RATE);
 
 const ModelPrices = z.strictObject({
   input: Rate.describe("USD per million uncached input tokens"),
@@ -134,7 +135,8 @@ export const ModelTable = z.strictObject({
   currency: z.literal("USD").describe("Every price is in US dollars"),
   models: z.record(ModelKey, ModelEntry).describe('Models by "PROVIDER/MODEL" as loom run --model names them'),
   updated: Date.optional().describe(
-    "When the table as a whole was last checked; loom models update takes only a table newer than the one in use",
+    "When the table as a whole was last checked; loom models update takes only a table newer than the one in use " +
+      "and not dated after today",
   ),
   families: z.record(z.string().regex(/^[a-z-]+\/.+$/, "expected PROVIDER/PREFIX"), ModelKey).optional().describe(
     'Id prefixes the table knows the family of ("anthropic/claude-" → "anthropic/claude-sonnet-5-5"): an unknown ' +
@@ -176,49 +178,105 @@ function defaultEntry(provider: ModelProvider): ModelEntry {
   };
 }
 
+/** How an overlay (a --models file, an installed update) is checked against the table under it. */
+export type OverlayOptions = {
+  /** Today as YYYY-MM-DD (the caller's clock): a table or entry dated later is refused. */
+  today: string;
+  /** Prices below the table's are accepted (and listed in `lowered`): the user said so on the command line. */
+  acceptLowerPrices?: boolean;
+  /** The flag that accepts lower prices, named in the refusal; absent: lower prices are never accepted. */
+  lowerPricesFlag?: string;
+};
+
 /**
- * Why a models file may not be merged into `base` (one line naming the field), or null. The floor Loom states: a model
- * `base` prices keeps at least those prices (a file may raise them, never lower them or drop them: --max-cost and the
- * reported cost rest on them); and no alias may take an id `base` already resolves to another model (it would reroute
- * that model's calls without a word).
+ * Why a models file may not be merged into `base` (one line naming the field), or null; and the prices it lowers when
+ * the caller accepts that ("openai/gpt-5.6-luna: input 0.2 → 0.15"). The floor Loom states, for a --models file and an
+ * installed update alike, since either is data someone else may have written:
+ * - a model `base` prices keeps a price (never null, never zero), and no rate goes below `base`'s unless the user's
+ *   flag accepts it (--max-cost and the reported cost rest on them);
+ * - a retirement `base` knows is never undone or postponed (a retired model would be sent requests again);
+ * - no alias takes an id `base` already resolves to another model (it would reroute that model's calls);
+ * - no date is in the future (a table dated 9999-12-31 would outrank every later table and binary).
+ * An entry keyed by one of `base`'s aliases ("openai/gpt-5.6") is held to the floor of the model the alias names.
  */
-export function overrideProblem(base: ModelTable, override: ModelTable): string | null {
+export function overrideProblem(
+  base: ModelTable,
+  override: ModelTable,
+  { today, acceptLowerPrices = false, lowerPricesFlag }: OverlayOptions,
+): { problem: string | null; lowered: string[] } {
+  const lowered: string[] = [];
+  const refuse = (problem: string) => ({ problem, lowered });
+  if (override.updated !== undefined && override.updated > today) {
+    return refuse(`updated ${override.updated} is in the future (today is ${today}); a table is dated when checked`);
+  }
   for (const [key, entry] of Object.entries(override.models)) {
-    const listed = Object.hasOwn(base.models, key) ? base.models[key] : undefined;
+    const field = `models[${JSON.stringify(key)}]`;
+    if (entry.date > today) return refuse(`${field}.date ${entry.date} is in the future (today is ${today})`);
+    const ref = parseModelRef(key);
+    if (ref === null) continue; // the key's schema names a kind: never here
+    const known = resolveModel(base, ref.provider, ref.id);
+    const listed = known.known ? known.entry : undefined;
     const floor = listed?.prices;
     if (floor) {
-      if (entry.prices === null) return `models[${JSON.stringify(key)}].prices is null, but Loom's table prices it`;
+      if (entry.prices === null) return refuse(`${field}.prices is null, but Loom's table prices it`);
       for (const [rate, value] of Object.entries(floor) as [keyof ModelPrices, unknown][]) {
         // The rates; a long-prompt tier's multiples are not a price floor.
         if (typeof value !== "number") continue;
         const raw = entry.prices[rate];
         const given = typeof raw === "number" ? raw : undefined;
-        if ((given ?? 0) < value) {
-          return `models[${JSON.stringify(key)}].prices.${rate} ${given ?? "(absent)"} is below Loom's list price ` +
-            `${value} (a models file may raise prices, not lower them: the cost and --max-cost rest on them)`;
+        if (given !== undefined && given >= value) continue;
+        if (given !== undefined && acceptLowerPrices) {
+          lowered.push(`${key}: ${rate} ${value} → ${given}`);
+          continue;
         }
+        return refuse(
+          `${field}.prices.${rate} ${given ?? "(absent)"} is below Loom's list price ${value} (the cost and ` +
+            `--max-cost rest on it; ${
+              given !== undefined && lowerPricesFlag
+                ? `${lowerPricesFlag} accepts a lower price`
+                : "a models file may raise prices, not lower them"
+            })`,
+        );
       }
     }
-    const ref = parseModelRef(key);
-    if (ref === null) continue; // the key's schema names a kind: never here
+    const retired = listed?.retired;
+    if (retired && (entry.retired === null || entry.retired.date > retired.date)) {
+      return refuse(
+        `${field}.retired ${
+          entry.retired === null ? "is null" : `is ${entry.retired.date}`
+        }, but Loom's table retires it on ${retired.date} (a known retirement is never undone or postponed by data)`,
+      );
+    }
     for (const alias of entry.aliases ?? []) {
-      const known = resolveModel(base, ref.provider, alias);
-      if (known.known && known.key !== key) {
-        return `models[${JSON.stringify(key)}].aliases names ${JSON.stringify(alias)}, which is ` +
-          `${JSON.stringify(known.key)} in Loom's table: it would reroute that model's calls; name the entry itself`;
+      const other = resolveModel(base, ref.provider, alias);
+      if (other.known && other.key !== known.key) {
+        return refuse(
+          `${field}.aliases names ${JSON.stringify(alias)}, which is ${JSON.stringify(other.key)} in Loom's table: ` +
+            "it would reroute that model's calls; name the entry itself",
+        );
       }
     }
   }
-  return null;
+  return { problem: null, lowered };
 }
 
-/** The table with `override`'s entries replacing or adding to `base`'s. */
+/**
+ * The table with `override`'s entries replacing or adding to `base`'s. An entry that replaces one keeps that one's
+ * aliases besides its own: dropping "gpt-5.6" from GPT-5.6 Sol's entry would make the alias an unknown id, run with
+ * no price (and no --max-cost).
+ */
 export function mergeModels(base: ModelTable, override: ModelTable | null): ModelTable {
   if (!override) return base;
   const families = { ...base.families, ...override.families };
+  const models = { ...base.models };
+  for (const [key, entry] of Object.entries(override.models)) {
+    const under = Object.hasOwn(base.models, key) ? base.models[key]?.aliases ?? [] : [];
+    const aliases = [...new Set([...under, ...(entry.aliases ?? [])])];
+    models[key] = under.length > 0 ? { ...entry, aliases } : entry;
+  }
   return {
     ...base,
-    models: { ...base.models, ...override.models },
+    models,
     ...(Object.keys(families).length > 0 ? { families } : {}),
   };
 }
@@ -283,8 +341,11 @@ export function retirementWarningOf(model: ResolvedModel, { today }: { today: st
   if (!retired || retired.date <= today) return null;
   const days = dayNumber(retired.date) - dayNumber(today);
   if (!(days <= RETIREMENT_WARNING_DAYS)) return null;
-  return `model ${JSON.stringify(model.key)} shuts down on ${retired.date} (in ${days} day${days === 1 ? "" : "s"}); ` +
-    `use ${retired.replacement}`;
+  // A models file's replacement is its author's text: written with its control characters as escapes.
+  return escapeControl(
+    `model ${JSON.stringify(model.key)} shuts down on ${retired.date} (in ${days} day${days === 1 ? "" : "s"}); ` +
+      `use ${retired.replacement}`,
+  );
 }
 
 /** Days since 1970-01-01 of a YYYY-MM-DD date (proleptic Gregorian; pure arithmetic, no clock). */
@@ -342,8 +403,10 @@ export function unknownModelWarning(model: ResolvedModel): string {
   const how = model.assumed
     ? `running it like ${JSON.stringify(model.assumed)}, its family (${api}, ${structured_output}, price unknown)`
     : `running it with conservative defaults (${api}, ${structured_output}, price unknown)`;
-  return `model ${JSON.stringify(model.key)} is not in Loom's model table: ${how}; describe it in a models file ` +
-    "(loom schema models) and pass --models FILE";
+  return escapeControl(
+    `model ${JSON.stringify(model.key)} is not in Loom's model table: ${how}; describe it in a models file ` +
+      "(loom schema models) and pass --models FILE",
+  );
 }
 
 /**
