@@ -528,8 +528,10 @@ export function renderResultText(
       })`,
     );
   }
-  // No price (a local model): its cost is its time and its tokens.
-  if (!s.cost && !recorded) lines.push(`  ${timeAndTokens(s)}`);
+  // No price (a local model): its cost is its time and its tokens, when its provider counted them.
+  if (!s.cost && !recorded && (s.usage.input !== null || s.usage.output !== null)) {
+    lines.push(`  ${timeAndTokens(s)}`);
+  }
   if (s.replay) {
     lines.push(
       s.replay.differing_steps.length === 0
@@ -564,7 +566,7 @@ function timeAndTokens(s: ResultSummary): string {
   ].filter((part) => part !== null);
   const seconds = s.duration_ms / 1000;
   return `time: ${seconds < 10 ? seconds.toFixed(2) : seconds.toFixed(1)} s; tokens: ${
-    tokens.length ? tokens.join(", ") : "not reported"
+    tokens.join(", ")
   } (no price: the cost is the time)`;
 }
 

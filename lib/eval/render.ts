@@ -18,7 +18,7 @@ const tokensText = (
 export const unpriced = (file: EvalFile) => file.summary.policies.every((p) => p.cost === null);
 
 /** A policy's time and tokens, per run and per solved run: what a local model's runs cost. */
-export function timeText(p: PolicySummary): string {
+function timeText(p: PolicySummary): string {
   return `time ${secondsText(p.seconds_per_run)} per run, ${secondsText(p.seconds_per_solved)} per solved; tokens ${
     tokensText(p.tokens_per_run)
   } per run, ${tokensText(p.tokens_per_solved)} per solved`;
