@@ -2,7 +2,7 @@
 // a run without a price (a local model) says its time and tokens in its terminal summary (issues 43 and 44).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../main.ts";
@@ -10,6 +10,7 @@ import { renderResultText, type ResultSummary } from "../commands/reporter.ts";
 import { RunEvent, RunResultEvent } from "../lib/run-events.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 import { ROOT } from "./helpers/binary.ts";
+import { startLlamaCppStandIn } from "./helpers/local-server-stand-ins.ts";
 
 /** The shipped fix-bug recording with usage counters on every answer, so its model's price gives it a cost. */
 function pricedRecording(dir: string): string {
@@ -99,4 +100,43 @@ test("a priced run says its cost, not its time; a replay never says the replay's
   };
   assert.doesNotMatch(renderResultText(summary({ cost }), { label: "loom run" }), /time:/);
   assert.doesNotMatch(renderResultText(summary({}), { label: "replay r.jsonl", recorded: true }), /time:/);
+});
+
+test("loom run against a local server (no price) ends with its time and tokens in the text summary", async () => {
+  const server = await startLlamaCppStandIn({
+    contextSize: 16_384,
+    answer: () => ({ answer: { action: "finish", args: { status: "failure", summary: "looked only" } } }),
+  });
+  const dir = mkdtempSync(join(tmpdir(), "loom-run-time-"));
+  try {
+    mkdirSync(join(dir, "ws"));
+    writeFileSync(join(dir, "ws", "a.txt"), "a\n");
+    const { io, out } = fakeIo({ cwd: dir });
+    const code = await main([
+      "run",
+      "Look at a.txt",
+      "--model",
+      "openai-compatible/local",
+      "--base-url",
+      server.baseUrl,
+      "--workspace",
+      "ws",
+      "--test-command",
+      "node -e 0",
+      "--step-protocol",
+      "single-call",
+      "--max-steps",
+      "2",
+      "--quiet",
+    ], io);
+    assert.equal(code, 0, out.stderr);
+    assert.match(
+      out.stdout,
+      /^ {2}time: \d+\.\d+ s; tokens: [\d,]+ input, [\d,]+ output \(no price: the cost is the time\)$/m,
+    );
+    assert.doesNotMatch(out.stdout, /cost:/);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
