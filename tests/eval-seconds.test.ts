@@ -191,6 +191,9 @@ test("an interrupted evaluation's summary and HTML say what its uncounted runs s
     /not counted: 2 runs \(interrupted, or re-run after an infra failure\) spent \$0\.0138 in 17 calls/,
   );
   assert.doesNotMatch(text, /no priced runs/);
+  // A priced evaluation with nothing counted yet is not taken for a local one.
+  assert.match(text, /legacy {3}solved 0\/0 runs; .*; cost n\/a; per solved n\/a/);
+  assert.doesNotMatch(text, /time n\/a/);
   const html = renderEvalHtml(file, { dir: "out" });
   assert.match(
     html,

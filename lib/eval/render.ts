@@ -14,8 +14,11 @@ const tokensText = (
   x: number | null | undefined,
 ) => (x === null || x === undefined ? "n/a" : formatCount(Math.round(x)));
 
-/** No run of the evaluation had a price: its cost is its time (a local model), shown in seconds and tokens. */
-export const unpriced = (file: EvalFile) => file.summary.policies.every((p) => p.cost === null);
+/**
+ * No run of the evaluation had a price, counted or not: its cost is its time (a local model), shown in seconds and
+ * tokens. An interrupted priced evaluation with no counted run still shows cost (n/a, and what it spent uncounted).
+ */
+export const unpriced = (file: EvalFile) => file.rows.every((row) => row.cost === null);
 
 /** A policy's time and tokens, per run and per solved run: what a local model's runs cost. */
 function timeText(p: PolicySummary): string {
