@@ -530,6 +530,10 @@ export function renderResultText(
       })`,
     );
   }
+  // No price (a local model): its cost is its time and its tokens, when its provider counted them.
+  if (!s.cost && !recorded && (s.usage.input !== null || s.usage.output !== null)) {
+    lines.push(`  ${timeAndTokens(s)}`);
+  }
   if (s.replay) {
     lines.push(
       s.replay.differing_steps.length === 0
@@ -551,6 +555,21 @@ function verifiedText(s: ResultSummary): string {
   return s.verified
     ? "verified"
     : `NOT verified: ${unverifiedReason({ last_test: s.last_test, latest_revision: s.revision })}`;
+}
+
+/** A run without a price, as the summary says what it took: "time: 23.4 s; tokens: 9,120 input, 310 output". */
+function timeAndTokens(s: ResultSummary): string {
+  const { input, cache_read, cache_write, output } = s.usage;
+  const tokens = [
+    input === null ? null : `${n(input)} input`,
+    cache_read ? `${n(cache_read)} read from the cache` : null,
+    cache_write ? `${n(cache_write)} written to the cache` : null,
+    output === null ? null : `${n(output)} output`,
+  ].filter((part) => part !== null);
+  const seconds = s.duration_ms / 1000;
+  return `time: ${seconds < 10 ? seconds.toFixed(2) : seconds.toFixed(1)} s; tokens: ${
+    tokens.join(", ")
+  } (no price: the cost is the time)`;
 }
 
 /** The progress line's money: what the run's calls so far cost (", $0.0123 so far"); nothing without a price. */

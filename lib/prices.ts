@@ -70,6 +70,10 @@ export const Cost = z.strictObject({
   ),
   total: z.number().nonnegative(),
   prices: z.strictObject({ source: z.string(), date: z.string() }).describe("The price entry used"),
+  recorded: z.literal(true).optional().describe(
+    "A replay's cost: the recorded run's counters at this price table, not money the replay spent; absent on a " +
+      "run's own cost (since loom 0.6.0)",
+  ),
 }).describe("Money the provider-reported counters imply at a dated price table");
 export type Cost = z.infer<typeof Cost>;
 

@@ -624,6 +624,9 @@ for (const wire of WIRES) {
       // A replay without --execute runs nothing, so it says sandbox: null where the run said where it ran.
       const comparable = ({ report_path: _, slice: __, route: ___, duration_ms: ____, sandbox: _____, ...rest }: any) =>
         rest;
+      // A replay's cost is the recorded run's, marked so: the same money, not spent again.
+      assert.equal(replayed.cost === null || replayed.cost.recorded === true, true);
+      if (replayed.cost) delete replayed.cost.recorded;
       assert.deepEqual(comparable(replayed), comparable(result));
       const original = readJson(join(s.dir, "report.json"));
       const again = readJson(join(s.dir, "replay.json"));

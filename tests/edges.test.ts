@@ -104,6 +104,8 @@ test("the model's finish summary and printed text reach the terminal with contro
     error: null,
     model_calls: 2,
     request_bytes: { total: 10, max: 5 },
+    usage: { input: 10, cache_read: null, cache_write: null, output: 2 },
+    duration_ms: 1200,
     report_path: null,
   } as unknown as ResultSummary;
   const text = renderResultText(summary, { label: "loom run" });

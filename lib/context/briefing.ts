@@ -58,7 +58,18 @@ export type WorkingState = {
   tests_current: boolean;
   last_refusal?: RefusalView;
   recent_artifacts?: ArtifactView[];
+  /**
+   * Present only while the tests are current: the one plain sentence that they passed on the latest revision and the
+   * run may finish. A small model reading `tests_current: true` beside `last_test: {step}` kept editing to the step
+   * limit where legacy, showing the passing output last, finished (issue 44).
+   */
+  next?: string;
 };
+
+/** What the working state says while the tests pass on the latest revision. */
+export function finishableLine(revision: string): string {
+  return `Tests passed on ${revision}, the current revision: you can finish (action finish, status success).`;
+}
 
 export function initialBriefing(revision = "r0"): Briefing {
   return {
@@ -95,7 +106,9 @@ export function viewBriefing(
   if (artifacts.length > 0) state.recent_artifacts = artifacts;
   // tests_current after latest_revision and last_test, as before: the key order is part of the bytes a cache keeps.
   const { latest_revision, last_test: test, tests_current, ...rest } = state;
-  return { latest_revision, ...(test ? { last_test: test } : {}), tests_current, ...rest };
+  // Last, so it is the line nearest the question the request asks.
+  const next = tests_current ? { next: finishableLine(latest_revision) } : {};
+  return { latest_revision, ...(test ? { last_test: test } : {}), tests_current, ...rest, ...next };
 }
 
 /** Folds one report (of `step`) into the briefing. `sizeOf` gives the byte size of a stored result. */

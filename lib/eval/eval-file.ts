@@ -112,6 +112,18 @@ export const PolicySummary = z.strictObject({
   cache_read: z.number().nullable().describe("Sum of cache-read tokens"),
   median_wall_ms: z.number().nullable(),
   wall_ms: z.number().nonnegative(),
+  seconds_per_run: z.number().nonnegative().nullable().optional().describe(
+    "Mean of the runs' own wall time (wall_ms), in seconds: a local model's cost; null without runs",
+  ),
+  seconds_per_solved: z.number().nonnegative().nullable().optional().describe(
+    "The runs' wall time in seconds / solved runs; null when none solved",
+  ),
+  tokens_per_run: z.number().nonnegative().nullable().optional().describe(
+    "Mean tokens per run (input, cache read and write, output); null when a run's input or output was not reported",
+  ),
+  tokens_per_solved: z.number().nonnegative().nullable().optional().describe(
+    "Tokens over all runs / solved runs; null when none solved or a run's input or output was not reported",
+  ),
 });
 export type PolicySummary = z.infer<typeof PolicySummary>;
 
@@ -138,6 +150,18 @@ export const PairSummary = z.strictObject({
   ),
   cost_ratio_geomean: z.number().nullable().describe("Geometric mean of per-task cost ratios"),
   cost_tasks: count.describe("Tasks with a cost for both policies (the ratio's base)"),
+  seconds_ratio: z.strictObject({
+    estimate: z.number(),
+    low: z.number(),
+    high: z.number().nullable().describe("Null: unbounded (one task, or one task carrying all the time)"),
+  }).nullable().optional().describe(
+    "Σs̄_B,t / Σs̄_A,t of the runs' mean wall time per task, with the cost ratio's 95 % interval over tasks; null " +
+      "when no task has runs of both policies",
+  ),
+  cost_basis: z.enum(["usd", "seconds"]).nullable().optional().describe(
+    "What the verdict weighed as cost: the cost ratio (usd), or, when no task has a price under both policies, the " +
+      "seconds ratio (a local model's cost is its time); null when neither",
+  ),
   standard_error: z.number().describe("(high − low) / (2 · 1.96) of the difference's interval"),
   detectable_difference: z.number().describe("Smallest difference detectable at 80 % power, 5 % level"),
   margin: z.number(),
@@ -159,6 +183,12 @@ export const EvalSummary = z.strictObject({
   dropped_pairs: z.array(z.string()).describe("Pairs dropped after infra failures on every attempt (run-id stems)"),
   runs_without_cost: count,
   unsandboxed_runs: count.describe("Runs whose processes or check ran outside the OS sandbox"),
+  uncounted: z.strictObject({
+    runs: count.describe("Rows not counted: interrupted runs, and the attempts an infra failure had re-run"),
+    cost: z.number().nullable().describe("What they spent in USD; null when none has a cost"),
+    model_calls: count,
+    seconds: z.number().nonnegative().describe("Their own wall time, in seconds"),
+  }).optional().describe("What the runs outside the statistics spent: kept, never in the figures"),
   rescored: z.boolean().describe("The checks were re-run by loom eval rescore"),
   policies: z.array(PolicySummary),
   pairs: z.array(PairSummary),
@@ -175,6 +205,7 @@ export const EvalSummary = z.strictObject({
         runs: count,
         solved: count,
         mean_cost: z.number().nullable(),
+        mean_seconds: z.number().nullable().optional().describe("Mean of the runs' own wall time, in seconds"),
         median_steps: z.number().nullable(),
       }),
     ),

@@ -2,7 +2,7 @@
 // links to the disagreeing runs' artifacts, per-policy figures (cost, cost per solved task) with interval bars, the
 // paired comparison against the margin, and the per-task table. Reads on a phone: tables scroll in their own box.
 import type { EvalFile, PairSummary } from "./eval-file.ts";
-import { headline, usd, whatNext } from "./render.ts";
+import { headline, secondsText, uncountedText, unpriced, usd, whatNext } from "./render.ts";
 import { ratioText, UNSANDBOXED_NOTE } from "./summary.ts";
 
 const escape = (text: string) =>
@@ -57,16 +57,27 @@ function pairBlock(pair: PairSummary): string {
   }</p>
 ${
     pair.cost_ratio
-      ? `<p>cost ratio ${escape(ratioText(pair.cost_ratio.estimate))}× (0× to 2×; red: 1 − cost margin and 1×)<br>${
-        bar({ ...pair.cost_ratio, high: Math.min(pair.cost_ratio.high ?? 2, 2) }, {
-          from: 0,
-          to: 2,
-          lines: [{ at: 1 - pair.cost_margin, label: "1 − cost margin" }, { at: 1, label: "1×" }],
-          format: (v) => `${v}×`,
-        })
-      }</p>`
-      : "<p>cost ratio: n/a (no priced runs)</p>"
+      ? ratioBlock("cost ratio", pair.cost_ratio, pair)
+      : pair.seconds_ratio
+      ? ratioBlock("no price: time ratio (seconds per task, the cost of a local model)", pair.seconds_ratio, pair)
+      : "<p>cost ratio: n/a (no task has a price, or a time, under both policies)</p>"
   }</section>`;
+}
+
+/** A ratio (cost, or time without a price) as an interval bar on 0× to 2×, with 1 − cost margin and 1× marked. */
+function ratioBlock(
+  label: string,
+  ratio: { estimate: number; low: number; high: number | null },
+  pair: PairSummary,
+): string {
+  return `<p>${escape(label)} ${escape(ratioText(ratio.estimate))}× (0× to 2×; red: 1 − cost margin and 1×)<br>${
+    bar({ ...ratio, high: Math.min(ratio.high ?? 2, 2) }, {
+      from: 0,
+      to: 2,
+      lines: [{ at: 1 - pair.cost_margin, label: "1 − cost margin" }, { at: 1, label: "1×" }],
+      format: (v) => `${v}×`,
+    })
+  }</p>`;
 }
 
 const table = (head: string, rows: string) => `<div class="scroll"><table>${head}\n${rows}</table></div>`;
@@ -98,26 +109,39 @@ export function renderEvalHtml(file: EvalFile, { dir }: { dir: string }): string
     }</ul>`
     : "";
   // Cost and cost per solved task come right after the counts, so a narrow screen shows them without scrolling.
+  // Without a price, a local model's cost is its time: seconds (and tokens) per run and per solved run.
+  const timed = unpriced(file);
+  const tokens = (x: number | null | undefined) => (x === null || x === undefined ? "n/a" : String(Math.round(x)));
+  const spent = (p: (typeof s.policies)[number]) =>
+    timed
+      ? `<td>${secondsText(p.seconds_per_run)} · ${tokens(p.tokens_per_run)} tokens</td><td>${
+        secondsText(p.seconds_per_solved)
+      } · ${tokens(p.tokens_per_solved)} tokens</td>`
+      : `<td>${usd(p.cost)}${p.runs_without_cost ? ` (+${p.runs_without_cost} without)` : ""}</td><td>${
+        usd(p.cost_per_solved)
+      }</td>`;
   const policyRows = s.policies.map((p) =>
-    `<tr><td>${escape(p.policy)}</td><td>${p.solved}/${p.runs}</td><td>${usd(p.cost)}${
-      p.runs_without_cost ? ` (+${p.runs_without_cost} without)` : ""
-    }</td><td>${usd(p.cost_per_solved)}</td><td>${pct(p.solve_rate.estimate)} (${pct(p.solve_rate.low)}–${
-      pct(p.solve_rate.high)
-    })</td><td>${bar(p.solve_rate, { from: 0, to: 1, format: pct })}</td><td>${pct(p.pass_all)}</td><td>${
-      p.median_steps ?? "n/a"
-    }</td><td>${p.model_calls}</td></tr>`
+    `<tr><td>${escape(p.policy)}</td><td>${p.solved}/${p.runs}</td>${spent(p)}<td>${pct(p.solve_rate.estimate)} (${
+      pct(p.solve_rate.low)
+    }–${pct(p.solve_rate.high)})</td><td>${bar(p.solve_rate, { from: 0, to: 1, format: pct })}</td><td>${
+      pct(p.pass_all)
+    }</td><td>${p.median_steps ?? "n/a"}</td><td>${p.model_calls}</td></tr>`
   ).join("\n");
   const taskRows = s.per_task.map((t) =>
     `<tr><td>${escape(t.task)}</td>${
       policies.map((p) => {
         const c = t.policies[p];
         return c
-          ? `<td>${c.solved}/${c.runs}</td><td>${usd(c.mean_cost)}</td><td>${c.median_steps ?? "-"}</td>`
+          ? `<td>${c.solved}/${c.runs}</td><td>${timed ? secondsText(c.mean_seconds) : usd(c.mean_cost)}</td><td>${
+            c.median_steps ?? "-"
+          }</td>`
           : "<td>-</td><td>-</td><td>-</td>";
       }).join("")
     }</tr>`
   ).join("\n");
   const title = escape(file.suite.name ?? file.suite.path);
+  const uncountedLine = uncountedText(file);
+  const uncounted = uncountedLine ? `<p>${escape(uncountedLine)}</p>\n` : "";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>loom eval: ${title}</title>
@@ -133,13 +157,15 @@ ${verdicts}
 ${unsandboxed}
 <p><b>${escape(next.line)}</b></p>
 ${nextRuns}
-<p>${escape(headline(file))}; ${escape(file.settings.models.join(", "))}; ${file.settings.repeats} repeat(s); seed ${
-    escape(file.settings.seed)
-  }</p>
+${uncounted}<p>${escape(headline(file))}; ${
+    escape(file.settings.models.join(", "))
+  }; ${file.settings.repeats} repeat(s); seed ${escape(file.settings.seed)}</p>
 <h2>Policies</h2>
 ${
     table(
-      `<tr><th>policy</th><th>solved</th><th>cost</th><th>per solved</th><th>solve rate (95 % CI)</th><th>0–100 %</th><th>pass^${file.settings.repeats}</th><th>median steps</th><th>calls</th></tr>`,
+      `<tr><th>policy</th><th>solved</th>${
+        timed ? "<th>time per run</th><th>per solved</th>" : "<th>cost</th><th>per solved</th>"
+      }<th>solve rate (95 % CI)</th><th>0–100 %</th><th>pass^${file.settings.repeats}</th><th>median steps</th><th>calls</th></tr>`,
       policyRows,
     )
   }
@@ -163,7 +189,9 @@ ${
 ${
     table(
       `<tr><th>task</th>${
-        policies.map((p) => `<th>${escape(p)} solved</th><th>mean cost</th><th>median steps</th>`).join("")
+        policies.map((p) =>
+          `<th>${escape(p)} solved</th><th>${timed ? "mean time" : "mean cost"}</th><th>median steps</th>`
+        ).join("")
       }</tr>`,
       taskRows,
     )

@@ -7,6 +7,34 @@ import { formatCount, plural } from "../text/numbers.ts";
 
 const pct = (x: number) => `${Math.round(x * 100)}`;
 export const usd = (x: number | null) => (x === null ? "n/a" : `$${x < 0.01 ? x.toFixed(5) : x.toFixed(4)}`);
+/** Seconds as the summary prints them ("23.4 s"); n/a when unknown. */
+export const secondsText = (x: number | null | undefined) =>
+  x === null || x === undefined ? "n/a" : `${x < 10 ? x.toFixed(2) : x.toFixed(1)} s`;
+const tokensText = (
+  x: number | null | undefined,
+) => (x === null || x === undefined ? "n/a" : formatCount(Math.round(x)));
+
+/**
+ * No run of the evaluation had a price, counted or not: its cost is its time (a local model), shown in seconds and
+ * tokens. An interrupted priced evaluation with no counted run still shows cost (n/a, and what it spent uncounted).
+ */
+export const unpriced = (file: EvalFile) => file.rows.every((row) => row.cost === null);
+
+/** A policy's time and tokens, per run and per solved run: what a local model's runs cost. */
+function timeText(p: PolicySummary): string {
+  return `time ${secondsText(p.seconds_per_run)} per run, ${secondsText(p.seconds_per_solved)} per solved; tokens ${
+    tokensText(p.tokens_per_run)
+  } per run, ${tokensText(p.tokens_per_solved)} per solved`;
+}
+
+/** What the runs outside the statistics spent, in one line; null when there are none. */
+export function uncountedText(file: EvalFile): string | null {
+  const u = file.summary.uncounted;
+  if (!u || u.runs === 0) return null;
+  return `not counted: ${plural(u.runs, "run")} (interrupted, or re-run after an infra failure) spent ${
+    u.cost === null ? "no priced money" : usd(u.cost)
+  } in ${plural(u.model_calls, "call")} and ${secondsText(u.seconds)}; kept in eval.json, not in the figures`;
+}
 
 /** One disagreeing run: where its hidden check's output and its recording are. */
 export type NextRun = { task: string; policy: string; solved: string; check: string; recording: string };
@@ -93,13 +121,16 @@ function resumeCommand(file: EvalFile, dir: string): string {
 }
 
 function policyLine(p: PolicySummary, file: EvalFile): string {
+  const cost = unpriced(file)
+    ? timeText(p)
+    : `cost ${usd(p.cost)}${
+      p.runs_without_cost ? ` (+${plural(p.runs_without_cost, "run")} without a cost)` : ""
+    }; per solved ${usd(p.cost_per_solved)}; on common tasks ${usd(p.cost_on_common)}`;
   return `  ${p.policy.padEnd(8)} solved ${p.solved}/${p.runs} runs; solve rate ${
     pct(p.solve_rate.estimate)
   } % (95 % CI ${pct(p.solve_rate.low)}–${pct(p.solve_rate.high)}); pass^${file.settings.repeats} ${
     pct(p.pass_all)
-  } %; pass@1 ${pct(p.pass_at_1)} %; cost ${usd(p.cost)}${
-    p.runs_without_cost ? ` (+${plural(p.runs_without_cost, "run")} without a cost)` : ""
-  }; per solved ${usd(p.cost_per_solved)}; on common tasks ${usd(p.cost_on_common)}; median ${
+  } %; pass@1 ${pct(p.pass_at_1)} %; ${cost}; median ${
     p.median_steps === null ? "n/a" : formatCount(p.median_steps)
   } steps; ${plural(p.model_calls, "call")}; ${
     p.cache_read === null ? "n/a" : formatCount(p.cache_read)
@@ -132,6 +163,8 @@ export function renderEvalText(file: EvalFile, { dir }: { dir: string }): string
   const note = s.unsandboxed_runs ? `; ${UNSANDBOXED_NOTE}` : "";
   const lines: string[] = [headline(file) + note];
   for (const p of s.policies) lines.push(policyLine(p, file) + note);
+  const uncounted = uncountedText(file);
+  if (uncounted) lines.push(uncounted);
   for (const pair of s.pairs) {
     lines.push(pair.sentence);
     if (pair.disagreements.length) {
@@ -161,14 +194,17 @@ export function renderEvalText(file: EvalFile, { dir }: { dir: string }): string
       );
     }
   }
-  lines.push("", ["task".padEnd(28), ...policies.map((p) => `${p} solved / cost / steps`.padEnd(34))].join(" "));
+  const timed = unpriced(file);
+  const measure = timed ? "time" : "cost";
+  lines.push("", ["task".padEnd(28), ...policies.map((p) => `${p} solved / ${measure} / steps`.padEnd(34))].join(" "));
   for (const row of s.per_task) {
     lines.push(
       [
         row.task.padEnd(28),
         ...policies.map((p) => {
           const c = row.policies[p];
-          return (c ? `${c.solved}/${c.runs}  ${usd(c.mean_cost)}  ${c.median_steps ?? "-"}` : "-").padEnd(34);
+          const spent = timed ? secondsText(c?.mean_seconds) : usd(c?.mean_cost ?? null);
+          return (c ? `${c.solved}/${c.runs}  ${spent}  ${c.median_steps ?? "-"}` : "-").padEnd(34);
         }),
       ].join(" ").trimEnd(),
     );

@@ -21,7 +21,7 @@ import { formatCount } from "../text/numbers.ts";
 /** What every summary line says when a run's processes or its check ran outside the OS sandbox. */
 export const UNSANDBOXED_NOTE = "unsandboxed: checks were exposed to the agent";
 
-type Cell = { runs: EvalRow[]; solved: number; rate: number; meanCost: number | null };
+type Cell = { runs: EvalRow[]; solved: number; rate: number; meanCost: number | null; meanSeconds: number };
 
 export function summarize(
   rows: readonly EvalRow[],
@@ -58,7 +58,8 @@ export function summarize(
       const solved = runs.filter((row) => row.class === "solved").length;
       const costs = runs.map((row) => row.cost?.total ?? null);
       const meanCost = costs.every((c) => c !== null) ? mean(costs as number[]) : null;
-      byPolicy.set(policy, { runs, solved, rate: solved / runs.length, meanCost });
+      const meanSeconds = mean(runs.map((row) => row.wall_ms)) / 1000;
+      byPolicy.set(policy, { runs, solved, rate: solved / runs.length, meanCost, meanSeconds });
     }
     if (byPolicy.size > 0) cells.set(task, byPolicy);
   }
@@ -76,6 +77,8 @@ export function summarize(
     const solved = mine.filter((row) => row.class === "solved").length;
     const commonCosts = common.map((task) => cells.get(task)!.get(policy)?.meanCost ?? null);
     const cacheReads = mine.map((row) => row.usage.cache_read).filter((n): n is number => n !== null);
+    const seconds = sum(mine.map((row) => row.wall_ms)) / 1000;
+    const tokens = tokensOf(mine);
     return {
       policy,
       tasks: taskCells.length,
@@ -95,6 +98,10 @@ export function summarize(
       cache_read: cacheReads.length ? sum(cacheReads) : null,
       median_wall_ms: median(mine.map((row) => row.wall_ms)),
       wall_ms: sum(mine.map((row) => row.wall_ms)),
+      seconds_per_run: mine.length ? seconds / mine.length : null,
+      seconds_per_solved: solved ? seconds / solved : null,
+      tokens_per_run: tokens === null || mine.length === 0 ? null : tokens / mine.length,
+      tokens_per_solved: tokens === null || solved === 0 ? null : tokens / solved,
     };
   });
 
@@ -114,6 +121,7 @@ export function summarize(
     dropped_pairs: [...droppedPairs],
     runs_without_cost: counted.filter((row) => row.cost === null).length,
     unsandboxed_runs: unsandboxed,
+    uncounted: uncountedSpend(rows),
     rescored,
     policies: policySummaries,
     pairs: pairSummaries,
@@ -143,6 +151,7 @@ export function summarize(
           runs: cell.runs.length,
           solved: cell.solved,
           mean_cost: cell.meanCost,
+          mean_seconds: cell.meanSeconds,
           median_steps: median(cell.runs.map((row) => row.steps)),
         }]),
       ),
@@ -185,13 +194,21 @@ function comparePolicies(
   const ratio = ratioBootstrap(costPairs, { seed: pairSeed, ...(resamples ? { samples: resamples } : {}) });
   // JSON has no ∞: an unbounded upper end is null.
   const costRatio = ratio && { ...ratio, high: Number.isFinite(ratio.high) ? ratio.high : null };
+  // A local model's cost is its time: the same statistic over the runs' mean wall time per task.
+  const timed = ratioBootstrap(both.map((pair) => ({ a: pair.a.meanSeconds, b: pair.b.meanSeconds })), {
+    seed: seedOf(`${seed}:${baseline}:${candidate}:seconds`),
+    ...(resamples ? { samples: resamples } : {}),
+  });
+  const secondsRatio = timed && { ...timed, high: Number.isFinite(timed.high) ? timed.high : null };
+  const basis = costRatio ? "usd" as const : secondsRatio ? "seconds" as const : null;
   const { standard_error, detectable } = detectableDifference(difference);
   const needed = tasksNeededFor(margin);
   const solvedAny = [...a, ...b].some((cell) => cell.solved > 0);
   const solvedAll = [...a, ...b].every((cell) => cell.solved === cell.runs.length);
   const { verdict, reason } = decide({
     difference,
-    costRatio,
+    costRatio: costRatio ?? secondsRatio,
+    basis: basis ?? "usd",
     margin,
     costMargin,
     tasks: both.length,
@@ -210,6 +227,8 @@ function comparePolicies(
     cost_ratio: costRatio,
     cost_ratio_geomean: geometricMeanRatio(costPairs),
     cost_tasks: costPairs.length,
+    seconds_ratio: secondsRatio,
+    cost_basis: basis,
     standard_error,
     detectable_difference: detectable,
     margin,
@@ -249,9 +268,11 @@ export const ratioText = (x: number | null) =>
  * else is inconclusive, and says why — a non-significant difference is never called "no difference".
  */
 export function decide(
-  { difference, costRatio, margin, costMargin, tasks, tasksNeeded, agreement = null }: {
+  { difference, costRatio, basis = "usd", margin, costMargin, tasks, tasksNeeded, agreement = null }: {
     difference: { low: number; high: number };
     costRatio: { low: number; high: number | null } | null;
+    /** What costRatio is a ratio of: dollars, or (no price) the runs' seconds. */
+    basis?: "usd" | "seconds";
     margin: number;
     costMargin: number;
     tasks: number;
@@ -291,17 +312,19 @@ export function decide(
   if (costRatio === null) {
     return { verdict: "inconclusive", reason: `non-inferior at a ${m} (${shown}), but no cost to compare` };
   }
+  const cheaper = basis === "seconds" ? "cheaper in time (no price: time is the cost)" : "cheaper";
+  const ratio = basis === "seconds" ? "seconds ratio" : "cost ratio";
   if (costRatio.high === null || costRatio.high >= limit) {
     return {
       verdict: "inconclusive",
-      reason: `non-inferior at a ${m} (${shown}), but not shown cheaper: the cost ratio's upper bound ${
+      reason: `non-inferior at a ${m} (${shown}), but not shown ${cheaper}: the ${ratio}'s upper bound ${
         ratioText(costRatio.high)
       } is not below ${ratioText(limit)} (a ${points(costMargin)} % cost margin)`,
     };
   }
   return {
     verdict: "non_inferior_and_cheaper",
-    reason: `non-inferior at a ${m} (${shown}) and cheaper: the cost ratio's upper bound ${
+    reason: `non-inferior at a ${m} (${shown}) and ${cheaper}: the ${ratio}'s upper bound ${
       ratioText(costRatio.high)
     } is below ${ratioText(limit)}`,
   };
@@ -327,7 +350,7 @@ function pairSentence(pair: Omit<PairSummary, "sentence">, policies: readonly Po
     `${pair.verdict.replaceAll("_", " ")} at a ${points(pair.margin)}-point margin (${pair.reason})`,
     `could detect ≥ ${points(pair.detectable_difference)} points`,
     pair.cost_ratio === null
-      ? "cost ratio n/a (no priced runs)"
+      ? timeClause(pair)
       : `cost ${ratioText(pair.cost_ratio.estimate)}× ${pair.baseline} (95 % CI ${ratioText(pair.cost_ratio.low)}–${
         ratioText(pair.cost_ratio.high)
       }; geometric mean of task ratios ${
@@ -335,6 +358,38 @@ function pairSentence(pair: Omit<PairSummary, "sentence">, policies: readonly Po
       })`,
   ];
   return parts.join("; ");
+}
+
+/** The sentence's cost part without a price: the seconds ratio (a local model's cost is its time). */
+function timeClause(pair: Omit<PairSummary, "sentence">): string {
+  const r = pair.seconds_ratio;
+  if (!r) return "cost ratio n/a (no task has a price, or a time, under both policies)";
+  return `no price: time ${ratioText(r.estimate)}× ${pair.baseline} (95 % CI ${ratioText(r.low)}–${
+    ratioText(r.high)
+  }; seconds per task, the cost of a local model)`;
+}
+
+/** Tokens over the runs (input, cache read and write, output); null when a run's input or output was not reported. */
+function tokensOf(rows: readonly EvalRow[]): number | null {
+  let total = 0;
+  for (const { usage } of rows) {
+    const { input, cache_read, cache_write, output } = usage;
+    if (input === null || output === null) return null;
+    total += input + (cache_read ?? 0) + (cache_write ?? 0) + output;
+  }
+  return total;
+}
+
+/** What the rows outside the statistics spent (interrupted runs, re-run attempts): kept, never counted. */
+function uncountedSpend(rows: readonly EvalRow[]): NonNullable<EvalSummary["uncounted"]> {
+  const out = rows.filter((row) => !row.counted);
+  const priced = out.filter((row) => row.cost !== null);
+  return {
+    runs: out.length,
+    cost: priced.length ? sum(priced.map((row) => row.cost?.total ?? 0)) : null,
+    model_calls: sum(out.map((row) => row.model_calls)),
+    seconds: sum(out.map((row) => row.wall_ms)) / 1000,
+  };
 }
 
 const sum = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);

@@ -65,6 +65,7 @@ import type { SandboxMode } from "../workspace/sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
 import {
   BUILT_IN_PRICES,
+  type Cost,
   costOf,
   costOfCalls,
   type ModelPrice,
@@ -341,10 +342,13 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     ...(model !== null
       ? {
         // Per call: a long-prompt price tier applies to each call's own prompt.
-        cost: costOfCalls(
-          events.flatMap((e) => e.type === "model-called" ? [e.usage ?? NULL_USAGE] : []),
-          priceOf(priceTableOf(options), model),
-          { total: usageOf(events) },
+        cost: recordedIf(
+          costOfCalls(
+            events.flatMap((e) => e.type === "model-called" ? [e.usage ?? NULL_USAGE] : []),
+            priceOf(priceTableOf(options), model),
+            { total: usageOf(events) },
+          ),
+          options.replay !== undefined,
         ),
       }
       : {}),
@@ -607,6 +611,11 @@ function readCatalog(path: string, name: string) {
     throw new StartupError(`Cannot read catalog ${JSON.stringify(name)}: ${ioCode(error)}`, "catalog_unreadable");
   }
   return loadCatalog(text, { file: name });
+}
+
+/** A replay's cost is marked recorded: the recorded run's calls at today's table, never money spent by the replay. */
+function recordedIf(cost: Cost | null, replay: boolean): Cost | null {
+  return cost !== null && replay ? { ...cost, recorded: true } : cost;
 }
 
 /** Opens the recording: its header, then what was recorded before it; the returned sink appends the rest. */

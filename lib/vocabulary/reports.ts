@@ -61,6 +61,17 @@ const RefusalReport = z.strictObject({
   step: z.number().int().positive(),
   code: z.string().describe("Machine-readable reason, e.g. path_outside_workspace"),
   reason: z.string().describe("One line for the model and the user"),
+  nearest_lines: z.array(z.strictObject({
+    line: z.number().int().positive().describe("Line number, from 1"),
+    text: z.string().describe("The line, clipped"),
+  })).max(6).optional().describe(
+    "edit_text_not_found: the file's lines nearest the old text (where it occurs with whitespace ignored, else the " +
+      "most alike); a bounded excerpt, absent when nothing is near",
+  ),
+  existing_paths: z.array(z.string()).max(12).optional().describe(
+    "not_found: existing paths nearest the one asked for (the same name elsewhere, then the entries of the nearest " +
+      "existing folder on its way, folders ending in /); absent when the workspace holds none",
+  ),
 });
 /** How the model says a slice ended when it finishes: the one list of finish statuses. */
 export const FinishStatus = z.enum(["success", "failure"]);
@@ -105,7 +116,13 @@ export function reportRefs(report: ExecutionReport): string[] {
 
 /** Reports compared across record and re-execution: wall-clock durations are not behaviour. */
 export function comparableReport(report: ExecutionReport): ExecutionReport {
-  return report.kind === "test" ? { ...report, duration_ms: 0 } : report;
+  if (report.kind === "test") return { ...report, duration_ms: 0 };
+  // A refusal's hints are advice drawn from the workspace, not an effect; recordings made before them have none.
+  if (report.kind === "refusal") {
+    const { nearest_lines: _lines, existing_paths: _paths, ...rest } = report;
+    return rest;
+  }
+  return report;
 }
 
 /** One file that differs from the start of the run; lines null when its text is not kept (binary, too large). */

@@ -26,6 +26,7 @@ import { WorkspaceSnapshot } from "./workspace-snapshot.ts";
 import type { FileChange } from "../vocabulary/reports.ts";
 import type { SandboxState } from "../sandbox-state.ts";
 import { outsidePathArgument, resolveInside, unsafeProgramArgument } from "./workspace-paths.ts";
+import { nearestLines, nearestPaths } from "./refusal-hints.ts";
 import { listingLines, matchingLines, matchLine, MAX_SEARCH_MATCHES, searchableText } from "./workspace-search.ts";
 
 export type WorkspaceExecutorConfig = {
@@ -63,10 +64,13 @@ export const MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024;
 
 /** A refusal raised inside an action; execute() turns it into a refusal report. Never leaves this module. */
 class Refusal extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(readonly code: string, message: string, readonly hints: RefusalHints = {}) {
     super(message);
   }
 }
+
+/** What a refusal shows of what is there (lib/workspace/refusal-hints.ts). */
+type RefusalHints = Pick<ReportOf<"refusal">, "nearest_lines" | "existing_paths">;
 
 type ExistingPath = { relative: string; real: string; root: string; size: number; isDirectory: boolean };
 
@@ -180,11 +184,12 @@ export class WorkspaceExecutor implements Executor {
     if (signal?.aborted) throw new InterruptedError();
     this.#lines = { added: 0, removed: 0 };
     // The last refusal rides in every bounded request, and a reason may quote a model's 100 KB path: keep it small.
-    const refusal = (code: string, reason: string): ExecutionReport => ({
+    const refusal = (code: string, reason: string, hints: RefusalHints = {}): ExecutionReport => ({
       kind: "refusal",
       step,
       code,
       reason: clipText(oneLine(reason), MESSAGE_LIMIT),
+      ...hints,
     });
     const name = ActionName.safeParse(action);
     if (!name.success) return refusal("unknown_action", `Unknown action ${JSON.stringify(action)}`);
@@ -195,7 +200,7 @@ export class WorkspaceExecutor implements Executor {
   async #run<A extends ActionName>(
     action: A,
     args: Record<string, unknown>,
-    refusal: (code: string, reason: string) => ExecutionReport,
+    refusal: (code: string, reason: string, hints?: RefusalHints) => ExecutionReport,
     signal: AbortSignal | undefined,
   ): Promise<ExecutionReport> {
     // Arguments were validated upstream; checking again keeps a bad caller from reaching the file system.
@@ -209,7 +214,7 @@ export class WorkspaceExecutor implements Executor {
     try {
       return await this.#handlers[action](parsed.data, signal);
     } catch (error) {
-      if (error instanceof Refusal) return refusal(error.code, error.message);
+      if (error instanceof Refusal) return refusal(error.code, error.message, error.hints);
       if (error instanceof PathChangedError) return refusal("path_outside_workspace", error.message);
       if (error instanceof WriteRefusedError) return refusal(error.refusal, error.message);
       const errno = ERRNO_REFUSALS[errorCode(error) ?? ""];
@@ -278,7 +283,12 @@ export class WorkspaceExecutor implements Executor {
     const content = this.#readText(target);
     const count = countOccurrences(content, old_text);
     if (count === 0) {
-      throw new Refusal("edit_text_not_found", `The old text does not occur in ${JSON.stringify(target.relative)}`);
+      const near = nearestLines(content, old_text);
+      const where = `The old text does not occur in ${JSON.stringify(target.relative)}`;
+      if (near.length === 0) throw new Refusal("edit_text_not_found", where);
+      throw new Refusal("edit_text_not_found", `${where}; nearest_lines shows the lines nearest it, as they are`, {
+        nearest_lines: near,
+      });
     }
     if (count > 1) {
       const where = JSON.stringify(target.relative);
@@ -416,7 +426,13 @@ export class WorkspaceExecutor implements Executor {
     const target = this.#resolve(path);
     const info = statEntry(target.root, target.real);
     const quoted = JSON.stringify(target.relative);
-    if (!info) throw new Refusal("not_found", `Path ${quoted} does not exist`);
+    if (!info) {
+      const near = nearestPaths(walkEntries(target.root, "."), target.relative);
+      if (near.length === 0) throw new Refusal("not_found", `Path ${quoted} does not exist`);
+      throw new Refusal("not_found", `Path ${quoted} does not exist; existing_paths names the nearest paths that do`, {
+        existing_paths: near,
+      });
+    }
     if (kind === "directory" && !info.isDirectory()) {
       throw new Refusal("not_a_directory", `Path ${quoted} is not a directory`);
     }

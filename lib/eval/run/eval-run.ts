@@ -190,6 +190,8 @@ export async function runEval(
       rows = [...rows, ...result.rows];
       if (result.interrupted) {
         interrupted = true;
+        // The last progress line says what the interrupted runs spent too, as eval.json keeps it.
+        progress();
         break;
       }
       if (result.dropped) dropped = [...dropped, pairId(pair)];
