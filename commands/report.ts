@@ -92,7 +92,7 @@ export async function reportCommand(argv: string[], io: Io): Promise<number> {
   // Reports are shown by their label, else their file name: full paths crowd every table and legend.
   const [only] = loaded;
   const transcript = typeof options.format === "object" && loaded.length === 1 && only?.kind === "run"
-    ? readTranscript({ report: only.file, cwd: io.cwd, ...options.transcript })
+    ? readTranscript({ report: only.file, run: only.report, cwd: io.cwd, ...options.transcript })
     : null;
   return reporter.reports(
     loaded.map((r, i) => ({ ...r, file: options.labels[i] ?? basename(r.file) })),
