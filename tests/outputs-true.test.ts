@@ -2,7 +2,7 @@
 // says what happened, of this run, and nothing else.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../main.ts";
@@ -68,6 +68,52 @@ test("report --transcript: a second recording (or the same file twice) is refuse
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /is a second recording/);
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Two reports of one run: the second sends fewer bytes (0.63×, 0.48× at most) but costs 1.12× as much. */
+function cheaperBytesDearerCost(dir: string): void {
+  const legacy = JSON.parse(readFileSync(join(ROOT, "testdata/reports/run-with-cache.json"), "utf8"));
+  const scale = (phase: { request_bytes: { total: number; max: number } }, total: number, max: number) => {
+    phase.request_bytes = {
+      total: Math.round(phase.request_bytes.total * total),
+      max: Math.round(phase.request_bytes.max * max),
+    };
+  };
+  const bounded = structuredClone(legacy);
+  bounded.policy = "bounded";
+  for (const name of ["selection", "arguments"]) scale(bounded.phases[name], 0.63, 0.48);
+  for (const call of bounded.calls) call.request_bytes = Math.round(call.request_bytes * 0.48);
+  bounded.cost = { ...bounded.cost, total: legacy.cost.total * 1.12 };
+  writeFileSync(join(dir, "legacy.json"), JSON.stringify(legacy));
+  writeFileSync(join(dir, "bounded.json"), JSON.stringify(bounded));
+}
+
+test("report A B: the headline shows the cost beside the bytes, says which cost more, and greens only what is lower", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-true-"));
+  try {
+    cheaperBytesDearerCost(dir);
+    const text = await loom(dir, ["report", "legacy.json", "bounded.json"]);
+    assert.equal(text.code, 0, text.stderr);
+    const head = text.stdout.split("\n").slice(0, 3).join("\n");
+    assert.match(
+      head,
+      /^\[2\]: bytes 0\.\d\d× \(less\), largest 0\.\d\d× \(less\), cost 1\.12× \(more: \$0\.1803 vs \$0\.1610\)$/m,
+    );
+    const page = await loom(dir, ["report", "legacy.json", "bounded.json", "--html", "cmp.html"]);
+    assert.equal(page.code, 0, page.stderr);
+    const html = readFileSync(join(dir, "cmp.html"), "utf8");
+    const headline = html.slice(
+      html.indexOf('<div class="headline">'),
+      html.indexOf("</div></div>", html.indexOf('<div class="headline">')),
+    );
+    assert.match(
+      headline,
+      /class="figure worse"><span class="big">1\.12×<\/span><span class="caption">cost: [^<]*\[2\] cost more/,
+    );
+    assert.equal((headline.match(/figure better/g) ?? []).length, 2, "the two byte ratios, lower, are green");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

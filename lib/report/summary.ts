@@ -194,6 +194,44 @@ export function ratio(value: number | null, baseline: number | null): number | n
   return Math.round((value / baseline) * 10_000) / 10_000;
 }
 
+/** One report against the first, as a comparison leads with it: bytes and cost side by side, each said higher or not. */
+export type Headline = {
+  bytes: number | null;
+  largest: number | null;
+  cost: number | null;
+  /** The cost ratio in words: "1.12× ($0.0138 vs $0.0123): [2] cost more", or why there is none. */
+  cost_text: string;
+};
+
+export function headlineOf(first: ReportSummary, s: ReportSummary, { index }: { index: number }): Headline {
+  const cost = ratio(s.cost, first.cost);
+  const who = `[${index + 1}]`;
+  const money = (n: number | null) => (n === null ? "n/a" : `$${n.toFixed(4)}`);
+  const verdict = cost === null
+    ? s.cost === null || first.cost === null ? "cost n/a (unpriced)" : "cost n/a"
+    : `${formatRatio(cost)} (${money(s.cost)} vs ${money(first.cost)}): ${
+      cost > 1 ? `${who} cost more` : cost < 1 ? `${who} cost less` : "the same"
+    }`;
+  return {
+    bytes: ratio(s.request_bytes.total, first.request_bytes.total),
+    largest: ratio(s.request_bytes.max, first.request_bytes.max),
+    cost,
+    cost_text: verdict,
+  };
+}
+
+/** The headline as one line of text: what the request bytes and the cost of [i] were against [1], each more or less. */
+export function headlineText(first: ReportSummary, s: ReportSummary, { index }: { index: number }): string {
+  const h = headlineOf(first, s, { index });
+  const side = (r: number) => (r > 1 ? "more" : r < 1 ? "less" : "same");
+  const shown = (r: number | null) => (r === null ? "n/a" : `${formatRatio(r)} (${side(r)})`);
+  const money = (n: number | null) => (n === null ? "n/a" : `$${n.toFixed(4)}`);
+  const cost = h.cost === null
+    ? h.cost_text
+    : `cost ${formatRatio(h.cost)} (${side(h.cost)}: ${money(s.cost)} vs ${money(first.cost)})`;
+  return `[${index + 1}]: bytes ${shown(h.bytes)}, largest ${shown(h.largest)}, ${cost}`;
+}
+
 type Metric = {
   key: string[];
   label: string;
@@ -674,9 +712,12 @@ function renderCache(cache: ReportCache): string {
 }
 
 function renderComparison(first: ReportSummary, doc: SummaryDocument): string {
+  const others = doc.reports.slice(1);
   const names = doc.reports.map((s, i) => `[${i + 1}] ${s.file}`);
   const lines = [
     `Comparing ${doc.reports.length} reports; ratios are against [1] ${first.file}`,
+    // The bytes never lead alone: the same pair may cost more while it sends less.
+    ...others.map((s, k) => headlineText(first, s, { index: k + 1 })),
     "",
   ];
   const rows = comparisonRows(doc);
