@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { main } from "../main.ts";
 import { ROOT } from "./helpers/binary.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
+import { judgeAnswer } from "../lib/doctor/doctor.ts";
 
 async function loom(dir: string, argv: string[], env: Record<string, string | undefined> = {}) {
   const { io, out } = fakeIo({ cwd: dir, env });
@@ -117,4 +118,13 @@ test("report A B: the headline shows the cost beside the bytes, says which cost 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("doctor: a structured answer with another word than asked is a warning that says what came back, not a pass", () => {
+  const asked = { status: "ok" as const, word: "two" };
+  const wrong = judgeAnswer({ status: "ok", word: "ok" }, asked);
+  assert.equal(wrong.status, "warn");
+  assert.match(wrong.detail, /the word came back "ok", not "two" as asked/);
+  assert.equal(judgeAnswer({ status: "ok", word: "two" }, asked).status, "pass");
+  assert.equal(judgeAnswer({ status: "fine" }, asked).status, "fail");
 });
