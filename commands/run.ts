@@ -29,6 +29,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     if (plan.unstarted instanceof InterruptedError && plan.options.contextReport) {
       writeUnstartedReport(plan.options.contextReport, {
         policy: plan.policy,
+        stepProtocol: plan.options.settings?.settings.step_protocol.value,
         outcome: endingOf({ threw: plan.unstarted }).outcome,
         error: plan.unstarted,
       });

@@ -194,6 +194,10 @@ const RunEnded = z.strictObject({
   verified: z.boolean().describe(VERIFIED),
   cost: Cost.nullable().optional().describe("The report's cost block; absent when the model was never known"),
   recording: z.string().optional().describe("A replay's recording digest (sha256 of its bytes)"),
+  step_protocol: StepProtocol.optional().describe(
+    "The step protocol the run was to use, as resolved when it ended before run-started (a startup or routing " +
+      "failure); absent when it was never resolved (since loom 0.6.0)",
+  ),
   changes: WorkspaceChanges.nullable().optional().describe(
     "The files the run changed against its starting revision; null when the workspace was not run for real (a replay " +
       "without --execute, a failure before it) (since loom 0.6.0)",

@@ -128,3 +128,37 @@ test("doctor: a structured answer with another word than asked is a warning that
   assert.equal(judgeAnswer({ status: "ok", word: "two" }, asked).status, "pass");
   assert.equal(judgeAnswer({ status: "fine" }, asked).status, "fail");
 });
+
+test("a startup or routing failure's report says the step protocol the flag gave", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-true-"));
+  try {
+    cpSync(join(ROOT, "testdata/example-project"), join(dir, "ws"), { recursive: true });
+    const request = JSON.parse(readFileSync(join(ROOT, "testdata/example-request.json"), "utf8"));
+    writeFileSync(join(dir, "req.json"), JSON.stringify({ ...request, $schema: undefined, workspace: "ws" }));
+    cpSync(join(ROOT, "testdata/catalog"), join(dir, "catalog"), { recursive: true });
+    cpSync(join(ROOT, "testdata/example-project"), join(dir, "example-project"), { recursive: true });
+    const env = { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined };
+    const runs = [
+      ["run", "req.json", "--context-report", "startup.json", "--step-protocol", "single-call"],
+      [
+        "run",
+        "no rule",
+        "--catalog",
+        "catalog.json",
+        "--context-report",
+        "routing.json",
+        "--step-protocol",
+        "single-call",
+      ],
+    ];
+    for (const argv of runs) {
+      const r = await loom(dir, argv, env);
+      assert.equal(r.code, 3, r.stderr);
+      const report = JSON.parse(readFileSync(join(dir, argv[argv.indexOf("--context-report") + 1]!), "utf8"));
+      assert.ok(report.outcome === "startup_failed" || report.outcome === "routing_failed", report.outcome);
+      assert.equal(report.step_protocol, "single-call", argv.join(" "));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

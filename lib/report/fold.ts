@@ -121,11 +121,11 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
     partial_usage: normal ? null : { ...usage },
     calls,
   };
-  // A run that reached its loop says how it asked; one that never did has no step protocol to report.
+  // A run that reached its loop says how it asked; one that never did, how it was to ask, when that was resolved.
   if (started !== null) {
     report.step_protocol = started.step_protocol;
     if (started.previews !== null) report.previews = started.previews;
-  }
+  } else if (ended.step_protocol !== undefined) report.step_protocol = ended.step_protocol;
   report.sandbox = ended.sandbox;
   report.verified = ended.verified;
   if ("cost" in ended) report.cost = ended.cost;

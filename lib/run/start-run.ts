@@ -199,6 +199,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     slice: options.replay?.recording.header.slice_name ?? null,
     route: null,
     calls: [],
+    ...(planned.ok ? { stepProtocol: planned.settings.step_protocol.value } : {}),
   };
   const store = new ResultStore();
   let loop: LoopResult | null = null;
@@ -349,6 +350,8 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       }
       : {}),
     ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
+    // A run that never started still says the protocol it was to use (the flag's, the catalog's, the default).
+    ...(loop === null && known.stepProtocol !== undefined ? { step_protocol: known.stepProtocol } : {}),
     // What the run changed, from Loom's own snapshot (a workspace that ran for real), else as its recording says.
     ...(sandbox.workspace
       ? { changes: workspaceChanges(sandbox.workspace.changes()) }
@@ -491,6 +494,7 @@ async function prepare(
     provider ??= traced((http) => buildProvider(model, { env, ...modelOptions, ...http }));
     secretNames = [...secretNames, ...plan.secretEnvNames];
   }
+  known.stepProtocol = settings.step_protocol.value;
   // The resolved protocol and previews, written into the request when anything set them (the recording keeps them).
   if (settings.step_protocol.source !== "default") {
     request = { ...request, step_protocol: settings.step_protocol.value };
@@ -730,7 +734,12 @@ export function secretEnvNames(extra: readonly string[] = []): string[] {
  */
 export function writeUnstartedReport(
   path: string,
-  { policy, outcome, error }: { policy: ContextPolicyName; outcome: Outcome; error: LoomError },
+  { policy, outcome, error, stepProtocol }: {
+    policy: ContextPolicyName;
+    outcome: Outcome;
+    error: LoomError;
+    stepProtocol?: StepProtocol;
+  },
 ): void {
   const report = foldReport([{
     type: "run-ended",
@@ -743,6 +752,7 @@ export function writeUnstartedReport(
     archive: { events: 0, bytes: 0 },
     sandbox: null,
     verified: false,
+    ...(stepProtocol ? { step_protocol: stepProtocol } : {}),
   }], { version: VERSION });
   writeFileAtomic(path, `${JSON.stringify(report, null, 2)}\n`);
 }
