@@ -115,7 +115,7 @@ export function userSettings(
 /** The setting flags (run, replay and config share them), as parsed: enum flags are already of their type. */
 type SettingFlagValues = Pick<
   Values<typeof CONFIG_SPEC.flags>,
-  Exclude<keyof typeof CONFIG_SPEC.flags, "json" | "catalog" | "slice" | "request">
+  Exclude<keyof typeof CONFIG_SPEC.flags, "json" | "catalog" | "slice" | "request" | "workspace">
 >;
 
 /** The setting flags as resolveSettings takes them. */
@@ -174,7 +174,8 @@ export async function configCommand(argv: string[], io: Io): Promise<number> {
   if (positionals.length > 0) {
     throw new UsageError(`Unexpected argument ${JSON.stringify(positionals[0])} (see loom config --help)`);
   }
-  const user = userSettings(io, settingFlags(values));
+  // The project file is found from the workspace upward, as loom run -w DIR finds it: the two cannot disagree.
+  const user = userSettings(io, settingFlags(values), { workspace: values.workspace ?? io.cwd });
   const resolved = layered(user.plan, await filesOf(values, io));
   const reporter = new Reporter(io, { command: "config", format: values.json ? "json" : "text" });
   if (!resolved.ok) throw new UsageError(resolved.message);
@@ -229,7 +230,8 @@ async function filesOf(
     };
   }
   if (values.request !== undefined) {
-    const request = await readRequest(values.request, { io });
+    const workspace = values.workspace === undefined ? undefined : resolve(io.cwd, values.workspace);
+    const request = await readRequest(values.request, { io, workspace });
     return { request: { file: values.request, ...request } };
   }
   return {};

@@ -2,7 +2,7 @@
 // says what happened, of this run, and nothing else.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../main.ts";
@@ -158,6 +158,26 @@ test("a startup or routing failure's report says the step protocol the flag gave
       assert.ok(report.outcome === "startup_failed" || report.outcome === "routing_failed", report.outcome);
       assert.equal(report.step_protocol, "single-call", argv.join(" "));
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("loom config -w DIR shows the settings of loom run -w DIR: the workspace's project file", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-true-"));
+  try {
+    mkdirSync(join(dir, "pj/.loom"), { recursive: true });
+    writeFileSync(join(dir, "pj/.loom/config.jsonc"), '{ "context_policy": "bounded", "max_steps": 3 }');
+    const env = { XDG_CONFIG_HOME: join(dir, "no-user-config"), LOOM_CONTEXT_POLICY: undefined };
+    const r = await loom(dir, ["config", "-w", "pj", "--json"], env);
+    assert.equal(r.code, 0, r.stderr);
+    const { settings } = JSON.parse(r.stdout);
+    assert.equal(settings.context_policy.value, "bounded");
+    assert.equal(settings.max_steps.value, 3);
+    assert.equal(settings.context_policy.source, "project");
+    // Outside the workspace, the project's file is not read.
+    const plain = JSON.parse((await loom(dir, ["config", "--json"], env)).stdout);
+    assert.notEqual(plain.settings.max_steps.value, 3);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
