@@ -20,7 +20,7 @@ import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
 import type { Io } from "./io.ts";
 import type { OUTPUT_FORMATS } from "./specs.ts";
 import { escapeControl } from "../lib/text/safe-text.ts";
-import { formatCount, plural } from "../lib/text/numbers.ts";
+import { formatCount, plural, someSteps } from "../lib/text/numbers.ts";
 import { unverifiedReason } from "../lib/context/briefing.ts";
 import type { EvalFile } from "../lib/eval/eval-file.ts";
 import { renderEvalText, whatNext } from "../lib/eval/render.ts";
@@ -157,7 +157,7 @@ export class Reporter {
     const differing = result.replay?.differing_steps ?? [];
     if (result.outcome === "completed" && differing.length > 0) {
       this.#error(
-        `step${differing.length === 1 ? "" : "s"} ${differing.join(", ")} executed differently from the recording`,
+        `${someSteps(differing)} executed differently from the recording`,
       );
     } else if (result.error && result.exit_code !== 0) this.#error(result.error.message);
     return result.exit_code;
@@ -532,9 +532,9 @@ export function renderResultText(
     lines.push(
       s.replay.differing_steps.length === 0
         ? `  re-executed: all ${s.replay.compared} execution reports equal the recording`
-        : `  re-executed: ${s.replay.differing_steps.length === 1 ? "step" : "steps"} ${
-          s.replay.differing_steps.join(", ")
-        } ${s.replay.differing_steps.length === 1 ? "differs" : "differ"} from the recording`,
+        : `  re-executed: ${someSteps(s.replay.differing_steps)} ${
+          s.replay.differing_steps.length === 1 ? "differs" : "differ"
+        } from the recording`,
     );
   }
   if (s.report_path) lines.push(`  report: ${s.report_path}`);

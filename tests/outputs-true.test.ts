@@ -9,6 +9,7 @@ import { main } from "../main.ts";
 import { ROOT } from "./helpers/binary.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 import { judgeAnswer } from "../lib/doctor/doctor.ts";
+import { someSteps } from "../lib/text/numbers.ts";
 
 async function loom(dir: string, argv: string[], env: Record<string, string | undefined> = {}) {
   const { io, out } = fakeIo({ cwd: dir, env });
@@ -181,4 +182,29 @@ test("loom config -w DIR shows the settings of loom run -w DIR: the workspace's 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("replay --execute of an answers-only recording is not judged on effects: it does not differ", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-true-"));
+  try {
+    cpSync(join(ROOT, "testdata/example-project"), join(dir, "ws"), { recursive: true });
+    const lines = readFileSync(join(ROOT, "testdata/workflows/fix-bug.jsonl"), "utf8").split("\n").filter(Boolean);
+    const answersOnly = lines.filter((line) => JSON.parse(line).type !== "execution");
+    writeFileSync(join(dir, "answers.jsonl"), answersOnly.join("\n") + "\n");
+    const r = await loom(dir, ["replay", "answers.jsonl", "--execute", "-w", "ws", "--json"], { LOOM_SANDBOX: "off" });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /holds answers only: its execution reports are not compared/);
+    assert.doesNotMatch(r.stderr, /differently/);
+    assert.equal(JSON.parse(r.stdout).outcome, "completed");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("differing steps are listed a few at a time: steps 1, 2, 3 and 3,509 more", () => {
+  const steps = Array.from({ length: 3512 }, (_, i) => i + 1);
+  assert.equal(someSteps(steps), "steps 1, 2, 3 and 3,509 more");
+  assert.equal(someSteps([4]), "step 4");
+  assert.equal(someSteps([1, 2]), "steps 1 and 2");
+  assert.equal(someSteps([1, 2, 3]), "steps 1, 2 and 3");
 });

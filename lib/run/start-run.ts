@@ -564,7 +564,18 @@ async function prepare(
     sandbox.state = workspace.sandboxState;
     sandbox.workspace = workspace;
     executor = workspace;
-    if (replay) executor = new ComparingExecutor(executor, replay.recording.executions);
+    // An answers-only recording (no execution reports, or reports rebuilt from another agent's log) holds no effects
+    // of Loom's to compare: its replay executes without a verdict on them, and says so once.
+    const source = replay?.recording.header.source;
+    const answersOnly = replay !== undefined &&
+      (replay.recording.executions.length === 0 || (source !== undefined && source.format !== "loom"));
+    if (replay && answersOnly) {
+      modelOptions.warn(
+        `the recording holds answers only${
+          source ? ` (imported from ${source.format})` : ""
+        }: its execution reports are not compared with this run's`,
+      );
+    } else if (replay) executor = new ComparingExecutor(executor, replay.recording.executions);
   }
   if (options.record) {
     const sink = openRecording(options.record, { request, sliceName: known.slice, pending, opened });
