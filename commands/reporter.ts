@@ -16,7 +16,7 @@ import { NULL_USAGE } from "../lib/vocabulary/turn.ts";
 import { BEFORE_A_STEP, type Outcome } from "../lib/outcome.ts";
 import { renderReportHtml } from "../lib/report/html.ts";
 import type { NamedReport } from "../lib/report/load.ts";
-import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
+import { changedFilesText, renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
 import type { Io } from "./io.ts";
 import type { OUTPUT_FORMATS } from "./specs.ts";
 import { escapeControl } from "../lib/text/safe-text.ts";
@@ -484,7 +484,17 @@ function summarizeResult(result: RunResult): ResultSummary {
     ...(result.route !== undefined
       ? { route: result.route ? { via: result.route.via, rule: result.route.rule } : null }
       : {}),
+    ...(stepsByAction(result.report.step_log)),
+    ...(result.report.changes !== undefined ? { changes: result.report.changes } : {}),
   };
+}
+
+/** The steps by action, in order of first use; nothing when no step began. */
+function stepsByAction(log: readonly { action: string | null }[] | undefined): Pick<ResultSummary, "actions"> {
+  if (!log || log.length === 0) return {};
+  const actions: Record<string, number> = {};
+  for (const step of log) actions[step.action ?? "none"] = (actions[step.action ?? "none"] ?? 0) + 1;
+  return { actions };
 }
 
 const n = formatCount;
@@ -515,6 +525,11 @@ export function renderResultText(
     lines.push(`  last test: ${verdict} on ${when}`);
   }
   if (s.error) lines.push(`  error: ${s.error.code}: ${s.error.message}`);
+  // What the agent did, where a user looks: its steps by action, and the files it changed with their lines.
+  if (s.actions) {
+    lines.push(`  steps: ${Object.entries(s.actions).map(([action, count]) => `${n(count)} ${action}`).join(", ")}`);
+  }
+  if (s.changes) lines.push(...changedFilesText(s.changes, { max: CHANGED_FILES_SHOWN }).map((line) => `  ${line}`));
   lines.push(
     `  ${plural(s.model_calls, "model call")}, ${n(s.request_bytes.total)} request bytes (max ${
       n(s.request_bytes.max)
@@ -555,6 +570,9 @@ function verifiedText(s: ResultSummary): string {
 function costSoFar(p: Progress): string {
   return p.cost_usd === null ? "" : `, $${p.cost_usd.toFixed(4)} so far`;
 }
+
+/** Changed files listed in a run's terminal summary; the rest are counted (loom report lists them all). */
+const CHANGED_FILES_SHOWN = 10;
 
 /** Summary lines shown in text output; a longer summary (an imported run's whole patch) is clipped, whole in --json. */
 const SUMMARY_LINES = 3;

@@ -236,6 +236,14 @@ export const RunResultEvent = z.strictObject({
   route: z.strictObject({ via: z.string(), rule: z.number().int().nullable() }).nullable().optional(),
   replay: z.strictObject({ compared: count, differing_steps: z.array(count) }).optional(),
   sandbox: SandboxState.nullable().optional(),
+  actions: z.record(z.string(), count).optional().describe(
+    'The steps by action, in order of first use ({"read_file": 3, "edit_file": 1, …}; "none" for a step refused ' +
+      "before an action was chosen); absent when no step began (since loom 0.6.0)",
+  ),
+  changes: WorkspaceChanges.nullable().optional().describe(
+    "The files the run changed, with lines added and removed (as the report's changes); null when the workspace " +
+      "was not run for real (since loom 0.6.0)",
+  ),
 }).describe("How the run ended: the last line of stream-json, the one object of --output-format json");
 export type RunResultEvent = z.infer<typeof RunResultEvent>;
 

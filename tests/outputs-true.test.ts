@@ -208,3 +208,30 @@ test("differing steps are listed a few at a time: steps 1, 2, 3 and 3,509 more",
   assert.equal(someSteps([1, 2]), "steps 1 and 2");
   assert.equal(someSteps([1, 2, 3]), "steps 1, 2 and 3");
 });
+
+test("the terminal summary and the --json result carry the steps by action and the changed files with their lines", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-true-"));
+  try {
+    cpSync(join(ROOT, "testdata/workflows/fix-bug.jsonl"), join(dir, "rec.jsonl"));
+    for (const ws of ["text-ws", "json-ws"]) {
+      cpSync(join(ROOT, "testdata/example-project"), join(dir, ws), { recursive: true });
+    }
+    const env = { LOOM_SANDBOX: "off" };
+    const text = await loom(dir, ["replay", "rec.jsonl", "--execute", "-w", "text-ws", "-q"], env);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^ {2}steps: 1 read_file, 3 run_tests, 2 edit_file, 1 print, 1 finish$/m);
+    assert.match(text.stdout, /^ {2}changed files: 1 \(\+2 -1 lines\)$/m);
+    assert.match(text.stdout, /^ +modified +src\/slug\.mjs +\+2 +-1$/m);
+    const json = await loom(dir, ["replay", "rec.jsonl", "--execute", "-w", "json-ws", "--json"], env);
+    assert.equal(json.code, 0, json.stderr);
+    const result = JSON.parse(json.stdout);
+    assert.deepEqual(result.actions, { read_file: 1, run_tests: 3, edit_file: 2, print: 1, finish: 1 });
+    assert.deepEqual(result.changes, {
+      files: [{ path: "src/slug.mjs", change: "modified", lines_added: 2, lines_removed: 1 }],
+      lines_added: 2,
+      lines_removed: 1,
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,4 +1,5 @@
 // Summaries and side-by-side comparisons of context reports, as data (for --json and HTML) and as plain text.
+import { escapeControl } from "../text/safe-text.ts";
 import type { ContextPolicyName } from "../policy.ts";
 import { type AggregateReport, type ContextReport, requestBytes, type StepRecord } from "./context-report.ts";
 import type { WorkspaceChanges } from "../vocabulary/reports.ts";
@@ -664,17 +665,29 @@ function renderSteps(steps: StepRecord[]): string {
 
 /** The files changed against the starting revision, with lines added and removed. */
 function renderChanges(changes: WorkspaceChanges): string {
-  if (changes.files.length === 0) return "changed files: none";
+  return changedFilesText(changes).join("\n");
+}
+
+/**
+ * The changed files as lines of text: a heading with the count and the lines, then one row per file (at most `max`,
+ * then "… N more files").
+ */
+export function changedFilesText(changes: WorkspaceChanges, { max = Infinity }: { max?: number } = {}): string[] {
+  if (changes.files.length === 0) return ["changed files: none"];
   const total = `${lineCount(changes.lines_added, "+")} ${lineCount(changes.lines_removed, "-")}`;
-  const rows = changes.files.map((f) => [
+  const shown = changes.files.slice(0, max);
+  const rows = shown.map((f) => [
     `  ${f.change}`,
-    f.path,
+    escapeControl(f.path),
     lineCount(f.lines_added, "+"),
     lineCount(f.lines_removed, "-"),
   ]);
-  return [`changed files: ${formatCount(changes.files.length)} (${total} lines)`, table(rows, { right: [2, 3] })].join(
-    "\n",
-  );
+  const more = changes.files.length - shown.length;
+  return [
+    `changed files: ${formatCount(changes.files.length)} (${total} lines)`,
+    ...table(rows, { right: [2, 3] }).split("\n"),
+    ...(more > 0 ? [`  … ${formatCount(more)} more ${more === 1 ? "file" : "files"}`] : []),
+  ];
 }
 
 /** A cell cut to `width` characters with an ellipsis. */
