@@ -10,6 +10,7 @@ import { ROOT } from "./helpers/binary.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 import { judgeAnswer } from "../lib/doctor/doctor.ts";
 import { someSteps } from "../lib/text/numbers.ts";
+import { foldReport } from "../lib/report/fold.ts";
 
 async function loom(dir: string, argv: string[], env: Record<string, string | undefined> = {}) {
   const { io, out } = fakeIo({ cwd: dir, env });
@@ -231,6 +232,95 @@ test("the terminal summary and the --json result carry the steps by action and t
       lines_added: 2,
       lines_removed: 1,
     });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A run's report whose steps hold a refusal with its code, a finish and a print, and `steps` steps in all. */
+function reportWithSteps(steps: number): Record<string, unknown> {
+  const report = JSON.parse(readFileSync(join(ROOT, "testdata/reports/run-with-cache.json"), "utf8"));
+  const step = (n: number, overrides: Record<string, unknown> = {}) => ({
+    step: n,
+    action: "read_file",
+    target: `src/f${n % 7}.mjs`,
+    report: "read",
+    status: "ok",
+    exit_code: null,
+    revision: "r0",
+    ...overrides,
+  });
+  report.step_log = [
+    step(1, { action: "finish", target: null, report: "refusal", status: "refused", refusal: "tests_not_current" }),
+    ...Array.from({ length: steps - 2 }, (_, i) => step(i + 2)),
+    step(steps, { action: "finish", target: null, report: "finish" }),
+  ];
+  report.steps = steps;
+  report.finish = { status: "success", summary: "Fixed <b>slugify</b>\u001b[31m; tests pass." };
+  report.printed = ["slugify now <collapses> separators"];
+  return report;
+}
+
+test("step tables show a refusal's code, the finish and the printed text (escaped), and collapse long runs", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-true-"));
+  try {
+    writeFileSync(join(dir, "run.json"), JSON.stringify(reportWithSteps(4096)));
+    const text = await loom(dir, ["report", "run.json"]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^ +1 +finish +refused \(tests_not_current\)/m);
+    assert.match(text.stdout, /^finish: success\n {2}Fixed <b>slugify<\/b>\\e\[31m; tests pass\.$/m);
+    assert.match(text.stdout, /^printed:\n {2}slugify now <collapses> separators$/m);
+    assert.match(text.stdout, /… 4,088 more steps \(5–4,092\)/);
+    const rows = text.stdout.split("\n").filter((line) => /^ +\d+ +(read_file|finish) /.test(line));
+    assert.ok(rows.length < 20, `${rows.length} step rows for 4,096 steps`);
+
+    assert.equal((await loom(dir, ["report", "run.json", "--html", "run.html"])).code, 0);
+    const html = readFileSync(join(dir, "run.html"), "utf8");
+    assert.ok(html.includes("refused (tests_not_current)"), "the refusal's code");
+    assert.ok(html.includes("Fixed &#60;b&#62;slugify&#60;/b&#62;\\e[31m; tests pass."), "the finish summary, escaped");
+    assert.ok(html.includes("slugify now &#60;collapses&#62; separators"), "the printed text, escaped");
+    assert.ok(!html.includes("<b>slugify</b>"));
+    assert.ok(html.includes("… 4,088 more steps (5–4,092)"));
+    assert.ok((html.match(/<tr class="ok">/g) ?? []).length < 20, "the table is collapsed");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a run's report keeps the finish, what was printed and each refusal's code", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-true-"));
+  try {
+    cpSync(join(ROOT, "testdata/workflows/fix-bug.jsonl"), join(dir, "rec.jsonl"));
+    const r = await loom(dir, ["replay", "rec.jsonl", "--context-report", "r.json", "-q"]);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"));
+    const stream = await loom(dir, ["replay", "rec.jsonl", "--output-format", "stream-json", "-q"]);
+    const events = stream.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const { type: _s, ...started } = events.find((e) => e.type === "run-started");
+    const { type: _e, ...ended } = events.find((e) => e.type === "run-ended");
+    assert.equal(report.finish.status, "success");
+    assert.match(report.finish.summary, /^Fixed slugify/);
+    assert.deepEqual(report.printed, ["slugify now collapses separators and trims them at both ends."]);
+    // A refused step keeps its code in the step log.
+    const refused = foldReport([
+      { type: "run-started", ...started },
+      {
+        type: "step-executed",
+        step: 1,
+        action: "finish",
+        report: "refusal",
+        exit_code: null,
+        timed_out: null,
+        refusal: "tests_not_current",
+        elapsed_ms: 0,
+        target: null,
+        status: "refused",
+        revision: "r0",
+        executed: false,
+      },
+      { type: "run-ended", ...ended },
+    ], { version: "0.0.0" });
+    assert.equal(refused.step_log?.[0]?.refusal, "tests_not_current");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -90,6 +90,7 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
           revision: event.revision,
           ...(event.lines_added !== undefined ? { lines_added: event.lines_added } : {}),
           ...(event.lines_removed !== undefined ? { lines_removed: event.lines_removed } : {}),
+          ...(event.refusal ? { refusal: event.refusal } : {}),
         });
         break;
       case "run-ended":
@@ -129,6 +130,8 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
   report.sandbox = ended.sandbox;
   report.verified = ended.verified;
   if ("cost" in ended) report.cost = ended.cost;
+  if (ended.finish !== undefined) report.finish = ended.finish;
+  if (ended.printed !== undefined) report.printed = ended.printed;
   if (ended.recording !== undefined) report.recording = ended.recording;
   if (started !== null) report.step_log = stepLog;
   if (ended.changes !== undefined) report.changes = ended.changes;

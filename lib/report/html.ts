@@ -31,7 +31,7 @@ import {
 } from "./chart.ts";
 
 import { cacheBars } from "./cache-chart.ts";
-import { changedFilesSection, runFacts, STEPS_STYLE, stepTimeline } from "./steps-html.ts";
+import { changedFilesSection, runFacts, saidSection, STEPS_STYLE, stepTimeline } from "./steps-html.ts";
 import { type Transcript, TRANSCRIPT_STYLE, transcriptHtml } from "./transcript.ts";
 
 export { SERIES_COLORS } from "./chart.ts";
@@ -263,9 +263,9 @@ export function renderReportHtml(
   const peaks = series.map((s) => Math.max(0, ...s.values));
   const [only] = reports;
   const whatItDid = !several && only?.kind === "run" && doc.reports[0]
-    ? `${changedFilesSection(doc.reports[0])}\n${stepTimeline(doc.reports[0], only.report)}${
-      transcript ? `\n${transcriptHtml(transcript)}` : ""
-    }`
+    ? `${changedFilesSection(doc.reports[0])}\n${saidSection(doc.reports[0])}${
+      stepTimeline(doc.reports[0], only.report)
+    }${transcript ? `\n${transcriptHtml(transcript)}` : ""}`
     : "";
   const runSections = series.length === 0 ? "" : `<section id="per-call">
 <h2>Request bytes per model call</h2>

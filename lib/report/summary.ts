@@ -3,6 +3,7 @@ import { escapeControl } from "../text/safe-text.ts";
 import type { ContextPolicyName } from "../policy.ts";
 import { type AggregateReport, type ContextReport, requestBytes, type StepRecord } from "./context-report.ts";
 import type { WorkspaceChanges } from "../vocabulary/reports.ts";
+import { gapText, stepRows } from "./step-rows.ts";
 import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
 import { Phase, type Usage } from "../vocabulary/turn.ts";
@@ -55,6 +56,9 @@ export type ReportSummary = {
   /** What the agent did (a run's report from 0.6.0 on): its steps and the files it changed; null when not known. */
   step_log: StepRecord[] | null;
   changes: WorkspaceChanges | null;
+  /** The model's finish and what the run printed: Loom's own output, shown escaped (null / [] when none). */
+  finish: { status: string; summary: string } | null;
+  printed: string[];
   /** A replay's report: its times are not a live run's and its cost is the recorded run's. */
   replayed: boolean;
   /** The prompt cache (#30): the run's cache block, and per call what was read, written and sent uncached. */
@@ -152,6 +156,8 @@ function summarizeReport(named: NamedReport): ReportSummary {
       run_rows: structuredClone(a.runs),
       step_log: null,
       changes: null,
+      finish: null,
+      printed: [],
       replayed: false,
       cache: null,
       context_budget: null,
@@ -183,6 +189,8 @@ function summarizeReport(named: NamedReport): ReportSummary {
     run_rows: null,
     step_log: c.step_log ? structuredClone(c.step_log) : null,
     changes: c.changes ? structuredClone(c.changes) : null,
+    finish: c.finish ? { ...c.finish } : null,
+    printed: [...(c.printed ?? [])],
     replayed: c.recording !== undefined,
     cache: reportCache(c),
     context_budget: c.context_budget ? { ...c.context_budget } : null,
@@ -616,6 +624,8 @@ function renderOne(s: ReportSummary): string {
   ];
   if (s.step_log !== null && s.step_log.length > 0) parts.push("", renderSteps(s.step_log));
   if (s.changes !== null) parts.push("", renderChanges(s.changes));
+  const said = renderSaid(s);
+  if (said !== "") parts.push("", said);
   if (s.cache !== null) parts.push("", renderCache(s.cache));
   if (s.run_rows !== null) {
     const rows = [
@@ -645,22 +655,50 @@ function renderOne(s: ReportSummary): string {
 const lineCount = (n: number | null | undefined, sign: string) =>
   n === undefined ? "" : n === null ? `${sign}?` : `${sign}${formatCount(n)}`;
 
-/** What the agent did, one line per step: action, target, status, test or command exit, revision, lines. */
+/** What the agent did, one line per step: action, target, status (a refusal with its code), exit, revision, lines;
+ * long runs of similar steps collapsed (step-rows.ts). */
 function renderSteps(steps: StepRecord[]): string {
+  const shown = stepRows(steps);
   const rows = [
     ["step", "action", "target", "status", "exit", "rev", "+", "-"],
-    ...steps.map((s) => [
-      String(s.step),
-      s.action ?? NONE,
-      clipCell(s.target ?? "", 36),
-      s.status,
-      s.exit_code === null ? "" : String(s.exit_code),
-      s.revision,
-      lineCount(s.lines_added, "+"),
-      lineCount(s.lines_removed, "-"),
-    ]),
+    ...shown.map((row) =>
+      row.kind === "gap" ? ["", "", "", "", "", "", "", ""] : [
+        String(row.step.step),
+        row.step.action ?? NONE,
+        clipCell(row.step.target ?? "", 36),
+        stepStatus(row.step),
+        row.step.exit_code === null ? "" : String(row.step.exit_code),
+        row.step.revision,
+        lineCount(row.step.lines_added, "+"),
+        lineCount(row.step.lines_removed, "-"),
+      ]
+    ),
   ];
-  return table(rows, { right: [0, 4, 6, 7] });
+  // A gap's line is its own, not a cell: it would widen the action column to its length.
+  const lines = table(rows, { right: [0, 4, 6, 7] }).split("\n");
+  shown.forEach((row, i) => {
+    if (row.kind === "gap") lines[i + 1] = `      ${gapText(row, formatCount)}`;
+  });
+  return lines.join("\n");
+}
+
+/** A step's status as the tables show it: a refusal names its code ("refused (tests_not_current)"). */
+export function stepStatus(step: StepRecord): string {
+  return step.refusal ? `${step.status} (${step.refusal})` : step.status;
+}
+
+/** The model's finish summary and what the run printed, escaped (Loom's own output, not the user's content), each
+ * line wrapped to the width. */
+function renderSaid(s: ReportSummary): string {
+  const lines: string[] = [];
+  const said = (label: string, text: string) => {
+    const wrapped = text.split("\n").flatMap((line) => wrapText(escapeControl(line), WIDTH - 2))
+      .flatMap((line) => chunks(line, WIDTH - 2));
+    lines.push(label, ...wrapped.map((line) => `  ${line}`));
+  };
+  if (s.finish) said(`finish: ${s.finish.status}`, s.finish.summary);
+  for (const text of s.printed) said("printed:", text);
+  return lines.join("\n");
 }
 
 /** The files changed against the starting revision, with lines added and removed. */

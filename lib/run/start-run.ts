@@ -6,7 +6,8 @@ import { join, resolve } from "node:path";
 import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog/plan.ts";
 import { loadCatalog } from "../catalog/catalog.ts";
 import { type ContextPolicyName, DEFAULT_POLICY, type PreviewMode, type StepProtocol } from "../policy.ts";
-import type { ContextReport } from "../report/context-report.ts";
+import { type ContextReport, REPORT_TEXT_LIMIT } from "../report/context-report.ts";
+import { clipText } from "../text/clip.ts";
 import { foldReport } from "../report/fold.ts";
 import { addUsage, NULL_USAGE, type Provider, type Usage } from "../vocabulary/turn.ts";
 import { describeFsError, LoomError, StartupError } from "../errors.ts";
@@ -348,6 +349,17 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
           { total: usageOf(events) },
         ),
       }
+      : {}),
+    // The model's finish and what it printed: Loom's own output, which the report's pages show (clipped).
+    ...(loop
+      ? {
+        finish: loop.finish
+          ? { status: loop.finish.status, summary: clipText(loop.finish.summary, REPORT_TEXT_LIMIT) }
+          : null,
+      }
+      : {}),
+    ...(loop && loop.printed.length > 0
+      ? { printed: loop.printed.map((text) => clipText(text, REPORT_TEXT_LIMIT)) }
       : {}),
     ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
     // A run that never started still says the protocol it was to use (the flag's, the catalog's, the default).
