@@ -173,16 +173,36 @@ export function readAll(stream: AsyncIterable<Uint8Array | string>, signal: Abor
  * Writes to a stream in order, and tells when the last write has been handed to the OS. An empty write's callback
  * says nothing: in the compiled binary it fires while earlier writes still wait for a slow pipe (which process.exit
  * then cut off at 64 KiB), so the promise is the callback of the last write that carried bytes. A failed write (the
- * reader went away) settles it too.
+ * reader went away) settles it too. A reader that closed the pipe (`| head -1`: EPIPE, thrown or emitted) ends the
+ * writing quietly: the rest is dropped, and the command ends with its own exit code, its report written.
  */
 function orderedWriter(
-  stream: { write: (text: string, done: (error?: Error | null) => void) => unknown },
+  stream: {
+    write: (text: string, done: (error?: Error | null) => void) => unknown;
+    on: (event: "error", listener: (error: Error) => void) => unknown;
+  },
 ): { write: (text: string) => void; drained: () => Promise<void> } {
   let last: Promise<void> = Promise.resolve();
+  let closed = false;
+  const closedBy = (error: unknown): boolean => {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === "EPIPE" || code === "ERR_STREAM_DESTROYED") closed = true;
+    return closed;
+  };
+  stream.on("error", (error) => {
+    if (!closedBy(error)) throw error;
+  });
   return {
     write: (text) => {
-      if (text === "") return;
-      last = new Promise((resolve) => stream.write(text, () => resolve()));
+      if (text === "" || closed) return;
+      last = new Promise((resolve, reject) => {
+        try {
+          stream.write(text, () => resolve());
+        } catch (error) {
+          if (closedBy(error)) resolve();
+          else reject(error);
+        }
+      });
     },
     drained: () => last,
   };

@@ -1,7 +1,7 @@
 // The user config file ($XDG_CONFIG_HOME/loom/config.jsonc), read once per command, and `loom config`: every setting a
 // run would use — with the same flags, catalog (and slice) or request file — its value and where it came from. Both
 // read lib/settings/settings.ts's one resolveSettings, so they cannot disagree.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { errorCode } from "../lib/errors.ts";
 import { dirname, join, resolve } from "node:path";
 import {
@@ -36,6 +36,17 @@ export type LoadedConfig = { path: string | null; found: boolean; config: UserCo
 /** The project's file, found from `from` upward: `.loom/config.jsonc` in the first folder that has one. */
 const PROJECT_FILE = ".loom/config.jsonc";
 
+/** Whether a folder can be listed and entered (tried, not access(2): root passes that for any mode). */
+function enterable(dir: string): boolean {
+  try {
+    readdirSync(dir);
+    statSync(join(dir, "."));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The nearest project config file from `from` (a workspace) upward, validated; null when there is none. */
 function loadProjectConfig(from: string): { config: ProjectConfig; file: string } | null {
   for (let dir = resolve(from);; dir = dirname(dir)) {
@@ -44,6 +55,9 @@ function loadProjectConfig(from: string): { config: ProjectConfig; file: string 
     try {
       text = readFileSync(path, "utf8");
     } catch (error) {
+      // A workspace Loom cannot enter has no project file it could read: the run's own start fails, naming the
+      // workspace (exit 3, its report written), as every start failure does.
+      if (errorCode(error) === "EACCES" && !enterable(dir)) return null;
       if (errorCode(error) !== "ENOENT" && errorCode(error) !== "ENOTDIR") {
         throw new UsageError(`Cannot read the project config file ${JSON.stringify(path)}: ${describeFsError(error)}`);
       }
@@ -115,7 +129,7 @@ export function userSettings(
 /** The setting flags (run, replay and config share them), as parsed: enum flags are already of their type. */
 type SettingFlagValues = Pick<
   Values<typeof CONFIG_SPEC.flags>,
-  Exclude<keyof typeof CONFIG_SPEC.flags, "json" | "catalog" | "slice" | "request">
+  Exclude<keyof typeof CONFIG_SPEC.flags, "json" | "catalog" | "slice" | "request" | "workspace">
 >;
 
 /** The setting flags as resolveSettings takes them. */
@@ -174,7 +188,8 @@ export async function configCommand(argv: string[], io: Io): Promise<number> {
   if (positionals.length > 0) {
     throw new UsageError(`Unexpected argument ${JSON.stringify(positionals[0])} (see loom config --help)`);
   }
-  const user = userSettings(io, settingFlags(values));
+  // The project file is found from the workspace upward, as loom run -w DIR finds it: the two cannot disagree.
+  const user = userSettings(io, settingFlags(values), { workspace: values.workspace ?? io.cwd });
   const resolved = layered(user.plan, await filesOf(values, io));
   const reporter = new Reporter(io, { command: "config", format: values.json ? "json" : "text" });
   if (!resolved.ok) throw new UsageError(resolved.message);
@@ -230,7 +245,8 @@ async function filesOf(
     };
   }
   if (values.request !== undefined) {
-    const request = await readRequest(values.request, { io });
+    const workspace = values.workspace === undefined ? undefined : resolve(io.cwd, values.workspace);
+    const request = await readRequest(values.request, { io, workspace });
     return { request: { file: values.request, ...request } };
   }
   return {};

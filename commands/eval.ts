@@ -25,6 +25,7 @@ import { parseCommand } from "./cli-spec.ts";
 import { millisecondsOption, outputPathOption } from "./options.ts";
 import { EVAL_SPEC } from "./specs.ts";
 import { Reporter } from "./reporter.ts";
+import { refuseFolderInside } from "./output-paths.ts";
 import { sweepLeftoversOnce } from "../lib/workspace/scratch.ts";
 
 function count(flag: string, value: string | undefined, fallback: number, { min = 1 } = {}): number {
@@ -130,6 +131,17 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const loaded = selectTasks(
     loadSuiteFile(suitePath, { cwd: io.cwd, allowOutside: values["allow-outside-suite"] === true }),
     { ids: values.task, tags: values.tag },
+  );
+  refuseFolderInside(
+    { flag: "--out", path: out },
+    loaded.tasks.flatMap((task) => [
+      task.source.kind === "folder"
+        ? { what: `task ${JSON.stringify(task.id)}'s workspace`, path: resolve(loaded.dir, task.source.path) }
+        : { what: `task ${JSON.stringify(task.id)}'s git.repo`, path: resolve(loaded.dir, task.source.repo) },
+      ...(task.check.files === undefined
+        ? []
+        : [{ what: `task ${JSON.stringify(task.id)}'s check.files`, path: resolve(loaded.dir, task.check.files) }]),
+    ]),
   );
   const checks = checkHashes(loaded);
   const key = evalKey(loaded, { tasks: taskHashes(loaded, { checks }), checks, prices, settings });

@@ -13,6 +13,7 @@ import { REPLAY_SPEC } from "./specs.ts";
 import { defaultJobs, replayBatch } from "./replay-batch.ts";
 import { traceWriter } from "./trace-file.ts";
 import { Reporter } from "./reporter.ts";
+import { type NamedPath, refuseCollisions, refuseWorkspaceFiles } from "./output-paths.ts";
 
 export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(REPLAY_SPEC, argv, { command: "replay" });
@@ -50,6 +51,15 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     throw new UsageError("--diff needs --execute: a replay without it changes no workspace");
   }
   const files = positionals[0] === "-" ? ["-"] : expandRecordings(positionals.map((p) => resolve(io.cwd, p)), from);
+  // Every output checked together before anything is written: no two name one file, none names a recording replayed,
+  // none overwrites a file of the workspace that Loom did not write.
+  const outputs: NamedPath[] = [
+    ...(reportPath ? [{ flag: "--context-report", path: reportPath, kind: "report" as const }] : []),
+    ...(tracePath ? [{ flag: "--trace", path: tracePath, kind: "trace" as const }] : []),
+    ...(diffPath ? [{ flag: "--diff", path: diffPath, kind: "diff" as const }] : []),
+  ];
+  refuseCollisions(outputs, { inputs: files.filter((f) => f !== "-").map((path) => ({ flag: "RECORDING", path })) });
+  if (values.workspace) refuseWorkspaceFiles(outputs, { workspaces: [resolve(io.cwd, values.workspace)] });
 
   const folder = positionals.some((p) => isDirectory(resolve(io.cwd, p)));
   if (files.length > 1 || (values.jobs !== undefined || values.resume) && folder) {

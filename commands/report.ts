@@ -14,6 +14,7 @@ import { outputPathOption } from "./options.ts";
 import { type OutputFormat, Reporter } from "./reporter.ts";
 import { evalReport, readEvalFiles } from "./eval-report.ts";
 import { readTranscript } from "./transcript-files.ts";
+import { type NamedPath, refuseCollisions } from "./output-paths.ts";
 
 type ReportOptions = {
   /** --transcript files (none: look beside the report) and --show-content; with --html and one run's report. */
@@ -45,9 +46,15 @@ function parseReportArgs(argv: string[], io: Io): ReportOptions {
   // One rule for every file Loom is asked to write: checked before anything is read, a missing folder created and
   // said in one line (as loom run --context-report does), for a run's report and an evaluation's alike.
   const notice = (message: string) => io.stderr(`loom report: ${message}\n`);
+  const outputs: NamedPath[] = [];
   for (const [flag, path] of [["--html", values.html], ["--output", values.output]] as const) {
-    if (path !== undefined) outputPathOption(flag, path, { cwd: io.cwd, notice });
+    if (path !== undefined) outputs.push({ flag, path: outputPathOption(flag, path, { cwd: io.cwd, notice }) });
   }
+  // An output naming a file the command reads would destroy it (`--html report.json`, `-o shard-1.json`).
+  const read = (flag: string) => (path: string): NamedPath => ({ flag, path: resolve(io.cwd, path) });
+  refuseCollisions(outputs, {
+    inputs: [...positionals.map(read("REPORT")), ...(values.transcript ?? []).map(read("--transcript"))],
+  });
   const format: OutputFormat = values.json ? "json" : values.html !== undefined ? { html: values.html } : "text";
   const given = values.transcript ?? [];
   if ((given.length > 0 || values["show-content"]) && (values.html === undefined || positionals.length !== 1)) {
@@ -85,7 +92,7 @@ export async function reportCommand(argv: string[], io: Io): Promise<number> {
   // Reports are shown by their label, else their file name: full paths crowd every table and legend.
   const [only] = loaded;
   const transcript = typeof options.format === "object" && loaded.length === 1 && only?.kind === "run"
-    ? readTranscript({ report: only.file, cwd: io.cwd, ...options.transcript })
+    ? readTranscript({ report: only.file, run: only.report, cwd: io.cwd, ...options.transcript })
     : null;
   return reporter.reports(
     loaded.map((r, i) => ({ ...r, file: options.labels[i] ?? basename(r.file) })),

@@ -16,11 +16,11 @@ import { NULL_USAGE } from "../lib/vocabulary/turn.ts";
 import { BEFORE_A_STEP, type Outcome } from "../lib/outcome.ts";
 import { renderReportHtml } from "../lib/report/html.ts";
 import type { NamedReport } from "../lib/report/load.ts";
-import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
+import { changedFilesText, renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
 import type { Io } from "./io.ts";
 import type { OUTPUT_FORMATS } from "./specs.ts";
 import { escapeControl } from "../lib/text/safe-text.ts";
-import { formatCount, plural } from "../lib/text/numbers.ts";
+import { formatCount, plural, someSteps } from "../lib/text/numbers.ts";
 import { unverifiedReason } from "../lib/context/briefing.ts";
 import type { EvalFile } from "../lib/eval/eval-file.ts";
 import { renderEvalText, whatNext } from "../lib/eval/render.ts";
@@ -157,7 +157,7 @@ export class Reporter {
     const differing = result.replay?.differing_steps ?? [];
     if (result.outcome === "completed" && differing.length > 0) {
       this.#error(
-        `step${differing.length === 1 ? "" : "s"} ${differing.join(", ")} executed differently from the recording`,
+        `${someSteps(differing)} executed differently from the recording`,
       );
     } else if (result.error && result.exit_code !== 0) this.#error(result.error.message);
     return result.exit_code;
@@ -486,7 +486,17 @@ function summarizeResult(result: RunResult): ResultSummary {
     ...(result.route !== undefined
       ? { route: result.route ? { via: result.route.via, rule: result.route.rule } : null }
       : {}),
+    ...(stepsByAction(result.report.step_log)),
+    ...(result.report.changes !== undefined ? { changes: result.report.changes } : {}),
   };
+}
+
+/** The steps by action, in order of first use; nothing when no step began. */
+function stepsByAction(log: readonly { action: string | null }[] | undefined): Pick<ResultSummary, "actions"> {
+  if (!log || log.length === 0) return {};
+  const actions: Record<string, number> = {};
+  for (const step of log) actions[step.action ?? "none"] = (actions[step.action ?? "none"] ?? 0) + 1;
+  return { actions };
 }
 
 const n = formatCount;
@@ -517,6 +527,11 @@ export function renderResultText(
     lines.push(`  last test: ${verdict} on ${when}`);
   }
   if (s.error) lines.push(`  error: ${s.error.code}: ${s.error.message}`);
+  // What the agent did, where a user looks: its steps by action, and the files it changed with their lines.
+  if (s.actions) {
+    lines.push(`  steps: ${Object.entries(s.actions).map(([action, count]) => `${n(count)} ${action}`).join(", ")}`);
+  }
+  if (s.changes) lines.push(...changedFilesText(s.changes, { max: CHANGED_FILES_SHOWN }).map((line) => `  ${line}`));
   lines.push(
     `  ${plural(s.model_calls, "model call")}, ${n(s.request_bytes.total)} request bytes (max ${
       n(s.request_bytes.max)
@@ -538,9 +553,9 @@ export function renderResultText(
     lines.push(
       s.replay.differing_steps.length === 0
         ? `  re-executed: all ${s.replay.compared} execution reports equal the recording`
-        : `  re-executed: ${s.replay.differing_steps.length === 1 ? "step" : "steps"} ${
-          s.replay.differing_steps.join(", ")
-        } ${s.replay.differing_steps.length === 1 ? "differs" : "differ"} from the recording`,
+        : `  re-executed: ${someSteps(s.replay.differing_steps)} ${
+          s.replay.differing_steps.length === 1 ? "differs" : "differ"
+        } from the recording`,
     );
   }
   if (s.report_path) lines.push(`  report: ${s.report_path}`);
@@ -576,6 +591,9 @@ function timeAndTokens(s: ResultSummary): string {
 function costSoFar(p: Progress): string {
   return p.cost_usd === null ? "" : `, $${p.cost_usd.toFixed(4)} so far`;
 }
+
+/** Changed files listed in a run's terminal summary; the rest are counted (loom report lists them all). */
+const CHANGED_FILES_SHOWN = 10;
 
 /** Summary lines shown in text output; a longer summary (an imported run's whole patch) is clipped, whole in --json. */
 const SUMMARY_LINES = 3;

@@ -1,6 +1,6 @@
 // loom run: argv -> a run's input (a SliceRequest file, or a request text and a catalog) -> startRun -> the reporter.
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { InterruptedError, LoomError, UsageError } from "../lib/errors.ts";
 import { type RunInput, type StartOptions, startRun } from "../lib/run/start-run.ts";
 import { promptRequest, splitCommand } from "../lib/prompt-request.ts";
@@ -16,6 +16,8 @@ import { RUN_SPEC } from "./specs.ts";
 import { Reporter } from "./reporter.ts";
 import { traceWriter } from "./trace-file.ts";
 import { readModels } from "./models-table.ts";
+import { type NamedPath, type OutputKind, refuseCollisions, refuseWorkspaceFiles } from "./output-paths.ts";
+import { loadCatalog } from "../lib/catalog/catalog.ts";
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(RUN_SPEC, argv, { command: "run" });
@@ -27,6 +29,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     if (plan.unstarted instanceof InterruptedError && plan.options.contextReport) {
       writeUnstartedReport(plan.options.contextReport, {
         policy: plan.policy,
+        stepProtocol: plan.options.settings?.settings.step_protocol.value,
         outcome: endingOf({ threw: plan.unstarted }).outcome,
         error: plan.unstarted,
       });
@@ -112,19 +115,35 @@ async function planRun(
   const given = flag("workspace");
   const workspace = given ? resolve(io.cwd, given) : undefined;
   const tracePath = output("trace");
-  const trace = tracePath ? traceWriter(tracePath, { shown: flag("trace") ?? tracePath }) : undefined;
+  const diff = output("diff");
   const options: PlanOptions = {
     flags,
     settings: user.plan,
     contextReport,
     record,
-    trace,
     ...(tracePath ? { ownFiles: [tracePath] } : {}),
-    diff: output("diff"),
+    diff,
     requirePassingTests: values["require-passing-tests"],
     maxCost: costOption("--max-cost", flag("max-cost")),
     models: readModels(flag("models"), io),
   };
+
+  const outputs: NamedPath[] = [
+    ...named("--context-report", contextReport, "report"),
+    ...named("--record", record, "recording"),
+    ...named("--trace", tracePath, "trace"),
+    ...named("--diff", diff, "diff"),
+  ];
+  // Every output checked together before anything is written (the trace file is opened only then): no two name one
+  // file, none names an input, none overwrites a file of the workspace that Loom did not write.
+  const checked = <T extends RunPlan>(plan: T, workspaces: string[], inputs: NamedPath[] = []): T => {
+    refuseCollisions(outputs, { inputs: [...inputs, ...named("--models", flag("models"))] });
+    refuseWorkspaceFiles(outputs, { workspaces });
+    if (tracePath) plan.options.trace = traceWriter(tracePath, { shown: flag("trace") ?? tracePath });
+    return plan;
+  };
+  const namedIn = (label: string, path: string | undefined, kind?: OutputKind): NamedPath[] =>
+    named(label, path === undefined ? undefined : resolve(io.cwd, path), kind);
 
   if (catalog !== undefined && flag("model") !== undefined) {
     throw new UsageError("--model runs a prompt; a catalog names its own models");
@@ -151,7 +170,18 @@ async function planRun(
     if (catalog !== undefined) {
       const text = await requestText(source, io);
       const file = resolve(io.cwd, catalog);
-      return { input: { catalog: { file, name: catalog, text, slice: flag("slice"), workspace } }, options };
+      const of = catalogOutputs(file, workspace);
+      // The catalog's own report paths are written only when --context-report is not given.
+      if (contextReport === undefined) {
+        outputs.push(
+          ...of.reports.map((path) => ({ flag: `${catalog}'s context_report`, path, kind: "report" as const })),
+        );
+      }
+      return checked(
+        { input: { catalog: { file, name: catalog, text, slice: flag("slice"), workspace } }, options },
+        of.workspaces,
+        namedIn("--catalog", catalog),
+      );
     }
     if (prompt) {
       // A prompt has a model: --model, or the default model that made TEXT a prompt.
@@ -170,16 +200,21 @@ async function planRun(
         instructions: flag("instructions"),
       });
       requireTests(request, values["require-passing-tests"], "--test-command CMD");
-      return { input: { request }, options };
+      return checked({ input: { request }, options }, [request.workspace]);
     }
     const file = source === "-" ? "stdin" : source;
     const request = await readRequest(source, { io, workspace, stdinText });
     requireTests(request, values["require-passing-tests"], `run_tests in ${file}'s actions`);
-    return { input: { request, file }, options };
+    return checked(
+      { input: { request, file }, options },
+      [request.workspace],
+      namedIn("REQUEST", source === "-" ? undefined : source),
+    );
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if (error instanceof LoomError) {
-      return { unstarted: error, options, policy: userLevel.settings.context_policy.value };
+      const workspaces = catalog === undefined && workspace !== undefined ? [workspace] : [];
+      return checked({ unstarted: error, options, policy: userLevel.settings.context_policy.value }, workspaces);
     }
     throw error;
   }
@@ -202,6 +237,31 @@ async function requestText(source: string, io: Io): Promise<string> {
 function nonEmpty(text: string): string {
   if (text.trim() === "") throw new UsageError("The request is empty");
   return text.trim();
+}
+
+/** A flag's path as a checked output or input, or nothing when the flag was not given. */
+function named(flag: string, path: string | undefined, kind?: OutputKind): NamedPath[] {
+  return path === undefined ? [] : [{ flag, path, ...(kind ? { kind } : {}) }];
+}
+
+/**
+ * The workspaces a catalog's slices may run in and the report paths it names (relative to the catalog), read before
+ * the run so its outputs are checked against them too; an unreadable catalog names none (the run says why it fails).
+ */
+function catalogOutputs(file: string, workspace: string | undefined): { workspaces: string[]; reports: string[] } {
+  let catalog;
+  try {
+    catalog = loadCatalog(readFileSync(file, "utf8"), { file });
+  } catch {
+    return { workspaces: workspace ? [workspace] : [], reports: [] };
+  }
+  const at = (path: string | undefined) => (path === undefined ? [] : [resolve(dirname(file), path)]);
+  const slices = Object.values(catalog.slices);
+  const defaults = catalog.defaults ?? {};
+  return {
+    workspaces: workspace ? [workspace] : [...new Set(slices.flatMap((s) => at(s.workspace ?? defaults.workspace)))],
+    reports: [...new Set([...at(defaults.context_report), ...slices.flatMap((s) => at(s.context_report))])],
+  };
 }
 
 /** A one-line notice on stderr ("creating the folder …"). */

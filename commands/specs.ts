@@ -554,7 +554,7 @@ place: it catches a damaged download, not a forged table (--checksum pins one). 
 
 export const CONFIG_SPEC = {
   summary: "show the settings a run would use and where each came from (flag, environment, config file, catalog, …)",
-  usage: ["[--json] [run's setting flags] [--catalog FILE [--slice NAME] | --request FILE]"],
+  usage: ["[--json] [run's setting flags] [-w DIR] [--catalog FILE [--slice NAME] | --request FILE]"],
   description: `Loom reads defaults from $XDG_CONFIG_HOME/loom/config.jsonc (else ~/.config/loom/config.jsonc;
 JSONC; schema: loom schema config), under the environment (LOOM_MODEL, LOOM_CONTEXT_POLICY, LOOM_PROVIDER_BASE_URL,
 LOOM_SANDBOX, ANTHROPIC_BASE_URL, OPENAI_BASE_URL) and the flags. Given the flags, catalog (and slice) or request file of a
@@ -567,6 +567,11 @@ setting's own order (lib/settings/settings.ts: PRECEDENCE).`,
     catalog: { value: "FILE", complete: "file", description: "the settings of a run through this catalog" },
     slice: { value: "NAME", description: "with --catalog: of this slice" },
     request: { value: "FILE", complete: "file", description: "the settings of a run of this SliceRequest file" },
+    workspace: {
+      ...RUN_SPEC.flags.workspace,
+      group: "Options",
+      description: "the settings of a run in this workspace (loom run -w DIR): its project file .loom/config.jsonc",
+    },
     "context-policy": shared["context-policy"],
     "step-protocol": shared["step-protocol"],
     previews: shared.previews,

@@ -6,6 +6,10 @@ import { basename, dirname, join, resolve } from "node:path";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { parseRecording } from "../lib/recording/recording.ts";
 import { buildTranscript, type Transcript, type TranscriptInput } from "../lib/report/transcript.ts";
+import type { ContextReport } from "../lib/report/context-report.ts";
+import type { Usage } from "../lib/vocabulary/turn.ts";
+import { digestOf } from "../lib/text/digest.ts";
+import { formatCount } from "../lib/text/numbers.ts";
 
 /** Files beside `report` that may be its run's recording or trace (report.json -> report.jsonl, …). */
 function besideReport(report: string): string[] {
@@ -17,11 +21,33 @@ function besideReport(report: string): string[] {
 
 /** The transcript of one run's report from the given files, else the ones found beside it; null when there are none. */
 export function readTranscript(
-  { report, given, cwd, showContent }: { report: string; given: string[]; cwd: string; showContent: boolean },
+  { report, run, given, cwd, showContent }: {
+    report: string;
+    /** The report itself: a recording or trace of another run is refused, not shown under its step table. */
+    run: ContextReport;
+    given: string[];
+    cwd: string;
+    showContent: boolean;
+  },
 ): Transcript | null {
-  const files = given.length > 0 ? given : besideReport(resolve(cwd, report));
+  const found = given.length === 0;
+  const files = found ? besideReport(resolve(cwd, report)) : given;
   if (files.length === 0) return null;
   const input: TranscriptInput = {};
+  // One recording and one trace at most: --transcript names each once.
+  const kinds = new Map<string, string>();
+  const once = (kind: string, file: string): boolean => {
+    const earlier = kinds.get(kind);
+    if (earlier !== undefined && found) return false; // the first found beside the report is the one shown
+    if (earlier !== undefined) {
+      throw new UsageError(
+        `--transcript ${JSON.stringify(file)} is a second ${kind} (after ${JSON.stringify(earlier)}): give one ` +
+          `recording and/or one request trace of the run`,
+      );
+    }
+    kinds.set(kind, file);
+    return true;
+  };
   for (const file of files) {
     let text: string;
     try {
@@ -32,21 +58,58 @@ export function readTranscript(
     const first = text.slice(0, text.indexOf("\n") === -1 ? undefined : text.indexOf("\n"));
     if (first.includes('"loom-recording"')) {
       const recording = parseRecording(text, { name: file });
+      // A replay's report names its recording by digest; a live run's recording holds the run's model calls.
+      const theirs = recording.answers.map((a) => callKey(a.phase, a.step, a.usage));
+      const foreign = run.recording !== digestOf(text) &&
+        foreignness(theirs, run.calls.map((c) => callKey(c.phase, c.step, c.usage)));
+      if (foreign && found) continue; // another run's file beside the report: not this run's transcript
+      if (foreign) refuse(file, "recording", foreign);
+      if (!once("recording", file)) continue;
       input.answers = recording.answers;
       input.executions = recording.executions;
     } else if (first.includes('"trace_version"')) {
-      input.trace = text.split("\n").filter((line) => line.trim() !== "").map((line, i) => {
+      const trace: TranscriptInput["trace"] = text.split("\n").filter((line) => line.trim() !== "").map((line, i) => {
         try {
           return JSON.parse(line);
         } catch {
           throw new UsageError(`${file}:${i + 1}: not valid JSON (a request trace has one JSON object per line)`);
         }
       });
+      const foreign = foreignness(
+        (trace ?? []).map((line) => `${line.phase} ${line.request_bytes}`),
+        run.calls.map((c) => `${c.phase} ${c.request_bytes}`),
+      );
+      if (foreign && found) continue;
+      if (foreign) refuse(file, "request trace", foreign);
+      if (!once("request trace", file)) continue;
+      input.trace = trace;
     } else {
       throw new UsageError(
         `--transcript ${JSON.stringify(file)} is neither a recording (--record) nor a request trace (--trace)`,
       );
     }
   }
-  return buildTranscript(input, { sources: files.map((f) => basename(f)), showContent });
+  if (found && kinds.size === 0) return null;
+  return buildTranscript(input, { sources: [...kinds.values()].map((f) => basename(f)), showContent });
+}
+
+/** A model call as a recording and the report both hold it: its phase, step and counters. */
+function callKey(phase: string, step: number, usage: Usage): string {
+  const { input, cache_read, cache_write, output } = usage;
+  return JSON.stringify([phase, step, input, cache_read, cache_write, output]);
+}
+
+/** How a transcript file's model calls differ from the report's (then it is another run's), or null when they agree. */
+function foreignness(theirs: string[], ours: string[]): string | null {
+  const first = theirs.findIndex((key, i) => key !== ours[i]);
+  if (theirs.length === ours.length && first === -1) return null;
+  return theirs.length !== ours.length
+    ? `it holds ${formatCount(theirs.length)} model calls, the report ${formatCount(ours.length)}`
+    : `its model call ${first + 1} differs from the report's`;
+}
+
+function refuse(file: string, kind: string, why: string): never {
+  throw new UsageError(
+    `--transcript ${JSON.stringify(file)} is not this report's run (${why}): give the ${kind} written with it`,
+  );
 }

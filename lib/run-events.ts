@@ -7,7 +7,7 @@ import { Cost } from "./prices.ts";
 import { ContextPolicyName, PreviewMode, StepProtocol } from "./policy.ts";
 import { Outcome } from "./outcome.ts";
 import { Phase, ServerTimings, Usage } from "./vocabulary/turn.ts";
-import { type ExecutionReport, FinishStatus, WorkspaceChanges } from "./vocabulary/reports.ts";
+import { type ExecutionReport, FinishStatus, RunFinish, WorkspaceChanges } from "./vocabulary/reports.ts";
 import { clipText } from "./text/clip.ts";
 import { safeMessage } from "./text/safe-text.ts";
 import { LookupKind } from "./vocabulary/answer.ts";
@@ -194,6 +194,17 @@ const RunEnded = z.strictObject({
   verified: z.boolean().describe(VERIFIED),
   cost: Cost.nullable().optional().describe("The report's cost block; absent when the model was never known"),
   recording: z.string().optional().describe("A replay's recording digest (sha256 of its bytes)"),
+  finish: RunFinish.nullable().optional().describe(
+    "The model's finish, its summary clipped to 4 KB (the result holds it whole); null when the run did not finish " +
+      "(since loom 0.6.0)",
+  ),
+  printed: z.array(z.string()).optional().describe(
+    "What the print steps printed, each clipped to 4 KB; absent when nothing was printed (since loom 0.6.0)",
+  ),
+  step_protocol: StepProtocol.optional().describe(
+    "The step protocol the run was to use, as resolved when it ended before run-started (a startup or routing " +
+      "failure); absent when it was never resolved (since loom 0.6.0)",
+  ),
   changes: WorkspaceChanges.nullable().optional().describe(
     "The files the run changed against its starting revision; null when the workspace was not run for real (a replay " +
       "without --execute, a failure before it) (since loom 0.6.0)",
@@ -232,6 +243,14 @@ export const RunResultEvent = z.strictObject({
   route: z.strictObject({ via: z.string(), rule: z.number().int().nullable() }).nullable().optional(),
   replay: z.strictObject({ compared: count, differing_steps: z.array(count) }).optional(),
   sandbox: SandboxState.nullable().optional(),
+  actions: z.record(z.string(), count).optional().describe(
+    'The steps by action, in order of first use ({"read_file": 3, "edit_file": 1, …}; "none" for a step refused ' +
+      "before an action was chosen); absent when no step began (since loom 0.6.0)",
+  ),
+  changes: WorkspaceChanges.nullable().optional().describe(
+    "The files the run changed, with lines added and removed (as the report's changes); null when the workspace " +
+      "was not run for real (since loom 0.6.0)",
+  ),
 }).describe("How the run ended: the last line of stream-json, the one object of --output-format json");
 export type RunResultEvent = z.infer<typeof RunResultEvent>;
 

@@ -2,7 +2,7 @@
 // result like any other input. Pure: the classification provider, the clock and the output-path check are passed in.
 import { dirname, resolve } from "node:path";
 import { type Catalog, renderIntent } from "./catalog.ts";
-import type { ContextPolicyName } from "../policy.ts";
+import type { ContextPolicyName, StepProtocol } from "../policy.ts";
 import type { ModelCall } from "../run-events.ts";
 import { LoomError, StartupError } from "../errors.ts";
 import type {
@@ -39,6 +39,8 @@ export type CatalogKnown = {
   route: Routed | null;
   /** Model calls made while routing (classification), for the run's report. */
   calls: ModelCall[];
+  /** The step protocol as resolved so far: a run that fails before it starts still reports it. */
+  stepProtocol?: StepProtocol;
 };
 
 export type CatalogPlan =
@@ -93,7 +95,10 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
   };
   const { known } = options;
   // Before routing, the policy from the command line, the catalog's defaults and the user's (a refusal comes next).
-  if (levels.catalog.ok) known.policy = levels.catalog.settings.context_policy.value;
+  if (levels.catalog.ok) {
+    known.policy = levels.catalog.settings.context_policy.value;
+    known.stepProtocol = levels.catalog.settings.step_protocol.value;
+  }
   const fail = (error: unknown): CatalogPlan => {
     if (!(error instanceof LoomError)) throw error;
     return { ok: false, error };
@@ -120,6 +125,7 @@ export async function planCatalogRun(input: CatalogInput, options: PlanOptions):
     reportPath(fromCatalog(entry.context_report ?? defaults.context_report));
     const settings = settingsOf(name);
     known.policy = settings.context_policy.value;
+    known.stepProtocol = settings.step_protocol.value;
     const workspace = input.workspace ?? fromCatalog(entry.workspace ?? defaults.workspace);
     if (workspace === undefined) {
       throw new StartupError(

@@ -38,7 +38,10 @@ export function renderDoctor(result: DoctorResult): string {
     : `${calls} call${calls === 1 ? "" : "s"}: input ${n(u.input)}, cache read ${n(u.cache_read)}, cache write ${
       n(u.cache_write)
     }, output ${n(u.output)} tokens; ${spent}`;
-  const verdict = result.outcome === "completed"
+  const warned = result.checks.filter((c) => c.status === "warn").map((c) => LABELS[c.check]);
+  const verdict = result.outcome === "completed" && warned.length > 0
+    ? `ok, with a warning (${warned.join(", ")}): loom run can use this model; its answers may not follow the task`
+    : result.outcome === "completed"
     ? "ok: loom run can use this model"
     : `not ready: ${result.error_code} (exit ${result.exit_code})`;
   return `loom doctor ${result.model}\n${rows.join("\n")}\n${used}\n${verdict}\n`;

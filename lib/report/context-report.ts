@@ -7,9 +7,12 @@ import { ContextBudget } from "../run-events.ts";
 import { SandboxState } from "../sandbox-state.ts";
 import { Cost } from "../prices.ts";
 import { CallCache, RunCache } from "../cache-explanation.ts";
-import { WorkspaceChanges } from "../vocabulary/reports.ts";
+import { RunFinish, WorkspaceChanges } from "../vocabulary/reports.ts";
 
 export const REPORT_SCHEMA_VERSION = 1;
+
+/** The bytes of a finish summary or a printed text a report keeps (the result object keeps them whole). */
+export const REPORT_TEXT_LIMIT = 4096;
 
 const count = z.number().int().nonnegative();
 const RecordingDigest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
@@ -52,6 +55,9 @@ export const StepRecord = z.strictObject({
   revision: z.string().describe("The workspace revision after the step"),
   lines_added: count.nullable().optional().describe("Lines the step added (null: unknown; absent: not counted)"),
   lines_removed: count.nullable().optional().describe("Lines the step removed, likewise"),
+  refusal: z.string().optional().describe(
+    "A refused step's code (tests_not_current, lookup_limit, invalid_answer, …); absent for other steps",
+  ),
 });
 export type StepRecord = z.infer<typeof StepRecord>;
 
@@ -108,6 +114,13 @@ export const ContextReport = z.strictObject({
   cost: Cost.nullable().optional().describe(
     "The money the usage counters imply at a dated price table; null when the model has no known price or a " +
       "counter was not reported (never estimated from bytes); absent in reports of older versions",
+  ),
+  finish: RunFinish.nullable().optional().describe(
+    "The model's finish (its status and summary; the summary clipped to 4 KB): Loom's own output, shown on the " +
+      "report's pages; null when the run did not finish; absent in reports of older versions",
+  ),
+  printed: z.array(z.string()).optional().describe(
+    "What the run's print steps printed, in order (each clipped to 4 KB); absent when nothing was printed",
   ),
   recording: RecordingDigest.optional().describe(
     "A replay's recording: sha256 of its bytes as read (absent for a run), so batches pair and resume by recording",

@@ -90,6 +90,7 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
           revision: event.revision,
           ...(event.lines_added !== undefined ? { lines_added: event.lines_added } : {}),
           ...(event.lines_removed !== undefined ? { lines_removed: event.lines_removed } : {}),
+          ...(event.refusal ? { refusal: event.refusal } : {}),
         });
         break;
       case "run-ended":
@@ -121,14 +122,16 @@ export function foldReport(events: readonly RunEvent[], { version }: { version: 
     partial_usage: normal ? null : { ...usage },
     calls,
   };
-  // A run that reached its loop says how it asked; one that never did has no step protocol to report.
+  // A run that reached its loop says how it asked; one that never did, how it was to ask, when that was resolved.
   if (started !== null) {
     report.step_protocol = started.step_protocol;
     if (started.previews !== null) report.previews = started.previews;
-  }
+  } else if (ended.step_protocol !== undefined) report.step_protocol = ended.step_protocol;
   report.sandbox = ended.sandbox;
   report.verified = ended.verified;
   if ("cost" in ended) report.cost = ended.cost;
+  if (ended.finish !== undefined) report.finish = ended.finish;
+  if (ended.printed !== undefined) report.printed = ended.printed;
   if (ended.recording !== undefined) report.recording = ended.recording;
   if (started !== null) report.step_log = stepLog;
   if (ended.changes !== undefined) report.changes = ended.changes;

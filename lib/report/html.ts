@@ -9,6 +9,7 @@ import {
   formatMs,
   formatOutcome,
   formatRatio,
+  headlineOf,
   ratio,
   summarizeReports,
   type SummaryDocument,
@@ -30,7 +31,7 @@ import {
 } from "./chart.ts";
 
 import { cacheBars } from "./cache-chart.ts";
-import { changedFilesSection, runFacts, STEPS_STYLE, stepTimeline } from "./steps-html.ts";
+import { changedFilesSection, runFacts, saidSection, STEPS_STYLE, stepTimeline } from "./steps-html.ts";
 import { type Transcript, TRANSCRIPT_STYLE, transcriptHtml } from "./transcript.ts";
 
 export { SERIES_COLORS } from "./chart.ts";
@@ -58,12 +59,14 @@ function headline(doc: SummaryDocument, reports: NamedReport[]): string {
   }
   return `<div class="headline">` + rest.map((s, k) => {
     const i = k + 1;
-    const total = ratio(s.request_bytes.total, first.request_bytes.total);
-    const max = ratio(s.request_bytes.max, first.request_bytes.max);
+    const { bytes: total, largest: max, cost, cost_text } = headlineOf(first, s, { index: i });
     const who = `[${i + 1}] ${escapeHtml(s.file)} vs [1] ${escapeHtml(first.file)}`;
+    // Green only for what is lower, red for what is higher: the cost stands beside the bytes, never 3,000 px down.
+    const mark = (r: number | null) => (r === null ? "" : r < 1 ? " better" : r > 1 ? " worse" : "");
     return `<div class="pair" data-series="${i}" style="border-top-color:${colorOf(i)}">` +
-      figure(formatRatio(total) || "—", `request bytes, ${who}`, total !== null && total < 1 ? " better" : "") +
-      figure(formatRatio(max) || "—", "largest request", max !== null && max < 1 ? " better" : "") +
+      figure(formatRatio(total) || "—", `request bytes, ${who}`, mark(total)) +
+      figure(formatRatio(max) || "—", "largest request", mark(max)) +
+      figure(formatRatio(cost) || "—", `cost: ${escapeHtml(cost_text)}`, mark(cost)) +
       `</div>`;
   }).join("") + `</div>`;
 }
@@ -141,6 +144,7 @@ svg .box-label { fill: var(--ink); font-size: 13px; }
 .headline .figure { display: flex; flex-direction: column; }
 .headline .big { font-size: 44px; font-weight: 700; line-height: 1.1; font-variant-numeric: tabular-nums; }
 .headline .figure.better .big { color: #2b8a3e; }
+.headline .figure.worse .big { color: #c92a2a; }
 .headline .caption { color: var(--muted); font-size: 14px; overflow-wrap: anywhere; }
 /* A table wider than the screen scrolls, and shows it: shadows at the edges with more columns, a scrollbar that stays
    drawn, the row labels held in place, and a hint on narrow screens. */
@@ -259,9 +263,9 @@ export function renderReportHtml(
   const peaks = series.map((s) => Math.max(0, ...s.values));
   const [only] = reports;
   const whatItDid = !several && only?.kind === "run" && doc.reports[0]
-    ? `${changedFilesSection(doc.reports[0])}\n${stepTimeline(doc.reports[0], only.report)}${
-      transcript ? `\n${transcriptHtml(transcript)}` : ""
-    }`
+    ? `${changedFilesSection(doc.reports[0])}\n${saidSection(doc.reports[0])}${
+      stepTimeline(doc.reports[0], only.report)
+    }${transcript ? `\n${transcriptHtml(transcript)}` : ""}`
     : "";
   const runSections = series.length === 0 ? "" : `<section id="per-call">
 <h2>Request bytes per model call</h2>

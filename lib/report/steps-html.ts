@@ -2,7 +2,9 @@
 // row per step (action, target, status, test or command exit, revision, lines, the step's request bytes and cache
 // reads) a person can scan. Paths and commands only: never file contents, output or prompts.
 import type { ContextReport } from "./context-report.ts";
-import { formatBytes, type ReportSummary } from "./summary.ts";
+import { formatBytes, type ReportSummary, stepStatus } from "./summary.ts";
+import { gapText, stepRows } from "./step-rows.ts";
+import { escapeControl } from "../text/safe-text.ts";
 import { formatCount } from "../text/numbers.ts";
 import { escapeHtml } from "./chart.ts";
 
@@ -54,6 +56,22 @@ ${
 </section>`;
 }
 
+/** The model's finish summary and what the run printed: Loom's own output (never the user's files), escaped. */
+export function saidSection(s: ReportSummary): string {
+  if (s.finish === null && s.printed.length === 0) return "";
+  const block = (label: string, text: string) =>
+    `<div class="said"><h3>${escapeHtml(label)}</h3><pre>${
+      escapeHtml(text.split("\n").map(escapeControl).join("\n"))
+    }</pre></div>`;
+  return `<section id="said">
+<h2>What the agent said</h2>
+${s.finish ? block(`finish: ${s.finish.status}`, s.finish.summary) : ""}${
+    s.printed.map((text, i) => block(s.printed.length === 1 ? "printed" : `printed (${i + 1})`, text)).join("")
+  }
+</section>
+`;
+}
+
 /** One row per step: what it did, how it went, what it sent and how much the cache served. */
 export function stepTimeline(s: ReportSummary, report: ContextReport): string {
   if (s.step_log === null || s.step_log.length === 0) return "";
@@ -65,12 +83,16 @@ export function stepTimeline(s: ReportSummary, report: ContextReport): string {
     entry.read += call.usage.cache_read ?? 0;
     perStep.set(call.step, entry);
   }
-  const rows = s.step_log.map((step) => {
+  const rows = stepRows(s.step_log).map((row) => {
+    if (row.kind === "gap") {
+      return `<tr class="gap"><td></td><td colspan="8">${escapeHtml(gapText(row, formatCount))}</td></tr>`;
+    }
+    const step = row.step;
     const sent = perStep.get(step.step);
     const cache = sent && sent.input > 0 ? `${Math.round((100 * sent.read) / sent.input)} %` : "—";
     const test = step.report === "test" ? (step.status === "ok" ? "passed" : step.status) : "";
     return `<tr class="${escapeHtml(step.status)}"><td>${step.step}</td><td>${escapeHtml(step.action ?? "—")}</td>` +
-      `<td class="target">${escapeHtml(step.target ?? "")}</td><td class="status">${escapeHtml(step.status)}${
+      `<td class="target">${escapeHtml(step.target ?? "")}</td><td class="status">${escapeHtml(stepStatus(step))}${
         step.exit_code === null ? "" : ` (exit ${step.exit_code})`
       }</td><td>${escapeHtml(test)}</td><td>${escapeHtml(step.revision)}</td>` +
       `<td>${escapeHtml(signed(step.lines_added, "+"))} ${escapeHtml(signed(step.lines_removed, "−"))}</td>` +
@@ -99,6 +121,9 @@ table.steps { border-collapse: collapse; width: 100%; font-variant-numeric: tabu
 table.steps th, table.steps td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: left; white-space: nowrap; }
 table.steps td.target { white-space: normal; overflow-wrap: anywhere; min-width: 8em; }
 table.steps tr.failed td.status, table.steps tr.refused td.status, table.steps tr.timed_out td.status { color: #c92a2a; font-weight: 600; }
+table.steps tr.gap td { color: var(--muted); font-style: italic; }
+.said pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f8f9fa; border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; margin: 4px 0 10px; }
+.said h3 { font-size: 14px; margin: 8px 0 0; color: var(--muted); }
 ul.changes { list-style: none; padding: 0; margin: 6px 0; }
 ul.changes li { padding: 2px 0; overflow-wrap: anywhere; }
 ul.changes .change { display: inline-block; min-width: 5.5em; color: var(--muted); }

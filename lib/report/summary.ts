@@ -1,7 +1,9 @@
 // Summaries and side-by-side comparisons of context reports, as data (for --json and HTML) and as plain text.
+import { escapeControl } from "../text/safe-text.ts";
 import type { ContextPolicyName } from "../policy.ts";
 import { type AggregateReport, type ContextReport, requestBytes, type StepRecord } from "./context-report.ts";
 import type { WorkspaceChanges } from "../vocabulary/reports.ts";
+import { gapText, stepRows } from "./step-rows.ts";
 import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
 import { Phase, type Usage } from "../vocabulary/turn.ts";
@@ -54,6 +56,9 @@ export type ReportSummary = {
   /** What the agent did (a run's report from 0.6.0 on): its steps and the files it changed; null when not known. */
   step_log: StepRecord[] | null;
   changes: WorkspaceChanges | null;
+  /** The model's finish and what the run printed: Loom's own output, shown escaped (null / [] when none). */
+  finish: { status: string; summary: string } | null;
+  printed: string[];
   /** A replay's report: its times are not a live run's and its cost is the recorded run's. */
   replayed: boolean;
   /** The prompt cache (#30): the run's cache block, and per call what was read, written and sent uncached. */
@@ -151,6 +156,8 @@ function summarizeReport(named: NamedReport): ReportSummary {
       run_rows: structuredClone(a.runs),
       step_log: null,
       changes: null,
+      finish: null,
+      printed: [],
       replayed: false,
       cache: null,
       context_budget: null,
@@ -182,6 +189,8 @@ function summarizeReport(named: NamedReport): ReportSummary {
     run_rows: null,
     step_log: c.step_log ? structuredClone(c.step_log) : null,
     changes: c.changes ? structuredClone(c.changes) : null,
+    finish: c.finish ? { ...c.finish } : null,
+    printed: [...(c.printed ?? [])],
     replayed: c.recording !== undefined,
     cache: reportCache(c),
     context_budget: c.context_budget ? { ...c.context_budget } : null,
@@ -192,6 +201,44 @@ function summarizeReport(named: NamedReport): ReportSummary {
 export function ratio(value: number | null, baseline: number | null): number | null {
   if (value === null || baseline === null || baseline === 0) return null;
   return Math.round((value / baseline) * 10_000) / 10_000;
+}
+
+/** One report against the first, as a comparison leads with it: bytes and cost side by side, each said higher or not. */
+export type Headline = {
+  bytes: number | null;
+  largest: number | null;
+  cost: number | null;
+  /** The cost ratio in words: "1.12× ($0.0138 vs $0.0123): [2] cost more", or why there is none. */
+  cost_text: string;
+};
+
+export function headlineOf(first: ReportSummary, s: ReportSummary, { index }: { index: number }): Headline {
+  const cost = ratio(s.cost, first.cost);
+  const who = `[${index + 1}]`;
+  const money = (n: number | null) => (n === null ? "n/a" : `$${n.toFixed(4)}`);
+  const verdict = cost === null
+    ? s.cost === null || first.cost === null ? "cost n/a (unpriced)" : "cost n/a"
+    : `${formatRatio(cost)} (${money(s.cost)} vs ${money(first.cost)}): ${
+      cost > 1 ? `${who} cost more` : cost < 1 ? `${who} cost less` : "the same"
+    }`;
+  return {
+    bytes: ratio(s.request_bytes.total, first.request_bytes.total),
+    largest: ratio(s.request_bytes.max, first.request_bytes.max),
+    cost,
+    cost_text: verdict,
+  };
+}
+
+/** The headline as one line of text: what the request bytes and the cost of [i] were against [1], each more or less. */
+export function headlineText(first: ReportSummary, s: ReportSummary, { index }: { index: number }): string {
+  const h = headlineOf(first, s, { index });
+  const side = (r: number) => (r > 1 ? "more" : r < 1 ? "less" : "same");
+  const shown = (r: number | null) => (r === null ? "n/a" : `${formatRatio(r)} (${side(r)})`);
+  const money = (n: number | null) => (n === null ? "n/a" : `$${n.toFixed(4)}`);
+  const cost = h.cost === null
+    ? h.cost_text
+    : `cost ${formatRatio(h.cost)} (${side(h.cost)}: ${money(s.cost)} vs ${money(first.cost)})`;
+  return `[${index + 1}]: bytes ${shown(h.bytes)}, largest ${shown(h.largest)}, ${cost}`;
 }
 
 type Metric = {
@@ -577,6 +624,8 @@ function renderOne(s: ReportSummary): string {
   ];
   if (s.step_log !== null && s.step_log.length > 0) parts.push("", renderSteps(s.step_log));
   if (s.changes !== null) parts.push("", renderChanges(s.changes));
+  const said = renderSaid(s);
+  if (said !== "") parts.push("", said);
   if (s.cache !== null) parts.push("", renderCache(s.cache));
   if (s.run_rows !== null) {
     const rows = [
@@ -606,37 +655,77 @@ function renderOne(s: ReportSummary): string {
 const lineCount = (n: number | null | undefined, sign: string) =>
   n === undefined ? "" : n === null ? `${sign}?` : `${sign}${formatCount(n)}`;
 
-/** What the agent did, one line per step: action, target, status, test or command exit, revision, lines. */
+/** What the agent did, one line per step: action, target, status (a refusal with its code), exit, revision, lines;
+ * long runs of similar steps collapsed (step-rows.ts). */
 function renderSteps(steps: StepRecord[]): string {
+  const shown = stepRows(steps);
   const rows = [
     ["step", "action", "target", "status", "exit", "rev", "+", "-"],
-    ...steps.map((s) => [
-      String(s.step),
-      s.action ?? NONE,
-      clipCell(s.target ?? "", 36),
-      s.status,
-      s.exit_code === null ? "" : String(s.exit_code),
-      s.revision,
-      lineCount(s.lines_added, "+"),
-      lineCount(s.lines_removed, "-"),
-    ]),
+    ...shown.map((row) =>
+      row.kind === "gap" ? ["", "", "", "", "", "", "", ""] : [
+        String(row.step.step),
+        row.step.action ?? NONE,
+        clipCell(row.step.target ?? "", 36),
+        stepStatus(row.step),
+        row.step.exit_code === null ? "" : String(row.step.exit_code),
+        row.step.revision,
+        lineCount(row.step.lines_added, "+"),
+        lineCount(row.step.lines_removed, "-"),
+      ]
+    ),
   ];
-  return table(rows, { right: [0, 4, 6, 7] });
+  // A gap's line is its own, not a cell: it would widen the action column to its length.
+  const lines = table(rows, { right: [0, 4, 6, 7] }).split("\n");
+  shown.forEach((row, i) => {
+    if (row.kind === "gap") lines[i + 1] = `      ${gapText(row, formatCount)}`;
+  });
+  return lines.join("\n");
+}
+
+/** A step's status as the tables show it: a refusal names its code ("refused (tests_not_current)"). */
+export function stepStatus(step: StepRecord): string {
+  return step.refusal ? `${step.status} (${step.refusal})` : step.status;
+}
+
+/** The model's finish summary and what the run printed, escaped (Loom's own output, not the user's content), each
+ * line wrapped to the width. */
+function renderSaid(s: ReportSummary): string {
+  const lines: string[] = [];
+  const said = (label: string, text: string) => {
+    const wrapped = text.split("\n").flatMap((line) => wrapText(escapeControl(line), WIDTH - 2))
+      .flatMap((line) => chunks(line, WIDTH - 2));
+    lines.push(label, ...wrapped.map((line) => `  ${line}`));
+  };
+  if (s.finish) said(`finish: ${s.finish.status}`, s.finish.summary);
+  for (const text of s.printed) said("printed:", text);
+  return lines.join("\n");
 }
 
 /** The files changed against the starting revision, with lines added and removed. */
 function renderChanges(changes: WorkspaceChanges): string {
-  if (changes.files.length === 0) return "changed files: none";
+  return changedFilesText(changes).join("\n");
+}
+
+/**
+ * The changed files as lines of text: a heading with the count and the lines, then one row per file (at most `max`,
+ * then "… N more files").
+ */
+export function changedFilesText(changes: WorkspaceChanges, { max = Infinity }: { max?: number } = {}): string[] {
+  if (changes.files.length === 0) return ["changed files: none"];
   const total = `${lineCount(changes.lines_added, "+")} ${lineCount(changes.lines_removed, "-")}`;
-  const rows = changes.files.map((f) => [
+  const shown = changes.files.slice(0, max);
+  const rows = shown.map((f) => [
     `  ${f.change}`,
-    f.path,
+    escapeControl(f.path),
     lineCount(f.lines_added, "+"),
     lineCount(f.lines_removed, "-"),
   ]);
-  return [`changed files: ${formatCount(changes.files.length)} (${total} lines)`, table(rows, { right: [2, 3] })].join(
-    "\n",
-  );
+  const more = changes.files.length - shown.length;
+  return [
+    `changed files: ${formatCount(changes.files.length)} (${total} lines)`,
+    ...table(rows, { right: [2, 3] }).split("\n"),
+    ...(more > 0 ? [`  … ${formatCount(more)} more ${more === 1 ? "file" : "files"}`] : []),
+  ];
 }
 
 /** A cell cut to `width` characters with an ellipsis. */
@@ -674,9 +763,12 @@ function renderCache(cache: ReportCache): string {
 }
 
 function renderComparison(first: ReportSummary, doc: SummaryDocument): string {
+  const others = doc.reports.slice(1);
   const names = doc.reports.map((s, i) => `[${i + 1}] ${s.file}`);
   const lines = [
     `Comparing ${doc.reports.length} reports; ratios are against [1] ${first.file}`,
+    // The bytes never lead alone: the same pair may cost more while it sends less.
+    ...others.map((s, k) => headlineText(first, s, { index: k + 1 })),
     "",
   ];
   const rows = comparisonRows(doc);

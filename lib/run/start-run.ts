@@ -6,7 +6,8 @@ import { join, resolve } from "node:path";
 import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog/plan.ts";
 import { loadCatalog } from "../catalog/catalog.ts";
 import { type ContextPolicyName, DEFAULT_POLICY, type PreviewMode, type StepProtocol } from "../policy.ts";
-import type { ContextReport } from "../report/context-report.ts";
+import { type ContextReport, REPORT_TEXT_LIMIT } from "../report/context-report.ts";
+import { clipText } from "../text/clip.ts";
 import { foldReport } from "../report/fold.ts";
 import { addUsage, NULL_USAGE, type Provider, type Usage } from "../vocabulary/turn.ts";
 import { describeFsError, LoomError, StartupError } from "../errors.ts";
@@ -200,6 +201,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     slice: options.replay?.recording.header.slice_name ?? null,
     route: null,
     calls: [],
+    ...(planned.ok ? { stepProtocol: planned.settings.step_protocol.value } : {}),
   };
   const store = new ResultStore();
   let loop: LoopResult | null = null;
@@ -352,7 +354,20 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
         ),
       }
       : {}),
+    // The model's finish and what it printed: Loom's own output, which the report's pages show (clipped).
+    ...(loop
+      ? {
+        finish: loop.finish
+          ? { status: loop.finish.status, summary: clipText(loop.finish.summary, REPORT_TEXT_LIMIT) }
+          : null,
+      }
+      : {}),
+    ...(loop && loop.printed.length > 0
+      ? { printed: loop.printed.map((text) => clipText(text, REPORT_TEXT_LIMIT)) }
+      : {}),
     ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
+    // A run that never started still says the protocol it was to use (the flag's, the catalog's, the default).
+    ...(loop === null && known.stepProtocol !== undefined ? { step_protocol: known.stepProtocol } : {}),
     // What the run changed, from Loom's own snapshot (a workspace that ran for real), else as its recording says.
     ...(sandbox.workspace
       ? { changes: workspaceChanges(sandbox.workspace.changes()) }
@@ -495,6 +510,7 @@ async function prepare(
     provider ??= traced((http) => buildProvider(model, { env, ...modelOptions, ...http }));
     secretNames = [...secretNames, ...plan.secretEnvNames];
   }
+  known.stepProtocol = settings.step_protocol.value;
   // The resolved protocol and previews, written into the request when anything set them (the recording keeps them).
   if (settings.step_protocol.source !== "default") {
     request = { ...request, step_protocol: settings.step_protocol.value };
@@ -564,7 +580,18 @@ async function prepare(
     sandbox.state = workspace.sandboxState;
     sandbox.workspace = workspace;
     executor = workspace;
-    if (replay) executor = new ComparingExecutor(executor, replay.recording.executions);
+    // An answers-only recording (no execution reports, or reports rebuilt from another agent's log) holds no effects
+    // of Loom's to compare: its replay executes without a verdict on them, and says so once.
+    const source = replay?.recording.header.source;
+    const answersOnly = replay !== undefined &&
+      (replay.recording.executions.length === 0 || (source !== undefined && source.format !== "loom"));
+    if (replay && answersOnly) {
+      modelOptions.warn(
+        `the recording holds answers only${
+          source ? ` (imported from ${source.format})` : ""
+        }: its execution reports are not compared with this run's`,
+      );
+    } else if (replay) executor = new ComparingExecutor(executor, replay.recording.executions);
   }
   if (options.record) {
     const sink = openRecording(options.record, { request, sliceName: known.slice, pending, opened });
@@ -739,7 +766,12 @@ export function secretEnvNames(extra: readonly string[] = []): string[] {
  */
 export function writeUnstartedReport(
   path: string,
-  { policy, outcome, error }: { policy: ContextPolicyName; outcome: Outcome; error: LoomError },
+  { policy, outcome, error, stepProtocol }: {
+    policy: ContextPolicyName;
+    outcome: Outcome;
+    error: LoomError;
+    stepProtocol?: StepProtocol;
+  },
 ): void {
   const report = foldReport([{
     type: "run-ended",
@@ -752,6 +784,7 @@ export function writeUnstartedReport(
     archive: { events: 0, bytes: 0 },
     sandbox: null,
     verified: false,
+    ...(stepProtocol ? { step_protocol: stepProtocol } : {}),
   }], { version: VERSION });
   writeFileAtomic(path, `${JSON.stringify(report, null, 2)}\n`);
 }

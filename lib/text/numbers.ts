@@ -13,3 +13,16 @@ export function formatCount(n: number): string {
 export function plural(count: number, noun: string, many = `${noun}s`): string {
   return `${formatCount(count)} ${count === 1 ? noun : many}`;
 }
+
+/**
+ * A list of numbers as a line can hold it: "step 4", "steps 1, 2 and 3", "steps 1, 2, 3 and 3,509 more" — at most
+ * `max` named, the rest counted (a 3,512-step list would be a 20 KB line).
+ */
+export function someSteps(steps: readonly number[], { max = 3 }: { max?: number } = {}): string {
+  const named = steps.slice(0, max).map(formatCount);
+  const rest = steps.length - named.length;
+  const noun = steps.length === 1 ? "step" : "steps";
+  if (rest > 0) return `${noun} ${named.join(", ")} and ${formatCount(rest)} more`;
+  if (named.length <= 1) return `${noun} ${named.join("")}`;
+  return `${noun} ${named.slice(0, -1).join(", ")} and ${named.at(-1)}`;
+}

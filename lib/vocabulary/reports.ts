@@ -77,6 +77,13 @@ const RefusalReport = z.strictObject({
 export const FinishStatus = z.enum(["success", "failure"]);
 export type FinishStatus = z.infer<typeof FinishStatus>;
 
+/** How the model finished a run: its status and its summary (what the run's reports and pages show). */
+export const RunFinish = z.strictObject({
+  status: FinishStatus,
+  summary: z.string().describe("The model's finish summary"),
+});
+export type RunFinish = z.infer<typeof RunFinish>;
+
 const FinishReport = z.strictObject({
   kind: z.literal("finish"),
   status: FinishStatus,
