@@ -23,6 +23,7 @@ function cannotDrop(): string | null {
 }
 
 const skip = cannotDrop();
+if (skip) console.log(`unreadable-workspace.test.ts: skipping: ${skip}`);
 
 test("an unreadable workspace names the workspace, exits 3 and writes the report", { skip: skip ?? false }, () => {
   const dir = mkdtempSync(join(tmpdir(), "loom-unreadable-"));
