@@ -1,5 +1,5 @@
 // The common shape every importer produces (one entry per model decision) and its mapping to a Loom recording.
-import { ACTION_NAMES, type ActionName } from "../../vocabulary/actions.ts";
+import { ACTION_NAMES, type ActionName, takesArguments } from "../../vocabulary/actions.ts";
 import { digestOf } from "../../text/digest.ts";
 import { UsageError } from "../../errors.ts";
 import {
@@ -111,7 +111,10 @@ export function recordingFromSteps(task: ImportedTask, steps: ImportedStep[]): R
     const selection: Record<string, unknown> = { action };
     if (s.reason !== undefined && s.reason.trim() !== "") selection.reason = s.reason;
     answers.push({ type: "answer", phase: "selection", step, value: selection, usage: s.usage ?? NULL_USAGE });
-    answers.push({ type: "answer", phase: "arguments", step, value: args, usage: NULL_USAGE });
+    // An action without arguments (run_tests) has no arguments call, as in a live run.
+    if (takesArguments(action)) {
+      answers.push({ type: "answer", phase: "arguments", step, value: args, usage: NULL_USAGE });
+    }
     executions.push({ type: "execution", step, action, args, report, results });
   });
   const limits: Recording["header"]["slice"]["limits"] = { max_steps: steps.length };

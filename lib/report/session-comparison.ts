@@ -1,0 +1,374 @@
+// `loom replay FOLDER --compare`: each agent session replayed under legacy and bounded, side by side — events, legacy's
+// requests over 64 KiB, each policy's bytes and modeled input cost under the session's own model and prices, and what
+// the session really spent by its recorded usage (priced by the same table), with its compactions. Only counts and
+// money: no prompt or file content.
+import { z } from "zod";
+import { CacheLedger } from "../cache-explanation.ts";
+import { BUILT_IN_MODELS } from "../models/built-in.ts";
+import { type ModelTable, resolveModel } from "../models/models.ts";
+import type { ModelProvider } from "../models/provider-kinds.ts";
+import { BUILT_IN_PRICES, costOf, type ModelPrice, priceOf, type PriceTable } from "../prices.ts";
+import { convertToAnthropicRequest } from "../providers/anthropic/convert-to-anthropic-request.ts";
+import { anthropicCacheLayout, openaiCacheLayout } from "../providers/cache-layout.ts";
+import { convertToOpenAIRequest } from "../providers/openai/convert-to-openai-request.ts";
+import type { SessionFacts } from "../recording/importers/session-facts.ts";
+import { escapeHtml } from "./chart.ts";
+import { type CacheLayout, NULL_USAGE, type TurnRequest, type Usage } from "../vocabulary/turn.ts";
+
+/** Requests above this many bytes are the ones the issue counts under legacy (64 KiB). */
+export const LARGE_REQUEST_BYTES = 64 * 1024;
+/** Loom's estimate wherever a byte count stands for tokens. */
+const BYTES_PER_TOKEN = 4;
+/** Replayed calls are taken one second apart: within every cache lifetime, as an agent's calls mostly are. */
+const CALL_SPACING_MS = 1_000;
+
+const count = z.number().int().nonnegative();
+const money = z.number().nonnegative().nullable();
+
+export const PolicyFigures = z.strictObject({
+  requests: count.describe("Model calls the replay made"),
+  bytes: count.describe("UTF-8 bytes of every request, summed"),
+  max_request_bytes: count,
+  over_64k: count.describe("Requests above 64 KiB"),
+  modeled_cost: money.describe(
+    "USD of the requests' input at the session model's prices: the prefix Loom expects the provider's cache to hold " +
+      "at the cache-read price, the rest at the cache-write price (explicit breakpoints) or the input price " +
+      "(automatic caching), tokens as bytes / 4; output left out (the same answers under both policies); null when " +
+      "the model has no price",
+  ),
+});
+export type PolicyFigures = z.infer<typeof PolicyFigures>;
+
+const RecordedSpend = z.strictObject({
+  calls: count.describe("Model calls with usage in the file"),
+  usage: z.strictObject({ input: count, cache_write: count, cache_read: count, output: count }).describe(
+    "The file's counters summed (Codex: input without the cached part)",
+  ),
+  cost: money.describe("USD of that usage at each call's own model's prices; null when one has no price"),
+});
+
+export const SessionRow = z.strictObject({
+  file: z.string().describe("The session file, relative to the folder given"),
+  format: z.string(),
+  model: z.string().describe("The session's model as the file names it"),
+  subagent: z.boolean(),
+  events: count.describe("Imported steps (tool calls and answers)"),
+  compactions: count.describe("Times the agent compacted its own context"),
+  legacy: PolicyFigures.nullable(),
+  bounded: PolicyFigures.nullable(),
+  bytes_ratio: z.number().nullable().describe("bounded bytes / legacy bytes"),
+  cost_ratio: z.number().nullable().describe("bounded modeled cost / legacy modeled cost"),
+  recorded: RecordedSpend.nullable().describe(
+    "What the session spent by its own usage counters; null for formats without",
+  ),
+  error: z.string().nullable().describe("Why the file was not compared (one line), or null"),
+});
+export type SessionRow = z.infer<typeof SessionRow>;
+
+export const SessionComparison = z.strictObject({
+  folder: z.string(),
+  sessions: z.array(SessionRow),
+  total: z.strictObject({
+    sessions: count,
+    refused: count,
+    events: count,
+    compactions: count,
+    legacy: PolicyFigures,
+    bounded: PolicyFigures,
+    bytes_ratio: z.number().nullable(),
+    cost_ratio: z.number().nullable(),
+    recorded_cost: money.describe("Σ recorded spend; null when a session's is unknown"),
+  }),
+}).describe("Sessions replayed under legacy and bounded (loom replay FOLDER --compare --json)");
+export type SessionComparison = z.infer<typeof SessionComparison>;
+
+/** How a session's model caches and what it costs, from the model table; provider from the session's format. */
+export type SessionModel = {
+  provider: ModelProvider;
+  id: string;
+  price: ModelPrice | null;
+  layout: "breakpoints" | "automatic";
+  minTokens: number;
+};
+
+export function sessionModel(
+  { format, model }: { format: string; model: string },
+  { table = BUILT_IN_MODELS, prices = BUILT_IN_PRICES }: { table?: ModelTable; prices?: PriceTable } = {},
+): SessionModel {
+  const provider: ModelProvider = format === "claude-code" ? "anthropic" : "openai";
+  const resolved = resolveModel(table, provider, model);
+  const rules = resolved.entry.cache;
+  return {
+    provider,
+    id: resolved.id,
+    price: resolved.known ? priceOf(prices, resolved.key) : null,
+    layout: rules?.breakpoints === "explicit" ? "breakpoints" : "automatic",
+    minTokens: rules?.min_tokens ?? 1024,
+  };
+}
+
+/** Measures each request a replay sent, as the session model's adapter would lay it out for its cache. */
+export class RequestMeter {
+  readonly #model: SessionModel;
+  readonly #ledger = new CacheLedger();
+  #calls = 0;
+  requests = 0;
+  bytes = 0;
+  maxBytes = 0;
+  over64k = 0;
+  /** Tokens read from the expected cache, and the rest of the prompts. */
+  #read = 0;
+  #rest = 0;
+
+  constructor(model: SessionModel) {
+    this.#model = model;
+  }
+
+  /** One request's size, as the run report counts it (request_bytes). */
+  size(requestBytes: number): void {
+    this.requests += 1;
+    this.bytes += requestBytes;
+    this.maxBytes = Math.max(this.maxBytes, requestBytes);
+    if (requestBytes > LARGE_REQUEST_BYTES) this.over64k += 1;
+  }
+
+  /** One request's body as the session model's cache sees it (measured as it is sent: no request is kept). */
+  cache(request: TurnRequest): void {
+    const explained = this.#ledger.explain({
+      layout: this.#layout(request),
+      usage: NULL_USAGE,
+      at: this.#calls++ * CALL_SPACING_MS,
+    });
+    this.#read += explained.expected_bytes / BYTES_PER_TOKEN;
+    this.#rest += (explained.prompt_bytes - explained.expected_bytes) / BYTES_PER_TOKEN;
+  }
+
+  #layout(request: TurnRequest): CacheLayout {
+    const { id, minTokens } = this.#model;
+    if (this.#model.layout === "breakpoints") {
+      const { body } = convertToAnthropicRequest(request, { model: id, maxTokens: 4096, cache: { minTokens } });
+      return anthropicCacheLayout(request, body, { minTokens, ttl: "5m" });
+    }
+    const { body } = convertToOpenAIRequest(request, { model: id });
+    return openaiCacheLayout(request, body, { minTokens });
+  }
+
+  figures(): PolicyFigures {
+    const price = this.#model.price;
+    const rest = price === null
+      ? null
+      : this.#model.layout === "breakpoints"
+      ? price.cache_write_5m ?? price.input
+      : price.input;
+    return {
+      requests: this.requests,
+      bytes: this.bytes,
+      max_request_bytes: this.maxBytes,
+      over_64k: this.over64k,
+      modeled_cost: price === null || rest === null ? null : (this.#read * price.cache_read + this.#rest * rest) / 1e6,
+    };
+  }
+}
+
+/** What the session's recorded usage cost at the table's prices, each call at its own model's. */
+export function recordedSpend(
+  facts: SessionFacts,
+  { prices = BUILT_IN_PRICES, table = BUILT_IN_MODELS }: { prices?: PriceTable; table?: ModelTable } = {},
+): z.infer<typeof RecordedSpend> {
+  const sum = { input: 0, cache_write: 0, cache_read: 0, output: 0 };
+  let cost: number | null = 0;
+  facts.usages.forEach((usage: Usage, i) => {
+    sum.input += usage.input ?? 0;
+    sum.cache_write += usage.cache_write ?? 0;
+    sum.cache_read += usage.cache_read ?? 0;
+    sum.output += usage.output ?? 0;
+    const model = sessionModel({ format: facts.format, model: facts.call_models[i] ?? facts.model }, { table, prices });
+    const priced = costOf(usage, model.price);
+    cost = cost === null || priced === null ? null : cost + priced.total;
+  });
+  return { calls: facts.usages.length, usage: sum, cost };
+}
+
+const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
+
+/** One compared session's row. */
+export function sessionRow(
+  { file, format, facts, events, legacy, bounded }: {
+    file: string;
+    format: string;
+    facts: SessionFacts | null;
+    events: number;
+    legacy: PolicyFigures;
+    bounded: PolicyFigures;
+  },
+  { model }: { model: string },
+): SessionRow {
+  return {
+    file,
+    format,
+    model,
+    subagent: facts?.subagent ?? false,
+    events,
+    compactions: facts?.compactions.length ?? 0,
+    legacy,
+    bounded,
+    bytes_ratio: ratio(bounded.bytes, legacy.bytes),
+    cost_ratio: ratio(bounded.modeled_cost, legacy.modeled_cost),
+    recorded: facts ? recordedSpend(facts) : null,
+    error: null,
+  };
+}
+
+/** A file that could not be compared: one line saying why. */
+export function refusedRow(file: string, error: string): SessionRow {
+  return {
+    file,
+    format: "?",
+    model: "?",
+    subagent: false,
+    events: 0,
+    compactions: 0,
+    legacy: null,
+    bounded: null,
+    bytes_ratio: null,
+    cost_ratio: null,
+    recorded: null,
+    error,
+  };
+}
+
+function emptyFigures(): PolicyFigures {
+  return { requests: 0, bytes: 0, max_request_bytes: 0, over_64k: 0, modeled_cost: 0 };
+}
+
+function addFigures(into: PolicyFigures, from: PolicyFigures): void {
+  into.requests += from.requests;
+  into.bytes += from.bytes;
+  into.max_request_bytes = Math.max(into.max_request_bytes, from.max_request_bytes);
+  into.over_64k += from.over_64k;
+  into.modeled_cost = into.modeled_cost === null || from.modeled_cost === null
+    ? null
+    : into.modeled_cost + from.modeled_cost;
+}
+
+/** The rows and their total (a cost is null in the total when one session's is unknown). */
+export function sessionComparison(folder: string, rows: SessionRow[]): SessionComparison {
+  const legacy = emptyFigures();
+  const bounded = emptyFigures();
+  let recorded: number | null = 0;
+  const compared = rows.filter((r) => r.error === null);
+  for (const r of compared) {
+    if (r.legacy) addFigures(legacy, r.legacy);
+    if (r.bounded) addFigures(bounded, r.bounded);
+    recorded = recorded === null || !r.recorded || r.recorded.cost === null ? null : recorded + r.recorded.cost;
+  }
+  return {
+    folder,
+    sessions: rows,
+    total: {
+      sessions: compared.length,
+      refused: rows.length - compared.length,
+      events: compared.reduce((n, r) => n + r.events, 0),
+      compactions: compared.reduce((n, r) => n + r.compactions, 0),
+      legacy,
+      bounded,
+      bytes_ratio: ratio(bounded.bytes, legacy.bytes),
+      cost_ratio: ratio(bounded.modeled_cost, legacy.modeled_cost),
+      recorded_cost: recorded,
+    },
+  };
+}
+
+const HEAD = [
+  "session",
+  "model",
+  "events",
+  "compactions",
+  ">64 KiB (legacy)",
+  "legacy",
+  "bounded",
+  "bytes ×",
+  "modeled legacy",
+  "modeled bounded",
+  "cost ×",
+  "recorded spend",
+];
+
+function kib(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(0)} KiB`;
+}
+const usd = (n: number | null | undefined) => (n === null || n === undefined ? "n/a" : `$${n.toFixed(2)}`);
+const times = (n: number | null) => (n === null ? "n/a" : n.toFixed(2));
+
+function cells(r: SessionRow): string[] {
+  const name = r.subagent ? `${r.file} (subagent)` : r.file;
+  if (r.error !== null || !r.legacy || !r.bounded) return [name, "—", "—", "—", "—", "—", "—", "—", "—", "—", "—", "—"];
+  return [
+    name,
+    r.model,
+    String(r.events),
+    String(r.compactions),
+    `${r.legacy.over_64k}/${r.legacy.requests}`,
+    kib(r.legacy.bytes),
+    kib(r.bounded.bytes),
+    times(r.bytes_ratio),
+    usd(r.legacy.modeled_cost),
+    usd(r.bounded.modeled_cost),
+    times(r.cost_ratio),
+    r.recorded ? usd(r.recorded.cost) : "—",
+  ];
+}
+
+function totalCells(c: SessionComparison): string[] {
+  const t = c.total;
+  return [
+    `total (${t.sessions} sessions${t.refused > 0 ? `, ${t.refused} refused` : ""})`,
+    "",
+    String(t.events),
+    String(t.compactions),
+    `${t.legacy.over_64k}/${t.legacy.requests}`,
+    kib(t.legacy.bytes),
+    kib(t.bounded.bytes),
+    times(t.bytes_ratio),
+    usd(t.legacy.modeled_cost),
+    usd(t.bounded.modeled_cost),
+    times(t.cost_ratio),
+    usd(t.recorded_cost),
+  ];
+}
+
+/** The comparison as a text table, a total line, and one line per refused file. */
+export function renderSessionComparisonText(c: SessionComparison): string {
+  const rows = [HEAD, ...c.sessions.filter((r) => r.error === null).map(cells), totalCells(c)];
+  const widths = HEAD.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  const line = (r: string[]) =>
+    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ");
+  const out = rows.map(line);
+  out.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
+  out.splice(out.length - 1, 0, widths.map((w) => "-".repeat(w)).join("  "));
+  for (const r of c.sessions) if (r.error !== null) out.push(`refused ${r.file}: ${r.error}`);
+  out.push(
+    "modeled: input only, at the session model's prices (tokens as bytes / 4); recorded: the file's own usage at the same prices",
+  );
+  return `${out.join("\n")}\n`;
+}
+
+/** A self-contained HTML page with the same table. */
+export function renderSessionComparisonHtml(c: SessionComparison): string {
+  const row = (r: string[], tag = "td") =>
+    `<tr>${r.map((x, i) => `<${tag}${i > 0 ? ' class="n"' : ""}>${escapeHtml(x)}</${tag}>`).join("")}</tr>`;
+  const refused = c.sessions.filter((r) => r.error !== null)
+    .map((r) => `<li>${escapeHtml(r.file)}: ${escapeHtml(r.error ?? "")}</li>`).join("");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Loom: sessions under legacy and bounded</title>
+<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{padding:.3em .6em;border-bottom:1px solid #ddd;text-align:left}.n{text-align:right}tfoot td{font-weight:bold}</style>
+</head><body><h1>Sessions under legacy and bounded</h1><p>${escapeHtml(c.folder)}</p>
+<table><thead>${row(HEAD, "th")}</thead><tbody>${
+    c.sessions.filter((r) => r.error === null).map((r) => row(cells(r))).join("")
+  }</tbody>
+<tfoot>${row(totalCells(c))}</tfoot></table>
+${refused ? `<h2>Refused</h2><ul>${refused}</ul>` : ""}
+<p>Modeled: input only, at the session model's prices (tokens as bytes / 4). Recorded: the file's own usage at the same prices.</p>
+</body></html>
+`;
+}
