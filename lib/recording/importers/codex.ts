@@ -300,8 +300,8 @@ function outputText(output: unknown): string {
 /** The exit code a shell output states: the first versions' metadata.exit_code, later ones' first lines. */
 function exitCodeOf(output: string): number | null {
   const head = output.slice(0, 400);
-  const match = /^(?:.*\n)?(?:Exit code: |Process exited with code )(-?\d+)/.exec(head) ??
-    (output.startsWith('{"output":') ? /"exit_code":\s*(-?\d+)/.exec(output.slice(-300)) : null);
+  const match = /^(?:Exit code: |Process exited with code )(-?\d+)/m.exec(head) ??
+    (/^\{\s*"output"\s*:/.test(output) ? /"exit_code":\s*(-?\d+)/.exec(output.slice(-300)) : null);
   return match ? Number(match[1]) : null;
 }
 

@@ -96,7 +96,12 @@ export function importTrajectory(text: string, { format, name }: { format: Impor
   if (isSessionFormat(format)) return importSession(text, { format, name }).recording;
   const json = parseJsonSource(text, { name, lines: format === "openai-messages" });
   const found = detectFormat(json);
-  if (found !== format && !(format === "mini-swe-agent" && found === "openai-messages" && !hasToolTraffic(json))) {
+  // A Claude Code or Codex session is also a chat log (per-line messages, Responses items): --from openai-messages
+  // reads it as one, without the session's own mapping.
+  const chat = format === "openai-messages" && (found === "claude-code" || found === "codex");
+  if (
+    found !== format && !chat && !(format === "mini-swe-agent" && found === "openai-messages" && !hasToolTraffic(json))
+  ) {
     const hint = found ? ` (it looks like ${found})` : "";
     throw new UsageError(`${name}: expected ${EXPECTED[format]}, found ${describeJson(json)}${hint}`);
   }
