@@ -28,10 +28,14 @@ export function isClaudeCodeLine(value: unknown): boolean {
   return "sessionId" in value || "uuid" in value || "parentUuid" in value;
 }
 
-/** A parsed file is a Claude Code session: every line is one, and one of them is a user or assistant turn. */
+/**
+ * A parsed file is a Claude Code session when one of its lines is a user or assistant turn as Claude Code writes it
+ * (with its sessionId or uuid); a line that is not the format is then refused by number, not taken for another format.
+ */
 export function isClaudeCodeSession(values: readonly unknown[]): boolean {
-  return values.every(isClaudeCodeLine) &&
-    values.some((v) => isRecord(v) && (v.type === "user" || v.type === "assistant") && isRecord(v.message));
+  return values.some((v) =>
+    isRecord(v) && (v.type === "user" || v.type === "assistant") && isRecord(v.message) && isClaudeCodeLine(v)
+  );
 }
 
 type Call = { id: string | undefined; name: string; input: Record<string, unknown>; line: number };

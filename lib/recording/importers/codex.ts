@@ -39,12 +39,16 @@ export function isCodexLine(value: unknown): boolean {
   return value.type === undefined && typeof value.id === "string" && typeof value.timestamp === "string";
 }
 
-/** A parsed file is a Codex rollout: every line is one, and one is a wrapped entry Codex writes or a call. */
+/**
+ * A parsed file is a Codex rollout when a line is an entry only Codex writes (session_meta, turn_context, event_msg,
+ * compacted) or every line is a rollout line with a call among them (the first versions); a line that is not the
+ * format is then refused by number.
+ */
 export function isCodexSession(values: readonly unknown[]): boolean {
-  return values.every(isCodexLine) &&
-    values.some((v) =>
-      isRecord(v) && typeof v.type === "string" && (WRAPPED.has(v.type) || v.type === "function_call")
-    );
+  const own = values.some((v) =>
+    isRecord(v) && typeof v.type === "string" && v.type !== "response_item" && WRAPPED.has(v.type) && "payload" in v
+  );
+  return own || (values.every(isCodexLine) && values.some((v) => isRecord(v) && v.type === "function_call"));
 }
 
 type Call = { id: string | undefined; name: string; args: Record<string, unknown>; raw: string; line: number };
