@@ -12,14 +12,13 @@ import { RecordedExecutor, ScriptedProvider } from "../lib/recording/replay.ts";
 import {
   type PolicyFigures,
   refusedRow,
-  renderSessionComparisonHtml,
-  renderSessionComparisonText,
   RequestMeter,
   type SessionComparison,
   sessionComparison,
   sessionModel,
   sessionRow,
-} from "../lib/report/session-comparison.ts";
+} from "../lib/recording/session-comparison.ts";
+import { renderSessionComparisonHtml, renderSessionComparisonText } from "../lib/recording/session-comparison-table.ts";
 import { startRun } from "../lib/run/start-run.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import type { Provider } from "../lib/vocabulary/turn.ts";

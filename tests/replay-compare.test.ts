@@ -9,7 +9,7 @@ import { replayCommand } from "../commands/replay.ts";
 import { compareFile, replayCompare } from "../commands/replay-compare.ts";
 import { UsageError } from "../lib/errors.ts";
 import { BUILT_IN_PRICES, priceOf } from "../lib/prices.ts";
-import { SessionComparison } from "../lib/report/session-comparison.ts";
+import { SessionComparison } from "../lib/recording/session-comparison.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url);

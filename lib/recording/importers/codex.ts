@@ -10,10 +10,11 @@ import { tokenCount } from "../../providers/token-count.ts";
 import { NULL_USAGE, type Usage } from "../../vocabulary/turn.ts";
 import { contentText } from "./chat-reader.ts";
 import type { ImportedSession } from "./session-facts.ts";
-import { mostCommon, readSessionLines, relativePath } from "./session-lines.ts";
+import { mostCommon, readSessionLines } from "./session-lines.ts";
 import { describeJson, firstString, isRecord } from "./source.ts";
 import { type ImportedStep, reasonOf, recordingFromSteps } from "./step.ts";
 import { isTestCommand } from "./test-command.ts";
+import { patchStep } from "./apply-patch.ts";
 
 export const CODEX_EXPECTED =
   "a Codex CLI rollout (JSON lines {type: session_meta | response_item | event_msg, payload})";
@@ -275,25 +276,6 @@ function stepOf(call: Call, output: string, cwd: string | undefined): ImportedSt
     timed_out: false,
     output,
   };
-}
-
-/**
- * An apply_patch envelope as one Loom edit: the first file's removed lines as old text and added lines as new text
- * (a file the patch adds is a write), every file it touches in the report's paths.
- */
-function patchStep(patch: string, cwd: string | undefined): ImportedStep | undefined {
-  const files = [...patch.matchAll(/^\*\*\* (Add|Update|Delete) File: (.+)$/gm)];
-  const [first] = files;
-  if (!first) return undefined;
-  const paths = files.map((m) => relativePath((m[2] ?? "").trim(), cwd));
-  const path = paths[0] ?? ".";
-  const start = first.index ?? 0;
-  const end = files[1]?.index ?? patch.length;
-  const body = patch.slice(start, end).split("\n").slice(1);
-  const added = body.filter((l) => l.startsWith("+")).map((l) => l.slice(1)).join("\n");
-  if (first[1] === "Add") return { kind: "edit", action: "write_file", args: { path, content: added }, paths };
-  const removed = body.filter((l) => l.startsWith("-") || l.startsWith(" ")).map((l) => l.slice(1)).join("\n");
-  return { kind: "edit", action: "edit_file", args: { path, old_text: removed || "\n", new_text: added }, paths };
 }
 
 /** A tool output as the model saw it (the first versions' JSON `{output, metadata}` included). */
