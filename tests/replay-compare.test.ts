@@ -9,7 +9,15 @@ import { replayCommand } from "../commands/replay.ts";
 import { compareFile, replayCompare } from "../commands/replay-compare.ts";
 import { UsageError } from "../lib/errors.ts";
 import { BUILT_IN_PRICES, priceOf } from "../lib/prices.ts";
-import { SessionComparison } from "../lib/recording/session-comparison.ts";
+import { cacheBlocks, SessionComparison, sessionModel } from "../lib/recording/session-comparison.ts";
+import { CacheEstimate } from "../lib/recording/cache-estimate.ts";
+import { CacheLedger } from "../lib/cache-explanation.ts";
+import { importSession } from "../lib/recording/importers/index.ts";
+import { anthropicCacheLayout, openaiCacheLayout } from "../lib/providers/cache-layout.ts";
+import { convertToAnthropicRequest } from "../lib/providers/anthropic/convert-to-anthropic-request.ts";
+import { convertToOpenAIRequest } from "../lib/providers/openai/convert-to-openai-request.ts";
+import { NULL_USAGE } from "../lib/vocabulary/turn.ts";
+import { replayRecording } from "../bench/workloads.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url);
@@ -17,6 +25,7 @@ const SESSION_ID = "4f1c0000-0000-4000-8000-000000000001";
 const read = (path: string) => readFileSync(new URL(path, FIXTURES), "utf8");
 const SESSION = read(`claude-code/${SESSION_ID}.jsonl`);
 const TOOL_HEAVY = read("claude-code-spotter/tool_heavy.jsonl");
+const CODEX = read("codex/2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl");
 
 /** The file's own usage, summed without the importer: one bill per message id (its largest counters), priced here. */
 function independentSpend(text: string): number {
@@ -187,4 +196,49 @@ test("--compare refuses the flags of a single replay, and --html without --compa
       return true;
     });
   }
+});
+
+test("the comparison's cache estimate reads what the run report's cache explanation expects, call by call", async () => {
+  let total = 0;
+  for (const [format, text] of [["claude-code", TOOL_HEAVY], ["claude-code", SESSION], ["codex", CODEX]] as const) {
+    const { recording, facts } = importSession(text, { format, name: "s.jsonl" });
+    const model = sessionModel({ format, model: facts.model });
+    for (const policy of ["legacy", "bounded"] as const) {
+      const ledger = new CacheLedger();
+      const estimate = new CacheEstimate({ mode: model.layout, minTokens: model.minTokens, lookback: 20 });
+      let calls = 0;
+      let read = 0;
+      await replayRecording(recording, policy, {
+        wrap: (inner) => ({
+          name: inner.name,
+          capabilities: inner.capabilities,
+          complete(request, options) {
+            const layout = model.layout === "breakpoints"
+              ? anthropicCacheLayout(
+                request,
+                convertToAnthropicRequest(request, {
+                  model: model.id,
+                  maxTokens: 4096,
+                  cache: { minTokens: model.minTokens },
+                })
+                  .body,
+                { minTokens: model.minTokens, ttl: "5m" },
+              )
+              : openaiCacheLayout(request, convertToOpenAIRequest(request, { model: model.id }).body, {
+                minTokens: model.minTokens,
+              });
+            const expected = ledger.explain({ layout, usage: NULL_USAGE, at: calls++ * 1000 });
+            const mine = estimate.read(cacheBlocks(request, model));
+            assert.equal(mine.prompt_bytes, expected.prompt_bytes, `${policy} call ${calls}: prompt`);
+            assert.equal(mine.expected_bytes, expected.expected_bytes, `${policy} call ${calls}: expected read`);
+            read += mine.expected_bytes;
+            return inner.complete(request, options);
+          },
+        }),
+      });
+      assert.ok(calls > 0);
+      total += read;
+    }
+  }
+  assert.ok(total > 0, "some calls read from the cache");
 });

@@ -3,23 +3,22 @@
 // the session really spent by its recorded usage (priced by the same table), with its compactions. Only counts and
 // money: no prompt or file content.
 import { z } from "zod";
-import { CacheLedger } from "../cache-explanation.ts";
 import { BUILT_IN_MODELS } from "../models/built-in.ts";
 import { type ModelTable, resolveModel } from "../models/models.ts";
 import type { ModelProvider } from "../models/provider-kinds.ts";
 import { BUILT_IN_PRICES, costOf, type ModelPrice, priceOf, type PriceTable } from "../prices.ts";
 import { convertToAnthropicRequest } from "../providers/anthropic/convert-to-anthropic-request.ts";
-import { anthropicCacheLayout, openaiCacheLayout } from "../providers/cache-layout.ts";
+import { ANTHROPIC_LOOKBACK_BLOCKS } from "../providers/cache-layout.ts";
+import { renderSectionBlocks, splitPrefix } from "../providers/render-sections.ts";
+import { CacheEstimate, type EstimateBlock } from "./cache-estimate.ts";
 import { convertToOpenAIRequest } from "../providers/openai/convert-to-openai-request.ts";
 import type { SessionFacts } from "./importers/session-facts.ts";
-import { type CacheLayout, NULL_USAGE, type TurnRequest, type Usage } from "../vocabulary/turn.ts";
+import type { TurnRequest, Usage } from "../vocabulary/turn.ts";
 
 /** Requests above this many bytes are the ones the issue counts under legacy (64 KiB). */
 export const LARGE_REQUEST_BYTES = 64 * 1024;
 /** Loom's estimate wherever a byte count stands for tokens. */
 const BYTES_PER_TOKEN = 4;
-/** Replayed calls are taken one second apart: within every cache lifetime, as an agent's calls mostly are. */
-const CALL_SPACING_MS = 1_000;
 
 const count = z.number().int().nonnegative();
 const money = z.number().nonnegative().nullable();
@@ -109,8 +108,7 @@ export function sessionModel(
 /** Measures each request a replay sent, as the session model's adapter would lay it out for its cache. */
 export class RequestMeter {
   readonly #model: SessionModel;
-  readonly #ledger = new CacheLedger();
-  #calls = 0;
+  readonly #cache: CacheEstimate;
   requests = 0;
   bytes = 0;
   maxBytes = 0;
@@ -121,6 +119,11 @@ export class RequestMeter {
 
   constructor(model: SessionModel) {
     this.#model = model;
+    this.#cache = new CacheEstimate({
+      mode: model.layout,
+      minTokens: model.minTokens,
+      lookback: ANTHROPIC_LOOKBACK_BLOCKS,
+    });
   }
 
   /** One request's size, as the run report counts it (request_bytes). */
@@ -133,23 +136,9 @@ export class RequestMeter {
 
   /** One request's body as the session model's cache sees it (measured as it is sent: no request is kept). */
   cache(request: TurnRequest): void {
-    const explained = this.#ledger.explain({
-      layout: this.#layout(request),
-      usage: NULL_USAGE,
-      at: this.#calls++ * CALL_SPACING_MS,
-    });
-    this.#read += explained.expected_bytes / BYTES_PER_TOKEN;
-    this.#rest += (explained.prompt_bytes - explained.expected_bytes) / BYTES_PER_TOKEN;
-  }
-
-  #layout(request: TurnRequest): CacheLayout {
-    const { id, minTokens } = this.#model;
-    if (this.#model.layout === "breakpoints") {
-      const { body } = convertToAnthropicRequest(request, { model: id, maxTokens: 4096, cache: { minTokens } });
-      return anthropicCacheLayout(request, body, { minTokens, ttl: "5m" });
-    }
-    const { body } = convertToOpenAIRequest(request, { model: id });
-    return openaiCacheLayout(request, body, { minTokens });
+    const { prompt_bytes, expected_bytes } = this.#cache.read(cacheBlocks(request, this.#model));
+    this.#read += expected_bytes / BYTES_PER_TOKEN;
+    this.#rest += (prompt_bytes - expected_bytes) / BYTES_PER_TOKEN;
   }
 
   figures(): PolicyFigures {
@@ -167,6 +156,43 @@ export class RequestMeter {
       modeled_cost: price === null || rest === null ? null : (this.#read * price.cache_read + this.#rest * rest) / 1e6,
     };
   }
+}
+
+/**
+ * A request's body as the model's adapter builds it, in the blocks its cache hashes (as lib/providers/cache-layout.ts
+ * lays them out): Anthropic's tools, system blocks, tool_choice and message blocks with their breakpoints; OpenAI's
+ * response format, system message and the user message piece by piece.
+ */
+export function cacheBlocks(request: TurnRequest, model: SessionModel): EstimateBlock[] {
+  if (model.layout === "breakpoints") {
+    const { body } = convertToAnthropicRequest(request, {
+      model: model.id,
+      maxTokens: 4096,
+      cache: { minTokens: model.minTokens },
+    });
+    return [
+      { text: JSON.stringify(body.tools ?? body.output_config ?? null), breakpoint: false },
+      ...(body.system ?? []).map((b) => ({ text: b.text, breakpoint: b.cache_control !== undefined })),
+      // tool_choice is hashed before the messages and has no tokens.
+      ...(body.tool_choice ? [{ text: JSON.stringify(body.tool_choice), breakpoint: false, bytes: 0 }] : []),
+      ...body.messages[0].content.map((b) => ({ text: b.text, breakpoint: b.cache_control !== undefined })),
+    ];
+  }
+  const { body } = convertToOpenAIRequest(request, { model: model.id });
+  const blocks: EstimateBlock[] = [{ text: JSON.stringify(body.response_format ?? null), breakpoint: false }];
+  const system = body.messages.find((m) => m.role === "system");
+  if (system) blocks.push({ text: system.content, breakpoint: false });
+  const rest = splitPrefix(request.sections).rest.flatMap((section) =>
+    renderSectionBlocks(section).map((text) => ({ section: section.section, text }))
+  );
+  rest.forEach((r, i) => {
+    const before = rest[i - 1];
+    blocks.push({
+      text: (before !== undefined && before.section !== r.section ? "\n\n" : "") + r.text,
+      breakpoint: false,
+    });
+  });
+  return blocks;
 }
 
 /** What the session's recorded usage cost at the table's prices, each call at its own model's. */

@@ -135,6 +135,7 @@ export function importClaudeCode(text: string, { name }: { name: string }): Impo
       model,
       subagent,
       compactions,
+      compaction_calls: compactions.map((line) => answers.filter((a) => a.line < line).length),
       usages: answers.map((a) => a.usage),
       call_models: answers.map((a) => a.model ?? model),
       call_steps: callSteps,

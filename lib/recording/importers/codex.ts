@@ -69,6 +69,7 @@ export function importCodex(text: string, { name }: { name: string }): ImportedS
   const turns: Turn[] = [];
   const outputs = new Map<string, string>();
   const compactions: number[] = [];
+  const compactionCalls: number[] = [];
   const usages: Usage[] = [];
   const callModels: string[] = [];
   const callTurns: (Turn | undefined)[] = [];
@@ -94,6 +95,7 @@ export function importCodex(text: string, { name }: { name: string }): ImportedS
     }
     if (type === "compacted") {
       compactions.push(number);
+      compactionCalls.push(usages.length);
       open = undefined;
       continue;
     }
@@ -186,6 +188,7 @@ export function importCodex(text: string, { name }: { name: string }): ImportedS
       model: sessionModel,
       subagent: false,
       compactions,
+      compaction_calls: compactionCalls,
       usages,
       call_models: callModels,
       call_steps: callTurns.map((t) => (t ? stepOfTurn.get(t) ?? null : null)),

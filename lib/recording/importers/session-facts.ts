@@ -11,6 +11,8 @@ export type SessionFacts = {
   subagent: boolean;
   /** Lines where the agent compacted its context (Claude Code compact_boundary, Codex compacted), in file order. */
   compactions: number[];
+  /** For each compaction, how many of the calls in `usages` came before it. */
+  compaction_calls: number[];
   /**
    * The usage the provider reported for each model call, in order (Claude Code: one per assistant message id, each
    * counter the largest of the lines that repeat the message; Codex: one per token_count event that moved the total).
