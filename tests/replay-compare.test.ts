@@ -73,6 +73,8 @@ test("a session's row: events, compactions, legacy's large requests, and bounded
   assert.equal(row.model, "claude-opus-4-6");
   assert.equal(row.events, 11);
   assert.equal(row.compactions, 1);
+  assert.deepEqual(row.compaction_lines, [SESSION.split("\n").findIndex((l) => l.includes('"compact_boundary"')) + 1]);
+  assert.equal(row.skipped_sidechain_lines, 1);
   assert.equal(row.recorded?.calls, 9);
   assert.deepEqual(row.recorded?.usage, { input: 25, cache_write: 26625, cache_read: 145833, output: 972 });
   assert.ok(row.legacy && row.bounded);
@@ -142,6 +144,10 @@ test("a file that is not a session is a refused row with one line naming where, 
     assert.equal(comparison.total.sessions, 2);
     assert.equal(comparison.total.refused, 1);
     assert.equal(comparison.total.events, 13);
+    const text = fakeIo({ cwd: dir });
+    await replayCompare(["project"], { io: text.io, from: "auto", json: false, html: undefined, quiet: true });
+    assert.match(text.out.stdout, /\nrefused notes\.jsonl: 5: expected a Claude Code session .*keys hello\n/);
+    assert.match(text.out.stdout, new RegExp(`\\n${SESSION_ID}\\.jsonl: 1 side-chain line left out`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

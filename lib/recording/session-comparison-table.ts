@@ -70,7 +70,16 @@ export function renderSessionComparisonText(c: SessionComparison): string {
   const out = rows.map(line);
   out.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
   out.splice(out.length - 1, 0, widths.map((w) => "-".repeat(w)).join("  "));
-  for (const r of c.sessions) if (r.error !== null) out.push(`refused ${r.file}: ${r.error}`);
+  for (const r of c.sessions) {
+    if (r.error !== null) out.push(`refused ${r.file}: ${r.error}`);
+    else if (r.skipped_sidechain_lines > 0) {
+      out.push(
+        `${r.file}: ${r.skipped_sidechain_lines} side-chain line${
+          r.skipped_sidechain_lines === 1 ? "" : "s"
+        } left out (a subagent's turns, not this session's)`,
+      );
+    }
+  }
   out.push(
     "modeled: input only, at the session model's prices (tokens as bytes / 4); recorded: the file's own usage at the same prices",
   );
