@@ -163,11 +163,16 @@ async function main(dirs: string[]): Promise<void> {
   log(`1,000 messages: import ${importSeconds.toFixed(2)} s, compare ${compareSeconds.toFixed(1)} s`);
 
   const rows: SessionRow[] = [];
+  let slowest: { name: string; lines: number; events: number; seconds: number } | undefined;
   const checks: { file: string; calls: number; compactions: number; result: Deviation | null }[] = [];
   for (const { root, file } of sessionFiles(dirs)) {
     const name = relative(root, file) || basename(file);
     const text = readFileSync(file, "utf8");
+    const started = performance.now();
     const row = await compareFile(text, { name, from: "auto" });
+    const seconds = (performance.now() - started) / 1000;
+    const lines = text.split("\n").filter((l) => l.trim() !== "").length;
+    if (!slowest || seconds > slowest.seconds) slowest = { name, lines, events: row.events, seconds };
     rows.push(row);
     log(`${name}: ${row.error ?? `${row.events} events, bytes ${row.bytes_ratio?.toFixed(3)}`}`);
     if (row.error === null && row.format === "claude-code" && !row.subagent && row.events >= 10) {
@@ -198,6 +203,14 @@ async function main(dirs: string[]): Promise<void> {
       `legacy ${
         (bigRow.legacy?.bytes ?? 0) / 2 ** 20 > 0 ? ((bigRow.legacy?.bytes ?? 0) / 2 ** 20).toFixed(0) : 0
       } MiB, bounded ${((bigRow.bounded?.bytes ?? 0) / 2 ** 20).toFixed(1)} MiB).`,
+    "",
+    slowest
+      ? `The slowest real session, ${slowest.name} (${
+        slowest.lines.toLocaleString("en-US")
+      } lines, ${slowest.events} events), ` +
+        `compares in ${slowest.seconds.toFixed(1)} s; the synthetic one is slower because its legacy requests add up ` +
+        "to gigabytes (legacy grows with the square of the session), all of which are built and measured."
+      : "",
     "",
     "| session | model | events | compactions | legacy requests > 64 KiB | bytes bounded / legacy | modeled legacy | modeled bounded | cost bounded / legacy | recorded spend |",
     "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
