@@ -228,3 +228,10 @@ test("claude-code: the order in which a split answer's lines report usage does n
     { numRuns: 50 },
   );
 });
+
+test("--from auto: JSON Lines of neither format are refused naming the first line that is neither", () => {
+  usageError(
+    () => detectRecordingFormat(`${SESSION.split("\n")[0]}\n\n{"hello": 1}\n`, "x.jsonl"),
+    /^x\.jsonl: not a recognised trajectory \(.*; line 3 is an object with keys hello, neither a Claude Code nor a Codex session line\)$/,
+  );
+});
