@@ -24,6 +24,7 @@ import { describeMachine, measureStartup, PeakRss } from "./machine.ts";
 import type { BenchResults } from "./results.ts";
 import { keepStartupSection, renderComparisonTable, renderResults } from "./results-markdown.ts";
 import { keepLiveSection } from "./live-markdown.ts";
+import { keepSessionsSection } from "./sessions-markdown.ts";
 import {
   evaluateTargets,
   type RunRow,
@@ -312,9 +313,12 @@ results.bench_seconds = (performance.now() - t0) / 1000;
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 writeFileSync(here("results.json"), `${JSON.stringify(results, null, 2)}\n`);
-// The start-up and live sections between their markers are kept verbatim from the previous RESULTS.md.
+// The start-up, live and sessions sections between their markers are kept verbatim from the previous RESULTS.md.
 const previous = existsSync(here("RESULTS.md")) ? readFileSync(here("RESULTS.md"), "utf8") : "";
-writeFileSync(here("RESULTS.md"), keepLiveSection(keepStartupSection(renderResults(results), previous), previous));
+writeFileSync(
+  here("RESULTS.md"),
+  keepSessionsSection(keepLiveSection(keepStartupSection(renderResults(results), previous), previous), previous),
+);
 log(`wrote bench/RESULTS.md and bench/results.json in ${results.bench_seconds.toFixed(1)} s`);
 process.stdout.write(`${renderComparisonTable(results)}\n`);
 for (const t of [...targets, ...comparisonTargets, ...protocols.targets]) {

@@ -14,10 +14,13 @@ import { defaultJobs, replayBatch } from "./replay-batch.ts";
 import { traceWriter } from "./trace-file.ts";
 import { Reporter } from "./reporter.ts";
 import { type NamedPath, refuseCollisions, refuseWorkspaceFiles } from "./output-paths.ts";
+import { replayCompare } from "./replay-compare.ts";
 
 export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(REPLAY_SPEC, argv, { command: "replay" });
   const from = values.from ?? "auto";
+  if (values.html !== undefined && !values.compare) throw new UsageError("--html is only used with --compare");
+  if (values.compare) return compare(values, positionals, io);
   const notice = (message: string) => io.stderr(`loom replay: ${message}\n`);
   // Every setting by lib/settings/settings.ts's one precedence (flag > environment > config file > built-in for the
   // policy).
@@ -113,6 +116,44 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     ...(diffPath ? { diff: diffPath } : {}),
   });
   return reporter.run(result, { label: `replay ${file === "-" ? "stdin" : basename(file)}` });
+}
+
+type ReplayValues = ReturnType<typeof parseCommand<(typeof REPLAY_SPEC)["flags"]>>["values"];
+
+/** --compare takes folders or files and prints one table: the flags of a single replay do not apply. */
+function compare(values: ReplayValues, positionals: string[], io: Io): Promise<number> {
+  const alone = [
+    "execute",
+    "workspace",
+    "context-policy",
+    "context-report",
+    "reports-dir",
+    "resume",
+    "trace",
+    "diff",
+    "jobs",
+  ]
+    .filter((flag) =>
+      (values as Record<string, unknown>)[flag] !== undefined && (values as Record<string, unknown>)[flag] !== false
+    );
+  if (alone.length > 0) {
+    throw new UsageError(`--compare replays under both policies and prints one table; it takes no --${alone[0]}`);
+  }
+  if (positionals.length === 0) throw new UsageError("No folder given (loom replay FOLDER… --compare)");
+  if (positionals.includes("-")) throw new UsageError("--compare reads folders and files, not stdin");
+  if (values.json && values.html !== undefined) throw new UsageError("Choose one of --json and --html, not both");
+  const format = outputFormatOption({ json: values.json, format: values["output-format"] });
+  if (format === "stream-json") throw new UsageError("--compare prints text, --json or --html, not stream-json");
+  if (values.html !== undefined) {
+    outputPathOption("--html", values.html, { cwd: io.cwd, notice: (m) => io.stderr(`loom replay: ${m}\n`) });
+  }
+  return replayCompare(positionals, {
+    io,
+    from: values.from ?? "auto",
+    json: format === "json",
+    html: values.html,
+    quiet: values.quiet === true,
+  });
 }
 
 function readRecordingText(file: string): string {

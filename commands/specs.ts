@@ -294,11 +294,24 @@ completed, 1 when any did not or could not be replayed, 130 when interrupted; 2 
       description:
         "text, json (one result object; a batch: its summary with a row per recording) or stream-json (one recording: its events, then the result)",
     },
+    compare: {
+      description:
+        "replay every session under the folders (Claude Code, Codex or any recordings) under legacy and bounded: a table per session and a total, with each session's recorded spend",
+    },
+    html: {
+      value: "FILE",
+      complete: "file",
+      description: "with --compare: write the table as a self-contained HTML page to FILE and print its path",
+    },
     json: shared.json,
     quiet: shared.quiet,
   },
   examples: [
     { command: "loom replay run.jsonl --context-policy bounded", says: "one recording under the bounded policy" },
+    {
+      command: "loom replay ~/.claude/projects/my-app/ --compare",
+      says: "your Claude Code sessions under legacy and bounded, beside what they spent",
+    },
     {
       command: "loom replay trajectories/ -j 4 --context-report legacy.json",
       says: "a batch: legacy.json and legacy.runs/",

@@ -185,7 +185,7 @@ test("mistyped flags, values and commands get one line with the closest match; v
     [["replay", "a", "--resme"], /^loom replay: Unknown option --resme; did you mean --resume\? /],
     [
       ["replay", "a", "--from", "swe_agent"],
-      /^loom replay: --from "swe_agent": expected one of auto, loom, mini-swe-agent, swe-agent, openai-messages \(did you mean swe-agent\?\)\n$/,
+      /^loom replay: --from "swe_agent": expected one of auto, loom, mini-swe-agent, swe-agent, openai-messages, claude-code, codex \(did you mean swe-agent\?\)\n$/,
     ],
     [
       ["run", "x", "-m", "anthropic/m", "--provider-deadline-ms", "-5"],

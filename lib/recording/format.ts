@@ -4,6 +4,8 @@ import { UsageError } from "../errors.ts";
 import { describeJsonFailure, readJson } from "../text/json-text.ts";
 import { describeJson } from "./importers/source.ts";
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, importTrajectory } from "./importers/index.ts";
+import { isClaudeCodeLine } from "./importers/claude-code.ts";
+import { isCodexLine } from "./importers/codex.ts";
 import { parseRecording, type Recording } from "./recording.ts";
 
 /** The formats a recording may be read as: Loom's own, then the importers'. */
@@ -46,6 +48,8 @@ function isLoomHeader(text: string): boolean {
 export function detectRecordingFormat(text: string, name: string): string {
   if (isLoomHeader(text)) return "loom";
   let json: unknown;
+  /** For JSON Lines: each value's line number. */
+  const numbers: number[] = [];
   const whole = readJson(text);
   if (whole.ok) json = whole.value;
   else {
@@ -54,8 +58,10 @@ export function detectRecordingFormat(text: string, name: string): string {
     const values: unknown[] = [];
     for (const { number, line } of rows) {
       const row = readJson(line);
-      if (row.ok) values.push(row.value);
-      // One line: the JSON error as is. Several: a JSON Lines file, placed by its line.
+      if (row.ok) {
+        values.push(row.value);
+        numbers.push(number);
+      } // One line: the JSON error as is. Several: a JSON Lines file, placed by its line.
       else if (rows.length === 1) throw new UsageError(`${name}: not valid JSON: ${describeJsonFailure(whole)}`);
       else throw new UsageError(`${name}:${number}:${row.column}: not valid JSON: ${row.message}`);
     }
@@ -64,8 +70,16 @@ export function detectRecordingFormat(text: string, name: string): string {
   }
   const found = detectFormat(json);
   if (!found) {
+    // JSON Lines: the first line that is neither a Claude Code nor a Codex session line, by number.
+    const list = Array.isArray(json) && numbers.length === json.length ? (json as unknown[]) : [];
+    const stranger = list.findIndex((value) => !isClaudeCodeLine(value) && !isCodexLine(value));
+    const where = stranger >= 0
+      ? `; line ${numbers[stranger]} is ${describeJson(list[stranger])}, neither a Claude Code nor a Codex session line`
+      : "";
     throw new UsageError(
-      `${name}: not a recognised trajectory (expected ${RECORDING_FORMATS.join(", ")}; found ${describeJson(json)})`,
+      `${name}: not a recognised trajectory (expected ${RECORDING_FORMATS.join(", ")}; found ${
+        describeJson(json)
+      }${where})`,
     );
   }
   return found;

@@ -6,9 +6,12 @@ import { importMiniSweAgent, MINI_SWE_AGENT_EXPECTED } from "./mini-swe-agent.ts
 import { importOpenAiMessages, OPENAI_MESSAGES_EXPECTED } from "./openai-messages.ts";
 import { describeJson, isRecord, parseJsonSource } from "./source.ts";
 import { importSweAgent, SWE_AGENT_EXPECTED } from "./swe-agent.ts";
+import { CLAUDE_CODE_EXPECTED, importClaudeCode, isClaudeCodeSession } from "./claude-code.ts";
+import { CODEX_EXPECTED, importCodex, isCodexSession } from "./codex.ts";
+import type { ImportedSession } from "./session-facts.ts";
 
 export const ImportFormat = z
-  .enum(["mini-swe-agent", "swe-agent", "openai-messages"])
+  .enum(["mini-swe-agent", "swe-agent", "openai-messages", "claude-code", "codex"])
   .describe("The agent format a trajectory is imported from");
 export type ImportFormat = z.infer<typeof ImportFormat>;
 export const IMPORT_FORMATS = ImportFormat.options;
@@ -17,16 +20,44 @@ const EXPECTED: Record<ImportFormat, string> = {
   "mini-swe-agent": MINI_SWE_AGENT_EXPECTED,
   "swe-agent": SWE_AGENT_EXPECTED,
   "openai-messages": OPENAI_MESSAGES_EXPECTED,
+  "claude-code": CLAUDE_CODE_EXPECTED,
+  codex: CODEX_EXPECTED,
 };
 
-const IMPORTERS: Record<ImportFormat, (json: unknown, options: { name: string }) => Recording> = {
+/** The formats read from the file's text, line by line (their refusals name the line). */
+export const SESSION_FORMATS = ["claude-code", "codex"] as const;
+export type SessionFormat = (typeof SESSION_FORMATS)[number];
+
+const JSON_IMPORTERS: Record<
+  Exclude<ImportFormat, SessionFormat>,
+  (json: unknown, options: { name: string }) => Recording
+> = {
   "mini-swe-agent": importMiniSweAgent,
   "swe-agent": importSweAgent,
   "openai-messages": importOpenAiMessages,
 };
 
+const SESSION_IMPORTERS: Record<SessionFormat, (text: string, options: { name: string }) => ImportedSession> = {
+  "claude-code": importClaudeCode,
+  codex: importCodex,
+};
+
+function isSessionFormat(format: ImportFormat): format is SessionFormat {
+  return (SESSION_FORMATS as readonly string[]).includes(format);
+}
+
+/** Imports an agent session file with what it says beyond the steps (model, compactions, recorded usage). */
+export function importSession(
+  text: string,
+  { format, name }: { format: SessionFormat; name: string },
+): ImportedSession {
+  return SESSION_IMPORTERS[format](text, { name });
+}
+
 /** Which of the known formats a parsed file looks like, from its top-level shape; null when none. */
 export function detectFormat(json: unknown): ImportFormat | null {
+  if (Array.isArray(json) && json.length > 0 && isClaudeCodeSession(json)) return "claude-code";
+  if (Array.isArray(json) && json.length > 0 && isCodexSession(json)) return "codex";
   if (Array.isArray(json)) return json.length > 0 && json.every(isChatItem) ? "openai-messages" : null;
   if (!isRecord(json)) return null;
   const messages = [json.messages, json.fncall_messages, json.input].find(Array.isArray);
@@ -62,13 +93,19 @@ function isChatItem(item: unknown): boolean {
  * log may also be JSON Lines, one message (or wrapped message, or item) per line.
  */
 export function importTrajectory(text: string, { format, name }: { format: ImportFormat; name: string }): Recording {
+  if (isSessionFormat(format)) return importSession(text, { format, name }).recording;
   const json = parseJsonSource(text, { name, lines: format === "openai-messages" });
   const found = detectFormat(json);
-  if (found !== format && !(format === "mini-swe-agent" && found === "openai-messages" && !hasToolTraffic(json))) {
+  // A Claude Code or Codex session is also a chat log (per-line messages, Responses items): --from openai-messages
+  // reads it as one, without the session's own mapping.
+  const chat = format === "openai-messages" && (found === "claude-code" || found === "codex");
+  if (
+    found !== format && !chat && !(format === "mini-swe-agent" && found === "openai-messages" && !hasToolTraffic(json))
+  ) {
     const hint = found ? ` (it looks like ${found})` : "";
     throw new UsageError(`${name}: expected ${EXPECTED[format]}, found ${describeJson(json)}${hint}`);
   }
-  return IMPORTERS[format](json, { name });
+  return JSON_IMPORTERS[format](json, { name });
 }
 
 /** A plain messages[] log without tool calls may be a mini-swe-agent history saved without its info block. */
