@@ -218,3 +218,33 @@ test("the model's write_file to the run's own --record, --trace, --context-repor
   assert.equal(JSON.parse(readFileSync(ws("report.json"), "utf8")).steps, names.length + 1);
   assert.equal(JSON.parse(readFileSync(ws("rec.jsonl"), "utf8").split("\n")[0] ?? "").format, "loom-recording");
 });
+
+test("a command truncating, overwriting or replacing --record and --trace in the workspace: Loom's own lines win", {
+  timeout: 600_000,
+}, async (t) => {
+  const arena = makeArena({ "a.txt": "a\n" });
+  t.after(() => rmSync(arena.dir, { recursive: true, force: true }));
+  const ws = (name: string) => join(arena.workspace, name);
+  const scripts = [
+    `printf '${FORGED}' > rec.jsonl; printf '${FORGED}' > trace.jsonl`,
+    `rm rec.jsonl trace.jsonl; printf '${FORGED}' > rec.jsonl; printf '${FORGED}' > trace.jsonl`,
+    "ln -sf a.txt rec.jsonl; : > trace.jsonl",
+  ];
+  for (const script of scripts) {
+    const steps = [{ action: "run_command", args: { argv: ["sh", "-c", script] } }];
+    const recording = parseRecording(recordingOf(AUTO, steps));
+    await startRun({ request: { ...recording.header.slice, workspace: arena.workspace } }, {
+      replay: { recording, execute: true },
+      record: ws("rec.jsonl"),
+      trace: traceWriter(ws("trace.jsonl"), { shown: "trace.jsonl" }),
+      ownFiles: [ws("trace.jsonl")],
+      warn: () => {},
+    });
+    const lines = readFileSync(ws("rec.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    assert.equal(lines[0].format, "loom-recording", script);
+    assert.equal(lines.at(-1).type, "changes", `${script}: the recording is whole, to its last line`);
+    assert.equal(readFileSync(ws("a.txt"), "utf8"), "a\n", "nothing written through the link");
+    const trace = readFileSync(ws("trace.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    assert.ok(trace.length === 4 && trace.every((line) => line.trace_version === 1), `${script}: the trace is Loom's`);
+  }
+});
