@@ -43,7 +43,10 @@ function foldName(component: string): string {
  * `.git ` and NTFS's short `git~1`), `.gitmodules` (`gitmo~1`), or null for any other name.
  */
 function gitName(component: string): ".git" | ".gitmodules" | null {
-  const name = foldName(component);
+  return gitNameFolded(foldName(component));
+}
+
+function gitNameFolded(name: string): ".git" | ".gitmodules" | null {
   if (name === ".git" || name === "git~1") return ".git";
   if (name === ".gitmodules" || name === "gitmo~1") return ".gitmodules";
   return null;
@@ -392,8 +395,8 @@ function listFolder(full: string, dir: string, info: Stats, started: number): Li
   const git: Listing["git"] = [];
   const folders: string[] = [];
   for (const { name, kind } of entries) {
-    const text = shown(name);
-    if (gitName(text) === ".git" || foldName(text) === LOOM_FOLDER || kind === "?") git.push([name, kind]);
+    const folded = foldName(shown(name));
+    if (gitNameFolded(folded) === ".git" || folded === LOOM_FOLDER || kind === "?") git.push([name, kind]);
     else if (kind === "d") folders.push(name);
   }
   return {
