@@ -10,23 +10,13 @@
 // - `.loom` (Loom's own configuration, read from the workspace and every folder below it the user may run in) is
 //   guarded the same way: write_file refuses it (isLoomPath), a new one is removed, a `.loom/config.jsonc` that was
 //   there is put back as it was.
-// Names are walked as bytes (a name need not be UTF-8: `sub\377/.git` is found too): a relative or absolute path here
-// is a "byte string", each character one byte (latin1), turned into a Buffer for the file system only when it is not
-// UTF-8. A runtime that cannot reach such a name (Deno reads it as U+FFFD) reports it as planted all the same.
+// Names are walked as bytes (byte-names.ts: `sub\377/.git` is found too); paths here are byte strings. A runtime that
+// cannot reach such a name (Deno reads it as U+FFFD) reports it as planted all the same.
 // The sandbox also mounts the git folders found at the start read-only where it matters (sandbox.ts, gitGuardArgs).
 import { Buffer } from "node:buffer";
-import {
-  type Dirent,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  type Stats,
-  writeFileSync,
-} from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, type Stats, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { bytes, fsPath, type Kind, listNames, shown } from "./byte-names.ts";
 
 /**
  * Characters HFS+ ignores in names (git's is_hfs_dotgit): `.g\u200cit` is `.git` there. Removed before comparing.
@@ -97,70 +87,7 @@ function repositoryShaped(names: ReadonlySet<string>): boolean {
 /** Files in a git folder that name programs; hooks/ is compared entry by entry. */
 const CONFIG_FILES = ["config", "config.worktree", "commondir"];
 
-/** An entry's kind: folder, file, link, other; "?" a name this runtime cannot reach (not UTF-8, on Deno). */
-type Kind = "d" | "f" | "l" | "o" | "?";
 type Found = { kind: Kind };
-
-/** Where a text and its byte string are the same (most names): no conversion. */
-const ASCII = /^[^\u0080-\uffff]*$/;
-
-/** A text as a byte string (each character one byte of its UTF-8). */
-function bytes(text: string): string {
-  if (ASCII.test(text)) return text;
-  return Buffer.from(text, "utf8").toString("latin1");
-}
-
-/** A byte string as text for messages: its UTF-8, a byte that is not shown as U+FFFD. */
-function shown(path: string): string {
-  if (ASCII.test(path)) return path;
-  return Buffer.from(path, "latin1").toString("utf8");
-}
-
-/** A byte string as the file system takes it: the text when it is UTF-8, else the bytes. */
-function fsPath(path: string): string | Buffer {
-  if (ASCII.test(path)) return path;
-  const raw = Buffer.from(path, "latin1");
-  const text = raw.toString("utf8");
-  return Buffer.from(text, "utf8").equals(raw) ? text : raw;
-}
-
-function kindOf(entry: Dirent | Stats): Kind {
-  return entry.isDirectory() ? "d" : entry.isFile() ? "f" : entry.isSymbolicLink() ? "l" : "o";
-}
-
-/**
- * A folder's entries (byte-string names) and kinds, links not followed; empty when it cannot be read. Names are
- * listed as text (with their kinds, no stat); only when one is not UTF-8 are the bytes listed and those looked at.
- */
-function listNames(dir: string): { name: string; kind: Kind }[] {
-  let typed: Dirent[];
-  try {
-    typed = readdirSync(fsPath(dir) as string, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  const odd = (name: string) => name.includes("\ufffd");
-  const out = typed.filter((e) => !odd(e.name)).map((e) => ({ name: bytes(e.name), kind: kindOf(e) }));
-  if (out.length === typed.length) return out;
-  let raw: Buffer[];
-  try {
-    raw = readdirSync(fsPath(dir) as string, { encoding: "buffer" }) as unknown as Buffer[];
-  } catch {
-    return out;
-  }
-  for (const name of raw) {
-    if (!odd(name.toString("utf8"))) continue;
-    const path = join(dir, name.toString("latin1"));
-    let kind: Kind;
-    try {
-      kind = kindOf(lstatSync(fsPath(path)));
-    } catch {
-      kind = "?"; // listed, yet not reachable by its name: this runtime reads names as text
-    }
-    out.push({ name: name.toString("latin1"), kind });
-  }
-  return out;
-}
 
 /** Git folders at and inside `dir` (submodules' under modules/, worktrees' under worktrees/), a few levels deep. */
 function innerGitDirs(dir: string, depth = 0): string[] {
