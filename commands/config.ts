@@ -2,7 +2,7 @@
 // run would use — with the same flags, catalog (and slice) or request file — its value and where it came from. Both
 // read lib/settings/settings.ts's one resolveSettings, so they cannot disagree.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { errorCode } from "../lib/errors.ts";
+import { readConfigFile } from "../lib/io/config-file.ts";
 import { dirname, join, resolve } from "node:path";
 import {
   configPath,
@@ -21,7 +21,7 @@ import {
 } from "../lib/settings/settings.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { loadCatalog } from "../lib/catalog/catalog.ts";
-import { describeJsonFailure, readJson } from "../lib/text/json-text.ts";
+import { readJson } from "../lib/text/json-text.ts";
 import { formatZodError } from "../lib/text/zod-error.ts";
 import { parseCommand, type Values } from "./cli-spec.ts";
 import type { Io } from "./io.ts";
@@ -47,24 +47,25 @@ function enterable(dir: string): boolean {
   }
 }
 
+/** A config file that is not JSON: where, never what (the file may be anything a link led to). */
+function notJson(path: string, failure: { line: number; column: number }): string {
+  return `${path}: not valid JSON (line ${failure.line}, column ${failure.column})`;
+}
+
 /** The nearest project config file from `from` (a workspace) upward, validated; null when there is none. */
 function loadProjectConfig(from: string): { config: ProjectConfig; file: string } | null {
   for (let dir = resolve(from);; dir = dirname(dir)) {
     const path = join(dir, PROJECT_FILE);
-    let text: string | null = null;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (error) {
+    const read = readConfigFile(path, { inFolder: true });
+    if (!read.ok && !read.missing) {
       // A workspace Loom cannot enter has no project file it could read: the run's own start fails, naming the
       // workspace (exit 3, its report written), as every start failure does.
-      if (errorCode(error) === "EACCES" && !enterable(dir)) return null;
-      if (errorCode(error) !== "ENOENT" && errorCode(error) !== "ENOTDIR") {
-        throw new UsageError(`Cannot read the project config file ${JSON.stringify(path)}: ${describeFsError(error)}`);
-      }
+      if (!enterable(dir)) return null;
+      throw new UsageError(`Cannot read the project config file ${JSON.stringify(path)}: it ${read.problem}`);
     }
-    if (text !== null) {
-      const json = readJson(text);
-      if (!json.ok) throw new UsageError(`${path}: not valid JSON: ${describeJsonFailure(json)}`);
+    if (read.ok) {
+      const json = readJson(read.text);
+      if (!json.ok) throw new UsageError(notJson(path, json));
       if (json.value !== null && typeof json.value === "object" && !Array.isArray(json.value)) {
         for (const [field, why] of Object.entries(USER_ONLY_FIELDS)) {
           if (Object.hasOwn(json.value, field)) {
@@ -88,15 +89,11 @@ function loadProjectConfig(from: string): { config: ProjectConfig; file: string 
 function loadUserConfig(env: Record<string, string | undefined>): LoadedConfig {
   const path = configPath(env);
   if (path === null) return { path, found: false, config: {} };
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return { path, found: false, config: {} };
-    throw new UsageError(`Cannot read the config file ${JSON.stringify(path)}: ${describeFsError(error)}`);
-  }
-  const json = readJson(text);
-  if (!json.ok) throw new UsageError(`${path}: not valid JSON: ${describeJsonFailure(json)}`);
+  const read = readConfigFile(path);
+  if (!read.ok && read.missing) return { path, found: false, config: {} };
+  if (!read.ok) throw new UsageError(`Cannot read the config file ${JSON.stringify(path)}: it ${read.problem}`);
+  const json = readJson(read.text);
+  if (!json.ok) throw new UsageError(notJson(path, json));
   const parsed = UserConfig.safeParse(json.value);
   if (!parsed.success) {
     throw new UsageError(`${path}: ${formatZodError(parsed.error, { schema: UserConfig, worded: true })}`);

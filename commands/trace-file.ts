@@ -5,12 +5,16 @@ import { openLineSink } from "../lib/io/files.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import type { TraceLine } from "../lib/recording/trace.ts";
 
-export function traceWriter(path: string, { shown }: { shown: string }): (line: TraceLine) => void {
-  let write: (line: string) => void;
+export function traceWriter(
+  path: string,
+  { shown }: { shown: string },
+): ((line: TraceLine) => void) & { settle: () => void } {
+  let write: ReturnType<typeof openLineSink>;
   try {
     write = openLineSink(path);
   } catch (error) {
     throw new UsageError(`--trace ${JSON.stringify(shown)}: ${describeFsError(error)}`);
   }
-  return (line) => write(`${JSON.stringify(line)}\n`);
+  // settle: at the run's end, the trace written again whole if a process of the run changed it.
+  return Object.assign((line: TraceLine) => write(`${JSON.stringify(line)}\n`), { settle: write.settle });
 }

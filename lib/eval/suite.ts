@@ -6,8 +6,9 @@ import { describeJsonFailure, parseJsonc } from "../text/json-text.ts";
 import { fieldOf, UsageError } from "../errors.ts";
 import { describeIssues, MISSING_FIELDS } from "../text/zod-error.ts";
 
-const Argv = z.array(z.string().min(1)).min(1);
-const Path = z.string().min(1);
+const Argv = z.array(z.string().min(1).refine((arg) => !arg.includes("\0"), { error: "contains a NUL byte" })).min(1);
+/** A path in a suite: a NUL byte would reach the file system as an internal error, so it is the suite's error. */
+const Path = z.string().min(1).refine((path) => !path.includes("\0"), { error: "contains a NUL byte" });
 const Timeout = z.number().int().positive();
 
 const TaskId = z.string().regex(

@@ -13,6 +13,7 @@ import {
   closeSync,
   constants,
   fstatSync,
+  lstatSync,
   openSync,
   renameSync,
   rmSync,
@@ -177,32 +178,86 @@ export function writeFileAtomic(
 /**
  * A JSONL sink: a new, empty file replaces whatever held the name (a link is replaced, not followed), then one line is
  * appended per call through the same handle (a crash leaves every whole line readable). A name swapped for a link
- * during the run changes nothing: the lines keep going to the file Loom opened.
+ * during the run changes nothing outside: the lines keep going to the file Loom opened. Loom's writer wins: before
+ * each line (and at close), when a process of the run changed the file (its size or mtime is not what Loom left, or
+ * the name no longer holds it — truncated, overwritten, replaced, swapped for a link), the whole file is written again
+ * fresh from the lines kept in memory and renamed over the name, in the folder pinned before the run.
  */
-export function openLineSink(path: string): ((line: string) => void) & { close: () => void } {
-  const dir = reachDir(dirname(resolve(path)), { create: true });
-  let fd: number;
-  try {
-    const name = basename(path);
-    const fresh = createFresh(dir, name);
-    fd = fresh.fd;
+export function openLineSink(
+  path: string,
+): ((line: string) => void) & { close: () => void; settle: () => void } {
+  const name = basename(path);
+  /** A new file at the name holding `text`, open for appending more; the folder reached from its pinned handle. */
+  const fresh = (text: string): number => {
+    const dir = reachDir(dirname(resolve(path)), { create: true });
     try {
-      renameSync(childPath(dir, fresh.temp), childPath(dir, name));
-    } catch (error) {
-      closeSync(fd);
-      rmSync(childPath(dir, fresh.temp), { force: true });
-      throw error;
+      const created = createFresh(dir, name);
+      try {
+        writeAll(created.fd, text);
+        renameSync(childPath(dir, created.temp), childPath(dir, name));
+      } catch (error) {
+        closeSync(created.fd);
+        rmSync(childPath(dir, created.temp), { force: true });
+        throw error;
+      }
+      return created.fd;
+    } finally {
+      releaseDir(dir);
     }
-  } finally {
-    releaseDir(dir);
-  }
+  };
+  let fd = fresh("");
+  const lines: string[] = [];
+  let mark = fstatSync(fd);
+  /** Whether the file is as Loom left it: the same size and mtime, and still the file at the name. */
+  const intact = (): boolean => {
+    const now = fstatSync(fd);
+    if (now.size !== mark.size || now.mtimeMs !== mark.mtimeMs) return false;
+    const dir = reachDir(dirname(resolve(path)), { create: false });
+    try {
+      const at = lstatSync(childPath(dir, name));
+      return at.isFile() && at.ino === now.ino && at.dev === now.dev;
+    } catch {
+      return false;
+    } finally {
+      releaseDir(dir);
+    }
+  };
+  const restore = () => {
+    let ok = false;
+    try {
+      ok = intact();
+    } catch { /* the folder is gone: written again below */ }
+    if (ok) return;
+    const next = fresh(lines.join(""));
+    closeSync(fd);
+    fd = next;
+    mark = fstatSync(fd);
+  };
   let open = true;
   // After close, a line is dropped: the descriptor's number may already name another file.
   return Object.assign((line: string) => {
-    if (open) writeAll(fd, redactHeld(line));
+    if (!open) return;
+    try {
+      restore();
+    } catch { /* cannot write it again now (its folder gone or full): the line goes where the others went */ }
+    const text = redactHeld(line);
+    writeAll(fd, text);
+    lines.push(text);
+    mark = fstatSync(fd);
   }, {
+    /** Writes the file again if a process changed it (as before a line), and keeps it open. */
+    settle: () => {
+      if (!open) return;
+      try {
+        restore();
+      } catch { /* as it stands */ }
+    },
     close: () => {
-      if (open) closeSync(fd);
+      if (!open) return;
+      try {
+        restore();
+      } catch { /* the recording as it stands: nothing more can be done at the end */ }
+      closeSync(fd);
       open = false;
     },
   });

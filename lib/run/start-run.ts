@@ -174,8 +174,9 @@ export type StartOptions = RunOptions & {
    * fold of them all is the run report). A run that fails before it can be described streams only its
    * classification calls, if any, and run-ended. */
   onEvent?: (event: RunEvent) => void;
-  /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent. */
-  trace?: (line: TraceLine) => void;
+  /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent.
+   * `settle`, called when the run ends: the trace file written again whole if a process of the run changed it. */
+  trace?: ((line: TraceLine) => void) & { settle?: () => void };
   /** Loom's other output files of this run (the trace, the diff), besides contextReport and record: inside the
    * workspace they are never the agent's changes. */
   ownFiles?: readonly string[];
@@ -310,6 +311,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       sandbox.record({ type: "changes", changes: workspaceChanges(sandbox.workspace.changes()) });
     }
     for (const close of opened) close();
+    options.trace?.settle?.();
   }
   announceRouting();
 

@@ -14,6 +14,14 @@ export const HttpUrl = z.string().refine((text) => {
   }
 }, { error: "expected an http(s) URL" });
 
+/** The longest wait a timer holds (2^31 - 1 ms, about 24.8 days): a longer one fires at once, failing every call. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Milliseconds a timer waits: a positive whole number, at most MAX_TIMER_MS. */
+export const TimerMs = z.number().int().positive().max(MAX_TIMER_MS, {
+  error: `expected at most ${MAX_TIMER_MS} milliseconds (about 24 days; a longer timer fires at once)`,
+});
+
 /** What a model's configuration may ask for: a lifetime, or `auto` (chosen from the run's pace). */
 const CacheTtlSetting = z.enum([...CacheTtl.options, "auto"]);
 
@@ -53,11 +61,11 @@ export const ProviderConfig = z.strictObject({
     "anthropic only: thinking.type (adaptive, disabled or between_tools), when the model table lists it for the " +
       "model. Default: the model's",
   ),
-  idle_timeout_ms: z.number().int().positive().optional().describe(
+  idle_timeout_ms: TimerMs.optional().describe(
     "An attempt fails when nothing (not even headers) arrives for this long; retried. Default 30000; " +
       "--provider-idle-timeout-ms overrides it",
   ),
-  deadline_ms: z.number().int().positive().optional().describe(
+  deadline_ms: TimerMs.optional().describe(
     "One model call, every retry and wait included, ends by then. Default 60000; raise it for long answers; " +
       "--provider-deadline-ms overrides it",
   ),

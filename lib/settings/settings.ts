@@ -15,7 +15,7 @@ import {
 import { SandboxMode } from "../sandbox-state.ts";
 import { StartupError } from "../errors.ts";
 import { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS, LOCAL_TIMEOUT_MS } from "../providers/call-options.ts";
-import { HttpUrl, type ProviderConfig } from "./provider-config.ts";
+import { HttpUrl, type ProviderConfig, TimerMs } from "./provider-config.ts";
 import { ModelProvider, parseModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import { withoutCredentials } from "../text/safe-text.ts";
 
@@ -33,10 +33,10 @@ export const UserConfig = z.strictObject({
   max_steps: z.number().int().positive().optional().describe(
     `A prompt run's step limit (a request or catalog names its own); default ${DEFAULT_MAX_STEPS}`,
   ),
-  provider_deadline_ms: z.number().int().positive().optional().describe(
+  provider_deadline_ms: TimerMs.optional().describe(
     `One model call's deadline, every attempt and wait included; default ${DEFAULT_DEADLINE_MS}`,
   ),
-  provider_idle_timeout_ms: z.number().int().positive().optional().describe(
+  provider_idle_timeout_ms: TimerMs.optional().describe(
     `A model call's attempt fails after this long without a byte; default ${DEFAULT_IDLE_TIMEOUT_MS}`,
   ),
 }).describe("Loom's user configuration: defaults below the environment variables and the flags");

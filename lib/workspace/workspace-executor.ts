@@ -21,7 +21,7 @@ import {
   WriteRefusedError,
 } from "./workspace-files.ts";
 import { DEFAULT_WORKSPACE_IGNORE, WorkspaceFingerprint } from "./workspace-fingerprint.ts";
-import { GitGuard, isGitPath, makesRepository } from "./git-guard.ts";
+import { GitGuard, isGitPath, isLoomPath, makesRepository } from "./git-guard.ts";
 import { WorkspaceSnapshot } from "./workspace-snapshot.ts";
 import type { FileChange } from "../vocabulary/reports.ts";
 import type { SandboxState } from "../sandbox-state.ts";
@@ -280,6 +280,7 @@ export class WorkspaceExecutor implements Executor {
   #edit({ path, old_text, new_text }: ActionArgs<"edit_file">): ReportOf<"edit"> {
     const target = this.#existing(path, "file");
     refuseExecutionConfig(target);
+    this.#refuseLoomFile(target);
     const content = this.#readText(target);
     const count = countOccurrences(content, old_text);
     if (count === 0) {
@@ -306,6 +307,7 @@ export class WorkspaceExecutor implements Executor {
   #write({ path, content }: ActionArgs<"write_file">): ReportOf<"edit"> {
     const target = this.#resolve(path);
     refuseExecutionConfig(target);
+    this.#refuseLoomFile(target);
     const existing = statEntry(target.root, target.real);
     if (existing && !existing.isFile()) {
       throw new Refusal("not_a_file", `Path ${JSON.stringify(target.relative)} is not a regular file`);
@@ -362,12 +364,47 @@ export class WorkspaceExecutor implements Executor {
     if (undone.length === 0) return;
     const shown = undone.slice(0, 5).map((path) => JSON.stringify(path)).join(", ");
     const more = undone.length > 5 ? ` and ${undone.length - 5} more` : "";
+    // Only .loom touched: Loom's own configuration; anything else is git's (a shape name at the root, a .git …).
+    if (undone.every((path) => isLoomPath(path))) {
+      this.#config.notice?.(`${what} planted or changed Loom's configuration (${shown}${more}); removed or put back`);
+      throw new Refusal(
+        "loom_file_planted",
+        `${what} planted or changed Loom's configuration (${shown}${more}); Loom removed it or put it back: ` +
+          "a .loom/config.jsonc made in the workspace would be read by the user's next run there",
+      );
+    }
     this.#config.notice?.(`${what} planted or changed what git runs (${shown}${more}); removed or put back`);
     throw new Refusal(
       "git_planted",
       `${what} planted or changed what git runs (${shown}${more}); Loom removed it or put it back: ` +
-        "a .git, git config or hook made in the workspace would run at the user's next git command",
+        "a .git, git config or hook made in the workspace (or the workspace made a repository) would run at the " +
+        "user's next git command",
     );
+  }
+
+  /**
+   * Refuses a write to Loom's own files: `.loom` at any depth (the project configuration the user's next run there
+   * reads) and this run's outputs inside the workspace (`--record`, `--trace`, `--context-report`, `--diff`): what
+   * Loom writes and reads is not the model's to write.
+   */
+  #refuseLoomFile(target: { relative: string; real: string }): void {
+    const own = this.#config.ownFiles;
+    for (const path of [target.relative, target.real]) {
+      if (isLoomPath(path)) {
+        throw new Refusal(
+          "loom_file",
+          `Path ${JSON.stringify(target.relative)} is or is inside .loom, Loom's own configuration (the user's next ` +
+            "run there reads it): Loom never writes it",
+        );
+      }
+      if (own?.has(path)) {
+        throw new Refusal(
+          "loom_file",
+          `Path ${JSON.stringify(target.relative)} is one of this run's own output files (record, trace, report or ` +
+            "diff): Loom never writes it for the model",
+        );
+      }
+    }
   }
 
   #processOptions(signal: AbortSignal | undefined) {
