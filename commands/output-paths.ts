@@ -15,7 +15,7 @@ export type NamedPath = { flag: string; path: string; kind?: OutputKind };
  * A file's identity: the device and inode of an existing file (links and hard links name one file), else the real
  * path of its deepest existing folder joined with the rest (so `./x`, `x` and `link-to-dir/x` agree).
  */
-export function fileIdentity(path: string): string {
+function fileIdentity(path: string): string {
   const absolute = resolve(path);
   try {
     const stat = statSync(absolute);
@@ -26,7 +26,7 @@ export function fileIdentity(path: string): string {
 }
 
 /** The real path of `path`: links resolved along its deepest existing folder, the missing rest appended. */
-export function realPathOf(path: string): string {
+function realPathOf(path: string): string {
   const absolute = resolve(path);
   const missing: string[] = [];
   let at = absolute;

@@ -103,7 +103,8 @@ async function runBinary(c: Context, args: string[]): Promise<Exit> {
 /**
  * No report file, nor any other file beside it, nor a stderr line holds the canary — except where a report names what
  * a step worked on (step_log[].target: the path or command the model named, as stream-json's step-executed does; the
- * issue-36 step table). Those are names, never file contents, output or prompts.
+ * issue-36 step table), and the model's finish summary and printed text: Loom's own outputs, which stdout carries
+ * whole and the report's pages show (issue 43). Those hold exactly the model's finish and print, nothing else.
  */
 function assertNoLeak(c: Context, { stderr }: { stderr: string | null }): void {
   const dir = join(c.sandbox.dir, "out");
@@ -112,11 +113,22 @@ function assertNoLeak(c: Context, { stderr }: { stderr: string | null }): void {
     if (name.endsWith(".json")) {
       const value = JSON.parse(text);
       for (const step of value.step_log ?? []) step.target = null;
+      withoutOwnOutputs(value, c.canary);
       text = JSON.stringify(value, null, 2);
     }
     assertNoCanary(text, c.canary, `out/${name}`);
   }
   if (stderr !== null) assertNoCanary(stderr, c.canary, "stderr");
+}
+
+/** Drops a report's finish summary and printed text after checking they are only what the model finished and printed. */
+function withoutOwnOutputs(report: { finish?: { summary: string } | null; printed?: string[] }, canary: string): void {
+  if (report.finish) {
+    assert.equal(report.finish.summary, `${canary}:summary`);
+    report.finish.summary = "";
+  }
+  for (const text of report.printed ?? []) assert.equal(text, `${canary}:printed`);
+  delete report.printed;
 }
 
 // The slice passes LOOM_CANARY_NOTE to its processes: granted on the command line (a file alone may not).
@@ -248,7 +260,9 @@ test("canary, archive_capacity_exceeded (library, archiveLimits): no canary in t
     code: "archive_capacity_exceeded",
     usage: "partial",
   });
-  assertNoCanary(JSON.stringify(result.report), c.canary, "the returned report");
+  const returned = structuredClone(result.report);
+  withoutOwnOutputs(returned, c.canary);
+  assertNoCanary(JSON.stringify(returned), c.canary, "the returned report");
   assertNoLeak(c, { stderr: null });
 });
 

@@ -147,7 +147,11 @@ test("doctor on a llama.cpp server: the context from /props, a structured answer
   const server = await startLlamaCppStandIn({
     contextSize: 8192,
     alias: "smollm2-135m",
-    answer: () => ({ answer: { status: "ok", word: "people" } }),
+    // A model that reads the request: the word asked for (the task quotes it).
+    answer: (request) => {
+      const asked = /last word of the instructions \(\W*(\w+)/.exec(JSON.stringify(request.body));
+      return { answer: { status: "ok", word: asked?.[1] ?? "" } };
+    },
   });
   try {
     const model = "openai-compatible/smollm2-135m";

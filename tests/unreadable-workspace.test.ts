@@ -41,7 +41,7 @@ test("an unreadable workspace names the workspace, exits 3 and writes the report
     const r = spawnSync(argv[0]!, argv.slice(1), {
       cwd: dir,
       encoding: "utf8",
-      timeout: 120_000,
+      timeout: 600_000,
       env: { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: "sk-ant-test", LOOM_SANDBOX: "off" },
     });
     assert.equal(r.status, 3, r.stderr);

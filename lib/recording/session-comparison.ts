@@ -16,7 +16,7 @@ import type { SessionFacts } from "./importers/session-facts.ts";
 import type { TurnRequest, Usage } from "../vocabulary/turn.ts";
 
 /** Requests above this many bytes are the ones the issue counts under legacy (64 KiB). */
-export const LARGE_REQUEST_BYTES = 64 * 1024;
+const LARGE_REQUEST_BYTES = 64 * 1024;
 /** Loom's estimate wherever a byte count stands for tokens. */
 const BYTES_PER_TOKEN = 4;
 
@@ -200,7 +200,7 @@ export function cacheBlocks(request: TurnRequest, model: SessionModel): Estimate
 }
 
 /** What the session's recorded usage cost at the table's prices, each call at its own model's. */
-export function recordedSpend(
+function recordedSpend(
   facts: SessionFacts,
   { prices = BUILT_IN_PRICES, table = BUILT_IN_MODELS }: { prices?: PriceTable; table?: ModelTable } = {},
 ): z.infer<typeof RecordedSpend> {

@@ -230,7 +230,7 @@ export function headlineOf(first: ReportSummary, s: ReportSummary, { index }: { 
 }
 
 /** The headline as one line of text: what the request bytes and the cost of [i] were against [1], each more or less. */
-export function headlineText(first: ReportSummary, s: ReportSummary, { index }: { index: number }): string {
+function headlineText(first: ReportSummary, s: ReportSummary, { index }: { index: number }): string {
   const h = headlineOf(first, s, { index });
   const side = (r: number) => (r > 1 ? "more" : r < 1 ? "less" : "same");
   const shown = (r: number | null) => (r === null ? "n/a" : `${formatRatio(r)} (${side(r)})`);

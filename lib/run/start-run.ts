@@ -356,16 +356,17 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
         ),
       }
       : {}),
-    // The model's finish and what it printed: Loom's own output, which the report's pages show (clipped).
+    // The model's finish and what it printed: Loom's own output, which the report's pages show (keys redacted, then
+    // clipped).
     ...(loop
       ? {
         finish: loop.finish
-          ? { status: loop.finish.status, summary: clipText(loop.finish.summary, REPORT_TEXT_LIMIT) }
+          ? { status: loop.finish.status, summary: clipText(redactHeld(loop.finish.summary), REPORT_TEXT_LIMIT) }
           : null,
       }
       : {}),
     ...(loop && loop.printed.length > 0
-      ? { printed: loop.printed.map((text) => clipText(text, REPORT_TEXT_LIMIT)) }
+      ? { printed: loop.printed.map((text) => clipText(redactHeld(text), REPORT_TEXT_LIMIT)) }
       : {}),
     ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
     // A run that never started still says the protocol it was to use (the flag's, the catalog's, the default).

@@ -134,8 +134,8 @@ export function nearestPaths(files: readonly string[], missing: string): string[
   for (const file of files) {
     if (!file.startsWith(prefix)) continue;
     const rest = file.slice(prefix.length);
-    const slash = rest.indexOf("/");
-    entries.add(slash === -1 ? file : `${prefix}${rest.slice(0, slash)}/`);
+    const [first, ...deeper] = rest.split("/");
+    entries.add(deeper.length === 0 ? file : `${prefix}${first}/`);
   }
   const shown = [...new Set([...sameName, ...entries])].slice(0, NEAREST_PATHS_MAX);
   return shown.map((path) => clipEnd(path, PATH_CHARS));
