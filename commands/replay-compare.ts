@@ -10,6 +10,7 @@ import type { SessionFacts } from "../lib/recording/importers/session-facts.ts";
 import type { Recording } from "../lib/recording/recording.ts";
 import { RecordedExecutor, ScriptedProvider } from "../lib/recording/replay.ts";
 import {
+  type BlockRendering,
   type PolicyFigures,
   refusedRow,
   RequestMeter,
@@ -90,7 +91,11 @@ async function replayMeasured(
 }
 
 /** One file: imported, replayed under both policies, and its row; any failure is the row's one-line reason. */
-export async function compareFile(text: string, { name, from }: { name: string; from: string }) {
+export async function compareFile(
+  text: string,
+  { name, from }: { name: string; from: string },
+  { rendering }: { rendering?: BlockRendering } = {},
+) {
   try {
     const format = from === "auto" ? detectRecordingFormat(text, name) : from;
     let recording: Recording;
@@ -100,8 +105,8 @@ export async function compareFile(text: string, { name, from }: { name: string; 
     } else recording = parseRecordingText(text, { name, from: format });
     const model = facts?.model ?? recording.header.slice.model;
     const priced = sessionModel({ format: facts?.format ?? format, model });
-    const legacy = await replayMeasured(recording, "legacy", new RequestMeter(priced));
-    const bounded = await replayMeasured(recording, "bounded", new RequestMeter(priced));
+    const legacy = await replayMeasured(recording, "legacy", new RequestMeter(priced, { rendering }));
+    const bounded = await replayMeasured(recording, "bounded", new RequestMeter(priced, { rendering }));
     return sessionRow({ file: name, format, facts, events: recording.executions.length, legacy, bounded }, { model });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -51,11 +51,14 @@ export function renderSection(section: Section): string {
  */
 export function renderSectionBlocks(section: Section): string[] {
   if (section.section !== "events" || section.events.length === 0) return [renderSection(section)];
-  const pieces = section.events.map((event, i) =>
-    `${i === 0 ? `## ${LABELS.events}\n[` : ","}${JSON.stringify(event) ?? "null"}`
-  );
+  const pieces = section.events.map((event, i) => renderEventPiece(event, i === 0));
   pieces.push("]");
   return pieces;
+}
+
+/** One event's piece of renderSectionBlocks: the first carries the label and "[", every later one leads with ",". */
+export function renderEventPiece(event: unknown, first: boolean): string {
+  return `${first ? `## ${LABELS.events}\n[` : ","}${JSON.stringify(event) ?? "null"}`;
 }
 
 /** The cacheable prefix (instructions, intent, checkpoint) and everything after it, order kept. */

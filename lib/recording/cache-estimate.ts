@@ -19,7 +19,9 @@ export class CacheEstimate {
   readonly #minTokens: number;
   readonly #lookback: number;
   readonly #texts = new Map<string, { id: number; bytes: number }>();
-  readonly #chain = new Map<string, number>();
+  /** Chain ids by parent id, then by block text id. */
+  readonly #chain = new Map<number, Map<number, number>>();
+  #chains = 0;
   /** Prefixes written so far, by chain id: whether each was long enough to be cached. */
   readonly #entries = new Map<number, boolean>();
 
@@ -43,11 +45,15 @@ export class CacheEstimate {
         text = { id: this.#texts.size + 1, bytes: block.bytes ?? utf8Length(block.text) };
         this.#texts.set(block.text, text);
       }
-      const link = `${parent},${text.id}`;
-      let id = this.#chain.get(link);
+      let children = this.#chain.get(parent);
+      if (!children) {
+        children = new Map();
+        this.#chain.set(parent, children);
+      }
+      let id = children.get(text.id);
       if (id === undefined) {
-        id = this.#chain.size + 1;
-        this.#chain.set(link, id);
+        id = ++this.#chains;
+        children.set(text.id, id);
       }
       ids.push(id);
       end += text.bytes;

@@ -7,11 +7,9 @@ import { BUILT_IN_MODELS } from "../models/built-in.ts";
 import { type ModelTable, resolveModel } from "../models/models.ts";
 import type { ModelProvider } from "../models/provider-kinds.ts";
 import { BUILT_IN_PRICES, costOf, type ModelPrice, priceOf, type PriceTable } from "../prices.ts";
-import { convertToAnthropicRequest } from "../providers/anthropic/convert-to-anthropic-request.ts";
 import { ANTHROPIC_LOOKBACK_BLOCKS } from "../providers/cache-layout.ts";
-import { renderSectionBlocks, splitPrefix } from "../providers/render-sections.ts";
 import { CacheEstimate, type EstimateBlock } from "./cache-estimate.ts";
-import { convertToOpenAIRequest } from "../providers/openai/convert-to-openai-request.ts";
+import { CacheBlockRenderer, cacheBlocks } from "./cache-blocks.ts";
 import type { SessionFacts } from "./importers/session-facts.ts";
 import type { TurnRequest, Usage } from "../vocabulary/turn.ts";
 
@@ -109,10 +107,18 @@ export function sessionModel(
   };
 }
 
+/**
+ * How a meter renders each request into its cache blocks: each event once for the whole replay (the default, the
+ * same blocks in time linear in the events), or every request whole, as the adapter sends it (the reference the
+ * default is tested against).
+ */
+export type BlockRendering = "each-event-once" | "whole-request";
+
 /** Measures each request a replay sent, as the session model's adapter would lay it out for its cache. */
 export class RequestMeter {
   readonly #model: SessionModel;
   readonly #cache: CacheEstimate;
+  readonly #blocks: (request: TurnRequest) => EstimateBlock[];
   requests = 0;
   bytes = 0;
   maxBytes = 0;
@@ -121,8 +127,10 @@ export class RequestMeter {
   #read = 0;
   #rest = 0;
 
-  constructor(model: SessionModel) {
+  constructor(model: SessionModel, { rendering = "each-event-once" }: { rendering?: BlockRendering } = {}) {
     this.#model = model;
+    const renderer = new CacheBlockRenderer(model);
+    this.#blocks = rendering === "whole-request" ? (r) => cacheBlocks(r, model) : (r) => renderer.blocks(r);
     this.#cache = new CacheEstimate({
       mode: model.layout,
       minTokens: model.minTokens,
@@ -140,7 +148,7 @@ export class RequestMeter {
 
   /** One request's body as the session model's cache sees it (measured as it is sent: no request is kept). */
   cache(request: TurnRequest): void {
-    const { prompt_bytes, expected_bytes } = this.#cache.read(cacheBlocks(request, this.#model));
+    const { prompt_bytes, expected_bytes } = this.#cache.read(this.#blocks(request));
     this.#read += expected_bytes / BYTES_PER_TOKEN;
     this.#rest += (prompt_bytes - expected_bytes) / BYTES_PER_TOKEN;
   }
@@ -160,43 +168,6 @@ export class RequestMeter {
       modeled_cost: price === null || rest === null ? null : (this.#read * price.cache_read + this.#rest * rest) / 1e6,
     };
   }
-}
-
-/**
- * A request's body as the model's adapter builds it, in the blocks its cache hashes (as lib/providers/cache-layout.ts
- * lays them out): Anthropic's tools, system blocks, tool_choice and message blocks with their breakpoints; OpenAI's
- * response format, system message and the user message piece by piece.
- */
-export function cacheBlocks(request: TurnRequest, model: SessionModel): EstimateBlock[] {
-  if (model.layout === "breakpoints") {
-    const { body } = convertToAnthropicRequest(request, {
-      model: model.id,
-      maxTokens: 4096,
-      cache: { minTokens: model.minTokens },
-    });
-    return [
-      { text: JSON.stringify(body.tools ?? body.output_config ?? null), breakpoint: false },
-      ...(body.system ?? []).map((b) => ({ text: b.text, breakpoint: b.cache_control !== undefined })),
-      // tool_choice is hashed before the messages and has no tokens.
-      ...(body.tool_choice ? [{ text: JSON.stringify(body.tool_choice), breakpoint: false, bytes: 0 }] : []),
-      ...body.messages[0].content.map((b) => ({ text: b.text, breakpoint: b.cache_control !== undefined })),
-    ];
-  }
-  const { body } = convertToOpenAIRequest(request, { model: model.id });
-  const blocks: EstimateBlock[] = [{ text: JSON.stringify(body.response_format ?? null), breakpoint: false }];
-  const system = body.messages.find((m) => m.role === "system");
-  if (system) blocks.push({ text: system.content, breakpoint: false });
-  const rest = splitPrefix(request.sections).rest.flatMap((section) =>
-    renderSectionBlocks(section).map((text) => ({ section: section.section, text }))
-  );
-  rest.forEach((r, i) => {
-    const before = rest[i - 1];
-    blocks.push({
-      text: (before !== undefined && before.section !== r.section ? "\n\n" : "") + r.text,
-      breakpoint: false,
-    });
-  });
-  return blocks;
 }
 
 /** What the session's recorded usage cost at the table's prices, each call at its own model's. */
