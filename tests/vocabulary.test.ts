@@ -28,7 +28,7 @@ const VOCABULARIES: { name: string; home: string; words: readonly string[] }[] =
   { name: "previews mode", home: "lib/policy.ts", words: PreviewMode.options },
   { name: "sandbox mode", home: "lib/sandbox-state.ts", words: SandboxMode.options },
   { name: "output format", home: "commands/specs.ts", words: OUTPUT_FORMATS },
-  { name: "import format", home: "lib/recording/importers/index.ts", words: IMPORT_FORMATS },
+  { name: "import format", home: "lib/recording/importers/import-format.ts", words: IMPORT_FORMATS },
 ];
 
 function modulesUnder(path: string): string[] {

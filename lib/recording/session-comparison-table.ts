@@ -1,6 +1,7 @@
 // The session comparison as a person reads it: a text table with a total line, or a self-contained HTML page with the
 // same table. Counts, sizes and money only.
 import { escapeHtml } from "../report/chart.ts";
+import { ContextPolicyName } from "../policy.ts";
 import type { SessionComparison, SessionRow } from "./session-comparison.ts";
 
 const HEAD = [
@@ -9,8 +10,7 @@ const HEAD = [
   "events",
   "compactions",
   ">64 KiB (legacy)",
-  "legacy",
-  "bounded",
+  ...ContextPolicyName.options, // each policy's bytes
   "bytes ×",
   "modeled legacy",
   "modeled bounded",

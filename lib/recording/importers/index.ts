@@ -1,5 +1,4 @@
 // Importing other agents' recorded trajectories as Loom recorded workflows: format detection and dispatch.
-import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { Recording } from "../recording.ts";
 import { importMiniSweAgent, MINI_SWE_AGENT_EXPECTED } from "./mini-swe-agent.ts";
@@ -9,12 +8,9 @@ import { importSweAgent, SWE_AGENT_EXPECTED } from "./swe-agent.ts";
 import { CLAUDE_CODE_EXPECTED, importClaudeCode, isClaudeCodeSession } from "./claude-code.ts";
 import { CODEX_EXPECTED, importCodex, isCodexSession } from "./codex.ts";
 import type { ImportedSession } from "./session-facts.ts";
+import { type ImportFormat, SESSION_FORMATS, type SessionFormat } from "./import-format.ts";
 
-export const ImportFormat = z
-  .enum(["mini-swe-agent", "swe-agent", "openai-messages", "claude-code", "codex"])
-  .describe("The agent format a trajectory is imported from");
-export type ImportFormat = z.infer<typeof ImportFormat>;
-export const IMPORT_FORMATS = ImportFormat.options;
+export { IMPORT_FORMATS, ImportFormat, SESSION_FORMATS, type SessionFormat } from "./import-format.ts";
 
 const EXPECTED: Record<ImportFormat, string> = {
   "mini-swe-agent": MINI_SWE_AGENT_EXPECTED,
@@ -23,10 +19,6 @@ const EXPECTED: Record<ImportFormat, string> = {
   "claude-code": CLAUDE_CODE_EXPECTED,
   codex: CODEX_EXPECTED,
 };
-
-/** The formats read from the file's text, line by line (their refusals name the line). */
-export const SESSION_FORMATS = ["claude-code", "codex"] as const;
-export type SessionFormat = (typeof SESSION_FORMATS)[number];
 
 const JSON_IMPORTERS: Record<
   Exclude<ImportFormat, SessionFormat>,

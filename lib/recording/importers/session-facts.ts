@@ -2,9 +2,10 @@
 // context, what the provider billed per model call, and what was left out. Never prompt or file content.
 import type { Usage } from "../../vocabulary/turn.ts";
 import type { Recording } from "../recording.ts";
+import type { SessionFormat } from "./import-format.ts";
 
 export type SessionFacts = {
-  format: "claude-code" | "codex";
+  format: SessionFormat;
   /** The model the session used most (the file's own id, e.g. "claude-opus-4-6"); "unknown" when none is named. */
   model: string;
   /** A subagent's (side chain's) own session file. */
