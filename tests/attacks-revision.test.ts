@@ -5,7 +5,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { Buffer } from "node:buffer";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +25,8 @@ import { createWorkspaceExecutor } from "../lib/workspace/create-workspace-execu
 import { ResultStore } from "../lib/context/store.ts";
 import { ExecutionReport } from "../lib/vocabulary/reports.ts";
 import { decodeName, encodeName, quotedName } from "../lib/text/file-names.ts";
+import { WorkspaceFingerprint } from "../lib/workspace/workspace-fingerprint.ts";
+import { WorkspaceSnapshot } from "../lib/workspace/workspace-snapshot.ts";
 import { sandboxMissing } from "./helpers/attacks.ts";
 
 const missing = sandboxMissing();
@@ -235,3 +247,61 @@ test("a name's bytes round-trip through its string, and two different names neve
   assert.equal(quotedName("ü.txt", { ascii: true }), '"\\303\\274.txt"');
   assert.equal(quotedName('a"b\x1b'), '"a\\"b\\033"');
 });
+
+test(
+  "what the walk hands the snapshot (only what changed) adds up to what a full scan finds, after any steps (property)",
+  { timeout: 300_000 },
+  () => {
+    const paths = ["a.txt", "d/b.txt", "d/e/c.txt", "d", "d/e", "l"];
+    const step = fc.oneof(
+      fc.record({ op: fc.constant("write"), path: fc.constantFrom(...paths), text: fc.constantFrom("x\n", "y\nz\n") }),
+      fc.record({ op: fc.constant("remove"), path: fc.constantFrom(...paths) }),
+      fc.record({ op: fc.constant("link"), path: fc.constantFrom(...paths), text: fc.constantFrom("a.txt", "d") }),
+      fc.record({ op: fc.constant("chmod"), path: fc.constantFrom(...paths) }),
+    );
+    fc.assert(
+      fc.property(fc.boolean(), fc.array(step, { minLength: 1, maxLength: 8 }), (committed, steps) => {
+        const root = mkdtempSync(join(tmpdir(), "loom-delta-"));
+        try {
+          writeFileSync(join(root, "a.txt"), "one\n");
+          execFileSync("mkdir", ["-p", join(root, "d/e")]);
+          writeFileSync(join(root, "d/b.txt"), "two\n");
+          if (committed) {
+            git(root, "init", "-q");
+            git(root, "add", ".");
+            git(root, "commit", "-qm", "start");
+          }
+          const walked = new WorkspaceFingerprint(root);
+          walked.changed();
+          const start = walked.entries();
+          const bySteps = new WorkspaceSnapshot(root);
+          bySteps.start(start);
+          const byScan = new WorkspaceSnapshot(root);
+          byScan.start(start);
+          for (const { op, path, text } of steps as { op: string; path: string; text?: string }[]) {
+            const full = join(root, path);
+            try {
+              if (op === "write") writeFileSync(full, text ?? "");
+              else if (op === "remove") rmSync(full, { recursive: true, force: true });
+              else if (op === "link") rmSync(full, { recursive: true, force: true }), symlinkSync(text ?? "", full);
+              else chmodSync(full, 0o755);
+            } catch { /* a path through a file, or gone: the step does nothing */ }
+            walked.changed();
+            bySteps.apply(walked.delta());
+          }
+          const now = new WorkspaceFingerprint(root, { git: false });
+          now.changed();
+          const end = now.entries();
+          const whole = new Map<string, string | null>([...start.keys()].map((path) => [path, null]));
+          for (const [path, sig] of end) whole.set(path, sig);
+          byScan.apply(whole);
+          assert.deepEqual(bySteps.changes(), byScan.changes());
+          assert.equal(bySteps.patch(), byScan.patch());
+        } finally {
+          rmSync(root, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 50 },
+    );
+  },
+);
