@@ -10,10 +10,15 @@
 // the index records — a regular file, older than the index (git's racy rule), with no assume-unchanged, skip-worktree
 // or intent-to-add bit — is taken with the index's blob id (the same hash Loom computes) without a stat of Loom's own.
 // Everything else (untracked and ignored files, links, what git names) is stat'ed and hashed by Loom as without git.
-// git runs with none of the workspace's configuration: its git directory is a private, empty one of Loom's (the
-// workspace's index is read through GIT_INDEX_FILE, never written: no optional locks), no system or global config,
-// fsmonitor and hooks off, no submodule looked into, a PATH without the workspace — so no filter, hook or fsmonitor
-// the workspace names can run. No git, no index, an index git or Loom cannot read (version 4, split): the full scan.
+// The index is Loom's copy, read at the first walk, before any action ran: a process may rewrite the workspace's own
+// (an entry with the new stat and the old blob id hides a change, issue 42), so that one is never read again. git runs
+// with none of the workspace's configuration: its git directory is a private, empty one of Loom's holding the copy
+// (read through GIT_INDEX_FILE, never written: no optional locks), no system or global config, fsmonitor and hooks
+// off, no submodule looked into, a PATH without the workspace — so no filter, hook or fsmonitor the workspace names
+// can run. No git, no index, an index git or Loom cannot read (version 4, split): the full scan.
+//
+// Names are read as bytes (file-names.ts): one that is not UTF-8 is walked, hashed and reported like any other. Each
+// walk notes the entries that changed (delta), so the snapshot takes in what changed, not the whole tree (issue 43).
 //
 // The walk is iterative (a tree 30,000 folders deep is walked, not a stack overflow), and deep folders are reached
 // through a handle on an ancestor (`/proc/self/fd/N/rest`, Linux's openat) once their path nears PATH_MAX, so a file
