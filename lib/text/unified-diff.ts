@@ -2,7 +2,9 @@
 // report's line counts are. Myers' O(ND) diff on the lines between the common head and tail; past MAX_EDITS edits the
 // middle counts as replaced whole (still a correct patch, only not the smallest). The patch is what `git diff` prints
 // for the same change (a/ and b/ prefixes, new/deleted file and mode lines, 3 lines of context, "\ No newline at end of
-// file"), so `git apply` takes it on a copy of the starting workspace.
+// file"), so `git apply` takes it on a copy of the starting workspace. A symbolic link is diffed as git does: mode
+// 120000, its target as the content.
+import { quotedName } from "./file-names.ts";
 
 /** Past this many edits in one file's middle, the diff stops searching for the smallest one. */
 const MAX_EDITS = 4_000;
@@ -94,39 +96,33 @@ export type FileTexts = {
   after: string | null;
   executableBefore?: boolean;
   executableAfter?: boolean;
+  /** A symbolic link on that side: its text is the link's target (git's mode 120000). */
+  linkBefore?: boolean;
+  linkAfter?: boolean;
 };
 
 /** A path as git writes it in a patch: quoted C-style when it holds a quote, a backslash, a control or a non-ASCII byte. */
-function quotePath(path: string): string {
-  if (![...path].some((c) => c === '"' || c === "\\" || c < " " || c > "~")) return path;
-  let out = "";
-  for (const byte of new TextEncoder().encode(path)) {
-    const c = String.fromCharCode(byte);
-    if (c === '"' || c === "\\") out += `\\${c}`;
-    else if (c === "\n") out += "\\n";
-    else if (c === "\t") out += "\\t";
-    else if (byte < 0x20 || byte >= 0x7f) out += `\\${byte.toString(8).padStart(3, "0")}`;
-    else out += c;
-  }
-  return `"${out}"`;
-}
-
 const named = (prefix: string, path: string) => {
-  const quoted = quotePath(path);
+  const quoted = quotedName(path, { ascii: true });
   return quoted.startsWith('"') ? `"${prefix}${quoted.slice(1)}` : `${prefix}${quoted}`;
 };
 
 /** git's patch of one file; "" when nothing differs. */
 function filePatch(file: FileTexts): string {
   const { path, before, after } = file;
-  const modeOf = (executable: boolean | undefined) => (executable ? "100755" : "100644");
+  // A file that became a link (or the other way): git's type change, a deletion and a creation of the same path.
+  if (before !== null && after !== null && !!file.linkBefore !== !!file.linkAfter) {
+    return filePatch({ ...file, after: null }) + filePatch({ ...file, before: null });
+  }
+  const modeOf = (executable: boolean | undefined, link: boolean | undefined) =>
+    link ? "120000" : executable ? "100755" : "100644";
   const a = named("a/", path), b = named("b/", path);
   const header = [`diff --git ${a} ${b}`];
   if (before === null && after === null) return "";
-  if (before === null) header.push(`new file mode ${modeOf(file.executableAfter)}`);
-  else if (after === null) header.push(`deleted file mode ${modeOf(file.executableBefore)}`);
-  else if (!!file.executableBefore !== !!file.executableAfter) {
-    header.push(`old mode ${modeOf(file.executableBefore)}`, `new mode ${modeOf(file.executableAfter)}`);
+  if (before === null) header.push(`new file mode ${modeOf(file.executableAfter, file.linkAfter)}`);
+  else if (after === null) header.push(`deleted file mode ${modeOf(file.executableBefore, file.linkBefore)}`);
+  else if (!file.linkBefore && !!file.executableBefore !== !!file.executableAfter) {
+    header.push(`old mode ${modeOf(file.executableBefore, false)}`, `new mode ${modeOf(file.executableAfter, false)}`);
   }
   const ops = editScript(linesOf(before ?? ""), linesOf(after ?? ""));
   const hunks = hunksOf(ops);

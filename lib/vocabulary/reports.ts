@@ -134,8 +134,13 @@ export function comparableReport(report: ExecutionReport): ExecutionReport {
 
 /** One file that differs from the start of the run; lines null when its text is not kept (binary, too large). */
 export const FileChange = z.strictObject({
-  path: z.string().describe("The file's path relative to the workspace"),
-  change: z.enum(["added", "modified", "deleted"]),
+  path: z.string().describe(
+    "The path relative to the workspace; in double quotes with C-style escapes, as git shows it, when it holds a " +
+      'quote, a backslash, a control character or a byte that is not UTF-8 ("test_\\377.py")',
+  ),
+  change: z.enum(["added", "modified", "deleted", "type_changed"]).describe(
+    "type_changed: a file that became a symbolic link or the other way (git's type change)",
+  ),
   lines_added: z.number().int().nonnegative().nullable(),
   lines_removed: z.number().int().nonnegative().nullable(),
 });

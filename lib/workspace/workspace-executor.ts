@@ -137,9 +137,13 @@ export class WorkspaceExecutor implements Executor {
 
   /** Whether the workspace changed since the last look (the first look only records it). */
   #changed(): boolean {
+    const first = !this.#looked;
     this.#looked = true;
     const changed = this.#fingerprint.changed();
-    const lines = this.#snapshot.update(this.#fingerprint.files());
+    // The snapshot takes in only what the walk found changed: an action costs what it changed (issue 43).
+    const lines = first
+      ? this.#snapshot.start(this.#fingerprint.entries())
+      : this.#snapshot.apply(this.#fingerprint.delta());
     this.#lines = lines && this.#lines
       ? { added: this.#lines.added + lines.added, removed: this.#lines.removed + lines.removed }
       : null;

@@ -10,16 +10,22 @@
 // the index records — a regular file, older than the index (git's racy rule), with no assume-unchanged, skip-worktree
 // or intent-to-add bit — is taken with the index's blob id (the same hash Loom computes) without a stat of Loom's own.
 // Everything else (untracked and ignored files, links, what git names) is stat'ed and hashed by Loom as without git.
-// git runs with none of the workspace's configuration: its git directory is a private, empty one of Loom's (the
-// workspace's index is read through GIT_INDEX_FILE, never written: no optional locks), no system or global config,
-// fsmonitor and hooks off, no submodule looked into, a PATH without the workspace — so no filter, hook or fsmonitor
-// the workspace names can run. No git, no index, an index git or Loom cannot read (version 4, split): the full scan.
+// The index is Loom's copy, read at the first walk, before any action ran: a process may rewrite the workspace's own
+// (an entry with the new stat and the old blob id hides a change, issue 42), so that one is never read again. git runs
+// with none of the workspace's configuration: its git directory is a private, empty one of Loom's holding the copy
+// (read through GIT_INDEX_FILE, never written: no optional locks), no system or global config, fsmonitor and hooks
+// off, no submodule looked into, a PATH without the workspace — so no filter, hook or fsmonitor the workspace names
+// can run. No git, no index, an index git or Loom cannot read (version 4, split): the full scan.
+//
+// Names are read as bytes (file-names.ts): one that is not UTF-8 is walked, hashed and reported like any other. Each
+// walk notes the entries that changed (delta), so the snapshot takes in what changed, not the whole tree (issue 43).
 //
 // The walk is iterative (a tree 30,000 folders deep is walked, not a stack overflow), and deep folders are reached
 // through a handle on an ancestor (`/proc/self/fd/N/rest`, Linux's openat) once their path nears PATH_MAX, so a file
 // deeper than PATH_MAX is fingerprinted like any other. What does not count as a change: only the paths the slice's
 // `workspace_ignore` globs name (gitignore syntax), by default DEFAULT_WORKSPACE_IGNORE, and Loom's own output files
 // (the report, recording, trace, diff of this run: `exclude`, exact paths, so no pattern can hide a file of the agent).
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import {
   closeSync,
@@ -40,6 +46,7 @@ import {
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
+import { decodeName, encodeName, hasRawBytes } from "../text/file-names.ts";
 import { isIgnored, parseIgnore, type ScopedRules } from "../text/ignore-rules.ts";
 import { trustedPath } from "./process.ts";
 import { makeScratch } from "./scratch.ts";
@@ -82,6 +89,30 @@ type Entry =
 type FileEntry = Extract<Entry, { kind: "f" }>;
 
 const FOLDER: Entry = { kind: "d" };
+/**
+ * A name the runtime cannot reach: Deno's file system calls take names as UTF-8, so a name that is not arrives as one
+ * with U+FFFD in its place and cannot be looked at. It is kept as an entry of its own, never skipped as if it were not
+ * there, and never the same as itself (sameContent): what Loom cannot look at may have changed at every look, so no
+ * test result carries over while it is there.
+ */
+const UNREACHABLE: Entry = { kind: "o", mode: -2 };
+
+/** The path to hand the file system: as it is, or its bytes when a name in it is not UTF-8 (see file-names.ts). */
+export function onDisk(path: string): string | Buffer {
+  return hasRawBytes(path) ? Buffer.from(encodeName(path)) : path;
+}
+
+/** A folder's names, each as the bytes it is (a name that is not UTF-8 is not mangled into another). */
+function readNames(path: string): string[] {
+  return readdirSync(onDisk(path), { encoding: "buffer" }).map((name) => decodeName(name));
+}
+
+/** What the snapshot keeps of an entry that is not a folder: kind and content, as one string (see WorkspaceSnapshot). */
+function signature(entry: Entry): string {
+  if (entry.kind === "f") return `${entry.mode & 0o111 ? "x" : "-"}${entry.hash}`;
+  if (entry.kind === "l") return `l${entry.target}`;
+  return `o${entry.kind === "o" ? entry.mode : ""}`;
+}
 
 function sameStat(entry: FileEntry, info: Stats): boolean {
   return entry.size === info.size && entry.mtime === info.mtimeMs && entry.ctime === info.ctimeMs &&
@@ -98,7 +129,7 @@ function sameContent(a: Entry, b: Entry): boolean {
     return a.hash === b.hash && (a.mode & 0o111 ? 1 : 0) === (b.mode & 0o111 ? 1 : 0);
   }
   if (a.kind === "l" && b.kind === "l") return a.target === b.target;
-  if (a.kind === "o" && b.kind === "o") return a.mode === b.mode;
+  if (a.kind === "o" && b.kind === "o") return a.mode === b.mode && a !== UNREACHABLE;
   return a.kind === "d" && b.kind === "d";
 }
 
@@ -149,8 +180,15 @@ export class WorkspaceFingerprint {
   readonly #exclude: ReadonlySet<string>;
   /** Every folder walked last time, by path from the root ("" is the root). */
   #folders = new Map<string, Folder>();
-  #index: { key: string; trusted: Map<string, FileEntry> } | undefined;
+  /**
+   * The workspace's git index as it was at the first walk (before any action ran), held by Loom: git compares the
+   * work tree with this copy, never with the index in the workspace, which a process may rewrite (issue 42: an entry
+   * given the old blob id and the new stat hid a change). null: there was none Loom could use.
+   */
+  #index: { bytes: Uint8Array; trusted: Map<string, FileEntry> } | null | undefined;
   #walked = false;
+  /** What changed since delta() was last called: path -> signature of its entry now (null: gone). */
+  #delta = new Map<string, string | null>();
 
   constructor(
     root: string,
@@ -209,16 +247,29 @@ export class WorkspaceFingerprint {
     return createHash("sha256").update(parts.join("")).digest("hex");
   }
 
-  /** The regular files of the last walk: path -> content signature (executable bit and hash), for snapshots. */
-  files(): Map<string, string> {
-    const files = new Map<string, string>();
+  /**
+   * Every entry of the last walk but folders — files, links, anything else — as path -> signature (kind and content:
+   * `x`/`-` and the hash for a file, `l` and the target for a link, `o` and the mode otherwise), for snapshots.
+   */
+  entries(): Map<string, string> {
+    const entries = new Map<string, string>();
     for (const [prefix, folder] of this.#folders) {
       for (const [name, entry] of folder.entries) {
-        if (entry.kind !== "f") continue;
-        files.set(prefix === "" ? name : `${prefix}/${name}`, `${entry.mode & 0o111 ? "x" : "-"}${entry.hash}`);
+        if (entry.kind !== "d") entries.set(prefix === "" ? name : `${prefix}/${name}`, signature(entry));
       }
     }
-    return files;
+    this.#delta.clear();
+    return entries;
+  }
+
+  /**
+   * The entries (not folders) whose content, kind or presence changed since the last call (or entries()): path ->
+   * signature now, null when gone. Found while walking, so a snapshot costs what changed, not the size of the tree.
+   */
+  delta(): Map<string, string | null> {
+    const delta = this.#delta;
+    this.#delta = new Map();
+    return delta;
   }
 
   /** Whether a path is outside what counts (one place, so further exclusions join here). */
@@ -231,32 +282,11 @@ export class WorkspaceFingerprint {
   /** What git vouches for now, or undefined: not a git work tree, or git or its index not usable. */
   #vouched(): Vouched | undefined {
     if (!this.#useGit) return undefined;
-    let indexPath: string;
-    let key: string;
-    let mtimeNs: bigint;
-    try {
-      const gitDir = gitDirectory(this.#root);
-      if (!gitDir) return undefined;
-      indexPath = `${gitDir}/index`;
-      const info = lstatSync(indexPath, { bigint: true });
-      if (!info.isFile()) return undefined;
-      key = `${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.ino}`;
-      mtimeNs = info.mtimeNs;
-    } catch {
-      return undefined;
-    }
-    if (this.#index?.key !== key) {
-      let bytes: Uint8Array;
-      try {
-        bytes = readFileSync(indexPath);
-      } catch {
-        return undefined;
-      }
-      this.#index = { key, trusted: trustedIndexEntries(bytes, mtimeNs) };
-    }
-    const trusted = this.#index.trusted;
+    if (this.#index === undefined) this.#index = this.#walked ? null : heldIndex(this.#root);
+    if (this.#index === null) return undefined;
+    const { bytes, trusted } = this.#index;
     if (trusted.size === 0) return undefined;
-    const dirty = gitStatDirty(this.#root, indexPath);
+    const dirty = gitStatDirty(this.#root, bytes);
     if (!dirty) return undefined;
     const dirtyFolders = new Set<string>();
     for (const path of dirty) dirtyFolders.add(path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "");
@@ -291,7 +321,7 @@ export class WorkspaceFingerprint {
       if (same) ({ names, paths } = known);
       else {
         try {
-          names = readdirSync(access).sort();
+          names = readNames(access).sort();
         } catch {
           if (fd !== null) closeSync(fd);
           return; // unreadable or vanished
@@ -324,7 +354,10 @@ export class WorkspaceFingerprint {
         // the folder is done
         stack.pop();
         if (frame.fd !== null) closeSync(frame.fd);
-        if (compare && !differs && frame.visit === undefined) differs = !sameEntries(known?.entries, folder.entries);
+        if (frame.visit === undefined) {
+          if (compare && !differs) differs = !sameEntries(known?.entries, folder.entries);
+          if (compare) noteChanges(this.#delta, frame.prefix, known?.entries, folder.entries);
+        }
         continue;
       }
       const sure = frame.visit === undefined && !vouched?.dirty.has(path) ? vouched?.trusted.get(path) : undefined;
@@ -336,11 +369,12 @@ export class WorkspaceFingerprint {
       const full = `${frame.access}/${name}`;
       let info: Stats;
       try {
-        info = lstatSync(full);
+        info = lstatSync(onDisk(full));
       } catch {
-        // vanished while walking
-        if (frame.visit !== undefined) differs = true;
         folder.vouchedBy = undefined;
+        if (frame.visit !== undefined) differs = true;
+        // A name this runtime cannot reach (see UNREACHABLE) is there all the same; any other vanished while walking.
+        else if (name.includes("\uFFFD") && !this.#ignored(path, false)) folder.entries.set(name, UNREACHABLE);
         continue;
       }
       if (info.isDirectory()) {
@@ -354,7 +388,7 @@ export class WorkspaceFingerprint {
           // Deep: hold a handle on this folder and reach what is below it from there.
           let fd: number;
           try {
-            fd = openSync(full, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+            fd = openSync(onDisk(full), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
           } catch {
             if (frame.visit !== undefined) differs = true;
             else folder.entries.set(name, { kind: "o", mode: -1 });
@@ -373,7 +407,7 @@ export class WorkspaceFingerprint {
       if (this.#ignored(path, false)) continue;
       folder.vouchedBy = undefined;
       if (info.isSymbolicLink()) {
-        folder.entries.set(name, { kind: "l", target: safeReadlink(full) });
+        folder.entries.set(name, { kind: "l", target: safeReadlink(onDisk(full)) });
         continue;
       }
       if (!info.isFile()) {
@@ -393,14 +427,36 @@ export class WorkspaceFingerprint {
         ctime: info.ctimeMs,
         ino: info.ino,
         mode: info.mode,
-        hash: contentHash(full, info),
+        hash: contentHash(onDisk(full), info),
         racy: Math.max(info.mtimeMs, info.ctimeMs) >= started - RACY_MS,
       });
     }
     // A folder walked before and not now went away with its parent's entry, which the parent's compare saw.
     if (compare && !differs && rootInfo === undefined && previous.size > 0) differs = true;
+    for (const [prefix, gone] of previous) {
+      if (!folders.has(prefix)) noteChanges(this.#delta, prefix, gone.entries, undefined);
+    }
     this.#folders = folders;
     return differs;
+  }
+}
+
+/** Notes in `delta` the entries (not folders) of a folder that changed: new content or kind, added, gone. */
+function noteChanges(
+  delta: Map<string, string | null>,
+  prefix: string,
+  before: Map<string, Entry> | undefined,
+  now: Map<string, Entry> | undefined,
+): void {
+  const at = (name: string) => (prefix === "" ? name : `${prefix}/${name}`);
+  for (const [name, entry] of now ?? []) {
+    const was = before?.get(name);
+    if (entry.kind === "d") {
+      if (was !== undefined && was.kind !== "d") delta.set(at(name), null);
+    } else if (was === undefined || !sameContent(was, entry)) delta.set(at(name), signature(entry));
+  }
+  for (const [name, was] of before ?? []) {
+    if (was.kind !== "d" && !now?.has(name)) delta.set(at(name), null);
   }
 }
 
@@ -415,7 +471,7 @@ function sameEntries(before: Map<string, Entry> | undefined, now: Map<string, En
 }
 
 /** git's blob id of a file's bytes: comparable with the ids in git's index. */
-function contentHash(path: string, info: Stats): string {
+function contentHash(path: string | Buffer, info: Stats): string {
   const signature = statKey(info);
   if (info.size > MAX_HASHED_BYTES) return `stat:${signature}`;
   let fd: number | undefined;
@@ -431,9 +487,9 @@ function contentHash(path: string, info: Stats): string {
   }
 }
 
-function safeReadlink(path: string): string {
+function safeReadlink(path: string | Buffer): string {
   try {
-    return readlinkSync(path);
+    return decodeName(readlinkSync(path, { encoding: "buffer" }));
   } catch {
     return "";
   }
@@ -485,7 +541,7 @@ function trustedIndexEntries(bytes: Uint8Array, indexMtimeNs: bigint): Map<strin
     if (ctimeS >= indexMtimeNs / NS) continue;
     let sha = "";
     for (let b = entryStart + 40; b < entryStart + 60; b++) sha += HEX[bytes[b] as number];
-    trusted.set(decoder.decode(bytes.subarray(nameStart, nameEnd)), {
+    trusted.set(decodeName(bytes.subarray(nameStart, nameEnd)), {
       kind: "f",
       size: -1,
       mtime: -1,
@@ -513,10 +569,29 @@ function emptyGitDir(): string {
 }
 
 /**
- * The paths of tracked files whose stat differs from the index (or that are gone), as `git diff-files` names them —
- * it does not refresh the index, so a touched file is named too (Loom then hashes it). undefined when git cannot say.
+ * The workspace's index, read once at the first walk (before any action), with the entries it can vouch for; null
+ * when there is none, or it is unreadable.
  */
-function gitStatDirty(root: string, indexPath: string): Set<string> | undefined {
+function heldIndex(root: string): { bytes: Uint8Array; trusted: Map<string, FileEntry> } | null {
+  try {
+    const gitDir = gitDirectory(root);
+    if (!gitDir) return null;
+    const indexPath = `${gitDir}/index`;
+    const info = lstatSync(indexPath, { bigint: true });
+    if (!info.isFile()) return null;
+    const bytes = readFileSync(indexPath);
+    return { bytes, trusted: trustedIndexEntries(bytes, info.mtimeNs) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The paths of tracked files whose stat differs from the index Loom holds (or that are gone), as `git diff-files`
+ * names them — it does not refresh the index, so a touched file is named too (Loom then hashes it). The index is
+ * Loom's copy, written into its own empty git directory for git to read. undefined when git cannot say.
+ */
+function gitStatDirty(root: string, index: Uint8Array): Set<string> | undefined {
   let gitDir: string;
   try {
     gitDir = emptyGitDir();
@@ -524,7 +599,10 @@ function gitStatDirty(root: string, indexPath: string): Set<string> | undefined 
     return undefined;
   }
   try {
-    return gitDiffFiles(root, indexPath, gitDir);
+    writeFileSync(join(gitDir, "index"), index);
+    return gitDiffFiles(root, join(gitDir, "index"), gitDir);
+  } catch {
+    return undefined;
   } finally {
     rmSync(gitDir, { recursive: true, force: true });
   }
@@ -561,8 +639,12 @@ function gitDiffFiles(root: string, indexPath: string, gitDir: string): Set<stri
     },
   );
   if (result.error !== undefined || result.status !== 0) return undefined;
-  const out = new TextDecoder().decode(result.stdout);
-  return new Set(out.split("\0").filter((path) => path !== ""));
+  const paths = new Set<string>();
+  let start = 0;
+  for (let end = result.stdout.indexOf(0); end !== -1; start = end + 1, end = result.stdout.indexOf(0, start)) {
+    if (end > start) paths.add(decodeName(result.stdout.subarray(start, end)));
+  }
+  return paths;
 }
 
 /** The git directory of a workspace that is a repository's top level (`.git` directory, or a `gitdir:` file). */
