@@ -7,7 +7,7 @@ import { digestOf } from "../lib/text/digest.ts";
 import { parseRecordingText } from "../lib/recording/format.ts";
 import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
-import { settingFlags, userSettings } from "./config.ts";
+import { settingFlags, startupFiles, userSettings } from "./config.ts";
 import { outputFormatOption, outputPathOption } from "./options.ts";
 import { REPLAY_SPEC } from "./specs.ts";
 import { defaultJobs, replayBatch } from "./replay-batch.ts";
@@ -61,7 +61,13 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     ...(tracePath ? [{ flag: "--trace", path: tracePath, kind: "trace" as const }] : []),
     ...(diffPath ? [{ flag: "--diff", path: diffPath, kind: "diff" as const }] : []),
   ];
-  refuseCollisions(outputs, { inputs: files.filter((f) => f !== "-").map((path) => ({ flag: "RECORDING", path })) });
+  const workspaces = [io.cwd, ...(values.workspace ? [resolve(io.cwd, values.workspace)] : [])];
+  refuseCollisions(outputs, {
+    inputs: [
+      ...files.filter((f) => f !== "-").map((path) => ({ flag: "RECORDING", path })),
+      ...startupFiles(io.env, workspaces),
+    ],
+  });
   if (values.workspace) refuseWorkspaceFiles(outputs, { workspaces: [resolve(io.cwd, values.workspace)] });
 
   const folder = positionals.some((p) => isDirectory(resolve(io.cwd, p)));

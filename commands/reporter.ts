@@ -100,7 +100,7 @@ export class Reporter {
       if (p.phase === "execution") {
         const line = `step ${p.step}/${p.max_steps} ${p.action ?? "action"}`;
         if (!this.#io.isTTY) {
-          this.#io.stderr(`${line}\n`);
+          this.#io.stderr(`${escapeControl(line)}\n`);
           return;
         }
         const started = Date.now();
@@ -141,7 +141,7 @@ export class Reporter {
     }
     const { slice, via, rule } = note.route;
     const how = via === "pattern" ? `pattern rule ${(rule ?? 0) + 1}` : via === "slice_flag" ? "--slice" : via;
-    this.#io.stderr(`route: ${slice} (${how})\n`);
+    this.#io.stderr(`route: ${escapeControl(slice)} (${how})\n`);
   }
 
   /** A run's result: one JSON object or a few lines on stdout, its error on stderr. */
@@ -288,8 +288,8 @@ export class Reporter {
           `  ${plural(summary.model_calls, "model call")}, ${plural(summary.request_bytes, "request byte")}, ${
             plural(summary.checkpoints, "checkpoint")
           }\n` +
-          (summary.report_path ? `  aggregate report: ${summary.report_path}\n` : "") +
-          (summary.reports_dir ? `  per-recording reports: ${summary.reports_dir}\n` : "") +
+          (summary.report_path ? `  aggregate report: ${escapeControl(summary.report_path)}\n` : "") +
+          (summary.reports_dir ? `  per-recording reports: ${escapeControl(summary.reports_dir)}\n` : "") +
           (stopped && summary.reports_dir ? "  continue with the same command and --resume\n" : ""),
       );
     }
@@ -342,7 +342,7 @@ export class Reporter {
     const format = this.#format;
     if (typeof format === "object") {
       this.#write(format.html, renderReportHtml(reports, transcript ? { transcript } : {}));
-      this.#io.stdout(`${format.html}\n`);
+      this.#io.stdout(`${escapeControl(format.html)}\n`);
     } else {
       const doc = summarizeReports(reports);
       // Text: a report's file names and paths are not Loom's, so their control characters are written as escapes.
@@ -364,7 +364,7 @@ export class Reporter {
       const page = resolve(this.#io.cwd, format.html);
       const fromPage = relative(dirname(page), resolve(this.#io.cwd, dir)) || ".";
       this.#write(format.html, renderEvalHtml(file, { dir: fromPage }));
-      this.#io.stdout(`${format.html}\n`);
+      this.#io.stdout(`${escapeControl(format.html)}\n`);
     } else if (format === "json") {
       this.#io.stdout(`${JSON.stringify({ ...file.summary, next: whatNext(file, { dir }) }, null, 2)}\n`);
     } else {
@@ -398,7 +398,9 @@ export class Reporter {
     else {
       // With -o only the file is written, as for a batch's shards: stdout stays empty, one line on stderr says it.
       this.#write(output, text);
-      this.#io.stderr(`merged ${plural(shards, "shard")} (${plural(file.rows.length, "run")}) into ${output}\n`);
+      this.#io.stderr(
+        `merged ${plural(shards, "shard")} (${plural(file.rows.length, "run")}) into ${escapeControl(output)}\n`,
+      );
     }
     return endingOf({ ran: "completed" }).exitCode;
   }
@@ -412,7 +414,9 @@ export class Reporter {
     if (output === null) this.#io.stdout(text);
     else {
       this.#write(output, text);
-      this.#io.stderr(`merged ${plural(shards, "shard")} (${plural(report.runs.length, "run")}) into ${output}\n`);
+      this.#io.stderr(
+        `merged ${plural(shards, "shard")} (${plural(report.runs.length, "run")}) into ${escapeControl(output)}\n`,
+      );
     }
     return endingOf({ ran: "completed" }).exitCode;
   }
@@ -435,7 +439,8 @@ export class Reporter {
 
   /** A live line: redrawn in place, clipped to the terminal's width, its first word bold where colour is on. */
   #live(line: string): string {
-    const clipped = fitLine(line, this.#io.columns);
+    // Names (a recording's, a step's target) are escaped before Loom's own codes are added around them.
+    const clipped = fitLine(escapeControl(line), this.#io.columns);
     if (!this.#io.color) return `\r\x1b[2K${clipped}`;
     const space = clipped.indexOf(" ");
     return `\r\x1b[2K\x1b[1m${clipped.slice(0, space)}\x1b[22m${clipped.slice(space)}`;
@@ -443,7 +448,7 @@ export class Reporter {
 
   #error(message: string): void {
     const prefix = `loom ${this.#command}:`;
-    this.#io.stderr(`${this.#io.color ? `\x1b[31m${prefix}\x1b[39m` : prefix} ${message}\n`);
+    this.#io.stderr(`${this.#io.color ? `\x1b[31m${prefix}\x1b[39m` : prefix} ${escapeControl(message)}\n`);
   }
 }
 
@@ -558,7 +563,7 @@ export function renderResultText(
         } from the recording`,
     );
   }
-  if (s.report_path) lines.push(`  report: ${s.report_path}`);
+  if (s.report_path) lines.push(`  report: ${escapeControl(s.report_path)}`);
   return `${lines.join("\n")}\n`;
 }
 
