@@ -121,7 +121,12 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     ownFiles: [...(tracePath ? [tracePath] : []), ...(file === "-" ? [] : [resolve(io.cwd, file)])],
     ...(diffPath ? { diff: diffPath } : {}),
   });
-  return reporter.run(result, { label: `replay ${file === "-" ? "stdin" : basename(file)}` });
+  // A recording missing some execution reports is compared on the steps it has reports of; the others are said.
+  const reported = new Set(recording.executions.map((execution) => execution.step));
+  const uncompared = result.replay
+    ? (result.report.step_log ?? []).filter((s) => s.action !== null && !reported.has(s.step)).map((s) => s.step)
+    : [];
+  return reporter.run(result, { label: `replay ${file === "-" ? "stdin" : basename(file)}`, uncompared });
 }
 
 type ReplayValues = ReturnType<typeof parseCommand<(typeof REPLAY_SPEC)["flags"]>>["values"];

@@ -145,13 +145,20 @@ export class Reporter {
   }
 
   /** A run's result: one JSON object or a few lines on stdout, its error on stderr. */
-  run(result: RunResult, { label }: { label: string }): number {
+  run(
+    result: RunResult,
+    { label, uncompared = [] }: {
+      label: string;
+      /** A replay with --execute: steps executed that the recording holds no execution report of (not compared). */
+      uncompared?: readonly number[];
+    },
+  ): number {
     this.#endProgress();
     const summary = summarizeResult(result);
     if (this.#format === "json" || this.#format === "stream-json") this.#io.stdout(`${JSON.stringify(summary)}\n`);
     else if (!neverStarted(result)) {
       this.#io.stdout(
-        renderResultText(summary, { label, recorded: result.report.recording !== undefined }),
+        renderResultText(summary, { label, recorded: result.report.recording !== undefined, uncompared }),
       );
     }
     const differing = result.replay?.differing_steps ?? [];
@@ -508,7 +515,12 @@ const n = formatCount;
 
 export function renderResultText(
   s: ResultSummary,
-  { label, recorded = false }: { label: string; /** A replay: its cost is the recorded run's. */ recorded?: boolean },
+  { label, recorded = false, uncompared = [] }: {
+    label: string;
+    /** A replay: its cost is the recorded run's. */
+    recorded?: boolean;
+    uncompared?: readonly number[];
+  },
 ): string {
   const lines: string[] = [];
   lines.push(
@@ -555,13 +567,26 @@ export function renderResultText(
     lines.push(`  ${timeAndTokens(s)}`);
   }
   if (s.replay) {
+    const partial = uncompared.length > 0;
     lines.push(
       s.replay.differing_steps.length === 0
-        ? `  re-executed: all ${s.replay.compared} execution reports equal the recording`
+        ? partial
+          ? `  re-executed: the recording's ${plural(s.replay.compared, "execution report")} ${
+            s.replay.compared === 1 ? "equals" : "equal"
+          } this run's`
+          : `  re-executed: all ${s.replay.compared} execution reports equal the recording`
         : `  re-executed: ${someSteps(s.replay.differing_steps)} ${
           s.replay.differing_steps.length === 1 ? "differs" : "differ"
         } from the recording`,
     );
+    // A partial recording: compared on the steps it holds reports of, and says which it could not compare.
+    if (partial) {
+      lines.push(
+        `  not compared: ${someSteps([...uncompared])} (the recording holds no execution report of ${
+          uncompared.length === 1 ? "it" : "them"
+        })`,
+      );
+    }
   }
   if (s.report_path) lines.push(`  report: ${escapeControl(s.report_path)}`);
   return `${lines.join("\n")}\n`;

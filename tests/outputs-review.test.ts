@@ -147,3 +147,44 @@ test("dist/loom: no raw escape code from a hostile file name on stdout or stderr
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** fix-bug.jsonl without the execution reports of `steps`: a partial recording (its answers all there). */
+function partialRecording(dir: string, steps: number[]): string {
+  const lines = readFileSync(join(dir, "rec.jsonl"), "utf8").split("\n").filter((line) => {
+    if (line.trim() === "") return false;
+    const entry = JSON.parse(line);
+    return !(entry.type === "execution" && steps.includes(entry.step));
+  });
+  writeFileSync(join(dir, "part.jsonl"), `${lines.join("\n")}\n`);
+  return "part.jsonl";
+}
+
+test("replay --execute of a partial recording compares the steps it holds reports of, and says which it did not", async () => {
+  const dir = arena();
+  try {
+    const file = partialRecording(dir, [2, 3, 4, 5, 6, 7, 8]);
+    const r = await loom(dir, ["replay", file, "--execute", "-w", "ws"]);
+    assert.equal(r.code, 0, `a partial recording is not a divergence: ${r.stdout}${r.stderr}`);
+    assert.match(r.stdout, /re-executed: the recording's 1 execution report equals this run's/);
+    assert.match(
+      r.stdout,
+      /not compared: steps 2, 3, 4 and 4 more \(the recording holds no execution report of them\)/,
+    );
+    assert.doesNotMatch(r.stdout + r.stderr, /differ/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("replay --execute: a gap in the recording's reports does not shift the later steps onto the wrong reports", async () => {
+  const dir = arena();
+  try {
+    const file = partialRecording(dir, [3]);
+    const r = await loom(dir, ["replay", file, "--execute", "-w", "ws"]);
+    assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
+    assert.match(r.stdout, /the recording's 7 execution reports equal this run's/);
+    assert.match(r.stdout, /not compared: step 3 \(the recording holds no execution report of it\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
