@@ -158,7 +158,12 @@ export class Reporter {
     if (this.#format === "json" || this.#format === "stream-json") this.#io.stdout(`${JSON.stringify(summary)}\n`);
     else if (!neverStarted(result)) {
       this.#io.stdout(
-        renderResultText(summary, { label, recorded: result.report.recording !== undefined, uncompared }),
+        renderResultText(summary, {
+          label,
+          recorded: result.report.recording !== undefined,
+          uncompared,
+          ownFiles: (result.report.step_log ?? []).filter((s) => s.refusal === "loom_file"),
+        }),
       );
     }
     const differing = result.replay?.differing_steps ?? [];
@@ -515,11 +520,13 @@ const n = formatCount;
 
 export function renderResultText(
   s: ResultSummary,
-  { label, recorded = false, uncompared = [] }: {
+  { label, recorded = false, uncompared = [], ownFiles = [] }: {
     label: string;
     /** A replay: its cost is the recorded run's. */
     recorded?: boolean;
     uncompared?: readonly number[];
+    /** The model's writes refused because they named Loom's own files (an output of the run, `.loom`). */
+    ownFiles?: readonly { step: number; action: string | null; target: string | null }[];
   },
 ): string {
   const lines: string[] = [];
@@ -549,6 +556,13 @@ export function renderResultText(
     lines.push(`  steps: ${Object.entries(s.actions).map(([action, count]) => `${n(count)} ${action}`).join(", ")}`);
   }
   if (s.changes) lines.push(...changedFilesText(s.changes, { max: CHANGED_FILES_SHOWN }).map((line) => `  ${line}`));
+  // Beside the changes: a write the model asked for that did not happen, because the path is Loom's own (an output of
+  // this run inside the workspace): the output holds Loom's bytes, not the model's.
+  if (ownFiles.length > 0) {
+    const shown = ownFiles.slice(0, 3).map((r) => `step ${r.step} ${r.action ?? ""} ${JSON.stringify(r.target ?? "")}`);
+    const more = ownFiles.length > shown.length ? ` and ${n(ownFiles.length - shown.length)} more` : "";
+    lines.push(escapeControl(`  not written (Loom's own file, refusal loom_file): ${shown.join(", ")}${more}`));
+  }
   lines.push(
     `  ${plural(s.model_calls, "model call")}, ${n(s.request_bytes.total)} request bytes (max ${
       n(s.request_bytes.max)

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { main } from "../main.ts";
 import { ROOT, runLoom } from "./helpers/binary.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
+import { anthropicAnswer, startAnthropicServer } from "./helpers/fake-provider-servers.ts";
 
 /** A folder with a workspace (ws/), a request file of it, a recording and a user config folder (cfg/loom/). */
 function arena(): string {
@@ -188,3 +189,28 @@ test("replay --execute: a gap in the recording's reports does not shift the late
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+for (const flag of ["--diff", "--record", "--trace", "--context-report"]) {
+  test(`run ${flag} naming a new file of the workspace: the model's write of it is refused (loom_file) and listed`, async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), "loom-outputs-review-"));
+    mkdirSync(join(dir, "w2"));
+    const answers = [
+      { action: "write_file", reason: "note" },
+      { path: "new.txt", content: "the model's\n" },
+      { action: "finish" },
+      { status: "success", summary: "done" },
+    ];
+    const server = await startAnthropicServer((_r, i) => anthropicAnswer(answers[Math.min(i, answers.length - 1)]));
+    t.after(async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const env = { ANTHROPIC_API_KEY: "sk-ant-outputs-review-0123456789", ANTHROPIC_BASE_URL: server.baseUrl };
+    const { io, out } = fakeIo({ cwd: dir, env });
+    const argv = ["run", "Write a note", "--model", "anthropic/claude-test", "-w", "w2", flag, "w2/new.txt", "--quiet"];
+    const code = await main(argv, io);
+    assert.equal(code, 0, out.stderr);
+    assert.match(out.stdout, /not written \(Loom's own file, refusal loom_file\): step 1 write_file "new\.txt"/);
+    assert.notEqual(readFileSync(join(dir, "w2/new.txt"), "utf8"), "the model's\n", "the output holds Loom's bytes");
+  });
+}
