@@ -214,3 +214,39 @@ for (const flag of ["--diff", "--record", "--trace", "--context-report"]) {
     assert.notEqual(readFileSync(join(dir, "w2/new.txt"), "utf8"), "the model's\n", "the output holds Loom's bytes");
   });
 }
+
+test("report --transcript: another run's recording with the same calls and counters is refused, naming the step", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "loom-outputs-review-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // Two runs of one scripted model: the same number of calls, phases and counters; another file written.
+  const runOf = async (name: string, path: string) => {
+    mkdirSync(join(dir, name));
+    const answers = [
+      { action: "write_file", reason: "note" },
+      { path, content: "note\n" },
+      { action: "finish" },
+      { status: "success", summary: "done" },
+    ];
+    const server = await startAnthropicServer((_r, i) => anthropicAnswer(answers[Math.min(i, answers.length - 1)]));
+    try {
+      const env = { ANTHROPIC_API_KEY: "sk-ant-outputs-review-0123456789", ANTHROPIC_BASE_URL: server.baseUrl };
+      const { io, out } = fakeIo({ cwd: dir, env });
+      const argv = ["run", "Write a note", "--model", "anthropic/claude-test", "-w", name, "--quiet"];
+      const code = await main([...argv, "--context-report", `${name}.json`, "--record", `${name}.jsonl`], io);
+      assert.equal(code, 0, out.stderr);
+    } finally {
+      await server.close();
+    }
+  };
+  await runOf("runA", "a.txt");
+  await runOf("runC", "c.txt");
+  const other = await loom(dir, ["report", "runA.json", "--html", "a.html", "--transcript", "runC.jsonl"]);
+  assert.equal(other.code, 2, other.stderr);
+  assert.match(
+    other.stderr,
+    /"runC\.jsonl" is not this report's run \(step 1: the report says write_file "a\.txt", the recording says write_file "c\.txt"\)/,
+  );
+  assert.equal(other.stderr.trim().split("\n").length, 1);
+  const own = await loom(dir, ["report", "runA.json", "--html", "a.html", "--transcript", "runA.jsonl"]);
+  assert.equal(own.code, 0, own.stderr);
+});
