@@ -1,6 +1,6 @@
 // loom replay: drive the loop from recorded workflows (Loom's own, or imported from another agent's format).
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { startRun } from "../lib/run/start-run.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { digestOf } from "../lib/text/digest.ts";
@@ -13,7 +13,7 @@ import { REPLAY_SPEC } from "./specs.ts";
 import { defaultJobs, replayBatch } from "./replay-batch.ts";
 import { traceWriter } from "./trace-file.ts";
 import { Reporter } from "./reporter.ts";
-import { type NamedPath, refuseCollisions, refuseWorkspaceFiles } from "./output-paths.ts";
+import { type NamedPath, realPathOf, refuseCollisions, refuseWorkspaceFiles } from "./output-paths.ts";
 import { replayCompare } from "./replay-compare.ts";
 
 export async function replayCommand(argv: string[], io: Io): Promise<number> {
@@ -62,12 +62,26 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     ...(diffPath ? [{ flag: "--diff", path: diffPath, kind: "diff" as const }] : []),
   ];
   const workspaces = [io.cwd, ...(values.workspace ? [resolve(io.cwd, values.workspace)] : [])];
+  const startup = startupFiles(io.env, workspaces);
   refuseCollisions(outputs, {
-    inputs: [
-      ...files.filter((f) => f !== "-").map((path) => ({ flag: "RECORDING", path })),
-      ...startupFiles(io.env, workspaces),
-    ],
+    inputs: [...files.filter((f) => f !== "-").map((path) => ({ flag: "RECORDING", path })), ...startup],
   });
+  // A batch's reports are named after its recordings (models.jsonl -> models.json): never in the folders of the files
+  // read at start.
+  if (reportsDir) {
+    const folders = new Map<string, string[]>();
+    for (const file of startup) folders.set(dirname(file.path), [...folders.get(dirname(file.path)) ?? [], file.flag]);
+    const real = realPathOf(reportsDir);
+    for (const [folder, what] of folders) {
+      if (real === realPathOf(folder) || real.startsWith(realPathOf(folder) + sep)) {
+        throw new UsageError(
+          `--reports-dir ${JSON.stringify(reportsDir)} lies inside the folder of ${what.join(" and ")} ` +
+            `${JSON.stringify(folder)}: a report named after a recording (models.jsonl -> models.json) would replace ` +
+            "what Loom reads at start; choose another folder",
+        );
+      }
+    }
+  }
   if (values.workspace) refuseWorkspaceFiles(outputs, { workspaces: [resolve(io.cwd, values.workspace)] });
 
   const folder = positionals.some((p) => isDirectory(resolve(io.cwd, p)));

@@ -84,6 +84,16 @@ test("the user config file, an installed model table and a project config file a
   // Not there yet: written, it would be read as configuration by every later command.
   await refused(["run", "req.json", "--record", "cfg/loom/models.json"], /the installed model table/);
   await refused(["replay", "rec.jsonl", "--context-report", "cfg/loom/models.json"], /the installed model table/);
+  // A batch names its reports after its recordings: models.jsonl's would be models.json, the installed table.
+  await refused(
+    ["replay", "recs", "--reports-dir", "cfg/loom"],
+    /--reports-dir ".*cfg\/loom" lies inside the folder of the user config file and the installed model table/,
+    (dir) => {
+      mkdirSync(join(dir, "recs"));
+      cpSync(join(dir, "rec.jsonl"), join(dir, "recs/models.jsonl"));
+      cpSync(join(dir, "rec.jsonl"), join(dir, "recs/other.jsonl"));
+    },
+  );
   // The project file above the workspace (outside it: no other rule covers it), found from the workspace upward.
   await refused(["run", "req.json", "--diff", ".loom/config.jsonc"], /a project config file/, (dir) => {
     mkdirSync(join(dir, ".loom"));
