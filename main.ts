@@ -11,6 +11,7 @@ import type { CommandSpec } from "./commands/cli-spec.ts";
 import type { Io } from "./commands/io.ts";
 import { keyValuesOf } from "./lib/text/redact.ts";
 import { holdKeys, redactHeld } from "./lib/io/held-keys.ts";
+import { inertOutput } from "./lib/text/safe-text.ts";
 
 type Command = (argv: string[], io: Io) => Promise<number>;
 
@@ -36,7 +37,9 @@ export async function main(argv: string[], hostIo: Io): Promise<number> {
   holdKeys(keyValuesOf(hostIo.env));
   const io: Io = {
     ...hostIo,
-    stdout: (text) => hostIo.stdout(redactHeld(text)),
+    // stdout never carries a raw control character (a file's name with an escape sequence in it): text, JSON and
+    // stream-json alike. stderr's lines escape what they quote where they are made (its live line is Loom's own codes).
+    stdout: (text) => hostIo.stdout(inertOutput(redactHeld(text))),
     stderr: (text) => hostIo.stderr(redactHeld(text)),
   };
   const [name, ...rest] = argv;

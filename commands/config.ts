@@ -29,7 +29,8 @@ import { millisecondsOption } from "./options.ts";
 import { readRequest } from "./request-file.ts";
 import { Reporter } from "./reporter.ts";
 import { CONFIG_SPEC } from "./specs.ts";
-import { describeTableInUse, tableInUse, todayOf } from "./models-table.ts";
+import { describeTableInUse, installedModelsPath, tableInUse, todayOf } from "./models-table.ts";
+import type { NamedPath } from "./output-paths.ts";
 
 export type LoadedConfig = { path: string | null; found: boolean; config: UserConfig };
 
@@ -50,6 +51,36 @@ function enterable(dir: string): boolean {
 /** A config file that is not JSON: where, never what (the file may be anything a link led to). */
 function notJson(path: string, failure: { line: number; column: number }): string {
   return `${path}: not valid JSON (line ${failure.line}, column ${failure.column})`;
+}
+
+/**
+ * The files a command reads at start, as inputs no output may name (issue 43): the user config file, the project config
+ * file looked for from each workspace upward (every place up to the nearest that exists) and the installed model table.
+ * Named whether or not they exist: an output written there is read as configuration by every later command.
+ */
+export function startupFiles(env: Record<string, string | undefined>, workspaces: readonly string[]): NamedPath[] {
+  const files: NamedPath[] = [];
+  const user = configPath(env);
+  if (user !== null) files.push({ flag: "the user config file", path: user });
+  const table = installedModelsPath(env);
+  if (table !== null) files.push({ flag: "the installed model table", path: table });
+  for (const workspace of workspaces) {
+    for (let dir = resolve(workspace);; dir = dirname(dir)) {
+      const path = join(dir, PROJECT_FILE);
+      files.push({ flag: "a project config file", path });
+      if (exists(path) || dirname(dir) === dir) break;
+    }
+  }
+  return files;
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The nearest project config file from `from` (a workspace) upward, validated; null when there is none. */

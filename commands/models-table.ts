@@ -18,7 +18,7 @@ import { configPath } from "../lib/settings/settings.ts";
 type Env = Record<string, string | undefined>;
 
 /** Where `loom models update` installs a table: beside the config file. null without XDG_CONFIG_HOME or HOME. */
-function installedModelsPath(env: Env): string | null {
+export function installedModelsPath(env: Env): string | null {
   const config = configPath(env);
   return config === null ? null : `${dirname(config)}/models.json`;
 }

@@ -26,7 +26,7 @@ function fileIdentity(path: string): string {
 }
 
 /** The real path of `path`: links resolved along its deepest existing folder, the missing rest appended. */
-function realPathOf(path: string): string {
+export function realPathOf(path: string): string {
   const absolute = resolve(path);
   const missing: string[] = [];
   let at = absolute;

@@ -24,7 +24,10 @@ import { startRun } from "../lib/run/start-run.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import type { Provider } from "../lib/vocabulary/turn.ts";
 import { writeFileAtomic } from "../lib/io/files.ts";
+import { escapeControl } from "../lib/text/safe-text.ts";
 import type { Io } from "./io.ts";
+import { refuseCollisions } from "./output-paths.ts";
+import { startupFiles } from "./config.ts";
 
 /** Folders deeper than this are not searched (Codex keeps sessions at YYYY/MM/DD, Claude Code subagents at 3). */
 const MAX_DEPTH = 6;
@@ -120,6 +123,15 @@ export async function replayCompare(
   { io, from, json, html, quiet }: { io: Io; from: string; json: boolean; html: string | undefined; quiet: boolean },
 ): Promise<number> {
   const files = sessionFiles(paths.map((p) => resolve(io.cwd, p)));
+  // Every session compared is an input, like the files read at start: the page must not be written over one.
+  if (html !== undefined) {
+    refuseCollisions([{ flag: "--html", path: resolve(io.cwd, html) }], {
+      inputs: [
+        ...files.map(({ file }) => ({ flag: "the session", path: file })),
+        ...startupFiles(io.env, [io.cwd]),
+      ],
+    });
+  }
   const rows = [];
   const progress = io.isTTY && !quiet;
   for (const [i, { root, file }] of files.entries()) {
@@ -127,7 +139,8 @@ export async function replayCompare(
     const name = relative(root, file) || file;
     if (progress) {
       io.stderr(
-        `\rloom replay: comparing ${i + 1}/${files.length} ${name}`.slice(0, (io.columns ?? 100) - 1) + "\x1b[K",
+        `\rloom replay: comparing ${i + 1}/${files.length} ${escapeControl(name)}`.slice(0, (io.columns ?? 100) - 1) +
+          "\x1b[K",
       );
     }
     let text: string;
@@ -144,7 +157,7 @@ export async function replayCompare(
   if (html !== undefined) {
     const path = resolve(io.cwd, html);
     writeFileAtomic(path, renderSessionComparisonHtml(comparison));
-    io.stdout(`${path}\n`);
+    io.stdout(`${escapeControl(path)}\n`);
   } else if (json) io.stdout(`${JSON.stringify(comparison, null, 2)}\n`);
   else io.stdout(renderSessionComparisonText(comparison));
   if (io.signal.aborted) return 130;

@@ -1,19 +1,19 @@
 // loom replay: drive the loop from recorded workflows (Loom's own, or imported from another agent's format).
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { startRun } from "../lib/run/start-run.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { digestOf } from "../lib/text/digest.ts";
 import { parseRecordingText } from "../lib/recording/format.ts";
 import type { Io } from "./io.ts";
 import { parseCommand } from "./cli-spec.ts";
-import { settingFlags, userSettings } from "./config.ts";
+import { settingFlags, startupFiles, userSettings } from "./config.ts";
 import { outputFormatOption, outputPathOption } from "./options.ts";
 import { REPLAY_SPEC } from "./specs.ts";
 import { defaultJobs, replayBatch } from "./replay-batch.ts";
 import { traceWriter } from "./trace-file.ts";
 import { Reporter } from "./reporter.ts";
-import { type NamedPath, refuseCollisions, refuseWorkspaceFiles } from "./output-paths.ts";
+import { type NamedPath, realPathOf, refuseCollisions, refuseWorkspaceFiles } from "./output-paths.ts";
 import { replayCompare } from "./replay-compare.ts";
 
 export async function replayCommand(argv: string[], io: Io): Promise<number> {
@@ -61,7 +61,27 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     ...(tracePath ? [{ flag: "--trace", path: tracePath, kind: "trace" as const }] : []),
     ...(diffPath ? [{ flag: "--diff", path: diffPath, kind: "diff" as const }] : []),
   ];
-  refuseCollisions(outputs, { inputs: files.filter((f) => f !== "-").map((path) => ({ flag: "RECORDING", path })) });
+  const workspaces = [io.cwd, ...(values.workspace ? [resolve(io.cwd, values.workspace)] : [])];
+  const startup = startupFiles(io.env, workspaces);
+  refuseCollisions(outputs, {
+    inputs: [...files.filter((f) => f !== "-").map((path) => ({ flag: "RECORDING", path })), ...startup],
+  });
+  // A batch's reports are named after its recordings (models.jsonl -> models.json): never in the folders of the files
+  // read at start.
+  if (reportsDir) {
+    const folders = new Map<string, string[]>();
+    for (const file of startup) folders.set(dirname(file.path), [...folders.get(dirname(file.path)) ?? [], file.flag]);
+    const real = realPathOf(reportsDir);
+    for (const [folder, what] of folders) {
+      if (real === realPathOf(folder) || real.startsWith(realPathOf(folder) + sep)) {
+        throw new UsageError(
+          `--reports-dir ${JSON.stringify(reportsDir)} lies inside the folder of ${what.join(" and ")} ` +
+            `${JSON.stringify(folder)}: a report named after a recording (models.jsonl -> models.json) would replace ` +
+            "what Loom reads at start; choose another folder",
+        );
+      }
+    }
+  }
   if (values.workspace) refuseWorkspaceFiles(outputs, { workspaces: [resolve(io.cwd, values.workspace)] });
 
   const folder = positionals.some((p) => isDirectory(resolve(io.cwd, p)));
@@ -115,7 +135,12 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     ownFiles: [...(tracePath ? [tracePath] : []), ...(file === "-" ? [] : [resolve(io.cwd, file)])],
     ...(diffPath ? { diff: diffPath } : {}),
   });
-  return reporter.run(result, { label: `replay ${file === "-" ? "stdin" : basename(file)}` });
+  // A recording missing some execution reports is compared on the steps it has reports of; the others are said.
+  const reported = new Set(recording.executions.map((execution) => execution.step));
+  const uncompared = result.replay
+    ? (result.report.step_log ?? []).filter((s) => s.action !== null && !reported.has(s.step)).map((s) => s.step)
+    : [];
+  return reporter.run(result, { label: `replay ${file === "-" ? "stdin" : basename(file)}`, uncompared });
 }
 
 type ReplayValues = ReturnType<typeof parseCommand<(typeof REPLAY_SPEC)["flags"]>>["values"];

@@ -15,6 +15,7 @@ import { type OutputFormat, Reporter } from "./reporter.ts";
 import { evalReport, readEvalFiles } from "./eval-report.ts";
 import { readTranscript } from "./transcript-files.ts";
 import { type NamedPath, refuseCollisions } from "./output-paths.ts";
+import { startupFiles } from "./config.ts";
 
 type ReportOptions = {
   /** --transcript files (none: look beside the report) and --show-content; with --html and one run's report. */
@@ -53,7 +54,12 @@ function parseReportArgs(argv: string[], io: Io): ReportOptions {
   // An output naming a file the command reads would destroy it (`--html report.json`, `-o shard-1.json`).
   const read = (flag: string) => (path: string): NamedPath => ({ flag, path: resolve(io.cwd, path) });
   refuseCollisions(outputs, {
-    inputs: [...positionals.map(read("REPORT")), ...(values.transcript ?? []).map(read("--transcript"))],
+    inputs: [
+      ...positionals.map(read("REPORT")),
+      ...(values.transcript ?? []).map(read("--transcript")),
+      // and the files every command reads at start: a page written over the user config breaks every later run
+      ...startupFiles(io.env, [io.cwd]),
+    ],
   });
   const format: OutputFormat = values.json ? "json" : values.html !== undefined ? { html: values.html } : "text";
   const given = values.transcript ?? [];

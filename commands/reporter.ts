@@ -100,7 +100,7 @@ export class Reporter {
       if (p.phase === "execution") {
         const line = `step ${p.step}/${p.max_steps} ${p.action ?? "action"}`;
         if (!this.#io.isTTY) {
-          this.#io.stderr(`${line}\n`);
+          this.#io.stderr(`${escapeControl(line)}\n`);
           return;
         }
         const started = Date.now();
@@ -141,17 +141,29 @@ export class Reporter {
     }
     const { slice, via, rule } = note.route;
     const how = via === "pattern" ? `pattern rule ${(rule ?? 0) + 1}` : via === "slice_flag" ? "--slice" : via;
-    this.#io.stderr(`route: ${slice} (${how})\n`);
+    this.#io.stderr(`route: ${escapeControl(slice)} (${how})\n`);
   }
 
   /** A run's result: one JSON object or a few lines on stdout, its error on stderr. */
-  run(result: RunResult, { label }: { label: string }): number {
+  run(
+    result: RunResult,
+    { label, uncompared = [] }: {
+      label: string;
+      /** A replay with --execute: steps executed that the recording holds no execution report of (not compared). */
+      uncompared?: readonly number[];
+    },
+  ): number {
     this.#endProgress();
     const summary = summarizeResult(result);
     if (this.#format === "json" || this.#format === "stream-json") this.#io.stdout(`${JSON.stringify(summary)}\n`);
     else if (!neverStarted(result)) {
       this.#io.stdout(
-        renderResultText(summary, { label, recorded: result.report.recording !== undefined }),
+        renderResultText(summary, {
+          label,
+          recorded: result.report.recording !== undefined,
+          uncompared,
+          ownFiles: (result.report.step_log ?? []).filter((s) => s.refusal === "loom_file"),
+        }),
       );
     }
     const differing = result.replay?.differing_steps ?? [];
@@ -288,8 +300,8 @@ export class Reporter {
           `  ${plural(summary.model_calls, "model call")}, ${plural(summary.request_bytes, "request byte")}, ${
             plural(summary.checkpoints, "checkpoint")
           }\n` +
-          (summary.report_path ? `  aggregate report: ${summary.report_path}\n` : "") +
-          (summary.reports_dir ? `  per-recording reports: ${summary.reports_dir}\n` : "") +
+          (summary.report_path ? `  aggregate report: ${escapeControl(summary.report_path)}\n` : "") +
+          (summary.reports_dir ? `  per-recording reports: ${escapeControl(summary.reports_dir)}\n` : "") +
           (stopped && summary.reports_dir ? "  continue with the same command and --resume\n" : ""),
       );
     }
@@ -342,7 +354,7 @@ export class Reporter {
     const format = this.#format;
     if (typeof format === "object") {
       this.#write(format.html, renderReportHtml(reports, transcript ? { transcript } : {}));
-      this.#io.stdout(`${format.html}\n`);
+      this.#io.stdout(`${escapeControl(format.html)}\n`);
     } else {
       const doc = summarizeReports(reports);
       // Text: a report's file names and paths are not Loom's, so their control characters are written as escapes.
@@ -364,7 +376,7 @@ export class Reporter {
       const page = resolve(this.#io.cwd, format.html);
       const fromPage = relative(dirname(page), resolve(this.#io.cwd, dir)) || ".";
       this.#write(format.html, renderEvalHtml(file, { dir: fromPage }));
-      this.#io.stdout(`${format.html}\n`);
+      this.#io.stdout(`${escapeControl(format.html)}\n`);
     } else if (format === "json") {
       this.#io.stdout(`${JSON.stringify({ ...file.summary, next: whatNext(file, { dir }) }, null, 2)}\n`);
     } else {
@@ -398,7 +410,9 @@ export class Reporter {
     else {
       // With -o only the file is written, as for a batch's shards: stdout stays empty, one line on stderr says it.
       this.#write(output, text);
-      this.#io.stderr(`merged ${plural(shards, "shard")} (${plural(file.rows.length, "run")}) into ${output}\n`);
+      this.#io.stderr(
+        `merged ${plural(shards, "shard")} (${plural(file.rows.length, "run")}) into ${escapeControl(output)}\n`,
+      );
     }
     return endingOf({ ran: "completed" }).exitCode;
   }
@@ -412,7 +426,9 @@ export class Reporter {
     if (output === null) this.#io.stdout(text);
     else {
       this.#write(output, text);
-      this.#io.stderr(`merged ${plural(shards, "shard")} (${plural(report.runs.length, "run")}) into ${output}\n`);
+      this.#io.stderr(
+        `merged ${plural(shards, "shard")} (${plural(report.runs.length, "run")}) into ${escapeControl(output)}\n`,
+      );
     }
     return endingOf({ ran: "completed" }).exitCode;
   }
@@ -435,7 +451,8 @@ export class Reporter {
 
   /** A live line: redrawn in place, clipped to the terminal's width, its first word bold where colour is on. */
   #live(line: string): string {
-    const clipped = fitLine(line, this.#io.columns);
+    // Names (a recording's, a step's target) are escaped before Loom's own codes are added around them.
+    const clipped = fitLine(escapeControl(line), this.#io.columns);
     if (!this.#io.color) return `\r\x1b[2K${clipped}`;
     const space = clipped.indexOf(" ");
     return `\r\x1b[2K\x1b[1m${clipped.slice(0, space)}\x1b[22m${clipped.slice(space)}`;
@@ -443,7 +460,7 @@ export class Reporter {
 
   #error(message: string): void {
     const prefix = `loom ${this.#command}:`;
-    this.#io.stderr(`${this.#io.color ? `\x1b[31m${prefix}\x1b[39m` : prefix} ${message}\n`);
+    this.#io.stderr(`${this.#io.color ? `\x1b[31m${prefix}\x1b[39m` : prefix} ${escapeControl(message)}\n`);
   }
 }
 
@@ -503,7 +520,14 @@ const n = formatCount;
 
 export function renderResultText(
   s: ResultSummary,
-  { label, recorded = false }: { label: string; /** A replay: its cost is the recorded run's. */ recorded?: boolean },
+  { label, recorded = false, uncompared = [], ownFiles = [] }: {
+    label: string;
+    /** A replay: its cost is the recorded run's. */
+    recorded?: boolean;
+    uncompared?: readonly number[];
+    /** The model's writes refused because they named Loom's own files (an output of the run, `.loom`). */
+    ownFiles?: readonly { step: number; action: string | null; target: string | null }[];
+  },
 ): string {
   const lines: string[] = [];
   lines.push(
@@ -532,6 +556,13 @@ export function renderResultText(
     lines.push(`  steps: ${Object.entries(s.actions).map(([action, count]) => `${n(count)} ${action}`).join(", ")}`);
   }
   if (s.changes) lines.push(...changedFilesText(s.changes, { max: CHANGED_FILES_SHOWN }).map((line) => `  ${line}`));
+  // Beside the changes: a write the model asked for that did not happen, because the path is Loom's own (an output of
+  // this run inside the workspace): the output holds Loom's bytes, not the model's.
+  if (ownFiles.length > 0) {
+    const shown = ownFiles.slice(0, 3).map((r) => `step ${r.step} ${r.action ?? ""} ${JSON.stringify(r.target ?? "")}`);
+    const more = ownFiles.length > shown.length ? ` and ${n(ownFiles.length - shown.length)} more` : "";
+    lines.push(escapeControl(`  not written (Loom's own file, refusal loom_file): ${shown.join(", ")}${more}`));
+  }
   lines.push(
     `  ${plural(s.model_calls, "model call")}, ${n(s.request_bytes.total)} request bytes (max ${
       n(s.request_bytes.max)
@@ -550,15 +581,28 @@ export function renderResultText(
     lines.push(`  ${timeAndTokens(s)}`);
   }
   if (s.replay) {
+    const partial = uncompared.length > 0;
     lines.push(
       s.replay.differing_steps.length === 0
-        ? `  re-executed: all ${s.replay.compared} execution reports equal the recording`
+        ? partial
+          ? `  re-executed: the recording's ${plural(s.replay.compared, "execution report")} ${
+            s.replay.compared === 1 ? "equals" : "equal"
+          } this run's`
+          : `  re-executed: all ${s.replay.compared} execution reports equal the recording`
         : `  re-executed: ${someSteps(s.replay.differing_steps)} ${
           s.replay.differing_steps.length === 1 ? "differs" : "differ"
         } from the recording`,
     );
+    // A partial recording: compared on the steps it holds reports of, and says which it could not compare.
+    if (partial) {
+      lines.push(
+        `  not compared: ${someSteps([...uncompared])} (the recording holds no execution report of ${
+          uncompared.length === 1 ? "it" : "them"
+        })`,
+      );
+    }
   }
-  if (s.report_path) lines.push(`  report: ${s.report_path}`);
+  if (s.report_path) lines.push(`  report: ${escapeControl(s.report_path)}`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -8,7 +8,7 @@ import { writeUnstartedReport } from "../lib/run/start-run.ts";
 import { endingOf } from "../lib/ending.ts";
 import type { Io } from "./io.ts";
 import { parseCommand, type Values } from "./cli-spec.ts";
-import { positiveInteger, settingFlags, userSettings } from "./config.ts";
+import { positiveInteger, settingFlags, startupFiles, userSettings } from "./config.ts";
 import { outputFormatOption, outputPathOption } from "./options.ts";
 import { readRequest } from "./request-file.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
@@ -137,7 +137,9 @@ async function planRun(
   // Every output checked together before anything is written (the trace file is opened only then): no two name one
   // file, none names an input, none overwrites a file of the workspace that Loom did not write.
   const checked = <T extends RunPlan>(plan: T, workspaces: string[], inputs: NamedPath[] = []): T => {
-    refuseCollisions(outputs, { inputs: [...inputs, ...named("--models", flag("models"))] });
+    // The config files and model table read at start are inputs too: a report written over one breaks every later run.
+    const read = startupFiles(io.env, [resolve(io.cwd, flag("workspace") ?? io.cwd), ...workspaces]);
+    refuseCollisions(outputs, { inputs: [...inputs, ...named("--models", flag("models")), ...read] });
     refuseWorkspaceFiles(outputs, { workspaces });
     if (tracePath) plan.options.trace = traceWriter(tracePath, { shown: flag("trace") ?? tracePath });
     return plan;

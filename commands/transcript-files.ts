@@ -4,7 +4,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { describeFsError, UsageError } from "../lib/errors.ts";
-import { parseRecording } from "../lib/recording/recording.ts";
+import { parseRecording, type RecordedExecution } from "../lib/recording/recording.ts";
+import { stepOutcome } from "../lib/run-events.ts";
 import { buildTranscript, type Transcript, type TranscriptInput } from "../lib/report/transcript.ts";
 import type { ContextReport } from "../lib/report/context-report.ts";
 import type { Usage } from "../lib/vocabulary/turn.ts";
@@ -60,8 +61,10 @@ export function readTranscript(
       const recording = parseRecording(text, { name: file });
       // A replay's report names its recording by digest; a live run's recording holds the run's model calls.
       const theirs = recording.answers.map((a) => callKey(a.phase, a.step, a.usage));
+      // Counters alone agree across two runs of one scripted model: each step's action and target must agree too.
       const foreign = run.recording !== digestOf(text) &&
-        foreignness(theirs, run.calls.map((c) => callKey(c.phase, c.step, c.usage)));
+        (foreignness(theirs, run.calls.map((c) => callKey(c.phase, c.step, c.usage))) ??
+          stepMismatch(run, recording.executions));
       if (foreign && found) continue; // another run's file beside the report: not this run's transcript
       if (foreign) refuse(file, "recording", foreign);
       if (!once("recording", file)) continue;
@@ -106,6 +109,28 @@ function foreignness(theirs: string[], ours: string[]): string | null {
   return theirs.length !== ours.length
     ? `it holds ${formatCount(theirs.length)} model calls, the report ${formatCount(ours.length)}`
     : `its model call ${first + 1} differs from the report's`;
+}
+
+/**
+ * The first step where the report's step log and the recording's execution reports disagree on the action or what it
+ * worked on (the step event's target, from the recorded arguments by the same rule); null when every recorded step
+ * agrees, or the report (of an older version) has no step log.
+ */
+function stepMismatch(run: ContextReport, executions: readonly RecordedExecution[]): string | null {
+  if (run.step_log === undefined) return null;
+  const logged = new Map(run.step_log.map((entry) => [entry.step, entry]));
+  const said = (action: string | null, target: string | null) =>
+    `${action ?? "no action"}${target === null ? "" : ` ${JSON.stringify(target)}`}`;
+  for (const execution of executions) {
+    const ours = logged.get(execution.step);
+    const { target } = stepOutcome(execution.args, execution.report);
+    const theirs = said(execution.action, target);
+    if (ours === undefined) return `step ${execution.step}: the report has no such step, the recording says ${theirs}`;
+    if (ours.action !== execution.action || ours.target !== target) {
+      return `step ${execution.step}: the report says ${said(ours.action, ours.target)}, the recording says ${theirs}`;
+    }
+  }
+  return null;
 }
 
 function refuse(file: string, kind: string, why: string): never {

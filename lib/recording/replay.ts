@@ -123,14 +123,15 @@ export class RecordedExecutor implements Executor {
 /** Re-executes for real and compares each report with the recorded one (wall-clock durations aside). */
 export class ComparingExecutor implements Executor {
   readonly #inner: Executor;
-  readonly #recorded: readonly RecordedExecution[];
-  #next = 0;
+  /** The recorded reports by step: a step is compared with its own step's report, never with the next one held. */
+  readonly #recorded: ReadonlyMap<number, RecordedExecution>;
+  #compared = 0;
   /** Steps whose report differs from the recording. */
   readonly differing: number[] = [];
 
   constructor(inner: Executor, recorded: readonly RecordedExecution[]) {
     this.#inner = inner;
-    this.#recorded = recorded;
+    this.#recorded = new Map(recorded.map((execution) => [execution.step, execution]));
   }
 
   get revision(): string {
@@ -141,8 +142,9 @@ export class ComparingExecutor implements Executor {
     return this.#inner.lines?.();
   }
 
+  /** How many execution reports were compared with the recording's. */
   get compared(): number {
-    return this.#next;
+    return this.#compared;
   }
 
   async execute(
@@ -151,9 +153,11 @@ export class ComparingExecutor implements Executor {
     context: { step: number; signal?: AbortSignal },
   ): Promise<ExecutionReport> {
     const report = await this.#inner.execute(action, args, context);
-    const recorded = this.#recorded[this.#next];
-    this.#next += 1;
-    if (!recorded || canonicalJson(comparableReport(recorded.report)) !== canonicalJson(comparableReport(report))) {
+    const recorded = this.#recorded.get(context.step);
+    // A step the recording holds no report of (a partial recording) is not compared: it neither equals nor differs.
+    if (!recorded) return report;
+    this.#compared += 1;
+    if (canonicalJson(comparableReport(recorded.report)) !== canonicalJson(comparableReport(report))) {
       this.differing.push(context.step);
     }
     return report;

@@ -3,6 +3,7 @@
 import { escapeHtml } from "../report/chart.ts";
 import { ContextPolicyName } from "../policy.ts";
 import type { SessionComparison, SessionRow } from "./session-comparison.ts";
+import { escapeControl } from "../text/safe-text.ts";
 
 const HEAD = [
   "session",
@@ -63,7 +64,9 @@ function totalCells(c: SessionComparison): string[] {
 
 /** The comparison as a text table, a total line, and one line per refused file. */
 export function renderSessionComparisonText(c: SessionComparison): string {
-  const rows = [HEAD, ...c.sessions.filter((r) => r.error === null).map(cells), totalCells(c)];
+  // A file's name may hold anything a file system allows: escaped before the widths, so a row stays one inert line.
+  const rows = [HEAD, ...c.sessions.filter((r) => r.error === null).map(cells), totalCells(c)]
+    .map((r) => r.map(escapeControl));
   const widths = HEAD.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
   const line = (r: string[]) =>
     r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ");
@@ -71,10 +74,10 @@ export function renderSessionComparisonText(c: SessionComparison): string {
   out.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
   out.splice(out.length - 1, 0, widths.map((w) => "-".repeat(w)).join("  "));
   for (const r of c.sessions) {
-    if (r.error !== null) out.push(`refused ${r.file}: ${r.error}`);
+    if (r.error !== null) out.push(escapeControl(`refused ${r.file}: ${r.error}`));
     else if (r.skipped_sidechain_lines > 0) {
       out.push(
-        `${r.file}: ${r.skipped_sidechain_lines} side-chain line${
+        `${escapeControl(r.file)}: ${r.skipped_sidechain_lines} side-chain line${
           r.skipped_sidechain_lines === 1 ? "" : "s"
         } left out (a subagent's turns, not this session's)`,
       );

@@ -45,3 +45,16 @@ export function escapeControl(text: string): string {
 export function safeMessage(text: string): string {
   return escapeControl(redactUrlUserinfo(text));
 }
+
+// Every control character but the newline and the tab.
+// deno-lint-ignore no-control-regex
+const CONTROL_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/**
+ * Output that stays inert on a terminal whatever names it carries: control characters other than newlines and tabs
+ * escaped as `escapeControl` writes them. JSON keeps its value (`\u0085` and `\u2028` are JSON escapes of the same
+ * characters; JSON.stringify already escapes the rest).
+ */
+export function inertOutput(text: string): string {
+  return text.replace(CONTROL_BUT_LINES, escapeControl);
+}
