@@ -118,7 +118,7 @@ test("with the user config file kept, the next run starts (it is not a report)",
 const HOSTILE = "evil\x1b]0;T\x07\x1b[31mx";
 
 test("dist/loom: no raw escape code from a hostile file name on stdout or stderr, in any command's text output", {
-  timeout: 120_000,
+  timeout: 600_000,
 }, async () => {
   const dir = arena();
   try {
