@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./helpers/binary.ts";
 import { createProvider } from "../api.ts";
+import { RUN_SPEC } from "../commands/specs.ts";
 import { formatModelRef, ModelProvider, parseModelRef, PROVIDER_KINDS } from "../lib/models/provider-kinds.ts";
 
 test("every provider kind has its facts, and a kind's own key variable has its kind's shape", () => {
@@ -290,11 +291,13 @@ test("the grammar of PROVIDER/MODEL is written once: no other module splits, mat
   }
 });
 
-test("the docs name every provider kind: docs/cli.md's PROVIDER/MODEL and docs/providers.md's request table", () => {
+test("the docs name every provider kind: docs/cli.md's PROVIDER/MODEL, docs/providers.md's table, loom run --help", () => {
+  const help = RUN_SPEC.description.replace(/\n/g, " ");
   const cli = readFileSync(join(ROOT, "docs/cli.md"), "utf8").replace(/\n\s*/g, " ");
   const providers = readFileSync(join(ROOT, "docs/providers.md"), "utf8");
   for (const kind of ModelProvider.options) {
     assert.ok(cli.includes(`\`${kind}/…\``), `docs/cli.md names ${kind}/…`);
+    assert.ok(help.includes(` ${kind}/…`), `loom run --help names ${kind}/…`);
     assert.match(
       providers,
       new RegExp(`^\\| \`${kind}/[^\`]+\` \\| \`${kind}\` \\|`, "m"),
