@@ -1,8 +1,9 @@
 // The provider kinds, one entry each: everything Loom knows of a kind that is not a model's (the model table holds
 // those). Settings, the model table's defaults for an unknown id, doctor and the run read a kind's facts here and
 // nowhere else, and `PROVIDER_KINDS` is a Record over the enum, so a kind added to ModelProvider without its entry is
-// a type error (tests/provider-registry.test.ts). Its HTTP adapter is the other entry: lib/run/create-provider.ts's
-// ADAPTERS. Adding a provider: docs/architecture.md, "Adding a provider".
+// a type error (tests/provider-registry.test.ts). Its code is its folder under lib/providers/, whose adapter is the
+// other entry: lib/run/create-provider.ts's ADAPTERS. Here too the one grammar of "PROVIDER/MODEL" (parseModelRef,
+// formatModelRef, modelRefText). Adding a provider: docs/architecture.md, "Adding a provider".
 import { z } from "zod";
 
 /**

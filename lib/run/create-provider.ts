@@ -71,7 +71,7 @@ export function buildProvider(
   // Within 30 days of an announced shutdown: one warning with the date and the replacement.
   const shutdown = retirementWarningOf(resolved, { today });
   if (shutdown) warn?.(shutdown);
-  // Through OpenRouter, the model routed to ("anthropic/claude-sonnet-5-5") says how it caches.
+  // Through a kind that routes (OpenRouter), the model routed to ("anthropic/claude-sonnet-5-5") says how it caches.
   const routed = routedEntry(models, { provider: kind, id: settings.model });
   // A local server's model ids are the user's own (qwen2.5-coder:7b, …): its defaults are the server's, not a guess.
   if (!resolved.known && !routed && !PROVIDER_KINDS[kind].unknownModel.local) {
