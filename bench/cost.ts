@@ -17,7 +17,7 @@ import { convertToAnthropicRequest } from "../lib/providers/anthropic/convert-to
 import { convertToOpenAIRequest } from "../lib/providers/openai/convert-to-openai-request.ts";
 import { renderSection, renderSectionBlocks, splitPrefix } from "../lib/providers/render-sections.ts";
 import { utf8Length } from "../lib/text/digest.ts";
-import { ANTHROPIC_LOOKBACK_BLOCKS } from "../lib/providers/cache-layout.ts";
+import { ANTHROPIC_LOOKBACK_BLOCKS } from "../lib/providers/anthropic/anthropic-cache-layout.ts";
 import { OPENAI_STEP_TOKENS } from "../lib/cache-explanation.ts";
 import type { Section, TurnRequest } from "../lib/vocabulary/turn.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";

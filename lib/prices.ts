@@ -7,7 +7,7 @@ import type { Usage } from "./vocabulary/turn.ts";
 import { describeIssues, MISSING_FIELDS } from "./text/zod-error.ts";
 import { BUILT_IN_MODELS } from "./models/built-in.ts";
 import type { ModelTable } from "./models/models.ts";
-import { parseModelRef } from "./models/provider-kinds.ts";
+import { formatModelRef, modelRefText, parseModelRef } from "./models/provider-kinds.ts";
 
 /** A list price is above zero: a zero rate makes a run's cost zero, and --max-cost would never stop it. */
 const Rate = z.number().positive();
@@ -37,7 +37,7 @@ export const PriceTable = z.strictObject({
   $schema: z.string().optional().describe("JSON Schema of this file (loom schema prices); ignored by Loom"),
   currency: z.literal("USD").describe("Every rate is in US dollars"),
   models: z.record(
-    z.string().regex(/^[a-z0-9-]+\/.+$/, "expected PROVIDER/MODEL"),
+    modelRefText(),
     ModelPrice,
   ).describe('Prices by "PROVIDER/MODEL" as loom run --model names it'),
 }).describe("A Loom price table (loom eval --prices FILE): overrides or adds to the built-in one");
@@ -50,8 +50,9 @@ export function pricesOf(models: ModelTable): PriceTable {
     if (!entry.prices) return [];
     const [source = ""] = entry.source.split(" "); // split always yields a first part
     const price = { ...entry.prices, source, date: entry.date };
-    const provider = parseModelRef(key)?.provider;
-    return [key, ...(entry.aliases ?? []).map((alias) => `${provider}/${alias}`)].map((k) => [k, price] as const);
+    const ref = parseModelRef(key);
+    const aliases = ref === null ? [] : (entry.aliases ?? []).map((id) => formatModelRef({ ...ref, id }));
+    return [key, ...aliases].map((k) => [k, price] as const);
   });
   return { currency: "USD", models: Object.fromEntries(entries) };
 }

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { convertToOpenAIResponsesRequest } from "../lib/providers/openai/convert-to-openai-responses-request.ts";
-import { openaiResponsesCacheLayout } from "../lib/providers/cache-layout.ts";
+import { openaiResponsesCacheLayout } from "../lib/providers/openai/openai-cache-layout.ts";
 import type { TurnRequest } from "../lib/vocabulary/turn.ts";
 import { sampleTurnRequest } from "./helpers/fake-provider-servers.ts";
 

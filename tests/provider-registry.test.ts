@@ -1,56 +1,239 @@
-// Adding a provider kind is one name in ModelProvider plus its entries in the two registries (lib/models/
-// provider-kinds.ts's PROVIDER_KINDS: base URL, its variable, key variable and shape, how an unknown model is called;
-// lib/run/create-provider.ts's ADAPTERS: its HTTP adapter). On a scratch copy of the product code with a "google" kind
-// and no entries, tsc fails at exactly those two places — no if-chain elsewhere sends the new kind's ids somewhere else.
+// Adding a provider kind is its folder under lib/providers/ (what is its own: an adapter, or what it adds to the Chat
+// Completions one), one name in ModelProvider with its PROVIDER_KINDS entry (lib/models/provider-kinds.ts: base URL,
+// its variable, key variable and shape, how an unknown model is called), its ADAPTERS entry (lib/run/
+// create-provider.ts: the folder's adapter) and its models. Every expectation here is derived from the enum, so a new
+// kind passes these tests once it is whole; on scratch copies of the product code, a kind added whole typechecks and
+// answers as itself, and a kind added in part fails tsc or a test — no if-chain elsewhere sends its ids somewhere else.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./helpers/binary.ts";
 import { createProvider } from "../api.ts";
-import { ModelProvider, parseModelRef, PROVIDER_KINDS } from "../lib/models/provider-kinds.ts";
+import { RUN_SPEC } from "../commands/specs.ts";
+import { formatModelRef, ModelProvider, parseModelRef, PROVIDER_KINDS } from "../lib/models/provider-kinds.ts";
 
 test("every provider kind has its facts, and a kind's own key variable has its kind's shape", () => {
   assert.deepEqual(Object.keys(PROVIDER_KINDS).sort(), [...ModelProvider.options].sort());
   for (const kind of ModelProvider.options) {
-    const { keyEnv, keyName, baseUrl } = PROVIDER_KINDS[kind];
+    const { keyEnv, keyName, baseUrl, unknownModel, routes } = PROVIDER_KINDS[kind];
     if (keyEnv !== null) assert.match(keyEnv, keyName, kind);
     assert.ok(["http:", "https:"].includes(new URL(baseUrl).protocol), kind);
+    // a local server's model: its cache and context are the server's, read at run time, never assumed
+    if (unknownModel.local) assert.equal(unknownModel.cache, null, kind);
+    // a kind that routes to other kinds' models is not one of the kinds its ids name
+    if (routes) assert.equal(parseModelRef(formatModelRef({ provider: kind, id: "anthropic/x" }))?.id, "anthropic/x");
   }
-  assert.deepEqual(ModelProvider.options.filter((kind) => PROVIDER_KINDS[kind].unknownModel.local), [
-    "openai-compatible",
-    "ollama",
-  ]);
+  // the facts of the kinds there are (a new kind adds its own; none of these lists the enum)
+  assert.equal(PROVIDER_KINDS.ollama.unknownModel.local, true);
+  assert.equal(PROVIDER_KINDS["openai-compatible"].unknownModel.local, true);
+  assert.equal(PROVIDER_KINDS.anthropic.unknownModel.local, false);
+  assert.equal(PROVIDER_KINDS.openrouter.routes, true);
   assert.equal(PROVIDER_KINDS.anthropic.keyName.test("OPENAI_API_KEY"), false);
 });
+
+/** The enum's source text, as provider-kinds.ts writes it (derived, so a kind added since is in it). */
+const ENUM_TEXT = `z.enum([${ModelProvider.options.map((kind) => JSON.stringify(kind)).join(", ")}])`;
+
+/** A scratch copy of the product code (and, when asked, the tests' helpers and some tests), node_modules linked. */
+function scratchCopy(tests: string[] = []): { dir: string; edit: (path: string, from: string, to: string) => void } {
+  const dir = mkdtempSync(join(tmpdir(), "loom-provider-registry-"));
+  for (
+    const path of [
+      "main.ts",
+      "api.ts",
+      "package.json",
+      "tsconfig.json",
+      "tsconfig.product.json",
+      "commands",
+      "lib",
+      ...(tests.length > 0 ? ["tests/helpers", ...tests] : []),
+    ]
+  ) {
+    cpSync(join(ROOT, path), join(dir, path), { recursive: true });
+  }
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+  const edit = (path: string, from: string, to: string) => {
+    const source = readFileSync(join(dir, path), "utf8");
+    assert.ok(source.includes(from), `${path} holds ${JSON.stringify(from.slice(0, 60))} where this test expects it`);
+    writeFileSync(join(dir, path), source.replace(from, to));
+  };
+  return { dir, edit };
+}
+
+/** The product code's typecheck in `dir`: its status, and the files its errors are in. */
+function typecheck(dir: string): { status: number | null; files: string[]; output: string } {
+  const tsc = spawnSync(join(ROOT, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.product.json"], {
+    cwd: dir,
+    encoding: "utf8",
+  });
+  const files = new Set([...tsc.stdout.matchAll(/^([\w./-]+)\(\d+,\d+\): error TS\d+/gm)].map((m) => m[1]));
+  return { status: tsc.status, files: [...files].sort(), output: tsc.stdout };
+}
 
 test("a provider kind added to ModelProvider without its registry entries fails typechecking, at the registries only", {
   timeout: 600_000,
 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), "loom-provider-registry-"));
+  const { dir, edit } = scratchCopy();
   try {
-    for (
-      const path of ["main.ts", "api.ts", "package.json", "tsconfig.json", "tsconfig.product.json", "commands", "lib"]
-    ) {
-      cpSync(join(ROOT, path), join(dir, path), { recursive: true });
-    }
-    symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
-    const kinds = join(dir, "lib", "models", "provider-kinds.ts");
-    const source = readFileSync(kinds, "utf8");
-    const enumText = 'z.enum(["anthropic", "openai", "openai-compatible", "ollama", "openrouter"])';
-    const added = source.replace(enumText, enumText.replace('"openrouter"]', '"openrouter", "google"]'));
-    assert.notEqual(added, source, "the enum is where this test expects it");
-    writeFileSync(kinds, added);
-    const tsc = spawnSync(join(ROOT, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.product.json"], {
-      cwd: dir,
-      encoding: "utf8",
-    });
+    edit("lib/models/provider-kinds.ts", ENUM_TEXT, ENUM_TEXT.replace('"])', '", "google"])'));
+    const tsc = typecheck(dir);
     assert.notEqual(tsc.status, 0, "tsc must refuse a provider kind without its entries");
-    const files = new Set([...tsc.stdout.matchAll(/^([\w./-]+)\(\d+,\d+\): error TS\d+/gm)].map((m) => m[1]));
-    assert.deepEqual([...files].sort(), ["lib/models/provider-kinds.ts", "lib/run/create-provider.ts"], tsc.stdout);
-    assert.match(tsc.stdout, /google/);
+    assert.deepEqual(tsc.files, ["lib/models/provider-kinds.ts", "lib/run/create-provider.ts"], tsc.output);
+    assert.match(tsc.output, /google/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Adding an OpenAI-compatible kind ("groq") to a scratch copy, step by step: the steps of "Adding a provider". */
+const GROQ = {
+  folder: {
+    path: "lib/providers/groq/groq-chat.ts",
+    text: `import type { ChatCompletionsKind } from "../chat-completions.ts";
+
+export const GROQ_CHAT: ChatCompletionsKind = {
+  serverName: () => "Groq API",
+  maxTokensField: "max_completion_tokens",
+  automaticCache: null,
+  markCache: null,
+};
+`,
+  },
+  kinds: {
+    from: "\n};\n\n/** A model as a slice names it",
+    to: `
+  groq: {
+    baseUrl: "https://api.groq.com/openai/v1",
+    baseUrlEnv: null,
+    keyEnv: "GROQ_API_KEY",
+    keyName: /^[A-Z0-9_]*GROQ[A-Z0-9_]*_API_KEY$/,
+    keyShape: "a name with GROQ ending in _API_KEY",
+    takes: { response_format: false, cache_ttl: false, thinking: false },
+    routes: false,
+    unknownModel: { ...CHAT, cache: null, local: false },
+  },
+};
+
+/** A model as a slice names it`,
+  },
+  adapters: {
+    from: "  openrouter: chatCompletions(OPENROUTER_CHAT),\n};",
+    to: "  openrouter: chatCompletions(OPENROUTER_CHAT),\n  groq: chatCompletions(GROQ_CHAT),\n};",
+  },
+  adapterImport: {
+    from: 'import type { ChatCompletionsKind } from "../providers/chat-completions.ts";',
+    to: 'import type { ChatCompletionsKind } from "../providers/chat-completions.ts";\n' +
+      'import { GROQ_CHAT } from "../providers/groq/groq-chat.ts";',
+  },
+  models: {
+    from: "  models: { ...anthropic, ...openai },",
+    to: `  models: {
+    ...anthropic,
+    ...openai,
+    "groq/llama-4-scout": {
+      api: "chat-completions",
+      structured_output: "json_schema",
+      context_window: 131_072,
+      max_output: 8_192,
+      cache: null,
+      prices: { input: 0.11, output: 0.34, cache_read: 0.11 },
+      effort: [],
+      thinking: [],
+      retired: null,
+      source: "https://console.groq.com/docs/models",
+      date: "2026-12-01",
+    },
+  },`,
+  },
+};
+
+/** A script run in the scratch copy: the new kind's provider, one call against a fetch that refuses the key. */
+const CALL_GROQ = `import { createProvider } from "./api.ts";
+import { priceOf, pricesOf } from "./lib/prices.ts";
+import { BUILT_IN_MODELS } from "./lib/models/built-in.ts";
+import { sampleTurnRequest } from "./tests/helpers/fake-provider-servers.ts";
+const sent: { url: string; body: Record<string, unknown> }[] = [];
+const fetch = async (url: string | URL | Request, init?: RequestInit) => {
+  sent.push({ url: String(url), body: JSON.parse(String(init?.body)) });
+  return new Response(JSON.stringify({ error: { message: "Invalid API Key" } }), { status: 401 });
+};
+const provider = createProvider({ kind: "groq", model: "llama-4-scout", max_tokens: 100 } as never, {
+  env: { GROQ_API_KEY: "gsk-scratch" },
+  fetch: fetch as typeof globalThis.fetch,
+});
+const error = await provider.complete(sampleTurnRequest(), { model: "llama-4-scout" }).then(() => null, (e) => e);
+console.log(JSON.stringify({
+  name: provider.name,
+  url: sent[0]?.url,
+  fields: Object.keys(sent[0]?.body ?? {}).sort(),
+  error: String(error?.message),
+  price: priceOf(pricesOf(BUILT_IN_MODELS), "groq/llama-4-scout")?.input ?? null,
+}));
+`;
+
+function bun(dir: string, args: string[]) {
+  return spawnSync(join(ROOT, "node_modules", ".bin", "bun"), args, { cwd: dir, encoding: "utf8" });
+}
+
+test(
+  "an OpenAI-compatible kind added whole (its folder, its two entries, its models) typechecks and answers as itself",
+  {
+    timeout: 600_000,
+  },
+  () => {
+    const { dir, edit } = scratchCopy(["tests/provider-folders.test.ts"]);
+    try {
+      edit("lib/models/provider-kinds.ts", ENUM_TEXT, ENUM_TEXT.replace('"])', '", "groq"])'));
+      edit("lib/models/provider-kinds.ts", GROQ.kinds.from, GROQ.kinds.to);
+      mkdirSync(join(dir, "lib/providers/groq"));
+      writeFileSync(join(dir, GROQ.folder.path), GROQ.folder.text);
+      edit("lib/run/create-provider.ts", GROQ.adapters.from, GROQ.adapters.to);
+      edit("lib/run/create-provider.ts", GROQ.adapterImport.from, GROQ.adapterImport.to);
+      edit("lib/models/built-in.ts", GROQ.models.from, GROQ.models.to);
+      const tsc = typecheck(dir);
+      assert.equal(tsc.status, 0, tsc.output);
+      writeFileSync(join(dir, "call-groq.ts"), CALL_GROQ);
+      const call = bun(dir, ["call-groq.ts"]);
+      assert.equal(call.status, 0, call.stderr);
+      const seen = JSON.parse(call.stdout);
+      assert.equal(seen.name, "groq");
+      assert.equal(seen.url, "https://api.groq.com/openai/v1/chat/completions");
+      assert.ok(seen.fields.includes("max_completion_tokens") && seen.fields.includes("response_format"), call.stdout);
+      assert.match(seen.error, /Groq API/);
+      assert.equal(seen.price, 0.11);
+      const folders = bun(dir, ["test", "tests/provider-folders.test.ts"]);
+      assert.equal(folders.status, 0, folders.stderr);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test("an OpenAI-compatible kind added in part fails: without its folder a test, without its adapter tsc", {
+  timeout: 600_000,
+}, () => {
+  const { dir, edit } = scratchCopy(["tests/provider-folders.test.ts"]);
+  try {
+    // Its two entries and its models, but another kind's Chat Completions facts instead of a folder of its own: its
+    // errors would name another server. The test of the folders says so.
+    edit("lib/models/provider-kinds.ts", ENUM_TEXT, ENUM_TEXT.replace('"])', '", "groq"])'));
+    edit("lib/models/provider-kinds.ts", GROQ.kinds.from, GROQ.kinds.to);
+    edit("lib/run/create-provider.ts", GROQ.adapters.from, GROQ.adapters.to.replace("GROQ_CHAT", "OPENAI_CHAT"));
+    edit("lib/models/built-in.ts", GROQ.models.from, GROQ.models.to);
+    assert.equal(typecheck(dir).status, 0);
+    const folders = bun(dir, ["test", "tests/provider-folders.test.ts"]);
+    assert.notEqual(folders.status, 0, "the folder test must fail for a kind without its folder");
+    assert.match(folders.stdout + folders.stderr, /groq/);
+    // Its folder, but no ADAPTERS entry: tsc names create-provider.ts.
+    edit("lib/run/create-provider.ts", "  groq: chatCompletions(OPENAI_CHAT),\n", "");
+    mkdirSync(join(dir, "lib/providers/groq"));
+    writeFileSync(join(dir, GROQ.folder.path), GROQ.folder.text);
+    const tsc = typecheck(dir);
+    assert.notEqual(tsc.status, 0);
+    assert.deepEqual(tsc.files, ["lib/run/create-provider.ts"], tsc.output);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -63,14 +246,64 @@ test("a model name is split in one place: the first slash separates a known kind
     id: "anthropic/claude-sonnet-5-5",
   });
   assert.deepEqual(parseModelRef("ollama/qwen2.5-coder:7b"), { provider: "ollama", id: "qwen2.5-coder:7b" });
-  for (const bad of ["claude-sonnet-5-5", "google/gemini", "/x", "", "Anthropic/x"]) {
+  for (const bad of ["claude-sonnet-5-5", "google/gemini", "/x", "", "Anthropic/x", "openai/", "openai/gpt 6"]) {
     assert.equal(parseModelRef(bad), null, bad);
   }
-  // in product code, no other module reads a model name's slash
-  const sources = readdirSync(join(ROOT, "lib"), { recursive: true }).map(String).filter((f) => f.endsWith(".ts"))
-    .map((f) => ({ f, text: readFileSync(join(ROOT, "lib", f), "utf8") }));
-  const parsers = sources.filter(({ text }) => text.includes('indexOf("/")')).map(({ f }) => f.split("\\").join("/"));
-  assert.deepEqual(parsers, ["models/provider-kinds.ts"]);
+  for (const kind of ModelProvider.options) {
+    const ref = { provider: kind, id: "some/model-1.5:7b" };
+    assert.deepEqual(parseModelRef(formatModelRef(ref)), ref, kind);
+  }
+});
+
+test("the grammar of PROVIDER/MODEL is written once: no other module splits, matches or joins a model name", () => {
+  const copies = [
+    /indexOf\("\/"\)/, // splitting at the slash by hand
+    /\.regex\(\/[^,]*\\\//, // a regex literal with a slash in it, in a schema
+    /RegExp\(`[^`]*\)\//, // a pattern built from the kinds, then a slash
+    /`\$\{[\w.?]*(provider|kind)\}\/\$\{/i, // a kind and an id joined by hand
+    /(model|key|ref)\w*\.split\("\/"\)/i, // a model name split at its slashes
+  ];
+  const files = ["lib", "commands"].flatMap((folder) =>
+    readdirSync(join(ROOT, folder), { recursive: true }).map(String).filter((f) => f.endsWith(".ts"))
+      .map((f) => `${folder}/${f.split("\\").join("/")}`)
+  ).concat(["api.ts", "main.ts"]);
+  const found = files.flatMap((file) => {
+    const lines = readFileSync(join(ROOT, file), "utf8").split("\n");
+    return lines.flatMap((line, i) => copies.some((copy) => copy.test(line)) ? [`${file}:${i + 1}`] : []);
+  });
+  // the grammar itself, and the formatter: lib/models/provider-kinds.ts, and nowhere else
+  assert.deepEqual(found.map((at) => at.replace(/:\d+$/, "")), [
+    "lib/models/provider-kinds.ts",
+    "lib/models/provider-kinds.ts",
+  ], found.join("\n"));
+  // the patterns find the copies there were (issue 45)
+  for (
+    const copy of [
+      'model: z.string().regex(/^[^/\\s]+\\/\\S+$/, { error: "expected PROVIDER/MODEL" })',
+      'z.string().regex(/^[a-z0-9-]+\\/.+$/, "expected PROVIDER/MODEL"),',
+      'z.string().regex(new RegExp(`^(${ModelProvider.options.join("|")})/.+$`), "expected PROVIDER/MODEL");',
+      "return [key, ...(entry.aliases ?? []).map((alias) => `${provider}/${alias}`)]",
+      "const key = `${provider}/${id}`;",
+      'const slash = model.indexOf("/");',
+    ]
+  ) {
+    assert.ok(copies.some((pattern) => pattern.test(copy)), copy);
+  }
+});
+
+test("the docs name every provider kind: docs/cli.md's PROVIDER/MODEL, docs/providers.md's table, loom run --help", () => {
+  const help = RUN_SPEC.description.replace(/\n/g, " ");
+  const cli = readFileSync(join(ROOT, "docs/cli.md"), "utf8").replace(/\n\s*/g, " ");
+  const providers = readFileSync(join(ROOT, "docs/providers.md"), "utf8");
+  for (const kind of ModelProvider.options) {
+    assert.ok(cli.includes(`\`${kind}/…\``), `docs/cli.md names ${kind}/…`);
+    assert.ok(help.includes(` ${kind}/…`), `loom run --help names ${kind}/…`);
+    assert.match(
+      providers,
+      new RegExp(`^\\| \`${kind}/[^\`]+\` \\| \`${kind}\` \\|`, "m"),
+      `docs/providers.md: ${kind}`,
+    );
+  }
 });
 
 test("the library exports createProvider: a configuration you write becomes a provider of its kind", () => {

@@ -10,7 +10,7 @@ import { endingOf } from "../ending.ts";
 import { StartupError } from "../errors.ts";
 import { Outcome } from "../outcome.ts";
 import { type Cost, costOf, type ModelPrice, priceOf, pricesOf } from "../prices.ts";
-import { type ModelTable, openRouterEntry, resolveModel, retirementOf } from "../models/models.ts";
+import { type ModelTable, resolveModel, retirementOf, routedEntry } from "../models/models.ts";
 import { parseModelRef } from "../models/provider-kinds.ts";
 import { addUsage, NULL_USAGE, ServerTimings, type TurnRequest, Usage } from "../vocabulary/turn.ts";
 
@@ -66,11 +66,9 @@ const DEFAULT_MIN_CACHE_TOKENS = 1024;
 export function modelFacts(table: ModelTable, model: string, { today }: { today: string }): ModelFacts {
   const ref = parseModelRef(model);
   if (ref === null) return { price: null, min_cache_tokens: DEFAULT_MIN_CACHE_TOKENS, retired: null };
-  const { provider, id } = ref;
-  const resolved = resolveModel(table, provider, id);
+  const resolved = resolveModel(table, ref.provider, ref.id);
   // Through OpenRouter the routed model's cache rules apply; its price there is OpenRouter's, not in the table.
-  const cache =
-    (provider === "openrouter" ? openRouterEntry(table, id)?.entry ?? resolved.entry : resolved.entry).cache;
+  const cache = (routedEntry(table, ref)?.entry ?? resolved.entry).cache;
   return {
     price: priceOf(pricesOf(table), resolved.key),
     min_cache_tokens: cache?.min_tokens ?? DEFAULT_MIN_CACHE_TOKENS,

@@ -20,7 +20,7 @@ import { errorMessage, InterruptedError, ProviderError, StartupError } from "../
 import type { Provider, ServerContext, ServerTimings, Usage } from "../vocabulary/turn.ts";
 import { numCtxFor, OUTPUT_RESERVE_TOKENS } from "../providers/ollama/ollama-context.ts";
 import { formatCount } from "../text/numbers.ts";
-import { parseModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
+import { type ModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import type { OllamaModelInfo } from "../providers/ollama/ollama-provider.ts";
 import { providerForModel } from "../run/provider-for-model.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
@@ -132,23 +132,27 @@ export async function runDoctor(
     checks.push({ check: "model", status: "fail", detail: error.message, code: error.code });
     return done(error);
   }
-  // Past providerForModel below, the model names a known kind (else that is the check that fails).
-  const ref = parseModelRef(model);
-  const id = ref?.id ?? model;
   let provider: Provider & { describe?: (options?: { signal?: AbortSignal }) => Promise<OllamaModelInfo> };
+  // The model's kind and id, as the settings parsed them (past providerForModel, the model names a known kind: else
+  // that is the check that fails).
+  let ref: ModelRef;
   try {
     const resolved = settings
       ? { ok: true as const, settings: settings.settings }
       : resolveSettings({ flags: { model, ...(baseUrl ? { base_url: baseUrl } : {}) }, env, userConfig });
     if (!resolved.ok) throw new StartupError(resolved.message, resolved.code);
-    provider = providerForModel(model, resolved.settings.provider, { env, http, models });
+    const named = resolved.settings.provider;
+    provider = providerForModel(model, named, { env, http, models });
+    if (named === null) throw new Error("providerForModel refuses a model of no known kind");
+    ref = { provider: named.kind, id: named.model };
   } catch (error) {
     if (!(error instanceof StartupError)) throw error;
     const check = error.code === "missing_credential" ? "key" : "model";
     checks.push({ check, status: "fail", detail: error.message, code: error.code });
     return done(error);
   }
-  const keyEnv = ref === null ? null : PROVIDER_KINDS[ref.provider].keyEnv;
+  const id = ref.id;
+  const keyEnv = PROVIDER_KINDS[ref.provider].keyEnv;
   keyless = keyEnv === null;
   const keyPassed = (detail: string) => {
     if (!checks.some((c) => c.check === "key")) checks.push({ check: "key", status: "pass", detail, code: null });

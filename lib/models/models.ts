@@ -3,7 +3,15 @@
 // from here and never from the shape of an id: an adapter asks `resolveModel` and sends what the entry says.
 import { z } from "zod";
 import { escapeControl } from "../text/safe-text.ts";
-import { ModelApi, ModelProvider, parseModelRef, PROVIDER_KINDS } from "./provider-kinds.ts";
+import {
+  formatModelRef,
+  ModelApi,
+  ModelProvider,
+  type ModelRef,
+  modelRefText,
+  parseModelRef,
+  PROVIDER_KINDS,
+} from "./provider-kinds.ts";
 
 /** Anthropic thinking settings Loom can send (manual thinking, which needs a token budget, is not one). */
 export const ThinkingType = z.enum(["adaptive", "disabled", "between_tools"]);
@@ -127,7 +135,7 @@ export const ModelEntry = z.strictObject({
 }).describe("One model: how Loom calls it, its limits, its cache and its prices");
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
-const ModelKey = z.string().regex(new RegExp(`^(${ModelProvider.options.join("|")})/.+$`), "expected PROVIDER/MODEL");
+const ModelKey = modelRefText();
 
 export const ModelTable = z.strictObject({
   $schema: z.string().optional().describe("JSON Schema of this file (loom schema models); ignored by Loom"),
@@ -138,7 +146,7 @@ export const ModelTable = z.strictObject({
     "When the table as a whole was last checked; loom models update takes only a table newer than the one in use " +
       "and not dated after today",
   ),
-  families: z.record(z.string().regex(/^[a-z-]+\/.+$/, "expected PROVIDER/PREFIX"), ModelKey).optional().describe(
+  families: z.record(modelRefText("PREFIX"), ModelKey).optional().describe(
     'Id prefixes the table knows the family of ("anthropic/claude-" → "anthropic/claude-sonnet-5-5"): an unknown ' +
       "id with the prefix takes that entry's API, answer mode, limits and cache rules, no price and no effort",
   ),
@@ -283,13 +291,12 @@ export function mergeModels(base: ModelTable, override: ModelTable | null): Mode
 
 /** The entry of "PROVIDER/MODEL" (or an alias of one), with the id to send; unknown ids get the defaults. */
 export function resolveModel(table: ModelTable, provider: ModelProvider, id: string): ResolvedModel {
-  const key = `${provider}/${id}`;
+  const key = formatModelRef({ provider, id });
   const exact = Object.hasOwn(table.models, key) ? table.models[key] : undefined;
   if (exact !== undefined) return { key, provider, id, entry: exact, known: true };
   for (const [other, entry] of Object.entries(table.models)) {
-    if (other.startsWith(`${provider}/`) && entry.aliases?.includes(id)) {
-      return { key: other, provider, id: other.slice(provider.length + 1), entry, known: true };
-    }
+    const ref = entry.aliases?.includes(id) ? parseModelRef(other) : null;
+    if (ref?.provider === provider) return { key: other, provider, id: ref.id, entry, known: true };
   }
   const family = familyOf(table, key);
   if (family) return { key, provider, id, entry: family.entry, known: false, assumed: family.key };
@@ -419,16 +426,18 @@ export function cacheRulesOf(table: ModelTable, model: string): CacheRules | nul
 }
 
 /**
- * What the table says of a model reached through OpenRouter: the entry of "openrouter/ID" when the table lists one,
- * else that of the model it routes to, since OpenRouter's ids are "AUTHOR/MODEL" and for the providers Loom knows
- * those are the table's own keys ("anthropic/claude-sonnet-5-5"). A Claude model's entry says its cache breakpoints
- * are explicit, and that is what makes Loom send the markers. null when the table knows neither.
+ * What the table says of a model reached through a kind that routes to others' models (PROVIDER_KINDS' `routes`:
+ * OpenRouter): the entry of its own "KIND/ID" when the table lists one, else that of the model it routes to, since
+ * such ids are "AUTHOR/MODEL" and for the providers Loom knows those are the table's own keys
+ * ("anthropic/claude-sonnet-5-5"). A Claude model's entry says its cache breakpoints are explicit, and that is what
+ * makes Loom send the markers. null when the kind does not route, or the table knows neither.
  */
-export function openRouterEntry(table: ModelTable, id: string): ResolvedModel | null {
-  const own = resolveModel(table, "openrouter", id);
+export function routedEntry(table: ModelTable, { provider, id }: ModelRef): ResolvedModel | null {
+  if (!PROVIDER_KINDS[provider].routes) return null;
+  const own = resolveModel(table, provider, id);
   if (own.known) return own;
   const ref = parseModelRef(id);
-  if (ref === null || ref.provider === "openrouter") return null;
+  if (ref === null || PROVIDER_KINDS[ref.provider].routes) return null;
   const routed = resolveModel(table, ref.provider, ref.id);
   return routed.known ? routed : null;
 }

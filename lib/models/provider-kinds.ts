@@ -1,8 +1,9 @@
 // The provider kinds, one entry each: everything Loom knows of a kind that is not a model's (the model table holds
 // those). Settings, the model table's defaults for an unknown id, doctor and the run read a kind's facts here and
 // nowhere else, and `PROVIDER_KINDS` is a Record over the enum, so a kind added to ModelProvider without its entry is
-// a type error (tests/provider-registry.test.ts). Its HTTP adapter is the other entry: lib/run/create-provider.ts's
-// ADAPTERS. Adding a provider: docs/architecture.md, "Adding a provider".
+// a type error (tests/provider-registry.test.ts). Its code is its folder under lib/providers/, whose adapter is the
+// other entry: lib/run/create-provider.ts's ADAPTERS. Here too the one grammar of "PROVIDER/MODEL" (parseModelRef,
+// formatModelRef, modelRefText). Adding a provider: docs/architecture.md, "Adding a provider".
 import { z } from "zod";
 
 /**
@@ -34,6 +35,11 @@ type ProviderKindFacts = {
    */
   takes: { response_format: boolean; cache_ttl: boolean; thinking: boolean };
   /**
+   * Its ids are other kinds' "PROVIDER/MODEL" (OpenRouter's "anthropic/claude-sonnet-5-5"): an id the table does not
+   * list under this kind is run with what it says of the model routed to (lib/models/models.ts, routedEntry).
+   */
+  routes: boolean;
+  /**
    * What an id the table does not list is run with (lib/models/models.ts, defaultEntry): nothing a model could
    * reject. `local`: a local server's model, whose context and cache are the server's, read at run time.
    */
@@ -56,6 +62,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyName: /^[A-Z0-9_]*ANTHROPIC[A-Z0-9_]*_API_KEY$/,
     keyShape: "a name with ANTHROPIC ending in _API_KEY",
     takes: { response_format: false, cache_ttl: true, thinking: true },
+    routes: false,
     // The schema in the prompt (a forced tool is rejected by the 5.5 models, output_config.format by older ones), the
     // largest minimum cacheable prompt (4,096 tokens).
     unknownModel: {
@@ -72,6 +79,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyName: /^[A-Z0-9_]*OPENAI[A-Z0-9_]*_API_KEY$/,
     keyShape: "a name with OPENAI ending in _API_KEY",
     takes: { response_format: false, cache_ttl: false, thinking: false },
+    routes: false,
     unknownModel: {
       ...CHAT,
       cache: { min_tokens: 1_024, ttls: ["in_memory"], breakpoints: "automatic" },
@@ -85,6 +93,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyName: /^[A-Z][A-Z0-9_]*_API_KEY$/,
     keyShape: "a name ending in _API_KEY",
     takes: { response_format: true, cache_ttl: false, thinking: false },
+    routes: false,
     unknownModel: { ...CHAT, cache: null, local: true },
   },
   ollama: {
@@ -95,6 +104,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyName: /^[A-Z][A-Z0-9_]*_API_KEY$/,
     keyShape: "a name ending in _API_KEY",
     takes: { response_format: false, cache_ttl: false, thinking: false },
+    routes: false,
     unknownModel: { ...CHAT, cache: null, local: true },
   },
   openrouter: {
@@ -105,6 +115,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyName: /^[A-Z0-9_]*OPENROUTER[A-Z0-9_]*_API_KEY$/,
     keyShape: "a name with OPENROUTER ending in _API_KEY",
     takes: { response_format: false, cache_ttl: false, thinking: false },
+    routes: true,
     unknownModel: { ...CHAT, cache: null, local: false },
   },
 };
@@ -113,11 +124,31 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
 export type ModelRef = { provider: ModelProvider; id: string };
 
 /**
- * "PROVIDER/MODEL" as a ModelRef, or null when it names no known kind: the one place a model name is split (an id may
- * hold slashes of its own, OpenRouter's "anthropic/claude-sonnet-5-5": only the first one separates the kind).
+ * The grammar of "PROVIDER/MODEL", the one there is: a kind, a slash, and the id that kind's API knows, without
+ * whitespace. An id may hold slashes of its own (OpenRouter's "anthropic/claude-sonnet-5-5"): only the first one
+ * separates the kind.
  */
+const MODEL_REF = new RegExp(`^(${ModelProvider.options.join("|")})/(\\S+)$`);
+
+/** What a "PROVIDER/MODEL" that names no kind was expected to be, for a run's refusal of one. */
+export const MODEL_REF_EXPECTED = `PROVIDER/MODEL with PROVIDER one of ${ModelProvider.options.join(", ")}`;
+
+/** "PROVIDER/MODEL" as a ModelRef, or null when it names no known kind: the one place a model name is split. */
 export function parseModelRef(model: string): ModelRef | null {
-  const slash = model.indexOf("/");
-  const provider = ModelProvider.safeParse(slash === -1 ? "" : model.slice(0, slash));
-  return provider.success ? { provider: provider.data, id: model.slice(slash + 1) } : null;
+  const match = MODEL_REF.exec(model);
+  const provider = ModelProvider.safeParse(match?.[1]);
+  return match && provider.success ? { provider: provider.data, id: match[2] ?? "" } : null;
+}
+
+/** A ModelRef as "PROVIDER/MODEL": the one place a model name is joined. */
+export function formatModelRef({ provider, id }: ModelRef): string {
+  return `${provider}/${id}`;
+}
+
+/**
+ * A "PROVIDER/MODEL" in a file Loom reads (a config, a models or prices file): the same grammar, as a schema (`what`:
+ * the word after the slash its refusal names, "PREFIX" for a models file's families).
+ */
+export function modelRefText(what = "MODEL"): z.ZodString {
+  return z.string().regex(MODEL_REF, `expected PROVIDER/${what}`);
 }

@@ -6,11 +6,16 @@
 // always holds the answer to the schema.
 import type { StructuredOutput } from "../models/models.ts";
 import type { ModelApi } from "../models/provider-kinds.ts";
-import type { AnthropicAnswerMode } from "./anthropic/convert-to-anthropic-request.ts";
 import type { ResponseFormatMode } from "./call-options.ts";
 
+/**
+ * How the Messages API is asked to constrain the answer: Anthropic's two ways, or the schema in the prompt (Loom
+ * validates either way). Declared here, where the modes are decided; the Messages converter takes it from here.
+ */
+export type MessagesAnswerMode = "forced_tool" | "output_config_format" | "prompt";
+
 /** The modes each API's converter takes. */
-type AnswerModes = { messages: AnthropicAnswerMode; "chat-completions": ResponseFormatMode; responses: "json_schema" };
+type AnswerModes = { messages: MessagesAnswerMode; "chat-completions": ResponseFormatMode; responses: "json_schema" };
 
 /**
  * Messages: output_config.format or a forced tool where the table says so, else the schema in the prompt. Chat

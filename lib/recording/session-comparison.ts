@@ -7,7 +7,7 @@ import { BUILT_IN_MODELS } from "../models/built-in.ts";
 import { type ModelTable, resolveModel } from "../models/models.ts";
 import type { ModelProvider } from "../models/provider-kinds.ts";
 import { BUILT_IN_PRICES, costOf, type ModelPrice, priceOf, type PriceTable } from "../prices.ts";
-import { ANTHROPIC_LOOKBACK_BLOCKS } from "../providers/cache-layout.ts";
+import { ANTHROPIC_LOOKBACK_BLOCKS } from "../providers/anthropic/anthropic-cache-layout.ts";
 import { CacheEstimate, type EstimateBlock } from "./cache-estimate.ts";
 import { CacheBlockRenderer, cacheBlocks } from "./cache-blocks.ts";
 import type { SessionFacts } from "./importers/session-facts.ts";

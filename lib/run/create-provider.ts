@@ -20,11 +20,11 @@ import {
   applyRules,
   type ModelEntry,
   type ModelTable,
-  openRouterEntry,
   type ResolvedModel,
   resolveModel,
   retirementOf,
   retirementWarningOf,
+  routedEntry,
   type ThinkingType,
   unknownModelWarning,
 } from "../models/models.ts";
@@ -32,6 +32,10 @@ import { createOllamaProvider } from "../providers/ollama/ollama-provider.ts";
 import { ModelProvider, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
 import { ANSWER_MODES } from "../providers/answer-mode.ts";
+import type { ChatCompletionsKind } from "../providers/chat-completions.ts";
+import { OPENAI_CHAT } from "../providers/openai/openai-chat.ts";
+import { OPENAI_COMPATIBLE_CHAT } from "../providers/openai-compatible/openai-compatible-chat.ts";
+import { OPENROUTER_CHAT } from "../providers/openrouter/openrouter-chat.ts";
 
 export type CreateProviderOptions = HttpOptions & {
   env: Record<string, string | undefined>;
@@ -67,8 +71,8 @@ export function buildProvider(
   // Within 30 days of an announced shutdown: one warning with the date and the replacement.
   const shutdown = retirementWarningOf(resolved, { today });
   if (shutdown) warn?.(shutdown);
-  // Through OpenRouter, the model routed to ("anthropic/claude-sonnet-5-5") says how it caches.
-  const routed = kind === "openrouter" ? openRouterEntry(models, settings.model) : null;
+  // Through a kind that routes (OpenRouter), the model routed to ("anthropic/claude-sonnet-5-5") says how it caches.
+  const routed = routedEntry(models, { provider: kind, id: settings.model });
   // A local server's model ids are the user's own (qwen2.5-coder:7b, …): its defaults are the server's, not a guess.
   if (!resolved.known && !routed && !PROVIDER_KINDS[kind].unknownModel.local) {
     warn?.(unknownModelWarning(resolved));
@@ -118,31 +122,34 @@ type AdapterInput = {
   settings: ProviderSettings;
   entry: ModelEntry;
   /** Through OpenRouter: the model routed to, when the table knows it. */
-  routed: ReturnType<typeof openRouterEntry>;
+  routed: ReturnType<typeof routedEntry>;
   model: string;
   apiKey: string | null;
   keyEnv: string | null;
   thinking: ThinkingType | undefined;
 };
 
-/** An OpenAI-style server's Chat Completions adapter (OpenAI's own, a local server, OpenRouter). */
-function chatCompletions({ settings, entry, routed, model, apiKey, keyEnv }: AdapterInput, http: HttpOptions) {
-  const kind = settings.kind;
-  if (kind === "anthropic" || kind === "ollama") throw new Error(`${kind} does not speak Chat Completions`);
-  return createOpenAIProvider({
-    kind,
-    apiKey,
-    keyEnv,
-    baseUrl: settings.base_url.value,
-    model,
-    maxTokens: settings.max_tokens,
-    effort: settings.effort,
-    cacheMarkers: routed?.entry.cache?.breakpoints === "explicit",
-    local: entry.local === true,
-    // A configured response_format (openai-compatible servers) wins over the table's mode.
-    responseFormat: settings.response_format ?? ANSWER_MODES["chat-completions"][entry.structured_output],
-  }, http);
-}
+/**
+ * The Chat Completions adapter of a kind that speaks it (OpenAI's own, a local server, OpenRouter), with what the kind
+ * adds (its folder's ChatCompletionsKind).
+ */
+const chatCompletions =
+  (chat: ChatCompletionsKind) =>
+  ({ settings, entry, routed, model, apiKey, keyEnv }: AdapterInput, http: HttpOptions) =>
+    createOpenAIProvider({
+      name: settings.kind,
+      chat,
+      apiKey,
+      keyEnv,
+      baseUrl: settings.base_url.value,
+      model,
+      maxTokens: settings.max_tokens,
+      effort: settings.effort,
+      cacheMarkers: routed?.entry.cache?.breakpoints === "explicit",
+      local: entry.local === true,
+      // A configured response_format (openai-compatible servers) wins over the table's mode.
+      responseFormat: settings.response_format ?? ANSWER_MODES["chat-completions"][entry.structured_output],
+    }, http);
 
 /**
  * Each kind's HTTP adapter, built from resolved settings: a Record over the kinds, so a kind added to ModelProvider
@@ -183,14 +190,14 @@ const ADAPTERS: Record<ModelProvider, (input: AdapterInput, http: HttpOptions) =
         effort: input.settings.effort,
         explicitCache: input.entry.cache?.breakpoints === "explicit_or_automatic",
       }, http)
-      : chatCompletions(input, http),
-  "openai-compatible": chatCompletions,
+      : chatCompletions(OPENAI_CHAT)(input, http),
+  "openai-compatible": chatCompletions(OPENAI_COMPATIBLE_CHAT),
   ollama: ({ settings, model, apiKey, keyEnv }, http) =>
     createOllamaProvider(
       { apiKey, keyEnv, baseUrl: settings.base_url.value, model, maxTokens: settings.max_tokens },
       http,
     ),
-  openrouter: chatCompletions,
+  openrouter: chatCompletions(OPENROUTER_CHAT),
 };
 
 /** A setting the model table says the model does not accept is refused before any request, with what it accepts. */

@@ -4,7 +4,7 @@ import { StartupError } from "../errors.ts";
 import type { Provider } from "../vocabulary/turn.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
 import type { ProviderSettings } from "../settings/settings.ts";
-import { ModelProvider } from "../models/provider-kinds.ts";
+import { MODEL_REF_EXPECTED } from "../models/provider-kinds.ts";
 
 /**
  * The provider of a "PROVIDER/MODEL" run. `settings` is what resolveSettings made of it (null: it names no known
@@ -17,9 +17,7 @@ export function providerForModel(
 ): Provider {
   if (settings === null) {
     throw new StartupError(
-      `Model ${JSON.stringify(model)}: expected PROVIDER/MODEL with PROVIDER one of ${
-        ModelProvider.options.join(", ")
-      } (or use --catalog)`,
+      `Model ${JSON.stringify(model)}: expected ${MODEL_REF_EXPECTED} (or use --catalog)`,
       "unknown_model",
     );
   }

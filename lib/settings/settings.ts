@@ -16,12 +16,12 @@ import { SandboxMode } from "../sandbox-state.ts";
 import { StartupError } from "../errors.ts";
 import { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS, LOCAL_TIMEOUT_MS } from "../providers/call-options.ts";
 import { HttpUrl, type ProviderConfig, TimerMs } from "./provider-config.ts";
-import { ModelProvider, parseModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
+import { ModelProvider, modelRefText, parseModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import { withoutCredentials } from "../text/safe-text.ts";
 
 export const UserConfig = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors (loom schema config)"),
-  model: z.string().regex(/^[^/\s]+\/\S+$/, { error: "expected PROVIDER/MODEL" }).optional().describe(
+  model: modelRefText().optional().describe(
     'The model of prompt runs (loom run "TEXT"): "PROVIDER/MODEL", e.g. "anthropic/claude-sonnet-5-5"',
   ),
   context_policy: ContextPolicyName.optional().describe(

@@ -7,10 +7,11 @@
 // the longest prefix shared with a recent request, from 1,024 tokens in 128-token steps, reported as
 // prompt_tokens_details.cached_tokens inside prompt_tokens. Tokens here are UTF-8 bytes / 4.
 import type { AnthropicRequestBody } from "../../lib/providers/anthropic/convert-to-anthropic-request.ts";
-import type { OpenAIRequestBody } from "../../lib/providers/openai/convert-to-openai-request.ts";
+import type { ChatCompletionsBody } from "../../lib/providers/chat-completions.ts";
 import { convertToAnthropicRequest } from "../../lib/providers/anthropic/convert-to-anthropic-request.ts";
 import { convertToOpenAIRequest } from "../../lib/providers/openai/convert-to-openai-request.ts";
-import { anthropicCacheLayout, openaiCacheLayout } from "../../lib/providers/cache-layout.ts";
+import { anthropicCacheLayout } from "../../lib/providers/anthropic/anthropic-cache-layout.ts";
+import { openaiCacheLayout } from "../../lib/providers/openai/openai-cache-layout.ts";
 import { convertAnthropicUsage } from "../../lib/providers/anthropic/convert-anthropic-usage.ts";
 import { convertOpenAIUsage } from "../../lib/providers/openai/convert-openai-usage.ts";
 import { utf8Length } from "../../lib/text/digest.ts";
@@ -97,7 +98,7 @@ export function anthropicCache(
   };
 }
 
-export type OpenAIStandIn = { usage(body: OpenAIRequestBody): Record<string, unknown> };
+export type OpenAIStandIn = { usage(body: ChatCompletionsBody): Record<string, unknown> };
 
 /** OpenAI's automatic cache over the last 16 requests of one prompt_cache_key. */
 export function openaiCache({ recent = 16 }: { recent?: number } = {}): OpenAIStandIn {

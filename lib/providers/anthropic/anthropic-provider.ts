@@ -1,7 +1,7 @@
 // The Anthropic Messages API adapter: pure converters around one POST /v1/messages, retried.
 import { convertAnthropicResponse } from "./convert-anthropic-response.ts";
 import { convertToAnthropicRequest, DEFAULT_CACHE_PLAN } from "./convert-to-anthropic-request.ts";
-import { anthropicCacheLayout } from "../cache-layout.ts";
+import { anthropicCacheLayout } from "./anthropic-cache-layout.ts";
 import { ANSWER_MODES, enforcesSchema } from "../answer-mode.ts";
 import { CacheTtlChooser } from "./choose-cache-ttl.ts";
 import type { CacheTtl } from "../call-options.ts";

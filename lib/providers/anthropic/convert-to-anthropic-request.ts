@@ -19,6 +19,7 @@ import { wrapResponseSchema } from "../wrap-response-schema.ts";
 import { convertToAnthropicOutputSchema } from "./convert-to-anthropic-output-schema.ts";
 import type { ThinkingType } from "../../models/models.ts";
 import type { CacheTtl } from "../call-options.ts";
+import type { MessagesAnswerMode } from "../answer-mode.ts";
 
 /** The API accepts at most this many cache_control markers per request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
@@ -43,9 +44,6 @@ export type AnthropicRequestBody = {
   };
   thinking?: { type: ThinkingType };
 };
-
-/** How the answer is constrained: Anthropic's two ways, or the schema in the prompt (Loom validates either way). */
-export type AnthropicAnswerMode = "forced_tool" | "output_config_format" | "prompt";
 
 /**
  * The tool that carries this request's answer: `answer` for selection and arguments (the loop sends one response
@@ -160,7 +158,7 @@ export function convertToAnthropicRequest(
     model: string;
     maxTokens: number;
     /** From the model table (structured_output): forced_tool, output_config_format or prompt. */
-    answerMode?: AnthropicAnswerMode;
+    answerMode?: MessagesAnswerMode;
     effort?: string;
     thinking?: ThinkingType;
     /** The cache's lifetime: 5m (the API's default, left unsaid) or 1h (said on its markers: a request mixing

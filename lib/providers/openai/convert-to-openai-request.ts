@@ -5,23 +5,11 @@
 import type { TurnRequest } from "../../vocabulary/turn.ts";
 import { convertToStrictJsonSchema } from "./convert-to-strict-json-schema.ts";
 import type { ResponseFormatMode } from "../call-options.ts";
+import type { ChatCompletionsBody } from "../chat-completions.ts";
 import { renderAnswerFormat, renderSection, splitPrefix } from "../render-sections.ts";
 import { wrapResponseSchema } from "../wrap-response-schema.ts";
 
 const OPENAI_SCHEMA_NAME = "answer";
-
-export type OpenAIRequestBody = {
-  model: string;
-  messages: { role: "system" | "user"; content: string }[];
-  response_format?:
-    | { type: "json_schema"; json_schema: { name: string; schema: Record<string, unknown>; strict: boolean } }
-    | { type: "json_object" };
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  /** OpenAI: routes a run's calls to the same prompt cache (developers.openai.com prompt-caching guide). */
-  prompt_cache_key?: string;
-  reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
-};
 
 export function convertToOpenAIRequest(
   request: TurnRequest,
@@ -41,14 +29,14 @@ export function convertToOpenAIRequest(
     effort?: string;
     cacheKey?: string;
   },
-): { body: OpenAIRequestBody; wrapped: boolean } {
+): { body: ChatCompletionsBody; wrapped: boolean } {
   const { prefix, rest } = splitPrefix(request.sections);
   const user = rest.map(renderSection);
   if (responseFormat !== "json_schema") user.push(renderAnswerFormat(request.response_schema));
-  const messages: OpenAIRequestBody["messages"] = [];
+  const messages: ChatCompletionsBody["messages"] = [];
   if (prefix.length > 0) messages.push({ role: "system", content: prefix.map(renderSection).join("\n\n") });
   messages.push({ role: "user", content: user.length > 0 ? user.join("\n\n") : "Answer now." });
-  const body: OpenAIRequestBody = { model, messages };
+  const body: ChatCompletionsBody = { model, messages };
   if (responseFormat === "json_schema") {
     const { schema, strict } = convertToStrictJsonSchema(wrapResponseSchema(request.response_schema));
     body.response_format = { type: "json_schema", json_schema: { name: OPENAI_SCHEMA_NAME, schema, strict } };
@@ -57,6 +45,6 @@ export function convertToOpenAIRequest(
   }
   if (maxTokens !== undefined) body[maxTokensField] = maxTokens;
   if (cacheKey) body.prompt_cache_key = cacheKey;
-  if (effort) body.reasoning_effort = effort as NonNullable<OpenAIRequestBody["reasoning_effort"]>;
+  if (effort) body.reasoning_effort = effort as NonNullable<ChatCompletionsBody["reasoning_effort"]>;
   return { body, wrapped: responseFormat === "json_schema" };
 }

@@ -1,10 +1,11 @@
-// The OpenAI Chat Completions adapter, also used for OpenAI-compatible local servers (Ollama, vLLM, llama.cpp):
-// pure converters around one POST {base}/chat/completions, retried.
+// The Chat Completions adapter of every kind that speaks it (OpenAI's own API, OpenAI-compatible local servers such as
+// Ollama, vLLM, llama.cpp, and OpenRouter): pure converters around one POST {base}/chat/completions, retried. What
+// differs by kind (its name in errors, the output cap's field, its prompt cache) is the ChatCompletionsKind its folder
+// hands over (lib/providers/chat-completions.ts); nothing here names a kind.
 import { convertOpenAIResponse } from "./convert-openai-response.ts";
 import { convertToOpenAIRequest } from "./convert-to-openai-request.ts";
-import { openaiCacheLayout } from "../cache-layout.ts";
 import { enforcesSchema } from "../answer-mode.ts";
-import { markOpenRouterCache } from "../openrouter/mark-openrouter-cache.ts";
+import type { ChatCompletionsKind } from "../chat-completions.ts";
 import { OUTPUT_CAP_MAX, outputCapOf } from "./output-cap.ts";
 import type { ResponseFormatMode } from "../call-options.ts";
 import type { CompleteOptions, ModelAnswer, Provider, ServerContext, TurnRequest } from "../../vocabulary/turn.ts";
@@ -14,7 +15,8 @@ import { sendJson } from "../http/send-json.ts";
 
 export function createOpenAIProvider(
   {
-    kind,
+    name,
+    chat,
     apiKey,
     keyEnv,
     baseUrl,
@@ -22,11 +24,14 @@ export function createOpenAIProvider(
     maxTokens,
     responseFormat = "json_schema",
     effort,
-    cacheKey = kind === "openai" ? `loom-${crypto.randomUUID()}` : undefined,
+    cacheKey = chat.automaticCache ? `loom-${crypto.randomUUID()}` : undefined,
     cacheMarkers = false,
     local = false,
   }: {
-    kind: "openai" | "openai-compatible" | "openrouter";
+    /** The provider's name: its kind. */
+    name: string;
+    /** What the kind adds: its name in errors, the output cap's field, its prompt cache. */
+    chat: ChatCompletionsKind;
     /** null: the server takes no key and no authorization header is sent */
     apiKey: string | null;
     keyEnv: string | null;
@@ -36,9 +41,9 @@ export function createOpenAIProvider(
     responseFormat?: ResponseFormatMode;
     /** reasoning_effort, where set. */
     effort?: string;
-    /** prompt_cache_key (OpenAI only): one per provider, so one per run. */
+    /** prompt_cache_key (a kind with an automatic cache): one per provider, so one per run. */
     cacheKey?: string;
-    /** OpenRouter: mark the prefix with cache_control (a model whose table entry has explicit breakpoints). */
+    /** Mark the prefix with the kind's cache markers (a model whose table entry has explicit breakpoints). */
     cacheMarkers?: boolean;
     /**
      * A model on a local server (the model table's `local`): each call's output is capped to what its answer needs
@@ -51,19 +56,15 @@ export function createOpenAIProvider(
 ): Provider {
   const base = baseUrl.replace(/\/+$/, "");
   const url = `${base}/chat/completions`;
-  const provider = kind === "openai"
-    ? "OpenAI API"
-    : kind === "openrouter"
-    ? "OpenRouter API"
-    : `OpenAI-compatible server at ${base}`;
+  const provider = chat.serverName(base);
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   let context: Promise<ServerContext | null> | null = null;
   return {
-    name: kind,
+    name,
     capabilities: {
       // OpenAI caches a stable prefix automatically, and so does llama.cpp's server (cached_tokens, cache_n); other
       // local servers differ, and a server that reports nothing leaves the counters null.
-      prompt_caching: kind === "openai" || cacheMarkers || local,
+      prompt_caching: chat.automaticCache !== null || (cacheMarkers && chat.markCache !== null) || local,
       schema_enforcement: enforcesSchema(responseFormat),
     },
     ...(local
@@ -86,12 +87,12 @@ export function createOpenAIProvider(
             ...(maxTokens === undefined ? {} : { configured: maxTokens }),
           })
           : maxTokens,
-        maxTokensField: kind === "openai" ? "max_completion_tokens" : "max_tokens",
+        maxTokensField: chat.maxTokensField,
         effort,
         cacheKey,
       });
-      const body = cacheMarkers ? markOpenRouterCache(request, plain) : plain;
-      const cache = kind === "openai" ? openaiCacheLayout(request, plain) : undefined;
+      const body = cacheMarkers && chat.markCache ? chat.markCache(request, plain) : plain;
+      const cache = chat.automaticCache?.(request, plain);
       return sendJson(url, {
         provider,
         headers,

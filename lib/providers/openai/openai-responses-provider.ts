@@ -1,6 +1,6 @@
 // The OpenAI Responses API adapter: pure converters around one POST {base}/responses, retried. Chosen by the model
 // table (api "responses"): the GPT-5.6 family, and models served only by this API (gpt-5-codex, the -pro models).
-import { openaiResponsesCacheLayout } from "../cache-layout.ts";
+import { openaiResponsesCacheLayout } from "./openai-cache-layout.ts";
 import { convertOpenAIResponsesResponse } from "./convert-openai-responses-response.ts";
 import { convertToOpenAIResponsesRequest } from "./convert-to-openai-responses-request.ts";
 import type { CompleteOptions, ModelAnswer, Provider, TurnRequest } from "../../vocabulary/turn.ts";

@@ -2,11 +2,11 @@
 // Chat Completions: a content part of a message may carry `cache_control: {"type": "ephemeral"}`, and Anthropic models
 // cache only where such a marker is ("some (see Alibaba and Anthropic below) require you to enable it on a
 // per-message basis", https://openrouter.ai/docs/guides/best-practices/prompt-caching, read 2026-12-01). Without the
-// markers every call pays full input price. Which models take them is the model table's: see openRouterEntry (lib/models/models.ts). Two of Anthropic's four breakpoints are used: the end of the stable
+// markers every call pays full input price. Which models take them is the model table's: see routedEntry (lib/models/models.ts). Two of Anthropic's four breakpoints are used: the end of the stable
 // prefix (the system message) and the end of the part before the candidates (the events and the working state), so
 // a step's second call reads what its first wrote, as on the Anthropic API.
 import type { TurnRequest } from "../../vocabulary/turn.ts";
-import type { OpenAIRequestBody } from "../openai/convert-to-openai-request.ts";
+import type { ChatCompletionsBody } from "../chat-completions.ts";
 import { renderAnswerFormat, renderSection, splitPrefix } from "../render-sections.ts";
 
 type TextPart = { type: "text"; text: string; cache_control?: { type: "ephemeral" } };
@@ -18,8 +18,8 @@ export type MarkedMessage = { role: "system" | "user"; content: TextPart[] };
  */
 export function markOpenRouterCache(
   request: TurnRequest,
-  body: OpenAIRequestBody,
-): Omit<OpenAIRequestBody, "messages"> & { messages: MarkedMessage[] } {
+  body: ChatCompletionsBody,
+): Omit<ChatCompletionsBody, "messages"> & { messages: MarkedMessage[] } {
   const marker = { type: "ephemeral" } as const;
   const { prefix, rest } = splitPrefix(request.sections);
   const messages: MarkedMessage[] = [];
