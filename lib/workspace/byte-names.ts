@@ -48,6 +48,10 @@ export function listNames(dir: string): { name: string; kind: Kind }[] {
   }
   const odd = (name: string) => name.includes("\ufffd");
   const out = typed.filter((e) => !odd(e.name)).map((e) => ({ name: bytes(e.name), kind: kindOf(e) }));
+  // The listing's own kind of each odd name as text (U+FFFD for its bytes): all that a runtime reading names as text
+  // knows of it. Only "a file" is trusted, when every entry of that text is one: a file holds no `.git`.
+  const fileByText = new Map<string, boolean>();
+  for (const e of typed) if (odd(e.name)) fileByText.set(e.name, (fileByText.get(e.name) ?? true) && e.isFile());
   if (out.length === typed.length) return out;
   let raw: Buffer[];
   try {
@@ -62,7 +66,8 @@ export function listNames(dir: string): { name: string; kind: Kind }[] {
     try {
       kind = kindOf(lstatSync(fsPath(path)));
     } catch {
-      kind = "?"; // listed, yet not reachable by its name: this runtime reads names as text
+      // listed, yet not reachable by its name (this runtime reads names as text): a file by the listing, else unknown
+      kind = fileByText.get(name.toString("utf8")) === true ? "f" : "?";
     }
     out.push({ name: name.toString("latin1"), kind });
   }
