@@ -9,7 +9,15 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { main } from "../main.ts";
 import { BUILT_IN_MODELS } from "../lib/models/built-in.ts";
-import { ModelEntry, type ModelTable, overrideProblem } from "../lib/models/models.ts";
+import {
+  ModelEntry,
+  type ModelTable,
+  overrideProblem,
+  resolveModel,
+  retirementOf,
+  retirementWarningOf,
+} from "../lib/models/models.ts";
+import { parseModelRef } from "../lib/models/provider-kinds.ts";
 import { PRICE_FIELDS, type Rates } from "../lib/models/price-floor.ts";
 import { costOf, lowerPrices, type ModelPrice, pricesOf, PriceTable } from "../lib/prices.ts";
 import type { Usage } from "../lib/vocabulary/turn.ts";
@@ -184,4 +192,60 @@ test("property: a models file, an update or a price file that makes any request 
     }),
     { numRuns: 2_000 },
   );
+});
+
+// ---- retired ids of both providers, and Sonnet 5.5's cache read ----
+
+test("retired dated ids of both deprecations pages stop before any call, naming a replacement in service", () => {
+  const retired: Record<string, [string, string]> = {
+    "anthropic/claude-3-7-sonnet-20250219": ["2026-02-19", "claude-sonnet-5-5"],
+    "anthropic/claude-3-7-sonnet-latest": ["2026-02-19", "claude-sonnet-5-5"],
+    "anthropic/claude-3-5-sonnet-20241022": ["2025-10-28", "claude-sonnet-5-5"],
+    "anthropic/claude-3-5-sonnet-20240620": ["2025-10-28", "claude-sonnet-5-5"],
+    "anthropic/claude-3-opus-20240229": ["2026-01-05", "claude-opus-5-5"],
+    "anthropic/claude-3-sonnet-20240229": ["2025-07-21", "claude-sonnet-5-5"],
+    "anthropic/claude-2.1": ["2025-07-21", "claude-sonnet-5-5"],
+    "openai/o1": ["2026-10-23", "gpt-5.6-sol"],
+    "openai/o1-2024-12-17": ["2026-10-23", "gpt-5.6-sol"],
+    "openai/o1-mini": ["2025-10-27", "gpt-5.6-terra"],
+    "openai/o1-preview": ["2025-07-28", "gpt-6.1-sol"],
+    "openai/gpt-4.5-preview": ["2025-07-14", "gpt-6-luna"],
+    "openai/gpt-4o-2024-05-13": ["2026-10-23", "gpt-5.6-sol"],
+    "openai/gpt-4": ["2026-10-23", "gpt-5.6-sol"],
+    "openai/gpt-4-turbo": ["2026-10-23", "gpt-5.6-sol"],
+    "openai/gpt-3.5-turbo": ["2026-10-23", "gpt-5.6-terra"],
+    "openai/o3-mini": ["2026-10-23", "gpt-5.6-sol"],
+    "openai/o4-mini": ["2026-10-23", "gpt-5.6-terra"],
+    "openai/gpt-4.1-nano": ["2026-10-23", "gpt-5.6-luna"],
+  };
+  for (const [key, [date, replacement]] of Object.entries(retired)) {
+    const ref = parseModelRef(key);
+    assert.ok(ref, key);
+    const model = resolveModel(BUILT_IN_MODELS, ref.provider, ref.id);
+    assert.equal(model.known, true, `${key} is in the table`);
+    assert.match(
+      retirementOf(model, { today: "2026-12-06" }) ?? "",
+      new RegExp(`retired on ${date}; use ${replacement}$`),
+    );
+    // The replacement is itself in service.
+    const next = resolveModel(BUILT_IN_MODELS, ref.provider, replacement);
+    assert.ok(next.known && (next.entry.retired === null || next.entry.retired.date > "2026-12-06"), replacement);
+  }
+  // o3-pro shuts down with o3 and warns.
+  const pro = resolveModel(BUILT_IN_MODELS, "openai", "o3-pro-2025-06-10");
+  assert.match(retirementWarningOf(pro, { today: "2026-12-06" }) ?? "", /shuts down on 2026-12-11/);
+});
+
+test("claude-3-7-sonnet-20250219 is refused before any request is sent", async () => {
+  await withHome(async (home, loom) => {
+    const out = await loom("run", "fix it", "-w", home, "--model", "anthropic/claude-3-7-sonnet-20250219");
+    assert.equal(out.code, 3, out.stderr);
+    assert.match(out.stderr, /claude-3-7-sonnet-20250219 was retired on 2026-02-19; use claude-sonnet-5-5/);
+  });
+});
+
+test("Sonnet 5.5's cache read is the conservative $0.20 its stored official page shows, and the note says why", () => {
+  const sonnet = BUILT_IN_MODELS.models["anthropic/claude-sonnet-5-5"];
+  assert.equal(sonnet?.prices?.cache_read, 0.2);
+  assert.match(sonnet?.notes ?? "", /conservative value, the official page's \$0\.20/);
 });
