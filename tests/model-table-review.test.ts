@@ -249,3 +249,12 @@ test("Sonnet 5.5's cache read is the conservative $0.20 its stored official page
   assert.equal(sonnet?.prices?.cache_read, 0.2);
   assert.match(sonnet?.notes ?? "", /conservative value, the official page's \$0\.20/);
 });
+
+test("claude-sonnet-5 with thinking disabled at effort xhigh: no page says the API refuses it, and the entry says what was read", () => {
+  const sonnet = BUILT_IN_MODELS.models["anthropic/claude-sonnet-5"];
+  assert.ok(sonnet);
+  assert.deepEqual(sonnet.rules?.map((rule) => rule.action), ["send_thinking_disabled"], "no refusal rule");
+  assert.match(sonnet.notes ?? "", /xhigh or max: no rule, since no page read says the API refuses it/);
+  assert.match(sonnet.notes ?? "", /Read on 2026-12-06: the overview/);
+  assert.equal(sonnet.date, "2026-12-06");
+});

@@ -214,7 +214,14 @@ const anthropic: Record<string, ModelEntry> = {
     retired: null,
     rules: [FORCED_TOOL_THINKING],
     source: `${CLAUDE}/sonnet-5/overview ${CLAUDE}/sonnet-5-5/whats-new-sonnet-5-5`,
-    date: READ,
+    date: REREAD,
+    notes: "Thinking disabled at effort xhigh or max: no rule, since no page read says the API refuses it (as the " +
+      "Opus 5 page does for Opus 5). Read on 2026-12-06: the overview (thinking adaptive or disabled, effort low to " +
+      "max, default high; its three changes from Sonnet 4.6 are adaptive by default, manual thinking and sampling " +
+      "settings answering 400), What's new in Sonnet 5.5 (whose between_tools limit is Sonnet 5.5's own), the " +
+      "thinking-troubleshooting page (its per-model table was not in the stored excerpt) and the effort page (an " +
+      "older copy, Opus 4.6's). A third party (docs.apiyi.com, 2026-11-09) names Opus 5 and Haiku 5.5, not " +
+      "Sonnet 5, as disabling thinking only at high or lower.",
   },
   "anthropic/claude-opus-5": {
     api: "messages",
