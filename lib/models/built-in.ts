@@ -139,7 +139,7 @@ const anthropic: Record<string, ModelEntry> = {
       "(read 2026-12-06) show $0.20 and predate the cut of 2026-10-07 that third parties read on the pricing page " +
       "($0.10: kurofune/claudit v1.9.2, TheKrush/PromptFuel v1.0.23, phuryn/claude-usage v1.5.7). The table keeps " +
       "the conservative value, the official page's $0.20: the higher price never lets --max-cost stop a run late " +
-      "(a models file may lower it with --allow-lower-prices once the cut is read on an official page). " +
+      "(an update or eval --prices may lower it with --allow-lower-prices once an official page shows the cut). " +
       "between_tools at effort low, medium or high only: What's new (read 2026-12-06).",
   },
   "anthropic/claude-haiku-5-5": {
