@@ -8,6 +8,7 @@ import { describeIssues, MISSING_FIELDS } from "./text/zod-error.ts";
 import { BUILT_IN_MODELS } from "./models/built-in.ts";
 import type { ModelTable } from "./models/models.ts";
 import { formatModelRef, modelRefText, parseModelRef } from "./models/provider-kinds.ts";
+import { priceCuts } from "./models/price-floor.ts";
 
 /** A list price is above zero: a zero rate makes a run's cost zero, and --max-cost would never stop it. */
 const Rate = z.number().positive();
@@ -84,20 +85,14 @@ export function mergePrices(base: PriceTable, override: PriceTable | null): Pric
 }
 
 /**
- * The rates of `override` below those of `base` for the same model ("openai/gpt-5.6-luna: input 0.2 → 0.15"; a rate
- * `base` has and `override` leaves out counts as "(absent)"): what loom eval --prices accepts only when told to.
+ * How `override` undercuts `base` for the same model ("openai/gpt-5.6-luna: input 0.2 → 0.15"; a rate or tier `base`
+ * has and `override` leaves out counts as "(absent)"), held to the floor of every price field, the long-prompt tier
+ * included (models/price-floor.ts): what loom eval --prices accepts only when told to.
  */
 export function lowerPrices(base: PriceTable, override: PriceTable): string[] {
   return Object.entries(override.models).flatMap(([key, price]) => {
     const floor = Object.hasOwn(base.models, key) ? base.models[key] : undefined;
-    if (floor === undefined) return [];
-    const rates = ["input", "output", "cache_read", "cache_write_5m", "cache_write_1h", "cache_write"] as const;
-    return rates.flatMap((rate) => {
-      const value = floor[rate];
-      const given = price[rate];
-      if (value === undefined || (given !== undefined && given >= value)) return [];
-      return [`${key}: ${rate} ${value} → ${given ?? "(absent)"}`];
-    });
+    return floor === undefined ? [] : priceCuts(floor, price).map((cut) => `${key}: ${cut.change}`);
   });
 }
 

@@ -41,11 +41,11 @@ test("cost: a request whose prefix an earlier request wrote reads it from the An
   }
 });
 
-test("price scenarios come from the model table: Sonnet 5.5 and Opus 5.5 read at 0.05x, Fable 5.1 at 0.025x, GPT-5.6 writes at 1.25x", () => {
+test("price scenarios come from the model table: Sonnet 5.5 reads at 0.1x, Opus 5.5 at 0.05x, Fable 5.1 at 0.025x, GPT-5.6 writes at 1.25x", () => {
   const rates = Object.fromEntries(PRICE_SCENARIOS.map((s) => [s.id, [s.model, s.write, s.read]]));
   assert.deepEqual(rates, {
-    anthropic: ["anthropic/claude-sonnet-5-5", 1.25, 0.05],
-    "anthropic-1h": ["anthropic/claude-sonnet-5-5", 2, 0.05],
+    anthropic: ["anthropic/claude-sonnet-5-5", 1.25, 0.1],
+    "anthropic-1h": ["anthropic/claude-sonnet-5-5", 2, 0.1],
     "anthropic-r0.05": ["anthropic/claude-opus-5-5", 1.25, 0.05],
     "anthropic-r0.025": ["anthropic/claude-fable-5-1", 1.25, 0.025],
     "anthropic-min4096": ["anthropic/claude-haiku-4-5", 1.25, 0.1],

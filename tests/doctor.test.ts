@@ -120,13 +120,13 @@ test("doctor: no key at all stops before any call (startup_failed, exit 3)", asy
 
 test("doctor: a model the API has retired and the table does not know is its 404 (model_not_found, exit 1)", async () => {
   await withServer(startAnthropicServer, [
-    anthropicError(404, { type: "not_found_error", message: "model: claude-3-opus-20240229" }),
+    anthropicError(404, { type: "not_found_error", message: "model: claude-3-haiku-20240307" }),
   ], async (server) => {
-    const model = "anthropic/claude-3-opus-20240229";
+    const model = "anthropic/claude-3-haiku-20240307";
     const result = await anthropicDoctor(server, { model, facts: factsOf(model) });
     const check = result.checks.find((c) => c.check === "model")!;
     assert.equal(check.code, "model_not_found");
-    assert.match(check.detail, /claude-3-opus-20240229 is not served there \(it may be retired or misspelt\)/);
+    assert.match(check.detail, /claude-3-haiku-20240307 is not served there \(it may be retired or misspelt\)/);
     assert.equal(statuses(result).key, "pass", "a 404 got past authentication");
     assert.equal(result.exit_code, EXIT_CODES.failed);
   });

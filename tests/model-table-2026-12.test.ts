@@ -179,10 +179,10 @@ test("gpt-5.6-sol prices what its page shows (the promotion announced no end), a
   assert.match(terra.notes ?? "", /12-hour writes cost \$2\.50/);
 });
 
-test("Sonnet 5.5's cache read says it is not settled by a stored official page", () => {
+test("Sonnet 5.5's cache read says it is not settled by a stored official page, and keeps the conservative $0.20", () => {
   const sonnet = BUILT_IN_MODELS.models["anthropic/claude-sonnet-5-5"];
   assert.match(sonnet.notes ?? "", /not settled by a stored official page/);
-  assert.equal(sonnet.prices?.cache_read, 0.1);
+  assert.equal(sonnet.prices?.cache_read, 0.2);
 });
 
 test("every entry in service names where its facts were read (URLs) and a read date of the table's month", () => {

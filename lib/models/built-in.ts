@@ -127,8 +127,8 @@ const anthropic: Record<string, ModelEntry> = {
     context_window: 1_000_000,
     max_output: 128_000,
     cache: claudeCache(512),
-    // Cache reads $0.10/MTok since the cut of 2026-10-07 (0.05x input); writes unchanged ($2.50 / $4).
-    prices: claude(2, 10, 0.1),
+    // Cache reads $0.20/MTok (0.1x input), the stored overview page's; writes $2.50 / $4.
+    prices: claude(2, 10, 0.2),
     effort: EFFORT,
     thinking: ["adaptive", "between_tools"],
     retired: null,
@@ -137,9 +137,10 @@ const anthropic: Record<string, ModelEntry> = {
     date: REREAD,
     notes: "The cache read is not settled by a stored official page: the stored copies of the overview page " +
       "(read 2026-12-06) show $0.20 and predate the cut of 2026-10-07 that third parties read on the pricing page " +
-      "($0.10: kurofune/claudit v1.9.2, TheKrush/PromptFuel v1.0.23, phuryn/claude-usage v1.5.7); the table keeps " +
-      "$0.10, the value its cost figures and benchmarks rest on. between_tools at effort low, medium or high only: " +
-      "What's new (read 2026-12-06).",
+      "($0.10: kurofune/claudit v1.9.2, TheKrush/PromptFuel v1.0.23, phuryn/claude-usage v1.5.7). The table keeps " +
+      "the conservative value, the official page's $0.20: the higher price never lets --max-cost stop a run late " +
+      "(an update or eval --prices may lower it with --allow-lower-prices once an official page shows the cut). " +
+      "between_tools at effort low, medium or high only: What's new (read 2026-12-06).",
   },
   "anthropic/claude-haiku-5-5": {
     api: "messages",
@@ -213,7 +214,14 @@ const anthropic: Record<string, ModelEntry> = {
     retired: null,
     rules: [FORCED_TOOL_THINKING],
     source: `${CLAUDE}/sonnet-5/overview ${CLAUDE}/sonnet-5-5/whats-new-sonnet-5-5`,
-    date: READ,
+    date: REREAD,
+    notes: "Thinking disabled at effort xhigh or max: no rule, since no page read says the API refuses it (as the " +
+      "Opus 5 page does for Opus 5). Read on 2026-12-06: the overview (thinking adaptive or disabled, effort low to " +
+      "max, default high; its three changes from Sonnet 4.6 are adaptive by default, manual thinking and sampling " +
+      "settings answering 400), What's new in Sonnet 5.5 (whose between_tools limit is Sonnet 5.5's own), the " +
+      "thinking-troubleshooting page (its per-model table was not in the stored excerpt) and the effort page (an " +
+      "older copy, Opus 4.6's). A third party (docs.apiyi.com, 2026-11-09) names Opus 5 and Haiku 5.5, not " +
+      "Sonnet 5, as disabling thinking only at high or lower.",
   },
   "anthropic/claude-opus-5": {
     api: "messages",
@@ -323,6 +331,54 @@ const anthropic: Record<string, ModelEntry> = {
     "Claude Opus 4: retired 2026-06-15 with Claude Sonnet 4, upgrade to Opus 4.8 (the release notes, as " +
       "ottto-ai/ai-provider-watch recorded them on 2026-06-17).",
   ),
+  // The deprecations page's model status table (read 2026-12-06) and the release notes of 2025-10-28: every other
+  // retired dated Claude id, and Claude 2. Where the page's replacement is itself retired, the
+  // replacement named is the one that model's own retirement names (claude-sonnet-4-5 → claude-sonnet-5-5, …).
+  "anthropic/claude-3-7-sonnet-20250219": retiredClaude(
+    ["claude-3-7-sonnet-latest"],
+    { date: "2026-02-19", replacement: "claude-sonnet-5-5" },
+    `${DEPRECATIONS} ${RELEASE_NOTES}`,
+    "Claude Sonnet 3.7: deprecated 2025-10-28 (the release notes of that day), retired 2026-02-19 (the status " +
+      "table). The page's replacement, Claude Sonnet 4.5, retired 2026-11-30 naming claude-sonnet-5-5.",
+  ),
+  "anthropic/claude-3-5-sonnet-20241022": retiredClaude(
+    ["claude-3-5-sonnet-latest"],
+    { date: "2025-10-28", replacement: "claude-sonnet-5-5" },
+    `${DEPRECATIONS} ${RELEASE_NOTES}`,
+    'Claude Sonnet 3.5 (both snapshots): "We\'ve retired the Claude Sonnet 3.5 models" (the release notes, ' +
+      "2025-10-28). The page's replacement chain ends at claude-sonnet-5-5.",
+  ),
+  "anthropic/claude-3-5-sonnet-20240620": retiredClaude(
+    [],
+    { date: "2025-10-28", replacement: "claude-sonnet-5-5" },
+    `${DEPRECATIONS} ${RELEASE_NOTES}`,
+    "Claude Sonnet 3.5 (June 2024): retired with the October snapshot on 2025-10-28 (the release notes).",
+  ),
+  "anthropic/claude-3-opus-20240229": retiredClaude(
+    ["claude-3-opus-latest"],
+    { date: "2026-01-05", replacement: "claude-opus-5-5" },
+    DEPRECATIONS,
+    "Claude Opus 3: deprecated 2025-06-30, retired 2026-01-05 (the status table). The page's replacement, Claude " +
+      "Opus 4.1, retired 2026-08-05; the table names claude-opus-5-5 for both.",
+  ),
+  "anthropic/claude-3-sonnet-20240229": retiredClaude(
+    [],
+    { date: "2025-07-21", replacement: "claude-sonnet-5-5" },
+    DEPRECATIONS,
+    "Claude Sonnet 3: deprecated 2025-01-21, retired 2025-07-21 (the status table).",
+  ),
+  "anthropic/claude-2.1": retiredClaude(
+    [],
+    { date: "2025-07-21", replacement: "claude-sonnet-5-5" },
+    DEPRECATIONS,
+    "Claude 2.1: deprecated 2025-01-21, retired 2025-07-21 (the status table).",
+  ),
+  "anthropic/claude-2.0": retiredClaude(
+    [],
+    { date: "2025-07-21", replacement: "claude-sonnet-5-5" },
+    DEPRECATIONS,
+    "Claude 2.0: deprecated 2025-01-21, retired 2025-07-21 (the status table).",
+  ),
   "anthropic/claude-3-5-haiku-20241022": retiredClaude(
     ["claude-3-5-haiku-latest"],
     { date: "2026-02-19", replacement: "claude-haiku-4-5" },
@@ -371,6 +427,41 @@ function gpt5Family({ aliases, replacement }: { aliases: string[]; replacement: 
     date: REREAD,
   };
 }
+
+/**
+ * A model the deprecations page shut down: requests fail, so a run stops before any call and names the replacement.
+ * How it was called is not kept (Loom's conservative defaults), nor a price.
+ */
+function shutDown(
+  aliases: string[],
+  retired: { date: string; replacement: string },
+  notes: string,
+): ModelEntry {
+  return {
+    api: "chat-completions",
+    structured_output: "prompt",
+    context_window: 128_000,
+    max_output: 8_192,
+    cache: AUTOMATIC,
+    prices: null,
+    effort: [],
+    thinking: [],
+    aliases,
+    retired,
+    source: OPENAI_DEPRECATIONS,
+    date: REREAD,
+    notes: `${notes} Call settings are Loom's conservative ones; no price is kept.`,
+  };
+}
+/** The legacy snapshots the deprecations page shut down on 2026-10-23 (its section of 2026-04-22). */
+const OCTOBER_23 = (aliases: string[], replacement: string) =>
+  shutDown(
+    aliases,
+    { date: "2026-10-23", replacement },
+    "Shut down 2026-10-23 (the deprecations page's legacy " +
+      "snapshots of 2026-04-22, as dev.to/importstatic quoted it on 2026-10-15 and samarthputhraya/Modelpin's " +
+      "registry transcribed it on 2026-10-04); the replacement is the page's.",
+  );
 
 // GPT-6 and GPT-5.6: the Responses API (the GPT-6 Luna page: Chat Completions takes function calling only at effort
 // none), 1,050,000-token context, 128,000 output, writes billed at 1.25x input, 2x / 1.5x over 272K prompt tokens.
@@ -560,6 +651,43 @@ const openai: Record<string, ModelEntry> = {
       "dev.to/aidriftline read the deprecations page; its stored excerpt does not reach that row, and the " +
       "replacement gpt-6.1-sol is not read anywhere: it is the current Sol, as for gpt-5.",
   },
+  "openai/o3-pro": {
+    ...gpt5Family({ aliases: ["o3-pro-2025-06-10"], replacement: "gpt-6.1-sol" }),
+    api: "responses",
+    effort: ["high"],
+    notes: "Shuts down 2026-12-11 with o3 (dev.to/max_bob and dev.to/aideprecations quoting the deprecations page); " +
+      "the replacement is the one the table names for gpt-5-pro (Sol with reasoning.mode pro). Responses API and " +
+      "effort high only as for gpt-5-pro, not read from its page; no price kept: a run's cost is null.",
+  },
+  // Shut down: the API answers 404.
+  "openai/gpt-3.5-turbo-0125": OCTOBER_23(["gpt-3.5-turbo"], "gpt-5.6-terra"),
+  "openai/gpt-4-0613": OCTOBER_23(["gpt-4"], "gpt-5.6-sol"),
+  "openai/gpt-4-1106-preview": OCTOBER_23([], "gpt-5.6-sol"),
+  "openai/gpt-4-turbo-2024-04-09": OCTOBER_23(["gpt-4-turbo"], "gpt-5.6-sol"),
+  "openai/gpt-4o-2024-05-13": OCTOBER_23([], "gpt-5.6-sol"),
+  "openai/gpt-4.1-nano-2025-04-14": OCTOBER_23(["gpt-4.1-nano"], "gpt-5.6-luna"),
+  "openai/o1-2024-12-17": OCTOBER_23(["o1"], "gpt-5.6-sol"),
+  "openai/o1-pro-2025-03-19": OCTOBER_23(["o1-pro"], "gpt-5.6-sol"),
+  "openai/o3-mini-2025-01-31": OCTOBER_23(["o3-mini"], "gpt-5.6-sol"),
+  "openai/o4-mini-2025-04-16": OCTOBER_23(["o4-mini"], "gpt-5.6-terra"),
+  "openai/gpt-4.5-preview-2025-02-27": shutDown(
+    ["gpt-4.5-preview"],
+    { date: "2025-07-14", replacement: "gpt-6-luna" },
+    "Shut down 2025-07-14 (the deprecations page's section of 2025-04-14; Azure's retired-models table gives the " +
+      "same date). The page's replacement, gpt-4.1, shuts down 2027-01-14 naming gpt-6-luna.",
+  ),
+  "openai/o1-preview-2024-09-12": shutDown(
+    ["o1-preview"],
+    { date: "2025-07-28", replacement: "gpt-6.1-sol" },
+    "Shut down 2025-07-28 (the deprecations page's section of 2025-04-28; Azure's retired-models table gives the " +
+      "same date). The page's replacement, o3, shuts down 2026-12-11 naming gpt-6.1-sol.",
+  ),
+  "openai/o1-mini-2024-09-12": shutDown(
+    ["o1-mini"],
+    { date: "2025-10-27", replacement: "gpt-5.6-terra" },
+    "Shut down 2025-10-27 (the deprecations page's section of 2025-04-28). The page's replacement, o4-mini, shut " +
+      "down 2026-10-23 naming gpt-5.6-terra.",
+  ),
   // GPT-4 family: deprecated 2026-10-14, shutdown 2027-01-14, replacement gpt-6-luna (the deprecations page).
   "openai/gpt-4.1": {
     api: "chat-completions",

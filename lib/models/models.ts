@@ -12,6 +12,7 @@ import {
   parseModelRef,
   PROVIDER_KINDS,
 } from "./provider-kinds.ts";
+import { priceCuts } from "./price-floor.ts";
 
 /** Anthropic thinking settings Loom can send (manual thinking, which needs a token budget, is not one). */
 export const ThinkingType = z.enum(["adaptive", "disabled", "between_tools"]);
@@ -227,25 +228,19 @@ export function overrideProblem(
     const floor = listed?.prices;
     if (floor) {
       if (entry.prices === null) return refuse(`${field}.prices is null, but Loom's table prices it`);
-      for (const [rate, value] of Object.entries(floor) as [keyof ModelPrices, unknown][]) {
-        // The rates; a long-prompt tier's multiples are not a price floor.
-        if (typeof value !== "number") continue;
-        const raw = entry.prices[rate];
-        const given = typeof raw === "number" ? raw : undefined;
-        if (given !== undefined && given >= value) continue;
-        if (given !== undefined && acceptLowerPrices) {
-          lowered.push(`${key}: ${rate} ${value} → ${given}`);
-          continue;
-        }
+      // Every price-shaped field: the rates, each write lifetime, the long-prompt tier (price-floor.ts).
+      const cuts = priceCuts(floor, entry.prices);
+      const [first] = cuts;
+      if (first !== undefined && !acceptLowerPrices) {
         return refuse(
-          `${field}.prices.${rate} ${given ?? "(absent)"} is below Loom's list price ${value} (the cost and ` +
-            `--max-cost rest on it; ${
-              given !== undefined && lowerPricesFlag
-                ? `${lowerPricesFlag} accepts a lower price`
-                : "a models file may raise prices, not lower them"
-            })`,
+          `${field}.prices.${first.refusal} (the cost and --max-cost rest on it; ${
+            lowerPricesFlag
+              ? `${lowerPricesFlag} accepts a lower price`
+              : "a models file may raise prices, not lower them"
+          })`,
         );
       }
+      lowered.push(...cuts.map((cut) => `${key}: ${cut.change}`));
     }
     const retired = listed?.retired;
     if (retired && (entry.retired === null || entry.retired.date > retired.date)) {
