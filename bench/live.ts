@@ -221,7 +221,7 @@ async function main(): Promise<number> {
     suite,
     tasks,
     command: ["bun run bench:live", ...process.argv.slice(2).filter((a) => a !== "--render")].join(" "),
-    ...(process.env.LOOM_LIVE_BUILD_FLAGS ? { build: process.env.LOOM_LIVE_BUILD_FLAGS } : {}),
+    build: process.env.LOOM_LIVE_BUILD_FLAGS || "the portable x86-64 build (AVX2, no AVX-512)",
   };
   writeFileSync(join(outRoot, "meta.json"), `${JSON.stringify(meta, null, 2)}\n`);
   render(outRoot, meta);

@@ -149,7 +149,8 @@ cpu_flags() {
   [[ "$have" != *" avx512_vnni "* ]] || printf ' -DGGML_AVX512_VNNI=ON'
   [[ "$have" != *" avx512_bf16 "* ]] || printf ' -DGGML_AVX512_BF16=ON'
 }
-FLAGS="$FLAGS$(cpu_flags)"
+cpu=$(cpu_flags)
+FLAGS="$FLAGS$cpu"
 
 CACHE=${LOOM_LIVE_CACHE:-$HOME/.cache/loom-live}
 key=$(printf '%s %s' "$LLAMA_COMMIT" "$FLAGS" | sha256sum | cut -c1-12)
@@ -430,7 +431,7 @@ if [ ${#cmd[@]} -gt 0 ]; then
   set +e
   LOOM_LIVE_BASE_URL="http://127.0.0.1:$port/v1" LOOM_LIVE_MODEL="$alias" LOOM_LIVE_SERVER_COMMIT="$LLAMA_COMMIT" \
     LOOM_LIVE_WEIGHTS_SHA256="$gguf_sha" LOOM_LIVE_WEIGHTS_FILE="$gguf" LOOM_LIVE_CTX="$ctx" \
-    LOOM_LIVE_THREADS="$threads" "${cmd[@]}"
+    LOOM_LIVE_THREADS="$threads" LOOM_LIVE_BUILD_FLAGS="${cpu:+with${cpu}}" "${cmd[@]}"
   rc=$?
   set -e
   exit "$rc"
