@@ -8,7 +8,7 @@
 // When a protocol's share of the budget is spent, the evaluation is interrupted as Ctrl-C would: the run in flight is
 // dropped, every finished pair is kept. `--render` rewrites the section from a finished run's folder (DIR/meta.json).
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -116,18 +116,26 @@ function collect(protocol: string, out: string): { runs: LiveRun[]; file: EvalFi
   return { runs, file };
 }
 
-/** Each tier's verdict: the summary of that tier's rows alone, with the evaluation's own settings. */
-function tierVerdicts(protocol: string, file: EvalFile | null): LiveVerdict[] {
-  if (file === null) return [{ protocol, tier: "all", pair: null, runs: 0, stopped: null }];
-  const present = new Set(file.suite.tasks.map((task) => tierOf(file.suite.tags[task])));
+/**
+ * Each tier's verdict: the summary of that tier's rows alone, with the evaluation's own settings. `files` are the
+ * evaluations of one step protocol (one, or more when a tier was run beside it as its own evaluation).
+ */
+function tierVerdicts(protocol: string, files: EvalFile[]): LiveVerdict[] {
+  const [first] = files;
+  if (first === undefined) return [{ protocol, tier: "all", pair: null, runs: 0, stopped: null }];
+  const tags = Object.assign({}, ...files.map((f) => f.suite.tags)) as Record<string, string[]>;
+  const allTasks = [...new Set(files.flatMap((f) => f.suite.tasks))];
+  const allRows = files.flatMap((f) => f.rows);
+  const present = new Set(allTasks.map((task) => tierOf(tags[task])));
   const tiers = [...TIERS.filter((t) => present.has(t)), ...(present.has("all") ? ["all"] : [])];
+  const incomplete = files.find((f) => !f.complete);
   return tiers.map((tier) => {
-    const tasks = file.suite.tasks.filter((task) => tierOf(file.suite.tags[task]) === tier);
-    const rows = file.rows.filter((row) => tasks.includes(row.task));
-    const s = file.settings;
+    const tasks = allTasks.filter((task) => tierOf(tags[task]) === tier);
+    const rows = allRows.filter((row) => tasks.includes(row.task));
+    const s = first.settings;
     const summary = summarize(rows, {
       tasks,
-      tags: file.suite.tags,
+      tags,
       policies: s.policies,
       repeats: s.repeats,
       margin: s.margin,
@@ -140,7 +148,7 @@ function tierVerdicts(protocol: string, file: EvalFile | null): LiveVerdict[] {
       tier,
       pair: summary.pairs[0] ?? null,
       runs: rows.filter((row) => row.counted).length,
-      stopped: file.complete ? null : file.stopped ?? "incomplete",
+      stopped: incomplete ? incomplete.stopped ?? "incomplete" : null,
     };
   });
 }
@@ -234,14 +242,22 @@ function render(outRoot: string, meta: LiveMeta): void {
   const verdicts: LiveVerdict[] = [];
   let counts: Record<string, number> | undefined;
   for (const protocol of ALL_PROTOCOLS) {
-    if (!existsSync(join(outRoot, protocol))) continue;
-    const got = collect(protocol, join(outRoot, protocol));
-    runs.push(...got.runs);
-    verdicts.push(...tierVerdicts(protocol, got.file));
-    if (got.file === null) continue;
-    counts = {}; // tasks per tier, from the suite the evaluation ran
-    for (const task of got.file.suite.tasks) {
-      const tier = tierOf(got.file.suite.tags[task]);
+    // PROTOCOL/, and PROTOCOL+NAME/ for an evaluation of part of the suite run beside it (e.g. one tier).
+    const folders = existsSync(outRoot)
+      ? readdirSync(outRoot).filter((name) => name === protocol || name.startsWith(`${protocol}+`)).sort()
+      : [];
+    const files: EvalFile[] = [];
+    for (const folder of folders) {
+      const got = collect(protocol, join(outRoot, folder));
+      runs.push(...got.runs);
+      if (got.file !== null) files.push(got.file);
+    }
+    if (folders.length === 0) continue;
+    verdicts.push(...tierVerdicts(protocol, files));
+    counts = {}; // tasks per tier, from the suites the evaluations ran
+    const tags = Object.assign({}, ...files.map((f) => f.suite.tags)) as Record<string, string[]>;
+    for (const task of new Set(files.flatMap((f) => f.suite.tasks))) {
+      const tier = tierOf(tags[task]);
       counts[tier] = (counts[tier] ?? 0) + 1;
     }
   }
