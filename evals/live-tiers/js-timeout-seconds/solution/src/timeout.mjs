@@ -1,0 +1,4 @@
+// Seconds to milliseconds.
+export function toMs(seconds) {
+  return seconds * 1000;
+}

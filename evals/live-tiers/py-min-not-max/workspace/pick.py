@@ -1,0 +1,3 @@
+def smallest(xs):
+    """The smallest item of a non-empty list."""
+    return max(xs)

@@ -1,0 +1,6 @@
+"""Prices with tax."""
+TAX_RATE = 0.25
+
+
+def gross(net):
+    return round(net * (1 + TAX_RATE), 2)

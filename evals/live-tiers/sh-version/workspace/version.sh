@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+VERSION=1.2.3
+echo "app $VERSION"

@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+# hello.sh NAME: greets NAME.
+echo "Welcome, $1"
