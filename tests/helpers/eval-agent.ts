@@ -15,6 +15,7 @@ import {
   startAnthropicServer,
 } from "./fake-provider-servers.ts";
 import { ROOT } from "./binary.ts";
+import { parseSuite } from "../../lib/eval/suite.ts";
 
 export const SUITE_DIR = resolve(ROOT, "evals");
 
@@ -107,7 +108,15 @@ export type AgentOptions = {
   usage?: Record<string, number>;
 };
 
-const MARKER = /\[loom eval run ([a-z0-9._-]+?)\.[^ ]+ attempt (\d+) ([0-9a-f]+)\]/;
+// Each run's prefix starts with its own cache marker; the task is the one whose intent the request carries (the
+// marker names no task: a small live model read a run id in it as a path).
+const MARKER = /\(Cache marker ([0-9a-f]+): not part of the task; ignore it\.\)/;
+const SUITE = parseSuite(readFileSync(join(ROOT, "evals/suite.jsonc"), "utf8"), { file: "evals/suite.jsonc" });
+
+/** The task whose intent the request carries (matched up to its first quote, which a request may escape). */
+function taskOf(text: string): string | null {
+  return SUITE.tasks.find((task) => text.includes(task.intent.split('"')[0]!))?.id ?? null;
+}
 
 export async function startEvalAgent(options: AgentOptions = {}): Promise<EvalAgent> {
   const runs = new Map<string, RunState>();
@@ -119,11 +128,11 @@ export async function startEvalAgent(options: AgentOptions = {}): Promise<EvalAg
     count++;
     const text = promptText(request.body);
     const marker = MARKER.exec(text);
-    if (!marker) {
+    const task = taskOf(text);
+    if (!marker || task === null) {
       agent.unmarked++;
-      return anthropicError(400, { type: "invalid_request_error", message: "no run marker" });
+      return anthropicError(400, { type: "invalid_request_error", message: "no run marker or no suite task" });
     }
-    const task = marker[1];
     calls.set(task, (calls.get(task) ?? 0) + 1);
     const status = options.failRequests?.(count, task) ?? null;
     if (status !== null) {

@@ -76,9 +76,10 @@ export async function runAttempt(
       if (error instanceof UsageError) throw error; // the suite's fault: exit 2, not an infra failure retried
       setupError = errorMessage(error);
     }
-    // The marker makes each run's prefix unique, so no run can read a cache another run wrote.
+    // The marker makes each run's prefix unique, so no run can read a cache another run wrote. It names no task, file
+    // or run id and says what it is: a small live model took the run id ("task.model.policy.r1") for a path and read it.
     const marker = options.settings.cache_marker
-      ? `[loom eval run ${id} attempt ${attempt} ${randomBytes(6).toString("hex")}]\n\n`
+      ? `(Cache marker ${randomBytes(8).toString("hex")}: not part of the task; ignore it.)\n\n`
       : "";
     const request = sliceRequest({
       intent: task.intent,
