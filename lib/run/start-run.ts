@@ -14,7 +14,7 @@ import { describeFsError, LoomError, StartupError } from "../errors.ts";
 import { endingOf } from "../ending.ts";
 import type { Executor } from "../vocabulary/executor.ts";
 import { workspaceChanges } from "../vocabulary/reports.ts";
-import { type LoopResult, previewModeOf, runLoop } from "../loop/loop.ts";
+import { type LoopResult, NOT_STARTED, previewModeOf, runLoop } from "../loop/loop.ts";
 import type { Outcome } from "../outcome.ts";
 import { PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import { RecordingExecutor, RecordingProvider, type RecordingSink } from "../recording/recorder.ts";
@@ -399,7 +399,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     try {
       writeFileAtomic(options.diff, sandbox.workspace?.patch() ?? "");
     } catch (cause) {
-      (options.warn ?? ((message) => process.stderr.write(`loom: ${message}\n`)))(
+      warnOf(options)(
         `Cannot write the diff ${JSON.stringify(options.diff)}: ${ioCode(cause)}`,
       );
     }
@@ -416,7 +416,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     const why = unverifiedReason({ last_test: loop.last_test, latest_revision: loop.revision });
     error = { code, message: `The run ended NOT verified (passing tests were required): ${why}` };
   }
-  const { closing: _, ...ran } = loop ?? { ...notStarted, closing: null };
+  const { closing: _, ...ran } = loop ?? { ...NOT_STARTED, printed: [], reports: [], closing: null };
   return {
     ...ran,
     outcome,
@@ -429,17 +429,6 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     sandbox: sandbox.state,
   };
 }
-
-const notStarted: Omit<LoopResult, "outcome" | "error" | "closing"> = {
-  finish: null,
-  steps: 0,
-  revision: "r0",
-  last_test: null,
-  tests_current: false,
-  verified: false,
-  printed: [],
-  reports: [],
-};
 
 type Prepared = { request: SliceRequest; settings: RunSettings; provider: Provider; executor: Executor };
 
@@ -474,7 +463,7 @@ async function prepare(
   // The model table decides how each model is called; an id it does not know is said once, on the warning channel.
   const modelOptions = {
     models: options.models,
-    warn: options.warn ?? ((message: string) => process.stderr.write(redactHeld(`loom: ${message}\n`))),
+    warn: warnOf(options),
   };
   if (!planned.ok) throw new StartupError(planned.message, planned.code);
   const userLevel = planned.plan;
@@ -569,7 +558,7 @@ async function prepare(
       sandboxMode: settings.sandbox.value,
       settingsEnv: env,
       secretEnvNames: secretEnvNames(secretNames),
-      warn: options.warn ?? ((message) => process.stderr.write(redactHeld(`loom: ${message}\n`))),
+      warn: modelOptions.warn,
       grants: {
         sandbox_network: options.flags?.sandbox_network ?? options.sandboxGrants?.network,
         sandbox_env: options.flags?.sandbox_env ?? options.sandboxGrants?.env,
@@ -605,7 +594,12 @@ async function prepare(
   return { request, settings, provider, executor };
 }
 
-/** Provider usage summed over the model calls of a stream. */
+/** Where a run's warnings go: the caller's function, else stderr; whichever, a held key never shows. */
+function warnOf(options: Pick<StartOptions, "warn">): (message: string) => void {
+  const warn = options.warn ?? ((message: string) => process.stderr.write(`loom: ${message}\n`));
+  return (message) => warn(redactHeld(message));
+}
+
 /** The prices a run is costed at: the given table, else the model table's per-model prices (the built-in one). */
 function priceTableOf(options: Pick<StartOptions, "prices" | "models">): PriceTable {
   return options.prices ?? (options.models ? pricesOf(options.models) : BUILT_IN_PRICES);
