@@ -103,7 +103,6 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     settings: user.plan,
     env: io.env,
     contextReport: reportPath,
-    requirePassingTests: values["require-passing-tests"],
     replay: { recording, execute: values.execute === true, digest: digestOf(text) },
     // --quiet: the result and the report say whether the run was sandboxed (sandbox.active).
     warn: values.quiet ? () => {} : (message) => io.stderr(`loom replay: ${message}\n`),

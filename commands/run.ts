@@ -59,8 +59,6 @@ type PlanOptions = Pick<
   | "ownFiles"
   | "diff"
   | "models"
-  | "requirePassingTests"
-  | "maxCost"
 >;
 type RunPlan =
   | { input: RunInput; options: PlanOptions }
@@ -123,8 +121,6 @@ async function planRun(
     record,
     ...(tracePath ? { ownFiles: [tracePath] } : {}),
     diff,
-    requirePassingTests: values["require-passing-tests"],
-    maxCost: costOption("--max-cost", flag("max-cost")),
     models: readModels(flag("models"), io),
   };
 
@@ -267,16 +263,6 @@ function catalogOutputs(file: string, workspace: string | undefined): { workspac
 /** A one-line notice on stderr ("creating the folder …"). */
 function note(io: Io): (message: string) => void {
   return (message) => io.stderr(`loom run: ${message}\n`);
-}
-
-/** A money cap in US dollars: a positive number ("0.50", "2"). */
-function costOption(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const usd = Number(value.trim().replace(/^\$/, ""));
-  if (value.trim() === "" || !Number.isFinite(usd) || usd <= 0) {
-    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected an amount of US dollars above 0, e.g. 0.50`);
-  }
-  return usd;
 }
 
 function commandOption(flag: string, value: string | undefined): string[] | undefined {

@@ -5,7 +5,7 @@ import { closeSync, constants, openSync, readdirSync, readFileSync, statSync, un
 import { join, resolve } from "node:path";
 import { type CatalogInput, type CatalogKnown, planCatalogRun, type RoutingNote } from "../catalog/plan.ts";
 import { loadCatalog } from "../catalog/catalog.ts";
-import { type ContextPolicyName, DEFAULT_POLICY, type PreviewMode, type StepProtocol } from "../policy.ts";
+import { type ContextPolicyName, DEFAULT_POLICY, type StepProtocol } from "../policy.ts";
 import { type ContextReport, REPORT_TEXT_LIMIT } from "../report/context-report.ts";
 import { clipText } from "../text/clip.ts";
 import { foldReport } from "../report/fold.ts";
@@ -58,11 +58,11 @@ import {
   type UserConfig,
 } from "../settings/settings.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
+import { SETTING_KEYS, type SettingKey, SETTINGS, type ValueOf } from "../settings/setting-table.ts";
 import { providerForModel } from "./provider-for-model.ts";
 import { createWorkspaceExecutor } from "../workspace/create-workspace-executor.ts";
 import type { WorkspaceExecutor } from "../workspace/workspace-executor.ts";
 import type { PreviewSizes } from "../context/render-event.ts";
-import type { SandboxMode } from "../workspace/sandbox.ts";
 import type { SandboxState } from "../sandbox-state.ts";
 import {
   BUILT_IN_PRICES,
@@ -76,11 +76,18 @@ import {
 } from "../prices.ts";
 import type { ModelTable } from "../models/models.ts";
 
+/**
+ * The library's setting options (contextPolicy, stepProtocol, previewMode, sandbox, requirePassingTests, maxCost):
+ * from the settings table (lib/settings/setting-table.ts: each entry's `option`), where each is described. Each is a
+ * flag to a library run: above a request's and a catalog's own. Without contextPolicy a library run (api.ts) is
+ * legacy; a command follows LOOM_CONTEXT_POLICY, then the config files.
+ */
+export type SettingOptions = {
+  [K in SettingKey as (typeof SETTINGS)[K] extends { option: infer O extends string } ? O : never]?: ValueOf<K>;
+};
+
 /** The options of a library run (runWithOptions). */
-export type RunOptions = {
-  /** "legacy" or "bounded"; above a catalog's own (a flag: SettingFlags.context_policy). Without it a library run
-   * (api.ts) is legacy, and a command follows LOOM_CONTEXT_POLICY, then the config file. */
-  contextPolicy?: ContextPolicyName;
+export type RunOptions = SettingOptions & {
   /** Write the context report here (atomically), for every outcome. */
   contextReport?: string;
   /** The model provider; default: the one the request's model ("PROVIDER/MODEL") names, keys from the environment. */
@@ -95,9 +102,6 @@ export type RunOptions = {
   /** Environment variables never passed to test and command processes (e.g. a catalog's api_key_env names), even
    * when the slice names them; the providers' key variables always are. */
   secretEnvNames?: string[];
-  /** Where test and command processes run: auto (default: the slice's mode, else auto), required or off. See
-   * docs/sandbox.md. */
-  sandbox?: SandboxMode;
   /**
    * Sandbox relaxations the caller grants (what --sandbox-network, --sandbox-env and --sandbox-read-only say on the
    * command line): the request's `sandbox.network`, `env` and `read_only` may ask for these only, never more.
@@ -105,20 +109,35 @@ export type RunOptions = {
   sandboxGrants?: { network?: boolean; env?: readonly string[]; read_only?: readonly string[] };
   /** Where the notice that processes run unsandboxed goes (once per process); default: stderr. */
   warn?: (message: string) => void;
-  /** "two-call" or "single-call" model calls per step; overrides the request's (and the catalog's) step_protocol. A
-   * replay converts the recorded answers to it. */
-  stepProtocol?: StepProtocol;
-  /** Bounded previews: "compact", "balanced" or "wide"; overrides the request's (and the catalog's) previews. */
-  previewMode?: PreviewMode;
-  /** Refuse an unverified finish with status success and exit 1 when the run completes unverified (any other ending
-   * keeps its own exit code: 6 at the step limit); overrides the
-   * request's (and the catalog's) require_passing_tests when true. */
-  requirePassingTests?: boolean;
-  /** No model call once the run's cost (its usage counters at the model's price) has reached this many US dollars;
-   * overrides the request's limits.max_cost_usd. A model without a known price cannot be capped: the run does not
-   * start. */
-  maxCost?: number;
 };
+
+/** The library's setting options, by the setting each is. */
+const SETTING_OPTIONS: readonly (readonly [SettingKey, keyof SettingOptions])[] = SETTING_KEYS.flatMap((key) => {
+  const option = (SETTINGS[key] as { option?: string }).option;
+  return option === undefined ? [] : [[key, option as keyof SettingOptions] as const];
+});
+
+/** Every option of a library run, by name: api.ts passes these and nothing else (the lifecycle's hooks stay
+ * unreachable). A RunOptions field missing here is a type error. */
+export const RUN_OPTION_NAMES = [
+  ...SETTING_OPTIONS.map(([, option]) => option),
+  ...([
+    "contextReport",
+    "provider",
+    "signal",
+    "record",
+    "now",
+    "onProgress",
+    "archiveLimits",
+    "secretEnvNames",
+  ] as const),
+  ...(["sandboxGrants", "warn"] as const),
+] satisfies readonly (keyof RunOptions)[];
+/** Holds when every RunOptions field is in RUN_OPTION_NAMES (else tsc refuses it). */
+export type AllRunOptionsListed = Holds<
+  [Exclude<keyof RunOptions, (typeof RUN_OPTION_NAMES)[number]>] extends [never] ? true : false
+>;
+type Holds<T extends true> = T;
 
 /** A run's result. `outcome` says what happened, including a run that never started; the report has landed. */
 export type RunResult = Omit<LoopResult, "closing"> & {
@@ -218,7 +237,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   const opened: Array<() => void> = [];
   let model: string | null = null;
   // Whether the run must end verified (require_passing_tests): a completed run then exits 1 when unverified.
-  let required = options.requirePassingTests === true;
+  let required = planned.ok && planned.settings.require_passing_tests.value;
   // Every event of the run, as delivered: the report is their fold.
   const events: RunEvent[] = [];
   let maxSteps = 0;
@@ -508,10 +527,10 @@ async function prepare(
     request = { ...request, step_protocol: settings.step_protocol.value };
   }
   if (settings.previews.source !== "default") request = { ...request, previews: settings.previews.value };
-  if (options.requirePassingTests) request = { ...request, require_passing_tests: true };
-  if (options.maxCost !== undefined) {
-    request = { ...request, limits: { ...request.limits, max_cost_usd: options.maxCost } };
-  }
+  // --require-passing-tests and --max-cost (a library's options too) over the request's own.
+  const { require_passing_tests: required, max_cost: maxCost } = settings;
+  if (required.source === "flag" && required.value) request = { ...request, require_passing_tests: true };
+  if (maxCost.source === "flag") request = { ...request, limits: { ...request.limits, max_cost_usd: maxCost.value } };
   if (request.limits.max_cost_usd !== undefined && priceOf(priceTableOf(options), request.model) === null) {
     throw new StartupError(
       `A cost cap (--max-cost, limits.max_cost_usd) needs the model's price, and Loom's price table has none for ` +
@@ -676,8 +695,8 @@ function openRecording(
 /** The command's resolution, else the one resolution of the options (a library run). */
 function planOf(options: StartOptions): SettingsResult {
   if (options.settings === undefined) return resolveSettings(settingsInput(options));
-  const { contextPolicy, stepProtocol, previewMode, sandbox, http } = options;
-  if ([contextPolicy, stepProtocol, previewMode, sandbox, http].some((option) => option !== undefined)) {
+  const given = [...SETTING_OPTIONS.map(([, option]) => options[option]), options.http];
+  if (given.some((option) => option !== undefined)) {
     throw new Error("startRun: a setting given beside a resolved plan would be ignored; resolve it into the plan");
   }
   return { ok: true, settings: options.settings.settings, plan: options.settings };
@@ -687,11 +706,10 @@ function planOf(options: StartOptions): SettingsResult {
 function settingsInput(options: StartOptions): SettingsInput {
   const flags: SettingFlags = {
     ...options.flags,
+    ...definedOnly(Object.fromEntries(SETTING_OPTIONS.map(([key, option]) => [key, options[option]]))),
     ...definedOnly({
-      context_policy: options.contextPolicy,
-      step_protocol: options.stepProtocol,
-      previews: options.previewMode,
-      sandbox: options.sandbox,
+      // A switch: false says nothing (the request's own stands).
+      require_passing_tests: options.requirePassingTests || undefined,
       provider_deadline_ms: options.http?.deadlineMs,
       provider_idle_timeout_ms: options.http?.timeoutMs,
     }),
@@ -706,8 +724,8 @@ function settingsInput(options: StartOptions): SettingsInput {
 
 /** A request's own settings, for resolveSettings. */
 function requestSettings(request: SliceRequest, file: string): RequestSettings {
-  const { model, step_protocol, previews, sandbox, limits, effort, thinking } = request;
-  return { file, model, step_protocol, previews, sandbox, limits, effort, thinking };
+  const { model, step_protocol, previews, sandbox, limits, require_passing_tests, effort, thinking } = request;
+  return { file, model, step_protocol, previews, sandbox, limits, require_passing_tests, effort, thinking };
 }
 
 /** The settings, or the refusal as a startup failure (nothing was sent). */

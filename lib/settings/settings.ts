@@ -2,43 +2,38 @@
 // variables, flags) and what a catalog or a request file says, resolved by one precedence table (PRECEDENCE below),
 // each value validated once and kept with its source, so `loom config` says exactly what a run would use and where
 // each value came from. Pure: the environment and the files' contents are passed in.
-import { z } from "zod";
-import {
-  ContextPolicyName,
-  DEFAULT_MAX_STEPS,
-  DEFAULT_POLICY,
-  DEFAULT_PREVIEW_MODE,
-  DEFAULT_STEP_PROTOCOL,
-  PreviewMode,
-  StepProtocol,
-} from "../policy.ts";
+import type { z } from "zod";
+import { DEFAULT_MAX_STEPS } from "../policy.ts";
 import { SandboxMode } from "../sandbox-state.ts";
 import { StartupError } from "../errors.ts";
 import { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS, LOCAL_TIMEOUT_MS } from "../providers/call-options.ts";
-import { HttpUrl, type ProviderConfig, TimerMs } from "./provider-config.ts";
+import { HttpUrl, type ProviderConfig } from "./provider-config.ts";
 import { ModelProvider, parseModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import { withoutCredentials } from "../text/safe-text.ts";
+import {
+  type CatalogLevel,
+  configShape,
+  entryOf,
+  type GenericKey,
+  PRECEDENCE,
+  projectShape,
+  type RequestSettings,
+  SETTING_KEYS,
+  type SettingFlags,
+  type SettingKey,
+  SETTINGS,
+  type Source,
+  USER_ONLY_FIELDS,
+  type ValueOf,
+} from "./setting-table.ts";
+import { z as zod } from "zod";
 
-export const UserConfig = z.strictObject({
-  $schema: z.string().optional().describe("The JSON Schema of this file, for editors (loom schema config)"),
-  model: z.string().regex(/^[^/\s]+\/\S+$/, { error: "expected PROVIDER/MODEL" }).optional().describe(
-    'The model of prompt runs (loom run "TEXT"): "PROVIDER/MODEL", e.g. "anthropic/claude-sonnet-5-5"',
-  ),
-  context_policy: ContextPolicyName.optional().describe(
-    `The context policy of run and replay: ${ContextPolicyName.options.join(" or ")}`,
-  ),
-  base_url: HttpUrl.optional().describe(
-    "The API base URL of the model's provider, e.g. an OpenAI-compatible server: http://127.0.0.1:8080/v1",
-  ),
-  max_steps: z.number().int().positive().optional().describe(
-    `A prompt run's step limit (a request or catalog names its own); default ${DEFAULT_MAX_STEPS}`,
-  ),
-  provider_deadline_ms: TimerMs.optional().describe(
-    `One model call's deadline, every attempt and wait included; default ${DEFAULT_DEADLINE_MS}`,
-  ),
-  provider_idle_timeout_ms: TimerMs.optional().describe(
-    `A model call's attempt fails after this long without a byte; default ${DEFAULT_IDLE_TIMEOUT_MS}`,
-  ),
+export { PRECEDENCE, USER_ONLY_FIELDS };
+export type { RequestSettings, SettingFlags, Source };
+
+export const UserConfig = zod.strictObject({
+  $schema: zod.string().optional().describe("The JSON Schema of this file, for editors (loom schema config)"),
+  ...configShape(),
 }).describe("Loom's user configuration: defaults below the environment variables and the flags");
 export type UserConfig = z.infer<typeof UserConfig>;
 
@@ -48,89 +43,24 @@ export type UserConfig = z.infer<typeof UserConfig>;
  * further than that code: it can never say where requests and keys go (base URL, key variable), which model gets the
  * workspace, or lower the sandbox; its step limit may only lower the user's (docs/cli.md, "Config files").
  */
-export const ProjectConfig = z.strictObject({
-  $schema: z.string().optional().describe("The JSON Schema of this file, for editors"),
-  context_policy: UserConfig.shape.context_policy,
-  max_steps: UserConfig.shape.max_steps.describe(
-    "A prompt run's step limit for this project; never above the user's own (their file's, else the default)",
-  ),
-  provider_deadline_ms: UserConfig.shape.provider_deadline_ms,
-  provider_idle_timeout_ms: UserConfig.shape.provider_idle_timeout_ms,
+export const ProjectConfig = zod.strictObject({
+  $schema: zod.string().optional().describe("The JSON Schema of this file, for editors"),
+  ...projectShape(),
 }).describe("A project's Loom settings (.loom/config.jsonc): limits and the context policy, nothing that widens a run");
 export type ProjectConfig = z.infer<typeof ProjectConfig>;
-
-/** Fields a project's file may not hold, and why (the user's file or a flag may). */
-export const USER_ONLY_FIELDS: Record<string, string> = {
-  model: "which model (and provider) gets the workspace is the user's choice",
-  base_url: "where requests and keys go is the user's choice",
-  api_key_env: "which key is sent is the user's choice",
-  sandbox: "the sandbox is the user's choice (--sandbox, LOOM_SANDBOX)",
-};
-
-/** Where a setting's value came from; "default": Loom's own, when nothing else set it. */
-export type Source = "flag" | "environment" | "project" | "config" | "catalog" | "request" | "default";
 
 /** A setting's value, its source and the flag, variable or file field it came from (null for a default). */
 export type Setting<T> = { value: T; source: Source; from: string | null };
 /** A setting nothing set and that has no default. */
 export type Unset = { value: null; source: null; from: null };
 const UNSET: Unset = { value: null, source: null, from: null };
-
-/**
- * The precedence of every setting, strongest first: the one place it is written. A catalog's own settings sit below
- * the command line but above the user's defaults (the catalog was written for its slices); a request file names its
- * model, protocol, previews and limits itself. A slice's (or recording's) `sandbox.mode` only ever raises the floor.
- */
-export const PRECEDENCE = {
-  model: ["flag", "request", "catalog", "environment", "config"],
-  context_policy: ["flag", "catalog", "environment", "project", "config", "default"],
-  step_protocol: ["flag", "request", "catalog", "default"],
-  previews: ["flag", "request", "catalog", "default"],
-  sandbox: ["flag", "environment", "default", "request", "catalog"],
-  base_url: ["flag", "catalog", "environment", "config", "default"],
-  api_key_env: ["catalog", "default"],
-  provider_deadline_ms: ["flag", "catalog", "project", "config", "default"],
-  provider_idle_timeout_ms: ["flag", "catalog", "project", "config", "default"],
-  max_steps: ["flag", "request", "catalog", "project", "config", "default"],
-} as const satisfies Record<string, readonly Source[]>;
 export type SettingName = keyof typeof PRECEDENCE;
 
-/** The user's own settings: flag, environment variable and config field (null: none). */
-const USER_SETTINGS = {
-  model: { flag: "--model", env: "LOOM_MODEL", field: "model" },
-  context_policy: { flag: "--context-policy", env: "LOOM_CONTEXT_POLICY", field: "context_policy" },
-  base_url: { flag: "--base-url", env: "LOOM_PROVIDER_BASE_URL", field: "base_url" },
-  sandbox: { flag: "--sandbox", env: "LOOM_SANDBOX", field: null },
-  step_protocol: { flag: "--step-protocol", env: null, field: null },
-  previews: { flag: "--previews", env: null, field: null },
-  provider_deadline_ms: { flag: "--provider-deadline-ms", env: null, field: "provider_deadline_ms" },
-  provider_idle_timeout_ms: { flag: "--provider-idle-timeout-ms", env: null, field: "provider_idle_timeout_ms" },
-  max_steps: { flag: "--max-steps", env: null, field: "max_steps" },
-  api_key_env: { flag: null, env: null, field: null },
-} as const satisfies Record<SettingName, { flag: string | null; env: string | null; field: keyof UserConfig | null }>;
-
-/** What the command line (or a library caller) said; enum values are already of their type (the spec's lists). */
-export type SettingFlags = {
-  model?: string;
-  context_policy?: ContextPolicyName;
-  base_url?: string;
-  step_protocol?: StepProtocol;
-  previews?: PreviewMode;
-  sandbox?: SandboxMode;
-  provider_deadline_ms?: number;
-  provider_idle_timeout_ms?: number;
-  max_steps?: number;
-  /** --allow-key-host HOST: a provider's default key may go to this host too. */
-  allow_key_host?: readonly string[];
-  /** --allow-key-env NAME: a file's api_key_env may name this variable (other than the provider's default one). */
-  allow_key_env?: readonly string[];
-  /** --sandbox-network: test and command processes get the network (a file may ask for it only then). */
-  sandbox_network?: boolean;
-  /** --sandbox-env NAME: host variables passed to test and command processes (a file's sandbox.env only these). */
-  sandbox_env?: readonly string[];
-  /** --sandbox-read-only PATH: host paths mounted read-only in the sandbox (a file's sandbox.read_only only these). */
-  sandbox_read_only?: readonly string[];
-};
+/** The flag a setting is given with, for its `from` ("--max-steps"). */
+function flagName(key: keyof typeof SETTINGS): string | null {
+  const flag = entryOf(key).flag;
+  return flag === null ? null : `--${flag.name}`;
+}
 
 /** The settings a catalog gives: its defaults and, once a slice is chosen, that slice and its model. */
 export type CatalogSettings = {
@@ -146,25 +76,6 @@ export type CatalogSettings = {
   classifier?: string;
 };
 type CatalogSliceEntry = CatalogLevel & { model: string; limits?: { max_steps: number } };
-type CatalogLevel = {
-  context_policy?: ContextPolicyName;
-  step_protocol?: StepProtocol;
-  previews?: PreviewMode;
-  sandbox?: { mode?: SandboxMode };
-};
-
-/** What a request file (or a recording's slice) names itself. */
-export type RequestSettings = {
-  /** The file as the user named it, for messages. */
-  file: string;
-  model: string;
-  step_protocol?: StepProtocol;
-  previews?: PreviewMode;
-  sandbox?: { mode?: SandboxMode };
-  limits?: { max_steps: number };
-  effort?: string;
-  thinking?: ProviderConfig["thinking"];
-};
 
 export type SettingsInput = {
   flags?: SettingFlags;
@@ -194,15 +105,17 @@ export type ProviderSettings = {
   thinking: ProviderConfig["thinking"];
 };
 
-export type RunSettings = {
+/** The settings of the generic rule: a value always when the setting has a default, else possibly unset. */
+type GenericSettings = {
+  [K in GenericKey]: (typeof SETTINGS)[K] extends { default: unknown } ? Setting<ValueOf<K>>
+    : Setting<ValueOf<K>> | Unset;
+};
+
+export type RunSettings = GenericSettings & {
   /** "PROVIDER/MODEL" for a prompt or request; the catalog model's id for a catalog run. */
   model: Setting<string> | Unset;
-  context_policy: Setting<ContextPolicyName>;
-  step_protocol: Setting<StepProtocol>;
-  previews: Setting<PreviewMode>;
   /** The mode test and command processes run under: the floor, raised by the slice's own mode. */
   sandbox: Setting<SandboxMode>;
-  max_steps: Setting<number>;
   /** How the run's model is reached; null when no model is known yet (or it names no known provider). */
   provider: ProviderSettings | null;
 };
@@ -304,8 +217,8 @@ function attemptProvider(resolve: () => ProviderSettings): { ok: true; provider:
 /** The sandbox floor alone (--sandbox, else LOOM_SANDBOX, else auto): for a workspace made outside a run. */
 export function sandboxFloor(flags: SettingFlags, env: Record<string, string | undefined>): Setting<SandboxMode> {
   return pick("sandbox", {
-    flag: found(flags.sandbox, USER_SETTINGS.sandbox.flag),
-    environment: found(envValue(env, "LOOM_SANDBOX", SandboxMode, "auto, required or off"), "LOOM_SANDBOX"),
+    flag: found(flags.sandbox, flagName("sandbox")),
+    environment: found(envValue(env, "sandbox", SandboxMode), SETTINGS.sandbox.env),
     "default": byDefault<SandboxMode>("auto"),
   });
 }
@@ -329,42 +242,12 @@ function resolveAll(input: SettingsInput): RunSettings {
   const modelEntry = slice ? catalog?.models?.[slice.entry.model] : undefined;
 
   const model = first("model", {
-    flag: found(flags.model, USER_SETTINGS.model.flag),
+    flag: found(flags.model, flagName("model")),
     request: fromRequest(request?.model, "model"),
     catalog: found(modelEntry?.model, `${file}: models.${slice?.entry.model}.model`),
-    environment: found(envValue(env, "LOOM_MODEL", UserConfig.shape.model, "PROVIDER/MODEL"), "LOOM_MODEL"),
+    environment: found(envValue(env, "model"), SETTINGS.model.env),
     config: found(config.model, configAt("model")),
   });
-  const context_policy = pick("context_policy", {
-    flag: found(flags.context_policy, USER_SETTINGS.context_policy.flag),
-    catalog: levelled(slice?.entry.context_policy, defaults.context_policy, "context_policy"),
-    environment: found(
-      envValue(env, "LOOM_CONTEXT_POLICY", ContextPolicyName, ContextPolicyName.options.join(" or ")),
-      "LOOM_CONTEXT_POLICY",
-    ),
-    project: found(project.context_policy, projectAt("context_policy")),
-    config: found(config.context_policy, configAt("context_policy")),
-    "default": byDefault(DEFAULT_POLICY),
-  });
-  const step_protocol = pick("step_protocol", {
-    flag: found(flags.step_protocol, USER_SETTINGS.step_protocol.flag),
-    request: fromRequest(request?.step_protocol, "step_protocol"),
-    catalog: levelled(slice?.entry.step_protocol, defaults.step_protocol, "step_protocol"),
-    "default": byDefault(DEFAULT_STEP_PROTOCOL),
-  });
-  const previews = pick("previews", {
-    flag: found(flags.previews, USER_SETTINGS.previews.flag),
-    request: fromRequest(request?.previews, "previews"),
-    catalog: levelled(slice?.entry.previews, defaults.previews, "previews"),
-    "default": byDefault(DEFAULT_PREVIEW_MODE),
-  });
-  const floor = sandboxFloor(flags, env);
-  const asked = first("sandbox", {
-    request: fromRequest(request?.sandbox?.mode, "sandbox.mode"),
-    catalog: levelled(slice?.entry.sandbox?.mode, defaults.sandbox?.mode, "sandbox.mode"),
-  });
-  // The data may raise the floor (auto < required), never lower it; off is only ever the user's word.
-  const sandbox = asked.source !== null && STRENGTH[asked.value] > STRENGTH[floor.value] ? asked : floor;
   // A project's file may lower the user's step limit, never raise it: more steps is more spend.
   const userMaxSteps = config.max_steps ?? DEFAULT_MAX_STEPS;
   if (project.max_steps !== undefined && project.max_steps > userMaxSteps) {
@@ -378,21 +261,42 @@ function resolveAll(input: SettingsInput): RunSettings {
       "invalid_config",
     );
   }
-  const max_steps = pick("max_steps", {
-    flag: found(flags.max_steps, USER_SETTINGS.max_steps.flag),
-    request: fromRequest(request?.limits?.max_steps, "limits.max_steps"),
-    catalog: found(slice?.entry.limits?.max_steps, `${file}: slices.${slice?.name}.limits.max_steps`),
-    project: found(project.max_steps, projectAt("max_steps")),
-    config: found(config.max_steps, configAt("max_steps")),
-    "default": byDefault(DEFAULT_MAX_STEPS),
+  /** A setting of the generic rule: each of its sources as its entry says where the value is written. */
+  const generic = (key: GenericKey): Setting<unknown> | Unset => {
+    const entry = entryOf(key);
+    const own = entry.catalog && slice ? entry.catalog.read(slice.entry) : undefined;
+    const byDefaults = entry.catalog?.levelled ? entry.catalog.read(defaults) : undefined;
+    return first(key, {
+      flag: found(flags[key], flagName(key)),
+      request: entry.request && request ? fromRequest(entry.request.read(request), entry.request.field) : undefined,
+      catalog: entry.catalog ? levelled(own, byDefaults, entry.catalog.field) : undefined,
+      environment: entry.env === null ? undefined : found(envValue(env, key), entry.env),
+      project: key in project
+        ? found(project[key as keyof ProjectConfig], projectAt(key as keyof ProjectConfig))
+        : undefined,
+      config: key in config ? found(config[key as keyof UserConfig], configAt(key as keyof UserConfig)) : undefined,
+      "default": "default" in entry ? byDefault(entry.default) : undefined,
+    });
+  };
+  const floor = sandboxFloor(flags, env);
+  const asked = first("sandbox", {
+    request: fromRequest(request?.sandbox?.mode, "sandbox.mode"),
+    catalog: levelled(slice?.entry.sandbox?.mode, defaults.sandbox?.mode, "sandbox.mode"),
   });
+  // The data may raise the floor (auto < required), never lower it; off is only ever the user's word.
+  const sandbox = asked.source !== null && STRENGTH[asked.value] > STRENGTH[floor.value] ? asked : floor;
   const provider = slice !== undefined && modelEntry !== undefined
     ? catalogProvider(input, slice.entry.model)
     : model.source !== null && catalog === null
     ? modelProvider(input, model.value)
     : null;
-  return { model, context_policy, step_protocol, previews, sandbox, max_steps, provider };
+  // The one cast: each generic setting's value is of its entry's type (the table the type is derived from).
+  const settings = Object.fromEntries(GENERIC_KEYS.map((key) => [key, generic(key)])) as GenericSettings;
+  return { ...settings, model, sandbox, provider };
 }
+
+/** The settings of the generic rule, in the table's order. */
+const GENERIC_KEYS = SETTING_KEYS.filter((key): key is GenericKey => entryOf(key).generic === true);
 
 const STRENGTH: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
 
@@ -425,17 +329,18 @@ function pick<T>(name: SettingName, candidates: Candidates<T> & { "default": Fou
   return setting;
 }
 
-/** A variable's value checked by its schema (the config field's, the one validation); unset or blank: undefined. */
-function envValue<T>(
+/** A setting's variable, checked by its schema (the config field's, the one validation); unset or blank: undefined. */
+function envValue<K extends keyof typeof SETTINGS>(
   env: Record<string, string | undefined>,
-  name: string,
-  schema: z.ZodType<T>,
-  expected: string,
-): T | undefined {
-  const text = env[name]?.trim() || undefined;
-  if (text === undefined) return undefined;
-  const parsed = schema.safeParse(text);
-  if (parsed.success) return parsed.data;
+  key: K,
+  schema: z.ZodType | null = entryOf(key).schema,
+): ValueOf<K> | undefined {
+  const { env: name, expected } = entryOf(key);
+  const text = name === null ? undefined : env[name]?.trim() || undefined;
+  if (name === null || text === undefined) return undefined;
+  const parsed = schema?.safeParse(text);
+  // The one cast: the schema is the entry's, of its value's type.
+  if (parsed?.success) return parsed.data as ValueOf<K>;
   throw new Refused(`${name} ${JSON.stringify(text)}: expected ${expected}`, "user", "invalid_setting");
 }
 
@@ -553,7 +458,7 @@ function provider(
     fallback: number,
   ) =>
     pick<number | null>(name, {
-      flag: found(flag, USER_SETTINGS[name].flag),
+      flag: found(flag, flagName(name)),
       catalog: file === null ? undefined : found(own, at(file.file, file.field, key)),
       project: found(project?.config[name], `${project?.file}: ${name}`),
       config: found(user?.config[name], `${user?.file}: ${name}`),
@@ -716,3 +621,11 @@ function at(file: string, field: string, key: string): string {
 export function definedOnly<T extends object>(values: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(values ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
+
+/** What `loom config` shows, checked against what is resolved: a shown setting the resolution lacks is a type error. */
+type ShownAs<W> = { [K in SettingKey]: (typeof SETTINGS)[K]["shown"] extends W ? K : never }[SettingKey];
+type Holds<T extends true> = T;
+export type ShownAreResolved = Holds<
+  [ShownAs<"run">] extends [keyof RunSettings] ? [ShownAs<"provider">] extends [keyof ProviderSettings] ? true : false
+    : false
+>;
