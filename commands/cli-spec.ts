@@ -112,6 +112,26 @@ export function parseCommand<F extends Flags>(
   argv: readonly string[],
   { command }: { command: string },
 ): Parsed<F> {
+  // argv is parsed once: main checks it before the command loads, and the command gets that parse.
+  const known = PARSED.get(argv);
+  if (known?.spec === spec) return known.parsed as Parsed<F>;
+  const parsed = parseArgv(spec, argv, { command });
+  PARSED.set(argv, { spec, parsed: Object.freeze(parsed) });
+  return parsed;
+}
+
+/** Each argv's parse, by the spec it was parsed against (an argv array is parsed once). */
+const PARSED = new WeakMap<readonly string[], { spec: CommandSpec; parsed: Parsed<Flags> }>();
+
+/** How many times argv was parsed (tests count the parses of a command: one). */
+export const parseCount = { parses: 0 };
+
+function parseArgv<F extends Flags>(
+  spec: CommandSpec & { flags: F },
+  argv: readonly string[],
+  { command }: { command: string },
+): Parsed<F> {
+  parseCount.parses++;
   const flags = flagsOf(spec);
   const byShort = new Map(Object.entries(flags).flatMap(([name, f]) => (f.short ? [[f.short, name]] : [])));
   const see = `(see loom ${command} --help)`;

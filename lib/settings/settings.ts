@@ -173,19 +173,25 @@ export function resolveSettings(input: SettingsInput): SettingsResult {
   const user: SettingsInput = { ...input, env };
   const resolved = attempt(() => resolveAll(user));
   if (!resolved.ok) return resolved;
+  // A request or catalog given here is layered at once (the plan's own layers start from the user's level).
+  const given = user.request || user.catalog ? attempt(() => layered(resolved.settings, user)) : resolved;
+  if (!given.ok) return given;
   const { catalog: _c, request: _r, ...base } = user;
   const plan: SettingsPlan = Object.freeze({
-    settings: resolved.settings,
-    request: (request: RequestSettings) => attempt(() => resolveAll({ ...base, request })),
+    settings: given.settings,
+    request: (request: RequestSettings) => attempt(() => layered(resolved.settings, { ...base, request })),
     catalog: (catalog: Omit<CatalogSettings, "slice">): CatalogResolution => {
       const entries = Object.entries(catalog.slices ?? {});
       const classifier = catalog.classifier;
       return {
-        catalog: attempt(() => resolveAll({ ...base, catalog })),
+        catalog: attempt(() => layered(resolved.settings, { ...base, catalog })),
         slices: Object.fromEntries(
           entries.map((
             [name, entry],
-          ) => [name, attempt(() => resolveAll({ ...base, catalog: { ...catalog, slice: { name, entry } } }))]),
+          ) => [
+            name,
+            attempt(() => layered(resolved.settings, { ...base, catalog: { ...catalog, slice: { name, entry } } })),
+          ]),
         ),
         classifier: classifier === undefined
           ? null
@@ -193,7 +199,7 @@ export function resolveSettings(input: SettingsInput): SettingsResult {
       };
     },
   });
-  return { ok: true, settings: resolved.settings, plan };
+  return { ok: true, settings: given.settings, plan };
 }
 
 function attempt(resolve: () => RunSettings): Resolved {
@@ -223,28 +229,19 @@ export function sandboxFloor(flags: SettingFlags, env: Record<string, string | u
   });
 }
 
+/**
+ * The user's level, resolved once per command: the flags, the environment and the config files, every value
+ * validated. A request or a catalog is layered onto it (layered), never resolved again.
+ */
 function resolveAll(input: SettingsInput): RunSettings {
   const flags = input.flags ?? {};
-  const { env, catalog = null, request = null } = input;
+  const { env } = input;
   const config = input.userConfig?.config ?? {};
   const configAt = (field: keyof UserConfig) => `${input.userConfig?.file ?? "config.jsonc"}: ${field}`;
   const project = input.projectConfig?.config ?? {};
   const projectAt = (field: keyof ProjectConfig) => `${input.projectConfig?.file ?? ".loom/config.jsonc"}: ${field}`;
-  const defaults = catalog?.defaults ?? {};
-  const slice = catalog?.slice;
-  const file = catalog?.file ?? "";
-  /** A catalog setting: the slice's own, else the defaults'. */
-  const levelled = <T>(own: T | undefined, fallback: T | undefined, field: string): Found<T> | undefined =>
-    own !== undefined
-      ? { value: own, from: `${file}: slices.${slice?.name}.${field}` }
-      : found(fallback, `${file}: defaults.${field}`);
-  const fromRequest = <T>(value: T | undefined, field: string) => found(value, `${request?.file}: ${field}`);
-  const modelEntry = slice ? catalog?.models?.[slice.entry.model] : undefined;
-
   const model = first("model", {
     flag: found(flags.model, flagName("model")),
-    request: fromRequest(request?.model, "model"),
-    catalog: found(modelEntry?.model, `${file}: models.${slice?.entry.model}.model`),
     environment: found(envValue(env, "model"), SETTINGS.model.env),
     config: found(config.model, configAt("model")),
   });
@@ -261,15 +258,11 @@ function resolveAll(input: SettingsInput): RunSettings {
       "invalid_config",
     );
   }
-  /** A setting of the generic rule: each of its sources as its entry says where the value is written. */
+  /** A setting of the generic rule, from the user's sources (its entry says where each is written). */
   const generic = (key: GenericKey): Setting<unknown> | Unset => {
     const entry = entryOf(key);
-    const own = entry.catalog && slice ? entry.catalog.read(slice.entry) : undefined;
-    const byDefaults = entry.catalog?.levelled ? entry.catalog.read(defaults) : undefined;
     return first(key, {
       flag: found(flags[key], flagName(key)),
-      request: entry.request && request ? fromRequest(entry.request.read(request), entry.request.field) : undefined,
-      catalog: entry.catalog ? levelled(own, byDefaults, entry.catalog.field) : undefined,
       environment: entry.env === null ? undefined : found(envValue(env, key), entry.env),
       project: key in project
         ? found(project[key as keyof ProjectConfig], projectAt(key as keyof ProjectConfig))
@@ -278,7 +271,55 @@ function resolveAll(input: SettingsInput): RunSettings {
       "default": "default" in entry ? byDefault(entry.default) : undefined,
     });
   };
-  const floor = sandboxFloor(flags, env);
+  // The one cast: each generic setting's value is of its entry's type (the table the type is derived from).
+  const settings = Object.fromEntries(GENERIC_KEYS.map((key) => [key, generic(key)])) as GenericSettings;
+  const provider = model.source === null ? null : modelProvider(input, model.value);
+  return { ...settings, model, sandbox: sandboxFloor(flags, env), provider };
+}
+
+/**
+ * A request's or a catalog's settings layered onto the user's: a layer sits right below the flags in every
+ * precedence that has it (tests/resolve-once.test.ts holds PRECEDENCE to that), so a flag's value stays, else the
+ * layer's, else the user's. The sandbox is the user's floor, which the layer may raise, never lower.
+ */
+function layered(user: RunSettings, input: SettingsInput): RunSettings {
+  const { catalog = null, request = null } = input;
+  const defaults = catalog?.defaults ?? {};
+  const slice = catalog?.slice;
+  const file = catalog?.file ?? "";
+  /** A catalog setting: the slice's own, else the defaults'. */
+  const levelled = <T>(own: T | undefined, fallback: T | undefined, field: string): Found<T> | undefined =>
+    own !== undefined
+      ? { value: own, from: `${file}: slices.${slice?.name}.${field}` }
+      : found(fallback, `${file}: defaults.${field}`);
+  const fromRequest = <T>(value: T | undefined, field: string) => found(value, `${request?.file}: ${field}`);
+  const modelEntry = slice ? catalog?.models?.[slice.entry.model] : undefined;
+  const source: "request" | "catalog" | null = request !== null ? "request" : catalog !== null ? "catalog" : null;
+  const over = <T>(name: SettingName, setting: Setting<T> | Unset, layer: Found<T> | undefined): Setting<T> | Unset =>
+    source === null || setting.source === "flag" || layer === undefined ||
+      !(PRECEDENCE[name] as readonly Source[]).includes(source)
+      ? setting
+      : { value: layer.value, source, from: layer.from };
+  const model = over(
+    "model",
+    user.model,
+    request
+      ? fromRequest(request.model, "model")
+      : found(modelEntry?.model, `${file}: models.${slice?.entry.model}.model`),
+  );
+  const generic = (key: GenericKey): Setting<unknown> | Unset => {
+    const entry = entryOf(key);
+    const layer = request
+      ? entry.request && fromRequest(entry.request.read(request), entry.request.field)
+      : entry.catalog && levelled(
+        slice ? entry.catalog.read(slice.entry) : undefined,
+        entry.catalog.levelled ? entry.catalog.read(defaults) : undefined,
+        entry.catalog.field,
+      );
+    return over(key, user[key] as Setting<unknown> | Unset, layer);
+  };
+  const settings = Object.fromEntries(GENERIC_KEYS.map((key) => [key, generic(key)])) as GenericSettings;
+  const floor = user.sandbox;
   const asked = first("sandbox", {
     request: fromRequest(request?.sandbox?.mode, "sandbox.mode"),
     catalog: levelled(slice?.entry.sandbox?.mode, defaults.sandbox?.mode, "sandbox.mode"),
@@ -290,8 +331,6 @@ function resolveAll(input: SettingsInput): RunSettings {
     : model.source !== null && catalog === null
     ? modelProvider(input, model.value)
     : null;
-  // The one cast: each generic setting's value is of its entry's type (the table the type is derived from).
-  const settings = Object.fromEntries(GENERIC_KEYS.map((key) => [key, generic(key)])) as GenericSettings;
   return { ...settings, model, sandbox, provider };
 }
 
