@@ -15,6 +15,7 @@ import { CONFIG_SPEC, RUN_SPEC } from "../commands/specs.ts";
 import { RUN_OPTION_NAMES } from "../lib/run/start-run.ts";
 import { main } from "../main.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
+import { withSettingsTable } from "../scripts/gen-settings-table.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -104,6 +105,12 @@ test("loom config shows every setting the table says it shows, in the table's or
   const run = SETTING_KEYS.filter((key) => entryOf(key).shown === "run");
   const provider = SETTING_KEYS.filter((key) => entryOf(key).shown === "provider");
   assert.deepEqual(shown, [...run, ...provider]);
+});
+
+test("docs/cli.md's settings table is the table's (regenerate: bun scripts/gen-settings-table.ts)", () => {
+  const doc = readFileSync(join(ROOT, "docs/cli.md"), "utf8");
+  assert.equal(doc, withSettingsTable(doc));
+  for (const key of Object.keys(PRECEDENCE)) assert.ok(doc.includes(`| \`${key}\` |`), key);
 });
 
 /** A scratch copy of the product code, edited by `edit`, then typechecked; `after` runs its main.ts. */
