@@ -51,7 +51,6 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
 
 type PlanOptions = Pick<
   StartOptions,
-  | "flags"
   | "settings"
   | "contextReport"
   | "record"
@@ -115,7 +114,6 @@ async function planRun(
   const tracePath = output("trace");
   const diff = output("diff");
   const options: PlanOptions = {
-    flags,
     settings: user.plan,
     contextReport,
     record,

@@ -46,7 +46,6 @@ import { captureBodies } from "../providers/http/capture-bodies.ts";
 import { buildProvider } from "./create-provider.ts";
 import {
   definedOnly,
-  type ProjectConfig,
   type RequestSettings,
   type Resolved,
   resolveSettings,
@@ -55,7 +54,6 @@ import {
   type SettingsInput,
   type SettingsPlan,
   type SettingsResult,
-  type UserConfig,
 } from "../settings/settings.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
 import { SETTING_KEYS, type SettingKey, SETTINGS, type ValueOf } from "../settings/setting-table.ts";
@@ -170,20 +168,13 @@ export type StartOptions = RunOptions & {
   };
   /** Replace the workspace executors; gets the run's result store. */
   executor?: (store: ResultStore) => Executor;
-  /** The command line's settings (--model, --base-url, --allow-key-host, …); the options above are flags too. */
-  flags?: SettingFlags;
   /**
    * The command's one resolution of the user's settings (flags, environment, config files): the run layers its request
-   * or catalog onto it rather than resolve again. Without it the run resolves once from the options below; with it,
-   * the options that are settings (contextPolicy, stepProtocol, previewMode, sandbox, http) must be in it already.
+   * or catalog onto it rather than resolve again. Without it the run resolves once from the library's options; with
+   * it, they (contextPolicy, stepProtocol, previewMode, sandbox, requirePassingTests, maxCost, sandboxGrants) must
+   * be in it already: a run is configured one way.
    */
   settings?: SettingsPlan;
-  /** The user's config file, below the environment (lib/settings/settings.ts has the precedence). */
-  userConfig?: { config: UserConfig; file: string };
-  /** The project's `.loom/config.jsonc` (found from the workspace upward): below the environment, above userConfig. */
-  projectConfig?: { config: ProjectConfig; file: string };
-  /** Provider limits from flags (the idle timeout and deadline); they override a catalog model's own settings. */
-  http?: { timeoutMs?: number; deadlineMs?: number };
   /** Where providers read their credentials (default: the process environment). */
   env?: Record<string, string | undefined>;
   onRouting?: (note: RoutingNote) => void;
@@ -473,7 +464,7 @@ async function prepare(
   // With a trace, every provider this run makes (a catalog's classifier, the slice's model) is traced in one sequence,
   // its HTTP bodies captured as sent.
   const tracer = options.trace ? createTracer({ write: options.trace }) : null;
-  const baseHttp = definedOnly(options.http);
+  const baseHttp: HttpOptions = {};
   const traced = (make: (http: HttpOptions) => Provider): Provider => {
     if (!tracer) return make(baseHttp);
     const bodies = captureBodies();
@@ -578,11 +569,7 @@ async function prepare(
       settingsEnv: env,
       secretEnvNames: secretEnvNames(secretNames),
       warn: modelOptions.warn,
-      grants: {
-        sandbox_network: options.flags?.sandbox_network ?? options.sandboxGrants?.network,
-        sandbox_env: options.flags?.sandbox_env ?? options.sandboxGrants?.env,
-        sandbox_read_only: options.flags?.sandbox_read_only ?? options.sandboxGrants?.read_only,
-      },
+      grants: userLevel.grants,
       source: sliceSource,
       // (a catalog names its own report path: known.reportPath, planned above)
       ownFiles: [known.reportPath, options.contextReport, options.record, options.diff, ...(options.ownFiles ?? [])]
@@ -695,7 +682,7 @@ function openRecording(
 /** The command's resolution, else the one resolution of the options (a library run). */
 function planOf(options: StartOptions): SettingsResult {
   if (options.settings === undefined) return resolveSettings(settingsInput(options));
-  const given = [...SETTING_OPTIONS.map(([, option]) => options[option]), options.http];
+  const given = [...SETTING_OPTIONS.map(([, option]) => options[option]), options.sandboxGrants];
   if (given.some((option) => option !== undefined)) {
     throw new Error("startRun: a setting given beside a resolved plan would be ignored; resolve it into the plan");
   }
@@ -704,22 +691,16 @@ function planOf(options: StartOptions): SettingsResult {
 
 /** What the run's settings are resolved from: the options (flags), the environment and the user's config file. */
 function settingsInput(options: StartOptions): SettingsInput {
-  const flags: SettingFlags = {
-    ...options.flags,
-    ...definedOnly(Object.fromEntries(SETTING_OPTIONS.map(([key, option]) => [key, options[option]]))),
-    ...definedOnly({
-      // A switch: false says nothing (the request's own stands).
-      require_passing_tests: options.requirePassingTests || undefined,
-      provider_deadline_ms: options.http?.deadlineMs,
-      provider_idle_timeout_ms: options.http?.timeoutMs,
-    }),
-  };
-  return {
-    flags,
-    env: options.env ?? process.env,
-    userConfig: options.userConfig,
-    ...(options.projectConfig ? { projectConfig: options.projectConfig } : {}),
-  };
+  const grants = options.sandboxGrants;
+  const flags: SettingFlags = definedOnly({
+    ...Object.fromEntries(SETTING_OPTIONS.map(([key, option]) => [key, options[option]])),
+    // A switch: false says nothing (the request's own stands).
+    require_passing_tests: options.requirePassingTests || undefined,
+    sandbox_network: grants?.network,
+    sandbox_env: grants?.env,
+    sandbox_read_only: grants?.read_only,
+  });
+  return { flags, env: options.env ?? process.env };
 }
 
 /** A request's own settings, for resolveSettings. */

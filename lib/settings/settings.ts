@@ -84,6 +84,9 @@ export type CatalogResolution = {
  */
 export type SettingsPlan = {
   readonly settings: RunSettings;
+  /** The sandbox relaxations the user granted (--sandbox-network, --sandbox-env, --sandbox-read-only): a run's file
+   * may ask for these only. */
+  readonly grants: Readonly<Pick<SettingFlags, "sandbox_network" | "sandbox_env" | "sandbox_read_only">>;
   /** The settings of a run of this request (a request file, a recording's slice, a prompt). */
   readonly request: (request: RequestSettings) => Resolved;
   /** The settings of a run routed through this catalog, at every level. */
@@ -106,8 +109,10 @@ export function resolveSettings(input: SettingsInput): SettingsResult {
   const given = user.request || user.catalog ? attempt(() => layered(resolved.settings, user)) : resolved;
   if (!given.ok) return given;
   const { catalog: _c, request: _r, ...base } = user;
+  const { sandbox_network, sandbox_env, sandbox_read_only } = user.flags ?? {};
   const plan: SettingsPlan = Object.freeze({
     settings: given.settings,
+    grants: Object.freeze(definedOnly({ sandbox_network, sandbox_env, sandbox_read_only })),
     request: (request: RequestSettings) => attempt(() => layered(resolved.settings, { ...base, request })),
     catalog: (catalog: Omit<CatalogSettings, "slice">): CatalogResolution => {
       const entries = Object.entries(catalog.slices ?? {});
