@@ -194,7 +194,7 @@ test("a half-added setting or option fails tsc: shown but not resolved, a librar
   const halfEntry = STEP_RETRIES.replace("    generic: true,\n", "");
   const { dir, tsc } = scratch({
     [TABLE]: (s) => s.replace(ANCHOR, halfEntry + ANCHOR),
-    "lib/run/start-run.ts": (s) =>
+    "lib/run/run-options.ts": (s) =>
       s.replace(
         "  warn?: (message: string) => void;\n};",
         "  warn?: (message: string) => void;\n  stepRetries?: number;\n};",
@@ -203,7 +203,7 @@ test("a half-added setting or option fails tsc: shown but not resolved, a librar
   try {
     assert.notEqual(tsc.status, 0, "tsc must refuse a half-added setting");
     const files = new Set([...tsc.stdout.matchAll(/^([\w./-]+)\(\d+,\d+\): error TS\d+/gm)].map((m) => m[1]));
-    assert.deepEqual([...files].sort(), ["lib/run/start-run.ts", "lib/settings/settings.ts"], tsc.stdout);
+    assert.deepEqual([...files].sort(), ["lib/run/run-options.ts", "lib/settings/settings.ts"], tsc.stdout);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
