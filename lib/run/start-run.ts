@@ -4,10 +4,7 @@
 import { resolve } from "node:path";
 import { type CatalogKnown } from "../catalog/plan.ts";
 import { type ContextPolicyName, DEFAULT_POLICY, type StepProtocol } from "../policy.ts";
-import { REPORT_TEXT_LIMIT } from "../report/context-report.ts";
-import { clipText } from "../text/clip.ts";
 import { foldReport } from "../report/fold.ts";
-import { addUsage, NULL_USAGE, type Usage } from "../vocabulary/turn.ts";
 import { describeFsError, LoomError } from "../errors.ts";
 import { endingOf } from "../ending.ts";
 import { workspaceChanges } from "../vocabulary/reports.ts";
@@ -17,15 +14,15 @@ import { type RecordingSink } from "../recording/recorder.ts";
 import { ComparingExecutor } from "../recording/replay.ts";
 import { ResultStore } from "../context/store.ts";
 import { unverifiedReason } from "../context/briefing.ts";
-import { OUTPUT_FORMAT_VERSION, type RunEvent } from "../run-events.ts";
+import { OUTPUT_FORMAT_VERSION } from "../run-events.ts";
 import { VERSION } from "../version.ts";
 import { pinOutputPath, writeFileAtomic } from "../io/files.ts";
-import { redactHeld } from "../io/held-keys.ts";
 import type { WorkspaceExecutor } from "../workspace/workspace-executor.ts";
 import type { SandboxState } from "../sandbox-state.ts";
-import { type Cost, costOf, costOfCalls, type ModelPrice, priceOf } from "../prices.ts";
+import { priceOf } from "../prices.ts";
 
 import { prepare } from "./prepare-run.ts";
+import { runEnded, runStream } from "./run-stream.ts";
 import {
   planOf,
   priceTableOf,
@@ -43,28 +40,6 @@ export { secretEnvNames } from "./prepare-run.ts";
 
 /** A filesystem failure in words (never a bare errno code). */
 const ioCode = describeFsError;
-/**
- * What the run's model calls so far cost at `price`, in US dollars: each call's counters, a call that reported none
- * counting nothing (the report's cost block is null then; a cap can only count what was reported).
- */
-function spentAt(events: readonly RunEvent[], price: ModelPrice | null): number {
-  return events.reduce(
-    (sum, event) => event.type === "model-called" && event.usage ? sum + (costOf(event.usage, price)?.total ?? 0) : sum,
-    0,
-  );
-}
-
-function usageOf(events: readonly RunEvent[]): Usage {
-  return events.reduce(
-    (sum, event) => event.type === "model-called" ? addUsage(sum, event.usage ?? NULL_USAGE) : sum,
-    { ...NULL_USAGE },
-  );
-}
-
-/** A replay's cost is marked recorded: the recorded run's calls at today's table, never money spent by the replay. */
-function recordedIf(cost: Cost | null, replay: boolean): Cost | null {
-  return cost !== null && replay ? { ...cost, recorded: true } : cost;
-}
 
 /** Runs a slice from any input and writes its report once, whatever the outcome. */
 export async function startRun(input: RunInput, options: StartOptions = {}): Promise<RunResult> {
@@ -97,44 +72,13 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   let model: string | null = null;
   // Whether the run must end verified (require_passing_tests): a completed run then exits 1 when unverified.
   let required = planned.ok && planned.settings.require_passing_tests.value;
-  // Every event of the run, as delivered: the report is their fold.
-  const events: RunEvent[] = [];
-  let maxSteps = 0;
-  // The model's price once the run is prepared (null: none known); what the cost so far and the cap read.
-  let price: ModelPrice | null = null;
-  const spent = () => spentAt(events, price);
-  const emit = (event: RunEvent) => {
-    events.push(event);
-    options.onEvent?.(event);
-    // The progress line is a sink of the stream: the call in flight, out of the step limit run-started gave, and
-    // what the calls before it cost.
-    if (event.type === "run-started") maxSteps = event.max_steps;
-    if (event.type === "call-started") {
-      const { type: _, ...call } = event;
-      // A cost is shown only when every call so far reported its counters: "$0.0000" for a recording without usage
-      // would be a claim, not a measurement.
-      // A replay's money is the recorded run's, never spent now: it is said once, labelled, at the end.
-      const known = price !== null && !options.replay &&
-        events.every((e) => e.type !== "model-called" || costOf(e.usage ?? NULL_USAGE, price) !== null);
-      options.onProgress?.({ ...call, max_steps: maxSteps, cost_usd: known ? spent() : null });
-    }
-  };
-  // The routing's model calls and choice, once: right after run-started, or before the ending of a run that never
-  // started (a failed routing's classification calls still count in its report).
-  let routingAnnounced = false;
-  const announceRouting = () => {
-    if (routingAnnounced) return;
-    routingAnnounced = true;
-    for (const call of known.calls) emit({ type: "model-called", ...call, step: 0 });
-    if (known.route) {
-      const { slice, via, rule } = known.route;
-      emit({ type: "route-chosen", slice, via, rule });
-    }
-  };
+  const stream = runStream(options, known);
+  const { events, emit, announceRouting, spent } = stream;
   try {
     const prepared = await prepare(input, options, { planned, known, store, now, sandbox, opened });
     model = prepared.request.model;
-    price = priceOf(priceTableOf(options), model);
+    const price = priceOf(priceTableOf(options), model);
+    stream.setPrice(price);
     required = prepared.request.require_passing_tests === true;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
     emit({
@@ -172,7 +116,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
           action,
           request_bytes: 0,
           checkpoint: false,
-          max_steps: maxSteps,
+          max_steps: stream.maxSteps(),
           cost_usd: null,
         }),
       spent,
@@ -193,69 +137,19 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   }
   announceRouting();
 
-  let outcome: Outcome;
-  let error: RunResult["error"];
-  let closing: LoopResult["closing"];
-  if (loop) {
-    ({ outcome, error, closing } = loop);
-  } else {
-    // No loop result: prepare() or the loop threw a LoomError (anything else was rethrown above).
-    if (failure === null) throw new Error("a run without a loop result has a failure");
-    outcome = endingOf({ threw: failure }).outcome;
-    error = { code: failure.code, message: failure.message };
-    closing = {
-      error: { code: failure.code, message: failure.reportMessage },
-      elapsed_ms: Math.max(0, now() - started),
-      archive: { events: 0, bytes: 0 },
-    };
-  }
-  emit({
-    type: "run-ended",
-    policy: known.policy,
-    slice: known.slice,
-    outcome,
-    error: closing.error,
-    steps: loop?.steps ?? 0,
-    elapsed_ms: closing.elapsed_ms,
-    archive: closing.archive,
-    sandbox: sandbox.state,
-    verified: loop?.verified ?? false,
-    // The cost block (SPEC §6): what the counters (measured, or recorded for a replay) cost at the price table.
-    ...(model !== null
-      ? {
-        // Per call: a long-prompt price tier applies to each call's own prompt.
-        cost: recordedIf(
-          costOfCalls(
-            events.flatMap((e) => e.type === "model-called" ? [e.usage ?? NULL_USAGE] : []),
-            priceOf(priceTableOf(options), model),
-            { total: usageOf(events) },
-          ),
-          options.replay !== undefined,
-        ),
-      }
-      : {}),
-    // The model's finish and what it printed: Loom's own output, which the report's pages show (keys redacted, then
-    // clipped).
-    ...(loop
-      ? {
-        finish: loop.finish
-          ? { status: loop.finish.status, summary: clipText(redactHeld(loop.finish.summary), REPORT_TEXT_LIMIT) }
-          : null,
-      }
-      : {}),
-    ...(loop && loop.printed.length > 0
-      ? { printed: loop.printed.map((text) => clipText(redactHeld(text), REPORT_TEXT_LIMIT)) }
-      : {}),
-    ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
-    // A run that never started still says the protocol it was to use (the flag's, the catalog's, the default).
-    ...(loop === null && known.stepProtocol !== undefined ? { step_protocol: known.stepProtocol } : {}),
-    // What the run changed, from Loom's own snapshot (a workspace that ran for real), else as its recording says.
-    ...(sandbox.workspace
-      ? { changes: workspaceChanges(sandbox.workspace.changes()) }
-      : options.replay?.recording.changes
-      ? { changes: options.replay.recording.changes }
-      : {}),
+  const ended = runEnded({
+    loop,
+    failure,
+    known,
+    events,
+    model,
+    sandbox,
+    options,
+    elapsed: () => Math.max(0, now() - started),
   });
+  emit(ended.event);
+  const outcome = ended.outcome;
+  let error = ended.error;
   // The report is the fold of the stream the caller saw: one source for both.
   const report = foldReport(events, { version: VERSION });
   let reportPath = known.reportPath ?? null;
