@@ -15,7 +15,16 @@ import { redactHeld } from "../io/held-keys.ts";
 import type { WorkspaceExecutor } from "../workspace/workspace-executor.ts";
 import type { SandboxState } from "../sandbox-state.ts";
 import { type Cost, costOf, costOfCalls, type ModelPrice, priceOf } from "../prices.ts";
-import { priceTableOf, type RunResult, type StartOptions } from "./run-options.ts";
+import { priceTableOf, type RunInput, type RunResult, type StartOptions } from "./run-options.ts";
+import { OUTPUT_FORMAT_VERSION } from "../run-events.ts";
+import { VERSION } from "../version.ts";
+import { NOT_STARTED, previewModeOf } from "../loop/loop.ts";
+import type { SliceRequest } from "../slice.ts";
+import type { RunSettings } from "../settings/settings.ts";
+import type { ContextReport } from "../report/context-report.ts";
+import type { ComparingExecutor } from "../recording/replay.ts";
+import { unverifiedReason } from "../context/briefing.ts";
+import { resolve } from "node:path";
 
 /** A run's event stream: every event as delivered (the report is their fold), the caller's sinks (onEvent, the
  * progress line), the cost so far at the model's price, and the routing told once. */
@@ -68,6 +77,75 @@ export function runStream(
     setPrice: (to: ModelPrice | null) => {
       price = to;
     },
+  };
+}
+
+/** The run-started event of a prepared run: what it runs, under which policy, protocol, previews and sandbox. */
+export function runStarted(
+  prepared: { request: SliceRequest; settings: RunSettings },
+  { known, sandbox, options }: {
+    known: CatalogKnown;
+    sandbox: SandboxState | null;
+    options: Pick<StartOptions, "replay" | "previews">;
+  },
+): RunEvent {
+  return {
+    type: "run-started",
+    format_version: OUTPUT_FORMAT_VERSION,
+    loom_version: VERSION,
+    policy: known.policy,
+    slice: known.slice,
+    model: prepared.request.model,
+    max_steps: prepared.request.limits.max_steps,
+    workspace: options.replay && !options.replay.execute ? null : resolve(prepared.request.workspace),
+    sandbox,
+    step_protocol: prepared.settings.step_protocol.value,
+    previews: previewModeOf(prepared.request, { policy: known.policy, previews: options.previews }),
+  };
+}
+
+/**
+ * The run's result: its loop's (or NOT_STARTED's) fields, how it ended (endingOf: the outcome, an unwritten report,
+ * a replay that diverged, a run required verified that is not), and what it says of its route, replay and sandbox.
+ */
+export function runResult(
+  { input, loop, outcome, error, report, reportPath, unwritable, comparing, required, known, sandbox }: {
+    input: RunInput;
+    loop: LoopResult | null;
+    outcome: Outcome;
+    error: RunResult["error"];
+    report: ContextReport;
+    reportPath: string | null;
+    unwritable: boolean;
+    comparing: ComparingExecutor | undefined;
+    required: boolean;
+    known: CatalogKnown;
+    sandbox: { state: SandboxState | null };
+  },
+): RunResult {
+  const replay = comparing ? { compared: comparing.compared, differing_steps: comparing.differing } : undefined;
+  const { exitCode, code } = endingOf({
+    ran: outcome,
+    errorCode: loop?.error?.code,
+    reportUnwritten: unwritable,
+    diverged: replay !== undefined && replay.differing_steps.length > 0,
+    unverified: required && !(loop?.verified ?? false),
+  });
+  if (code === "unverified" && loop) {
+    const why = unverifiedReason({ last_test: loop.last_test, latest_revision: loop.revision });
+    error = { code, message: `The run ended NOT verified (passing tests were required): ${why}` };
+  }
+  const { closing: _, ...ran } = loop ?? { ...NOT_STARTED, printed: [], reports: [], closing: null };
+  return {
+    ...ran,
+    outcome,
+    error,
+    report,
+    report_path: reportPath,
+    exit_code: exitCode,
+    ...("catalog" in input ? { route: known.route } : {}),
+    ...(replay ? { replay } : {}),
+    sandbox: sandbox.state,
   };
 }
 

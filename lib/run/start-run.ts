@@ -1,20 +1,16 @@
 // The run lifecycle behind runWithOptions and the commands: input -> prepared run -> loop -> one report, written once.
 // A run is a value: every startup, routing and run failure comes back as a RunResult whose outcome says what
 // happened; only a bug throws.
-import { resolve } from "node:path";
 import { type CatalogKnown } from "../catalog/plan.ts";
 import { type ContextPolicyName, DEFAULT_POLICY, type StepProtocol } from "../policy.ts";
 import { foldReport } from "../report/fold.ts";
 import { describeFsError, LoomError } from "../errors.ts";
-import { endingOf } from "../ending.ts";
 import { workspaceChanges } from "../vocabulary/reports.ts";
-import { type LoopResult, NOT_STARTED, previewModeOf, runLoop } from "../loop/loop.ts";
+import { type LoopResult, runLoop } from "../loop/loop.ts";
 import type { Outcome } from "../outcome.ts";
 import { type RecordingSink } from "../recording/recorder.ts";
 import { ComparingExecutor } from "../recording/replay.ts";
 import { ResultStore } from "../context/store.ts";
-import { unverifiedReason } from "../context/briefing.ts";
-import { OUTPUT_FORMAT_VERSION } from "../run-events.ts";
 import { VERSION } from "../version.ts";
 import { pinOutputPath, writeFileAtomic } from "../io/files.ts";
 import type { WorkspaceExecutor } from "../workspace/workspace-executor.ts";
@@ -22,7 +18,8 @@ import type { SandboxState } from "../sandbox-state.ts";
 import { priceOf } from "../prices.ts";
 
 import { prepare } from "./prepare-run.ts";
-import { runEnded, runStream } from "./run-stream.ts";
+import { runEnded, runResult, runStarted, runStream } from "./run-stream.ts";
+import type { ContextReport } from "../report/context-report.ts";
 import {
   planOf,
   priceTableOf,
@@ -81,19 +78,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     stream.setPrice(price);
     required = prepared.request.require_passing_tests === true;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
-    emit({
-      type: "run-started",
-      format_version: OUTPUT_FORMAT_VERSION,
-      loom_version: VERSION,
-      policy: known.policy,
-      slice: known.slice,
-      model: prepared.request.model,
-      max_steps: prepared.request.limits.max_steps,
-      workspace: options.replay && !options.replay.execute ? null : resolve(prepared.request.workspace),
-      sandbox: sandbox.state,
-      step_protocol: prepared.settings.step_protocol.value,
-      previews: previewModeOf(prepared.request, { policy: known.policy, previews: options.previews }),
-    });
+    emit(runStarted(prepared, { known, sandbox: sandbox.state, options }));
     // run-started is the first event: the routing that chose this run is told right after it.
     announceRouting();
     loop = await runLoop(prepared.request, {
@@ -152,20 +137,9 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   let error = ended.error;
   // The report is the fold of the stream the caller saw: one source for both.
   const report = foldReport(events, { version: VERSION });
-  let reportPath = known.reportPath ?? null;
-  let unwritable = false;
-  if (reportPath !== null) {
-    try {
-      writeFileAtomic(reportPath, `${JSON.stringify(report, null, 2)}\n`);
-    } catch (cause) {
-      unwritable = true;
-      error = {
-        code: "report_unwritable",
-        message: `Cannot write the context report ${JSON.stringify(reportPath)}: ${ioCode(cause)}`,
-      };
-      reportPath = null;
-    }
-  }
+  const written = writeReport(report, known.reportPath ?? null);
+  const { path: reportPath, unwritable } = written;
+  if (written.error) error = written.error;
   if (options.diff) {
     // --diff: the patch of the run's changes (empty when nothing changed or nothing ran for real).
     try {
@@ -176,30 +150,34 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       );
     }
   }
-  const replay = comparing ? { compared: comparing.compared, differing_steps: comparing.differing } : undefined;
-  const { exitCode, code } = endingOf({
-    ran: outcome,
-    errorCode: loop?.error?.code,
-    reportUnwritten: unwritable,
-    diverged: replay !== undefined && replay.differing_steps.length > 0,
-    unverified: required && !(loop?.verified ?? false),
-  });
-  if (code === "unverified" && loop) {
-    const why = unverifiedReason({ last_test: loop.last_test, latest_revision: loop.revision });
-    error = { code, message: `The run ended NOT verified (passing tests were required): ${why}` };
-  }
-  const { closing: _, ...ran } = loop ?? { ...NOT_STARTED, printed: [], reports: [], closing: null };
-  return {
-    ...ran,
+  return runResult({
+    input,
+    loop,
     outcome,
     error,
     report,
-    report_path: reportPath,
-    exit_code: exitCode,
-    ...("catalog" in input ? { route: known.route } : {}),
-    ...(replay ? { replay } : {}),
-    sandbox: sandbox.state,
-  };
+    reportPath,
+    unwritable,
+    comparing,
+    required,
+    known,
+    sandbox,
+  });
+}
+
+/** Writes the report where the run was asked to (atomically); an unwritable path is the run's error, not a throw. */
+function writeReport(
+  report: ContextReport,
+  path: string | null,
+): { path: string | null; unwritable: boolean; error: RunResult["error"] | null } {
+  if (path === null) return { path, unwritable: false, error: null };
+  try {
+    writeFileAtomic(path, `${JSON.stringify(report, null, 2)}\n`);
+    return { path, unwritable: false, error: null };
+  } catch (cause) {
+    const message = `Cannot write the context report ${JSON.stringify(path)}: ${ioCode(cause)}`;
+    return { path: null, unwritable: true, error: { code: "report_unwritable", message } };
+  }
 }
 
 /**
