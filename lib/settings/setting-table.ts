@@ -21,18 +21,27 @@ import { HttpUrl, MAX_TIMER_MS, type ProviderConfig, TimerMs } from "./provider-
 /** Where a setting's value came from; "default": Loom's own, when nothing else set it. */
 export type Source = "flag" | "environment" | "project" | "config" | "catalog" | "request" | "default";
 
-/** A flag as help, completion and parsing see it (commands/cli-spec.ts's Flag), with its name (without "--"). */
-export type SettingFlagSpec = {
-  name: string;
+/** A flag as help, completion and parsing see it (commands/cli-spec.ts's Flag): one type for every command's flags. */
+export type FlagSpec = {
+  /** A one-letter alias: -m for --model. */
   short?: string;
+  /** The placeholder of a flag that takes a value (FILE, N, PROVIDER/MODEL); absent for a switch. */
   value?: string;
+  /** The only values accepted, in the order help lists them (take them from the zod vocabularies). */
   values?: readonly string[];
+  /** What a shell completes for a free value: files, folders, or nothing (the default). */
   complete?: "file" | "folder";
+  /** Repeatable: every occurrence is kept, in order. */
   multiple?: true;
+  /** What happens without the flag, as help shows it. */
   default?: string;
   description: string;
+  /** The heading help lists the flag under (default "Options"). */
   group?: string;
 };
+
+/** A setting's flag: its spec and its name (without "--"). */
+export type SettingFlagSpec = FlagSpec & { name: string };
 
 /** Where `loom run --help` lists a setting's flag: with the prompt's options, the policy's, or the limits'. */
 export type Section = "prompt" | "policy" | "limits";
@@ -63,27 +72,28 @@ export type CatalogLevel = {
   limits?: { max_steps: number };
 };
 
-type Entry<T> = {
-  /** Its flag (run's and config's specs take it from here); null: none. */
-  flag: SettingFlagSpec | null;
-  /** Where run's help lists the flag; null: not a flag of run's. */
-  section: Section | null;
+/** A setting's record as written in the table: what it leaves out is the default of `Entry`. */
+type Written<T> = {
+  /** Its flag (run's and config's specs take it from here); absent: none. */
+  flag?: SettingFlagSpec;
+  /** Where run's help lists the flag; absent: not a flag of run's. */
+  section?: Section;
   /** The commands that take the flag: config takes every flag that changes what it shows. */
-  commands: readonly SettingCommand[];
+  commands?: readonly SettingCommand[];
   /** The flag's text as the value (a usage error naming the flag); absent: the text (or list, or switch) is it. */
   parse?: (text: string, flag: string) => T;
-  /** Its environment variable (checked by `schema`, said as `expected`); null: none. */
-  env: string | null;
+  /** Its environment variable (checked by `schema`, said as `expected`); absent: none. */
+  env?: string;
   expected?: string;
-  /** The config file field's schema; null: the user's file cannot set it. */
-  schema: z.ZodType<T> | null;
+  /** The config file field's schema; absent: the user's file cannot set it. */
+  schema?: z.ZodType<T>;
   /** The config file field's description (the JSON Schema's, for editors). */
   describe?: string;
   /** A project's file (.loom/config.jsonc) may set it (true: as the user's file; `{ describe }`: with its own words),
-   * or, a string, why it may not: a project's file travels with the code it configures. */
-  project: boolean | { describe: string } | string;
-  /** Strongest first; null: not resolved (a grant, read where it applies). */
-  precedence: readonly Source[] | null;
+   * or, a string, why it may not: a project's file travels with the code it configures. Absent: it may not. */
+  project?: true | { describe: string } | string;
+  /** Strongest first; absent: not resolved (a grant, or a flag read where it applies). */
+  precedence?: readonly Source[];
   /** Loom's own value, when nothing else sets it. */
   default?: T;
   /** Resolved by resolveSettings' one generic rule (the others have rules of their own: model, sandbox, provider). */
@@ -92,14 +102,28 @@ type Entry<T> = {
   request?: { field: string; read: (request: RequestSettings) => T | undefined };
   /** Where a catalog names it: `levelled`, the slice's own, else the catalog's defaults; else the slice's only. */
   catalog?: { field: string; read: (level: CatalogLevel) => T | undefined; levelled: boolean };
-  /** Where `loom config` shows it: with the run's settings, with the provider's; null: not shown. */
-  shown: "run" | "provider" | null;
+  /** Where `loom config` shows it: with the run's settings, with the provider's; absent: not shown. */
+  shown?: "run" | "provider";
   /** Its name among the library's options (RunOptions); absent: not a library option. */
   option?: string;
 };
 
+/** A record with its defaults in place (null: none), as the code that walks the table reads it. */
+type Entry<T> =
+  & Omit<Written<T>, "flag" | "section" | "commands" | "env" | "schema" | "project" | "precedence" | "shown">
+  & {
+    flag: SettingFlagSpec | null;
+    section: Section | null;
+    commands: readonly SettingCommand[];
+    env: string | null;
+    schema: z.ZodType<T> | null;
+    project: boolean | { describe: string } | string;
+    precedence: readonly Source[] | null;
+    shown: "run" | "provider" | null;
+  };
+
 /** One record, its literal types kept (flag names, value lists): the specs' types are derived from them. */
-const setting = <T>() => <const E extends Entry<T>>(entry: E): E & { readonly value?: T } => entry;
+const setting = <T>() => <const E extends Written<T>>(entry: E): E & { readonly value?: T } => entry;
 
 /** A whole number of at least 1. */
 export function positiveInteger(flag: string, value: string): number {
@@ -168,11 +192,6 @@ export const SETTINGS = {
     },
     section: "prompt",
     commands: ["run"],
-    env: null,
-    schema: null,
-    project: false,
-    precedence: null,
-    shown: null,
   }),
   context_policy: setting<ContextPolicyName>()({
     flag: {
@@ -223,11 +242,6 @@ export const SETTINGS = {
     },
     section: "prompt",
     commands: ["run"],
-    env: null,
-    schema: null,
-    project: false,
-    precedence: null,
-    shown: null,
   }),
   step_protocol: setting<StepProtocol>()({
     flag: {
@@ -239,9 +253,6 @@ export const SETTINGS = {
     },
     section: "policy",
     commands: ["run", "config"],
-    env: null,
-    schema: null,
-    project: false,
     precedence: ["flag", "request", "catalog", "default"],
     default: DEFAULT_STEP_PROTOCOL,
     generic: true,
@@ -260,9 +271,6 @@ export const SETTINGS = {
     },
     section: "policy",
     commands: ["run", "config"],
-    env: null,
-    schema: null,
-    project: false,
     precedence: ["flag", "request", "catalog", "default"],
     default: DEFAULT_PREVIEW_MODE,
     generic: true,
@@ -272,11 +280,6 @@ export const SETTINGS = {
     option: "previewMode",
   }),
   api_key_env: setting<string | null>()({
-    flag: null,
-    section: null,
-    commands: [],
-    env: null,
-    schema: null,
     project: "which key is sent is the user's choice",
     precedence: ["catalog", "default"],
     shown: "provider",
@@ -293,7 +296,6 @@ export const SETTINGS = {
     commands: ["run", "config"],
     env: "LOOM_SANDBOX",
     expected: "auto, required or off",
-    schema: null,
     project: "the sandbox is the user's choice (--sandbox, LOOM_SANDBOX)",
     precedence: ["flag", "environment", "default", "request", "catalog"],
     default: "auto",
@@ -311,7 +313,6 @@ export const SETTINGS = {
     section: "prompt",
     commands: ["run", "config"],
     parse: (text, flag) => positiveInteger(flag, text),
-    env: null,
     schema: z.number().int().positive(),
     describe: `A prompt run's step limit (a request or catalog names its own); default ${DEFAULT_MAX_STEPS}`,
     project: {
@@ -333,14 +334,10 @@ export const SETTINGS = {
     },
     section: "limits",
     commands: ["run"],
-    env: null,
-    schema: null,
-    project: false,
     precedence: ["flag", "request", "default"],
     default: false,
     generic: true,
     request: { field: "require_passing_tests", read: (request) => request.require_passing_tests },
-    shown: null,
     option: "requirePassingTests",
   }),
   max_cost: setting<number>()({
@@ -353,13 +350,9 @@ export const SETTINGS = {
     section: "limits",
     commands: ["run"],
     parse: (text, flag) => dollars(flag, text),
-    env: null,
-    schema: null,
-    project: false,
     precedence: ["flag", "request"],
     generic: true,
     request: { field: "limits.max_cost_usd", read: (request) => request.limits?.max_cost_usd },
-    shown: null,
     option: "maxCost",
   }),
   provider_deadline_ms: setting<number>()({
@@ -367,7 +360,6 @@ export const SETTINGS = {
     section: "limits",
     commands: ["run", "config"],
     parse: (text, flag) => milliseconds(flag, text),
-    env: null,
     schema: TimerMs,
     describe: `One model call's deadline, every attempt and wait included; default ${DEFAULT_DEADLINE_MS}`,
     project: true,
@@ -379,7 +371,6 @@ export const SETTINGS = {
     section: "limits",
     commands: ["run", "config"],
     parse: (text, flag) => milliseconds(flag, text),
-    env: null,
     schema: TimerMs,
     describe: `A model call's attempt fails after this long without a byte; default ${DEFAULT_IDLE_TIMEOUT_MS}`,
     project: true,
@@ -396,11 +387,6 @@ export const SETTINGS = {
     },
     section: "limits",
     commands: ["run", "config"],
-    env: null,
-    schema: null,
-    project: false,
-    precedence: null,
-    shown: null,
   }),
   allow_key_env: setting<readonly string[]>()({
     flag: {
@@ -411,11 +397,6 @@ export const SETTINGS = {
     },
     section: "limits",
     commands: ["run", "config"],
-    env: null,
-    schema: null,
-    project: false,
-    precedence: null,
-    shown: null,
   }),
   sandbox_network: setting<boolean>()({
     flag: {
@@ -425,11 +406,6 @@ export const SETTINGS = {
     },
     section: "limits",
     commands: ["run", "config"],
-    env: null,
-    schema: null,
-    project: false,
-    precedence: null,
-    shown: null,
   }),
   sandbox_env: setting<readonly string[]>()({
     flag: {
@@ -440,11 +416,6 @@ export const SETTINGS = {
     },
     section: "limits",
     commands: ["run", "config"],
-    env: null,
-    schema: null,
-    project: false,
-    precedence: null,
-    shown: null,
   }),
   sandbox_read_only: setting<readonly string[]>()({
     flag: {
@@ -456,11 +427,6 @@ export const SETTINGS = {
     },
     section: "limits",
     commands: ["run", "config"],
-    env: null,
-    schema: null,
-    project: false,
-    precedence: null,
-    shown: null,
   }),
 } as const;
 
@@ -473,13 +439,13 @@ export type ValueOf<K extends SettingKey> = NonNullable<Settings[K]["value"]>;
 export type GenericKey = { [K in SettingKey]: Settings[K] extends { generic: true } ? K : never }[SettingKey];
 /** The settings with a precedence. */
 export type PrecedenceKey = {
-  [K in SettingKey]: Settings[K]["precedence"] extends readonly Source[] ? K : never;
+  [K in SettingKey]: Settings[K] extends { precedence: readonly Source[] } ? K : never;
 }[SettingKey];
 /** The settings the user's config file may set. */
-export type ConfigKey = { [K in SettingKey]: Settings[K]["schema"] extends null ? never : K }[SettingKey];
+export type ConfigKey = { [K in SettingKey]: Settings[K] extends { schema: z.ZodType } ? K : never }[SettingKey];
 /** The settings a project's file may set too. */
 export type ProjectKey = {
-  [K in ConfigKey]: Settings[K]["project"] extends true | { describe: string } ? K : never;
+  [K in ConfigKey]: Settings[K] extends { project: true | { describe: string } } ? K : never;
 }[ConfigKey];
 
 /** Every key of the table, in its order (Object.keys, typed). */
@@ -487,16 +453,27 @@ export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
 
 /** The table's entries, each as the record type (for code that walks them all). */
 export function entryOf(key: SettingKey): Entry<unknown> {
-  return SETTINGS[key] as Entry<unknown>;
+  const written: Written<unknown> = SETTINGS[key];
+  return {
+    flag: null,
+    section: null,
+    commands: [],
+    env: null,
+    schema: null,
+    project: false,
+    precedence: null,
+    shown: null,
+    ...written,
+  };
 }
 
 /** The precedence of every resolved setting, strongest first. */
 export const PRECEDENCE = Object.fromEntries(
   SETTING_KEYS.flatMap((key) => {
-    const order = SETTINGS[key].precedence;
+    const order = entryOf(key).precedence;
     return order === null ? [] : [[key, order]];
   }),
-) as { readonly [K in PrecedenceKey]: Settings[K]["precedence"] };
+) as { readonly [K in PrecedenceKey]: readonly Source[] };
 
 /** What the command line (or a library caller) said, by setting: enum values are already of their type. */
 export type SettingFlags = { [K in SettingKey]?: ValueOf<K> };
@@ -504,12 +481,13 @@ export type SettingFlags = { [K in SettingKey]?: ValueOf<K> };
 /** The setting flags of a command's spec, in the table's order: flag name -> the flag's spec. */
 export type SettingFlagsOf<C extends SettingCommand, S extends Section> = {
   [
-    K in SettingKey as Settings[K]["section"] extends S
-      ? C extends Settings[K]["commands"][number] ? FlagName<K> : never
+    K in SettingKey as Settings[K] extends { section: S; commands: readonly (infer Cs)[]; flag: { name: infer N } }
+      ? C extends Cs ? N & string : never
       : never
-  ]: Omit<NonNullable<Settings[K]["flag"]>, "name">;
+  ]: FlagSpecOf<K>;
 };
-type FlagName<K extends SettingKey> = NonNullable<Settings[K]["flag"]>["name"];
+/** A setting's flag as a spec holds it (without its name). */
+type FlagSpecOf<K extends SettingKey> = Settings[K] extends { flag: infer F } ? Omit<F, "name"> : never;
 
 /** A command's setting flags of the given sections, in the table's order; `group` overrides each flag's heading. */
 export function settingFlagsOf<C extends SettingCommand, S extends Section>(
@@ -517,7 +495,7 @@ export function settingFlagsOf<C extends SettingCommand, S extends Section>(
   sections: readonly S[],
   { group }: { group?: string } = {},
 ): SettingFlagsOf<C, S> {
-  const flags: Record<string, Omit<SettingFlagSpec, "name">> = {};
+  const flags: Record<string, FlagSpec> = {};
   for (const key of SETTING_KEYS) {
     const entry = entryOf(key);
     if (entry.flag === null || entry.section === null) continue;
@@ -530,11 +508,11 @@ export function settingFlagsOf<C extends SettingCommand, S extends Section>(
 }
 
 /** The flag of one setting, by its key (replay and eval pick theirs by name). */
-export function flagOf<K extends SettingKey>(key: K): Omit<NonNullable<Settings[K]["flag"]>, "name"> {
-  const flag = SETTINGS[key].flag;
+export function flagOf<K extends SettingKey>(key: K): FlagSpecOf<K> {
+  const flag = entryOf(key).flag;
   if (flag === null) throw new Error(`${key} has no flag`);
   const { name: _, ...rest } = flag;
-  return rest as Omit<NonNullable<Settings[K]["flag"]>, "name">;
+  return rest as unknown as FlagSpecOf<K>;
 }
 
 /**

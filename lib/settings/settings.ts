@@ -265,7 +265,7 @@ const GENERIC_KEYS = SETTING_KEYS.filter((key): key is GenericKey => entryOf(key
 const STRENGTH: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
 
 /** What `loom config` shows, checked against what is resolved: a shown setting the resolution lacks is a type error. */
-type ShownAs<W> = { [K in SettingKey]: (typeof SETTINGS)[K]["shown"] extends W ? K : never }[SettingKey];
+type ShownAs<W> = { [K in SettingKey]: (typeof SETTINGS)[K] extends { shown: W } ? K : never }[SettingKey];
 type Holds<T extends true> = T;
 export type ShownAreResolved = Holds<
   [ShownAs<"run">] extends [keyof RunSettings] ? [ShownAs<"provider">] extends [keyof ProviderSettings] ? true : false
