@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startRun } from "../lib/run/start-run.ts";
+import { type StartOptions, startRun } from "../lib/run/start-run.ts";
+import { resolveSettings } from "../lib/settings/settings.ts";
 import { NOT_STARTED } from "../lib/loop/loop.ts";
 import { holdKeys } from "../lib/io/held-keys.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
@@ -63,4 +64,16 @@ test("a run that never started: the lifecycle's result and a command's result ob
     [NOT_STARTED.finish, NOT_STARTED.finish, steps, revision, last_test, tests_current],
   );
   assert.deepEqual([summary.verified, summary.printed], [verified, printed]);
+});
+
+test("a run is configured one way: a setting option beside a settings plan is a type error, and refused", async () => {
+  const resolved = resolveSettings({ env: {} });
+  assert.ok(resolved.ok);
+  // @ts-expect-error a library setting option beside a command's plan
+  const mixed: StartOptions = { settings: resolved.plan, contextPolicy: "bounded" };
+  // @ts-expect-error the sandbox grants beside a plan (the plan carries the user's)
+  const granted: StartOptions = { settings: resolved.plan, sandboxGrants: { network: true } };
+  for (const options of [mixed, granted]) {
+    await assert.rejects(startRun({ request: sliceRequest() }, options), /a setting given beside a resolved plan/);
+  }
 });

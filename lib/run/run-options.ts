@@ -110,8 +110,27 @@ export type RunInput =
   | { request: SliceRequest; /** The file as the user named it, for messages (default "the request"). */ file?: string }
   | { catalog: Omit<CatalogInput, "catalog"> & { /** The file as the user named it, for messages. */ name: string } };
 
-/** Hooks for commands, tests and the benchmark; not part of the library's options. */
-export type StartOptions = RunOptions & {
+/**
+ * A run's options: configured one way — by a command's settings plan, or by the library's setting options (which
+ * resolve into the same plan) — never both: giving a setting option beside a plan is a type error.
+ */
+export type StartOptions =
+  & RunHooks
+  & (
+    | (RunOptions & { settings?: undefined })
+    | (
+      & Omit<RunOptions, keyof SettingOptions | "sandboxGrants">
+      & { [K in keyof SettingOptions | "sandboxGrants"]?: never }
+      & {
+        /** The command's one resolution of the user's settings (flags, environment, config files): the run layers its
+         * request or catalog onto it rather than resolve again. */
+        settings: SettingsPlan;
+      }
+    )
+  );
+
+/** The lifecycle's hooks for commands, tests and the benchmark; not part of the library's options. */
+type RunHooks = {
   /** Replay a recording: its answers script the provider; its executions stand in for the workspace unless `execute`
    * (then the workspace executes for real and each report is compared with the recorded one). */
   replay?: {
@@ -121,13 +140,6 @@ export type StartOptions = RunOptions & {
   };
   /** Replace the workspace executors; gets the run's result store. */
   executor?: (store: ResultStore) => Executor;
-  /**
-   * The command's one resolution of the user's settings (flags, environment, config files): the run layers its request
-   * or catalog onto it rather than resolve again. Without it the run resolves once from the library's options; with
-   * it, they (contextPolicy, stepProtocol, previewMode, sandbox, requirePassingTests, maxCost, sandboxGrants) must
-   * be in it already: a run is configured one way.
-   */
-  settings?: SettingsPlan;
   /** Where providers read their credentials (default: the process environment). */
   env?: Record<string, string | undefined>;
   onRouting?: (note: RoutingNote) => void;
