@@ -1,6 +1,6 @@
 // The library API: run(request) and runWithOptions(request, options). A run is a value: it resolves to a RunResult
 // whose outcome says what happened (startup failures included), and its context report, when asked for, has landed.
-import { type RunOptions, type RunResult, startRun } from "./lib/run/start-run.ts";
+import { RUN_OPTION_NAMES, type RunOptions, type RunResult, startRun } from "./lib/run/start-run.ts";
 import type { ContextReport } from "./lib/report/context-report.ts";
 import type { Progress } from "./lib/run-events.ts";
 import type { Outcome } from "./lib/outcome.ts";
@@ -36,41 +36,7 @@ export function run(request: SliceRequest, options: Pick<RunOptions, "provider" 
  * so a program's runs do not change with the shell that starts it (the commands do read them).
  */
 export function runWithOptions(request: SliceRequest, options: RunOptions = {}): Promise<RunResult> {
-  // Only the public options: the lifecycle's internal hooks stay unreachable from here.
-  const {
-    contextPolicy,
-    contextReport,
-    provider,
-    signal,
-    record,
-    now,
-    onProgress,
-    archiveLimits,
-    secretEnvNames,
-    sandbox,
-    sandboxGrants,
-    warn,
-    stepProtocol,
-    previewMode,
-    requirePassingTests,
-    maxCost,
-  } = options;
-  return startRun({ request }, {
-    contextPolicy: contextPolicy ?? DEFAULT_POLICY,
-    contextReport,
-    provider,
-    signal,
-    record,
-    now,
-    onProgress,
-    archiveLimits,
-    secretEnvNames,
-    sandbox,
-    sandboxGrants,
-    warn,
-    stepProtocol,
-    previewMode,
-    requirePassingTests,
-    maxCost,
-  });
+  // Only the public options (RUN_OPTION_NAMES): the lifecycle's internal hooks stay unreachable from here.
+  const publicOptions = Object.fromEntries(RUN_OPTION_NAMES.map((name) => [name, options[name]])) as RunOptions;
+  return startRun({ request }, { ...publicOptions, contextPolicy: options.contextPolicy ?? DEFAULT_POLICY });
 }

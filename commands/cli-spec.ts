@@ -2,24 +2,11 @@
 // the one engine that turns it into parsing, --help, usage lines, shell completions and did-you-mean, so the four
 // cannot drift apart. The specs themselves are in commands/specs.ts.
 import { UsageError } from "../lib/errors.ts";
+import type { FlagSpec } from "../lib/settings/setting-table.ts";
 
-export type Flag = {
-  /** A one-letter alias: -m for --model. */
-  short?: string;
-  /** The placeholder of a flag that takes a value (FILE, N, PROVIDER/MODEL); absent for a switch. */
-  value?: string;
-  /** The only values accepted, in the order help lists them (take them from the zod vocabularies). */
-  values?: readonly string[];
-  /** What a shell completes for a free value: files, folders, or nothing (the default). */
-  complete?: "file" | "folder";
-  /** Repeatable: every occurrence is kept, in order. */
-  multiple?: true;
-  /** What happens without the flag, as help shows it. */
-  default?: string;
-  description: string;
-  /** The heading help lists the flag under (default "Options"). */
-  group?: string;
-};
+/** A flag: its alias, placeholder, choices, completion, repetition, default, description and heading (the type is
+ * lib/settings/setting-table.ts's, where the settings' flags are written). */
+export type Flag = FlagSpec;
 
 export type Flags = Readonly<Record<string, Flag>>;
 
@@ -112,6 +99,26 @@ export function parseCommand<F extends Flags>(
   argv: readonly string[],
   { command }: { command: string },
 ): Parsed<F> {
+  // argv is parsed once: main checks it before the command loads, and the command gets that parse.
+  const known = PARSED.get(argv);
+  if (known?.spec === spec) return known.parsed as Parsed<F>;
+  const parsed = parseArgv(spec, argv, { command });
+  PARSED.set(argv, { spec, parsed: Object.freeze(parsed) });
+  return parsed;
+}
+
+/** Each argv's parse, by the spec it was parsed against (an argv array is parsed once). */
+const PARSED = new WeakMap<readonly string[], { spec: CommandSpec; parsed: Parsed<Flags> }>();
+
+/** How many times argv was parsed (tests count the parses of a command: one). */
+export const parseCount = { parses: 0 };
+
+function parseArgv<F extends Flags>(
+  spec: CommandSpec & { flags: F },
+  argv: readonly string[],
+  { command }: { command: string },
+): Parsed<F> {
+  parseCount.parses++;
   const flags = flagsOf(spec);
   const byShort = new Map(Object.entries(flags).flatMap(([name, f]) => (f.short ? [[f.short, name]] : [])));
   const see = `(see loom ${command} --help)`;

@@ -6,7 +6,6 @@ import { readConfigFile } from "../lib/io/config-file.ts";
 import { dirname, join, resolve } from "node:path";
 import {
   configPath,
-  definedOnly,
   ProjectConfig,
   type Resolved,
   resolveSettings,
@@ -25,10 +24,10 @@ import { readJson } from "../lib/text/json-text.ts";
 import { formatZodError } from "../lib/text/zod-error.ts";
 import { parseCommand, type Values } from "./cli-spec.ts";
 import type { Io } from "./io.ts";
-import { millisecondsOption } from "./options.ts";
 import { readRequest } from "./request-file.ts";
 import { Reporter } from "./reporter.ts";
 import { CONFIG_SPEC } from "./specs.ts";
+import { entryOf, parseSettingFlags, positiveInteger, SETTING_KEYS } from "../lib/settings/setting-table.ts";
 import { describeTableInUse, installedModelsPath, tableInUse, todayOf } from "./models-table.ts";
 import type { NamedPath } from "./output-paths.ts";
 
@@ -154,61 +153,26 @@ export function userSettings(
   return { file, plan: resolved.plan };
 }
 
-/** The setting flags (run, replay and config share them), as parsed: enum flags are already of their type. */
-type SettingFlagValues = Pick<
-  Values<typeof CONFIG_SPEC.flags>,
-  Exclude<keyof typeof CONFIG_SPEC.flags, "json" | "catalog" | "slice" | "request" | "workspace">
->;
-
-/** The setting flags as resolveSettings takes them. */
-export function settingFlags(values: SettingFlagValues): SettingFlags {
-  const maxSteps = values["max-steps"];
-  return definedOnly({
-    model: values.model,
-    context_policy: values["context-policy"],
-    base_url: values["base-url"],
-    step_protocol: values["step-protocol"],
-    previews: values.previews,
-    sandbox: values.sandbox,
-    provider_deadline_ms: millisecondsOption("--provider-deadline-ms", values["provider-deadline-ms"]),
-    provider_idle_timeout_ms: millisecondsOption("--provider-idle-timeout-ms", values["provider-idle-timeout-ms"]),
-    max_steps: maxSteps === undefined ? undefined : positiveInteger("--max-steps", maxSteps),
-    allow_key_host: values["allow-key-host"],
-    allow_key_env: values["allow-key-env"],
-    sandbox_network: values["sandbox-network"],
-    sandbox_env: values["sandbox-env"],
-    sandbox_read_only: values["sandbox-read-only"],
-  });
+/** The setting flags as resolveSettings takes them, each checked by its entry in the settings table. */
+export function settingFlags(values: Readonly<Record<string, unknown>>): SettingFlags {
+  return parseSettingFlags(values);
 }
 
-export function positiveInteger(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected a positive integer`);
-  }
-  return n;
-}
+export { positiveInteger };
 
 /** The settings as `loom config` shows them: one row each, the run's order. */
 export type SettingRow = { name: string; value: string | number | null; source: string | null; from: string | null };
 
+/** The rows, from the settings table: the run's settings, then (when a model is known) its provider's. */
 function settingRows(settings: RunSettings): SettingRow[] {
-  const row = (name: string, s: Setting<string | number | null> | Unset): SettingRow => ({ name, ...s });
-  const p = settings.provider;
-  return [
-    row("model", settings.model),
-    row("context_policy", settings.context_policy),
-    row("step_protocol", settings.step_protocol),
-    row("previews", settings.previews),
-    row("sandbox", settings.sandbox),
-    row("max_steps", settings.max_steps),
-    ...(p === null ? [] : [
-      row("base_url", p.base_url),
-      row("api_key_env", p.api_key_env),
-      row("provider_deadline_ms", p.provider_deadline_ms),
-      row("provider_idle_timeout_ms", p.provider_idle_timeout_ms),
-    ]),
-  ];
+  const rows = (where: "run" | "provider", of: Readonly<Record<string, unknown>>): SettingRow[] =>
+    SETTING_KEYS.flatMap((name) => {
+      if (entryOf(name).shown !== where) return [];
+      const setting = of[name] as Setting<string | number | null> | Unset | undefined;
+      if (setting === undefined) throw new Error(`loom config: ${name} is shown but not resolved`);
+      return [{ name, ...setting }];
+    });
+  return [...rows("run", settings), ...(settings.provider === null ? [] : rows("provider", settings.provider))];
 }
 
 export async function configCommand(argv: string[], io: Io): Promise<number> {

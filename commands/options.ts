@@ -3,23 +3,12 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { outputFolderProblem, outputPathProblem } from "../lib/io/files.ts";
 import { UsageError } from "../lib/errors.ts";
-import { MAX_TIMER_MS } from "../lib/settings/provider-config.ts";
+import { milliseconds } from "../lib/settings/setting-table.ts";
 import { OUTPUT_FORMATS } from "./specs.ts";
 
 /** A positive whole number of milliseconds from a flag, or undefined when the flag is absent. */
 export function millisecondsOption(flag: string, value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms <= 0) {
-    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected a positive number of milliseconds`);
-  }
-  if (ms > MAX_TIMER_MS) {
-    throw new UsageError(
-      `${flag} ${JSON.stringify(value)}: expected at most ${MAX_TIMER_MS} milliseconds (about 24 days; a longer ` +
-        "timer fires at once)",
-    );
-  }
-  return ms;
+  return value === undefined ? undefined : milliseconds(flag, value);
 }
 
 /**

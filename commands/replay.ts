@@ -118,12 +118,10 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const reporter = new Reporter(io, { command: "replay", format, quiet: values.quiet });
   const workspace = values.workspace ? resolve(io.cwd, values.workspace) : ".";
   const result = await startRun({ request: { ...recording.header.slice, workspace }, file: basename(file) }, {
-    flags,
     // The command's one resolution (LOOM_CONTEXT_POLICY, LOOM_SANDBOX, the config files), as loom config shows it.
     settings: user.plan,
     env: io.env,
     contextReport: reportPath,
-    requirePassingTests: values["require-passing-tests"],
     replay: { recording, execute: values.execute === true, digest: digestOf(text) },
     // --quiet: the result and the report say whether the run was sandboxed (sandbox.active).
     warn: values.quiet ? () => {} : (message) => io.stderr(`loom replay: ${message}\n`),

@@ -13,6 +13,7 @@ import type { Progress } from "../lib/run-events.ts";
 import type { Transcript } from "../lib/report/transcript.ts";
 import { OUTPUT_FORMAT_VERSION, type RunEvent, type RunResultEvent } from "../lib/run-events.ts";
 import { NULL_USAGE } from "../lib/vocabulary/turn.ts";
+import { NOT_STARTED } from "../lib/loop/loop.ts";
 import { BEFORE_A_STEP, type Outcome } from "../lib/outcome.ts";
 import { renderReportHtml } from "../lib/report/html.ts";
 import type { NamedReport } from "../lib/report/load.ts";
@@ -222,14 +223,14 @@ export class Reporter {
       outcome,
       exit_code: exitCode,
       slice: null,
-      status: null,
-      summary: null,
-      steps: 0,
-      revision: "r0",
-      last_test: null,
-      tests_current: false,
-      verified: false,
-      printed: [],
+      status: NOT_STARTED.finish?.status ?? null,
+      summary: NOT_STARTED.finish?.summary ?? null,
+      steps: NOT_STARTED.steps,
+      revision: NOT_STARTED.revision,
+      last_test: NOT_STARTED.last_test,
+      tests_current: NOT_STARTED.tests_current,
+      verified: NOT_STARTED.verified,
+      printed: [...NOT_STARTED.printed],
       error,
       model_calls: 0,
       request_bytes: { total: 0, max: 0 },

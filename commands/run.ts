@@ -51,7 +51,6 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
 
 type PlanOptions = Pick<
   StartOptions,
-  | "flags"
   | "settings"
   | "contextReport"
   | "record"
@@ -59,8 +58,6 @@ type PlanOptions = Pick<
   | "ownFiles"
   | "diff"
   | "models"
-  | "requirePassingTests"
-  | "maxCost"
 >;
 type RunPlan =
   | { input: RunInput; options: PlanOptions }
@@ -117,14 +114,11 @@ async function planRun(
   const tracePath = output("trace");
   const diff = output("diff");
   const options: PlanOptions = {
-    flags,
     settings: user.plan,
     contextReport,
     record,
     ...(tracePath ? { ownFiles: [tracePath] } : {}),
     diff,
-    requirePassingTests: values["require-passing-tests"],
-    maxCost: costOption("--max-cost", flag("max-cost")),
     models: readModels(flag("models"), io),
   };
 
@@ -269,16 +263,6 @@ function catalogOutputs(file: string, workspace: string | undefined): { workspac
 /** A one-line notice on stderr ("creating the folder …"). */
 function note(io: Io): (message: string) => void {
   return (message) => io.stderr(`loom run: ${message}\n`);
-}
-
-/** A money cap in US dollars: a positive number ("0.50", "2"). */
-function costOption(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const usd = Number(value.trim().replace(/^\$/, ""));
-  if (value.trim() === "" || !Number.isFinite(usd) || usd <= 0) {
-    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected an amount of US dollars above 0, e.g. 0.50`);
-  }
-  return usd;
 }
 
 function commandOption(flag: string, value: string | undefined): string[] | undefined {

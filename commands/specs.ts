@@ -1,18 +1,11 @@
 // Every command's spec: its flags (types, choices from the zod vocabularies, defaults, descriptions), usage lines and
 // examples. Parsing, help, `loom help COMMAND`, the usage lines of `loom --help`, shell completions and did-you-mean
 // are all generated from these (commands/cli-spec.ts); a new command, subcommand or flag is one entry here.
-import { SANDBOX_MODES } from "../lib/workspace/sandbox.ts";
 import { RECORDING_FORMATS } from "../lib/recording/format.ts";
-import {
-  ContextPolicyName,
-  DEFAULT_POLICY,
-  DEFAULT_PREVIEW_MODE,
-  DEFAULT_STEP_PROTOCOL,
-  PreviewMode,
-  StepProtocol,
-} from "../lib/policy.ts";
+import { ContextPolicyName, DEFAULT_STEP_PROTOCOL } from "../lib/policy.ts";
 import { PROMPT_DEFAULTS } from "../lib/prompt-request.ts";
 import { SCHEMAS } from "../lib/schemas.ts";
+import { flagOf, settingFlagsOf } from "../lib/settings/setting-table.ts";
 import type { CommandSpec, Flag } from "./cli-spec.ts";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
@@ -21,35 +14,21 @@ export const SHELLS = ["bash", "zsh", "fish", "powershell"] as const;
 
 /** Flags run and replay share, each written once. */
 const shared = {
-  "context-policy": {
-    value: "NAME",
-    values: ContextPolicyName.options,
-    default: `${DEFAULT_POLICY}, or LOOM_CONTEXT_POLICY, or the config's context_policy`,
-    description: "the context policy",
-  },
   "context-report": {
     value: "PATH",
     complete: "file",
     description: "write the context report (also when the run fails)",
   },
-  "step-protocol": {
-    value: "NAME",
-    values: StepProtocol.options,
-    default: `${DEFAULT_STEP_PROTOCOL} (replay: the recording's own)`,
-    description: "two-call (a selection call, then an arguments call per step) or single-call (one call per step)",
-  },
-  previews: {
-    value: "SIZE",
-    values: PreviewMode.options,
-    default: DEFAULT_PREVIEW_MODE,
-    description: "bounded previews of retained outputs: compact (512 B), balanced (512 B-2 KiB) or wide (1-4 KiB)",
-  },
-  sandbox: {
-    value: "MODE",
-    values: SANDBOX_MODES,
-    default: "auto",
-    description: "where test and command processes run (docs/sandbox.md)",
-  },
+  "context-policy": flagOf("context_policy"),
+  "step-protocol": flagOf("step_protocol"),
+  previews: flagOf("previews"),
+  sandbox: flagOf("sandbox"),
+  "require-passing-tests": flagOf("require_passing_tests"),
+  "allow-key-host": flagOf("allow_key_host"),
+  "allow-key-env": flagOf("allow_key_env"),
+  "sandbox-network": flagOf("sandbox_network"),
+  "sandbox-env": flagOf("sandbox_env"),
+  "sandbox-read-only": flagOf("sandbox_read_only"),
   "output-format": {
     value: "FORMAT",
     values: OUTPUT_FORMATS,
@@ -59,36 +38,6 @@ const shared = {
   },
   json: { description: "short for --output-format json" },
   quiet: { short: "q", description: "no progress on stderr" },
-  "require-passing-tests": {
-    description:
-      "refuse a finish with status success unless the latest revision's tests ran and passed, and exit 1 when the run completes unverified (any other ending keeps its own exit code: 6 at the step limit)",
-  },
-  "allow-key-host": {
-    value: "HOST",
-    multiple: true,
-    description:
-      "a catalog's base_url may receive a provider's default key (ANTHROPIC_API_KEY, OPENAI_API_KEY) at this host too",
-  },
-  "allow-key-env": {
-    value: "NAME",
-    multiple: true,
-    description: "a catalog's api_key_env may name this variable (other than the provider's default key variable)",
-  },
-  "sandbox-network": {
-    description:
-      "network for test and command processes (a request, catalog or recording may ask for it only when you say so)",
-  },
-  "sandbox-env": {
-    value: "NAME",
-    multiple: true,
-    description: "pass this host variable to test and command processes (a file's sandbox.env may name only these)",
-  },
-  "sandbox-read-only": {
-    value: "PATH",
-    multiple: true,
-    complete: "folder",
-    description: "mount this host path read-only in the sandbox (a file's sandbox.read_only may list only these)",
-  },
   trace: {
     value: "FILE",
     complete: "file",
@@ -104,11 +53,7 @@ const shared = {
 } as const satisfies Record<string, Flag>;
 
 /** --models FILE, the same on every command that resolves a model. */
-const modelsFlag = {
-  value: "FILE",
-  complete: "file",
-  description: "a models file (loom schema models) whose entries replace or add to the built-in model table",
-} as const satisfies Flag;
+const modelsFlag = flagOf("models");
 
 const PROMPT = "Prompt options";
 
@@ -127,32 +72,7 @@ read_file, list_files, search, edit_file, write_file, print and finish, plus run
 run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, openai/…, openai-compatible/…, ollama/… or openrouter/…
 (README: Providers).`,
   flags: {
-    model: {
-      short: "m",
-      value: "PROVIDER/MODEL",
-      group: PROMPT,
-      default: "LOOM_MODEL, then the config's model",
-      description: "the model (makes TEXT a prompt)",
-    },
-    models: modelsFlag,
-    "base-url": {
-      value: "URL",
-      group: PROMPT,
-      default: "LOOM_PROVIDER_BASE_URL, then the config's base_url, then the provider's",
-      description: "the provider's API base URL, e.g. an OpenAI-compatible server at http://127.0.0.1:8080/v1",
-    },
-    effort: {
-      value: "LEVEL",
-      group: PROMPT,
-      default: "the provider's",
-      description: "how hard the model reasons (Anthropic effort, OpenAI reasoning effort): a value loom models lists",
-    },
-    "max-steps": {
-      value: "N",
-      group: PROMPT,
-      default: String(PROMPT_DEFAULTS.maxSteps),
-      description: "at most N executed actions",
-    },
+    ...settingFlagsOf("run", ["prompt"]),
     actions: { value: "A,B,…", group: PROMPT, description: "exactly these actions (finish is always offered)" },
     "test-command": {
       value: "CMD",
@@ -190,37 +110,14 @@ run_command with --allow-command. Models are "PROVIDER/MODEL": anthropic/…, op
       complete: "folder",
       description: "the workspace (overrides the request's or the catalog's)",
     },
-    "context-policy": shared["context-policy"],
-    "step-protocol": shared["step-protocol"],
-    previews: shared.previews,
+    ...settingFlagsOf("run", ["policy"]),
     "context-report": shared["context-report"],
     record: {
       value: "PATH",
       complete: "file",
       description: "write a recorded workflow (JSONL) that loom replay reproduces",
     },
-    sandbox: shared.sandbox,
-    "require-passing-tests": shared["require-passing-tests"],
-    "max-cost": {
-      value: "USD",
-      description:
-        "make no model call once the run's cost (its usage at the model's prices) has reached USD; the run ends cost_limit (exit 8)",
-    },
-    "provider-deadline-ms": {
-      value: "N",
-      default: "60000",
-      description: "a model call, retries included, ends within N ms",
-    },
-    "provider-idle-timeout-ms": {
-      value: "N",
-      default: "30000",
-      description: "an attempt that receives nothing for N ms fails and is retried",
-    },
-    "allow-key-host": shared["allow-key-host"],
-    "allow-key-env": shared["allow-key-env"],
-    "sandbox-network": shared["sandbox-network"],
-    "sandbox-env": shared["sandbox-env"],
-    "sandbox-read-only": shared["sandbox-read-only"],
+    ...settingFlagsOf("run", ["limits"]),
     trace: shared.trace,
     diff: shared.diff,
     "output-format": shared["output-format"],
@@ -461,16 +358,8 @@ changes, check output). See docs/eval.md.`,
       description:
         "let the suite's paths (workspace, git.repo, check.files, solution, slice.catalog) lead outside its folder",
     },
-    "provider-deadline-ms": {
-      value: "N",
-      default: "60000",
-      description: "a model call, retries included, ends within N ms",
-    },
-    "provider-idle-timeout-ms": {
-      value: "N",
-      default: "30000",
-      description: "an attempt that receives nothing for N ms fails and is retried",
-    },
+    "provider-deadline-ms": flagOf("provider_deadline_ms"),
+    "provider-idle-timeout-ms": flagOf("provider_idle_timeout_ms"),
     json: { description: "print eval.json's summary as JSON instead of text" },
     quiet: { short: "q", description: "no progress line" },
   },
@@ -574,9 +463,7 @@ LOOM_SANDBOX, ANTHROPIC_BASE_URL, OPENAI_BASE_URL) and the flags. Given the flag
 run, it shows exactly what that run would use: flag > request > catalog > environment > config file > built-in, in each
 setting's own order (lib/settings/settings.ts: PRECEDENCE).`,
   flags: {
-    model: { ...RUN_SPEC.flags.model, group: "Options" },
-    "base-url": { ...RUN_SPEC.flags["base-url"], group: "Options" },
-    "max-steps": { ...RUN_SPEC.flags["max-steps"], group: "Options" },
+    ...settingFlagsOf("config", ["prompt"], { group: "Options" }),
     catalog: { value: "FILE", complete: "file", description: "the settings of a run through this catalog" },
     slice: { value: "NAME", description: "with --catalog: of this slice" },
     request: { value: "FILE", complete: "file", description: "the settings of a run of this SliceRequest file" },
@@ -585,17 +472,7 @@ setting's own order (lib/settings/settings.ts: PRECEDENCE).`,
       group: "Options",
       description: "the settings of a run in this workspace (loom run -w DIR): its project file .loom/config.jsonc",
     },
-    "context-policy": shared["context-policy"],
-    "step-protocol": shared["step-protocol"],
-    previews: shared.previews,
-    sandbox: shared.sandbox,
-    "provider-deadline-ms": RUN_SPEC.flags["provider-deadline-ms"],
-    "provider-idle-timeout-ms": RUN_SPEC.flags["provider-idle-timeout-ms"],
-    "allow-key-host": shared["allow-key-host"],
-    "allow-key-env": shared["allow-key-env"],
-    "sandbox-network": shared["sandbox-network"],
-    "sandbox-env": shared["sandbox-env"],
-    "sandbox-read-only": shared["sandbox-read-only"],
+    ...settingFlagsOf("config", ["policy", "limits"]),
     json: { description: "print the settings as one JSON object" },
   },
   positionalsAreFiles: false,

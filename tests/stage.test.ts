@@ -6,6 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRun } from "../lib/run/start-run.ts";
+import { resolveSettings } from "../lib/settings/settings.ts";
 import { ProviderError } from "../lib/errors.ts";
 import type { Executor } from "../lib/vocabulary/executor.ts";
 import { RecordingExecutor, RecordingProvider } from "../lib/recording/recorder.ts";
@@ -141,9 +142,13 @@ test("a catalog run's recording keeps its classification call, and its replay re
     }),
   );
   const recordPath = join(dir, "run.jsonl");
+  // --allow-key-env is the user's word: a run takes it in its settings plan.
+  const env = { TEST_OPENAI_API_KEY: "test-key" };
+  const userLevel = resolveSettings({ env, flags: { allow_key_env: ["TEST_OPENAI_API_KEY"] } });
+  assert.ok(userLevel.ok);
   const run = await startRun(
     { catalog: { file: join(dir, "catalog.json"), name: "catalog.json", text: "What does it do?" } },
-    { record: recordPath, env: { TEST_OPENAI_API_KEY: "test-key" }, flags: { allow_key_env: ["TEST_OPENAI_API_KEY"] } },
+    { record: recordPath, env, settings: userLevel.plan },
   );
   assert.equal(run.outcome, "completed", run.error?.message);
   assert.equal(run.report.phases.classification.requests, 1);

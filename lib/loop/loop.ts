@@ -98,6 +98,19 @@ export type LoopResult = {
   };
 };
 
+/** The loop's part of a run that never started (a startup, routing or usage failure): no step, nothing tested. The
+ * one shape of it: the lifecycle's RunResult and a command's result object without a run both take it. */
+export const NOT_STARTED: Readonly<Omit<LoopResult, "outcome" | "error" | "closing">> = Object.freeze({
+  finish: null,
+  steps: 0,
+  revision: "r0",
+  last_test: null,
+  tests_current: false,
+  verified: false,
+  printed: [],
+  reports: [],
+});
+
 const zodError = { formatError: (e: Parameters<typeof formatZodError>[0]) => formatZodError(e) };
 
 /**

@@ -11,7 +11,7 @@ import {
 import { ProviderConfig } from "../settings/provider-config.ts";
 import type { Provider } from "../vocabulary/turn.ts";
 import { formatZodError } from "../text/zod-error.ts";
-import { type ProviderSettings, resolveProviderConfig } from "../settings/settings.ts";
+import { type ProviderSettings, resolveProviderConfig } from "../settings/provider-settings.ts";
 import { createAnthropicProvider } from "../providers/anthropic/anthropic-provider.ts";
 import { createOpenAIProvider } from "../providers/openai/openai-provider.ts";
 import { createOpenAIResponsesProvider } from "../providers/openai/openai-responses-provider.ts";

@@ -1,214 +1,70 @@
-// Every run setting in one place: the user's defaults (a config file at $XDG_CONFIG_HOME/loom/config.jsonc, environment
+// Every run setting resolved in one place: the user's defaults (a config file at $XDG_CONFIG_HOME/loom/config.jsonc, environment
 // variables, flags) and what a catalog or a request file says, resolved by one precedence table (PRECEDENCE below),
 // each value validated once and kept with its source, so `loom config` says exactly what a run would use and where
 // each value came from. Pure: the environment and the files' contents are passed in.
-import { z } from "zod";
+import { DEFAULT_MAX_STEPS } from "../policy.ts";
+import type { SandboxMode } from "../sandbox-state.ts";
 import {
-  ContextPolicyName,
-  DEFAULT_MAX_STEPS,
-  DEFAULT_POLICY,
-  DEFAULT_PREVIEW_MODE,
-  DEFAULT_STEP_PROTOCOL,
-  PreviewMode,
-  StepProtocol,
-} from "../policy.ts";
-import { SandboxMode } from "../sandbox-state.ts";
-import { StartupError } from "../errors.ts";
-import { DEFAULT_DEADLINE_MS, DEFAULT_IDLE_TIMEOUT_MS, LOCAL_TIMEOUT_MS } from "../providers/call-options.ts";
-import { HttpUrl, type ProviderConfig, TimerMs } from "./provider-config.ts";
-import { ModelProvider, modelRefText, parseModelRef, PROVIDER_KINDS } from "../models/provider-kinds.ts";
-import { withoutCredentials } from "../text/safe-text.ts";
+  entryOf,
+  type GenericKey,
+  PRECEDENCE,
+  type RequestSettings,
+  SETTING_KEYS,
+  type SettingFlags,
+  type SettingKey,
+  SETTINGS,
+  type Source,
+  type ValueOf,
+} from "./setting-table.ts";
+import { configPath, ProjectConfig, USER_ONLY_FIELDS, UserConfig } from "./config-files.ts";
+import {
+  byDefault,
+  type CatalogSettings,
+  definedOnly,
+  envValue,
+  first,
+  flagName,
+  type Found,
+  found,
+  type Refusal,
+  Refused,
+  type Setting,
+  type SettingName,
+  type SettingsInput,
+  type Unset,
+} from "./sources.ts";
+import { catalogProvider, modelProvider, type ProviderSettings } from "./provider-settings.ts";
+import { sandboxFloor } from "./sandbox-grants.ts";
 
-export const UserConfig = z.strictObject({
-  $schema: z.string().optional().describe("The JSON Schema of this file, for editors (loom schema config)"),
-  model: modelRefText().optional().describe(
-    'The model of prompt runs (loom run "TEXT"): "PROVIDER/MODEL", e.g. "anthropic/claude-sonnet-5-5"',
-  ),
-  context_policy: ContextPolicyName.optional().describe(
-    `The context policy of run and replay: ${ContextPolicyName.options.join(" or ")}`,
-  ),
-  base_url: HttpUrl.optional().describe(
-    "The API base URL of the model's provider, e.g. an OpenAI-compatible server: http://127.0.0.1:8080/v1",
-  ),
-  max_steps: z.number().int().positive().optional().describe(
-    `A prompt run's step limit (a request or catalog names its own); default ${DEFAULT_MAX_STEPS}`,
-  ),
-  provider_deadline_ms: TimerMs.optional().describe(
-    `One model call's deadline, every attempt and wait included; default ${DEFAULT_DEADLINE_MS}`,
-  ),
-  provider_idle_timeout_ms: TimerMs.optional().describe(
-    `A model call's attempt fails after this long without a byte; default ${DEFAULT_IDLE_TIMEOUT_MS}`,
-  ),
-}).describe("Loom's user configuration: defaults below the environment variables and the flags");
-export type UserConfig = z.infer<typeof UserConfig>;
-
-/**
- * A project's own settings (`.loom/config.jsonc`, found from the workspace upward): below the flags and the
- * environment, above the user's file. A project's file travels with the code it configures, so it is trusted no
- * further than that code: it can never say where requests and keys go (base URL, key variable), which model gets the
- * workspace, or lower the sandbox; its step limit may only lower the user's (docs/cli.md, "Config files").
- */
-export const ProjectConfig = z.strictObject({
-  $schema: z.string().optional().describe("The JSON Schema of this file, for editors"),
-  context_policy: UserConfig.shape.context_policy,
-  max_steps: UserConfig.shape.max_steps.describe(
-    "A prompt run's step limit for this project; never above the user's own (their file's, else the default)",
-  ),
-  provider_deadline_ms: UserConfig.shape.provider_deadline_ms,
-  provider_idle_timeout_ms: UserConfig.shape.provider_idle_timeout_ms,
-}).describe("A project's Loom settings (.loom/config.jsonc): limits and the context policy, nothing that widens a run");
-export type ProjectConfig = z.infer<typeof ProjectConfig>;
-
-/** Fields a project's file may not hold, and why (the user's file or a flag may). */
-export const USER_ONLY_FIELDS: Record<string, string> = {
-  model: "which model (and provider) gets the workspace is the user's choice",
-  base_url: "where requests and keys go is the user's choice",
-  api_key_env: "which key is sent is the user's choice",
-  sandbox: "the sandbox is the user's choice (--sandbox, LOOM_SANDBOX)",
+export { configPath, definedOnly, PRECEDENCE, ProjectConfig, USER_ONLY_FIELDS, UserConfig };
+export type {
+  CatalogSettings,
+  ProviderSettings,
+  Refusal,
+  RequestSettings,
+  Setting,
+  SettingFlags,
+  SettingName,
+  SettingsInput,
+  Source,
+  Unset,
 };
 
-/** Where a setting's value came from; "default": Loom's own, when nothing else set it. */
-export type Source = "flag" | "environment" | "project" | "config" | "catalog" | "request" | "default";
-
-/** A setting's value, its source and the flag, variable or file field it came from (null for a default). */
-export type Setting<T> = { value: T; source: Source; from: string | null };
-/** A setting nothing set and that has no default. */
-export type Unset = { value: null; source: null; from: null };
-const UNSET: Unset = { value: null, source: null, from: null };
-
-/**
- * The precedence of every setting, strongest first: the one place it is written. A catalog's own settings sit below
- * the command line but above the user's defaults (the catalog was written for its slices); a request file names its
- * model, protocol, previews and limits itself. A slice's (or recording's) `sandbox.mode` only ever raises the floor.
- */
-export const PRECEDENCE = {
-  model: ["flag", "request", "catalog", "environment", "config"],
-  context_policy: ["flag", "catalog", "environment", "project", "config", "default"],
-  step_protocol: ["flag", "request", "catalog", "default"],
-  previews: ["flag", "request", "catalog", "default"],
-  sandbox: ["flag", "environment", "default", "request", "catalog"],
-  base_url: ["flag", "catalog", "environment", "config", "default"],
-  api_key_env: ["catalog", "default"],
-  provider_deadline_ms: ["flag", "catalog", "project", "config", "default"],
-  provider_idle_timeout_ms: ["flag", "catalog", "project", "config", "default"],
-  max_steps: ["flag", "request", "catalog", "project", "config", "default"],
-} as const satisfies Record<string, readonly Source[]>;
-export type SettingName = keyof typeof PRECEDENCE;
-
-/** The user's own settings: flag, environment variable and config field (null: none). */
-const USER_SETTINGS = {
-  model: { flag: "--model", env: "LOOM_MODEL", field: "model" },
-  context_policy: { flag: "--context-policy", env: "LOOM_CONTEXT_POLICY", field: "context_policy" },
-  base_url: { flag: "--base-url", env: "LOOM_PROVIDER_BASE_URL", field: "base_url" },
-  sandbox: { flag: "--sandbox", env: "LOOM_SANDBOX", field: null },
-  step_protocol: { flag: "--step-protocol", env: null, field: null },
-  previews: { flag: "--previews", env: null, field: null },
-  provider_deadline_ms: { flag: "--provider-deadline-ms", env: null, field: "provider_deadline_ms" },
-  provider_idle_timeout_ms: { flag: "--provider-idle-timeout-ms", env: null, field: "provider_idle_timeout_ms" },
-  max_steps: { flag: "--max-steps", env: null, field: "max_steps" },
-  api_key_env: { flag: null, env: null, field: null },
-} as const satisfies Record<SettingName, { flag: string | null; env: string | null; field: keyof UserConfig | null }>;
-
-/** What the command line (or a library caller) said; enum values are already of their type (the spec's lists). */
-export type SettingFlags = {
-  model?: string;
-  context_policy?: ContextPolicyName;
-  base_url?: string;
-  step_protocol?: StepProtocol;
-  previews?: PreviewMode;
-  sandbox?: SandboxMode;
-  provider_deadline_ms?: number;
-  provider_idle_timeout_ms?: number;
-  max_steps?: number;
-  /** --allow-key-host HOST: a provider's default key may go to this host too. */
-  allow_key_host?: readonly string[];
-  /** --allow-key-env NAME: a file's api_key_env may name this variable (other than the provider's default one). */
-  allow_key_env?: readonly string[];
-  /** --sandbox-network: test and command processes get the network (a file may ask for it only then). */
-  sandbox_network?: boolean;
-  /** --sandbox-env NAME: host variables passed to test and command processes (a file's sandbox.env only these). */
-  sandbox_env?: readonly string[];
-  /** --sandbox-read-only PATH: host paths mounted read-only in the sandbox (a file's sandbox.read_only only these). */
-  sandbox_read_only?: readonly string[];
+/** The settings of the generic rule: a value always when the setting has a default, else possibly unset. */
+type GenericSettings = {
+  [K in GenericKey]: (typeof SETTINGS)[K] extends { default: unknown } ? Setting<ValueOf<K>>
+    : Setting<ValueOf<K>> | Unset;
 };
 
-/** The settings a catalog gives: its defaults and, once a slice is chosen, that slice and its model. */
-export type CatalogSettings = {
-  /** The catalog file as the user named it, for messages. */
-  file: string;
-  defaults?: CatalogLevel;
-  slice?: { name: string; entry: CatalogSliceEntry };
-  /** The model entries by name (the slice's model, the classification model). */
-  models?: Record<string, ProviderConfig>;
-  /** Every slice by name, for a plan's catalog layer (each resolved as `slice` would be). */
-  slices?: Record<string, CatalogSliceEntry>;
-  /** The classification model's name in `models`, when the catalog routes by one. */
-  classifier?: string;
-};
-type CatalogSliceEntry = CatalogLevel & { model: string; limits?: { max_steps: number } };
-type CatalogLevel = {
-  context_policy?: ContextPolicyName;
-  step_protocol?: StepProtocol;
-  previews?: PreviewMode;
-  sandbox?: { mode?: SandboxMode };
-};
-
-/** What a request file (or a recording's slice) names itself. */
-export type RequestSettings = {
-  /** The file as the user named it, for messages. */
-  file: string;
-  model: string;
-  step_protocol?: StepProtocol;
-  previews?: PreviewMode;
-  sandbox?: { mode?: SandboxMode };
-  limits?: { max_steps: number };
-  effort?: string;
-  thinking?: ProviderConfig["thinking"];
-};
-
-export type SettingsInput = {
-  flags?: SettingFlags;
-  env: Record<string, string | undefined>;
-  userConfig?: { config: UserConfig; file: string };
-  /** The project's `.loom/config.jsonc`, found from the workspace upward. */
-  projectConfig?: { config: ProjectConfig; file: string };
-  catalog?: CatalogSettings | null;
-  request?: RequestSettings | null;
-};
-
-/** How one provider is reached: everything createProvider needs, resolved and checked. Never the key itself. */
-export type ProviderSettings = {
-  kind: ModelProvider;
-  model: string;
-  base_url: Setting<string>;
-  /** The variable the key is read from; null: the provider needs none. */
-  api_key_env: Setting<string | null>;
-  provider_deadline_ms: Setting<number | null>;
-  provider_idle_timeout_ms: Setting<number | null>;
-  max_response_bytes: number | undefined;
-  max_tokens: number | undefined;
-  response_format: ProviderConfig["response_format"];
-  cache_ttl: ProviderConfig["cache_ttl"];
-  /** The request's (or the catalog entry's) effort and thinking; the model table checks them (createProvider). */
-  effort: ProviderConfig["effort"];
-  thinking: ProviderConfig["thinking"];
-};
-
-export type RunSettings = {
+export type RunSettings = GenericSettings & {
   /** "PROVIDER/MODEL" for a prompt or request; the catalog model's id for a catalog run. */
   model: Setting<string> | Unset;
-  context_policy: Setting<ContextPolicyName>;
-  step_protocol: Setting<StepProtocol>;
-  previews: Setting<PreviewMode>;
   /** The mode test and command processes run under: the floor, raised by the slice's own mode. */
   sandbox: Setting<SandboxMode>;
-  max_steps: Setting<number>;
   /** How the run's model is reached; null when no model is known yet (or it names no known provider). */
   provider: ProviderSettings | null;
 };
 
-/** A refusal: `user`: a flag, variable or config file is wrong (a usage error); `file`: a catalog or request is. */
-export type Refusal = { ok: false; message: string; by: "user" | "file"; code: string };
 export type Resolved = { ok: true; settings: RunSettings } | Refusal;
 
 /** A catalog's settings, every level resolved at once: before a slice is chosen, each slice's, the classifier's. */
@@ -228,6 +84,9 @@ export type CatalogResolution = {
  */
 export type SettingsPlan = {
   readonly settings: RunSettings;
+  /** The sandbox relaxations the user granted (--sandbox-network, --sandbox-env, --sandbox-read-only): a run's file
+   * may ask for these only. */
+  readonly grants: Readonly<Pick<SettingFlags, "sandbox_network" | "sandbox_env" | "sandbox_read_only">>;
   /** The settings of a run of this request (a request file, a recording's slice, a prompt). */
   readonly request: (request: RequestSettings) => Resolved;
   /** The settings of a run routed through this catalog, at every level. */
@@ -235,20 +94,6 @@ export type SettingsPlan = {
 };
 
 export type SettingsResult = { ok: true; settings: RunSettings; plan: SettingsPlan } | Refusal;
-
-class Refused extends Error {
-  constructor(message: string, readonly by: "user" | "file", readonly code: string) {
-    super(message);
-  }
-}
-
-/** The config file's path: $XDG_CONFIG_HOME/loom/config.jsonc, else ~/.config/loom/config.jsonc; null without either. */
-export function configPath(env: Record<string, string | undefined>): string | null {
-  const xdg = env.XDG_CONFIG_HOME?.trim();
-  if (xdg) return `${xdg.replace(/\/+$/, "")}/loom/config.jsonc`;
-  const home = env.HOME?.trim();
-  return home ? `${home.replace(/\/+$/, "")}/.config/loom/config.jsonc` : null;
-}
 
 /**
  * Every run setting by PRECEDENCE, validated once: a command calls it once, and a run's request or catalog is layered
@@ -260,19 +105,27 @@ export function resolveSettings(input: SettingsInput): SettingsResult {
   const user: SettingsInput = { ...input, env };
   const resolved = attempt(() => resolveAll(user));
   if (!resolved.ok) return resolved;
+  // A request or catalog given here is layered at once (the plan's own layers start from the user's level).
+  const given = user.request || user.catalog ? attempt(() => layered(resolved.settings, user)) : resolved;
+  if (!given.ok) return given;
   const { catalog: _c, request: _r, ...base } = user;
+  const { sandbox_network, sandbox_env, sandbox_read_only } = user.flags ?? {};
   const plan: SettingsPlan = Object.freeze({
-    settings: resolved.settings,
-    request: (request: RequestSettings) => attempt(() => resolveAll({ ...base, request })),
+    settings: given.settings,
+    grants: Object.freeze(definedOnly({ sandbox_network, sandbox_env, sandbox_read_only })),
+    request: (request: RequestSettings) => attempt(() => layered(resolved.settings, { ...base, request })),
     catalog: (catalog: Omit<CatalogSettings, "slice">): CatalogResolution => {
       const entries = Object.entries(catalog.slices ?? {});
       const classifier = catalog.classifier;
       return {
-        catalog: attempt(() => resolveAll({ ...base, catalog })),
+        catalog: attempt(() => layered(resolved.settings, { ...base, catalog })),
         slices: Object.fromEntries(
           entries.map((
             [name, entry],
-          ) => [name, attempt(() => resolveAll({ ...base, catalog: { ...catalog, slice: { name, entry } } }))]),
+          ) => [
+            name,
+            attempt(() => layered(resolved.settings, { ...base, catalog: { ...catalog, slice: { name, entry } } })),
+          ]),
         ),
         classifier: classifier === undefined
           ? null
@@ -280,7 +133,7 @@ export function resolveSettings(input: SettingsInput): SettingsResult {
       };
     },
   });
-  return { ok: true, settings: resolved.settings, plan };
+  return { ok: true, settings: given.settings, plan };
 }
 
 function attempt(resolve: () => RunSettings): Resolved {
@@ -301,70 +154,22 @@ function attemptProvider(resolve: () => ProviderSettings): { ok: true; provider:
   }
 }
 
-/** The sandbox floor alone (--sandbox, else LOOM_SANDBOX, else auto): for a workspace made outside a run. */
-export function sandboxFloor(flags: SettingFlags, env: Record<string, string | undefined>): Setting<SandboxMode> {
-  return pick("sandbox", {
-    flag: found(flags.sandbox, USER_SETTINGS.sandbox.flag),
-    environment: found(envValue(env, "LOOM_SANDBOX", SandboxMode, "auto, required or off"), "LOOM_SANDBOX"),
-    "default": byDefault<SandboxMode>("auto"),
-  });
-}
-
+/**
+ * The user's level, resolved once per command: the flags, the environment and the config files, every value
+ * validated. A request or a catalog is layered onto it (layered), never resolved again.
+ */
 function resolveAll(input: SettingsInput): RunSettings {
   const flags = input.flags ?? {};
-  const { env, catalog = null, request = null } = input;
+  const { env } = input;
   const config = input.userConfig?.config ?? {};
   const configAt = (field: keyof UserConfig) => `${input.userConfig?.file ?? "config.jsonc"}: ${field}`;
   const project = input.projectConfig?.config ?? {};
   const projectAt = (field: keyof ProjectConfig) => `${input.projectConfig?.file ?? ".loom/config.jsonc"}: ${field}`;
-  const defaults = catalog?.defaults ?? {};
-  const slice = catalog?.slice;
-  const file = catalog?.file ?? "";
-  /** A catalog setting: the slice's own, else the defaults'. */
-  const levelled = <T>(own: T | undefined, fallback: T | undefined, field: string): Found<T> | undefined =>
-    own !== undefined
-      ? { value: own, from: `${file}: slices.${slice?.name}.${field}` }
-      : found(fallback, `${file}: defaults.${field}`);
-  const fromRequest = <T>(value: T | undefined, field: string) => found(value, `${request?.file}: ${field}`);
-  const modelEntry = slice ? catalog?.models?.[slice.entry.model] : undefined;
-
   const model = first("model", {
-    flag: found(flags.model, USER_SETTINGS.model.flag),
-    request: fromRequest(request?.model, "model"),
-    catalog: found(modelEntry?.model, `${file}: models.${slice?.entry.model}.model`),
-    environment: found(envValue(env, "LOOM_MODEL", UserConfig.shape.model, "PROVIDER/MODEL"), "LOOM_MODEL"),
+    flag: found(flags.model, flagName("model")),
+    environment: found(envValue(env, "model"), SETTINGS.model.env),
     config: found(config.model, configAt("model")),
   });
-  const context_policy = pick("context_policy", {
-    flag: found(flags.context_policy, USER_SETTINGS.context_policy.flag),
-    catalog: levelled(slice?.entry.context_policy, defaults.context_policy, "context_policy"),
-    environment: found(
-      envValue(env, "LOOM_CONTEXT_POLICY", ContextPolicyName, ContextPolicyName.options.join(" or ")),
-      "LOOM_CONTEXT_POLICY",
-    ),
-    project: found(project.context_policy, projectAt("context_policy")),
-    config: found(config.context_policy, configAt("context_policy")),
-    "default": byDefault(DEFAULT_POLICY),
-  });
-  const step_protocol = pick("step_protocol", {
-    flag: found(flags.step_protocol, USER_SETTINGS.step_protocol.flag),
-    request: fromRequest(request?.step_protocol, "step_protocol"),
-    catalog: levelled(slice?.entry.step_protocol, defaults.step_protocol, "step_protocol"),
-    "default": byDefault(DEFAULT_STEP_PROTOCOL),
-  });
-  const previews = pick("previews", {
-    flag: found(flags.previews, USER_SETTINGS.previews.flag),
-    request: fromRequest(request?.previews, "previews"),
-    catalog: levelled(slice?.entry.previews, defaults.previews, "previews"),
-    "default": byDefault(DEFAULT_PREVIEW_MODE),
-  });
-  const floor = sandboxFloor(flags, env);
-  const asked = first("sandbox", {
-    request: fromRequest(request?.sandbox?.mode, "sandbox.mode"),
-    catalog: levelled(slice?.entry.sandbox?.mode, defaults.sandbox?.mode, "sandbox.mode"),
-  });
-  // The data may raise the floor (auto < required), never lower it; off is only ever the user's word.
-  const sandbox = asked.source !== null && STRENGTH[asked.value] > STRENGTH[floor.value] ? asked : floor;
   // A project's file may lower the user's step limit, never raise it: more steps is more spend.
   const userMaxSteps = config.max_steps ?? DEFAULT_MAX_STEPS;
   if (project.max_steps !== undefined && project.max_steps > userMaxSteps) {
@@ -378,341 +183,91 @@ function resolveAll(input: SettingsInput): RunSettings {
       "invalid_config",
     );
   }
-  const max_steps = pick("max_steps", {
-    flag: found(flags.max_steps, USER_SETTINGS.max_steps.flag),
-    request: fromRequest(request?.limits?.max_steps, "limits.max_steps"),
-    catalog: found(slice?.entry.limits?.max_steps, `${file}: slices.${slice?.name}.limits.max_steps`),
-    project: found(project.max_steps, projectAt("max_steps")),
-    config: found(config.max_steps, configAt("max_steps")),
-    "default": byDefault(DEFAULT_MAX_STEPS),
+  /** A setting of the generic rule, from the user's sources (its entry says where each is written). */
+  const generic = (key: GenericKey): Setting<unknown> | Unset => {
+    const entry = entryOf(key);
+    return first(key, {
+      flag: found(flags[key], flagName(key)),
+      environment: entry.env === null ? undefined : found(envValue(env, key), entry.env),
+      project: key in project
+        ? found(project[key as keyof ProjectConfig], projectAt(key as keyof ProjectConfig))
+        : undefined,
+      config: key in config ? found(config[key as keyof UserConfig], configAt(key as keyof UserConfig)) : undefined,
+      "default": "default" in entry ? byDefault(entry.default) : undefined,
+    });
+  };
+  // The one cast: each generic setting's value is of its entry's type (the table the type is derived from).
+  const settings = Object.fromEntries(GENERIC_KEYS.map((key) => [key, generic(key)])) as GenericSettings;
+  const provider = model.source === null ? null : modelProvider(input, model.value);
+  return { ...settings, model, sandbox: sandboxFloor(flags, env), provider };
+}
+
+/**
+ * A request's or a catalog's settings layered onto the user's: a layer sits right below the flags in every
+ * precedence that has it (tests/resolve-once.test.ts holds PRECEDENCE to that), so a flag's value stays, else the
+ * layer's, else the user's. The sandbox is the user's floor, which the layer may raise, never lower.
+ */
+function layered(user: RunSettings, input: SettingsInput): RunSettings {
+  const { catalog = null, request = null } = input;
+  const defaults = catalog?.defaults ?? {};
+  const slice = catalog?.slice;
+  const file = catalog?.file ?? "";
+  /** A catalog setting: the slice's own, else the defaults'. */
+  const levelled = <T>(own: T | undefined, fallback: T | undefined, field: string): Found<T> | undefined =>
+    own !== undefined
+      ? { value: own, from: `${file}: slices.${slice?.name}.${field}` }
+      : found(fallback, `${file}: defaults.${field}`);
+  const fromRequest = <T>(value: T | undefined, field: string) => found(value, `${request?.file}: ${field}`);
+  const modelEntry = slice ? catalog?.models?.[slice.entry.model] : undefined;
+  const source: "request" | "catalog" | null = request !== null ? "request" : catalog !== null ? "catalog" : null;
+  const over = <T>(name: SettingName, setting: Setting<T> | Unset, layer: Found<T> | undefined): Setting<T> | Unset =>
+    source === null || setting.source === "flag" || layer === undefined ||
+      !(PRECEDENCE[name] as readonly Source[]).includes(source)
+      ? setting
+      : { value: layer.value, source, from: layer.from };
+  const model = over(
+    "model",
+    user.model,
+    request
+      ? fromRequest(request.model, "model")
+      : found(modelEntry?.model, `${file}: models.${slice?.entry.model}.model`),
+  );
+  const generic = (key: GenericKey): Setting<unknown> | Unset => {
+    const entry = entryOf(key);
+    const layer = request
+      ? entry.request && fromRequest(entry.request.read(request), entry.request.field)
+      : entry.catalog && levelled(
+        slice ? entry.catalog.read(slice.entry) : undefined,
+        entry.catalog.levelled ? entry.catalog.read(defaults) : undefined,
+        entry.catalog.field,
+      );
+    return over(key, user[key] as Setting<unknown> | Unset, layer);
+  };
+  const settings = Object.fromEntries(GENERIC_KEYS.map((key) => [key, generic(key)])) as GenericSettings;
+  const floor = user.sandbox;
+  const asked = first("sandbox", {
+    request: fromRequest(request?.sandbox?.mode, "sandbox.mode"),
+    catalog: levelled(slice?.entry.sandbox?.mode, defaults.sandbox?.mode, "sandbox.mode"),
   });
+  // The data may raise the floor (auto < required), never lower it; off is only ever the user's word.
+  const sandbox = asked.source !== null && STRENGTH[asked.value] > STRENGTH[floor.value] ? asked : floor;
   const provider = slice !== undefined && modelEntry !== undefined
     ? catalogProvider(input, slice.entry.model)
     : model.source !== null && catalog === null
     ? modelProvider(input, model.value)
     : null;
-  return { model, context_policy, step_protocol, previews, sandbox, max_steps, provider };
+  return { ...settings, model, sandbox, provider };
 }
+
+/** The settings of the generic rule, in the table's order. */
+const GENERIC_KEYS = SETTING_KEYS.filter((key): key is GenericKey => entryOf(key).generic === true);
 
 const STRENGTH: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
 
-/** A candidate value and the flag, variable or file field it is written in (null: built in). */
-type Found<T> = { value: T; from: string | null };
-type Candidates<T> = Partial<Record<Source, Found<T> | undefined>>;
-
-/** `value` found at `from`, or undefined when it is not set there. */
-function found<T>(value: T | undefined, from: string | null): Found<T> | undefined {
-  return value === undefined ? undefined : { value, from };
-}
-
-function byDefault<T>(value: T): Found<T> {
-  return { value, from: null };
-}
-
-/** The first candidate present, in the setting's PRECEDENCE order; unset when none is. */
-function first<T>(name: SettingName, candidates: Candidates<T>): Setting<T> | Unset {
-  for (const source of PRECEDENCE[name]) {
-    const candidate = candidates[source];
-    if (candidate !== undefined) return { value: candidate.value, source, from: candidate.from };
-  }
-  return UNSET;
-}
-
-/** The same for a setting with a default: one is always found. */
-function pick<T>(name: SettingName, candidates: Candidates<T> & { "default": Found<T> }): Setting<T> {
-  const setting = first(name, candidates);
-  if (setting.source === null) throw new Error(`${name}: its PRECEDENCE row lists no default`);
-  return setting;
-}
-
-/** A variable's value checked by its schema (the config field's, the one validation); unset or blank: undefined. */
-function envValue<T>(
-  env: Record<string, string | undefined>,
-  name: string,
-  schema: z.ZodType<T>,
-  expected: string,
-): T | undefined {
-  const text = env[name]?.trim() || undefined;
-  if (text === undefined) return undefined;
-  const parsed = schema.safeParse(text);
-  if (parsed.success) return parsed.data;
-  throw new Refused(`${name} ${JSON.stringify(text)}: expected ${expected}`, "user", "invalid_setting");
-}
-
-/** "PROVIDER/MODEL" of a prompt or a request: the user's base URL settings apply. */
-function modelProvider(input: SettingsInput, model: string): ProviderSettings | null {
-  const ref = parseModelRef(model);
-  // An unknown provider is the provider's own error when the run starts (providerForModel); config shows no URL.
-  if (ref === null) return null;
-  const flags = input.flags ?? {};
-  const variable = PROVIDER_KINDS[ref.provider].baseUrlEnv;
-  const base_url = pick("base_url", {
-    flag: found(flags.base_url === undefined ? undefined : checkedUrl(flags.base_url, "--base-url"), "--base-url"),
-    // Loom's own variable, then the provider's (ANTHROPIC_BASE_URL, …): both the user's environment.
-    environment: providerVariable(input.env, "LOOM_PROVIDER_BASE_URL") ?? providerVariable(input.env, variable),
-    config: found(input.userConfig?.config.base_url, `${input.userConfig?.file ?? "config.jsonc"}: base_url`),
-    "default": byDefault(PROVIDER_KINDS[ref.provider].baseUrl),
-  });
-  const { effort, thinking } = input.request ?? {};
-  const named = { kind: ref.provider, model: ref.id, ...definedOnly({ effort, thinking }) };
-  return provider(input, named, base_url, null);
-}
-
-/** A catalog model entry: its own base_url and api_key_env, held to where the user sends keys. */
-function catalogProvider(input: SettingsInput, name: string): ProviderSettings {
-  const catalog = input.catalog;
-  const entry = catalog?.models?.[name];
-  if (catalog == null || entry === undefined) throw new Error(`no catalog model ${name}`);
-  return entryProvider(input, entry, { file: catalog.file, field: `models.${name}` }, { checked: true });
-}
-
-/**
- * A model configuration a library caller passes itself (createProvider): the caller is the user, so its base_url and
- * api_key_env are taken as given; the same resolution and checks otherwise.
- */
-export function resolveProviderConfig(
-  config: ProviderConfig,
-  { env, flags = {} }: { env: Record<string, string | undefined>; flags?: SettingFlags },
-): { ok: true; provider: ProviderSettings } | { ok: false; message: string; code: string } {
-  try {
-    const where = { file: "the model configuration", field: "" };
-    return { ok: true, provider: entryProvider({ env, flags }, config, where, { checked: false }) };
-  } catch (error) {
-    if (!(error instanceof Refused)) throw error;
-    return { ok: false, message: error.message, code: error.code };
-  }
-}
-
-function entryProvider(
-  input: SettingsInput,
-  entry: ProviderConfig,
-  { file, field }: { file: string; field: string },
-  { checked }: { checked: boolean },
-): ProviderSettings {
-  const variable = PROVIDER_KINDS[entry.kind].baseUrlEnv;
-  const base_url = pick("base_url", {
-    catalog: found(entry.base_url, at(file, field, "base_url")),
-    environment: providerVariable(input.env, variable),
-    "default": byDefault(PROVIDER_KINDS[entry.kind].baseUrl),
-  });
-  return provider(input, entry, base_url, { file, field, checked });
-}
-
-/** ANTHROPIC_BASE_URL / OPENAI_BASE_URL, checked; unset or blank: undefined. */
-function providerVariable(env: Record<string, string | undefined>, variable: string | null): Found<string> | undefined {
-  const text = variable ? env[variable]?.trim() || undefined : undefined;
-  if (variable === null || text === undefined) return undefined;
-  return { value: checkedUrl(text, variable), from: variable };
-}
-
-/** The one http(s) check of a base URL from a flag or a variable (files are checked by their schema's HttpUrl). */
-function checkedUrl(text: string, where: string): string {
-  if (HttpUrl.safeParse(text).success) return text;
-  // A value with "@" may hold a password that no parser can tell from the rest: it is not echoed.
-  const shown = text.includes("@") ? '(not shown: it holds "@")' : JSON.stringify(text);
-  throw new Refused(`${where} ${shown}: expected an http(s) URL`, "user", "invalid_base_url");
-}
-
-function provider(
-  input: SettingsInput,
-  entry: ProviderConfig,
-  base_url: Setting<string>,
-  file: { file: string; field: string; checked: boolean } | null,
-): ProviderSettings {
-  const flags = input.flags ?? {};
-  const where = file ? `${file.file}: ${file.field}` : `Model "${entry.model}"`;
-  for (const field of ["response_format", "cache_ttl"] as const) {
-    if (entry[field] === undefined || PROVIDER_KINDS[entry.kind].takes[field]) continue;
-    const kinds = ModelProvider.options.filter((kind) => PROVIDER_KINDS[kind].takes[field]).map((k) => `"${k}"`);
-    throw new Refused(
-      `${where}: ${field} applies only to kind ${kinds.join(" or ")}, not "${entry.kind}"`,
-      "file",
-      "invalid_model",
-    );
-  }
-  // Credentials in the URL would be sent to the API and shown wherever the URL is: refused, and never echoed.
-  const bare = withoutCredentials(base_url.value);
-  if (bare.had) {
-    throw new Refused(
-      `Model "${entry.model}": the base URL ${JSON.stringify(bare.url)} (${base_url.from ?? "base_url"}) ` +
-        "holds a user name or password; remove it (API keys come from api_key_env)",
-      "file",
-      "invalid_base_url",
-    );
-  }
-  const api_key_env: Setting<string | null> = entry.api_key_env !== undefined && file !== null
-    ? { value: entry.api_key_env, source: "catalog", from: at(file.file, file.field, "api_key_env") }
-    : { value: entry.api_key_env ?? PROVIDER_KINDS[entry.kind].keyEnv, source: "default", from: null };
-  if (file?.checked) checkKeyDestination(input, { kind: entry.kind, base_url, api_key_env, ...file });
-  const user = input.userConfig, project = input.projectConfig;
-  const limit = (
-    flag: number | undefined,
-    own: number | undefined,
-    key: string,
-    name: "provider_deadline_ms" | "provider_idle_timeout_ms",
-    fallback: number,
-  ) =>
-    pick<number | null>(name, {
-      flag: found(flag, USER_SETTINGS[name].flag),
-      catalog: file === null ? undefined : found(own, at(file.file, file.field, key)),
-      project: found(project?.config[name], `${project?.file}: ${name}`),
-      config: found(user?.config[name], `${user?.file}: ${name}`),
-      // The default the HTTP adapters apply, stated here so `loom config` shows what a run uses.
-      "default": byDefault(own ?? fallback),
-    });
-  return {
-    kind: entry.kind,
-    model: entry.model,
-    base_url,
-    api_key_env,
-    provider_deadline_ms: limit(
-      flags.provider_deadline_ms,
-      entry.deadline_ms,
-      "deadline_ms",
-      "provider_deadline_ms",
-      PROVIDER_KINDS[entry.kind].unknownModel.local ? LOCAL_TIMEOUT_MS : DEFAULT_DEADLINE_MS,
-    ),
-    provider_idle_timeout_ms: limit(
-      flags.provider_idle_timeout_ms,
-      entry.idle_timeout_ms,
-      "idle_timeout_ms",
-      "provider_idle_timeout_ms",
-      PROVIDER_KINDS[entry.kind].unknownModel.local ? LOCAL_TIMEOUT_MS : DEFAULT_IDLE_TIMEOUT_MS,
-    ),
-    max_response_bytes: entry.max_response_bytes,
-    max_tokens: entry.max_tokens,
-    response_format: entry.response_format,
-    cache_ttl: entry.cache_ttl,
-    effort: entry.effort,
-    thinking: entry.thinking,
-  };
-}
-
-/**
- * Credentials go only where the user sent them (SPEC §9): a file's api_key_env names a key of that provider (or one
- * the user allowed with --allow-key-env), and a provider's default key goes only to that provider's own host, a base
- * URL the user set (flag, environment, config file) or a host the user allowed with --allow-key-host.
- */
-function checkKeyDestination(
-  input: SettingsInput,
-  { kind, base_url, api_key_env, file, field }: {
-    kind: ModelProvider;
-    base_url: Setting<string>;
-    api_key_env: Setting<string | null>;
-    file: string;
-    field: string;
-  },
-): void {
-  const flags = input.flags ?? {};
-  const key = api_key_env.value;
-  if (key === null) return;
-  const target = new URL(base_url.value);
-  const host = target.host;
-  // A file names which variable holds a key only when the user allowed that variable (a catalog is data someone
-  // handed you: `*_API_KEY` is any service's key). The kind's own default variable is held to the host rules below;
-  // a key-shaped variable that is not set holds nothing to send (the missing key is then reported as such).
-  const allowedEnv = (flags.allow_key_env ?? []).includes(key);
-  if (api_key_env.source === "catalog" && key !== PROVIDER_KINDS[kind].keyEnv && !allowedEnv) {
-    if (!PROVIDER_KINDS[kind].keyName.test(key)) {
-      throw new Refused(
-        `${file}: ${field}.api_key_env ${JSON.stringify(key)} does not name an API key of ${kind} (expected ` +
-          `${PROVIDER_KINDS[kind].keyShape}); nothing was sent to ${host} (--allow-key-env ${key} allows it)`,
-        "file",
-        "key_refused",
-      );
-    }
-    if (input.env[key] !== undefined) {
-      throw new Refused(
-        `${file}: ${field}.api_key_env ${JSON.stringify(key)} is not a variable you allowed for keys; nothing was ` +
-          `sent to ${host} (--allow-key-env ${key} allows it)`,
-        "file",
-        "key_refused",
-      );
-    }
-  }
-  const owner = ModelProvider.options.find((k) => PROVIDER_KINDS[k].keyEnv === key);
-  if (owner === undefined || base_url.source !== "catalog") return;
-  // A base URL the user set (flag, environment, config file) is taken as given; the provider's own is https on its
-  // own port: the same host over plain http or on another port is not the provider.
-  const userUrls = [
-    flags.base_url,
-    input.env.LOOM_PROVIDER_BASE_URL,
-    input.env[PROVIDER_KINDS[owner].baseUrlEnv ?? ""],
-    input.userConfig?.config.base_url,
-    PROVIDER_KINDS[owner].baseUrl,
-  ];
-  const origins = new Set(userUrls.flatMap((url) => originOf(url)));
-  const hosts = new Set((flags.allow_key_host ?? []).map((h) => h.toLowerCase()));
-  if (origins.has(target.origin) || hosts.has(host) || hosts.has(target.hostname)) return;
-  const why = [...origins].some((o) => new URL(o).hostname === target.hostname)
-    ? `not ${owner}'s own origin (${target.protocol === "https:" ? "another port" : `${target.protocol}, not https`})`
-    : `neither ${owner}'s own host nor a base URL you set`;
-  throw new Refused(
-    `${file}: ${field}.base_url would send ${key} to ${host}, ${why}; nothing was sent ` +
-      `(--allow-key-host ${host} allows it)`,
-    "file",
-    "key_refused",
-  );
-}
-
-/** What the sandbox of a run lets its processes have beyond the floor: network, host variables, read-only mounts. */
-export type SandboxRelaxations = { network: boolean; env: readonly string[]; read_only: readonly string[] };
-
-/**
- * The relaxations a run's processes get: only what the user granted (the command line; a library caller's flags),
- * narrowed by what the slice's file says. A request, catalog, recording or suite is data someone may have handed you:
- * asking for more than was granted is refused, in one line naming the file and the field.
- */
-export function grantedSandbox(
-  asked: { network?: boolean; env?: readonly string[]; read_only?: readonly string[] } | undefined,
-  flags: SettingFlags,
-  source: string,
-): SandboxRelaxations {
-  const refuse = (field: string, what: string, flag: string) => {
-    throw new StartupError(
-      `${source}: ${field} ${what}; a file may only narrow the sandbox (${flag} on the command line allows it)`,
-      "sandbox_relaxation_refused",
-    );
-  };
-  const network = flags.sandbox_network === true;
-  if (asked?.network === true && !network) refuse("sandbox.network", "asks for the network", "--sandbox-network");
-  const grantedEnv = flags.sandbox_env ?? [];
-  asked?.env?.forEach((name, i) => {
-    if (!grantedEnv.includes(name)) {
-      refuse(`sandbox.env[${i}]`, `passes the host variable ${JSON.stringify(name)}`, `--sandbox-env ${name}`);
-    }
-  });
-  const grantedPaths = flags.sandbox_read_only ?? [];
-  asked?.read_only?.forEach((path, i) => {
-    if (!grantedPaths.includes(path)) {
-      refuse(`sandbox.read_only[${i}]`, `mounts the host path ${JSON.stringify(path)}`, `--sandbox-read-only ${path}`);
-    }
-  });
-  return {
-    network: network && asked?.network !== false,
-    env: asked?.env ?? grantedEnv,
-    read_only: asked?.read_only ?? grantedPaths,
-  };
-}
-
-function originOf(url: string | undefined): string[] {
-  if (!url?.trim()) return [];
-  try {
-    return [new URL(url.trim()).origin];
-  } catch {
-    return [];
-  }
-}
-
-/** "catalog.json: models.fast.base_url"; a field path without a parent ("") names the key alone. */
-function at(file: string, field: string, key: string): string {
-  return `${file}: ${field === "" ? key : `${field}.${key}`}`;
-}
-
-/**
- * The entries whose value is set: an optional setting is left out rather than undefined (flags, options, a request).
- * The one cast: Object.fromEntries cannot type a subset of T's keys.
- */
-export function definedOnly<T extends object>(values: T | undefined): Partial<T> {
-  return Object.fromEntries(Object.entries(values ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
+/** What `loom config` shows, checked against what is resolved: a shown setting the resolution lacks is a type error. */
+type ShownAs<W> = { [K in SettingKey]: (typeof SETTINGS)[K] extends { shown: W } ? K : never }[SettingKey];
+type Holds<T extends true> = T;
+export type ShownAreResolved = Holds<
+  [ShownAs<"run">] extends [keyof RunSettings] ? [ShownAs<"provider">] extends [keyof ProviderSettings] ? true : false
+    : false
+>;

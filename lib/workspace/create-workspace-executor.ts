@@ -4,7 +4,8 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { StartupError } from "../errors.ts";
 import type { SandboxSettings, SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
-import { grantedSandbox, sandboxFloor, type SettingFlags } from "../settings/settings.ts";
+import { grantedSandbox, sandboxFloor } from "../settings/sandbox-grants.ts";
+import type { SettingFlags } from "../settings/setting-table.ts";
 import { type Bubblewrap, effectiveMode, findBubblewrap, readOnlyProblem, type SandboxMode } from "./sandbox.ts";
 import { WorkspaceExecutor } from "./workspace-executor.ts";
 import { sweepLeftoversOnce } from "./scratch.ts";

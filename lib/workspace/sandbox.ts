@@ -7,7 +7,6 @@ import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { SandboxMode } from "../sandbox-state.ts";
 
-export const SANDBOX_MODES = SandboxMode.options;
 export type { SandboxMode };
 
 const STRENGTH: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
