@@ -67,7 +67,7 @@ async function waitForFile(path: string): Promise<string> {
 // Starts a background grandchild, records its pid, then waits on it: only a group kill ends it.
 const grandchildScript = (pidFile: string) => `sleep 100 & echo $! > '${pidFile}'; wait`;
 
-test("runProcess reports the exit status and combines stdout and stderr in arrival order", async () => {
+test("runProcess reports the exit status and combines stdout and stderr in the order written", async () => {
   const result = await runProcess({
     argv: ["sh", "-c", "echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three; exit 3"],
     cwd: tmpdir(),
@@ -199,7 +199,7 @@ test("every byte the command wrote before it exited is kept, however long the re
 });
 
 test(
-  "a process that escaped the kill and holds the output open: the step still ends, keeps all the command wrote, says so",
+  "a process that escaped the kill and holds the output open: the step ends at the command's exit with all it wrote",
   { timeout: 600_000 },
   async () => {
     await withTempDir(async (dir) => {
@@ -216,13 +216,8 @@ test(
         assert.equal(isAlive(pid), true, "the holder escaped, as it meant to");
         assert.equal(result.exitCode, 0);
         assert.equal(result.timedOut, false);
-        const note =
-          "\n[… loom stopped reading here: a process the command started still held its output open 5 s after the command exited …]\n";
-        assert.ok(result.output.endsWith(note), `no note at the end: ${JSON.stringify(result.output.slice(-200))}`);
-        assert.ok(
-          result.output === LINES + note,
-          `kept ${result.output.length - note.length} of ${LINES.length} bytes`,
-        );
+        // The output is a file, not a pipe the holder keeps open: nothing is waited for after the command's exit.
+        assert.ok(result.output === LINES, `kept ${result.output.length} of ${LINES.length} bytes`);
       } finally {
         if (pid === 0 && existsSync(pidFile)) pid = Number(readFileSync(pidFile, "utf8"));
         if (pid > 0) process.kill(pid, "SIGKILL");

@@ -6,6 +6,7 @@ import { delimiter, isAbsolute, resolve as resolvePath, sep } from "node:path";
 import { InterruptedError } from "../errors.ts";
 import { type Bubblewrap, childEnv, sandboxedArgv, type SandboxPolicy, whichProgram } from "./sandbox.ts";
 import { makePidsLimit, SANDBOX_MAX_PROCESSES } from "./pids-limit.ts";
+import { openOutputFile, type OutputFile } from "./output-file.ts";
 
 export type ProcessSpec = {
   /** Program and arguments; run without a shell. */
@@ -37,13 +38,15 @@ export type ProcessOptions = {
   maxOutputBytes?: number;
   /** Sandboxed: at most this many processes at once, where a pids cgroup can be made (default 1024). */
   maxProcesses?: number;
+  /** The command is stopped once its output file holds more than this (default 256 MiB): a disk is not a cap. */
+  maxWrittenBytes?: number;
 };
 
 export type ProcessResult = {
   /** Exit status; null when the process was killed by a signal. 127 when the program does not exist. */
   exitCode: number | null;
   timedOut: boolean;
-  /** stdout and stderr combined in arrival order, UTF-8. */
+  /** stdout and stderr combined in the order written (both write to one file), UTF-8. */
   output: string;
   durationMs: number;
 };
@@ -51,17 +54,13 @@ export type ProcessResult = {
 export const MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
 export const MISSING_PROGRAM_EXIT_CODE = 127;
 
-// Once the leader has exited, leftovers are killed and the pipes are read to their end: every byte the leader wrote is
-// in them by then, however long a busy machine takes to read it. Only a process that escaped the kill (left the group
-// and, unsandboxed, cleared its environment) can keep them open: they are closed after CLOSE_LIMIT_MS, and the output
-// ends with HELD_OPEN_NOTE. The limit is counted in ticks of CLOSE_TICK_MS, each one armed after the last has run: a
-// loop too busy to read the pipes is too busy to tick, so a stall of any length (output still waiting to be read)
-// costs one tick, and a slow machine only makes the limit longer.
-const CLOSE_LIMIT_MS = 5_000;
-const CLOSE_TICK_MS = 100;
-const HELD_OPEN_NOTE = `\n[… loom stopped reading here: a process the command started still held its output open ${
-  CLOSE_LIMIT_MS / 1000
-} s after the command exited …]\n`;
+// The command's stdout and stderr are one file (output-file.ts), read once the leader has exited and its group was
+// killed: nothing waits for pipes to drain, and no busy loop can make a program that ends itself drop what it wrote.
+export const MAX_WRITTEN_BYTES = 256 * 1024 * 1024;
+// How often the output file's size is checked against maxWrittenBytes.
+const WRITTEN_CHECK_MS = 250;
+const writtenNote = (bytes: number) =>
+  `\n[… loom stopped the command here: it had written more than ${bytes} bytes of output …]\n`;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The environment a child sees: the allow-list plus the names passed, without the names removed. */
@@ -205,6 +204,7 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
     now = Date.now,
     maxOutputBytes = MAX_OUTPUT_BYTES,
     maxProcesses = SANDBOX_MAX_PROCESSES,
+    maxWrittenBytes = MAX_WRITTEN_BYTES,
   } = options;
   const started = now();
   if (signal?.aborted) return Promise.reject(new InterruptedError());
@@ -251,28 +251,42 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
       ...(sandbox.gitPaths ? { gitPaths: sandbox.gitPaths } : {}),
     });
   }
+  let outputFile: OutputFile;
+  try {
+    outputFile = openOutputFile();
+  } catch (error) {
+    return Promise.resolve({
+      exitCode: null,
+      timedOut: false,
+      output: `Cannot run ${JSON.stringify(program)}: no file for its output: ${String(error).split("\n")[0]}\n`,
+      durationMs: now() - started,
+    });
+  }
   // A fork bomb inside the sandbox meets the pids cgroup's limit instead of the machine's.
   const pids = sandbox ? makePidsLimit({ max: maxProcesses }) : null;
   if (pids) [command, ...commandArgs] = pids.wrap([command, ...commandArgs]);
 
   return new Promise<ProcessResult>((resolve, reject) => {
-    const output = new HeadTailBuffer(maxOutputBytes);
     let timedOut = false;
     let interrupted = false;
     let settled = false;
-    let closeTimer: ReturnType<typeof setTimeout> | undefined;
+    let overWritten = false;
 
-    const child = spawn(command, commandArgs, {
-      cwd: spec.cwd,
-      // Sandboxed, this is bubblewrap's environment, which it hands to the child unchanged: never on an argument list.
-      env: childEnvironment,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      windowsHide: true,
-    });
-    const onData = (chunk: Uint8Array) => output.push(chunk);
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(command, commandArgs, {
+        cwd: spec.cwd,
+        // Sandboxed, this is bubblewrap's environment, which it hands to the child unchanged: never on an argument list.
+        env: childEnvironment,
+        detached: true,
+        stdio: ["ignore", outputFile.fd, outputFile.fd],
+        windowsHide: true,
+      });
+    } catch (error) {
+      outputFile.close();
+      pids?.release();
+      throw error;
+    }
 
     const killGroup = () => {
       if (child.pid === undefined) return;
@@ -294,15 +308,33 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
       killGroup();
     }, Math.min(spec.timeoutMs, MAX_TIMER_MS));
     signal?.addEventListener("abort", onAbort, { once: true });
+    const sizeCheck = setInterval(() => {
+      if (overWritten || outputFile.size() <= maxWrittenBytes) return;
+      overWritten = true;
+      killGroup();
+    }, WRITTEN_CHECK_MS);
 
-    const finish = (exitCode: number | null, text: string) => {
+    /** What the command wrote, within maxOutputBytes; null: the output file's, read now. */
+    const finish = (exitCode: number | null, message: string | null) => {
       if (settled) return;
       settled = true;
       if (token) killMarked(token);
       pids?.release();
       clearTimeout(timer);
-      clearTimeout(closeTimer);
+      clearInterval(sizeCheck);
       signal?.removeEventListener("abort", onAbort);
+      let text = message ?? "";
+      try {
+        if (message === null) {
+          const output = new HeadTailBuffer(maxOutputBytes);
+          outputFile.readAll((chunk) => output.push(chunk));
+          text = output.text() + (overWritten ? writtenNote(maxWrittenBytes) : "");
+        }
+      } catch (error) {
+        text = `Cannot read the output of ${JSON.stringify(program)}: ${String(error).split("\n")[0]}\n`;
+      } finally {
+        outputFile.close();
+      }
       if (interrupted) reject(new InterruptedError());
       else resolve({ exitCode, timedOut, output: text, durationMs: now() - started });
     };
@@ -312,33 +344,14 @@ export function runProcess(spec: ProcessSpec, options: ProcessOptions = {}): Pro
         finish(MISSING_PROGRAM_EXIT_CODE, `Cannot run ${JSON.stringify(program)}: program not found\n`);
       } else finish(null, `Cannot run ${JSON.stringify(program)}: ${error.message.split("\n")[0]}\n`);
     });
-    let leaderExit: number | null = null;
     child.on("exit", (code) => {
-      leaderExit = code;
       // The leader is gone: the timeout no longer applies (a late firing would call a finished command timed out).
       clearTimeout(timer);
-      // Background processes the command left behind belong to it: kill them so none outlives the action.
+      // Background processes the command left behind belong to it: kill them so none outlives the action. What they
+      // wrote before is in the file; one that escaped the kill may go on writing to it, unread.
       killGroup();
-      if (token) killMarked(token);
-      awaitClose();
+      finish(code, null);
     });
-    // After the leader's exit: "close" comes once both pipes reached their end. Should a process that escaped the kill
-    // hold them open, they are closed after CLOSE_LIMIT_MS / CLOSE_TICK_MS ticks, and the output says so.
-    function awaitClose(): void {
-      let ticks = 0;
-      const tick = () => {
-        if (settled) return;
-        if (++ticks < CLOSE_LIMIT_MS / CLOSE_TICK_MS) {
-          closeTimer = setTimeout(tick, CLOSE_TICK_MS);
-          return;
-        }
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        finish(leaderExit, output.text() + HELD_OPEN_NOTE);
-      };
-      closeTimer = setTimeout(tick, CLOSE_TICK_MS);
-    }
-    child.on("close", (code) => finish(leaderExit ?? code, output.text()));
   });
 }
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { pidsCgroupRoot } from "./pids-limit.ts";
 
-const SCRATCH_KINDS = ["eval", "check", "rescore", "validate", "git"] as const;
+const SCRATCH_KINDS = ["eval", "check", "rescore", "validate", "git", "output"] as const;
 type ScratchKind = (typeof SCRATCH_KINDS)[number];
 
 const SCRATCH_NAME = new RegExp(`^loom-(?:${SCRATCH_KINDS.join("|")})-(\\d+)-[A-Za-z0-9]{6}$`);
