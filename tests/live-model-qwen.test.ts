@@ -16,7 +16,7 @@ const SCRIPT = join(root, "scripts/live-model.sh");
 const PORTABLE_KEY = "llama-server-de3ff81-eeec3308c185";
 const AVX512 = "fpu sse4_2 avx avx2 fma f16c avx512f avx512dq avx512cd avx512bw avx512vl";
 /** A hang guard, never a timing assertion: pip and a stand-in server on a loaded 2-core machine. */
-const GUARD = { timeout: 300_000 };
+const GUARD = { timeout: 600_000 };
 const QWEN05_GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32";
 
 function run(args: string[], env: Record<string, string> = {}, cwd = root) {
@@ -24,7 +24,7 @@ function run(args: string[], env: Record<string, string> = {}, cwd = root) {
     cwd,
     encoding: "utf8",
     env: { ...process.env, LOOM_LIVE_CACHE: join(tmpdir(), "loom-live-unused"), LOOM_LIVE_CPU_FLAGS: "", ...env },
-    timeout: 120_000,
+    timeout: 600_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -66,7 +66,7 @@ test("stdout and stderr are kept in the order the command wrote them, however it
 
 test(
   "a command that writes past maxWrittenBytes is stopped, and its output says so",
-  { timeout: 120_000 },
+  { timeout: 600_000 },
   async () => {
     const result = await runProcess(
       {
