@@ -1,8 +1,6 @@
 // The governed loop: selection -> arguments -> execution (or, single-call, one call for the action with its
 // arguments -> execution), until finish, a limit, a failure or a suspension.
 // Pure orchestration: the provider, executor and clock are passed in (recording wraps the provider and executor).
-import type { ActionName } from "../vocabulary/actions.ts";
-import { LOOKUPS_PER_STAGE } from "../vocabulary/answer.ts";
 import { Archive } from "../context/archive.ts";
 import {
   applyReport,
@@ -10,7 +8,6 @@ import {
   initialBriefing,
   type LastTest,
   settleRevision,
-  unverifiedReason,
   viewBriefing,
   type WorkingState,
 } from "../context/briefing.ts";
@@ -25,7 +22,7 @@ import {
   type PreviewMode,
   type StepProtocol,
 } from "../policy.ts";
-import { CostLimitError, errorMessage, InterruptedError, LoomError } from "../errors.ts";
+import { errorMessage, InterruptedError, LoomError } from "../errors.ts";
 import type { Outcome } from "../outcome.ts";
 import { endingOf, INTERNAL_ERROR } from "../ending.ts";
 import { createEvent, MAX_EVENT_BYTES } from "../context/events.ts";
@@ -34,7 +31,8 @@ import type { ExecutionReport, FinishStatus } from "../vocabulary/reports.ts";
 import { availableActions, type SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
 import type { StageRun } from "./stage.ts";
-import { decide, decideInOneCall, refusedAt, selectionStage, singleCallStage, tasksSection } from "./decision.ts";
+import { decide, decideInOneCall, selectionStage, singleCallStage, tasksSection } from "./decision.ts";
+import { costCap, MAX_INVALID_STEPS, NO_ANSWER, unverifiedFinish } from "./limits.ts";
 import { CacheLedger } from "../cache-explanation.ts";
 import type { ModelPrice } from "../prices.ts";
 import type { Provider } from "../vocabulary/turn.ts";
@@ -97,23 +95,6 @@ export const NOT_STARTED: Readonly<Omit<LoopResult, "outcome" | "error" | "closi
   printed: [],
   reports: [],
 });
-
-/**
- * Steps in a row refused because the model never gave a valid answer (each after a re-ask) end the run: a model that
- * cannot answer in the schema would otherwise burn every remaining step.
- */
-export const MAX_INVALID_STEPS = 3;
-
-/** Refusals that mean the model gave no usable answer in the step: these count toward MAX_INVALID_STEPS. */
-const NO_ANSWER: ReadonlySet<string> = new Set(["invalid_answer", "lookup_limit"]);
-
-/**
- * The most model calls one step can make (README, exit codes): each stage (two in a two-call step) asks at most
- * LOOKUPS_PER_STAGE + 2 times — its lookups, one re-ask after an invalid answer or a failed lookup, and the answer that
- * ends it (valid, invalid a second time, or one lookup too many). A single-call step is one stage with two parts (at
- * most LOOKUPS_PER_STAGE + 3 calls). tests/runaway.test.ts holds every run to it.
- */
-export const MAX_CALLS_PER_STEP = 2 * (LOOKUPS_PER_STAGE + 2);
 
 export async function runLoop(request: SliceRequest, options: LoopOptions): Promise<LoopResult> {
   const { policy, executor, store, now, signal } = options;
@@ -313,46 +294,6 @@ function linesOf(lines: { added: number; removed: number } | null | undefined) {
   if (lines === undefined) return {};
   return { lines_added: lines?.added ?? null, lines_removed: lines?.removed ?? null };
 }
-
-/**
- * With require_passing_tests, a finish with status success on a revision whose tests are not current and passing is
- * refused (the model sees why, and may run the tests or finish with failure); null when the finish may go ahead.
- */
-function unverifiedFinish(
-  request: SliceRequest,
-  { action, args, briefing, step }: {
-    action: ActionName | null;
-    args: Record<string, unknown>;
-    briefing: Briefing;
-    step: number;
-  },
-): ExecutionReport | null {
-  if (!request.require_passing_tests || action !== "finish" || args.status !== "success") return null;
-  const why = unverifiedReason(briefing);
-  if (why === null) return null;
-  return refusedAt(step, {
-    code: "tests_not_current",
-    reason: `finish with status success needs passing tests on the latest revision: ${why}; run_tests first, or ` +
-      "finish with status failure",
-  });
-}
-
-/** With limits.max_cost_usd: the check before each model call, which stops the run once the cost reached the cap. */
-function costCap(request: SliceRequest, spent: (() => number) | undefined): (() => void) | undefined {
-  const cap = request.limits.max_cost_usd;
-  if (cap === undefined || spent === undefined) return undefined;
-  return () => {
-    const soFar = spent();
-    if (soFar >= cap) {
-      throw new CostLimitError(
-        `Cost limit reached: $${usd(soFar)} spent of the $${usd(cap)} cap (--max-cost); no further model calls`,
-      );
-    }
-  };
-}
-
-/** Dollars with four decimals, as the run's text shows cost. */
-const usd = (amount: number) => amount.toFixed(4);
 
 /** How an error thrown inside the loop ends the run. Text Loom did not write stays out of the report's error. */
 function failure(
