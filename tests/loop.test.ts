@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { applyReport, initialBriefing, viewBriefing } from "../lib/context/briefing.ts";
-import { type LoopOptions, MAX_INVALID_STEPS } from "../lib/loop/loop.ts";
+import type { LoopOptions } from "../lib/loop/loop.ts";
+import { MAX_INVALID_STEPS } from "../lib/loop/limits.ts";
 import { EXIT_CODES } from "../lib/outcome.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { ResultStore } from "../lib/context/store.ts";

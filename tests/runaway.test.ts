@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { MAX_CALLS_PER_STEP, MAX_INVALID_STEPS } from "../lib/loop/loop.ts";
+import { MAX_CALLS_PER_STEP, MAX_INVALID_STEPS } from "../lib/loop/limits.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { NULL_USAGE, type Provider, type TurnRequest } from "../lib/vocabulary/turn.ts";
 import { StepProtocol } from "../lib/policy.ts";

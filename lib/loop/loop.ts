@@ -1,19 +1,6 @@
 // The governed loop: selection -> arguments -> execution (or, single-call, one call for the action with its
 // arguments -> execution), until finish, a limit, a failure or a suspension.
 // Pure orchestration: the provider, executor and clock are passed in (recording wraps the provider and executor).
-import { ACTION_DESCRIPTIONS, ActionArguments, type ActionName, takesArguments } from "../vocabulary/actions.ts";
-import {
-  LOOKUPS_PER_STAGE,
-  parseDecision,
-  parseStepDecision,
-  runResponseSchema,
-  selectionDecision,
-  STEP_TASK,
-  stepResponseSchema,
-  TASK_LINES,
-  TASKS,
-  withoutActionName,
-} from "../vocabulary/answer.ts";
 import { Archive } from "../context/archive.ts";
 import {
   applyReport,
@@ -21,7 +8,6 @@ import {
   initialBriefing,
   type LastTest,
   settleRevision,
-  unverifiedReason,
   viewBriefing,
   type WorkingState,
 } from "../context/briefing.ts";
@@ -36,22 +22,21 @@ import {
   type PreviewMode,
   type StepProtocol,
 } from "../policy.ts";
-import { CostLimitError, errorMessage, InterruptedError, LoomError } from "../errors.ts";
+import { errorMessage, InterruptedError, LoomError } from "../errors.ts";
 import type { Outcome } from "../outcome.ts";
 import { endingOf, INTERNAL_ERROR } from "../ending.ts";
-import type { Section } from "../vocabulary/turn.ts";
 import { createEvent, MAX_EVENT_BYTES } from "../context/events.ts";
 import type { Executor } from "../vocabulary/executor.ts";
 import type { ExecutionReport, FinishStatus } from "../vocabulary/reports.ts";
 import { availableActions, type SliceRequest } from "../slice.ts";
 import type { ResultStore } from "../context/store.ts";
-import { runStage, type Stage, type StageRun } from "./stage.ts";
+import type { StageRun } from "./stage.ts";
+import { decide, decideInOneCall, selectionStage, singleCallStage, tasksSection } from "./decision.ts";
+import { costCap, MAX_INVALID_STEPS, NO_ANSWER, unverifiedFinish } from "./limits.ts";
 import { CacheLedger } from "../cache-explanation.ts";
 import type { ModelPrice } from "../prices.ts";
 import type { Provider } from "../vocabulary/turn.ts";
 import { type LoopEvent, stepOutcome } from "../run-events.ts";
-import { formatZodError } from "../text/zod-error.ts";
-import { clipText, MESSAGE_LIMIT } from "../text/clip.ts";
 
 export type LoopOptions = {
   policy: ContextPolicyName;
@@ -110,25 +95,6 @@ export const NOT_STARTED: Readonly<Omit<LoopResult, "outcome" | "error" | "closi
   printed: [],
   reports: [],
 });
-
-const zodError = { formatError: (e: Parameters<typeof formatZodError>[0]) => formatZodError(e) };
-
-/**
- * Steps in a row refused because the model never gave a valid answer (each after a re-ask) end the run: a model that
- * cannot answer in the schema would otherwise burn every remaining step.
- */
-export const MAX_INVALID_STEPS = 3;
-
-/** Refusals that mean the model gave no usable answer in the step: these count toward MAX_INVALID_STEPS. */
-const NO_ANSWER: ReadonlySet<string> = new Set(["invalid_answer", "lookup_limit"]);
-
-/**
- * The most model calls one step can make (README, exit codes): each stage (two in a two-call step) asks at most
- * LOOKUPS_PER_STAGE + 2 times — its lookups, one re-ask after an invalid answer or a failed lookup, and the answer that
- * ends it (valid, invalid a second time, or one lookup too many). A single-call step is one stage with two parts (at
- * most LOOKUPS_PER_STAGE + 3 calls). tests/runaway.test.ts holds every run to it.
- */
-export const MAX_CALLS_PER_STEP = 2 * (LOOKUPS_PER_STAGE + 2);
 
 export async function runLoop(request: SliceRequest, options: LoopOptions): Promise<LoopResult> {
   const { policy, executor, store, now, signal } = options;
@@ -328,201 +294,6 @@ function linesOf(lines: { added: number; removed: number } | null | undefined) {
   if (lines === undefined) return {};
   return { lines_added: lines?.added ?? null, lines_removed: lines?.removed ?? null };
 }
-
-/** What the model's answers decided for a step: suspend the run, act, or a refusal (no action runs). */
-type Decided =
-  | { kind: "suspend"; reason: string }
-  | { kind: "act"; action: ActionName; args: Record<string, unknown>; reason?: string }
-  | {
-    kind: "refused";
-    /** The chosen action, when the refusal came at its arguments; null when none was chosen. */
-    action: ActionName | null;
-    args: Record<string, unknown>;
-    reason?: string;
-    /** The step's report: the model's answers refused it. */
-    refusal: ExecutionReport;
-  };
-
-type StageShape = {
-  schema: Stage["schema"];
-  /** The candidates section without the counters. */
-  candidates: Omit<ReturnType<Stage["candidates"]>, "step" | "max_steps" | "lookups_used">;
-  validate: Stage["validate"];
-  expected: string;
-};
-
-type Counters = (lookupsUsed: number) => { step: number; max_steps: number; lookups_used: number };
-
-/** A stage's candidates function: its own candidates, then the counters of this call. */
-const withCounters = (candidates: StageShape["candidates"], counters: Counters) => (used: number) => ({
-  ...candidates,
-  ...counters(used),
-});
-
-const refusedAt = (step: number, result: { code: string; reason: string }): ExecutionReport => ({
-  kind: "refusal",
-  step,
-  code: result.code,
-  reason: result.reason,
-});
-
-/** What deciding one step needs, under either protocol. */
-type DecideInput = { step: number; selection: StageShape; state: Stage["state"]; counters: Counters };
-
-/**
- * The single-call step: one stage whose answer is the action with its arguments. Its lookups count against the
- * selection stage (the ninth suspends); an answer whose action, or whose arguments, are invalid is re-asked once for
- * each, as the two stages of a two-call step would be.
- */
-async function decideInOneCall(
-  run: StageRun,
-  { step, selection, state, counters }: DecideInput,
-): Promise<Decided> {
-  const { candidates, ...rest } = selection;
-  const answered = await runStage(run, {
-    ...rest,
-    phase: "selection",
-    step,
-    state,
-    candidates: withCounters(candidates, counters),
-  });
-  if (answered.kind === "suspend") return answered;
-  if (answered.kind === "refuse") {
-    return { kind: "refused", action: null, args: {}, refusal: refusedAt(step, answered) };
-  }
-  const { action, reason: given, args } = answered.value as {
-    action: ActionName;
-    reason?: string;
-    args: Record<string, unknown>;
-  };
-  const reason = typeof given === "string" && given !== "" ? given : undefined;
-  return { kind: "act", action, args, reason };
-}
-
-/** The selection stage, then the arguments stage when the action takes arguments. */
-async function decide(
-  run: StageRun,
-  { step, selection, state, counters }: DecideInput,
-): Promise<Decided> {
-  const selected = await runStage(run, {
-    ...selection,
-    phase: "selection",
-    step,
-    state,
-    candidates: withCounters(selection.candidates, counters),
-  });
-  const refused = (result: { code: string; reason: string }) => refusedAt(step, result);
-  if (selected.kind === "suspend") return selected;
-  if (selected.kind === "refuse") return { kind: "refused", action: null, args: {}, refusal: refused(selected) };
-  const action = selected.value.action as ActionName;
-  const given = selected.value.reason;
-  const reason = typeof given === "string" && given !== "" ? given : undefined;
-  if (!takesArguments(action)) return { kind: "act", action, args: {}, reason };
-  const argued = await runStage(run, {
-    phase: "arguments",
-    step,
-    state,
-    // One response schema for both phases: one prompt-cache chain per run (each phase validates its own answer).
-    schema: selection.schema,
-    validate: (value) => parseDecision(ActionArguments[action], withoutActionName(value, action), zodError),
-    candidates: withCounters({
-      section: "candidates",
-      task: TASK_LINES.arguments,
-      action,
-      ...(reason ? { reason: clipText(reason, MESSAGE_LIMIT) } : {}),
-    }, counters),
-    expected: `the arguments of ${action} as the response schema describes`,
-  });
-  if (argued.kind === "decision") return { kind: "act", action, args: argued.value, reason };
-  const code = argued.kind === "refuse" ? argued.code : "lookup_limit";
-  return { kind: "refused", action, args: {}, reason, refusal: refused({ code, reason: argued.reason }) };
-}
-
-/**
- * What each phase asks, the lookup syntax and the actions — with which commands run_command may run and what run_tests
- * runs, so the model need not find out by refusal. The same on every call: it goes in the stable prefix.
- */
-function tasksSection(
-  request: SliceRequest,
-  actions: ActionName[],
-  protocol: StepProtocol,
-): Extract<Section, { section: "tasks" }> {
-  return {
-    section: "tasks",
-    ...(protocol === "single-call"
-      ? { selection: STEP_TASK }
-      : { selection: TASKS.selection, arguments: TASKS.arguments }),
-    lookups: TASKS.lookups,
-    actions: actions.map((name) => {
-      const entry = { name, description: ACTION_DESCRIPTIONS[name] };
-      if (name === "run_command") return { ...entry, allowed: request.commands ?? [] };
-      if (name === "run_tests") return { ...entry, command: request.test.command };
-      return entry;
-    }),
-  };
-}
-
-/** The one stage of a single-call step: the action and its arguments, validated as the arguments phase does. */
-function singleCallStage(actions: ActionName[]): StageShape {
-  return {
-    schema: stepResponseSchema(actions),
-    validate: (value) => parseStepDecision(actions, value, zodError),
-    candidates: { section: "candidates", task: TASK_LINES.step },
-    expected: `{"action": one of ${JSON.stringify(actions)}, "reason": optional text, "args": that action's ` +
-      `arguments as the response schema describes}`,
-  };
-}
-
-/** The selection stage of every step; its candidates only name the phase (the tasks are in the prefix). */
-function selectionStage(actions: ActionName[]): StageShape {
-  const decision = selectionDecision(actions);
-  return {
-    schema: runResponseSchema(actions),
-    validate: (value) => parseDecision(decision, value, zodError),
-    candidates: { section: "candidates", task: TASK_LINES.selection },
-    expected: `{"action": one of ${JSON.stringify(actions)}, "reason": optional text}`,
-  };
-}
-
-/**
- * With require_passing_tests, a finish with status success on a revision whose tests are not current and passing is
- * refused (the model sees why, and may run the tests or finish with failure); null when the finish may go ahead.
- */
-function unverifiedFinish(
-  request: SliceRequest,
-  { action, args, briefing, step }: {
-    action: ActionName | null;
-    args: Record<string, unknown>;
-    briefing: Briefing;
-    step: number;
-  },
-): ExecutionReport | null {
-  if (!request.require_passing_tests || action !== "finish" || args.status !== "success") return null;
-  const why = unverifiedReason(briefing);
-  if (why === null) return null;
-  return refusedAt(step, {
-    code: "tests_not_current",
-    reason: `finish with status success needs passing tests on the latest revision: ${why}; run_tests first, or ` +
-      "finish with status failure",
-  });
-}
-
-/** With limits.max_cost_usd: the check before each model call, which stops the run once the cost reached the cap. */
-function costCap(request: SliceRequest, spent: (() => number) | undefined): (() => void) | undefined {
-  const cap = request.limits.max_cost_usd;
-  if (cap === undefined || spent === undefined) return undefined;
-  return () => {
-    const soFar = spent();
-    if (soFar >= cap) {
-      throw new CostLimitError(
-        `Cost limit reached: $${usd(soFar)} spent of the $${usd(cap)} cap (--max-cost); no further model calls`,
-      );
-    }
-  };
-}
-
-/** Dollars with four decimals, as the run's text shows cost. */
-const usd = (amount: number) => amount.toFixed(4);
 
 /** How an error thrown inside the loop ends the run. Text Loom did not write stays out of the report's error. */
 function failure(
