@@ -5,16 +5,13 @@ import { alignRuns, type RunRow } from "./pairs.ts";
 import {
   comparisonRows,
   describeRunPairing,
-  formatBytes,
-  formatMs,
   formatOutcome,
-  formatRatio,
   headlineOf,
   ratio,
   summarizeReports,
   type SummaryDocument,
 } from "./summary.ts";
-import { formatCount } from "../text/numbers.ts";
+import { formatBytes, formatCount, formatMs, formatRatio } from "../text/numbers.ts";
 
 import {
   colorOf,

@@ -7,7 +7,7 @@ import { gapText, stepRows } from "./step-rows.ts";
 import type { NamedReport } from "./load.ts";
 import { type PairedBy, pairRuns } from "./pairs.ts";
 import { Phase, type Usage } from "../vocabulary/turn.ts";
-import { formatCount } from "../text/numbers.ts";
+import { formatBytes, formatCount, formatMs, formatRatio } from "../text/numbers.ts";
 import { CacheCause, type RunCache } from "../cache-explanation.ts";
 
 const MODEL_PHASES = Phase.options;
@@ -375,25 +375,6 @@ function listNames(names: string[], { most = 8 } = {}): string {
 /** A run's verification in words: whether its final revision's tests ran and passed. */
 function formatVerified(s: ReportSummary): string {
   return s.verified === null ? NONE : s.verified ? "verified" : "NOT verified";
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(2)} MiB`;
-}
-
-export function formatMs(ms: number): string {
-  if (ms > 0 && ms < 10) return `${ms.toFixed(1)} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`;
-  const seconds = Math.round(ms / 1000);
-  return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s`;
-}
-
-export function formatRatio(r: number | null): string {
-  if (r === null) return "";
-  return `${r >= 0.1 || r === 0 ? r.toFixed(2) : r.toPrecision(2)}×`;
 }
 
 const NOT_REPORTED = "not reported";
