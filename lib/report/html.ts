@@ -2,15 +2,9 @@
 import type { NamedReport } from "./load.ts";
 import { CONTEXT_POLICIES, type ContextPolicyName } from "../policy.ts";
 import { alignRuns, type RunRow } from "./pairs.ts";
-import {
-  comparisonRows,
-  describeRunPairing,
-  formatOutcome,
-  headlineOf,
-  ratio,
-  summarizeReports,
-  type SummaryDocument,
-} from "./summary.ts";
+import { comparisonRows, describeRunPairing, headlineOf, ratio } from "./comparison.ts";
+import { formatOutcome } from "./report-summary.ts";
+import { summarizeReports, type SummaryDocument } from "./summary.ts";
 import { formatBytes, formatCount, formatMs, formatRatio } from "../text/numbers.ts";
 
 import {
