@@ -18,7 +18,8 @@ import { RecordedExecutor, ScriptedProvider } from "../lib/recording/replay.ts";
 import { type CacheBlock, type CacheLayout, NULL_USAGE, type Provider } from "../lib/vocabulary/turn.ts";
 import { CacheLedger, summarizeCache } from "../lib/cache-explanation.ts";
 import { workload, workloadTests } from "./helpers/workloads.ts";
-import { renderSummaryText, summarizeReports } from "../lib/report/summary.ts";
+import { summarizeReports } from "../lib/report/summary.ts";
+import { renderSummaryText } from "../lib/report/summary-text.ts";
 import { renderReportHtml } from "../lib/report/html.ts";
 
 const workloadTest = workloadTests(import.meta.url);

@@ -9,7 +9,8 @@ import fc from "fast-check";
 import { main } from "../main.ts";
 import { aggregateReports, type ContextReport } from "../lib/report/context-report.ts";
 import { ReportBuilder } from "./helpers/report-builder.ts";
-import { ratio, summarizeReports } from "../lib/report/summary.ts";
+import { summarizeReports } from "../lib/report/summary.ts";
+import { ratio } from "../lib/report/comparison.ts";
 import type { Usage } from "../lib/vocabulary/turn.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 

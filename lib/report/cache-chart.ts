@@ -1,7 +1,7 @@
 // The prompt cache per model call, for the HTML report (#30): one stacked bar per call, input tokens read from the
 // cache, written to it and sent uncached, with a mark under each call that broke the cache and its cause.
 import { escapeHtml, type Frame, WIDE } from "./chart.ts";
-import type { ReportCache } from "./summary.ts";
+import type { ReportCache } from "./report-summary.ts";
 import { formatCount } from "../text/numbers.ts";
 
 const CACHE_COLORS = { read: "#2b8a3e", write: "#e8590c", uncached: "#868e96" } as const;

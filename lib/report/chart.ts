@@ -1,7 +1,7 @@
 // SVG charts for the HTML report: the y scale (linear, or log when one series dwarfs another), line charts of request
 // bytes per call with threshold lines whose labels never collide, and per-run bars and distributions for aggregates.
 import { CEILING_BYTES, RETIRE_TARGET_BYTES, RETIRE_TRIGGER_BYTES } from "../context/budget.ts";
-import { formatBytes } from "./summary.ts";
+import { formatBytes } from "../text/numbers.ts";
 
 const kib = (bytes: number) => `${bytes / 1024} KiB`;
 

@@ -2,19 +2,10 @@
 import type { NamedReport } from "./load.ts";
 import { CONTEXT_POLICIES, type ContextPolicyName } from "../policy.ts";
 import { alignRuns, type RunRow } from "./pairs.ts";
-import {
-  comparisonRows,
-  describeRunPairing,
-  formatBytes,
-  formatMs,
-  formatOutcome,
-  formatRatio,
-  headlineOf,
-  ratio,
-  summarizeReports,
-  type SummaryDocument,
-} from "./summary.ts";
-import { formatCount } from "../text/numbers.ts";
+import { comparisonRows, describeRunPairing, headlineOf, ratio } from "./comparison.ts";
+import { formatOutcome } from "./report-summary.ts";
+import { summarizeReports, type SummaryDocument } from "./summary.ts";
+import { formatBytes, formatCount, formatMs, formatRatio } from "../text/numbers.ts";
 
 import {
   colorOf,

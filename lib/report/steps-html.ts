@@ -2,10 +2,11 @@
 // row per step (action, target, status, test or command exit, revision, lines, the step's request bytes and cache
 // reads) a person can scan. Paths and commands only: never file contents, output or prompts.
 import type { ContextReport } from "./context-report.ts";
-import { formatBytes, type ReportSummary, stepStatus } from "./summary.ts";
+import type { ReportSummary } from "./report-summary.ts";
+import { stepStatus } from "./report-text.ts";
 import { gapText, stepRows } from "./step-rows.ts";
 import { escapeControl } from "../text/safe-text.ts";
-import { formatCount } from "../text/numbers.ts";
+import { formatBytes, formatCount } from "../text/numbers.ts";
 import { escapeHtml } from "./chart.ts";
 
 const signed = (n: number | null | undefined, sign: string) =>

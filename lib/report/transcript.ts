@@ -4,7 +4,7 @@
 // no server. Content stays out by default: a section's size, an answer's action or keys, a report's kind, status and
 // revision; never file contents, output or prompts unless the user asked for them.
 import { escapeHtml } from "./chart.ts";
-import { formatBytes } from "./summary.ts";
+import { formatBytes } from "../text/numbers.ts";
 import { utf8Length } from "../text/digest.ts";
 import { clipText } from "../text/clip.ts";
 
