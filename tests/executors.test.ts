@@ -21,10 +21,10 @@ import { ResultStore } from "../lib/context/store.ts";
 import { outsidePathArgument, resolveInside } from "../lib/workspace/workspace-paths.ts";
 import {
   countOccurrences,
-  MAX_TEXT_FILE_BYTES,
   WorkspaceExecutor,
   type WorkspaceExecutorConfig,
 } from "../lib/workspace/workspace-executor.ts";
+import { MAX_TEXT_FILE_BYTES } from "../lib/workspace/workspace-target.ts";
 
 type Fixture = {
   root: string;

@@ -12,21 +12,17 @@ import type { ResultStore } from "../context/store.ts";
 import { formatZodError } from "../text/zod-error.ts";
 import { runProcess } from "./process.ts";
 import type { Bubblewrap, SandboxPolicy } from "./sandbox.ts";
-import {
-  PathChangedError,
-  readEntry,
-  statEntry,
-  walkEntries,
-  writeEntry,
-  WriteRefusedError,
-} from "./workspace-files.ts";
+import { PathChangedError, statEntry, walkEntries, writeEntry, WriteRefusedError } from "./workspace-files.ts";
 import { DEFAULT_WORKSPACE_IGNORE, WorkspaceFingerprint } from "./workspace-fingerprint.ts";
-import { GitGuard, isGitPath, isLoomPath, makesRepository } from "./git-guard.ts";
+import { GitGuard } from "./git-guard.ts";
 import { WorkspaceSnapshot } from "./workspace-snapshot.ts";
 import type { FileChange } from "../vocabulary/reports.ts";
 import type { SandboxState } from "../sandbox-state.ts";
-import { outsidePathArgument, resolveInside, unsafeProgramArgument } from "./workspace-paths.ts";
-import { nearestLines, nearestPaths } from "./refusal-hints.ts";
+import { nearestLines } from "./refusal-hints.ts";
+import { ERRNO_REFUSALS, Refusal, type RefusalHints } from "./refusal.ts";
+import { refuseExecutionConfig, refuseLoomFile, refusePlanted } from "./protected-paths.ts";
+import { checkCommand } from "./allowed-commands.ts";
+import { existingTarget, readText, resolveTarget } from "./workspace-target.ts";
 import { listingLines, matchingLines, matchLine, MAX_SEARCH_MATCHES, searchableText } from "./workspace-search.ts";
 
 export type WorkspaceExecutorConfig = {
@@ -59,21 +55,6 @@ export type WorkspaceExecutorOptions = {
   env?: Record<string, string | undefined>;
 };
 
-/** read_file and edit_file refuse larger files: the whole file is held in memory and in the result store. */
-export const MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024;
-
-/** A refusal raised inside an action; execute() turns it into a refusal report. Never leaves this module. */
-class Refusal extends Error {
-  constructor(readonly code: string, message: string, readonly hints: RefusalHints = {}) {
-    super(message);
-  }
-}
-
-/** What a refusal shows of what is there (lib/workspace/refusal-hints.ts). */
-type RefusalHints = Pick<ReportOf<"refusal">, "nearest_lines" | "existing_paths">;
-
-type ExistingPath = { relative: string; real: string; root: string; size: number; isDirectory: boolean };
-
 /** Each action's schema, seen as what it parses to: indexed by a generic action, tsc keeps the two together. */
 const ARGUMENT_SCHEMAS: { readonly [A in ActionName]: z.ZodType<ActionArgs<A>> } = ActionArguments;
 type Handlers = {
@@ -85,22 +66,6 @@ type Handlers = {
 
 // Actions after which the workspace may differ: the fingerprint is compared after each.
 const MUTATING: ReadonlySet<ActionName> = new Set(["edit_file", "write_file", "run_tests", "run_command"]);
-
-// File-system failures the model can cause or fix, as refusal codes. Anything else is an internal fault.
-const ERRNO_REFUSALS: Record<string, [code: string, what: string]> = {
-  ENOENT: ["not_found", "does not exist"],
-  ENOTDIR: ["not_a_directory", "goes through a file as if it were a directory"],
-  EEXIST: ["not_a_directory", "goes through a file as if it were a directory"],
-  EISDIR: ["not_a_file", "is a directory"],
-  EACCES: ["permission_denied", "is not accessible"],
-  EPERM: ["permission_denied", "is not accessible"],
-  ENAMETOOLONG: ["invalid_path", "is too long"],
-  ENXIO: ["not_a_file", "is not a regular file"],
-  ELOOP: ["path_outside_workspace", "changed while in use (a symlink appeared on the way)"],
-  // A write goes to a temporary file renamed over the name, so a full disk leaves the old file whole.
-  ENOSPC: ["disk_full", "could not be written: no space left on the device (the file is unchanged)"],
-  EDQUOT: ["disk_full", "could not be written: the disk quota is exceeded (the file is unchanged)"],
-};
 
 export class WorkspaceExecutor implements Executor {
   readonly #config: WorkspaceExecutorConfig;
@@ -242,13 +207,13 @@ export class WorkspaceExecutor implements Executor {
   };
 
   #read({ path }: ActionArgs<"read_file">): ReportOf<"read"> {
-    const target = this.#existing(path, "file");
-    const text = this.#readText(target);
+    const target = existingTarget(this.#config.root, path, { kind: "file" });
+    const text = readText(target);
     return { kind: "read", path: target.relative, result: this.#config.store.put(text).digest };
   }
 
   #list({ path, include_ignored }: ActionArgs<"list_files">): ReportOf<"list"> {
-    const target = this.#existing(path, "directory");
+    const target = existingTarget(this.#config.root, path, { kind: "directory" });
     const files = walkEntries(target.root, target.real, { includeIgnored: include_ignored === true })
       .map((file) => under(target.relative, file));
     const { count, lines } = listingLines(files);
@@ -256,7 +221,7 @@ export class WorkspaceExecutor implements Executor {
   }
 
   #search({ query, path, include_ignored }: ActionArgs<"search">): ReportOf<"search"> {
-    const target = this.#existing(path, "any");
+    const target = existingTarget(this.#config.root, path, { kind: "any" });
     const files = target.isDirectory
       ? walkEntries(target.root, target.real, { includeIgnored: include_ignored === true })
         .map((file) => under(target.relative, file))
@@ -282,10 +247,10 @@ export class WorkspaceExecutor implements Executor {
   }
 
   #edit({ path, old_text, new_text }: ActionArgs<"edit_file">): ReportOf<"edit"> {
-    const target = this.#existing(path, "file");
+    const target = existingTarget(this.#config.root, path, { kind: "file" });
     refuseExecutionConfig(target);
-    this.#refuseLoomFile(target);
-    const content = this.#readText(target);
+    refuseLoomFile(target, { ownFiles: this.#config.ownFiles });
+    const content = readText(target);
     const count = countOccurrences(content, old_text);
     if (count === 0) {
       const near = nearestLines(content, old_text);
@@ -309,9 +274,9 @@ export class WorkspaceExecutor implements Executor {
   }
 
   #write({ path, content }: ActionArgs<"write_file">): ReportOf<"edit"> {
-    const target = this.#resolve(path);
+    const target = resolveTarget(this.#config.root, path);
     refuseExecutionConfig(target);
-    this.#refuseLoomFile(target);
+    refuseLoomFile(target, { ownFiles: this.#config.ownFiles });
     const existing = statEntry(target.root, target.real);
     if (existing && !existing.isFile()) {
       throw new Refusal("not_a_file", `Path ${JSON.stringify(target.relative)} is not a regular file`);
@@ -343,7 +308,7 @@ export class WorkspaceExecutor implements Executor {
     { argv }: ActionArgs<"run_command">,
     signal: AbortSignal | undefined,
   ): Promise<ReportOf<"command">> {
-    checkCommand(argv, this.#config.commands, this.#config.root);
+    checkCommand(argv, { commands: this.#config.commands, root: this.#config.root });
     const spec = { argv, cwd: this.#config.root, timeoutMs: this.#config.commandTimeoutMs };
     const revision_before = this.revision;
     const result = await runProcess(spec, this.#processOptions(signal));
@@ -364,51 +329,7 @@ export class WorkspaceExecutor implements Executor {
    * last) counts every change the process made as a new revision: no test result carries over to it.
    */
   #guardGit(what: string): void {
-    const undone = this.#gitGuard.check();
-    if (undone.length === 0) return;
-    const shown = undone.slice(0, 5).map((path) => JSON.stringify(path)).join(", ");
-    const more = undone.length > 5 ? ` and ${undone.length - 5} more` : "";
-    // Only .loom touched: Loom's own configuration; anything else is git's (a shape name at the root, a .git …).
-    if (undone.every((path) => isLoomPath(path))) {
-      this.#config.notice?.(`${what} planted or changed Loom's configuration (${shown}${more}); removed or put back`);
-      throw new Refusal(
-        "loom_file_planted",
-        `${what} planted or changed Loom's configuration (${shown}${more}); Loom removed it or put it back: ` +
-          "a .loom/config.jsonc made in the workspace would be read by the user's next run there",
-      );
-    }
-    this.#config.notice?.(`${what} planted or changed what git runs (${shown}${more}); removed or put back`);
-    throw new Refusal(
-      "git_planted",
-      `${what} planted or changed what git runs (${shown}${more}); Loom removed it or put it back: ` +
-        "a .git, git config or hook made in the workspace (or the workspace made a repository) would run at the " +
-        "user's next git command",
-    );
-  }
-
-  /**
-   * Refuses a write to Loom's own files: `.loom` at any depth (the project configuration the user's next run there
-   * reads) and this run's outputs inside the workspace (`--record`, `--trace`, `--context-report`, `--diff`): what
-   * Loom writes and reads is not the model's to write.
-   */
-  #refuseLoomFile(target: { relative: string; real: string }): void {
-    const own = this.#config.ownFiles;
-    for (const path of [target.relative, target.real]) {
-      if (isLoomPath(path)) {
-        throw new Refusal(
-          "loom_file",
-          `Path ${JSON.stringify(target.relative)} is or is inside .loom, Loom's own configuration (the user's next ` +
-            "run there reads it): Loom never writes it",
-        );
-      }
-      if (own?.has(path)) {
-        throw new Refusal(
-          "loom_file",
-          `Path ${JSON.stringify(target.relative)} is one of this run's own output files (record, trace, report or ` +
-            "diff): Loom never writes it for the model",
-        );
-      }
-    }
+    refusePlanted(what, this.#gitGuard.check(), { notice: this.#config.notice });
   }
 
   #processOptions(signal: AbortSignal | undefined) {
@@ -437,70 +358,6 @@ export class WorkspaceExecutor implements Executor {
     this.#changed();
     return { kind: "edit", paths: [path], revision_before, revision_after: this.revision };
   }
-
-  #resolve(path: string): { absolute: string; relative: string; real: string; root: string } {
-    const target = resolveInside(this.#config.root, path);
-    if (!target.ok) throw new Refusal(target.code, target.reason);
-    return target;
-  }
-
-  /** A regular file's text; refused when it is too large or not text, so the stored digest is that of its real bytes. */
-  #readText(target: ExistingPath): string {
-    const quoted = JSON.stringify(target.relative);
-    const tooLarge = (size: number) =>
-      new Refusal(
-        "too_large",
-        `File ${quoted} is ${size} bytes, over the ${MAX_TEXT_FILE_BYTES}-byte (16 MiB) cap; use search`,
-      );
-    if (target.size > MAX_TEXT_FILE_BYTES) throw tooLarge(target.size);
-    const read = readEntry(target.root, target.real, { maxBytes: MAX_TEXT_FILE_BYTES });
-    if ("tooLarge" in read) throw tooLarge(read.tooLarge); // grew since stat
-    const { bytes } = read;
-    if (bytes.includes(0)) throw new Refusal("not_text", `File ${quoted} is not text (it contains NUL bytes)`);
-    const text = decodeUtf8(bytes);
-    if (text === undefined) throw new Refusal("not_text", `File ${quoted} is not UTF-8 text`);
-    return text;
-  }
-
-  /** A confined path that must exist and be a regular file, a directory, or either. */
-  #existing(path: string, kind: "file" | "directory" | "any"): ExistingPath {
-    const target = this.#resolve(path);
-    const info = statEntry(target.root, target.real);
-    const quoted = JSON.stringify(target.relative);
-    if (!info) {
-      const near = nearestPaths(walkEntries(target.root, "."), target.relative);
-      if (near.length === 0) throw new Refusal("not_found", `Path ${quoted} does not exist`);
-      throw new Refusal("not_found", `Path ${quoted} does not exist; existing_paths names the nearest paths that do`, {
-        existing_paths: near,
-      });
-    }
-    if (kind === "directory" && !info.isDirectory()) {
-      throw new Refusal("not_a_directory", `Path ${quoted} is not a directory`);
-    }
-    if (kind === "file" && !info.isFile()) throw new Refusal("not_a_file", `Path ${quoted} is not a regular file`);
-    if (kind === "any" && !info.isFile() && !info.isDirectory()) {
-      throw new Refusal("not_a_file", `Path ${quoted} is neither a regular file nor a directory`);
-    }
-    return { ...target, size: info.size, isDirectory: info.isDirectory() };
-  }
-}
-
-/**
- * Refuses a write to any path git reads as (or inside) `.git` or `.gitmodules` — `.GIT`, `src/.git`, `.git/config`,
- * `.git/hooks/x`, a `.git` file with `gitdir:` — by the name the model gave or the real one: the next git command, the
- * user's, outside any sandbox, would run what a config or hook there names (git-guard.ts). Also the file that would
- * make a folder shaped like a repository (HEAD, objects/, refs/), which git takes for a bare one.
- */
-function refuseExecutionConfig(target: { relative: string; real: string; root: string }): void {
-  for (const path of [target.relative, target.real]) {
-    if (isGitPath(path) || makesRepository(target.root, path)) {
-      throw new Refusal(
-        "protected_path",
-        `Path ${JSON.stringify(target.relative)} is or is inside .git (or .gitmodules), or would make a folder git ` +
-          "takes for a repository; git reads what to run from there (config, hooks): Loom never writes it",
-      );
-    }
-  }
 }
 
 function under(dir: string, file: string): string {
@@ -515,34 +372,6 @@ function oneLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
 }
 
-/** Refuses argv unless it starts with an allowed prefix and its further arguments name no path outside the workspace. */
-function checkCommand(argv: string[], commands: string[][], root: string): void {
-  const allowed = commands.filter((prefix) => prefix.length > 0);
-  // The longest matching prefix: arguments the slice spelled out itself are not second-guessed.
-  const prefix = allowed
-    .filter((p) => argv.length >= p.length && p.every((part, i) => argv[i] === part))
-    .reduce<string[] | undefined>((longest, p) => (longest && longest.length >= p.length ? longest : p), undefined);
-  if (!prefix) {
-    const hint = allowed.length === 0
-      ? "no commands are allowed"
-      : `allowed: ${allowed.map((p) => JSON.stringify(p)).join(", ")}`;
-    throw new Refusal("command_not_allowed", `Command ${JSON.stringify(argv)} is not allowed (${hint})`);
-  }
-  // Allowing ["ls"] must not allow `ls /`. A guard against naming paths outside, not a sandbox (see outsidePathArgument).
-  const unsafe = unsafeProgramArgument([...argv.slice(0, 1), ...argv.slice(prefix.length)]);
-  if (unsafe !== undefined) {
-    throw new Refusal("command_not_allowed", `Command ${JSON.stringify(argv)} is refused: ${unsafe}`);
-  }
-  const outside = outsidePathArgument(argv.slice(prefix.length), { root });
-  if (outside !== undefined) {
-    throw new Refusal(
-      "command_not_allowed",
-      `Argument ${JSON.stringify(outside)} of ${JSON.stringify(argv)} names a path outside the workspace; ` +
-        `after the allowed ${JSON.stringify(prefix)}, use relative paths that stay inside it`,
-    );
-  }
-}
-
 /**
  * Occurrences up to 2 (only none, one and several matter), overlapping ones included: "aa" occurs twice in "aaa", so
  * replacing it would be ambiguous. Stopping early keeps it to two linear scans on any file.
@@ -551,16 +380,4 @@ export function countOccurrences(text: string, part: string): 0 | 1 | 2 {
   const first = text.indexOf(part);
   if (first === -1) return 0;
   return text.indexOf(part, first + 1) === -1 ? 1 : 2;
-}
-
-/**
- * Strict UTF-8, BOM kept, or undefined: a replacement character would make the stored digest differ from the file's
- * bytes, and editing would corrupt the bytes it could not decode.
- */
-function decodeUtf8(bytes: Uint8Array): string | undefined {
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
 }

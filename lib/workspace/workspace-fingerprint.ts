@@ -5,17 +5,8 @@
 // is kept with its stat (size, mtime, ctime, inode): a folder whose stat did not change has the same names (adding,
 // removing or renaming an entry changes its mtime), so only changed folders are read again.
 //
-// In a git work tree (the workspace is the repository's top level) git does the per-file stat compare, in C and on
-// several threads: `git diff-files` names the tracked files whose stat differs from the index, and every other file
-// the index records — a regular file, older than the index (git's racy rule), with no assume-unchanged, skip-worktree
-// or intent-to-add bit — is taken with the index's blob id (the same hash Loom computes) without a stat of Loom's own.
-// Everything else (untracked and ignored files, links, what git names) is stat'ed and hashed by Loom as without git.
-// The index is Loom's copy, read at the first walk, before any action ran: a process may rewrite the workspace's own
-// (an entry with the new stat and the old blob id hides a change, issue 42), so that one is never read again. git runs
-// with none of the workspace's configuration: its git directory is a private, empty one of Loom's holding the copy
-// (read through GIT_INDEX_FILE, never written: no optional locks), no system or global config, fsmonitor and hooks
-// off, no submodule looked into, a PATH without the workspace — so no filter, hook or fsmonitor the workspace names
-// can run. No git, no index, an index git or Loom cannot read (version 4, split): the full scan.
+// In a git work tree (the workspace is the repository's top level) git does the per-file stat compare and vouches
+// for the files whose stat matches the index Loom holds (git-index.ts); everything else is stat'ed and hashed here.
 //
 // Names are read as bytes (file-names.ts): one that is not UTF-8 is walked, hashed and reported like any other. Each
 // walk notes the entries that changed (delta), so the snapshot takes in what changed, not the whole tree (issue 43).
@@ -25,31 +16,25 @@
 // deeper than PATH_MAX is fingerprinted like any other. What does not count as a change: only the paths the slice's
 // `workspace_ignore` globs name (gitignore syntax), by default DEFAULT_WORKSPACE_IGNORE, and Loom's own output files
 // (the report, recording, trace, diff of this run: `exclude`, exact paths, so no pattern can hide a file of the agent).
-import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  type Stats,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { closeSync, constants, existsSync, lstatSync, openSync, type Stats, statSync } from "node:fs";
 import process from "node:process";
-import { decodeName, encodeName, hasRawBytes } from "../text/file-names.ts";
 import { isIgnored, parseIgnore, type ScopedRules } from "../text/ignore-rules.ts";
-import { trustedPath } from "./process.ts";
-import { makeScratch } from "./scratch.ts";
+import { gitStatDirty, type HeldIndex, heldIndex } from "./git-index.ts";
+import {
+  contentHash,
+  type Entry,
+  type FileEntry,
+  FOLDER,
+  noteChanges,
+  onDisk,
+  readNames,
+  safeReadlink,
+  sameEntries,
+  sameStat,
+  signature,
+  UNREACHABLE,
+} from "./workspace-entry.ts";
 
 /**
  * Paths whose changes are not changes of the workspace unless a slice says otherwise: the version-control folders at
@@ -66,8 +51,6 @@ export const DEFAULT_WORKSPACE_IGNORE: readonly string[] = [
   ".ruff_cache/",
 ];
 
-/** Files larger than this are compared by stat signature only (a change in it counts as a change). */
-const MAX_HASHED_BYTES = 64 * 1024 * 1024;
 /** Entries modified this close to the moment they were hashed are hashed again: a timestamp can hide a change. */
 const RACY_MS = 1_000;
 /** Past this many characters a folder is reached through a handle on an ancestor, not by its full path. */
@@ -75,63 +58,7 @@ const ANCHOR_PATH_CHARS = 2_048;
 
 const PROC_FD = "/proc/self/fd";
 const anchorable = process.platform === "linux" && existsSync(PROC_FD);
-const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
-
-/**
- * What the walk knows of one path: a file's stat signature (git's: what changes when its content may have) and content
- * hash; a folder; a symbolic link and its target; anything else (a FIFO, a socket) and its mode.
- */
-type Entry =
-  | { kind: "f"; size: number; mtime: number; ctime: number; ino: number; mode: number; hash: string; racy: boolean }
-  | { kind: "d" }
-  | { kind: "l"; target: string }
-  | { kind: "o"; mode: number };
-type FileEntry = Extract<Entry, { kind: "f" }>;
-
-const FOLDER: Entry = { kind: "d" };
-/**
- * A name the runtime cannot reach: Deno's file system calls take names as UTF-8, so a name that is not arrives as one
- * with U+FFFD in its place and cannot be looked at. It is kept as an entry of its own, never skipped as if it were not
- * there, and never the same as itself (sameContent): what Loom cannot look at may have changed at every look, so no
- * test result carries over while it is there.
- */
-const UNREACHABLE: Entry = { kind: "o", mode: -2 };
-
-/** The path to hand the file system: as it is, or its bytes when a name in it is not UTF-8 (see file-names.ts). */
-export function onDisk(path: string): string | Buffer {
-  return hasRawBytes(path) ? Buffer.from(encodeName(path)) : path;
-}
-
-/** A folder's names, each as the bytes it is (a name that is not UTF-8 is not mangled into another). */
-function readNames(path: string): string[] {
-  return readdirSync(onDisk(path), { encoding: "buffer" }).map((name) => decodeName(name));
-}
-
-/** What the snapshot keeps of an entry that is not a folder: kind and content, as one string (see WorkspaceSnapshot). */
-function signature(entry: Entry): string {
-  if (entry.kind === "f") return `${entry.mode & 0o111 ? "x" : "-"}${entry.hash}`;
-  if (entry.kind === "l") return `l${entry.target}`;
-  return `o${entry.kind === "o" ? entry.mode : ""}`;
-}
-
-function sameStat(entry: FileEntry, info: Stats): boolean {
-  return entry.size === info.size && entry.mtime === info.mtimeMs && entry.ctime === info.ctimeMs &&
-    entry.ino === info.ino && entry.mode === info.mode;
-}
-
-function statKey(info: Stats): string {
-  return `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}:${info.mode}`;
-}
-
-/** Whether two entries describe the same content: kind, link target, and for files the hash and the executable bit. */
-function sameContent(a: Entry, b: Entry): boolean {
-  if (a.kind === "f" && b.kind === "f") {
-    return a.hash === b.hash && (a.mode & 0o111 ? 1 : 0) === (b.mode & 0o111 ? 1 : 0);
-  }
-  if (a.kind === "l" && b.kind === "l") return a.target === b.target;
-  if (a.kind === "o" && b.kind === "o") return a.mode === b.mode && a !== UNREACHABLE;
-  return a.kind === "d" && b.kind === "d";
-}
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 
 /**
  * A folder as last walked: its stat when read (racy when read too soon after a change), its names and their paths from
@@ -185,7 +112,7 @@ export class WorkspaceFingerprint {
    * work tree with this copy, never with the index in the workspace, which a process may rewrite (issue 42: an entry
    * given the old blob id and the new stat hid a change). null: there was none Loom could use.
    */
-  #index: { bytes: Uint8Array; trusted: Map<string, FileEntry> } | null | undefined;
+  #index: HeldIndex | null | undefined;
   #walked = false;
   /** What changed since delta() was last called: path -> signature of its entry now (null: gone). */
   #delta = new Map<string, string | null>();
@@ -439,224 +366,4 @@ export class WorkspaceFingerprint {
     this.#folders = folders;
     return differs;
   }
-}
-
-/** Notes in `delta` the entries (not folders) of a folder that changed: new content or kind, added, gone. */
-function noteChanges(
-  delta: Map<string, string | null>,
-  prefix: string,
-  before: Map<string, Entry> | undefined,
-  now: Map<string, Entry> | undefined,
-): void {
-  const at = (name: string) => (prefix === "" ? name : `${prefix}/${name}`);
-  for (const [name, entry] of now ?? []) {
-    const was = before?.get(name);
-    if (entry.kind === "d") {
-      if (was !== undefined && was.kind !== "d") delta.set(at(name), null);
-    } else if (was === undefined || !sameContent(was, entry)) delta.set(at(name), signature(entry));
-  }
-  for (const [name, was] of before ?? []) {
-    if (was.kind !== "d" && !now?.has(name)) delta.set(at(name), null);
-  }
-}
-
-/** Whether a folder's entries are those it had: the same names, each with the same content. */
-function sameEntries(before: Map<string, Entry> | undefined, now: Map<string, Entry>): boolean {
-  if (before === undefined || before.size !== now.size) return false;
-  for (const [name, entry] of now) {
-    const was = before.get(name);
-    if (was === undefined || !sameContent(was, entry)) return false;
-  }
-  return true;
-}
-
-/** git's blob id of a file's bytes: comparable with the ids in git's index. */
-function contentHash(path: string | Buffer, info: Stats): string {
-  const signature = statKey(info);
-  if (info.size > MAX_HASHED_BYTES) return `stat:${signature}`;
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) return `stat:${signature}`;
-    const bytes = readFileSync(fd);
-    return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
-  } catch {
-    return `stat:${signature}`;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-function safeReadlink(path: string | Buffer): string {
-  try {
-    return decodeName(readlinkSync(path, { encoding: "buffer" }));
-  } catch {
-    return "";
-  }
-}
-
-const NS = 1_000_000_000n;
-const CE_VALID = 0x8000;
-const CE_EXTENDED = 0x4000;
-const CE_SKIP_WORKTREE = 0x4000;
-const CE_INTENT_TO_ADD = 0x2000;
-
-/**
- * The regular files git's index (versions 2 and 3) records that git's answer can vouch for, keyed by path, with git's
- * blob id as their hash: stage 0, no assume-unchanged bit (git would not look at the file), no skip-worktree or
- * intent-to-add bit, and older than the index itself (git's racy rule: such an entry may hide a change) by its mtime
- * and, in whole seconds, by its ctime. Anything
- * unreadable or unexpected (version 4, a split index) yields none: the walk then stats and hashes everything itself.
- */
-function trustedIndexEntries(bytes: Uint8Array, indexMtimeNs: bigint): Map<string, FileEntry> {
-  const trusted = new Map<string, FileEntry>();
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const decoder = new TextDecoder();
-  if (bytes.length < 12 || decoder.decode(bytes.subarray(0, 4)) !== "DIRC") return trusted;
-  const version = view.getUint32(4);
-  if (version !== 2 && version !== 3) return trusted;
-  const count = view.getUint32(8);
-  let at = 12;
-  for (let i = 0; i < count; i++) {
-    if (at + 62 > bytes.length) return new Map();
-    const ctimeS = BigInt(view.getUint32(at));
-    const mtimeS = BigInt(view.getUint32(at + 8));
-    const mtimeN = BigInt(view.getUint32(at + 12));
-    const mode = view.getUint32(at + 24);
-    const flags = view.getUint16(at + 60);
-    const extended = version === 3 && (flags & CE_EXTENDED) !== 0;
-    const extendedFlags = extended ? view.getUint16(at + 62) : 0;
-    const nameStart = at + 62 + (extended ? 2 : 0);
-    const nameEnd = bytes.indexOf(0, nameStart);
-    if (nameEnd === -1) return new Map();
-    const entryStart = at;
-    at += Math.ceil((nameEnd - at + 1) / 8) * 8;
-    const stage = (flags >> 12) & 0x3;
-    if (stage !== 0 || (mode & 0o170000) !== 0o100000 || (flags & CE_VALID) !== 0) continue;
-    if ((extendedFlags & (CE_SKIP_WORKTREE | CE_INTENT_TO_ADD)) !== 0) continue;
-    if (mtimeS * NS + mtimeN >= indexMtimeNs) continue;
-    // git (as most distributions build it) compares whole seconds: a rewrite in the second the entry's ctime was
-    // recorded in — with its mtime put back — looks unchanged to it. Such a rewrite comes after the index was written,
-    // so an entry whose ctime is not in a second before the index's is not trusted either.
-    if (ctimeS >= indexMtimeNs / NS) continue;
-    let sha = "";
-    for (let b = entryStart + 40; b < entryStart + 60; b++) sha += HEX[bytes[b] as number];
-    trusted.set(decodeName(bytes.subarray(nameStart, nameEnd)), {
-      kind: "f",
-      size: -1,
-      mtime: -1,
-      ctime: -1,
-      ino: -1,
-      mode: mode & 0o111 ? 0o100755 : 0o100644,
-      hash: sha,
-      // Never carried by Loom's own stat compare: once git names it, the file is hashed.
-      racy: true,
-    });
-  }
-  return trusted;
-}
-
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
-
-/** An empty git directory of Loom's, with no configuration (a scratch folder: one a killed Loom left goes later). */
-function emptyGitDir(): string {
-  const dir = makeScratch("git");
-  mkdirSync(join(dir, "objects"));
-  mkdirSync(join(dir, "refs"));
-  writeFileSync(join(dir, "HEAD"), "ref: refs/heads/loom\n");
-  writeFileSync(join(dir, "config"), "");
-  return dir;
-}
-
-/**
- * The workspace's index, read once at the first walk (before any action), with the entries it can vouch for; null
- * when there is none, or it is unreadable.
- */
-function heldIndex(root: string): { bytes: Uint8Array; trusted: Map<string, FileEntry> } | null {
-  try {
-    const gitDir = gitDirectory(root);
-    if (!gitDir) return null;
-    const indexPath = `${gitDir}/index`;
-    const info = lstatSync(indexPath, { bigint: true });
-    if (!info.isFile()) return null;
-    const bytes = readFileSync(indexPath);
-    return { bytes, trusted: trustedIndexEntries(bytes, info.mtimeNs) };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The paths of tracked files whose stat differs from the index Loom holds (or that are gone), as `git diff-files`
- * names them — it does not refresh the index, so a touched file is named too (Loom then hashes it). The index is
- * Loom's copy, written into its own empty git directory for git to read. undefined when git cannot say.
- */
-function gitStatDirty(root: string, index: Uint8Array): Set<string> | undefined {
-  let gitDir: string;
-  try {
-    gitDir = emptyGitDir();
-  } catch {
-    return undefined;
-  }
-  try {
-    writeFileSync(join(gitDir, "index"), index);
-    return gitDiffFiles(root, join(gitDir, "index"), gitDir);
-  } catch {
-    return undefined;
-  } finally {
-    rmSync(gitDir, { recursive: true, force: true });
-  }
-}
-
-function gitDiffFiles(root: string, indexPath: string, gitDir: string): Set<string> | undefined {
-  const result = spawnSync(
-    "git",
-    [
-      ...["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false"],
-      ...["-c", "core.trustctime=true", "-c", "core.checkStat=default", "-c", "core.filemode=true"],
-      ...["-c", "core.ignoreStat=false", "-c", "core.preloadIndex=true", "-c", "index.sparse=false"],
-      ...["diff-files", "--name-only", "-z", "--ignore-submodules=all", "--no-ext-diff", "--no-textconv"],
-    ],
-    {
-      cwd: root,
-      env: {
-        PATH: trustedPath(process.env.PATH ?? "", [root]),
-        HOME: gitDir,
-        XDG_CONFIG_HOME: gitDir,
-        GIT_DIR: gitDir,
-        GIT_WORK_TREE: root,
-        GIT_INDEX_FILE: indexPath,
-        GIT_CONFIG_NOSYSTEM: "1",
-        GIT_CONFIG_GLOBAL: "/dev/null",
-        GIT_ATTR_NOSYSTEM: "1",
-        GIT_OPTIONAL_LOCKS: "0",
-        GIT_TERMINAL_PROMPT: "0",
-        LC_ALL: "C",
-      },
-      stdio: ["ignore", "pipe", "ignore"],
-      maxBuffer: 256 * 1024 * 1024,
-      timeout: 300_000,
-    },
-  );
-  if (result.error !== undefined || result.status !== 0) return undefined;
-  const paths = new Set<string>();
-  let start = 0;
-  for (let end = result.stdout.indexOf(0); end !== -1; start = end + 1, end = result.stdout.indexOf(0, start)) {
-    if (end > start) paths.add(decodeName(result.stdout.subarray(start, end)));
-  }
-  return paths;
-}
-
-/** The git directory of a workspace that is a repository's top level (`.git` directory, or a `gitdir:` file). */
-function gitDirectory(root: string): string | undefined {
-  const dotGit = `${root}/.git`;
-  const info = lstatSync(dotGit, { throwIfNoEntry: false });
-  if (!info) return undefined;
-  if (info.isDirectory()) return dotGit;
-  if (!info.isFile()) return undefined;
-  const match = /^gitdir: (.+)$/m.exec(new TextDecoder().decode(readFileSync(dotGit)));
-  if (!match) return undefined;
-  const [, gitdir = ""] = match; // (.+) always captures
-  const dir = gitdir.trim();
-  return dir.startsWith("/") ? dir : `${root}/${dir}`;
 }

@@ -10,7 +10,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs
 import { quotedName } from "../text/file-names.ts";
 import { type FileTexts, lineCounts, unifiedDiff } from "../text/unified-diff.ts";
 import type { FileChange } from "../vocabulary/reports.ts";
-import { onDisk } from "./workspace-fingerprint.ts";
+import { onDisk } from "./workspace-entry.ts";
 
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
