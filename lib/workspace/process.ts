@@ -56,7 +56,7 @@ export const MISSING_PROGRAM_EXIT_CODE = 127;
 
 // The command's stdout and stderr are one file (output-file.ts), read once the leader has exited and its group was
 // killed: nothing waits for pipes to drain, and no busy loop can make a program that ends itself drop what it wrote.
-export const MAX_WRITTEN_BYTES = 256 * 1024 * 1024;
+const MAX_WRITTEN_BYTES = 256 * 1024 * 1024;
 // How often the output file's size is checked against maxWrittenBytes.
 const WRITTEN_CHECK_MS = 250;
 const writtenNote = (bytes: number) =>
