@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { main } from "../main.ts";
 import { ROOT } from "./helpers/binary.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
+import { fileTree } from "./helpers/file-tree.ts";
 
 /** A folder with a workspace (ws/), a request file of it and a recording; no key, so a run that starts fails. */
 function arena(): string {
@@ -37,18 +38,7 @@ async function loom(dir: string, argv: string[]) {
 }
 
 /** Every file under `dir` with its bytes, to show a refusal changed nothing. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (at: string, prefix: string) => {
-    for (const name of readdirSync(at, { withFileTypes: true })) {
-      const path = join(at, name.name);
-      if (name.isDirectory()) walk(path, `${prefix}${name.name}/`);
-      else if (name.isFile()) files[`${prefix}${name.name}`] = readFileSync(path, "latin1");
-    }
-  };
-  walk(dir, "");
-  return files;
-}
+const snapshot = fileTree;
 
 /** Runs argv in a fresh arena (after `prepare`), expects a one-line refusal naming `says`, and no file changed. */
 async function refused(

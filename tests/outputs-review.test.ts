@@ -3,13 +3,14 @@
 // terminal outside `loom report`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../main.ts";
 import { ROOT, runLoom } from "./helpers/binary.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 import { anthropicAnswer, startAnthropicServer } from "./helpers/fake-provider-servers.ts";
+import { fileTree } from "./helpers/file-tree.ts";
 
 /** A folder with a workspace (ws/), a request file of it, a recording and a user config folder (cfg/loom/). */
 function arena(): string {
@@ -30,18 +31,7 @@ async function loom(dir: string, argv: string[]) {
 }
 
 /** Every file under `dir` with its bytes, to show a refusal changed nothing. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (at: string, prefix: string) => {
-    for (const name of readdirSync(at, { withFileTypes: true })) {
-      const path = join(at, name.name);
-      if (name.isDirectory()) walk(path, `${prefix}${name.name}/`);
-      else if (name.isFile()) files[`${prefix}${name.name}`] = readFileSync(path, "latin1");
-    }
-  };
-  walk(dir, "");
-  return files;
-}
+const snapshot = fileTree;
 
 /** Runs argv in a fresh arena (after `prepare`), expects a one-line refusal matching `says`, exit 2, no file changed. */
 async function refused(argv: string[], says: RegExp, prepare: (dir: string) => void = () => {}): Promise<void> {
