@@ -27,7 +27,13 @@ test("loom doctor passes against the live server: context, structured answer, ca
   assert.equal(result.exit_code, 0, JSON.stringify(result.checks, null, 1));
   assert.equal(check("context")?.status, "pass");
   assert.match(check("context")?.detail ?? "", /tokens per request \((\/props|\/v1\/models)\)/);
-  assert.equal(check("structured_answer")?.status, "pass");
+  // The answer kept the schema; a small model may send back another word than the one asked for, which doctor says
+  // as a warning (the word it got) and still passes (Qwen2.5-Coder-0.5B does: issue 44).
+  const answer = check("structured_answer");
+  assert.ok(answer?.status === "pass" || answer?.status === "warn", JSON.stringify(answer));
+  if (answer?.status === "warn") {
+    assert.match(answer.detail, /matches the schema, but the word came back .*, not ".+" as asked$/);
+  }
   assert.equal(check("cache_read")?.status, "pass");
   assert.equal(result.calls.length, 2);
   for (const call of result.calls) assert.ok((call.usage.output ?? Infinity) <= DOCTOR_OUTPUT_TOKENS);

@@ -19,7 +19,24 @@ function cannotDrop(): string | null {
   const root = process.getuid?.() === 0;
   if (!root) return null; // not root: chmod 000 already stops the run
   const probe = spawnSync("setpriv", ["--reuid", `${NOBODY}`, "--regid", `${NOBODY}`, "--clear-groups", "true"]);
-  return probe.status === 0 ? null : "runs as root and setpriv cannot drop to an unprivileged user";
+  if (probe.status !== 0) return "runs as root and setpriv cannot drop to an unprivileged user";
+  // The unprivileged user must reach the checkout's main.ts and its Bun (a clone under a 0700 folder, as mktemp -d
+  // makes, is out of its reach).
+  const reach = spawnSync(
+    "setpriv",
+    [
+      "--reuid",
+      `${NOBODY}`,
+      "--regid",
+      `${NOBODY}`,
+      "--clear-groups",
+      BUN,
+      "-e",
+      `require("fs").readFileSync(${JSON.stringify(join(ROOT, "main.ts"))})`,
+    ],
+    { encoding: "utf8", timeout: 600_000 },
+  );
+  return reach.status === 0 ? null : "an unprivileged user cannot reach this checkout's main.ts and Bun";
 }
 
 const skip = cannotDrop();
