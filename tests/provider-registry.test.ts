@@ -1,13 +1,14 @@
-// Adding a provider kind is its folder under lib/providers/ (what is its own: an adapter, or what it adds to the Chat
-// Completions one), one name in ModelProvider with its PROVIDER_KINDS entry (lib/models/provider-kinds.ts: base URL,
-// its variable, key variable and shape, how an unknown model is called), its ADAPTERS entry (lib/run/
-// create-provider.ts: the folder's adapter) and its models. Every expectation here is derived from the enum, so a new
-// kind passes these tests once it is whole; on scratch copies of the product code, a kind added whole typechecks and
-// answers as itself, and a kind added in part fails tsc or a test — no if-chain elsewhere sends its ids somewhere else.
+// Adding a provider kind that speaks Chat Completions is one name in ModelProvider with its PROVIDER_KINDS entry
+// (lib/models/provider-kinds.ts: base URL, its variable, key variable and shape, its name in errors and output cap's
+// field, how an unknown model is called) and its models; a kind with an API of its own (or code it adds) also has its
+// folder under lib/providers/ and its OWN_ADAPTERS entry (lib/run/create-provider.ts). Every expectation here is
+// derived from the enum, so a new kind passes these tests once it is whole; on scratch copies of the product code, a
+// kind added whole typechecks and answers as itself, and a kind added in part fails tsc — no if-chain elsewhere sends
+// its ids somewhere else.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./helpers/binary.ts";
@@ -23,6 +24,9 @@ test("every provider kind has its facts, and a kind's own key variable has its k
     assert.ok(["http:", "https:"].includes(new URL(baseUrl).protocol), kind);
     // a local server's model: its cache and context are the server's, read at run time, never assumed
     if (unknownModel.local) assert.equal(unknownModel.cache, null, kind);
+    // a kind that speaks Chat Completions is named in errors; a local server by its base URL
+    const { chat } = PROVIDER_KINDS[kind];
+    if (chat !== null) assert.ok(chat.serverName.length > 0 && (!unknownModel.local || chat.serverName.includes("{base}")));
     // a kind that routes to other kinds' models is not one of the kinds its ids name
     if (routes) assert.equal(parseModelRef(formatModelRef({ provider: kind, id: "anthropic/x" }))?.id, "anthropic/x");
   }
@@ -73,15 +77,15 @@ function typecheck(dir: string): { status: number | null; files: string[]; outpu
   return { status: tsc.status, files: [...files].sort(), output: tsc.stdout };
 }
 
-test("a provider kind added to ModelProvider without its registry entries fails typechecking, at the registries only", {
+test("a provider kind added to ModelProvider without its registry entry fails typechecking, at the registry only", {
   timeout: 600_000,
 }, () => {
   const { dir, edit } = scratchCopy();
   try {
     edit("lib/models/provider-kinds.ts", ENUM_TEXT, ENUM_TEXT.replace('"])', '", "google"])'));
     const tsc = typecheck(dir);
-    assert.notEqual(tsc.status, 0, "tsc must refuse a provider kind without its entries");
-    assert.deepEqual(tsc.files, ["lib/models/provider-kinds.ts", "lib/run/create-provider.ts"], tsc.output);
+    assert.notEqual(tsc.status, 0, "tsc must refuse a provider kind without its entry");
+    assert.deepEqual(tsc.files, ["lib/models/provider-kinds.ts"], tsc.output);
     assert.match(tsc.output, /google/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -90,20 +94,8 @@ test("a provider kind added to ModelProvider without its registry entries fails 
 
 /** Adding an OpenAI-compatible kind ("groq") to a scratch copy, step by step: the steps of "Adding a provider". */
 const GROQ = {
-  folder: {
-    path: "lib/providers/groq/groq-chat.ts",
-    text: `import type { ChatCompletionsKind } from "../chat-completions.ts";
-
-export const GROQ_CHAT: ChatCompletionsKind = {
-  serverName: () => "Groq API",
-  maxTokensField: "max_completion_tokens",
-  automaticCache: null,
-  markCache: null,
-};
-`,
-  },
   kinds: {
-    from: "\n};\n\n/** A model as a slice names it",
+    from: "\n} satisfies Record<ModelProvider, ProviderKindFacts>;",
     to: `
   groq: {
     baseUrl: "https://api.groq.com/openai/v1",
@@ -113,20 +105,10 @@ export const GROQ_CHAT: ChatCompletionsKind = {
     keyShape: "a name with GROQ ending in _API_KEY",
     takes: { response_format: false, cache_ttl: false, thinking: false },
     routes: false,
+    chat: { serverName: "Groq API", maxTokensField: "max_completion_tokens" },
     unknownModel: { ...CHAT, cache: null, local: false },
   },
-};
-
-/** A model as a slice names it`,
-  },
-  adapters: {
-    from: "  openrouter: chatCompletions(OPENROUTER_CHAT),\n};",
-    to: "  openrouter: chatCompletions(OPENROUTER_CHAT),\n  groq: chatCompletions(GROQ_CHAT),\n};",
-  },
-  adapterImport: {
-    from: 'import type { ChatCompletionsKind } from "../providers/chat-completions.ts";',
-    to: 'import type { ChatCompletionsKind } from "../providers/chat-completions.ts";\n' +
-      'import { GROQ_CHAT } from "../providers/groq/groq-chat.ts";',
+} satisfies Record<ModelProvider, ProviderKindFacts>;`,
   },
   models: {
     from: "  models: { ...anthropic, ...openai },",
@@ -179,7 +161,7 @@ function bun(dir: string, args: string[]) {
 }
 
 test(
-  "an OpenAI-compatible kind added whole (its folder, its two entries, its models) typechecks and answers as itself",
+  "an OpenAI-compatible kind added whole (its one registry entry and its models) typechecks and answers as itself",
   {
     timeout: 600_000,
   },
@@ -188,11 +170,14 @@ test(
     try {
       edit("lib/models/provider-kinds.ts", ENUM_TEXT, ENUM_TEXT.replace('"])', '", "groq"])'));
       edit("lib/models/provider-kinds.ts", GROQ.kinds.from, GROQ.kinds.to);
-      mkdirSync(join(dir, "lib/providers/groq"));
-      writeFileSync(join(dir, GROQ.folder.path), GROQ.folder.text);
-      edit("lib/run/create-provider.ts", GROQ.adapters.from, GROQ.adapters.to);
-      edit("lib/run/create-provider.ts", GROQ.adapterImport.from, GROQ.adapterImport.to);
       edit("lib/models/built-in.ts", GROQ.models.from, GROQ.models.to);
+      // the product files the kind took: the registry and its models, nothing else
+      const changed = spawnSync("diff", ["-rq", join(ROOT, "lib"), join(dir, "lib")], { encoding: "utf8" }).stdout;
+      assert.deepEqual(
+        changed.trim().split("\n").map((line) => line.replace(/^Files .*\/lib\/(\S+) and .*$/, "$1")).sort(),
+        ["models/built-in.ts", "models/provider-kinds.ts"],
+        changed,
+      );
       const tsc = typecheck(dir);
       assert.equal(tsc.status, 0, tsc.output);
       writeFileSync(join(dir, "call-groq.ts"), CALL_GROQ);
@@ -212,28 +197,24 @@ test(
   },
 );
 
-test("an OpenAI-compatible kind added in part fails: without its folder a test, without its adapter tsc", {
+test("a kind added in part fails tsc: without its Chat Completions facts, or with an API of its own and no adapter", {
   timeout: 600_000,
 }, () => {
-  const { dir, edit } = scratchCopy(["tests/provider-folders.test.ts"]);
+  const { dir, edit } = scratchCopy();
   try {
-    // Its two entries and its models, but another kind's Chat Completions facts instead of a folder of its own: its
-    // errors would name another server. The test of the folders says so.
+    // Its entry without `chat`: whether it speaks Chat Completions is not left to a default.
     edit("lib/models/provider-kinds.ts", ENUM_TEXT, ENUM_TEXT.replace('"])', '", "groq"])'));
-    edit("lib/models/provider-kinds.ts", GROQ.kinds.from, GROQ.kinds.to);
-    edit("lib/run/create-provider.ts", GROQ.adapters.from, GROQ.adapters.to.replace("GROQ_CHAT", "OPENAI_CHAT"));
-    edit("lib/models/built-in.ts", GROQ.models.from, GROQ.models.to);
-    assert.equal(typecheck(dir).status, 0);
-    const folders = bun(dir, ["test", "tests/provider-folders.test.ts"]);
-    assert.notEqual(folders.status, 0, "the folder test must fail for a kind without its folder");
-    assert.match(folders.stdout + folders.stderr, /groq/);
-    // Its folder, but no ADAPTERS entry: tsc names create-provider.ts.
-    edit("lib/run/create-provider.ts", "  groq: chatCompletions(OPENAI_CHAT),\n", "");
-    mkdirSync(join(dir, "lib/providers/groq"));
-    writeFileSync(join(dir, GROQ.folder.path), GROQ.folder.text);
-    const tsc = typecheck(dir);
+    const noChat = GROQ.kinds.to.replace(/\n {4}chat: [^\n]+/, "");
+    edit("lib/models/provider-kinds.ts", GROQ.kinds.from, noChat);
+    let tsc = typecheck(dir);
+    assert.notEqual(tsc.status, 0);
+    assert.deepEqual(tsc.files, ["lib/models/provider-kinds.ts"], tsc.output);
+    // An API of its own (chat: null) and no OWN_ADAPTERS entry: tsc names create-provider.ts, where the adapter goes.
+    edit("lib/models/provider-kinds.ts", noChat, GROQ.kinds.to.replace(/chat: \{[^}]+\}/, "chat: null"));
+    tsc = typecheck(dir);
     assert.notEqual(tsc.status, 0);
     assert.deepEqual(tsc.files, ["lib/run/create-provider.ts"], tsc.output);
+    assert.match(tsc.output, /groq/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,8 +1,10 @@
 // The provider kinds, one entry each: everything Loom knows of a kind that is not a model's (the model table holds
 // those). Settings, the model table's defaults for an unknown id, doctor and the run read a kind's facts here and
-// nowhere else, and `PROVIDER_KINDS` is a Record over the enum, so a kind added to ModelProvider without its entry is
-// a type error (tests/provider-registry.test.ts). Its code is its folder under lib/providers/, whose adapter is the
-// other entry: lib/run/create-provider.ts's ADAPTERS. Here too the one grammar of "PROVIDER/MODEL" (parseModelRef,
+// nowhere else, and `PROVIDER_KINDS` covers the enum, so a kind added to ModelProvider without its entry is a type
+// error (tests/provider-registry.test.ts). A kind that speaks Chat Completions as its facts here say (a local server,
+// Groq, …) is this entry and its models alone; a kind with code of its own (an API of its own, a cache it marks or
+// lays out) has its folder under lib/providers/, and its adapter in lib/run/create-provider.ts's OWN_ADAPTERS, which
+// tsc makes list every kind whose `chat` is null. Here too the one grammar of "PROVIDER/MODEL" (parseModelRef,
 // formatModelRef, modelRefText). Adding a provider: docs/architecture.md, "Adding a provider".
 import { z } from "zod";
 
@@ -40,6 +42,12 @@ type ProviderKindFacts = {
    */
   routes: boolean;
   /**
+   * What it says of Chat Completions, when it speaks that API: its name in errors (`{base}` stands for its base URL,
+   * without trailing slashes) and the output cap's field (OpenAI's reasoning models reject max_tokens; other servers
+   * know only max_tokens). null: it speaks an API of its own, so its folder's adapter is an OWN_ADAPTERS entry.
+   */
+  chat: { serverName: string; maxTokensField: "max_tokens" | "max_completion_tokens" } | null;
+  /**
    * What an id the table does not list is run with (lib/models/models.ts, defaultEntry): nothing a model could
    * reject. `local`: a local server's model, whose context and cache are the server's, read at run time.
    */
@@ -54,7 +62,8 @@ type ProviderKindFacts = {
 /** Chat Completions with the strict JSON-schema response format, as Loom always sent an OpenAI-style server. */
 const CHAT = { api: "chat-completions", structured_output: "json_schema" } as const;
 
-export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
+/** The facts as written, each kind's own type (which kinds speak an API of their own); read them as PROVIDER_KINDS. */
+const KINDS = {
   anthropic: {
     baseUrl: "https://api.anthropic.com",
     baseUrlEnv: "ANTHROPIC_BASE_URL",
@@ -63,6 +72,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyShape: "a name with ANTHROPIC ending in _API_KEY",
     takes: { response_format: false, cache_ttl: true, thinking: true },
     routes: false,
+    chat: null,
     // The schema in the prompt (a forced tool is rejected by the 5.5 models, output_config.format by older ones), the
     // largest minimum cacheable prompt (4,096 tokens).
     unknownModel: {
@@ -80,6 +90,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyShape: "a name with OPENAI ending in _API_KEY",
     takes: { response_format: false, cache_ttl: false, thinking: false },
     routes: false,
+    chat: { serverName: "OpenAI API", maxTokensField: "max_completion_tokens" },
     unknownModel: {
       ...CHAT,
       cache: { min_tokens: 1_024, ttls: ["in_memory"], breakpoints: "automatic" },
@@ -94,6 +105,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyShape: "a name ending in _API_KEY",
     takes: { response_format: true, cache_ttl: false, thinking: false },
     routes: false,
+    chat: { serverName: "OpenAI-compatible server at {base}", maxTokensField: "max_tokens" },
     unknownModel: { ...CHAT, cache: null, local: true },
   },
   ollama: {
@@ -105,6 +117,7 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyShape: "a name ending in _API_KEY",
     takes: { response_format: false, cache_ttl: false, thinking: false },
     routes: false,
+    chat: null,
     unknownModel: { ...CHAT, cache: null, local: true },
   },
   openrouter: {
@@ -116,9 +129,17 @@ export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = {
     keyShape: "a name with OPENROUTER ending in _API_KEY",
     takes: { response_format: false, cache_ttl: false, thinking: false },
     routes: true,
+    chat: { serverName: "OpenRouter API", maxTokensField: "max_tokens" },
     unknownModel: { ...CHAT, cache: null, local: false },
   },
-};
+} satisfies Record<ModelProvider, ProviderKindFacts>;
+
+export const PROVIDER_KINDS: Record<ModelProvider, ProviderKindFacts> = KINDS;
+
+/** The kinds with an API of their own (`chat: null`): each needs its folder's adapter (create-provider.ts). */
+export type OwnApiKind = {
+  [K in ModelProvider]: K extends keyof typeof KINDS ? (typeof KINDS)[K]["chat"] extends null ? K : never : never;
+}[ModelProvider];
 
 /** A model as a slice names it ("PROVIDER/MODEL"), parsed: its kind, and the id that kind's API knows. */
 export type ModelRef = { provider: ModelProvider; id: string };

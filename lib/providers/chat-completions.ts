@@ -1,7 +1,8 @@
-// Chat Completions, the API three kinds speak (OpenAI's own, a local OpenAI-compatible server, OpenRouter): the body
+// Chat Completions, the API several kinds speak (OpenAI's own, a local OpenAI-compatible server, OpenRouter): the body
 // its converter writes (lib/providers/openai/convert-to-openai-request.ts) and what each kind adds to the one adapter
-// (lib/providers/openai/openai-provider.ts), handed over by the kind's folder (openai/openai-chat.ts,
-// openai-compatible/, openrouter/) through lib/run/create-provider.ts's ADAPTERS. Nothing here names a kind.
+// (lib/providers/openai/openai-provider.ts): its name and output cap's field from its PROVIDER_KINDS facts, and the
+// code its folder hands over, if any (openai/openai-chat.ts, openrouter/openrouter-chat.ts), through
+// lib/run/create-provider.ts. Nothing here names a kind.
 import type { CacheLayout, TurnRequest } from "../vocabulary/turn.ts";
 
 /** A Chat Completions request body as Loom sends it. */
@@ -18,7 +19,10 @@ export type ChatCompletionsBody = {
   reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 };
 
-/** What a kind that speaks Chat Completions adds to the one adapter: how it is named, asked and cached. */
+/**
+ * What a kind that speaks Chat Completions adds to the one adapter: how it is named, asked and cached (its name and
+ * field are its PROVIDER_KINDS facts; the cache's code, if any, its folder's ChatCompletionsHooks).
+ */
 export type ChatCompletionsKind = {
   /** The server as its errors name it ("OpenAI API"; a local server by its base URL, without trailing slashes). */
   serverName: (base: string) => string;
@@ -35,3 +39,6 @@ export type ChatCompletionsKind = {
    */
   markCache: ((request: TurnRequest, body: ChatCompletionsBody) => unknown) | null;
 };
+
+/** The code a kind's folder adds to the Chat Completions adapter (OpenAI's cache layout, OpenRouter's markers). */
+export type ChatCompletionsHooks = Partial<Pick<ChatCompletionsKind, "automaticCache" | "markCache">>;

@@ -29,13 +29,12 @@ import {
   unknownModelWarning,
 } from "../models/models.ts";
 import { createOllamaProvider } from "../providers/ollama/ollama-provider.ts";
-import { ModelProvider, PROVIDER_KINDS } from "../models/provider-kinds.ts";
+import { ModelProvider, type OwnApiKind, PROVIDER_KINDS } from "../models/provider-kinds.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
 import { ANSWER_MODES } from "../providers/answer-mode.ts";
-import type { ChatCompletionsKind } from "../providers/chat-completions.ts";
-import { OPENAI_CHAT } from "../providers/openai/openai-chat.ts";
-import { OPENAI_COMPATIBLE_CHAT } from "../providers/openai-compatible/openai-compatible-chat.ts";
-import { OPENROUTER_CHAT } from "../providers/openrouter/openrouter-chat.ts";
+import type { ChatCompletionsHooks } from "../providers/chat-completions.ts";
+import { OPENAI_CHAT_HOOKS } from "../providers/openai/openai-chat.ts";
+import { OPENROUTER_CHAT_HOOKS } from "../providers/openrouter/openrouter-chat.ts";
 
 export type CreateProviderOptions = HttpOptions & {
   env: Record<string, string | undefined>;
@@ -114,7 +113,7 @@ export function buildProvider(
       "missing_credential",
     );
   }
-  return ADAPTERS[kind]({ settings, entry, routed, model, apiKey, keyEnv, thinking }, http);
+  return adapterOf(kind)({ settings, entry, routed, model, apiKey, keyEnv, thinking }, http);
 }
 
 /** What an adapter is built from: the resolved settings, the model's entry and the key read from its variable. */
@@ -129,16 +128,26 @@ type AdapterInput = {
   thinking: ThinkingType | undefined;
 };
 
+type Adapter = (input: AdapterInput, http: HttpOptions) => Provider;
+
 /**
- * The Chat Completions adapter of a kind that speaks it (OpenAI's own, a local server, OpenRouter), with what the kind
- * adds (its folder's ChatCompletionsKind).
+ * The Chat Completions adapter of a kind that speaks it (OpenAI's own, a local server, OpenRouter, any kind whose
+ * PROVIDER_KINDS entry has `chat`), as its facts say, with the code its folder adds (an automatic cache's layout, cache
+ * markers), if any.
  */
 const chatCompletions =
-  (chat: ChatCompletionsKind) =>
-  ({ settings, entry, routed, model, apiKey, keyEnv }: AdapterInput, http: HttpOptions) =>
-    createOpenAIProvider({
+  (kind: ModelProvider, hooks: ChatCompletionsHooks = {}): Adapter =>
+  ({ settings, entry, routed, model, apiKey, keyEnv }, http) => {
+    const chat = PROVIDER_KINDS[kind].chat;
+    if (chat === null) throw new Error(`${kind} does not speak Chat Completions`);
+    return createOpenAIProvider({
       name: settings.kind,
-      chat,
+      chat: {
+        serverName: (base) => chat.serverName.replaceAll("{base}", base),
+        maxTokensField: chat.maxTokensField,
+        automaticCache: hooks.automaticCache ?? null,
+        markCache: hooks.markCache ?? null,
+      },
       apiKey,
       keyEnv,
       baseUrl: settings.base_url.value,
@@ -150,12 +159,14 @@ const chatCompletions =
       // A configured response_format (openai-compatible servers) wins over the table's mode.
       responseFormat: settings.response_format ?? ANSWER_MODES["chat-completions"][entry.structured_output],
     }, http);
+  };
 
 /**
- * Each kind's HTTP adapter, built from resolved settings: a Record over the kinds, so a kind added to ModelProvider
- * without its adapter is a type error here (its other facts: lib/models/provider-kinds.ts's PROVIDER_KINDS).
+ * The adapters of the kinds with code of their own, built from resolved settings: every kind with an API of its own
+ * (its PROVIDER_KINDS `chat` is null; tsc asks for its entry here) and the Chat Completions kinds whose folders add code.
+ * A kind not listed speaks Chat Completions as its PROVIDER_KINDS entry says, and needs nothing here.
  */
-const ADAPTERS: Record<ModelProvider, (input: AdapterInput, http: HttpOptions) => Provider> = {
+const OWN_ADAPTERS: Record<OwnApiKind, Adapter> & Partial<Record<ModelProvider, Adapter>> = {
   anthropic: ({ settings, entry, model, apiKey, keyEnv, thinking }, http) => {
     if (keyEnv === null || apiKey === null) throw new Error("anthropic has a default key variable");
     return createAnthropicProvider(
@@ -190,15 +201,19 @@ const ADAPTERS: Record<ModelProvider, (input: AdapterInput, http: HttpOptions) =
         effort: input.settings.effort,
         explicitCache: input.entry.cache?.breakpoints === "explicit_or_automatic",
       }, http)
-      : chatCompletions(OPENAI_CHAT)(input, http),
-  "openai-compatible": chatCompletions(OPENAI_COMPATIBLE_CHAT),
+      : chatCompletions("openai", OPENAI_CHAT_HOOKS)(input, http),
   ollama: ({ settings, model, apiKey, keyEnv }, http) =>
     createOllamaProvider(
       { apiKey, keyEnv, baseUrl: settings.base_url.value, model, maxTokens: settings.max_tokens },
       http,
     ),
-  openrouter: chatCompletions(OPENROUTER_CHAT),
+  openrouter: chatCompletions("openrouter", OPENROUTER_CHAT_HOOKS),
 };
+
+/** A kind's adapter: its own, else the Chat Completions one its facts describe. */
+function adapterOf(kind: ModelProvider): Adapter {
+  return OWN_ADAPTERS[kind] ?? chatCompletions(kind);
+}
 
 /** A setting the model table says the model does not accept is refused before any request, with what it accepts. */
 function checkSetting(model: ResolvedModel, name: string, value: string | undefined, accepted: readonly string[]) {

@@ -1,12 +1,9 @@
-// What the OpenAI API adds to the Chat Completions adapter: its name in errors, max_completion_tokens (its reasoning
-// models reject max_tokens), and its automatic prefix cache, routed by a prompt_cache_key per run and laid out for the
-// run report.
-import type { ChatCompletionsKind } from "../chat-completions.ts";
+// What the OpenAI API adds to the Chat Completions adapter in code: its automatic prefix cache, routed by a
+// prompt_cache_key per run and laid out for the run report (its name and output cap's field are its PROVIDER_KINDS
+// facts).
+import type { ChatCompletionsHooks } from "../chat-completions.ts";
 import { openaiCacheLayout } from "./openai-cache-layout.ts";
 
-export const OPENAI_CHAT: ChatCompletionsKind = {
-  serverName: () => "OpenAI API",
-  maxTokensField: "max_completion_tokens",
+export const OPENAI_CHAT_HOOKS: ChatCompletionsHooks = {
   automaticCache: (request, body) => openaiCacheLayout(request, body),
-  markCache: null,
 };
