@@ -257,6 +257,13 @@ test("failure classes: provider and sandbox failures are infra; a failed or time
     "unsolved",
   );
   assert.equal(failureClass({ outcome: "failed", error_code: "provider_unreachable", check: null }), "infra");
+  // A transcript the server refused as longer than its context is the policy's failure: counted, not retried away
+  // (a live legacy run whose test output overflowed a 16K context was retried as infra, and its pair went uncounted).
+  assert.equal(
+    failureClass({ outcome: "failed", error_code: "provider_context_exceeded", check: ran(false) }),
+    "unsolved",
+  );
+  assert.equal(failureClass({ outcome: "failed", error_code: "provider_context_exceeded", check: ran(true) }), "solved");
   assert.equal(failureClass({ outcome: "startup_failed", error_code: "sandbox_unavailable", check: null }), "infra");
   assert.equal(failureClass({ outcome: "completed", error_code: null, check: { passed: false, ran: false } }), "infra");
   assert.ok(reportsSkippedTests("# tests 3\n# pass 2\n# skipped 1\n"));

@@ -14,10 +14,13 @@ export type CheckedRun = {
 
 /**
  * Error codes that say the run's surroundings failed, not the agent. A request the provider refused as invalid
- * (provider_bad_request: too long for the model's context window, say) is the policy's doing, not infra.
+ * (provider_bad_request) or as longer than the model's context (provider_context_exceeded: a transcript that grew past
+ * what the server holds) is the policy's doing, not infra: it is counted, never retried away.
  */
+const POLICY_ERRORS: readonly string[] = ["provider_bad_request", "provider_context_exceeded", "model_not_found"];
+
 function isInfraError(code: string | null): boolean {
-  if (code === null || code === "provider_bad_request" || code === "model_not_found") return false;
+  if (code === null || POLICY_ERRORS.includes(code)) return false;
   return code.startsWith("provider_") || code.startsWith("sandbox_") || code.startsWith("workspace_") ||
     code === "report_unwritable" || code === "record_unwritable" || code === "executor_failed";
 }
