@@ -225,6 +225,10 @@ test("shards deal whole pairs: every pair in exactly one shard, and the order do
   const order = schedule(pairs, { policies: ["legacy", "bounded"], seed: "s" });
   assert.deepEqual(schedule(pairs, { policies: ["legacy", "bounded"], seed: "s" }), order);
   assert.notDeepEqual(schedule(pairs, { policies: ["legacy", "bounded"], seed: "t" }), order);
+  // repeat by repeat: every task and model once before any twice, shuffled within a repeat
+  assert.deepEqual(order.map((p) => p.repeat), [...Array(10).fill(1), ...Array(10).fill(2), ...Array(10).fill(3)]);
+  assert.notDeepEqual(order.slice(0, 10).map((p) => `${p.task}${p.model}`), pairs.filter((p) => p.repeat === 1)
+    .map((p) => `${p.task}${p.model}`), "a repeat's pairs are shuffled");
   const firsts = new Set(order.map((p) => p.policies[0]));
   assert.equal(firsts.size, 2, "which policy of a pair runs first is randomised");
   assert.equal(parseShard("2/4")?.index, 2);

@@ -82,13 +82,17 @@ export function shardPairs(pairs: readonly Pair[], shard: Shard | null): Pair[] 
 }
 
 /**
- * The order runs start in: a seeded shuffle of the pairs, each pair's policies in a seeded random order. The order
- * is computed on the whole matrix, then filtered to the shard, so a run's place does not depend on sharding.
+ * The order runs start in: repeat by repeat (every task and model once before any twice, so an evaluation its budget
+ * or a Ctrl-C stops early has covered the suite as evenly as it could), each repeat's pairs in a seeded shuffle, each
+ * pair's policies in a seeded random order. The order is computed on the whole matrix, then filtered to the shard, so
+ * a run's place does not depend on sharding.
  */
 export function schedule(
   pairs: readonly Pair[],
   { policies, seed }: { policies: readonly ContextPolicyName[]; seed: string },
 ): ScheduledPair[] {
   const random = seededRandom(seedOf(`order:${seed}`));
-  return shuffle(pairs, random).map((pair) => ({ ...pair, policies: shuffle(policies, random) }));
+  const repeats = [...new Set(pairs.map((pair) => pair.repeat))].sort((a, b) => a - b);
+  return repeats.flatMap((repeat) => shuffle(pairs.filter((pair) => pair.repeat === repeat), random))
+    .map((pair) => ({ ...pair, policies: shuffle(policies, random) }));
 }
