@@ -1,6 +1,7 @@
 // The library API: run(request) and runWithOptions(request, options). A run is a value: it resolves to a RunResult
 // whose outcome says what happened (startup failures included), and its context report, when asked for, has landed.
-import { RUN_OPTION_NAMES, type RunOptions, type RunResult, startRun } from "./lib/run/start-run.ts";
+import { type RunOptions, type RunResult, startRun } from "./lib/run/start-run.ts";
+import { libraryRun } from "./lib/run/run-plan.ts";
 import type { ContextReport } from "./lib/report/context-report.ts";
 import type { Progress } from "./lib/run-events.ts";
 import type { Outcome } from "./lib/outcome.ts";
@@ -36,7 +37,9 @@ export function run(request: SliceRequest, options: Pick<RunOptions, "provider" 
  * so a program's runs do not change with the shell that starts it (the commands do read them).
  */
 export function runWithOptions(request: SliceRequest, options: RunOptions = {}): Promise<RunResult> {
-  // Only the public options (RUN_OPTION_NAMES): the lifecycle's internal hooks stay unreachable from here.
-  const publicOptions = Object.fromEntries(RUN_OPTION_NAMES.map((name) => [name, options[name]])) as RunOptions;
-  return startRun({ request }, { ...publicOptions, contextPolicy: options.contextPolicy ?? DEFAULT_POLICY });
+  // The plan a command would build from these flags, over the process's environment; only the public options reach
+  // the lifecycle (its other hooks stay unreachable from here).
+  const contextPolicy = options.contextPolicy ?? DEFAULT_POLICY;
+  const { plan, hooks } = libraryRun({ ...options, contextPolicy }, { env: process.env });
+  return startRun({ request }, plan, hooks);
 }

@@ -19,6 +19,7 @@ import process from "node:process";
 import { WorkspaceFingerprint } from "../lib/workspace/workspace-fingerprint.ts";
 import { findBubblewrap } from "../lib/workspace/sandbox.ts";
 import { startRun } from "../lib/run/start-run.ts";
+import { planRun } from "../lib/run/run-plan.ts";
 import { parseRecording } from "../lib/recording/recording.ts";
 import type { SliceRequest } from "../lib/slice.ts";
 
@@ -153,7 +154,8 @@ const SLICE: Omit<SliceRequest, "workspace"> = {
 async function replayPerAction(root: string, actions: number): Promise<number> {
   const replayed = parseRecording(recording(SLICE, actions));
   const executed: number[] = [];
-  const result = await startRun({ request: { ...replayed.header.slice, workspace: root } }, {
+  const plan = planRun({}, { env: process.env });
+  const result = await startRun({ request: { ...replayed.header.slice, workspace: root } }, plan, {
     replay: { recording: replayed, execute: true },
     warn: () => {},
     onEvent: (event) => {

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type RunResult, startRun } from "../lib/run/start-run.ts";
+import { planRun } from "../lib/run/run-plan.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { canonicalJson, utf8Length } from "../lib/text/digest.ts";
 import { importTrajectory } from "../lib/recording/importers/index.ts";
@@ -169,12 +170,11 @@ export function replayRecording(
 ): Promise<RunResult> {
   const recording = protocol ? convertRecording(original, protocol) : original;
   const scripted = new ScriptedProvider(recording.answers);
-  return startRun({ request: { ...recording.header.slice, workspace: "." } }, {
-    contextPolicy: policy,
+  const plan = planRun({ contextPolicy: policy, previews }, { env: process.env });
+  return startRun({ request: { ...recording.header.slice, workspace: "." } }, plan, {
     provider: wrap ? wrap(scripted) : scripted,
     executor: (store) => new RecordedExecutor(recording.executions, { store }),
     now,
-    previews,
   });
 }
 

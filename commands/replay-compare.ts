@@ -21,6 +21,7 @@ import {
 } from "../lib/recording/session-comparison.ts";
 import { renderSessionComparisonHtml, renderSessionComparisonText } from "../lib/recording/session-comparison-table.ts";
 import { startRun } from "../lib/run/start-run.ts";
+import { planRun } from "../lib/run/run-plan.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import type { Provider } from "../lib/vocabulary/turn.ts";
 import { writeFileAtomic } from "../lib/io/files.ts";
@@ -79,8 +80,9 @@ async function replayMeasured(
       return scripted.complete(request, options);
     },
   };
-  const result = await startRun({ request: { ...recording.header.slice, workspace: "." } }, {
-    contextPolicy: policy,
+  // Planned as a library run under the policy (the process's environment, no config file).
+  const plan = planRun({ contextPolicy: policy }, { env: process.env });
+  const result = await startRun({ request: { ...recording.header.slice, workspace: "." } }, plan, {
     provider: measured,
     executor: (store) => new RecordedExecutor(recording.executions, { store }),
   });

@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { startRun } from "../lib/run/start-run.ts";
+import { runPlan } from "../lib/run/run-plan.ts";
 import { describeFsError, UsageError } from "../lib/errors.ts";
 import { digestOf } from "../lib/text/digest.ts";
 import { parseRecordingText } from "../lib/recording/format.ts";
@@ -117,11 +118,16 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const recording = parseRecordingText(text, { name: file === "-" ? "stdin" : basename(file), from });
   const reporter = new Reporter(io, { command: "replay", format, quiet: values.quiet });
   const workspace = values.workspace ? resolve(io.cwd, values.workspace) : ".";
-  const result = await startRun({ request: { ...recording.header.slice, workspace }, file: basename(file) }, {
-    // The command's one resolution (LOOM_CONTEXT_POLICY, LOOM_SANDBOX, the config files), as loom config shows it.
-    settings: user.plan,
-    env: io.env,
+  // The command's one resolution (LOOM_CONTEXT_POLICY, LOOM_SANDBOX, the config files), as loom config shows it.
+  const plan = runPlan(user.plan, {
     contextReport: reportPath,
+    trace: tracePath,
+    // The recording replayed with --execute may sit in the workspace it runs in: like the trace, not the agent's.
+    ownFiles: file === "-" ? [] : [resolve(io.cwd, file)],
+    diff: diffPath,
+  });
+  const result = await startRun({ request: { ...recording.header.slice, workspace }, file: basename(file) }, plan, {
+    env: io.env,
     replay: { recording, execute: values.execute === true, digest: digestOf(text) },
     // --quiet: the result and the report say whether the run was sandboxed (sandbox.active).
     warn: values.quiet ? () => {} : (message) => io.stderr(`loom replay: ${message}\n`),
@@ -129,9 +135,6 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
     onProgress: reporter.progress,
     onEvent: reporter.onEvent,
     trace: tracePath ? traceWriter(tracePath, { shown: values.trace ?? tracePath }) : undefined,
-    // The recording replayed with --execute may sit in the workspace it runs in: like the trace, not the agent's.
-    ownFiles: [...(tracePath ? [tracePath] : []), ...(file === "-" ? [] : [resolve(io.cwd, file)])],
-    ...(diffPath ? { diff: diffPath } : {}),
   });
   // A recording missing some execution reports is compared on the steps it has reports of; the others are said.
   const reported = new Set(recording.executions.map((execution) => execution.step));

@@ -2,7 +2,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { InterruptedError, LoomError, UsageError } from "../lib/errors.ts";
-import { type RunInput, type StartOptions, startRun } from "../lib/run/start-run.ts";
+import { type RunHooks, type RunInput, startRun } from "../lib/run/start-run.ts";
+import { type RunPlan, runPlan } from "../lib/run/run-plan.ts";
 import { promptRequest, splitCommand } from "../lib/prompt-request.ts";
 import { writeUnstartedReport } from "../lib/run/start-run.ts";
 import { endingOf } from "../lib/ending.ts";
@@ -22,22 +23,23 @@ import { loadCatalog } from "../lib/catalog/catalog.ts";
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand(RUN_SPEC, argv, { command: "run" });
   const format = outputFormatOption({ json: values.json, format: values["output-format"] });
-  const plan = await planRun(values, positionals, io);
+  const planned = await planCommand(values, positionals, io);
   const reporter = new Reporter(io, { command: "run", format, quiet: values.quiet });
-  if ("unstarted" in plan) {
+  if ("unstarted" in planned) {
     // Interrupted while reading the request from stdin: the run never started, but its report still lands.
-    if (plan.unstarted instanceof InterruptedError && plan.options.contextReport) {
-      writeUnstartedReport(plan.options.contextReport, {
-        policy: plan.policy,
-        stepProtocol: plan.options.settings?.settings.step_protocol.value,
-        outcome: endingOf({ threw: plan.unstarted }).outcome,
-        error: plan.unstarted,
+    const { outputs: { contextReport }, settings } = planned.plan;
+    if (planned.unstarted instanceof InterruptedError && contextReport) {
+      writeUnstartedReport(contextReport, {
+        policy: planned.policy,
+        stepProtocol: settings.ok ? settings.settings.step_protocol.value : undefined,
+        outcome: endingOf({ threw: planned.unstarted }).outcome,
+        error: planned.unstarted,
       });
     }
-    return reporter.unstarted(plan.unstarted);
+    return reporter.unstarted(planned.unstarted);
   }
-  const result = await startRun(plan.input, {
-    ...plan.options,
+  const result = await startRun(planned.input, planned.plan, {
+    trace: planned.trace,
     signal: io.signal,
     env: io.env,
     // --quiet: the result and the report say whether the run was sandboxed (sandbox.active).
@@ -46,30 +48,26 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     onRouting: (note) => reporter.routing(note),
     onEvent: reporter.onEvent,
   });
-  return reporter.run(result, { label: `run ${"catalog" in plan.input ? result.report.slice ?? "" : ""}`.trim() });
+  return reporter.run(result, {
+    label: `run ${"catalog" in planned.input ? result.report.slice ?? "" : ""}`.trim(),
+  });
 }
 
-type PlanOptions = Pick<
-  StartOptions,
-  | "settings"
-  | "contextReport"
-  | "record"
-  | "trace"
-  | "ownFiles"
-  | "diff"
-  | "models"
->;
-type RunPlan =
-  | { input: RunInput; options: PlanOptions }
-  /** The policy a report of the unstarted run says: the user's (flag, environment, config file, built-in). */
-  | { unstarted: LoomError; options: PlanOptions; policy: ContextPolicyName };
+/** The run's plan and the trace's writer (opened once the outputs are checked). */
+type Planned =
+  & { plan: RunPlan; trace?: RunHooks["trace"] }
+  & (
+    | { input: RunInput }
+    /** The policy a report of the unstarted run says: the user's (flag, environment, config file, built-in). */
+    | { unstarted: LoomError; policy: ContextPolicyName }
+  );
 
-/** The flags, validated, as a run's input and options. A bad flag is a usage error (main.ts prints it). */
-async function planRun(
+/** The flags, validated, as a run's input and plan. A bad flag is a usage error (main.ts prints it). */
+async function planCommand(
   values: Values<typeof RUN_SPEC.flags>,
   positionals: string[],
   io: Io,
-): Promise<RunPlan> {
+): Promise<Planned> {
   const flag = (
     name: Exclude<
       keyof typeof RUN_SPEC.flags,
@@ -113,14 +111,13 @@ async function planRun(
   const workspace = given ? resolve(io.cwd, given) : undefined;
   const tracePath = output("trace");
   const diff = output("diff");
-  const options: PlanOptions = {
-    settings: user.plan,
+  const plan = runPlan(user.plan, {
     contextReport,
     record,
-    ...(tracePath ? { ownFiles: [tracePath] } : {}),
+    trace: tracePath,
     diff,
     models: readModels(flag("models"), io),
-  };
+  });
 
   const outputs: NamedPath[] = [
     ...named("--context-report", contextReport, "report"),
@@ -130,13 +127,13 @@ async function planRun(
   ];
   // Every output checked together before anything is written (the trace file is opened only then): no two name one
   // file, none names an input, none overwrites a file of the workspace that Loom did not write.
-  const checked = <T extends RunPlan>(plan: T, workspaces: string[], inputs: NamedPath[] = []): T => {
+  const checked = <T extends Planned>(planned: T, workspaces: string[], inputs: NamedPath[] = []): T => {
     // The config files and model table read at start are inputs too: a report written over one breaks every later run.
     const read = startupFiles(io.env, [resolve(io.cwd, flag("workspace") ?? io.cwd), ...workspaces]);
     refuseCollisions(outputs, { inputs: [...inputs, ...named("--models", flag("models")), ...read] });
     refuseWorkspaceFiles(outputs, { workspaces });
-    if (tracePath) plan.options.trace = traceWriter(tracePath, { shown: flag("trace") ?? tracePath });
-    return plan;
+    if (tracePath) planned.trace = traceWriter(tracePath, { shown: flag("trace") ?? tracePath });
+    return planned;
   };
   const namedIn = (label: string, path: string | undefined, kind?: OutputKind): NamedPath[] =>
     named(label, path === undefined ? undefined : resolve(io.cwd, path), kind);
@@ -174,7 +171,7 @@ async function planRun(
         );
       }
       return checked(
-        { input: { catalog: { file, name: catalog, text, slice: flag("slice"), workspace } }, options },
+        { input: { catalog: { file, name: catalog, text, slice: flag("slice"), workspace } }, plan },
         of.workspaces,
         namedIn("--catalog", catalog),
       );
@@ -196,13 +193,13 @@ async function planRun(
         instructions: flag("instructions"),
       });
       requireTests(request, values["require-passing-tests"], "--test-command CMD");
-      return checked({ input: { request }, options }, [request.workspace]);
+      return checked({ input: { request }, plan }, [request.workspace]);
     }
     const file = source === "-" ? "stdin" : source;
     const request = await readRequest(source, { io, workspace, stdinText });
     requireTests(request, values["require-passing-tests"], `run_tests in ${file}'s actions`);
     return checked(
-      { input: { request, file }, options },
+      { input: { request, file }, plan },
       [request.workspace],
       namedIn("REQUEST", source === "-" ? undefined : source),
     );
@@ -210,7 +207,7 @@ async function planRun(
     if (error instanceof UsageError) throw error;
     if (error instanceof LoomError) {
       const workspaces = catalog === undefined && workspace !== undefined ? [workspace] : [];
-      return checked({ unstarted: error, options, policy: userLevel.settings.context_policy.value }, workspaces);
+      return checked({ unstarted: error, plan, policy: userLevel.settings.context_policy.value }, workspaces);
     }
     throw error;
   }

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { renderExitCodes, usageLines } from "../commands/cli-spec.ts";
 import { COMMAND_SPECS, EXIT_CODE_TEXT } from "../commands/specs.ts";
 import { startRun } from "../lib/run/start-run.ts";
+import { planRun } from "../lib/run/run-plan.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { parseRecordingText } from "../lib/recording/format.ts";
 import { summarizeReports } from "../lib/report/summary.ts";
@@ -34,7 +35,8 @@ const TRAJECTORY = "mini-swe-agent/django__django-11138.json";
 async function quickStartResult(): Promise<string> {
   const text = readFileSync(join(ROOT, "testdata/workflows/fix-bug.jsonl"), "utf8");
   const recording = parseRecordingText(text, { name: "fix-bug.jsonl", from: "loom" });
-  const result = await startRun({ request: { ...recording.header.slice, workspace: "." } }, {
+  const plan = planRun({}, { env: process.env });
+  const result = await startRun({ request: { ...recording.header.slice, workspace: "." } }, plan, {
     replay: { recording, execute: false, digest: digestOf(text) },
   });
   let json = "";
@@ -58,8 +60,8 @@ async function replayBoth(file: string, { from, names }: { from: string; names: 
   const reports = [];
   for (const [i, policy] of (["legacy", "bounded"] as ContextPolicyName[]).entries()) {
     const recording = parseRecordingText(text, { name: file, from });
-    const result = await startRun({ request: { ...recording.header.slice, workspace: "." } }, {
-      contextPolicy: policy,
+    const plan = planRun({ contextPolicy: policy }, { env: process.env });
+    const result = await startRun({ request: { ...recording.header.slice, workspace: "." } }, plan, {
       replay: { recording, execute: false, digest: digestOf(text) },
     });
     reports.push({ file: names[i], kind: "run" as const, report: result.report });

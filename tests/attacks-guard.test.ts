@@ -10,6 +10,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { createWorkspaceExecutor } from "../lib/workspace/create-workspace-executor.ts";
 import { startRun } from "../lib/run/start-run.ts";
+import { libraryPlan } from "./helpers/library-plan.ts";
 import { parseRecording } from "../lib/recording/recording.ts";
 import { traceWriter } from "../commands/trace-file.ts";
 import { ExecutionReport } from "../lib/vocabulary/reports.ts";
@@ -200,13 +201,15 @@ test("the model's write_file to the run's own --record, --trace, --context-repor
   const steps = names.map((path) => ({ action: "write_file", args: { path, content: FORGED } }));
   const recording = parseRecording(recordingOf(AUTO, steps));
   const refusals: string[] = [];
-  const result = await startRun({ request: { ...recording.header.slice, workspace: arena.workspace } }, {
-    replay: { recording, execute: true },
+  const plan = libraryPlan({
     record: ws("rec.jsonl"),
-    trace: traceWriter(ws("trace.jsonl"), { shown: "trace.jsonl" }),
+    trace: ws("trace.jsonl"),
     contextReport: ws("report.json"),
     diff: ws("run.diff"),
-    ownFiles: [ws("trace.jsonl")],
+  });
+  const result = await startRun({ request: { ...recording.header.slice, workspace: arena.workspace } }, plan, {
+    replay: { recording, execute: true },
+    trace: traceWriter(ws("trace.jsonl"), { shown: "trace.jsonl" }),
     warn: () => {},
     onEvent: (event) => {
       if (event.type === "step-executed" && event.refusal !== null) refusals.push(event.refusal);
@@ -233,11 +236,10 @@ test("a command truncating, overwriting or replacing --record and --trace in the
   for (const script of scripts) {
     const steps = [{ action: "run_command", args: { argv: ["sh", "-c", script] } }];
     const recording = parseRecording(recordingOf(AUTO, steps));
-    await startRun({ request: { ...recording.header.slice, workspace: arena.workspace } }, {
+    const plan = libraryPlan({ record: ws("rec.jsonl"), trace: ws("trace.jsonl") });
+    await startRun({ request: { ...recording.header.slice, workspace: arena.workspace } }, plan, {
       replay: { recording, execute: true },
-      record: ws("rec.jsonl"),
       trace: traceWriter(ws("trace.jsonl"), { shown: "trace.jsonl" }),
-      ownFiles: [ws("trace.jsonl")],
       warn: () => {},
     });
     const lines = readFileSync(ws("rec.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));

@@ -27,6 +27,7 @@ import process from "node:process";
 import { createWorkspaceExecutor } from "../lib/workspace/create-workspace-executor.ts";
 import { findBubblewrap } from "../lib/workspace/sandbox.ts";
 import { startRun } from "../lib/run/start-run.ts";
+import { libraryPlan } from "./helpers/library-plan.ts";
 import { parseRecording } from "../lib/recording/recording.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
 import { traceWriter } from "../commands/trace-file.ts";
@@ -440,11 +441,10 @@ test("outputs in the workspace swapped for links by a test of the run: nothing o
   ];
   const recording = parseRecording(recordingOf(slice, steps));
   const ws = (name: string) => join(arena.workspace, name);
-  const result = await startRun({ request: { ...recording.header.slice, workspace: arena.workspace } }, {
+  const plan = libraryPlan({ record: ws("rec.jsonl"), contextReport: ws("reports/report.json") });
+  const result = await startRun({ request: { ...recording.header.slice, workspace: arena.workspace } }, plan, {
     replay: { recording, execute: true },
-    record: ws("rec.jsonl"),
     trace: traceWriter(ws("trace.jsonl"), { shown: "trace.jsonl" }),
-    contextReport: ws("reports/report.json"),
     warn: () => {},
   });
   assert.equal(result.steps, 3);
@@ -864,9 +864,9 @@ test(
         return scripted.complete(...args);
       },
     };
-    const result = await startRun({ request: { ...recording.header.slice, workspace: arena.workspace } }, {
+    const plan = libraryPlan({ sandbox: "off" });
+    const result = await startRun({ request: { ...recording.header.slice, workspace: arena.workspace } }, plan, {
       provider: slow,
-      sandbox: "off",
       warn: () => {},
     });
     assert.equal(result.outcome, "completed", JSON.stringify(result.error));

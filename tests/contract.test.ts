@@ -11,6 +11,7 @@ import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resource
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions/completions";
 import type { ResponseCreateParamsNonStreaming } from "openai/resources/responses/responses";
 import { startRun } from "../lib/run/start-run.ts";
+import { libraryPlan } from "./helpers/library-plan.ts";
 import { createProvider } from "../lib/run/create-provider.ts";
 import { convertToAnthropicRequest } from "../lib/providers/anthropic/convert-to-anthropic-request.ts";
 import { convertToOpenAIRequest } from "../lib/providers/openai/convert-to-openai-request.ts";
@@ -60,9 +61,8 @@ const FIX_BUG = join(ROOT, "testdata/workflows/fix-bug.jsonl");
 async function runRequests(policy: ContextPolicyName, protocol: StepProtocol): Promise<TurnRequest[]> {
   const recording = parseRecording(readFileSync(FIX_BUG, "utf8"));
   const requests: TurnRequest[] = [];
-  await startRun({ request: { ...recording.header.slice, workspace: ROOT } }, {
-    contextPolicy: policy,
-    stepProtocol: protocol,
+  const plan = libraryPlan({ contextPolicy: policy, stepProtocol: protocol });
+  await startRun({ request: { ...recording.header.slice, workspace: ROOT } }, plan, {
     replay: { recording, execute: false },
     warn: () => {},
     trace: (line) => requests.push(line.turn_request),

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { tmpdir } from "node:os";
 import { startRun } from "../lib/run/start-run.ts";
+import { libraryPlan } from "./helpers/library-plan.ts";
 import { BUILT_IN_PRICES } from "../lib/prices.ts";
 import { EXIT_CODES } from "../lib/outcome.ts";
 import type { Progress } from "../lib/run-events.ts";
@@ -24,10 +25,9 @@ test("--max-cost stops before the call that would start at or past the cap: cost
   const progress: Progress[] = [];
   const cap = 2.5 * PRICE.input; // two calls spend 2 x input, under the cap; after the third, no fourth starts
   const provider = new ScriptedProvider(tests);
-  const result = await startRun({ request: sliceRequest({ model: MODEL }) }, {
+  const result = await startRun({ request: sliceRequest({ model: MODEL }) }, libraryPlan({ maxCost: cap }), {
     provider,
     executor: (store) => new ScriptedExecutor(store, Array(10).fill("ok")),
-    maxCost: cap,
     onProgress: (p) => progress.push(p),
   });
   assert.equal(provider.calls, 3);
@@ -51,6 +51,7 @@ test("--max-cost stops before the call that would start at or past the cap: cost
 test("the request's limits.max_cost_usd caps a run as the flag does; under the cap nothing changes", async () => {
   const capped = await startRun(
     { request: sliceRequest({ model: MODEL, limits: { max_steps: 10, max_cost_usd: 1 } }) },
+    libraryPlan(),
     {
       provider: new ScriptedProvider(tests),
       executor: (store) => new ScriptedExecutor(store, Array(10).fill("ok")),
@@ -58,7 +59,7 @@ test("the request's limits.max_cost_usd caps a run as the flag does; under the c
   );
   assert.equal(capped.outcome, "cost_limit");
   assert.equal(capped.report.model_calls, 1);
-  const free = await startRun({ request: sliceRequest({ model: MODEL, limits: { max_steps: 2 } }) }, {
+  const free = await startRun({ request: sliceRequest({ model: MODEL, limits: { max_steps: 2 } }) }, libraryPlan(), {
     provider: new ScriptedProvider(tests),
     executor: (store) => new ScriptedExecutor(store, Array(10).fill("ok")),
   });
@@ -66,10 +67,9 @@ test("the request's limits.max_cost_usd caps a run as the flag does; under the c
 });
 
 test("a cap on a model without a known price does not start (exit 3, one line); bad --max-cost values are usage errors", async () => {
-  const result = await startRun({ request: sliceRequest({ model: "test/unpriced" }) }, {
+  const result = await startRun({ request: sliceRequest({ model: "test/unpriced" }) }, libraryPlan({ maxCost: 1 }), {
     provider: new ScriptedProvider(tests),
     executor: (store) => new ScriptedExecutor(store),
-    maxCost: 1,
   });
   assert.equal(result.outcome, "startup_failed");
   assert.equal(result.exit_code, 3);
@@ -88,7 +88,7 @@ test("a cap on a model without a known price does not start (exit 3, one line); 
 test("the progress line shows no cost once a call reported no counters (a recording without usage): none is claimed", async () => {
   const progress: Progress[] = [];
   const unreported = [answer("selection", { action: "run_tests" }), answer("selection", { action: "run_tests" })];
-  await startRun({ request: sliceRequest({ model: MODEL, limits: { max_steps: 2 } }) }, {
+  await startRun({ request: sliceRequest({ model: MODEL, limits: { max_steps: 2 } }) }, libraryPlan(), {
     provider: new ScriptedProvider(unreported),
     executor: (store) => new ScriptedExecutor(store, ["ok", "ok"]),
     onProgress: (p) => progress.push(p),

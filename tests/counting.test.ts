@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { startRun } from "../lib/run/start-run.ts";
+import { libraryPlan } from "./helpers/library-plan.ts";
 import { createEvent, MAX_EVENT_BYTES } from "../lib/context/events.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { NULL_USAGE, type Provider } from "../lib/vocabulary/turn.ts";
@@ -25,7 +26,7 @@ test("a library provider that throws: its call is counted with null usage and th
       return script.complete(request, options);
     },
   };
-  const result = await startRun({ request: sliceRequest() }, {
+  const result = await startRun({ request: sliceRequest() }, libraryPlan(), {
     provider,
     executor: (store) => new ScriptedExecutor(store, ["ok", "ok"]),
   });

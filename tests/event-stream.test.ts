@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { main } from "../main.ts";
 import { startRun } from "../lib/run/start-run.ts";
+import { libraryPlan } from "./helpers/library-plan.ts";
 import { digestOf } from "../lib/text/digest.ts";
 import { parseRecording } from "../lib/recording/recording.ts";
 import type { RunEvent } from "../lib/run-events.ts";
@@ -30,11 +31,14 @@ for (const workflow of ["fix-bug", "escape-and-suspend"]) {
     const text = readFileSync(file, "utf8");
     const recording = parseRecording(text);
     const delivered: RunEvent[] = [];
-    await startRun({ request: { ...recording.header.slice, workspace: "." } }, {
-      contextPolicy: "bounded",
-      replay: { recording, execute: false, digest: digestOf(text) },
-      onEvent: (event) => delivered.push(event),
-    });
+    await startRun(
+      { request: { ...recording.header.slice, workspace: "." } },
+      libraryPlan({ contextPolicy: "bounded" }),
+      {
+        replay: { recording, execute: false, digest: digestOf(text) },
+        onEvent: (event) => delivered.push(event),
+      },
+    );
     assert.ok(delivered.length > 3, `only ${delivered.length} events`);
     assert.equal(delivered[0].type, "run-started");
     assert.deepEqual(printed.slice(0, -1).map(timeless), delivered.map(timeless));
@@ -48,12 +52,15 @@ test("the progress line is a sink of the stream: one progress per call-started, 
   const recording = parseRecording(text);
   const delivered: RunEvent[] = [];
   const progress: { at: number; step: number; phase: string; request_bytes: number; max_steps: number }[] = [];
-  await startRun({ request: { ...recording.header.slice, workspace: "." } }, {
-    contextPolicy: "bounded",
-    replay: { recording, execute: false },
-    onEvent: (event) => delivered.push(event),
-    onProgress: (p) => p.phase !== "execution" && progress.push({ at: delivered.length, ...p }),
-  });
+  await startRun(
+    { request: { ...recording.header.slice, workspace: "." } },
+    libraryPlan({ contextPolicy: "bounded" }),
+    {
+      replay: { recording, execute: false },
+      onEvent: (event) => delivered.push(event),
+      onProgress: (p) => p.phase !== "execution" && progress.push({ at: delivered.length, ...p }),
+    },
+  );
   const started = delivered.flatMap((event, i) => event.type === "call-started" ? [{ event, i }] : []);
   assert.ok(started.length > 2, `${started.length} calls`);
   assert.equal(progress.length, started.length);

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import fc from "fast-check";
 import { type RunResult, startRun } from "../lib/run/start-run.ts";
+import { libraryPlan } from "./helpers/library-plan.ts";
 import type { ContextPolicyName } from "../lib/policy.ts";
 import { canonicalJson, digestOf } from "../lib/text/digest.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -54,8 +55,7 @@ function serialize(recording: Recording): string {
 }
 
 function replay(recording: Recording, policy: ContextPolicyName): Promise<RunResult> {
-  return startRun({ request: { ...recording.header.slice, workspace: "." } }, {
-    contextPolicy: policy,
+  return startRun({ request: { ...recording.header.slice, workspace: "." } }, libraryPlan({ contextPolicy: policy }), {
     provider: new ScriptedProvider(recording.answers),
     executor: (store) => new RecordedExecutor(recording.executions, { store }),
   });

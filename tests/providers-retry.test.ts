@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { startRun } from "../lib/run/start-run.ts";
+import { libraryPlan } from "./helpers/library-plan.ts";
 import { createAnthropicProvider } from "../lib/providers/anthropic/anthropic-provider.ts";
 import { sleep, withRetry } from "../lib/providers/http/retry.ts";
 import { InterruptedError, ProviderError } from "../lib/errors.ts";
@@ -253,9 +254,9 @@ test("a server failing every attempt with the prompt in its error body: the cont
     { sleep: async () => {}, random: () => 0 },
   );
   const reportPath = join(dir, "report.json");
-  const result = await startRun({ request: sliceRequest({ intent: `Fix it. ${canary}` }) }, {
+  const plan = libraryPlan({ contextReport: reportPath });
+  const result = await startRun({ request: sliceRequest({ intent: `Fix it. ${canary}` }) }, plan, {
     provider,
-    contextReport: reportPath,
     executor: (store) => new ScriptedExecutor(store),
   });
   assert.equal(server.requests.length, 4, "four attempts");

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "../main.ts";
-import { type StartOptions, startRun } from "../lib/run/start-run.ts";
+import { type RunHooks, type RunPlan, startRun } from "../lib/run/start-run.ts";
+import { libraryPlan } from "./helpers/library-plan.ts";
 import { digestOf } from "../lib/text/digest.ts";
 import { parseRecording, type Recording } from "../lib/recording/recording.ts";
 import type { RunEvent } from "../lib/run-events.ts";
@@ -32,12 +33,13 @@ const serialised = (value: unknown) => JSON.stringify(value, null, 2);
 /** Runs, collecting the events delivered; asserts their fold is the report the run returned, and returns both. */
 async function foldHolds(
   input: Parameters<typeof startRun>[0],
-  options: StartOptions,
+  plan: RunPlan,
+  hooks: RunHooks = {},
 ): Promise<{ events: RunEvent[]; outcome: string }> {
   const events: RunEvent[] = [];
-  const onEvent = options.onEvent;
-  const result = await startRun(input, {
-    ...options,
+  const onEvent = hooks.onEvent;
+  const result = await startRun(input, plan, {
+    ...hooks,
     onEvent: (event) => {
       events.push(event);
       onEvent?.(event);
@@ -63,11 +65,13 @@ for (const name of workflows) {
     for (const protocol of PROTOCOLS) {
       test(`${name}, ${policy}, ${protocol}: the fold of the stream is the report`, async () => {
         const { text, recording, request } = load(name);
-        const { events, outcome } = await foldHolds({ request }, {
-          contextPolicy: policy,
-          stepProtocol: protocol,
-          replay: { recording, execute: false, digest: digestOf(text) },
-        });
+        const { events, outcome } = await foldHolds(
+          { request },
+          libraryPlan({ contextPolicy: policy, stepProtocol: protocol }),
+          {
+            replay: { recording, execute: false, digest: digestOf(text) },
+          },
+        );
         assert.ok(["completed", "suspended"].includes(outcome), outcome);
         assert.ok(events.some((e) => e.type === "step-executed"));
       });
@@ -77,23 +81,24 @@ for (const name of workflows) {
   test(`${name}: a step limit, a provider that runs out of answers, an interrupt and a bug fold too`, async () => {
     const { text, recording, request } = load(name);
     const replay = { recording, execute: false, digest: digestOf(text) };
-    const limited = await foldHolds({ request: { ...request, limits: { ...request.limits, max_steps: 1 } } }, {
-      contextPolicy: "bounded",
-      replay,
-    });
+    const limited = await foldHolds(
+      { request: { ...request, limits: { ...request.limits, max_steps: 1 } } },
+      libraryPlan({ contextPolicy: "bounded" }),
+      {
+        replay,
+      },
+    );
     assert.equal(limited.outcome, "step_limit");
 
     const cut = { ...recording, answers: recording.answers.slice(0, 3) };
-    const failed = await foldHolds({ request }, {
-      contextPolicy: "bounded",
+    const failed = await foldHolds({ request }, libraryPlan({ contextPolicy: "bounded" }), {
       replay: { recording: cut, execute: false },
     });
     assert.equal(failed.outcome, "failed");
     assert.ok(failed.events.some((e) => e.type === "model-called"));
 
     // A call that went out and failed counts in the report; the stream says so with a model-called of null usage.
-    const refused = await foldHolds({ request }, {
-      contextPolicy: "legacy",
+    const refused = await foldHolds({ request }, libraryPlan({ contextPolicy: "legacy" }), {
       replay,
       provider: {
         name: "unavailable",
@@ -108,8 +113,7 @@ for (const name of workflows) {
 
     const controller = new AbortController();
     let seen = 0;
-    const interrupted = await foldHolds({ request }, {
-      contextPolicy: "legacy",
+    const interrupted = await foldHolds({ request }, libraryPlan({ contextPolicy: "legacy" }), {
       replay,
       signal: controller.signal,
       onEvent: () => {
@@ -118,8 +122,7 @@ for (const name of workflows) {
     });
     assert.equal(interrupted.outcome, "interrupted");
 
-    const buggy = await foldHolds({ request }, {
-      contextPolicy: "bounded",
+    const buggy = await foldHolds({ request }, libraryPlan({ contextPolicy: "bounded" }), {
       replay,
       executor: () => ({
         revision: "r0",
@@ -131,16 +134,18 @@ for (const name of workflows) {
 }
 
 test("startup failures fold: an invalid request, a missing workspace", async () => {
-  const invalid = await foldHolds({ request: { intent: "x" } as unknown as SliceRequest }, {
-    contextPolicy: "bounded",
-  });
+  const invalid = await foldHolds(
+    { request: { intent: "x" } as unknown as SliceRequest },
+    libraryPlan({ contextPolicy: "bounded" }),
+  );
   assert.equal(invalid.outcome, "startup_failed");
   assert.deepEqual(invalid.events.map((e) => e.type), ["run-ended"]);
 
   const { request } = load(workflows[0]);
-  const missing = await foldHolds({ request: { ...request, workspace: join(tmpdir(), "loom-no-such-workspace") } }, {
-    contextPolicy: "legacy",
-  });
+  const missing = await foldHolds(
+    { request: { ...request, workspace: join(tmpdir(), "loom-no-such-workspace") } },
+    libraryPlan({ contextPolicy: "legacy" }),
+  );
   assert.equal(missing.outcome, "startup_failed");
 });
 

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type StartOptions, startRun } from "../lib/run/start-run.ts";
-import { resolveSettings } from "../lib/settings/settings.ts";
+import { startRun } from "../lib/run/start-run.ts";
+import { libraryPlan } from "./helpers/library-plan.ts";
 import { NOT_STARTED } from "../lib/loop/loop.ts";
 import { holdKeys } from "../lib/io/held-keys.ts";
 import { ScriptedProvider } from "../lib/recording/replay.ts";
@@ -25,10 +25,9 @@ test("a run's warnings never show a held key: the default (stderr) and a caller'
   mkdirSync(diff);
   const finish = [answer("selection", { action: "finish" }), answer("arguments", { status: "success", summary: "ok" })];
   const run = (warn?: (message: string) => void) =>
-    startRun({ request: sliceRequest({ workspace: dir }) }, {
+    startRun({ request: sliceRequest({ workspace: dir }) }, libraryPlan({ diff }), {
       provider: new ScriptedProvider(finish),
       executor: (store) => new ScriptedExecutor(store),
-      diff,
       ...(warn ? { warn } : {}),
     });
   const given: string[] = [];
@@ -49,7 +48,7 @@ test("a run's warnings never show a held key: the default (stderr) and a caller'
 });
 
 test("a run that never started: the lifecycle's result and a command's result object say the same", async () => {
-  const result = await startRun({ request: sliceRequest({ workspace: "/nonexistent/loom-never" }) }, {
+  const result = await startRun({ request: sliceRequest({ workspace: "/nonexistent/loom-never" }) }, libraryPlan(), {
     provider: new ScriptedProvider([]),
   });
   assert.equal(result.outcome, "startup_failed");
@@ -66,14 +65,19 @@ test("a run that never started: the lifecycle's result and a command's result ob
   assert.deepEqual([summary.verified, summary.printed], [verified, printed]);
 });
 
-test("a run is configured one way: a setting option beside a settings plan is a type error, and refused", async () => {
-  const resolved = resolveSettings({ env: {} });
-  assert.ok(resolved.ok);
-  // @ts-expect-error a library setting option beside a command's plan
-  const mixed: StartOptions = { settings: resolved.plan, contextPolicy: "bounded" };
-  // @ts-expect-error the sandbox grants beside a plan (the plan carries the user's)
-  const granted: StartOptions = { settings: resolved.plan, sandboxGrants: { network: true } };
-  for (const options of [mixed, granted]) {
-    await assert.rejects(startRun({ request: sliceRequest() }, options), /a setting given beside a resolved plan/);
-  }
+test("a run is configured one way, by its plan: a setting is never a hook, and a refused setting fails the run's start", async () => {
+  const plan = libraryPlan({ contextPolicy: "bounded" });
+  const provider = new ScriptedProvider([]);
+  // @ts-expect-error a setting option beside the plan: only the plan configures a run
+  const mixed: Parameters<typeof startRun>[2] = { provider, contextPolicy: "legacy" };
+  // @ts-expect-error the sandbox grants beside the plan (the plan carries the user's)
+  const granted: Parameters<typeof startRun>[2] = { provider, sandboxGrants: { network: true } };
+  assert.ok(mixed && granted && plan.settings.ok);
+  // Settings the resolution refuses are the run's startup failure, with its report: the plan carries the refusal.
+  const refused = libraryPlan({}, { env: { LOOM_SANDBOX: "bogus" } });
+  assert.equal(refused.settings.ok, false);
+  const result = await startRun({ request: sliceRequest() }, refused, { provider });
+  assert.equal(result.outcome, "startup_failed");
+  assert.match(result.error?.message ?? "", /LOOM_SANDBOX "bogus"/);
+  assert.equal(result.report.outcome, "startup_failed");
 });

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { entryOf, parseSettingFlags, PRECEDENCE, SETTING_KEYS, SETTINGS } from "../lib/settings/setting-table.ts";
 import { ProjectConfig, resolveSettings, USER_ONLY_FIELDS, UserConfig } from "../lib/settings/settings.ts";
 import { CONFIG_SPEC, RUN_SPEC } from "../commands/specs.ts";
-import { RUN_OPTION_NAMES } from "../lib/run/start-run.ts";
+import { RUN_OPTION_NAMES } from "../lib/run/run-options.ts";
 import { main } from "../main.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 import { withSettingsTable } from "../scripts/gen-settings-table.ts";

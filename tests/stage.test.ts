@@ -6,6 +6,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRun } from "../lib/run/start-run.ts";
+import { libraryPlan } from "./helpers/library-plan.ts";
+import { runPlan } from "../lib/run/run-plan.ts";
 import { resolveSettings } from "../lib/settings/settings.ts";
 import { ProviderError } from "../lib/errors.ts";
 import type { Executor } from "../lib/vocabulary/executor.ts";
@@ -148,7 +150,8 @@ test("a catalog run's recording keeps its classification call, and its replay re
   assert.ok(userLevel.ok);
   const run = await startRun(
     { catalog: { file: join(dir, "catalog.json"), name: "catalog.json", text: "What does it do?" } },
-    { record: recordPath, env, settings: userLevel.plan },
+    runPlan(userLevel.plan, { record: recordPath }),
+    { env },
   );
   assert.equal(run.outcome, "completed", run.error?.message);
   assert.equal(run.report.phases.classification.requests, 1);
@@ -158,7 +161,7 @@ test("a catalog run's recording keeps its classification call, and its replay re
   assert.equal(classification.phase, "classification");
   assert.equal(classification.request_bytes, run.report.calls[0].request_bytes);
 
-  const replay = await startRun({ request: { ...recording.header.slice, workspace: "." } }, {
+  const replay = await startRun({ request: { ...recording.header.slice, workspace: "." } }, libraryPlan(), {
     replay: { recording, execute: false },
   });
   assert.equal(replay.outcome, "completed", replay.error?.message);

@@ -7,7 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { type StartOptions, startRun } from "../lib/run/start-run.ts";
+import { startRun } from "../lib/run/start-run.ts";
+import type { PlanOptions } from "../lib/run/run-plan.ts";
+import { libraryPlan } from "./helpers/library-plan.ts";
 import { applyReport, initialBriefing, settleRevision, unverifiedReason } from "../lib/context/briefing.ts";
 import { ResultStore } from "../lib/context/store.ts";
 import { digestOf } from "../lib/text/digest.ts";
@@ -28,15 +30,14 @@ const finish = (status: "success" | "failure") => [pick("finish"), give({ status
 
 async function run(
   answers: Answer[],
-  { testExit = [], ...options }: { testExit?: number[] } & StartOptions = {},
+  { testExit = [], ...options }: { testExit?: number[] } & PlanOptions = {},
 ) {
   const events: RunEvent[] = [];
   let provider: ScriptedProvider | undefined;
-  const result = await startRun({ request: sliceRequest() }, {
+  const result = await startRun({ request: sliceRequest() }, libraryPlan(options), {
     provider: provider = new ScriptedProvider(answers),
     executor: (store) => new ScriptedExecutor(store, [], testExit),
     onEvent: (event) => events.push(event),
-    ...options,
   });
   const ended = events.find((e) => e.type === "run-ended");
   return { result, events, ended, provider: provider! };
@@ -117,7 +118,7 @@ test("a pass on r0 does not vouch for r1: the finish is refused and the model is
 
 test("a request's require_passing_tests does the same as the flag; a run that never tested is not verified", async () => {
   const events: RunEvent[] = [];
-  const result = await startRun({ request: sliceRequest({ require_passing_tests: true }) }, {
+  const result = await startRun({ request: sliceRequest({ require_passing_tests: true }) }, libraryPlan(), {
     provider: new ScriptedProvider([...finish("success"), ...finish("failure")]),
     executor: (store) => new ScriptedExecutor(store),
     onEvent: (event) => events.push(event),
@@ -276,10 +277,9 @@ test("the library's runWithOptions takes requirePassingTests and maxCost as the 
 
 test("--require-passing-tests at the step limit exits 6, as its help says: only a completed run turns exit 1", async () => {
   const request = sliceRequest({ limits: { max_steps: 2 } });
-  const result = await startRun({ request }, {
+  const result = await startRun({ request }, libraryPlan({ requirePassingTests: true }), {
     provider: new ScriptedProvider([pick("run_tests"), pick("run_tests")]),
     executor: (store) => new ScriptedExecutor(store, [], [1, 1]),
-    requirePassingTests: true,
   });
   assert.equal(result.outcome, "step_limit");
   assert.equal(result.verified, false);

@@ -1,5 +1,6 @@
-// Everything before a run's loop: routing, validation, the workspace, the provider, the recording. Throws a
-// LoomError to fail the run before it starts (the lifecycle, start-run.ts, reports it).
+// Everything before a run's loop: routing, validation, the workspace, the provider, the recording — the effects of
+// what the run's plan says (its pure decisions are in run-plan.ts). Throws a LoomError to fail the run before it
+// starts (the lifecycle, start-run.ts, reports it).
 import { closeSync, constants, openSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type CatalogKnown, planCatalogRun } from "../catalog/plan.ts";
@@ -24,23 +25,24 @@ import { formatZodError } from "../text/zod-error.ts";
 import { openLineSink, outputPathProblem } from "../io/files.ts";
 import { captureBodies } from "../providers/http/capture-bodies.ts";
 import { buildProvider } from "./create-provider.ts";
-import { priceTableOf, type RunInput, type StartOptions, warnOf } from "./run-options.ts";
-import { type RequestSettings, type Resolved, type RunSettings, type SettingsResult } from "../settings/settings.ts";
+import type { RunHooks, RunInput } from "./run-options.ts";
+import { ownFilesOf, requestSettings, type RunPlan, settledRequest, unpricedCap } from "./run-plan.ts";
+import type { Resolved, RunSettings } from "../settings/settings.ts";
 import type { HttpOptions } from "../providers/http/post-json.ts";
 import { providerForModel } from "./provider-for-model.ts";
 import { createWorkspaceExecutor } from "../workspace/create-workspace-executor.ts";
 import type { WorkspaceExecutor } from "../workspace/workspace-executor.ts";
 import type { SandboxState } from "../sandbox-state.ts";
-import { priceOf } from "../prices.ts";
+import { redactHeld } from "../io/held-keys.ts";
 
 type Prepared = { request: SliceRequest; settings: RunSettings; provider: Provider; executor: Executor };
 
 /** Everything before the loop: routing, validation, workspace, provider, recording. Throws a LoomError to fail. */
 export async function prepare(
   input: RunInput,
-  options: StartOptions,
-  { planned, known, store, now, sandbox, opened }: {
-    planned: SettingsResult;
+  { plan, hooks, known, store, now, sandbox, opened }: {
+    plan: RunPlan;
+    hooks: RunHooks;
     known: CatalogKnown;
     store: ResultStore;
     now: () => number;
@@ -48,15 +50,16 @@ export async function prepare(
     opened: Array<() => void>;
   },
 ): Promise<Prepared> {
-  const env = options.env ?? process.env;
+  const env = hooks.env ?? process.env;
+  const { settings: planned, outputs } = plan;
   // Entries made before the header can be written (the classification answer) wait for it.
   const pending: RecordingEntry[] = [];
   const record = (
     provider: Provider,
-  ) => (options.record ? new RecordingProvider(provider, (e) => pending.push(e)) : provider);
+  ) => (outputs.record ? new RecordingProvider(provider, (e) => pending.push(e)) : provider);
   // With a trace, every provider this run makes (a catalog's classifier, the slice's model) is traced in one sequence,
   // its HTTP bodies captured as sent.
-  const tracer = options.trace ? createTracer({ write: options.trace }) : null;
+  const tracer = hooks.trace ? createTracer({ write: hooks.trace }) : null;
   const baseHttp: HttpOptions = {};
   const traced = (make: (http: HttpOptions) => Provider): Provider => {
     if (!tracer) return make(baseHttp);
@@ -65,15 +68,15 @@ export async function prepare(
   };
   // The model table decides how each model is called; an id it does not know is said once, on the warning channel.
   const modelOptions = {
-    models: options.models,
-    warn: warnOf(options),
+    models: plan.models,
+    warn: warnOf(hooks),
   };
   if (!planned.ok) throw new StartupError(planned.message, planned.code);
   const userLevel = planned.plan;
   let request: SliceRequest;
   let settings: RunSettings;
-  let provider = options.provider && tracer ? tracer.wrap(options.provider) : options.provider;
-  let secretNames = options.secretEnvNames ?? [];
+  let provider = hooks.provider && tracer ? tracer.wrap(hooks.provider) : hooks.provider;
+  let secretNames = plan.secretEnvNames;
   // Where the slice's sandbox settings came from, for the one line refusing a relaxation the user did not grant.
   let sliceSource = "the request";
   if ("request" in input) {
@@ -86,43 +89,30 @@ export async function prepare(
     settings = settled(userLevel.request(requestSettings(request, input.file ?? "the request")));
   } else {
     const { name, ...rest } = input.catalog;
-    const plan = await planCatalogRun({ ...rest, name, catalog: readCatalog(rest.file, name) }, {
+    const routed = await planCatalogRun({ ...rest, name, catalog: readCatalog(rest.file, name) }, {
       settings: userLevel,
       known,
-      contextReport: options.contextReport,
+      contextReport: outputs.contextReport,
       provider: (model) => record(traced((http) => buildProvider(model, { env, ...modelOptions, ...http }))),
       now,
-      signal: options.signal,
+      signal: hooks.signal,
       reportPathProblem: outputPathProblem,
-      onRouting: options.onRouting,
+      onRouting: hooks.onRouting,
     });
-    if (!plan.ok) throw plan.error;
-    request = plan.request;
-    settings = plan.settings;
+    if (!routed.ok) throw routed.error;
+    request = routed.request;
+    settings = routed.settings;
     sliceSource = `${name} (slice ${known.slice})`;
-    const model = plan.settings.provider;
+    const model = routed.settings.provider;
     if (model === null) throw new Error("a routed catalog run has its model's settings");
     provider ??= traced((http) => buildProvider(model, { env, ...modelOptions, ...http }));
-    secretNames = [...secretNames, ...plan.secretEnvNames];
+    secretNames = [...secretNames, ...routed.secretEnvNames];
   }
   known.stepProtocol = settings.step_protocol.value;
-  // The resolved protocol and previews, written into the request when anything set them (the recording keeps them).
-  if (settings.step_protocol.source !== "default") {
-    request = { ...request, step_protocol: settings.step_protocol.value };
-  }
-  if (settings.previews.source !== "default") request = { ...request, previews: settings.previews.value };
-  // --require-passing-tests and --max-cost (a library's options too) over the request's own.
-  const { require_passing_tests: required, max_cost: maxCost } = settings;
-  if (required.source === "flag" && required.value) request = { ...request, require_passing_tests: true };
-  if (maxCost.source === "flag") request = { ...request, limits: { ...request.limits, max_cost_usd: maxCost.value } };
-  if (request.limits.max_cost_usd !== undefined && priceOf(priceTableOf(options), request.model) === null) {
-    throw new StartupError(
-      `A cost cap (--max-cost, limits.max_cost_usd) needs the model's price, and Loom's price table has none for ` +
-        `${JSON.stringify(request.model)}`,
-      "price_unknown",
-    );
-  }
-  const replay = options.replay;
+  request = settledRequest(request, settings);
+  const uncapped = unpricedCap(request, plan.prices);
+  if (uncapped) throw uncapped;
+  const replay = hooks.replay;
   if (replay) {
     // A catalog run's classification call is replayed into the report as it was measured; the loop gets the rest.
     const [classification, answers] = partition(replay.recording.answers, (a) => a.phase === "classification");
@@ -145,7 +135,7 @@ export async function prepare(
   // Without an explicit provider, the request's "PROVIDER/MODEL" names one; credentials come from the environment.
   provider ??= traced((http) => providerForModel(request.model, settings.provider, { env, ...modelOptions, http }));
 
-  let executor = options.executor?.(store);
+  let executor = hooks.executor?.(store);
   if (!executor && replay && !replay.execute) executor = new RecordedExecutor(replay.recording.executions, { store });
   if (!executor) {
     const root = resolve(request.workspace);
@@ -165,8 +155,7 @@ export async function prepare(
       grants: userLevel.grants,
       source: sliceSource,
       // (a catalog names its own report path: known.reportPath, planned above)
-      ownFiles: [known.reportPath, options.contextReport, options.record, options.diff, ...(options.ownFiles ?? [])]
-        .filter((path) => path !== undefined && path !== null),
+      ownFiles: ownFilesOf(outputs, known),
     });
     sandbox.state = workspace.sandboxState;
     sandbox.workspace = workspace;
@@ -184,8 +173,8 @@ export async function prepare(
       );
     } else if (replay) executor = new ComparingExecutor(executor, replay.recording.executions);
   }
-  if (options.record) {
-    const sink = openRecording(options.record, { request, sliceName: known.slice, pending, opened });
+  if (outputs.record) {
+    const sink = openRecording(outputs.record, { request, sliceName: known.slice, pending, opened });
     sandbox.record = sink;
     provider = new RecordingProvider(provider, sink);
     executor = new RecordingExecutor(executor, sink, { store });
@@ -238,12 +227,6 @@ function openRecording(
   return sink;
 }
 
-/** A request's own settings, for resolveSettings. */
-function requestSettings(request: SliceRequest, file: string): RequestSettings {
-  const { model, step_protocol, previews, sandbox, limits, require_passing_tests, effort, thinking } = request;
-  return { file, model, step_protocol, previews, sandbox, limits, require_passing_tests, effort, thinking };
-}
-
 /** The settings, or the refusal as a startup failure (nothing was sent). */
 function settled(result: Resolved): RunSettings {
   if (!result.ok) throw new StartupError(result.message, result.code);
@@ -289,4 +272,10 @@ const ioCode = describeFsError;
 export function secretEnvNames(extra: readonly string[] = []): string[] {
   const defaults = Object.values(PROVIDER_KINDS).flatMap(({ keyEnv }) => keyEnv === null ? [] : [keyEnv]);
   return [...new Set([...defaults, ...extra])];
+}
+
+/** Where a run's warnings go: the caller's function, else stderr; whichever, a held key never shows. */
+export function warnOf(hooks: Pick<RunHooks, "warn">): (message: string) => void {
+  const warn = hooks.warn ?? ((message: string) => process.stderr.write(`loom: ${message}\n`));
+  return (message) => warn(redactHeld(message));
 }

@@ -1,31 +1,19 @@
 // What a run is given: the library's options (RunOptions, its setting options derived from the settings table), the
-// lifecycle's (StartOptions: a command's settings plan and its hooks), what a run starts from and what it returns;
-// and the one way a run is configured: a settings plan, the command's or the one a library run's options resolve to.
-import { type CatalogInput, type RoutingNote } from "../catalog/plan.ts";
-import { type ContextReport } from "../report/context-report.ts";
-import { type Provider } from "../vocabulary/turn.ts";
+// lifecycle's hooks (RunHooks: the effects and sinks beside a run's plan, lib/run/run-plan.ts), what a run starts from
+// and what it returns. Pure: types and the names of the library's options.
+import type { CatalogInput, RoutingNote } from "../catalog/plan.ts";
+import type { ContextReport } from "../report/context-report.ts";
+import type { Provider } from "../vocabulary/turn.ts";
 import type { Executor } from "../vocabulary/executor.ts";
-import { type LoopResult } from "../loop/loop.ts";
-import { type Recording } from "../recording/recording.ts";
+import type { LoopResult } from "../loop/loop.ts";
+import type { Recording } from "../recording/recording.ts";
 import type { Routed } from "../catalog/routing.ts";
-import { SliceRequest } from "../slice.ts";
-import { ResultStore } from "../context/store.ts";
-import { type Progress, type RunEvent } from "../run-events.ts";
-import { type TraceLine } from "../recording/trace.ts";
-import { redactHeld } from "../io/held-keys.ts";
-import {
-  definedOnly,
-  resolveSettings,
-  type SettingFlags,
-  type SettingsInput,
-  type SettingsPlan,
-  type SettingsResult,
-} from "../settings/settings.ts";
+import type { SliceRequest } from "../slice.ts";
+import type { ResultStore } from "../context/store.ts";
+import type { Progress, RunEvent } from "../run-events.ts";
+import type { TraceLine } from "../recording/trace.ts";
 import { SETTING_KEYS, type SettingKey, SETTINGS, type ValueOf } from "../settings/setting-table.ts";
-import type { PreviewSizes } from "../context/render-event.ts";
 import type { SandboxState } from "../sandbox-state.ts";
-import { BUILT_IN_PRICES, pricesOf, type PriceTable } from "../prices.ts";
-import type { ModelTable } from "../models/models.ts";
 
 /**
  * The library's setting options (contextPolicy, stepProtocol, previewMode, sandbox, requirePassingTests, maxCost):
@@ -63,26 +51,31 @@ export type RunOptions = SettingOptions & {
 };
 
 /** The library's setting options, by the setting each is. */
-const SETTING_OPTIONS: readonly (readonly [SettingKey, keyof SettingOptions])[] = SETTING_KEYS.flatMap((key) => {
+export const SETTING_OPTIONS: readonly (readonly [SettingKey, keyof SettingOptions])[] = SETTING_KEYS.flatMap((key) => {
   const option = (SETTINGS[key] as { option?: string }).option;
   return option === undefined ? [] : [[key, option as keyof SettingOptions] as const];
 });
 
-/** Every option of a library run, by name: api.ts passes these and nothing else (the lifecycle's hooks stay
- * unreachable). A RunOptions field missing here is a type error. */
+/** The library's options besides its settings that its plan is made of (planRun reads them). */
+export const PLANNED_OPTIONS = [
+  "contextReport",
+  "record",
+  "archiveLimits",
+  "secretEnvNames",
+  "sandboxGrants",
+] as const satisfies readonly (keyof RunOptions)[];
+
+/** The library's options that are hooks (effects and sinks), handed to startRun as given beside the plan. */
+export const LIBRARY_HOOKS = ["provider", "signal", "now", "onProgress", "warn"] as const satisfies readonly (
+  keyof RunOptions
+)[];
+
+/** Every option of a library run, by name, planned or a hook: api.ts passes these and nothing else (the lifecycle's
+ * other hooks stay unreachable). A RunOptions field missing here is a type error. */
 export const RUN_OPTION_NAMES = [
   ...SETTING_OPTIONS.map(([, option]) => option),
-  ...([
-    "contextReport",
-    "provider",
-    "signal",
-    "record",
-    "now",
-    "onProgress",
-    "archiveLimits",
-    "secretEnvNames",
-  ] as const),
-  ...(["sandboxGrants", "warn"] as const),
+  ...PLANNED_OPTIONS,
+  ...LIBRARY_HOOKS,
 ] satisfies readonly (keyof RunOptions)[];
 /** Holds when every RunOptions field is in RUN_OPTION_NAMES (else tsc refuses it). */
 export type AllRunOptionsListed = Holds<
@@ -111,26 +104,11 @@ export type RunInput =
   | { catalog: Omit<CatalogInput, "catalog"> & { /** The file as the user named it, for messages. */ name: string } };
 
 /**
- * A run's options: configured one way — by a command's settings plan, or by the library's setting options (which
- * resolve into the same plan) — never both: giving a setting option beside a plan is a type error.
+ * What a run is handed besides its plan (lib/run/run-plan.ts): the effects and sinks — the provider and executors
+ * standing in for the real ones, a recording to replay, where credentials are read, the caller's sinks, the clock, the
+ * interrupt. Never a setting: a run is configured by its plan alone.
  */
-export type StartOptions =
-  & RunHooks
-  & (
-    | (RunOptions & { settings?: undefined })
-    | (
-      & Omit<RunOptions, keyof SettingOptions | "sandboxGrants">
-      & { [K in keyof SettingOptions | "sandboxGrants"]?: never }
-      & {
-        /** The command's one resolution of the user's settings (flags, environment, config files): the run layers its
-         * request or catalog onto it rather than resolve again. */
-        settings: SettingsPlan;
-      }
-    )
-  );
-
-/** The lifecycle's hooks for commands, tests and the benchmark; not part of the library's options. */
-type RunHooks = {
+export type RunHooks = Pick<RunOptions, (typeof LIBRARY_HOOKS)[number]> & {
   /** Replay a recording: its answers script the provider; its executions stand in for the workspace unless `execute`
    * (then the workspace executes for real and each report is compared with the recorded one). */
   replay?: {
@@ -143,8 +121,6 @@ type RunHooks = {
   /** Where providers read their credentials (default: the process environment). */
   env?: Record<string, string | undefined>;
   onRouting?: (note: RoutingNote) => void;
-  /** Bounded preview sizes above the SPEC's floors: the benchmark's frontier only, never a CLI or catalog setting. */
-  previews?: PreviewSizes;
   /** run-started, the routing's model calls and route-chosen, every loop event as it happens, then run-ended (the
    * fold of them all is the run report). A run that fails before it can be described streams only its
    * classification calls, if any, and run-ended. */
@@ -152,48 +128,4 @@ type RunHooks = {
   /** Write a request trace line per model call (--trace): the TurnRequest as measured, the bodies as sent.
    * `settle`, called when the run ends: the trace file written again whole if a process of the run changed it. */
   trace?: ((line: TraceLine) => void) & { settle?: () => void };
-  /** Loom's other output files of this run (the trace, the diff), besides contextReport and record: inside the
-   * workspace they are never the agent's changes. */
-  ownFiles?: readonly string[];
-  /** Write a git-style patch of the run's workspace changes here (--diff), from Loom's own snapshot. */
-  diff?: string;
-  /** The price table the report's cost comes from (default: the model table's prices). */
-  prices?: PriceTable;
-  /** The model table (default: the built-in one, lib/models/built-in.ts; --models FILE merges a user's file in). */
-  models?: ModelTable;
 };
-
-/** The command's resolution, else the one resolution of the options (a library run). */
-export function planOf(options: StartOptions): SettingsResult {
-  if (options.settings === undefined) return resolveSettings(settingsInput(options));
-  const given = [...SETTING_OPTIONS.map(([, option]) => options[option]), options.sandboxGrants];
-  if (given.some((option) => option !== undefined)) {
-    throw new Error("startRun: a setting given beside a resolved plan would be ignored; resolve it into the plan");
-  }
-  return { ok: true, settings: options.settings.settings, plan: options.settings };
-}
-
-/** What the run's settings are resolved from: the options (flags), the environment and the user's config file. */
-function settingsInput(options: StartOptions): SettingsInput {
-  const grants = options.sandboxGrants;
-  const flags: SettingFlags = definedOnly({
-    ...Object.fromEntries(SETTING_OPTIONS.map(([key, option]) => [key, options[option]])),
-    // A switch: false says nothing (the request's own stands).
-    require_passing_tests: options.requirePassingTests || undefined,
-    sandbox_network: grants?.network,
-    sandbox_env: grants?.env,
-    sandbox_read_only: grants?.read_only,
-  });
-  return { flags, env: options.env ?? process.env };
-}
-
-/** Where a run's warnings go: the caller's function, else stderr; whichever, a held key never shows. */
-export function warnOf(options: Pick<StartOptions, "warn">): (message: string) => void {
-  const warn = options.warn ?? ((message: string) => process.stderr.write(`loom: ${message}\n`));
-  return (message) => warn(redactHeld(message));
-}
-
-/** The prices a run is costed at: the given table, else the model table's per-model prices (the built-in one). */
-export function priceTableOf(options: Pick<StartOptions, "prices" | "models">): PriceTable {
-  return options.prices ?? (options.models ? pricesOf(options.models) : BUILT_IN_PRICES);
-}

@@ -14,8 +14,9 @@ import type { RunEvent } from "../run-events.ts";
 import { redactHeld } from "../io/held-keys.ts";
 import type { WorkspaceExecutor } from "../workspace/workspace-executor.ts";
 import type { SandboxState } from "../sandbox-state.ts";
-import { type Cost, costOf, costOfCalls, type ModelPrice, priceOf } from "../prices.ts";
-import { priceTableOf, type RunInput, type RunResult, type StartOptions } from "./run-options.ts";
+import { type Cost, costOf, costOfCalls, type ModelPrice, priceOf, type PriceTable } from "../prices.ts";
+import type { RunHooks, RunInput, RunResult } from "./run-options.ts";
+import type { PreviewSizes } from "../context/render-event.ts";
 import { OUTPUT_FORMAT_VERSION } from "../run-events.ts";
 import { VERSION } from "../version.ts";
 import { NOT_STARTED, previewModeOf } from "../loop/loop.ts";
@@ -29,7 +30,7 @@ import { resolve } from "node:path";
 /** A run's event stream: every event as delivered (the report is their fold), the caller's sinks (onEvent, the
  * progress line), the cost so far at the model's price, and the routing told once. */
 export function runStream(
-  options: Pick<StartOptions, "onEvent" | "onProgress" | "replay">,
+  options: Pick<RunHooks, "onEvent" | "onProgress" | "replay">,
   known: CatalogKnown,
 ) {
   // Every event of the run, as delivered: the report is their fold.
@@ -71,8 +72,17 @@ export function runStream(
     emit,
     announceRouting,
     spent,
-    /** The step limit run-started gave, for the progress line. */
-    maxSteps: () => maxSteps,
+    /** The progress line while an action runs (a test or command can take minutes): it names the action. */
+    executing: (step: number, action: string) =>
+      options.onProgress?.({
+        step,
+        phase: "execution",
+        action,
+        request_bytes: 0,
+        checkpoint: false,
+        max_steps: maxSteps,
+        cost_usd: null,
+      }),
     /** The model's price once the run is prepared; what the cost so far and the cap read. */
     setPrice: (to: ModelPrice | null) => {
       price = to;
@@ -83,10 +93,11 @@ export function runStream(
 /** The run-started event of a prepared run: what it runs, under which policy, protocol, previews and sandbox. */
 export function runStarted(
   prepared: { request: SliceRequest; settings: RunSettings },
-  { known, sandbox, options }: {
+  { known, sandbox, replay, previews }: {
     known: CatalogKnown;
     sandbox: SandboxState | null;
-    options: Pick<StartOptions, "replay" | "previews">;
+    replay: RunHooks["replay"];
+    previews: PreviewSizes | undefined;
   },
 ): RunEvent {
   return {
@@ -97,10 +108,10 @@ export function runStarted(
     slice: known.slice,
     model: prepared.request.model,
     max_steps: prepared.request.limits.max_steps,
-    workspace: options.replay && !options.replay.execute ? null : resolve(prepared.request.workspace),
+    workspace: replay && !replay.execute ? null : resolve(prepared.request.workspace),
     sandbox,
     step_protocol: prepared.settings.step_protocol.value,
-    previews: previewModeOf(prepared.request, { policy: known.policy, previews: options.previews }),
+    previews: previewModeOf(prepared.request, { policy: known.policy, previews }),
   };
 }
 
@@ -155,14 +166,15 @@ export function runResult(
  * and what it changed.
  */
 export function runEnded(
-  { loop, failure, known, events, model, sandbox, options, elapsed }: {
+  { loop, failure, known, events, model, sandbox, replay, prices, elapsed }: {
     loop: LoopResult | null;
     failure: LoomError | null;
     known: CatalogKnown;
     events: readonly RunEvent[];
     model: string | null;
     sandbox: { state: SandboxState | null; workspace?: WorkspaceExecutor };
-    options: Pick<StartOptions, "replay" | "prices" | "models">;
+    replay: RunHooks["replay"];
+    prices: PriceTable;
     elapsed: () => number;
   },
 ): { outcome: Outcome; error: RunResult["error"]; event: RunEvent } {
@@ -200,10 +212,10 @@ export function runEnded(
         cost: recordedIf(
           costOfCalls(
             events.flatMap((e) => e.type === "model-called" ? [e.usage ?? NULL_USAGE] : []),
-            priceOf(priceTableOf(options), model),
+            priceOf(prices, model),
             { total: usageOf(events) },
           ),
-          options.replay !== undefined,
+          replay !== undefined,
         ),
       }
       : {}),
@@ -219,14 +231,14 @@ export function runEnded(
     ...(loop && loop.printed.length > 0
       ? { printed: loop.printed.map((text) => clipText(redactHeld(text), REPORT_TEXT_LIMIT)) }
       : {}),
-    ...(options.replay?.digest ? { recording: options.replay.digest } : {}),
+    ...(replay?.digest ? { recording: replay.digest } : {}),
     // A run that never started still says the protocol it was to use (the flag's, the catalog's, the default).
     ...(loop === null && known.stepProtocol !== undefined ? { step_protocol: known.stepProtocol } : {}),
     // What the run changed, from Loom's own snapshot (a workspace that ran for real), else as its recording says.
     ...(sandbox.workspace
       ? { changes: workspaceChanges(sandbox.workspace.changes()) }
-      : options.replay?.recording.changes
-      ? { changes: options.replay.recording.changes }
+      : replay?.recording.changes
+      ? { changes: replay.recording.changes }
       : {}),
   };
   return { outcome, error, event };

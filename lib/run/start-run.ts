@@ -1,8 +1,7 @@
 // The run lifecycle behind runWithOptions and the commands: input -> prepared run -> loop -> one report, written once.
 // A run is a value: every startup, routing and run failure comes back as a RunResult whose outcome says what
 // happened; only a bug throws.
-import { type CatalogKnown } from "../catalog/plan.ts";
-import { type ContextPolicyName, DEFAULT_POLICY, type StepProtocol } from "../policy.ts";
+import { type ContextPolicyName, type StepProtocol } from "../policy.ts";
 import { foldReport } from "../report/fold.ts";
 import { describeFsError, LoomError } from "../errors.ts";
 import { workspaceChanges } from "../vocabulary/reports.ts";
@@ -17,43 +16,31 @@ import type { WorkspaceExecutor } from "../workspace/workspace-executor.ts";
 import type { SandboxState } from "../sandbox-state.ts";
 import { priceOf } from "../prices.ts";
 
-import { prepare } from "./prepare-run.ts";
+import { prepare, warnOf } from "./prepare-run.ts";
 import { runEnded, runResult, runStarted, runStream } from "./run-stream.ts";
 import type { ContextReport } from "../report/context-report.ts";
-import {
-  planOf,
-  priceTableOf,
-  RUN_OPTION_NAMES,
-  type RunInput,
-  type RunOptions,
-  type RunResult,
-  type StartOptions,
-  warnOf,
-} from "./run-options.ts";
+import type { RunHooks, RunInput, RunResult } from "./run-options.ts";
+import { knownAtStart, type RunPlan } from "./run-plan.ts";
 
-export { RUN_OPTION_NAMES };
-export type { RunInput, RunOptions, RunResult, StartOptions };
 export { secretEnvNames } from "./prepare-run.ts";
+export type { RunHooks, RunInput, RunOptions, RunResult } from "./run-options.ts";
+export type { RunPlan } from "./run-plan.ts";
 
 /** A filesystem failure in words (never a bare errno code). */
 const ioCode = describeFsError;
 
-/** Runs a slice from any input and writes its report once, whatever the outcome. */
-export async function startRun(input: RunInput, options: StartOptions = {}): Promise<RunResult> {
-  const now = options.now ?? (() => performance.now());
+/**
+ * Runs a slice from any input as its plan says (lib/run/run-plan.ts: the one way a run is configured), with the
+ * caller's hooks, and writes its report once, whatever the outcome.
+ */
+export async function startRun(input: RunInput, plan: RunPlan, hooks: RunHooks = {}): Promise<RunResult> {
+  const now = hooks.now ?? (() => performance.now());
   const started = now();
+  const { outputs } = plan;
   // Loom's own files are reached from folders pinned now, before any process of the run can plant a link on the way.
-  for (const path of [options.contextReport, options.record, options.diff]) if (path) pinOutputPath(path);
-  // The user's settings, resolved once (by the command, else here): the policy a report says if nothing more is known.
-  const planned = planOf(options);
-  const known: CatalogKnown = {
-    policy: planned.ok ? planned.settings.context_policy.value : DEFAULT_POLICY,
-    reportPath: options.contextReport,
-    slice: options.replay?.recording.header.slice_name ?? null,
-    route: null,
-    calls: [],
-    ...(planned.ok ? { stepProtocol: planned.settings.step_protocol.value } : {}),
-  };
+  for (const path of [outputs.contextReport, outputs.record, outputs.diff]) if (path) pinOutputPath(path);
+  // What the run says of itself if nothing more is known: the user's policy and protocol, the report path, the slice.
+  const known = knownAtStart(plan, { slice: hooks.replay?.recording.header.slice_name ?? null });
   const store = new ResultStore();
   let loop: LoopResult | null = null;
   let failure: LoomError | null = null;
@@ -68,17 +55,17 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
   const opened: Array<() => void> = [];
   let model: string | null = null;
   // Whether the run must end verified (require_passing_tests): a completed run then exits 1 when unverified.
-  let required = planned.ok && planned.settings.require_passing_tests.value;
-  const stream = runStream(options, known);
+  let required = plan.settings.ok && plan.settings.settings.require_passing_tests.value;
+  const stream = runStream(hooks, known);
   const { events, emit, announceRouting, spent } = stream;
   try {
-    const prepared = await prepare(input, options, { planned, known, store, now, sandbox, opened });
+    const prepared = await prepare(input, { plan, hooks, known, store, now, sandbox, opened });
     model = prepared.request.model;
-    const price = priceOf(priceTableOf(options), model);
+    const price = priceOf(plan.prices, model);
     stream.setPrice(price);
     required = prepared.request.require_passing_tests === true;
     comparing = prepared.executor instanceof ComparingExecutor ? prepared.executor : undefined;
-    emit(runStarted(prepared, { known, sandbox: sandbox.state, options }));
+    emit(runStarted(prepared, { known, sandbox: sandbox.state, replay: hooks.replay, previews: plan.previews }));
     // run-started is the first event: the routing that chose this run is told right after it.
     announceRouting();
     loop = await runLoop(prepared.request, {
@@ -88,22 +75,13 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       executor: prepared.executor,
       store,
       now,
-      signal: options.signal,
-      archiveLimits: options.archiveLimits,
-      previews: options.previews,
+      signal: hooks.signal,
+      archiveLimits: plan.archiveLimits,
+      previews: plan.previews,
       // A change after the last action (a leftover writer) is a revision no test ran on.
       settle: () => sandbox.workspace?.settle() ?? null,
       // The progress line names the action while it runs (a test or command can take minutes).
-      onExecute: (step, action) =>
-        options.onProgress?.({
-          step,
-          phase: "execution",
-          action,
-          request_bytes: 0,
-          checkpoint: false,
-          max_steps: stream.maxSteps(),
-          cost_usd: null,
-        }),
+      onExecute: stream.executing,
       spent,
       // The same prices the cost so far and the cap read.
       price,
@@ -118,7 +96,7 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
       sandbox.record({ type: "changes", changes: workspaceChanges(sandbox.workspace.changes()) });
     }
     for (const close of opened) close();
-    options.trace?.settle?.();
+    hooks.trace?.settle?.();
   }
   announceRouting();
 
@@ -129,40 +107,38 @@ export async function startRun(input: RunInput, options: StartOptions = {}): Pro
     events,
     model,
     sandbox,
-    options,
+    replay: hooks.replay,
+    prices: plan.prices,
     elapsed: () => Math.max(0, now() - started),
   });
   emit(ended.event);
-  const outcome = ended.outcome;
-  let error = ended.error;
   // The report is the fold of the stream the caller saw: one source for both.
   const report = foldReport(events, { version: VERSION });
   const written = writeReport(report, known.reportPath ?? null);
-  const { path: reportPath, unwritable } = written;
-  if (written.error) error = written.error;
-  if (options.diff) {
-    // --diff: the patch of the run's changes (empty when nothing changed or nothing ran for real).
-    try {
-      writeFileAtomic(options.diff, sandbox.workspace?.patch() ?? "");
-    } catch (cause) {
-      warnOf(options)(
-        `Cannot write the diff ${JSON.stringify(options.diff)}: ${ioCode(cause)}`,
-      );
-    }
-  }
+  // --diff: the patch of the run's changes (empty when nothing changed or nothing ran for real).
+  if (outputs.diff) writeDiff(outputs.diff, sandbox.workspace?.patch() ?? "", { warn: warnOf(hooks) });
   return runResult({
     input,
     loop,
-    outcome,
-    error,
+    outcome: ended.outcome,
+    error: written.error ?? ended.error,
     report,
-    reportPath,
-    unwritable,
+    reportPath: written.path,
+    unwritable: written.unwritable,
     comparing,
     required,
     known,
     sandbox,
   });
+}
+
+/** Writes the patch of the run's changes; a path it cannot be written to is a warning, not the run's failure. */
+function writeDiff(path: string, patch: string, { warn }: { warn: (message: string) => void }): void {
+  try {
+    writeFileAtomic(path, patch);
+  } catch (cause) {
+    warn(`Cannot write the diff ${JSON.stringify(path)}: ${ioCode(cause)}`);
+  }
 }
 
 /** Writes the report where the run was asked to (atomically); an unwritable path is the run's error, not a throw. */

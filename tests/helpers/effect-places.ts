@@ -4,7 +4,13 @@
 export const EFFECT_PLACES = [
   "lib/io/", // the process's shared effects: atomic files, the keys it holds, the runtime it is on
   "lib/workspace/", // the workspace executor: files, processes, the sandbox, git's guard, pids, scratch folders
-  "lib/run/", // the run lifecycle: settings into a provider, an executor, a recording, a report
+  // the run lifecycle: a plan into a provider, an executor, a recording, a report (its plan, lib/run/run-plan.ts, and
+  // what a run is given, run-options.ts, are pure)
+  "lib/run/start-run.ts",
+  "lib/run/prepare-run.ts",
+  "lib/run/run-stream.ts",
+  "lib/run/create-provider.ts",
+  "lib/run/provider-for-model.ts",
   "lib/providers/http/", // post, send, retry, the error classification of every HTTP provider
   "lib/providers/anthropic/anthropic-provider.ts", // each kind's HTTP adapter, beside its pure converters
   "lib/providers/openai/openai-provider.ts",

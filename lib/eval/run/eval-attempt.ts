@@ -18,6 +18,7 @@ import { changesSince, createWorkspace, describeChanges, snapshot } from "./eval
 import { writeFileAtomic } from "../../io/files.ts";
 import type { SandboxMode } from "../../workspace/sandbox.ts";
 import { secretEnvNames, startRun } from "../../run/start-run.ts";
+import { type RunPlan, runPlan } from "../../run/run-plan.ts";
 import { definedOnly, resolveSettings, type SettingsPlan } from "../../settings/settings.ts";
 import type { ContextPolicyName, StepProtocol } from "../../policy.ts";
 import { makeScratch } from "../../workspace/scratch.ts";
@@ -103,15 +104,9 @@ export async function runAttempt(
       cap.abort();
     }, options.settings.run_timeout_ms);
     const result = setupError === null
-      ? await startRun({ request }, {
-        // Both policies of a pair run under the same protocol, sandbox and limits: only the policy differs.
-        settings: planOf(options.plans, run.policy),
-        contextReport: join(dir, "report.json"),
-        record: join(dir, "recording.jsonl"),
+      ? await startRun({ request }, attemptPlan(options, { policy: run.policy, dir }), {
         signal: cap.signal,
         env: options.env,
-        prices: options.prices,
-        ...(options.models ? { models: options.models } : {}),
         warn: options.warn,
         provider: options.provider?.(run),
       })
@@ -225,8 +220,15 @@ export function evalPlans(
   }));
 }
 
-function planOf(plans: AttemptSettings["plans"], policy: ContextPolicyName): SettingsPlan {
-  const plan = plans[policy];
-  if (plan === undefined) throw new Error(`no settings resolved for the policy ${policy}`);
-  return plan;
+/** A run's plan: its policy's settings (both policies of a pair run under the same protocol, sandbox and limits: only
+ * the policy differs), its report and recording in its attempt's folder, the evaluation's tables. */
+function attemptPlan(options: AttemptSettings, { policy, dir }: { policy: ContextPolicyName; dir: string }): RunPlan {
+  const settings = options.plans[policy];
+  if (settings === undefined) throw new Error(`no settings resolved for the policy ${policy}`);
+  return runPlan(settings, {
+    contextReport: join(dir, "report.json"),
+    record: join(dir, "recording.jsonl"),
+    prices: options.prices,
+    models: options.models,
+  });
 }
