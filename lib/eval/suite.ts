@@ -37,6 +37,9 @@ const Shared = {
   instructions: z.string().optional().describe("How to work; sent verbatim (after the eval's per-run marker)"),
   actions: z.array(ActionName).min(1).optional().describe("Actions the agent may choose; finish is always offered"),
   max_steps: z.number().int().positive().optional().describe("At most this many executed actions"),
+  require_passing_tests: z.boolean().optional().describe(
+    "Refuse a finish with status success unless the latest revision's tests ran and passed (the model is told why)",
+  ),
   allow_commands: z.array(Argv).optional().describe('argv prefixes run_command may run, e.g. [["node"]]'),
   test: VisibleTest.optional().describe("The agent-visible test"),
   tags: z.array(z.string().min(1)).optional().describe("Labels for grouping results"),
@@ -103,6 +106,8 @@ export type ResolvedTask = {
   instructions: string;
   actions: ActionName[];
   max_steps: number;
+  /** A finish with status success needs passing tests on the latest revision (the request's require_passing_tests). */
+  require_passing_tests: boolean;
   commands: string[][];
   test: { command: string[]; timeout_ms: number } | null;
   source: { kind: "folder"; path: string } | { kind: "git"; repo: string; commit: string };
@@ -120,6 +125,7 @@ export function resolveTask(suite: Suite, task: SuiteTask): ResolvedTask {
     instructions: task.instructions ?? d.instructions ?? DEFAULT_INSTRUCTIONS,
     actions: task.actions ?? d.actions ?? DEFAULT_ACTIONS,
     max_steps: task.max_steps ?? d.max_steps ?? DEFAULT_MAX_STEPS,
+    require_passing_tests: task.require_passing_tests ?? d.require_passing_tests ?? false,
     commands: task.allow_commands ?? d.allow_commands ?? [],
     test: task.test ?? d.test ?? null,
     source: task.git

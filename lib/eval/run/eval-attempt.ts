@@ -92,6 +92,7 @@ export async function runAttempt(
       model: run.model,
       limits: { max_steps: task.max_steps },
       commands: task.commands.length ? task.commands : undefined,
+      require_passing_tests: task.require_passing_tests || undefined,
     });
     const afterSetup = now();
     // The same wall-clock cap for every run: past it the run is stopped like an interrupt, and the check decides.
