@@ -54,7 +54,14 @@ test("an eval whose suite asks for passing tests sends each run a request that r
         cwd: dir,
         env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: agent.server.baseUrl, ANTHROPIC_API_KEY: "sk-ant-require" },
       });
-      const args = ["eval", "evals/suite.jsonc", "--model", "anthropic/claude-sonnet-5-5", "--task", "range-off-by-one"];
+      const args = [
+        "eval",
+        "evals/suite.jsonc",
+        "--model",
+        "anthropic/claude-sonnet-5-5",
+        "--task",
+        "range-off-by-one",
+      ];
       const code = await main([...args, "--out", out, "--quiet"], io);
       assert.equal(code, 0, printed.stderr);
     };

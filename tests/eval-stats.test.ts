@@ -227,8 +227,12 @@ test("shards deal whole pairs: every pair in exactly one shard, and the order do
   assert.notDeepEqual(schedule(pairs, { policies: ["legacy", "bounded"], seed: "t" }), order);
   // repeat by repeat: every task and model once before any twice, shuffled within a repeat
   assert.deepEqual(order.map((p) => p.repeat), [...Array(10).fill(1), ...Array(10).fill(2), ...Array(10).fill(3)]);
-  assert.notDeepEqual(order.slice(0, 10).map((p) => `${p.task}${p.model}`), pairs.filter((p) => p.repeat === 1)
-    .map((p) => `${p.task}${p.model}`), "a repeat's pairs are shuffled");
+  assert.notDeepEqual(
+    order.slice(0, 10).map((p) => `${p.task}${p.model}`),
+    pairs.filter((p) => p.repeat === 1)
+      .map((p) => `${p.task}${p.model}`),
+    "a repeat's pairs are shuffled",
+  );
   const firsts = new Set(order.map((p) => p.policies[0]));
   assert.equal(firsts.size, 2, "which policy of a pair runs first is randomised");
   assert.equal(parseShard("2/4")?.index, 2);
@@ -267,7 +271,10 @@ test("failure classes: provider and sandbox failures are infra; a failed or time
     failureClass({ outcome: "failed", error_code: "provider_context_exceeded", check: ran(false) }),
     "unsolved",
   );
-  assert.equal(failureClass({ outcome: "failed", error_code: "provider_context_exceeded", check: ran(true) }), "solved");
+  assert.equal(
+    failureClass({ outcome: "failed", error_code: "provider_context_exceeded", check: ran(true) }),
+    "solved",
+  );
   assert.equal(failureClass({ outcome: "startup_failed", error_code: "sandbox_unavailable", check: null }), "infra");
   assert.equal(failureClass({ outcome: "completed", error_code: null, check: { passed: false, ran: false } }), "infra");
   assert.ok(reportsSkippedTests("# tests 3\n# pass 2\n# skipped 1\n"));

@@ -26,7 +26,9 @@ test("every provider kind has its facts, and a kind's own key variable has its k
     if (unknownModel.local) assert.equal(unknownModel.cache, null, kind);
     // a kind that speaks Chat Completions is named in errors; a local server by its base URL
     const { chat } = PROVIDER_KINDS[kind];
-    if (chat !== null) assert.ok(chat.serverName.length > 0 && (!unknownModel.local || chat.serverName.includes("{base}")));
+    if (chat !== null) {
+      assert.ok(chat.serverName.length > 0 && (!unknownModel.local || chat.serverName.includes("{base}")));
+    }
     // a kind that routes to other kinds' models is not one of the kinds its ids name
     if (routes) assert.equal(parseModelRef(formatModelRef({ provider: kind, id: "anthropic/x" }))?.id, "anthropic/x");
   }
