@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { main } from "../main.ts";
+import { parseSuite } from "../lib/eval/suite.ts";
 import { fakeIo } from "./helpers/fake-io.ts";
 import { liveCells, type LiveRun, recordingFacts, renderLive, tierOf } from "../bench/live-markdown.ts";
 import type { EvalRow } from "../lib/eval/eval-file.ts";
@@ -16,12 +17,14 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 
 test("the tiered suite: 32 tasks, 12 one-step, 12 few-step, 8 long-output, in Python, Node and shell", () => {
   const text = readFileSync(join(root, "evals/live-tiers.jsonc"), "utf8");
-  const suite = JSON.parse(text.slice(text.indexOf("{"))) as { tasks: { id: string; tags: string[] }[] };
-  const count = (tag: string) => suite.tasks.filter((t) => t.tags.includes(tag)).length;
+  const suite = parseSuite(text, { file: "evals/live-tiers.jsonc" });
+  const count = (tag: string) => suite.tasks.filter((t) => t.tags?.includes(tag)).length;
   assert.equal(suite.tasks.length, 32);
   assert.deepEqual([count("one-step"), count("few-step"), count("long-output")], [12, 12, 8]);
   for (const lang of ["python", "node", "shell"]) assert.ok(count(lang) >= 6, lang);
   for (const task of suite.tasks) assert.notEqual(tierOf(task.tags), "all", task.id);
+  // a success claimed on failing or untested code is refused, as the live recordings asked
+  assert.equal(suite.defaults?.require_passing_tests, true);
 });
 
 test("loom eval validate proves the tiered suite's 32 checks honest", { timeout: 900_000 }, async () => {
